@@ -1,0 +1,120 @@
+// `netspec run FILE.mlir`: parses a StableHLO module, runs one function on the chosen backend
+// and writes each result as DIR/result<i>.npy (or prints shapes and leading values).
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "core/npy.h"
+#include "exec/backend.h"
+#include "hlo/parser.h"
+
+namespace netspec::cli {
+namespace {
+
+struct RunArgs {
+  std::string file;
+  std::string entry;
+  std::vector<std::string> inputs;
+  std::string output_dir;
+  std::string backend = "cpu";
+  int replicas = 1;
+  bool split = false;
+};
+
+// "[1, 2, 3, ... (10 values)]": the first few elements in row-major order.
+std::string brief_values(const Tensor& t) {
+  constexpr int64_t kShown = 8;
+  std::string s = "[";
+  for (int64_t i = 0; i < std::min(t.numel(), kShown); ++i) {
+    if (i) s += ", ";
+    if (is_float(t.dtype())) s += fmt::format("{:.6g}", t.as_double(i));
+    else if (is_bool(t.dtype())) s += t.as_int64(i) ? "true" : "false";
+    else if (is_unsigned_integer(t.dtype())) s += fmt::format("{}", static_cast<uint64_t>(t.as_int64(i)));
+    else s += fmt::format("{}", t.as_int64(i));
+  }
+  if (t.numel() > kShown) s += fmt::format(", ... ({} values)", t.numel());
+  return s + "]";
+}
+
+void emit_results(const std::vector<Tensor>& results, const std::string& dir, const std::string& label) {
+  if (dir.empty()) {
+    for (size_t i = 0; i < results.size(); ++i)
+      fmt::print("{}result{}: {} = {}\n", label, i, results[i].type_str(), brief_values(results[i]));
+    return;
+  }
+  std::filesystem::create_directories(dir);
+  for (size_t i = 0; i < results.size(); ++i)
+    write_npy((std::filesystem::path(dir) / fmt::format("result{}.npy", i)).string(), results[i]);
+}
+
+void run_module(const RunArgs& a, std::shared_ptr<const hlo::Module> module, const std::string& out_dir,
+                const std::string& label) {
+  const hlo::Func* f = module->entry(a.entry);
+  std::vector<Tensor> inputs;
+  for (const auto& p : a.inputs) inputs.push_back(read_npy(p));
+  auto backend = exec::make_backend(a.backend);
+  auto exe = backend->load(module);
+  if (a.replicas == 1) {
+    emit_results(exe->run(f->name, inputs), out_dir, label);
+    return;
+  }
+  // Every replica gets the same inputs unless replicas x args inputs were given (replica-major).
+  std::vector<std::vector<Tensor>> per(static_cast<size_t>(a.replicas));
+  size_t nargs = f->num_args();
+  if (inputs.size() == nargs * static_cast<size_t>(a.replicas) && nargs > 0 && a.replicas > 1) {
+    for (size_t r = 0; r < per.size(); ++r)
+      per[r].assign(inputs.begin() + static_cast<long>(r * nargs), inputs.begin() + static_cast<long>((r + 1) * nargs));
+  } else {
+    for (auto& p : per) p = inputs;
+  }
+  auto results = exe->run_replicated(f->name, per);
+  for (size_t r = 0; r < results.size(); ++r)
+    emit_results(results[r], out_dir.empty() ? "" : (std::filesystem::path(out_dir) / fmt::format("replica{}", r)).string(),
+                 fmt::format("{}replica{}.", label, r));
+}
+
+void run_command(const RunArgs& a) {
+  if (a.replicas < 1) fail("run", "--replicas must be >= 1 (got {})", a.replicas);
+  if (!a.split) {
+    std::shared_ptr<const hlo::Module> m = hlo::parse_file(a.file);
+    run_module(a, m, a.output_dir, "");
+    return;
+  }
+  std::ifstream in(a.file);
+  if (!in) fail("run", "cannot open '{}'", a.file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto modules = hlo::parse_split_modules(ss.str(), a.file);
+  for (size_t k = 0; k < modules.size(); ++k) {
+    std::shared_ptr<const hlo::Module> m = std::move(modules[k]);
+    std::string dir = a.output_dir.empty() ? "" : (std::filesystem::path(a.output_dir) / fmt::format("part{}", k)).string();
+    run_module(a, m, dir, fmt::format("part{}.", k));
+  }
+}
+
+}  // namespace
+
+void register_run_command(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  auto* cmd = app.add_subcommand("run", "Run a function of a StableHLO module on a CPU executor");
+  cmd->add_option("file", args->file, "StableHLO text file (.mlir), pretty or generic form")->required();
+  cmd->add_option("--entry", args->entry, "Function to run (default: main, else the only public function)");
+  cmd->add_option("--input", args->inputs, "Input .npy file, one per argument in order (repeatable)");
+  cmd->add_option("--output-dir", args->output_dir,
+                  "Write results as DIR/result<i>.npy (replicas: DIR/replica<r>/..., --split: DIR/part<k>/...); "
+                  "default: print shapes and leading values");
+  cmd->add_option("--backend", args->backend, "Executor: ref (reference, the oracle) or cpu (fast)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"ref", "cpu"}));
+  cmd->add_option("--replicas", args->replicas,
+                  "Run N replicas on N threads (all_reduce combines them); inputs are shared, or give N x args inputs")
+      ->capture_default_str();
+  cmd->add_flag("--split", args->split, "Run every module of a file split by '// -----' (default: the first)");
+  cmd->callback([args] { run_command(*args); });
+}
+
+}  // namespace netspec::cli
