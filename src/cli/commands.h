@@ -9,5 +9,6 @@ namespace netspec::cli {
 void register_run_command(CLI::App& app);
 void register_summary_command(CLI::App& app);
 void register_list_command(CLI::App& app);
+void register_gradcheck_command(CLI::App& app);
 
 }  // namespace netspec::cli

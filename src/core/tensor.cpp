@@ -40,6 +40,15 @@ Tensor Tensor::clone() const {
   return t;
 }
 
+Tensor Tensor::wrap(DType dtype, Shape shape, std::shared_ptr<uint8_t[]> data) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.numel_ = num_elements(t.shape_);
+  t.data_ = std::move(data);
+  return t;
+}
+
 Tensor Tensor::reshaped(Shape s) const {
   if (num_elements(s) != numel_)
     throw Error(fmt::format("[Tensor::reshaped] element count differs (got {}, expected {})",

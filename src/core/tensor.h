@@ -44,6 +44,9 @@ class Tensor {
   std::span<const T> span() const { return {data<T>(), static_cast<size_t>(numel_)}; }
 
   Tensor clone() const;
+  // A tensor over existing storage (no copy, no zero-fill): `data` must hold nbytes() bytes and
+  // may alias a larger buffer (shared_ptr aliasing constructor). Used by executor arenas.
+  static Tensor wrap(DType dtype, Shape shape, std::shared_ptr<uint8_t[]> data);
   // Same bytes, new shape with equal element count.
   Tensor reshaped(Shape s) const;
   // Element i converted to double / int64 (for printing and tests; slow).

@@ -12,9 +12,31 @@
 
 namespace netspec::exec::ref {
 
+// Values visible from enclosing scopes: StableHLO regions (while/if/case/...) may use values
+// defined outside them. run_block pushes one Scope per block; another executor that calls a
+// region-carrying ref kernel sets ctx.scope to a Scope that resolves its own values.
+class Scope {
+ public:
+  explicit Scope(const Scope* parent = nullptr) : parent_(parent) {}
+  virtual ~Scope() = default;
+  // The tensor bound to v in this scope only, or nullptr.
+  virtual const Tensor* find_local(const hlo::Value* v) const = 0;
+  // Searches this scope, then the enclosing ones; nullptr when unbound everywhere.
+  const Tensor* find(const hlo::Value* v) const {
+    for (const Scope* s = this; s; s = s->parent_)
+      if (const Tensor* t = s->find_local(v)) return t;
+    return nullptr;
+  }
+  const Scope* parent() const { return parent_; }
+
+ private:
+  const Scope* parent_;
+};
+
 struct RunContext {
   int replica_id = 0;
   ReplicaComm* comm = nullptr;  // null for a single replica
+  const Scope* scope = nullptr;  // innermost scope of the block being run (see Scope)
 };
 
 // Kernel for one op: operand tensors in, result tensors out (one per op result).
@@ -26,6 +48,9 @@ const Kernel* kernel_table();
 Kernel kernel_for(hlo::OpKind k);
 
 // Runs a block (function body or region) on argument tensors; returns the terminator's operands.
+// stablehlo.tuple / get_tuple_element values live only inside a block: run_block handles them
+// itself (their table entries are null), so tuple-typed function arguments and results are
+// refused.
 std::vector<Tensor> run_block(const hlo::Block& block, const std::vector<Tensor>& args, RunContext& ctx);
 // Runs a function (checks inputs first).
 std::vector<Tensor> run_func(const hlo::Func& f, const std::vector<Tensor>& args, RunContext& ctx);
