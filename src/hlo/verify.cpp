@@ -1,0 +1,263 @@
+// Rule table dispatch, shared rule helpers, and whole-module verification (dominance,
+// terminators, function signatures, calls).
+#include "hlo/verify.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <set>
+#include <unordered_set>
+
+#include "hlo/verify_internal.h"
+
+namespace netspec::hlo {
+namespace vr {
+
+std::string i64s_str(const I64s& v) { return fmt::format("[{}]", fmt::join(v, ", ")); }
+
+void expect_num_operands(const Op& op, size_t n) {
+  if (op.operands.size() != n)
+    fail(mn(op), "wrong number of operands (got {}, expected {})", op.operands.size(), n);
+}
+
+void expect_min_operands(const Op& op, size_t n) {
+  if (op.operands.size() < n)
+    fail(mn(op), "too few operands (got {}, expected at least {})", op.operands.size(), n);
+}
+
+void expect_num_regions(const Op& op, size_t n) {
+  if (op.regions.size() != n)
+    fail(mn(op), "wrong number of regions (got {}, expected {})", op.regions.size(), n);
+}
+
+const Type& tensor_operand(const Op& op, size_t i, std::string_view what) {
+  if (i >= op.operands.size() || !op.operands[i])
+    fail(mn(op), "missing {} (operand #{})", what, i);
+  const Type& t = op.operands[i]->type;
+  if (!t.is_tensor()) fail(mn(op), "{} #{} must be a tensor (got {})", what, i, t.str());
+  return t;
+}
+
+std::vector<Type> check_given(const Op& op, const std::vector<Type>& given,
+                              std::vector<Type> inferred) {
+  if (given.empty()) return inferred;
+  if (given != inferred)
+    fail(mn(op), "result type mismatch (got {}, expected {})", types_str(given),
+         types_str(inferred));
+  return given;
+}
+
+void require_given(const Op& op, const std::vector<Type>& given, size_t n) {
+  if (given.size() != n)
+    fail(mn(op), "result type must be stated (got {} types, expected {})", given.size(), n);
+  for (const auto& t : given)
+    if (!t.is_tensor()) fail(mn(op), "result must be a tensor (got {})", t.str());
+}
+
+void check_dims(const Op& op, const I64s& dims, int64_t rank, std::string_view what) {
+  std::set<int64_t> seen;
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank)
+      fail(mn(op), "{} out of range (got {} in {}, expected in [0, {}))", what, d, i64s_str(dims),
+           rank);
+    if (!seen.insert(d).second) fail(mn(op), "{} has a repeated dim (got {})", what, i64s_str(dims));
+  }
+}
+
+void check_sorted(const Op& op, const I64s& dims, std::string_view what) {
+  if (!std::is_sorted(dims.begin(), dims.end()))
+    fail(mn(op), "{} must be sorted (got {})", what, i64s_str(dims));
+}
+
+void check_size(const Op& op, size_t got, size_t expected, std::string_view what) {
+  if (got != expected) fail(mn(op), "{} has the wrong size (got {}, expected {})", what, got, expected);
+}
+
+bool contains(const I64s& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+I64s i64s_or(const Op& op, const std::string& name, size_t n, int64_t dflt) {
+  if (!op.attrs.has(name)) return I64s(n, dflt);
+  auto* p = op.attrs.get_if<I64s>(name);
+  if (!p) fail(mn(op), "attribute '{}' must be an i64 array", name);
+  check_size(op, p->size(), n, name);
+  return *p;
+}
+
+std::vector<std::pair<int64_t, int64_t>> padding_attr(const Op& op, size_t n) {
+  std::vector<std::pair<int64_t, int64_t>> pads(n, {0, 0});
+  if (!op.attrs.has("padding")) return pads;
+  auto* p = op.attrs.get_if<DenseAttr>("padding");
+  if (!p) fail(mn(op), "attribute 'padding' must be a dense i64 tensor");
+  const Tensor& t = p->value;
+  if (!(t.shape() == Shape{static_cast<int64_t>(n), 2}) && !(n == 0 && t.numel() == 0))
+    fail(mn(op), "padding has the wrong shape (got {}, expected {}x2)", t.type_str(), n);
+  if (is_float(t.dtype()) || is_bool(t.dtype()))
+    fail(mn(op), "padding must be integer (got {})", t.type_str());
+  for (size_t i = 0; i < n; ++i)
+    pads[i] = {t.as_int64(static_cast<int64_t>(2 * i)), t.as_int64(static_cast<int64_t>(2 * i + 1))};
+  return pads;
+}
+
+std::vector<Type> region_results(const Op& op, size_t region, std::string_view what) {
+  if (region >= op.regions.size() || !op.regions[region])
+    fail(mn(op), "missing region '{}'", what);
+  Op* term = op.regions[region]->terminator();
+  if (!term || term->kind != OpKind::kReturn)
+    fail(mn(op), "region '{}' must end with stablehlo.return", what);
+  return term->operand_types();
+}
+
+void expect_region_args(const Op& op, size_t region, const std::vector<Type>& expected,
+                        std::string_view what) {
+  if (region >= op.regions.size() || !op.regions[region])
+    fail(mn(op), "missing region '{}'", what);
+  auto got = op.regions[region]->arg_types();
+  if (got != expected)
+    fail(mn(op), "region '{}' has wrong argument types (got ({}), expected ({}))", what,
+         types_str(got), types_str(expected));
+}
+
+void expect_region_results(const Op& op, size_t region, const std::vector<Type>& expected,
+                           std::string_view what) {
+  auto got = region_results(op, region, what);
+  if (got != expected)
+    fail(mn(op), "region '{}' returns wrong types (got ({}), expected ({}))", what, types_str(got),
+         types_str(expected));
+}
+
+int64_t window_out_size(int64_t in, int64_t base_dil, int64_t lo, int64_t hi, int64_t window,
+                        int64_t win_dil, int64_t stride) {
+  int64_t dilated = in == 0 ? 0 : (in - 1) * base_dil + 1;
+  int64_t padded = dilated + lo + hi;
+  int64_t dwin = window == 0 ? 0 : (window - 1) * win_dil + 1;
+  if (padded <= 0 || dwin > padded) return 0;
+  return (padded - dwin) / stride + 1;
+}
+
+}  // namespace vr
+
+namespace {
+
+const std::array<InferRule, kNumOpKinds>& rule_table() {
+  static const std::array<InferRule, kNumOpKinds> table = [] {
+    std::array<InferRule, kNumOpKinds> t{};
+    register_misc_rules(t.data());
+    register_unary_rules(t.data());
+    register_binary_rules(t.data());
+    register_shape_rules(t.data());
+    register_dot_conv_rules(t.data());
+    register_reduce_window_rules(t.data());
+    register_gather_sort_rules(t.data());
+    register_control_rules(t.data());
+    return t;
+  }();
+  return table;
+}
+
+// --- module verification ---
+
+class ModuleVerifier {
+ public:
+  explicit ModuleVerifier(const Module& m) : m_(m) {}
+
+  void run() {
+    std::set<std::string> names;
+    for (const auto& f : m_.funcs) {
+      if (!names.insert(f->name).second) fail("verify", "duplicate function name '@{}'", f->name);
+    }
+    for (const auto& f : m_.funcs) verify_func(*f);
+  }
+
+ private:
+  void verify_func(const Func& f) {
+    visible_.clear();
+    where_ = "@" + f.name;
+    const Block& body = *f.body;
+    Op* term = body.terminator();
+    if (!term || term->kind != OpKind::kFuncReturn)
+      fail(where_, "function body must end with func.return");
+    verify_block(body);
+    auto got = term->operand_types();
+    if (got != f.result_types)
+      fail(where_, "func.return types differ from the function's result types (got ({}), "
+           "expected ({}))", types_str(got), types_str(f.result_types));
+  }
+
+  void verify_block(const Block& b) {
+    std::vector<const Value*> added;
+    for (const auto& a : b.args) {
+      visible_.insert(a.get());
+      added.push_back(a.get());
+    }
+    for (size_t i = 0; i < b.ops.size(); ++i) {
+      const Op& op = *b.ops[i];
+      bool last = i + 1 == b.ops.size();
+      bool is_term = op.kind == OpKind::kReturn || op.kind == OpKind::kFuncReturn;
+      if (is_term && !last)
+        fail(where_, "{} must be the last op of its block", op.name());
+      if (op.parent != &b) fail(where_, "{} has a wrong parent block", op.name());
+      for (size_t k = 0; k < op.operands.size(); ++k) {
+        const Value* v = op.operands[k];
+        if (!v || !visible_.count(v))
+          fail(where_, "[{}] operand #{} is not defined before its use", op_mnemonic(op.kind), k);
+      }
+      if (op.kind == OpKind::kReturn && !b.parent_op)
+        fail(where_, "stablehlo.return outside a region (use func.return)");
+      if (op.kind == OpKind::kFuncReturn && b.parent_op)
+        fail(where_, "func.return inside a region (use stablehlo.return)");
+      for (const auto& r : op.regions) {
+        if (!r) fail(where_, "[{}] null region", op_mnemonic(op.kind));
+        if (r->parent_op != &op) fail(where_, "[{}] region has a wrong parent", op_mnemonic(op.kind));
+        Op* t = r->terminator();
+        if (!t || t->kind != OpKind::kReturn)
+          fail(where_, "[{}] region must end with stablehlo.return", op_mnemonic(op.kind));
+        verify_block(*r);
+      }
+      if (op.kind == OpKind::kCall) verify_call(op);
+      std::vector<Type> stated = op.result_types();
+      for (size_t k = 0; k < op.results.size(); ++k)
+        if (op.results[k]->def != &op || op.results[k]->index != static_cast<int>(k))
+          fail(where_, "[{}] result #{} is not linked to its op", op_mnemonic(op.kind), k);
+      auto inferred = infer_result_types(op, stated);
+      if (inferred.size() != stated.size())
+        fail(where_, "[{}] wrong number of results (got {}, expected {})", op_mnemonic(op.kind),
+             stated.size(), inferred.size());
+      for (const auto& r : op.results) {
+        visible_.insert(r.get());
+        added.push_back(r.get());
+      }
+    }
+    for (const Value* v : added) visible_.erase(v);
+  }
+
+  void verify_call(const Op& op) {
+    const auto& callee = op.attrs.get<SymbolRef>("callee").name;
+    Func* f = m_.find(callee);
+    if (!f) fail("call", "unknown callee '@{}'", callee);
+    if (op.operand_types() != f->arg_types())
+      fail("call", "argument types of '@{}' differ (got ({}), expected ({}))", callee,
+           types_str(op.operand_types()), types_str(f->arg_types()));
+    if (op.result_types() != f->result_types)
+      fail("call", "result types of '@{}' differ (got ({}), expected ({}))", callee,
+           types_str(op.result_types()), types_str(f->result_types));
+  }
+
+  const Module& m_;
+  std::string where_;
+  std::unordered_set<const Value*> visible_;
+};
+
+}  // namespace
+
+std::vector<Type> infer_result_types(const Op& op, const std::vector<Type>& given) {
+  for (size_t i = 0; i < op.operands.size(); ++i)
+    if (!op.operands[i]) fail(op_mnemonic(op.kind), "operand #{} is null", i);
+  InferRule rule = rule_table()[static_cast<size_t>(op.kind)];
+  if (!rule) fail(op_mnemonic(op.kind), "no type rule registered");
+  return rule(op, given);
+}
+
+void verify_module(const Module& m) { ModuleVerifier(m).run(); }
+
+}  // namespace netspec::hlo

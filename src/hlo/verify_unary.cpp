@@ -1,0 +1,111 @@
+// Type rules: elementwise unary ops, convert, bitcast_convert, reduce_precision.
+// All share the operand's shape; element-type classes follow each op's spec "Inputs" table.
+#include "hlo/verify_internal.h"
+
+namespace netspec::hlo {
+namespace {
+using namespace vr;
+
+enum Allowed : unsigned { kFloat = 1, kSInt = 2, kUInt = 4, kBool = 8, kInt = kSInt | kUInt,
+                          kNum = kFloat | kInt, kAny = kNum | kBool };
+
+bool allowed(DType t, unsigned mask) {
+  if (is_float(t)) return mask & kFloat;
+  if (is_bool(t)) return mask & kBool;
+  if (is_signed_integer(t)) return mask & kSInt;
+  return mask & kUInt;
+}
+
+const char* mask_str(unsigned m) {
+  switch (m) {
+    case kFloat: return "floating-point";
+    case kFloat | kSInt: return "signed integer or floating-point";
+    case kNum: return "integer or floating-point";
+    case kInt: return "integer";
+    case kInt | kBool: return "integer or boolean";
+    default: return "any";
+  }
+}
+
+unsigned unary_mask(OpKind k) {
+  switch (k) {
+    case OpKind::kNegate: return kNum;
+    case OpKind::kAbs:
+    case OpKind::kSign: return kFloat | kSInt;
+    case OpKind::kNot: return kInt | kBool;
+    case OpKind::kPopcnt:
+    case OpKind::kCountLeadingZeros: return kInt;
+    default: return kFloat;  // exponential .. round_nearest_even, is_finite
+  }
+}
+
+std::vector<Type> rule_unary(const Op& op, const std::vector<Type>& given) {
+  expect_num_operands(op, 1);
+  const Type& x = tensor_operand(op, 0);
+  unsigned m = unary_mask(op.kind);
+  if (!allowed(x.dtype(), m))
+    fail(mn(op), "operand must be {} (got {})", mask_str(m), x.str());
+  // is_finite: C1 shape(x) = shape(y), y is i1.
+  if (op.kind == OpKind::kIsFinite) return check_given(op, given, {x.with_dtype(DType::kI1)});
+  return check_given(op, given, {x});
+}
+
+std::vector<Type> rule_convert(const Op& op, const std::vector<Type>& given) {
+  expect_num_operands(op, 1);
+  const Type& x = tensor_operand(op, 0);
+  require_given(op, given, 1);
+  // C1: shape(operand) = shape(result).
+  if (given[0].shape() != x.shape())
+    fail("convert", "shape differs (got {}, expected {})", given[0].str(), x.with_dtype(given[0].dtype()).str());
+  return given;
+}
+
+std::vector<Type> rule_bitcast_convert(const Op& op, const std::vector<Type>& given) {
+  expect_num_operands(op, 1);
+  const Type& x = tensor_operand(op, 0);
+  require_given(op, given, 1);
+  const Type& r = given[0];
+  int eb = dtype_bits(x.dtype()), rb = dtype_bits(r.dtype());
+  if (is_bool(x.dtype()) || is_bool(r.dtype()))
+    fail("bitcast_convert", "boolean element types are not allowed (got {} -> {})", x.str(), r.str());
+  // C1: equal bit widths keep the shape; a narrower result adds a minor dim of eb/rb; a wider
+  // result drops a minor dim of rb/eb.
+  Shape expect = x.shape();
+  if (rb < eb) {
+    expect.push_back(eb / rb);
+  } else if (rb > eb) {
+    if (expect.empty() || expect.back() != rb / eb)
+      fail("bitcast_convert", "operand's last dim must be {} to widen {} to {} (got {})", rb / eb,
+           dtype_name(x.dtype()), dtype_name(r.dtype()), x.str());
+    expect.pop_back();
+  }
+  if (r.shape() != expect)
+    fail("bitcast_convert", "result shape differs (got {}, expected {})", r.str(),
+         r.with_shape(expect).str());
+  return given;
+}
+
+std::vector<Type> rule_reduce_precision(const Op& op, const std::vector<Type>& given) {
+  expect_num_operands(op, 1);
+  const Type& x = tensor_operand(op, 0);
+  if (!is_float(x.dtype())) fail("reduce_precision", "operand must be floating-point (got {})", x.str());
+  int64_t e = op.attrs.get_int("exponent_bits"), m = op.attrs.get_int("mantissa_bits");
+  // C2: exponent_bits >= 1; C3: mantissa_bits >= 0.
+  if (e < 1) fail("reduce_precision", "exponent_bits must be >= 1 (got {})", e);
+  if (m < 0) fail("reduce_precision", "mantissa_bits must be >= 0 (got {})", m);
+  return check_given(op, given, {x});
+}
+
+}  // namespace
+
+void register_unary_rules(InferRule* t) {
+#define X(e, name, family) \
+  if (std::string_view(#family) == "unary") t[static_cast<size_t>(OpKind::e)] = rule_unary;
+#include "hlo/ops.def"
+#undef X
+  t[static_cast<size_t>(OpKind::kConvert)] = rule_convert;
+  t[static_cast<size_t>(OpKind::kBitcastConvert)] = rule_bitcast_convert;
+  t[static_cast<size_t>(OpKind::kReducePrecision)] = rule_reduce_precision;
+}
+
+}  // namespace netspec::hlo
