@@ -1,0 +1,162 @@
+// Reference kernels: dot_general and convolution. Float results accumulate in double and round
+// once (an oracle at least as exact as any fast kernel); integer results accumulate in int64
+// and wrap to the result type. Precision config is accepted and ignored.
+#include <algorithm>
+
+#include "exec/ref/kernel_util.h"
+
+namespace netspec::exec::ref {
+namespace {
+
+// Operand elements as double (float results) or int64 (integer results).
+template <typename A>
+std::vector<A> widen(const Tensor& t) {
+  std::vector<A> v(static_cast<size_t>(t.numel()));
+  visit_dtype(t.dtype(), "dot_general", [&](auto z) {
+    using T = decltype(z);
+    const T* p = t.data<T>();
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<A>(p[i]);
+  });
+  return v;
+}
+
+template <typename A>
+void store_all(Tensor& out, const std::vector<A>& acc) {
+  visit_dtype(out.dtype(), "store", [&](auto z) {
+    using T = decltype(z);
+    T* o = out.data<T>();
+    for (size_t i = 0; i < acc.size(); ++i) {
+      if constexpr (std::is_same_v<T, bool>) o[i] = acc[i] != 0;
+      else if constexpr (std::is_integral_v<T>) o[i] = static_cast<T>(static_cast<uint64_t>(static_cast<int64_t>(acc[i])));
+      else o[i] = static_cast<T>(acc[i]);
+    }
+  });
+}
+
+// dot_general: result dims = batch dims, lhs free dims, rhs free dims (in operand order);
+// result[b, l, r] = sum over contracting k of lhs[b, l, k] * rhs[b, r, k].
+template <typename A>
+void dot_general_impl(const hlo::Op& op, const Tensor& lhs, const Tensor& rhs, Tensor& out) {
+  const auto& dn = op.attrs.get<hlo::DotDims>("dot_dimension_numbers");
+  auto free_dims = [](int64_t rank, const I64s& b, const I64s& c) {
+    I64s f;
+    for (int64_t d = 0; d < rank; ++d)
+      if (std::find(b.begin(), b.end(), d) == b.end() && std::find(c.begin(), c.end(), d) == c.end()) f.push_back(d);
+    return f;
+  };
+  I64s lf = free_dims(lhs.rank(), dn.lhs_batching, dn.lhs_contracting);
+  I64s rf = free_dims(rhs.rank(), dn.rhs_batching, dn.rhs_contracting);
+  auto ls = row_major_strides(lhs.shape()), rs = row_major_strides(rhs.shape());
+  Shape cshape;
+  for (int64_t d : dn.lhs_contracting) cshape.push_back(lhs.shape()[static_cast<size_t>(d)]);
+  std::vector<A> a = widen<A>(lhs), b = widen<A>(rhs);
+  std::vector<A> acc(static_cast<size_t>(out.numel()), A(0));
+  size_t nb = dn.lhs_batching.size();
+  int64_t k = 0;
+  for_each_index(out.shape(), [&](const I64s& idx) {
+    int64_t lo = 0, ro = 0;
+    for (size_t i = 0; i < nb; ++i) {
+      lo += idx[i] * ls[static_cast<size_t>(dn.lhs_batching[i])];
+      ro += idx[i] * rs[static_cast<size_t>(dn.rhs_batching[i])];
+    }
+    for (size_t i = 0; i < lf.size(); ++i) lo += idx[nb + i] * ls[static_cast<size_t>(lf[i])];
+    for (size_t i = 0; i < rf.size(); ++i) ro += idx[nb + lf.size() + i] * rs[static_cast<size_t>(rf[i])];
+    A sum = 0;
+    for_each_index(cshape, [&](const I64s& c) {
+      int64_t l = lo, r = ro;
+      for (size_t i = 0; i < c.size(); ++i) {
+        l += c[i] * ls[static_cast<size_t>(dn.lhs_contracting[i])];
+        r += c[i] * rs[static_cast<size_t>(dn.rhs_contracting[i])];
+      }
+      if constexpr (std::is_integral_v<A>)
+        sum = static_cast<A>(static_cast<uint64_t>(sum) + static_cast<uint64_t>(a[static_cast<size_t>(l)]) *
+                                                              static_cast<uint64_t>(b[static_cast<size_t>(r)]));
+      else sum += a[static_cast<size_t>(l)] * b[static_cast<size_t>(r)];
+    });
+    acc[static_cast<size_t>(k++)] = sum;
+  });
+  store_all(out, acc);
+}
+
+std::vector<Tensor> eval_dot_general(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
+  Tensor out = result_tensor(op);
+  if (is_float(out.dtype())) dot_general_impl<double>(op, in[0], in[1], out);
+  else dot_general_impl<int64_t>(op, in[0], in[1], out);
+  return {out};
+}
+
+// convolution per the spec: feature groups split lhs features and kernel output features;
+// batch groups split lhs batch and kernel output features. With x the output spatial index and
+// k the kernel index, the padded, lhs-dilated input position is x*stride + k*rhs_dilation - low;
+// it reads input (pos / lhs_dilation) when divisible and in range, else zero.
+template <typename A>
+void convolution_impl(const hlo::Op& op, const Tensor& lhs, const Tensor& rhs, Tensor& out) {
+  const auto& dn = op.attrs.get<hlo::ConvDims>("dimension_numbers");
+  size_t ns = dn.input_spatial.size();
+  I64s stride = i64s_or(op, "window_strides", ns, 1);
+  auto pad = padding_or_zero(op, "padding", ns);
+  I64s ldil = i64s_or(op, "lhs_dilation", ns, 1);
+  I64s rdil = i64s_or(op, "rhs_dilation", ns, 1);
+  std::vector<bool> rev = bools_or(op, "window_reversal", ns);
+  int64_t fgc = op.attrs.get_int_or("feature_group_count", 1);
+  int64_t bgc = op.attrs.get_int_or("batch_group_count", 1);
+  auto dim = [](const Tensor& t, int64_t d) { return t.shape()[static_cast<size_t>(d)]; };
+  int64_t n_in = dim(lhs, dn.input_batch);
+  int64_t c_k = dim(rhs, dn.kernel_input_feature);  // input features per feature group
+  int64_t o_total = dim(rhs, dn.kernel_output_feature);
+  int64_t o_per_fg = o_total / fgc, o_per_bg = o_total / bgc;
+  int64_t n_per_bg = n_in / bgc;
+  Shape kspatial;
+  for (int64_t d : dn.kernel_spatial) kspatial.push_back(dim(rhs, d));
+  auto ls = row_major_strides(lhs.shape()), rs = row_major_strides(rhs.shape());
+  auto at = [](const std::vector<int64_t>& s, int64_t d) { return s[static_cast<size_t>(d)]; };
+  std::vector<A> a = widen<A>(lhs), b = widen<A>(rhs);
+  auto os = row_major_strides(out.shape());
+  std::vector<A> acc(static_cast<size_t>(out.numel()), A(0));
+  for_each_index(out.shape(), [&](const I64s& idx) {
+    int64_t ob = idx[static_cast<size_t>(dn.output_batch)], of = idx[static_cast<size_t>(dn.output_feature)];
+    int64_t fg = of / o_per_fg, bg = of / o_per_bg;
+    int64_t batch = bg * n_per_bg + ob;
+    A sum = 0;
+    for_each_index(kspatial, [&](const I64s& kidx) {
+      int64_t loff = batch * at(ls, dn.input_batch);
+      int64_t roff = of * at(rs, dn.kernel_output_feature);
+      for (size_t s = 0; s < ns; ++s) {
+        int64_t x = idx[static_cast<size_t>(dn.output_spatial[s])];
+        int64_t pos = x * stride[s] + kidx[s] * rdil[s] - pad[s].first;
+        if (pos < 0 || pos % ldil[s] != 0) return;
+        int64_t i = pos / ldil[s];
+        if (i >= dim(lhs, dn.input_spatial[s])) return;
+        loff += i * at(ls, dn.input_spatial[s]);
+        int64_t kk = rev[s] ? kspatial[s] - 1 - kidx[s] : kidx[s];
+        roff += kk * at(rs, dn.kernel_spatial[s]);
+      }
+      for (int64_t c = 0; c < c_k; ++c) {
+        int64_t l = loff + (fg * c_k + c) * at(ls, dn.input_feature);
+        int64_t r = roff + c * at(rs, dn.kernel_input_feature);
+        if constexpr (std::is_integral_v<A>)
+          sum = static_cast<A>(static_cast<uint64_t>(sum) + static_cast<uint64_t>(a[static_cast<size_t>(l)]) *
+                                                                static_cast<uint64_t>(b[static_cast<size_t>(r)]));
+        else sum += a[static_cast<size_t>(l)] * b[static_cast<size_t>(r)];
+      }
+    });
+    acc[static_cast<size_t>(linear_index(idx, os))] = sum;
+  });
+  store_all(out, acc);
+}
+
+std::vector<Tensor> eval_convolution(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
+  Tensor out = result_tensor(op);
+  if (is_float(out.dtype())) convolution_impl<double>(op, in[0], in[1], out);
+  else convolution_impl<int64_t>(op, in[0], in[1], out);
+  return {out};
+}
+
+}  // namespace
+
+void register_dot_conv_kernels(Kernel* t) {
+  t[static_cast<size_t>(hlo::OpKind::kDotGeneral)] = eval_dot_general;
+  t[static_cast<size_t>(hlo::OpKind::kConvolution)] = eval_convolution;
+}
+
+}  // namespace netspec::exec::ref

@@ -1,0 +1,67 @@
+// The `ref` backend: runs functions with the reference interpreter; replicated runs use one
+// thread per replica sharing a ReplicaComm for all_reduce.
+#include <exception>
+#include <thread>
+
+#include "exec/backend.h"
+#include "exec/ref/interpreter.h"
+
+namespace netspec::exec {
+namespace {
+
+class RefExecutable final : public Executable {
+ public:
+  explicit RefExecutable(std::shared_ptr<const hlo::Module> m) : module_(std::move(m)) {}
+
+  std::vector<Tensor> run(std::string_view entry, const std::vector<Tensor>& inputs) override {
+    const hlo::Func& f = *module_->entry(entry);
+    check_inputs(f, inputs);
+    ref::RunContext ctx;
+    return ref::run_func(f, inputs, ctx);
+  }
+
+  std::vector<std::vector<Tensor>> run_replicated(std::string_view entry,
+                                                  const std::vector<std::vector<Tensor>>& inputs) override {
+    const hlo::Func& f = *module_->entry(entry);
+    for (const auto& in : inputs) check_inputs(f, in);
+    int n = static_cast<int>(inputs.size());
+    ReplicaComm comm(n);
+    std::vector<std::vector<Tensor>> outs(inputs.size());
+    std::vector<std::exception_ptr> errs(inputs.size());
+    std::vector<std::thread> threads;
+    for (int r = 0; r < n; ++r) {
+      threads.emplace_back([&, r] {
+        try {
+          ref::RunContext ctx;
+          ctx.replica_id = r;
+          ctx.comm = &comm;
+          outs[static_cast<size_t>(r)] = ref::run_func(f, inputs[static_cast<size_t>(r)], ctx);
+        } catch (...) {
+          errs[static_cast<size_t>(r)] = std::current_exception();
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (auto& e : errs)
+      if (e) std::rethrow_exception(e);
+    return outs;
+  }
+
+ private:
+  std::shared_ptr<const hlo::Module> module_;
+};
+
+class RefBackend final : public Backend {
+ public:
+  std::string name() const override { return "ref"; }
+  std::unique_ptr<Executable> load(std::shared_ptr<const hlo::Module> module) override {
+    if (!module) fail("ref", "load got a null module");
+    return std::make_unique<RefExecutable>(std::move(module));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_ref_backend() { return std::make_unique<RefBackend>(); }
+
+}  // namespace netspec::exec
