@@ -1,0 +1,486 @@
+// Attribute values: integers, booleans, strings, arrays, dense literals (nested, splat, hex),
+// #stablehlo enums and dimension-number attributes. Unknown attribute kinds are skipped.
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+#include "hlo/parser_float.h"
+#include "hlo/parser_impl.h"
+
+namespace netspec::hlo {
+namespace {
+
+// Integer-array attributes that older files spell as dense<[...]> : tensor<Nxi64>.
+const std::set<std::string, std::less<>> kI64ArrayAttrs = {
+    "broadcast_dimensions", "permutation",     "dimensions",       "start_indices",
+    "limit_indices",        "strides",         "slice_sizes",      "edge_padding_low",
+    "edge_padding_high",    "interior_padding", "window_dimensions", "window_strides",
+    "base_dilations",       "window_dilations", "lhs_dilation",     "rhs_dilation"};
+
+int hex_val(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+struct Leaf {
+  Token tok;
+  size_t level = 0;  // nesting depth; all leaves of a rectangular literal share it
+};
+
+}  // namespace
+
+std::string Parser::parse_enum_value(std::string_view kind) {
+  expect("<", "opening a #stablehlo enum");
+  std::string k = expect_ident("an enum kind");
+  if (!kind.empty() && k != kind) error_here(fmt::format("expected #stablehlo<{} ...> (got {})", kind, k));
+  std::string v = expect_ident("an enum value");
+  expect(">", "closing a #stablehlo enum");
+  return v;
+}
+
+static void parse_conv_side(Parser& p, int64_t& a, int64_t& b, I64s& spatial, char ca, char cb) {
+  p.expect("[", "opening convolution dimension numbers");
+  std::vector<std::pair<int64_t, int64_t>> sp;  // (spatial index, position)
+  bool seen_a = false, seen_b = false;
+  int64_t pos = 0;
+  Location loc = p.peek().loc;
+  if (!p.peek().punct("]")) {
+    do {
+      const Token& t = p.peek();
+      if (t.kind == Tok::kInt) {
+        int64_t idx = p.parse_int("spatial dimension");
+        if (idx < 0 || idx > 64) p.error(loc, "bad spatial dimension in convolution dimension numbers");
+        sp.push_back({idx, pos});
+      } else {
+        std::string s = p.expect_ident("a convolution dimension letter");
+        if (s.size() == 1 && s[0] == ca && !seen_a) {
+          a = pos;
+          seen_a = true;
+        } else if (s.size() == 1 && s[0] == cb && !seen_b) {
+          b = pos;
+          seen_b = true;
+        } else {
+          p.error(loc, fmt::format("unexpected '{}' in convolution dimension numbers", s));
+        }
+      }
+      ++pos;
+      if (pos > 66) p.error(loc, "too many convolution dimensions");
+    } while (p.accept(","));
+  }
+  p.expect("]", "closing convolution dimension numbers");
+  if (!seen_a || !seen_b)
+    p.error(loc, fmt::format("convolution dimension numbers need '{}' and '{}'", ca, cb));
+  spatial.assign(sp.size(), -1);
+  for (auto [idx, at] : sp) {
+    if (idx >= static_cast<int64_t>(sp.size()) || spatial[idx] != -1)
+      p.error(loc, "spatial dimensions must be 0..n-1, each once");
+    spatial[idx] = at;
+  }
+}
+
+// `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`
+ConvDims parse_conv_dims(Parser& p) {
+  ConvDims d;
+  parse_conv_side(p, d.input_batch, d.input_feature, d.input_spatial, 'b', 'f');
+  p.expect_kw("x", "between convolution dimension numbers");
+  parse_conv_side(p, d.kernel_input_feature, d.kernel_output_feature, d.kernel_spatial, 'i', 'o');
+  p.expect("->", "in convolution dimension numbers");
+  parse_conv_side(p, d.output_batch, d.output_feature, d.output_spatial, 'b', 'f');
+  return d;
+}
+
+// Fields `name = [..]` / `name = N` inside #stablehlo.dot<...>, gather<...>, scatter<...>.
+template <typename F>
+static void parse_fields(Parser& p, std::string_view what, F&& on_field) {
+  p.expect("<", fmt::format("opening #stablehlo.{}", what));
+  if (p.accept(">")) return;
+  do {
+    Location loc = p.peek().loc;
+    std::string name = p.expect_ident("a field name");
+    p.expect("=", "after a field name");
+    if (!on_field(name)) p.error(loc, fmt::format("unknown field '{}' in #stablehlo.{}", name, what));
+  } while (p.accept(","));
+  p.expect(">", fmt::format("closing #stablehlo.{}", what));
+}
+
+std::optional<AttrValue> Parser::parse_attr_value() {
+  DepthGuard g(*this, peek().loc);
+  const Token& t = peek();
+  Location loc = t.loc;
+  if (t.kind == Tok::kInt) {
+    int64_t v = parse_int("attribute");
+    if (!accept(":")) return IntAttr{v, DType::kI64};
+    Location tl = peek().loc;
+    std::string ty = expect_ident("an integer type");
+    auto dt = dtype_from_name(ty);
+    if (!dt) error(tl, fmt::format("unknown type '{}'", ty));
+    if (is_float(*dt)) return std::nullopt;
+    if (*dt == DType::kI1) return v != 0;
+    return IntAttr{v, *dt};
+  }
+  if (t.kind == Tok::kFloat) {
+    next();
+    if (accept(":")) expect_ident("a float type");
+    return std::nullopt;
+  }
+  if (t.kind == Tok::kString) return next().text;
+  if (t.kind == Tok::kAtId) return SymbolRef{next().text};
+  if (t.kind == Tok::kIdent) {
+    std::string id = next().text;
+    if (id == "true") return true;
+    if (id == "false") return false;
+    if (id == "unit") return UnitAttr{};
+    if (id == "array") {
+      expect("<", "after 'array'");
+      std::string et = expect_ident("an array element type");
+      if (et != "i64" && et != "i1" && et != "i32") error(loc, fmt::format("unsupported array<{}>", et));
+      I64s ints;
+      std::vector<bool> bools;
+      if (accept(":")) {
+        do {
+          if (et == "i1") {
+            if (accept_kw("true")) bools.push_back(true);
+            else if (accept_kw("false")) bools.push_back(false);
+            else bools.push_back(parse_int("array element") != 0);
+          } else {
+            if (ints.size() > (1u << 24)) error(loc, "array too long");
+            ints.push_back(parse_int("array element"));
+          }
+        } while (accept(","));
+      }
+      expect(">", "closing array<...>");
+      if (et == "i1") return bools;
+      return ints;
+    }
+    if (id == "dense") {
+      expect("<", "after 'dense'");
+      Tensor v = parse_dense_literal(Type(), loc);
+      return DenseAttr{std::move(v)};
+    }
+    if (id == "loc") {
+      expect("(", "after 'loc'");
+      skip_balanced_value();
+      expect(")", "closing 'loc('");
+      return std::nullopt;
+    }
+    // Other bare keywords (type attributes, affine maps): skip what follows.
+    if (peek().punct("<")) {
+      next();
+      skip_balanced_value();
+      expect(">", "closing an attribute");
+    }
+    return std::nullopt;
+  }
+  if (t.kind == Tok::kHashId) {
+    std::string h = next().text;
+    if (h == "stablehlo" && peek().punct("<")) {
+      expect("<", "opening a #stablehlo enum");
+      std::string kind = expect_ident("an enum kind");
+      std::string v = expect_ident("an enum value");
+      expect(">", "closing a #stablehlo enum");
+      return EnumAttr{kind, v};
+    }
+    if (h == "stablehlo.dot") {
+      DotDims d;
+      parse_fields(*this, "dot", [&](const std::string& n) {
+        if (n == "lhs_batching_dimensions") d.lhs_batching = parse_int_list(n);
+        else if (n == "rhs_batching_dimensions") d.rhs_batching = parse_int_list(n);
+        else if (n == "lhs_contracting_dimensions") d.lhs_contracting = parse_int_list(n);
+        else if (n == "rhs_contracting_dimensions") d.rhs_contracting = parse_int_list(n);
+        else return false;
+        return true;
+      });
+      return d;
+    }
+    if (h == "stablehlo.conv") {
+      expect("<", "opening #stablehlo.conv");
+      ConvDims d;
+      if (accept_kw("raw")) error(loc, "#stablehlo.conv<raw ...> is not supported; use the [b, 0, f]x... form");
+      d = parse_conv_dims(*this);
+      expect(">", "closing #stablehlo.conv");
+      return d;
+    }
+    if (h == "stablehlo.gather") {
+      GatherDims d;
+      parse_fields(*this, "gather", [&](const std::string& n) {
+        if (n == "offset_dims") d.offset_dims = parse_int_list(n);
+        else if (n == "collapsed_slice_dims") d.collapsed_slice_dims = parse_int_list(n);
+        else if (n == "operand_batching_dims") d.operand_batching_dims = parse_int_list(n);
+        else if (n == "start_indices_batching_dims") d.start_indices_batching_dims = parse_int_list(n);
+        else if (n == "start_index_map") d.start_index_map = parse_int_list(n);
+        else if (n == "index_vector_dim") d.index_vector_dim = parse_int(n);
+        else return false;
+        return true;
+      });
+      return d;
+    }
+    if (h == "stablehlo.scatter") {
+      ScatterDims d;
+      parse_fields(*this, "scatter", [&](const std::string& n) {
+        if (n == "update_window_dims") d.update_window_dims = parse_int_list(n);
+        else if (n == "inserted_window_dims") d.inserted_window_dims = parse_int_list(n);
+        else if (n == "input_batching_dims") d.input_batching_dims = parse_int_list(n);
+        else if (n == "scatter_indices_batching_dims") d.scatter_indices_batching_dims = parse_int_list(n);
+        else if (n == "scatter_dims_to_operand_dims") d.scatter_dims_to_operand_dims = parse_int_list(n);
+        else if (n == "index_vector_dim") d.index_vector_dim = parse_int(n);
+        else return false;
+        return true;
+      });
+      return d;
+    }
+    if (h == "stablehlo.channel_handle") {
+      ChannelHandle c;
+      parse_fields(*this, "channel_handle", [&](const std::string& n) {
+        if (n == "handle") c.handle = parse_int(n);
+        else if (n == "type") c.type = parse_int(n);
+        else return false;
+        return true;
+      });
+      return c;
+    }
+    if (peek().punct("<")) {  // another dialect's attribute
+      next();
+      skip_balanced_value();
+      expect(">", "closing an attribute");
+    }
+    return std::nullopt;
+  }
+  if (t.punct("[")) {
+    next();
+    std::vector<EnumAttr> enums;
+    bool all_enums = true;
+    if (!accept("]")) {
+      do {
+        if (peek().kind == Tok::kIdent && !peek().is(Tok::kIdent, "true") &&
+            !peek().is(Tok::kIdent, "false") && !peek().is(Tok::kIdent, "array") &&
+            !peek().is(Tok::kIdent, "dense")) {
+          // bare enum value inside a list of precisions, e.g. [DEFAULT, HIGH]
+          enums.push_back(EnumAttr{"precision", next().text});
+          continue;
+        }
+        auto v = parse_attr_value();
+        auto* e = v ? std::get_if<EnumAttr>(&*v) : nullptr;
+        if (e) enums.push_back(*e);
+        else all_enums = false;
+      } while (accept(","));
+      expect("]", "closing a list attribute");
+    }
+    if (!all_enums) return std::nullopt;
+    return enums;
+  }
+  if (t.punct("{") || t.punct("(")) {
+    std::string close = t.text == "{" ? "}" : ")";
+    next();
+    skip_balanced_value();
+    while (accept(",")) skip_balanced_value();
+    expect(close, "closing an attribute");
+    if (close == ")" && accept("->")) skip_balanced_value();  // function type attribute
+    return std::nullopt;
+  }
+  error(loc, fmt::format("expected an attribute value (got '{}')", t.text));
+}
+
+void Parser::parse_attr_dict(Attrs& attrs, std::string_view close) {
+  expect("{", "opening an attribute dictionary");
+  if (accept(close)) return;
+  do {
+    const Token& k = peek();
+    if (k.kind != Tok::kIdent && k.kind != Tok::kString)
+      error_here(fmt::format("expected an attribute name (got '{}')", k.text));
+    Token key = next();
+    std::optional<AttrValue> v = UnitAttr{};
+    if (accept("=")) v = parse_attr_value();
+    if (!v || key.text.find('.') != std::string::npos) continue;
+    if (kI64ArrayAttrs.count(key.text)) {
+      if (auto* d = std::get_if<DenseAttr>(&*v); d && d->value.rank() <= 1 && is_integer(d->value.dtype())) {
+        I64s ints;
+        for (int64_t i = 0; i < d->value.numel(); ++i) ints.push_back(d->value.as_int64(i));
+        v = ints;
+      }
+    }
+    if (key.text == "window_reversal") {
+      if (auto* d = std::get_if<DenseAttr>(&*v); d && d->value.rank() <= 1) {
+        std::vector<bool> bs;
+        for (int64_t i = 0; i < d->value.numel(); ++i) bs.push_back(d->value.as_int64(i) != 0);
+        v = bs;
+      }
+    }
+    attrs.set(key.text, std::move(*v));
+  } while (accept(","));
+  expect(close, "closing an attribute dictionary");
+}
+
+// ---------------------------------------------------------------- dense literals
+
+namespace {
+
+void collect(Parser& p, std::vector<Leaf>& leaves, Shape& shape, size_t level, bool& has_list,
+             int64_t max_leaves) {
+  Parser::DepthGuard g(p, p.peek().loc);
+  if (p.peek().punct("[")) {
+    has_list = true;
+    Location loc = p.next().loc;
+    int64_t n = 0;
+    if (!p.peek().punct("]")) {
+      do {
+        collect(p, leaves, shape, level + 1, has_list, max_leaves);
+        ++n;
+      } while (p.accept(","));
+    }
+    p.expect("]", "closing a dense literal row");
+    if (shape.size() <= level) shape.resize(level + 1, -1);
+    if (shape[level] == -1) {
+      shape[level] = n;
+    } else if (shape[level] != n) {
+      p.error(loc, fmt::format("ragged dense literal (row of {} elements, expected {})", n, shape[level]));
+    }
+    return;
+  }
+  Leaf leaf;
+  const Token& t = p.peek();
+  if (t.punct("-")) {  // `-0x7FC00000` is not MLIR, but `- 1.0` never occurs either
+    p.error(t.loc, "unexpected '-' in a dense literal");
+  }
+  if (t.kind != Tok::kInt && t.kind != Tok::kFloat && !t.is(Tok::kIdent, "true") &&
+      !t.is(Tok::kIdent, "false"))
+    p.error(t.loc, fmt::format("expected a dense literal element (got '{}')", t.text));
+  if (static_cast<int64_t>(leaves.size()) >= max_leaves) p.error(t.loc, "dense literal too large");
+  leaf.level = level;
+  leaf.tok = p.next();
+  leaves.push_back(std::move(leaf));
+}
+
+}  // namespace
+
+Tensor Parser::parse_dense_literal(const Type&, Location loc) {
+  // Contents first (the type comes after `>`), then the type, then the conversion.
+  std::vector<Leaf> leaves;
+  Shape lit_shape;
+  bool has_list = false;
+  std::string hex;
+  bool is_hex = false;
+  Location hex_loc{};
+  if (peek().kind == Tok::kString) {
+    hex_loc = peek().loc;
+    hex = next().text;
+    is_hex = true;
+  } else if (!peek().punct(">")) {
+    collect(*this, leaves, lit_shape, 0, has_list, kMaxDenseBytes);
+  }
+  expect(">", "closing dense<...>");
+  expect(":", "before the dense literal's type");
+  Location tloc = peek().loc;
+  Type type = parse_type();
+  if (!type.is_tensor()) error(tloc, "dense literal needs a tensor type");
+  DType dt = type.dtype();
+  int64_t numel = type.numel();
+  int64_t esize = static_cast<int64_t>(dtype_size(dt));
+  if (numel > kMaxDenseBytes / esize) error(tloc, fmt::format("dense literal of {} too large", type.str()));
+  Tensor out(dt, type.shape());
+  auto* bytes = static_cast<uint8_t*>(out.raw());
+  if (is_hex) {
+    if (hex.size() < 2 || hex[0] != '0' || (hex[1] != 'x' && hex[1] != 'X') || hex.size() % 2)
+      error(hex_loc, "hex dense literal must look like \"0x0011...\"");
+    size_t nb = (hex.size() - 2) / 2;
+    std::vector<uint8_t> raw(nb);
+    for (size_t i = 0; i < nb; ++i) {
+      int hi = hex_val(hex[2 + 2 * i]), lo = hex_val(hex[3 + 2 * i]);
+      if (hi < 0 || lo < 0) error(hex_loc, "bad hex digit in dense literal");
+      raw[i] = static_cast<uint8_t>(hi * 16 + lo);
+    }
+    size_t total = static_cast<size_t>(numel * esize);
+    if (nb == total) {
+      if (total) std::memcpy(bytes, raw.data(), total);
+    } else if (nb == static_cast<size_t>(esize) && numel > 0) {
+      for (int64_t i = 0; i < numel; ++i) std::memcpy(bytes + i * esize, raw.data(), esize);
+    } else if (dt == DType::kI1 && nb == static_cast<size_t>((numel + 7) / 8)) {
+      for (int64_t i = 0; i < numel; ++i) bytes[i] = (raw[i / 8] >> (i % 8)) & 1;
+    } else {
+      error(hex_loc, fmt::format("hex dense literal has {} bytes (expected {} for {})", nb, total, type.str()));
+    }
+    if (dt == DType::kI1)
+      for (int64_t i = 0; i < numel; ++i) bytes[i] = bytes[i] != 0;
+    return out;
+  }
+  bool splat = !has_list && leaves.size() == 1;
+  for (const auto& l : leaves)
+    if (l.level != lit_shape.size()) error(l.tok.loc, "ragged dense literal");
+  for (int64_t d : lit_shape)
+    if (d < 0) error(loc, "ragged dense literal");
+  if (!splat) {
+    if (!has_list && leaves.empty()) lit_shape = {};
+    if (lit_shape != type.shape() && !(leaves.empty() && numel == 0))
+      error(loc, fmt::format("dense literal of shape [{}] does not match {}", fmt::join(lit_shape, ", "), type.str()));
+    if (static_cast<int64_t>(leaves.size()) != numel)
+      error(loc, fmt::format("dense literal has {} elements (expected {})", leaves.size(), numel));
+  }
+  auto convert = [&](const Token& tk, uint8_t* dst) {
+    const std::string& s = tk.text;
+    if (dt == DType::kI1) {
+      if (tk.is(Tok::kIdent, "true")) *dst = 1;
+      else if (tk.is(Tok::kIdent, "false")) *dst = 0;
+      else if (tk.kind == Tok::kInt && (s == "0" || s == "1")) *dst = s == "1";
+      else error(tk.loc, fmt::format("expected true or false for i1 (got {})", s));
+      return;
+    }
+    if (tk.kind == Tok::kIdent) error(tk.loc, fmt::format("'{}' is not a {} value", s, dtype_name(dt)));
+    bool hexbits = tk.kind == Tok::kInt && s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    if (is_integer(dt)) {
+      if (tk.kind != Tok::kInt) error(tk.loc, fmt::format("expected an integer for {} (got {})", dtype_name(dt), s));
+      bool neg = s[0] == '-';
+      uint64_t u = 0;
+      std::string_view digits = std::string_view(s).substr(neg ? 1 : 0);
+      int base = 10;
+      if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+        digits.remove_prefix(2);
+        base = 16;
+      }
+      auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), u, base);
+      int bits = dtype_bits(dt);
+      bool ok = ec == std::errc() && p == digits.data() + digits.size();
+      if (ok && is_unsigned_integer(dt)) ok = !neg && (bits == 64 || u < (uint64_t{1} << bits));
+      else if (ok && base == 16) ok = !neg && (bits == 64 || u < (uint64_t{1} << bits));
+      else if (ok) ok = neg ? u <= (uint64_t{1} << (bits - 1)) : u < (uint64_t{1} << (bits - 1));
+      if (!ok) error(tk.loc, fmt::format("{} out of range for {}", s, dtype_name(dt)));
+      uint64_t bitsval = neg ? 0 - u : u;
+      std::memcpy(dst, &bitsval, static_cast<size_t>(esize));  // little-endian truncation
+      return;
+    }
+    // floats
+    if (hexbits) {
+      if (s.size() - 2 > static_cast<size_t>(esize) * 2) error(tk.loc, fmt::format("hex float {} too wide for {}", s, dtype_name(dt)));
+      uint64_t u = std::strtoull(s.c_str() + 2, nullptr, 16);
+      std::memcpy(dst, &u, static_cast<size_t>(esize));
+      return;
+    }
+    if (s[0] == '-' && s.size() > 3 && s[1] == '0' && (s[2] == 'x' || s[2] == 'X'))
+      error(tk.loc, "negative hex float literal");
+    if (dt == DType::kF32) {
+      float f = std::strtof(s.c_str(), nullptr);
+      std::memcpy(dst, &f, 4);
+    } else if (dt == DType::kF64) {
+      double d = std::strtod(s.c_str(), nullptr);
+      std::memcpy(dst, &d, 8);
+    } else {
+      float f = std::strtof(s.c_str(), nullptr);
+      uint16_t h = dt == DType::kBF16 ? float_to_bf16(f) : float_to_f16(f);
+      std::memcpy(dst, &h, 2);
+    }
+  };
+  if (splat) {
+    if (numel == 0) return out;
+    convert(leaves[0].tok, bytes);
+    for (int64_t i = 1; i < numel; ++i) std::memcpy(bytes + i * esize, bytes, static_cast<size_t>(esize));
+    return out;
+  }
+  for (int64_t i = 0; i < numel; ++i) convert(leaves[static_cast<size_t>(i)].tok, bytes + i * esize);
+  return out;
+}
+
+}  // namespace netspec::hlo
