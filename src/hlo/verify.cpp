@@ -126,6 +126,39 @@ void expect_region_results(const Op& op, size_t region, const std::vector<Type>&
          types_str(expected));
 }
 
+bool is_promotable(DType from, DType to) {
+  if (from == to) return true;
+  bool same_class = (is_float(from) && is_float(to)) ||
+                    (is_signed_integer(from) && is_signed_integer(to)) ||
+                    (is_unsigned_integer(from) && is_unsigned_integer(to));
+  return same_class && dtype_bits(to) >= dtype_bits(from);
+}
+
+std::vector<DType> check_accumulator_region(const Op& op, size_t region, const std::vector<DType>& in,
+                                            std::string_view what) {
+  if (region >= op.regions.size() || !op.regions[region]) fail(mn(op), "missing region '{}'", what);
+  auto args = op.regions[region]->arg_types();
+  size_t n = in.size();
+  std::vector<Type> expect_args;
+  std::vector<DType> es;
+  if (args.size() == 2 * n) {
+    for (size_t i = 0; i < n; ++i) {
+      const Type& a = args[i];
+      if (a.is_tensor() && a.rank() == 0 && is_promotable(in[i], a.dtype())) es.push_back(a.dtype());
+      else es.push_back(in[i]);
+    }
+  } else {
+    es = in;
+  }
+  std::vector<Type> accs;
+  for (DType e : es) accs.push_back(scalar(e));
+  expect_args = accs;
+  expect_args.insert(expect_args.end(), accs.begin(), accs.end());
+  expect_region_args(op, region, expect_args, what);
+  expect_region_results(op, region, accs, what);
+  return es;
+}
+
 int64_t window_out_size(int64_t in, int64_t base_dil, int64_t lo, int64_t hi, int64_t window,
                         int64_t win_dil, int64_t stride) {
   int64_t dilated = in == 0 ? 0 : (in - 1) * base_dil + 1;

@@ -112,7 +112,7 @@ std::vector<Type> rule_scatter(const Op& op, const std::vector<Type>& given) {
   int64_t ur = static_cast<int64_t>(scatter_sizes.size() + window_bounds.size());
   check_sorted(op, d.update_window_dims, "update_window_dims");
   check_dims(op, d.update_window_dims, ur, "update_window_dims");
-  std::vector<Type> res, elems;
+  std::vector<DType> in_types;
   for (size_t i = 0; i < n; ++i) {
     const Type& in = tensor_operand(op, i, "input");
     const Type& up = tensor_operand(op, n + 1 + i, "update");
@@ -138,14 +138,13 @@ std::vector<Type> rule_scatter(const Op& op, const std::vector<Type>& given) {
         ++si;
       }
     }
-    res.push_back(in);
-    elems.push_back(scalar(in.dtype()));
+    in_types.push_back(in.dtype());
   }
-  // C8: update_computation : (tensor<E0>..., tensor<E0>...) -> (tensor<E0>...).
-  std::vector<Type> args = elems;
-  args.insert(args.end(), elems.begin(), elems.end());
-  expect_region_args(op, 0, args, "update_computation");
-  expect_region_results(op, 0, elems, "update_computation");
+  // C23: update_computation : (tensor<E0>..., tensor<E0>...) -> (tensor<E0>...) with
+  // is_promotable(element_type(inputs[i]), Ei); C24/C25: results = inputs' shapes with Ei.
+  auto es = check_accumulator_region(op, 0, in_types, "update_computation");
+  std::vector<Type> res;
+  for (size_t i = 0; i < n; ++i) res.push_back(x.with_dtype(es[i]));
   return check_given(op, given, res);
 }
 

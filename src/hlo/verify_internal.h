@@ -43,6 +43,12 @@ void expect_region_args(const Op& op, size_t region, const std::vector<Type>& ex
 void expect_region_results(const Op& op, size_t region, const std::vector<Type>& expected,
                            std::string_view what);
 inline Type scalar(DType t) { return Type::tensor(t, {}); }
+// Spec is_promotable(x, y): same class (bool / signed / unsigned / float) and y at least as wide.
+bool is_promotable(DType from, DType to);
+// Element types E_i of a reducer-style region (tensor<E0>, ..., tensor<EN-1>, tensor<E0>, ...)
+// -> (tensor<E0>, ...), where each input element type `in[i]` is promotable to E_i.
+std::vector<DType> check_accumulator_region(const Op& op, size_t region, const std::vector<DType>& in,
+                                            std::string_view what);
 
 // Output size of a window op along one dim (spec: convolution / reduce_window shape formula):
 // dilated input (in-1)*base+1, padded by lo+hi, window (w-1)*wd+1; 0 if the window is larger.

@@ -34,9 +34,8 @@ std::vector<Type> rule_rng_bit_generator(const Op& op, const std::vector<Type>& 
   if (alg != "DEFAULT" && alg != "THREE_FRY" && alg != "PHILOX")
     fail("rng_bit_generator", "unknown rng_algorithm (got {}, expected DEFAULT|THREE_FRY|PHILOX)",
          alg);
-  if (st.rank() != 1 || !(st.dtype() == DType::kUI64 || st.dtype() == DType::kI64 ||
-                          st.dtype() == DType::kUI32 || st.dtype() == DType::kI32))
-    fail("rng_bit_generator", "initial_state must be a 1-D integer tensor (got {})", st.str());
+  if (st.rank() != 1 || st.dtype() != DType::kUI64)
+    fail("rng_bit_generator", "initial_state must be a 1-D ui64 tensor (got {})", st.str());
   // C2: THREE_FRY state has 2 u64 words; PHILOX 2 or 3.
   int64_t n = st.dim(0);
   if (alg == "THREE_FRY" && n != 2)
@@ -72,14 +71,21 @@ std::vector<Type> rule_all_reduce(const Op& op, const std::vector<Type>& given) 
   } else if (op.attrs.has("replica_groups")) {
     fail("all_reduce", "replica_groups must be a dense i64 tensor");
   }
-  // C5: computation has type (tensor<E>, tensor<E>) -> tensor<E> for each operand's E
-  // (a single computation shared by all operands, so their element types agree).
-  DType e = res[0].dtype();
+  // C4: use_global_device_ids requires a channel handle with handle > 0.
+  if (op.attrs.has("use_global_device_ids")) {
+    auto* ch = op.attrs.get_if<ChannelHandle>("channel_handle");
+    if (!ch || ch->handle <= 0)
+      fail("all_reduce", "use_global_device_ids needs channel_handle with handle > 0");
+  }
+  // C5: computation : (tensor<E>, tensor<E>) -> tensor<E> with is_promotable(element_type(operand),
+  // E); one computation serves every operand, so their element types agree. C6/C7: results keep
+  // the operands' shapes with element type E.
+  DType e0 = res[0].dtype();
   for (const auto& t : res)
-    if (t.dtype() != e)
+    if (t.dtype() != e0)
       fail("all_reduce", "operands must share an element type (got {} and {})", res[0].str(), t.str());
-  expect_region_args(op, 0, {scalar(e), scalar(e)}, "computation");
-  expect_region_results(op, 0, {scalar(e)}, "computation");
+  DType e = check_accumulator_region(op, 0, {e0}, "computation")[0];
+  for (auto& t : res) t = t.with_dtype(e);
   return check_given(op, given, res);
 }
 

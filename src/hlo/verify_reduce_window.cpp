@@ -23,16 +23,15 @@ size_t check_inputs_inits(const Op& op, size_t num_operands) {
   return n;
 }
 
-// Body of reduce / reduce_window: (tensor<E0>..., tensor<E0>...) -> (tensor<E0>...).
+// Body of reduce / reduce_window: (tensor<E0>..., tensor<E0>...) -> (tensor<E0>...) with
+// is_promotable(element_type(inputs[i]), Ei); results get element types Ei.
 std::vector<Type> check_reducer(const Op& op, size_t n, std::string_view what) {
   expect_num_regions(op, 1);
-  std::vector<Type> inits;
-  for (size_t i = 0; i < n; ++i) inits.push_back(op.operand_type(n + i));
-  std::vector<Type> args = inits;
-  args.insert(args.end(), inits.begin(), inits.end());
-  expect_region_args(op, 0, args, what);
-  expect_region_results(op, 0, inits, what);
-  return inits;
+  std::vector<DType> in;
+  for (size_t i = 0; i < n; ++i) in.push_back(op.operand_type(i).dtype());
+  std::vector<Type> accs;
+  for (DType e : check_accumulator_region(op, 0, in, what)) accs.push_back(scalar(e));
+  return accs;
 }
 
 std::vector<Type> rule_reduce(const Op& op, const std::vector<Type>& given) {
@@ -111,12 +110,12 @@ std::vector<Type> rule_select_and_scatter(const Op& op, const std::vector<Type>&
     fail("select_and_scatter", "source shape differs from the window output (got {}, expected {})",
          src.str(), src.with_shape(s).str());
   // C9: select : (tensor<E>, tensor<E>) -> tensor<i1>; C10: scatter : (E, E) -> E.
+  // C11: result has the operand's shape and the scatter region's element type.
   Type e = scalar(x.dtype());
   expect_region_args(op, 0, {e, e}, "select");
   expect_region_results(op, 0, {scalar(DType::kI1)}, "select");
-  expect_region_args(op, 1, {e, e}, "scatter");
-  expect_region_results(op, 1, {e}, "scatter");
-  return check_given(op, given, {x});
+  DType se = check_accumulator_region(op, 1, {x.dtype()}, "scatter")[0];
+  return check_given(op, given, {x.with_dtype(se)});
 }
 
 std::vector<Type> rule_map(const Op& op, const std::vector<Type>& given) {

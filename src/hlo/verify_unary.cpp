@@ -66,8 +66,6 @@ std::vector<Type> rule_bitcast_convert(const Op& op, const std::vector<Type>& gi
   require_given(op, given, 1);
   const Type& r = given[0];
   int eb = dtype_bits(x.dtype()), rb = dtype_bits(r.dtype());
-  if (is_bool(x.dtype()) || is_bool(r.dtype()))
-    fail("bitcast_convert", "boolean element types are not allowed (got {} -> {})", x.str(), r.str());
   // C1: equal bit widths keep the shape; a narrower result adds a minor dim of eb/rb; a wider
   // result drops a minor dim of rb/eb.
   Shape expect = x.shape();
