@@ -1,0 +1,71 @@
+// TrainConfig range checks.
+#include "spec/train_config.h"
+
+#include "core/error.h"
+
+namespace netspec {
+namespace {
+void at_least(const char* name, double v, double lo) {
+  if (!(v >= lo)) fail("train", "{} must be >= {} (got {})", name, lo, v);
+}
+void in_unit(const char* name, double v, bool closed_high) {
+  if (!(v >= 0 && (closed_high ? v <= 1 : v < 1)))
+    fail("train", "{} must be in [0, 1{} (got {})", name, closed_high ? "]" : ")", v);
+}
+}  // namespace
+
+void validate(const TrainConfig& c) {
+  if (!(c.learningRate > 0)) fail("train", "learningRate must be > 0 (got {})", c.learningRate);
+  at_least("batchSize", c.batchSize, 1);
+  at_least("epochs", c.epochs, 1);
+  at_least("seed", c.seed, 0);
+  in_unit("momentum", c.momentum, false);
+  in_unit("rmspropDecay", c.rmspropDecay, false);
+  if (!(c.rmspropEps > 0)) fail("train", "rmspropEps must be > 0 (got {})", c.rmspropEps);
+  at_least("weightDecay", c.weightDecay, 0);
+  at_least("gradClipNorm", c.gradClipNorm, 0);
+  at_least("headLrMult", c.headLrMult, 0);
+  at_least("gradAccumSteps", c.gradAccumSteps, 1);
+  at_least("warmupEpochs", c.warmupEpochs, 0);
+  if (c.warmupEpochs >= c.epochs)
+    fail("train", "warmupEpochs must be < epochs (got {}, epochs {})", c.warmupEpochs, c.epochs);
+  in_unit("expLRDecayRate", c.expLRDecayRate, true);
+  if (!(c.expLRDecayEpochs > 0))
+    fail("train", "expLRDecayEpochs must be > 0 (got {})", c.expLRDecayEpochs);
+  in_unit("labelSmoothing", c.labelSmoothing, false);
+  at_least("focalGamma", c.focalGamma, 0);
+  if (c.lossKind == LossKind::perPixelWeightedCE && c.lossWeights.empty())
+    fail("train", "perPixelWeightedCE needs lossWeights (got none)");
+  for (double w : c.lossWeights) at_least("lossWeights[i]", w, 0);
+  if (!(c.mixupAlpha > 0)) fail("train", "mixupAlpha must be > 0 (got {})", c.mixupAlpha);
+  if (!(c.cutmixAlpha > 0)) fail("train", "cutmixAlpha must be > 0 (got {})", c.cutmixAlpha);
+  in_unit("randomErasingProb", c.randomErasingProb, true);
+  at_least("randAugmentN", c.randAugmentN, 0);
+  if (c.randAugmentM < 0 || c.randAugmentM > 10)
+    fail("train", "randAugmentM must be in [0, 10] (got {})", c.randAugmentM);
+  at_least("randAugmentMstd", c.randAugmentMstd, 0);
+  at_least("repeatedAug", c.repeatedAug, 1);
+  at_least("trainRes", c.trainRes, 0);
+  if (!(c.testCropRatio > 0 && c.testCropRatio <= 1))
+    fail("train", "testCropRatio must be in (0, 1] (got {})", c.testCropRatio);
+  in_unit("dropPath", c.dropPath, false);
+  in_unit("dropout", c.dropout, false);
+  in_unit("emaDecay", c.emaDecay, false);
+  at_least("swaStartEpoch", c.swaStartEpoch, 0);
+  at_least("swagK", c.swagK, 1);
+  at_least("swagSamples", c.swagSamples, 1);
+  at_least("ttaSamples", c.ttaSamples, 1);
+  if (!(c.bnMomentum > 0 && c.bnMomentum <= 1))
+    fail("train", "bnMomentum must be in (0, 1] (got {}; PyTorch convention, weight of the new "
+         "batch)", c.bnMomentum);
+  at_least("evalEveryNEpochs", c.evalEveryNEpochs, 1);
+  at_least("checkpointEveryNEpochs", c.checkpointEveryNEpochs, 1);
+  if (!(c.detPriorPi > 0 && c.detPriorPi < 1))
+    fail("train", "detPriorPi must be in (0, 1) (got {})", c.detPriorPi);
+  if (c.anchors.size() % 2 != 0)
+    fail("train", "anchors must be w,h pairs (got {} numbers)", c.anchors.size());
+  in_unit("fpnAffineProb", c.fpnAffineProb, true);
+  at_least("yoloClsFocalGamma", c.yoloClsFocalGamma, 0);
+}
+
+}  // namespace netspec

@@ -1,0 +1,114 @@
+// TrainConfig: every training knob with its default and a one-line meaning, generated from one
+// X-macro list (NETSPEC_TRAIN_FIELDS) so the struct, the JSON reader/writer, validation messages
+// and docs/spec-format.md never disagree. Field names are the spec-file keys (camelCase).
+// Conventions: bnMomentum weighs the NEW batch (PyTorch), 0 for a rate/prob/count means "off".
+#pragma once
+#include <string>
+#include <vector>
+
+#include "spec/enums.h"
+
+namespace netspec {
+
+using DoubleList = std::vector<double>;
+
+// F(type, name, default, meaning)
+// clang-format off
+#define NETSPEC_TRAIN_FIELDS(F) \
+  F(DatasetKind, dataset, DatasetKind::mnist, "dataset to train and evaluate on") \
+  F(double, learningRate, 1e-3, "peak learning rate (reached after warmup)") \
+  F(int, batchSize, 128, "samples per optimizer step (per accumulation micro-step)") \
+  F(int, epochs, 10, "passes over the training set") \
+  F(int, seed, 0, "seed for init, shuffling and augmentation") \
+  F(OptimizerKind, optimizer, OptimizerKind::adam, "update rule (adam is AdamW when weightDecay > 0)") \
+  F(double, momentum, 0.9, "SGD momentum / RMSprop momentum / Adam beta1") \
+  F(bool, nesterov, false, "Nesterov momentum for sgd") \
+  F(double, rmspropDecay, 0.9, "RMSprop squared-gradient EMA decay (alpha)") \
+  F(double, rmspropEps, 1e-8, "RMSprop denominator epsilon") \
+  F(double, weightDecay, 0.0, "L2 / decoupled weight decay coefficient") \
+  F(bool, wdExcludeNormBias, true, "exempt norm params, biases, tokens from weight decay") \
+  F(double, gradClipNorm, 0.0, "clip the global gradient L2 norm to this (0: off)") \
+  F(double, headLrMult, 1.0, "learning-rate multiplier for the last parameterized layer") \
+  F(int, gradAccumSteps, 1, "micro-batches accumulated per optimizer step") \
+  F(Schedule, schedule, Schedule::constant, "learning-rate schedule after warmup") \
+  F(double, warmupEpochs, 0.0, "linear warmup length in epochs") \
+  F(double, expLRDecayRate, 0.97, "exponential schedule: factor per decay period") \
+  F(double, expLRDecayEpochs, 2.4, "exponential schedule: decay period in epochs") \
+  F(double, labelSmoothing, 0.0, "label smoothing epsilon for cross-entropy losses") \
+  F(LossKind, lossKind, LossKind::classCE, "training loss") \
+  F(DoubleList, lossWeights, {}, "per-class weights for perPixelWeightedCE") \
+  F(double, focalGamma, 2.0, "focusing exponent for perPixelFocalCE") \
+  F(bool, augment, false, "standard flips/crops augmentation for the dataset") \
+  F(bool, mixup, false, "mixup of sample pairs") \
+  F(double, mixupAlpha, 0.8, "mixup Beta(alpha, alpha) parameter") \
+  F(bool, cutmix, false, "cutmix of sample pairs") \
+  F(double, cutmixAlpha, 1.0, "cutmix Beta(alpha, alpha) parameter") \
+  F(bool, knnMixup, false, "mix each sample with a nearest neighbour instead of a random one") \
+  F(bool, randomErasing, false, "random erasing of a rectangle") \
+  F(double, randomErasingProb, 0.25, "probability of random erasing per sample") \
+  F(bool, randAugment, false, "RandAugment policy") \
+  F(int, randAugmentN, 2, "RandAugment ops per sample") \
+  F(double, randAugmentM, 9.0, "RandAugment magnitude (0..10)") \
+  F(bool, randAugmentGeometric, true, "RandAugment includes geometric ops") \
+  F(double, randAugmentMstd, 0.5, "RandAugment magnitude noise std") \
+  F(bool, randAugmentIncreasing, false, "RandAugment magnitudes increase with M") \
+  F(bool, autoAugment, false, "AutoAugment (ImageNet policy)") \
+  F(int, repeatedAug, 1, "repeated augmentation: copies of each sample per epoch") \
+  F(int, trainRes, 0, "training resolution (0: the net's input size)") \
+  F(double, testCropRatio, 0.875, "eval center-crop ratio (resize to trainRes/ratio)") \
+  F(double, dropPath, 0.0, "stochastic-depth drop rate (max, linear over blocks)") \
+  F(double, dropout, 0.0, "dropout before the classifier") \
+  F(bool, useEMA, false, "keep an exponential moving average of the weights") \
+  F(double, emaDecay, 0.9999, "EMA decay per step") \
+  F(bool, useSWA, false, "stochastic weight averaging") \
+  F(int, swaStartEpoch, 0, "first epoch averaged by SWA") \
+  F(bool, useSWAG, false, "SWA-Gaussian posterior") \
+  F(int, swagK, 20, "SWAG low-rank deviation columns") \
+  F(int, swagSamples, 30, "SWAG samples averaged at evaluation") \
+  F(bool, useTTA, false, "test-time augmentation") \
+  F(int, ttaSamples, 2, "TTA views averaged per sample") \
+  F(bool, runningBN, true, "keep BN running statistics for eval (else batch stats)") \
+  F(double, bnMomentum, 0.1, "BN running-stat momentum, weight of the NEW batch (PyTorch)") \
+  F(InitKind, init, InitKind::he, "parameter init family") \
+  F(bool, bf16, false, "bf16 matmuls with f32 accumulation") \
+  F(bool, bf16Conv, false, "bf16 convolutions with f32 accumulation") \
+  F(int, evalEveryNEpochs, 1, "evaluate every N epochs") \
+  F(int, checkpointEveryNEpochs, 1, "checkpoint every N epochs") \
+  F(std::string, bootstrapBackbone, "", "checkpoint to initialize a backbone from (empty: none)") \
+  F(std::string, bootstrapRanges, "", "layer index ranges loaded from it, e.g. \"0-8,10\"") \
+  F(bool, headPriorBias, false, "init the classifier bias to log class priors") \
+  F(double, detPriorPi, 0.01, "detector objectness prior probability for the head bias") \
+  F(bool, useDiouBox, false, "DIoU box regression loss for detectors") \
+  F(DoubleList, anchors, {}, "detector anchors as w,h pairs in pixels") \
+  F(DoubleList, fpnScales, {}, "FPN level strides used by the detector") \
+  F(double, fpnAffineScale, 0.5, "detector affine augment: max scale change") \
+  F(double, fpnAffineTranslate, 0.1, "detector affine augment: max translation fraction") \
+  F(double, fpnAffineProb, 0.0, "detector affine augment probability (0: off)") \
+  F(double, fpnAffineWhThrPx, 2.0, "drop boxes narrower than this after affine (pixels)") \
+  F(double, fpnAffineAreaThr, 0.1, "drop boxes keeping less than this area fraction") \
+  F(DoubleList, yoloClsWeights, {}, "per-class weights in the YOLO class loss") \
+  F(double, yoloClsFocalGamma, 0.0, "focal exponent in the YOLO class loss (0: plain CE)")
+// clang-format on
+
+#define NS_TRAIN_DECL_(T, n, d, doc) T n = d;
+struct TrainConfig {
+  NETSPEC_TRAIN_FIELDS(NS_TRAIN_DECL_)
+  bool operator==(const TrainConfig&) const = default;
+  // v(name, member, meaning) for every field in declaration order.
+  template <class V>
+  void visit(V&& v) {
+#define NS_TRAIN_VISIT_(T, n, d, doc) v(#n, n, doc);
+    NETSPEC_TRAIN_FIELDS(NS_TRAIN_VISIT_)
+  }
+  template <class V>
+  void visit(V&& v) const {
+    NETSPEC_TRAIN_FIELDS(NS_TRAIN_VISIT_)
+#undef NS_TRAIN_VISIT_
+  }
+};
+#undef NS_TRAIN_DECL_
+
+// Range checks: `[train] learningRate must be > 0 (got -1)`. Throws netspec::Error.
+void validate(const TrainConfig& c);
+
+}  // namespace netspec

@@ -1,0 +1,42 @@
+// Zoo lookup (see zoo.h).
+#include "spec/zoo.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "core/error.h"
+
+#ifndef NETSPEC_MODELS_DIR
+#define NETSPEC_MODELS_DIR "models"
+#endif
+
+namespace netspec {
+namespace fs = std::filesystem;
+
+std::string zoo_dir() {
+  if (const char* env = std::getenv("NETSPEC_MODELS_DIR"); env && *env) return env;
+  if (fs::is_directory(NETSPEC_MODELS_DIR)) return NETSPEC_MODELS_DIR;
+  return "models";
+}
+
+std::vector<std::string> zoo_names() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(zoo_dir(), ec))
+    if (e.path().extension() == ".json") out.push_back(e.path().stem().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+SpecFile resolve_net(const std::string& name) {
+  if (name.size() > 5 && name.ends_with(".json")) return load_spec_file(name);
+  fs::path p = fs::path(zoo_dir()) / (name + ".json");
+  if (fs::exists(p)) return load_spec_file(p.string());
+  std::string all;
+  for (const auto& n : zoo_names()) all += (all.empty() ? "" : ", ") + n;
+  fail("net", "unknown net '{}' (expected a .json file or one of {})", name,
+       all.empty() ? "<zoo is empty>" : all);
+}
+
+}  // namespace netspec

@@ -1,0 +1,18 @@
+// The bundled model zoo: spec files under models/ (NAME.json). resolve_net() accepts a zoo name
+// or a path to a .json file. The zoo directory is $NETSPEC_MODELS_DIR if set, else the source
+// tree's models/ (compiled in), else ./models.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "spec/spec_json.h"
+
+namespace netspec {
+
+std::string zoo_dir();
+// Sorted zoo net names (file stems).
+std::vector<std::string> zoo_names();
+// A zoo name ("resnet18") or a path ending in .json. Throws Error listing the zoo on a miss.
+SpecFile resolve_net(const std::string& name_or_path);
+
+}  // namespace netspec
