@@ -647,6 +647,19 @@ std::unique_ptr<Module> Parser::parse_module() {
   Lexer::State end = lex_.save();
   for (const auto& fb : bodies) parse_func_body(fb);
   lex_.restore(end);
+  // Calls are checked here (not only by verify_module) so the error points at the call.
+  for (const auto& f : m->funcs)
+    walk(*f->body, [&](const Op& op) {
+      if (op.kind != OpKind::kCall) return;
+      auto* c = op.attrs.get_if<SymbolRef>("callee");
+      if (!c) error(op.loc, "func.call without a callee");
+      Func* callee = m->find(c->name);
+      if (!callee) error(op.loc, fmt::format("call to unknown function '@{}'", c->name));
+      if (callee->arg_types() != op.operand_types() || callee->result_types != op.result_types())
+        error(op.loc, fmt::format("call to '@{}' does not match its signature (got ({}) -> ({}), expected ({}) -> ({}))",
+                                  c->name, types_str(op.operand_types()), types_str(op.result_types()),
+                                  types_str(callee->arg_types()), types_str(callee->result_types)));
+    });
   try {
     verify_module(*m);
   } catch (const ParseError&) {
