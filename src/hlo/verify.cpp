@@ -197,20 +197,26 @@ class ModuleVerifier {
   void run() {
     std::set<std::string> names;
     for (const auto& f : m_.funcs) {
+      loc_ = f->loc;
       if (!names.insert(f->name).second) fail("verify", "duplicate function name '@{}'", f->name);
     }
     for (const auto& f : m_.funcs) verify_func(*f);
   }
 
+  Location loc_;  // of the op (or function) being checked, for VerifyError
+
  private:
   void verify_func(const Func& f) {
+    loc_ = f.loc;
     visible_.clear();
     where_ = "@" + f.name;
     const Block& body = *f.body;
     Op* term = body.terminator();
+    if (term) loc_ = term->loc;
     if (!term || term->kind != OpKind::kFuncReturn)
       fail(where_, "function body must end with func.return");
     verify_block(body);
+    loc_ = term->loc;
     auto got = term->operand_types();
     if (got != f.result_types)
       fail(where_, "func.return types differ from the function's result types (got ({}), "
@@ -225,6 +231,7 @@ class ModuleVerifier {
     }
     for (size_t i = 0; i < b.ops.size(); ++i) {
       const Op& op = *b.ops[i];
+      loc_ = op.loc;
       bool last = i + 1 == b.ops.size();
       bool is_term = op.kind == OpKind::kReturn || op.kind == OpKind::kFuncReturn;
       if (is_term && !last)
@@ -247,6 +254,7 @@ class ModuleVerifier {
           fail(where_, "[{}] region must end with stablehlo.return", op_mnemonic(op.kind));
         verify_block(*r);
       }
+      loc_ = op.loc;
       if (op.kind == OpKind::kCall) verify_call(op);
       std::vector<Type> stated = op.result_types();
       for (size_t k = 0; k < op.results.size(); ++k)
@@ -284,13 +292,34 @@ class ModuleVerifier {
 }  // namespace
 
 std::vector<Type> infer_result_types(const Op& op, const std::vector<Type>& given) {
+  std::string_view mnem = op_mnemonic(op.kind);
   for (size_t i = 0; i < op.operands.size(); ++i)
-    if (!op.operands[i]) fail(op_mnemonic(op.kind), "operand #{} is null", i);
+    if (!op.operands[i]) fail(mnem, "operand #{} is null", i);
+  for (const auto& t : given)
+    if (t.is_tensor())
+      for (int64_t d : t.shape())
+        if (d < 0) fail(mnem, "result type has a negative dimension (got {})", t.str());
   InferRule rule = rule_table()[static_cast<size_t>(op.kind)];
-  if (!rule) fail(op_mnemonic(op.kind), "no type rule registered");
-  return rule(op, given);
+  if (!rule) fail(mnem, "no type rule registered");
+  try {
+    return rule(op, given);
+  } catch (const Error& e) {
+    // Attrs getters report `[attrs] missing attribute 'x'`; name the op instead.
+    std::string_view msg = e.what();
+    if (msg.rfind("[attrs] ", 0) == 0) fail(mnem, "{}", msg.substr(8));
+    throw;
+  }
 }
 
-void verify_module(const Module& m) { ModuleVerifier(m).run(); }
+void verify_module(const Module& m) {
+  ModuleVerifier v(m);
+  try {
+    v.run();
+  } catch (const VerifyError&) {
+    throw;
+  } catch (const Error& e) {
+    throw VerifyError(e.what(), v.loc_);
+  }
+}
 
 }  // namespace netspec::hlo

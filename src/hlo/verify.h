@@ -15,8 +15,20 @@ namespace netspec::hlo {
 // when the result element type differs). When `given` is non-empty it must match the rule.
 std::vector<Type> infer_result_types(const Op& op, const std::vector<Type>& given);
 
+// Thrown by verify_module: an Error that also carries the offending op's (or function's)
+// source location (line 0 when unknown), so a parser can report `file:line:col`.
+class VerifyError : public Error {
+ public:
+  VerifyError(const std::string& msg, Location loc) : Error(msg), loc_(loc) {}
+  Location location() const { return loc_; }
+
+ private:
+  Location loc_;
+};
+
 // Whole-module check: every op's rule, operands defined before use (SSA dominance, regions
 // see enclosing values), terminators and their types, func.call signatures, unique names.
+// Throws VerifyError.
 void verify_module(const Module& m);
 
 // Rule table plumbing (used by verify_*.cpp).

@@ -551,3 +551,48 @@ TEST(VerifyModule, ReturnKindsInTheirPlace) {
 
 }  // namespace
 }  // namespace netspec::hlo
+
+namespace netspec::hlo {
+namespace {
+
+TEST(VerifyModule, ErrorCarriesOpLocation) {
+  Module m;
+  Func* f = m.add_func("main", {Type::tensor(DType::kF32, {2})});
+  Builder b(f->body.get());
+  b.set_location(Location{7, 3});
+  Value* n = b.negate(f->arg(0));
+  b.set_location(Location{8, 3});
+  b.func_return({n});
+  n->type = Type::tensor(DType::kF32, {5});
+  f->result_types = {n->type};
+  try {
+    verify_module(m);
+    ADD_FAILURE() << "no error";
+  } catch (const VerifyError& e) {
+    EXPECT_EQ(e.location().line, 7);
+    EXPECT_EQ(e.location().col, 3);
+    EXPECT_NE(std::string(e.what()).find("[negate]"), std::string::npos);
+  }
+}
+
+TEST(Verify, MissingAttributeNamesTheOp) {
+  Module m;
+  Func* f = m.add_func("main", {Type::tensor(DType::kF32, {2, 3})});
+  Builder b(f->body.get());
+  try {
+    b.create(OpKind::kTranspose, {f->arg(0)});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "[transpose] missing attribute 'permutation'");
+  }
+  try {
+    b.create(OpKind::kReshape, {f->arg(0)}, {}, {Type::tensor(DType::kF32, {-1, 6})});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("[reshape] result type has a negative dimension"),
+              std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace netspec::hlo
