@@ -1,1 +1,530 @@
+// The cpu executor: plans each function once (see cpu_backend.h), then runs the plan with one
+// arena per replica state. Steady-state runs allocate only the function results (and whatever
+// ref fallback kernels allocate).
+#include "exec/cpu/cpu_backend.h"
+
+#include <malloc.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
 #include "exec/backend.h"
+#include "exec/cpu/kernels.h"
+#include "exec/ref/interpreter.h"
+
+namespace netspec::exec::cpu {
+namespace {
+
+using hlo::OpKind;
+
+const Compiler* compiler_table() {
+  static const std::array<Compiler, hlo::kNumOpKinds> table = [] {
+    std::array<Compiler, hlo::kNumOpKinds> t{};
+    register_elementwise(t.data());
+    register_shape(t.data());
+    register_reduce(t.data());
+    register_dot(t.data());
+    register_conv(t.data());
+    return t;
+  }();
+  return table.data();
+}
+
+constexpr size_t kAlign = 64;
+size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+enum class Src : uint8_t { kArg, kConst, kBuffer, kDynamic, kView, kTuple };
+
+struct ValInfo {
+  Src src = Src::kDynamic;
+  hlo::Type type;
+  int arg = -1;
+  Tensor constant;
+  int buffer = -1;
+  int view_of = -1;
+  std::vector<int> tuple_elems;
+  int last_use = -1;
+};
+
+struct Buffer {
+  size_t bytes = 0;
+  int start = 0, end = 0;
+  bool fresh = false;   // allocated per run (holds a function result)
+  size_t offset = 0;    // in the arena
+};
+
+enum class StepKind : uint8_t { kFast, kView, kRef };
+
+struct Step {
+  const hlo::Op* op = nullptr;
+  StepKind kind = StepKind::kRef;
+  Compiled compiled;
+  ref::Kernel ref_kernel = nullptr;
+  std::vector<int> ins, outs;
+  int scratch = -1;             // buffer id
+  std::vector<int> release;     // non-arena values whose last use is this step
+};
+
+struct Plan {
+  const hlo::Func* func = nullptr;
+  std::vector<ValInfo> vals;
+  std::unordered_map<const hlo::Value*, int> ids;
+  std::vector<Step> steps;
+  std::vector<Buffer> buffers;
+  size_t arena_bytes = 0;
+  std::vector<int> results;
+  bool whole_on_ref = false;
+  PlanStats stats;
+};
+
+size_t type_bytes(const hlo::Type& t) { return static_cast<size_t>(t.numel()) * dtype_size(t.dtype()); }
+
+// First-fit offsets for arena buffers, largest first; buffers whose [start, end] intervals
+// overlap never share bytes.
+size_t assign_offsets(std::vector<Buffer>& bufs) {
+  std::vector<int> order;
+  for (size_t i = 0; i < bufs.size(); ++i)
+    if (!bufs[i].fresh && bufs[i].bytes > 0) order.push_back(static_cast<int>(i));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return bufs[a].bytes > bufs[b].bytes; });
+  std::vector<int> placed;
+  size_t total = 0;
+  for (int b : order) {
+    Buffer& B = bufs[b];
+    std::vector<std::pair<size_t, size_t>> busy;  // [offset, offset + size)
+    for (int p : placed) {
+      const Buffer& P = bufs[p];
+      if (P.start <= B.end && B.start <= P.end) busy.push_back({P.offset, P.offset + align_up(P.bytes)});
+    }
+    std::sort(busy.begin(), busy.end());
+    size_t off = 0, need = align_up(B.bytes);
+    for (auto [lo, hi] : busy) {
+      if (off + need <= lo) break;
+      off = std::max(off, hi);
+    }
+    B.offset = off;
+    total = std::max(total, off + need);
+    placed.push_back(b);
+  }
+  return total;
+}
+
+std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
+  auto plan = std::make_unique<Plan>();
+  Plan& P = *plan;
+  P.func = &f;
+  auto new_val = [&](const hlo::Value* v) {
+    int id = static_cast<int>(P.vals.size());
+    P.vals.push_back({});
+    P.vals.back().type = v->type;
+    P.ids[v] = id;
+    return id;
+  };
+  for (size_t i = 0; i < f.num_args(); ++i) {
+    int id = new_val(f.arg(i));
+    P.vals[id].src = Src::kArg;
+    P.vals[id].arg = static_cast<int>(i);
+  }
+  const Compiler* table = compiler_table();
+  auto id_of = [&](const hlo::Value* v) -> int {
+    auto it = P.ids.find(v);
+    return it == P.ids.end() ? -1 : it->second;
+  };
+  for (const auto& up : f.body->ops) {
+    const hlo::Op& op = *up;
+    if (op.kind == OpKind::kFuncReturn || op.kind == OpKind::kReturn) {
+      for (auto* v : op.operands) {
+        int id = id_of(v);
+        if (id < 0 || P.vals[id].src == Src::kTuple) P.whole_on_ref = true;
+        P.results.push_back(id);
+      }
+      break;
+    }
+    if (op.kind == OpKind::kTuple) {
+      int id = new_val(op.result());
+      P.vals[id].src = Src::kTuple;
+      for (auto* v : op.operands) P.vals[id].tuple_elems.push_back(id_of(v));
+      continue;
+    }
+    if (op.kind == OpKind::kGetTupleElement) {
+      int t = id_of(op.operand(0));
+      int64_t idx = op.attrs.get_int_or("index", -1);
+      if (t < 0 || P.vals[t].src != Src::kTuple || idx < 0 ||
+          idx >= static_cast<int64_t>(P.vals[t].tuple_elems.size())) {
+        P.whole_on_ref = true;
+        break;
+      }
+      P.ids[op.result()] = P.vals[t].tuple_elems[static_cast<size_t>(idx)];
+      continue;
+    }
+    Step st;
+    st.op = &op;
+    bool tensors_only = true;
+    for (auto* v : op.operands) {
+      int id = id_of(v);
+      if (id < 0 || P.vals[id].src == Src::kTuple) tensors_only = false;
+      st.ins.push_back(id);
+    }
+    for (const auto& r : op.results)
+      if (!r->type.is_tensor()) tensors_only = false;
+    if (!tensors_only && op.kind != OpKind::kAllReduce) {
+      P.whole_on_ref = true;
+      break;
+    }
+    for (const auto& r : op.results) st.outs.push_back(new_val(r.get()));
+    // Ops without operands or regions (constant, iota) are evaluated once, here.
+    if ((op.kind == OpKind::kConstant || op.kind == OpKind::kIota) && ref::kernel_for(op.kind)) {
+      ref::RunContext ctx;
+      std::vector<Tensor> out = ref::kernel_for(op.kind)(op, {}, ctx);
+      P.vals[st.outs[0]].src = Src::kConst;
+      P.vals[st.outs[0]].constant = std::move(out.at(0));
+      continue;
+    }
+    std::optional<Compiled> c;
+    if (Compiler comp = table[static_cast<size_t>(op.kind)]; comp && all_tensors(op)) c = comp(op);
+    if (c) {
+      st.kind = c->view ? StepKind::kView : StepKind::kFast;
+      st.compiled = std::move(*c);
+    } else {
+      st.kind = StepKind::kRef;
+      st.ref_kernel = ref::kernel_for(op.kind);
+    }
+    P.steps.push_back(std::move(st));
+  }
+  if (P.whole_on_ref) {
+    P.stats.whole_function_on_ref = true;
+    return plan;
+  }
+  // Liveness: last step that reads each value (uses inside regions count for the owning step).
+  const int n_steps = static_cast<int>(P.steps.size());
+  for (int s = 0; s < n_steps; ++s) {
+    Step& st = P.steps[static_cast<size_t>(s)];
+    auto use = [&](int id) {
+      if (id < 0) return;
+      P.vals[id].last_use = std::max(P.vals[id].last_use, s);
+      for (int e : P.vals[id].tuple_elems) P.vals[e].last_use = std::max(P.vals[e].last_use, s);
+    };
+    for (int id : st.ins) use(id);
+    for (const auto& r : st.op->regions)
+      hlo::walk(*r, [&](const hlo::Op& inner) {
+        for (auto* v : inner.operands) use(id_of(v));
+      });
+  }
+  for (int id : P.results) P.vals[id].last_use = n_steps;
+  // Buffers, with in-place reuse of a dying operand's buffer for pointwise kernels.
+  for (int s = 0; s < n_steps; ++s) {
+    Step& st = P.steps[static_cast<size_t>(s)];
+    ++P.stats.steps;
+    if (st.kind == StepKind::kRef) {
+      ++P.stats.ref_steps;
+      std::string name(op_mnemonic(st.op->kind));
+      if (P.stats.fallback_ops.find(name) == std::string::npos)
+        P.stats.fallback_ops += (P.stats.fallback_ops.empty() ? "" : ",") + name;
+      continue;  // results are kDynamic
+    }
+    ++P.stats.fast_steps;
+    if (st.kind == StepKind::kView) {
+      int r = st.outs[0], src = st.ins[0];
+      P.vals[r].src = Src::kView;
+      P.vals[r].view_of = src;
+      ++P.stats.views;
+      if (P.vals[src].src == Src::kBuffer) {
+        P.vals[r].buffer = P.vals[src].buffer;  // keeps the buffer alive while the view is
+        Buffer& b = P.buffers[static_cast<size_t>(P.vals[src].buffer)];
+        b.end = std::max(b.end, std::max(P.vals[r].last_use, s));
+      }
+      continue;
+    }
+    std::vector<int> claimed;
+    for (int r : st.outs) {
+      ValInfo& R = P.vals[r];
+      R.src = Src::kBuffer;
+      size_t bytes = type_bytes(R.type);
+      P.stats.value_bytes += bytes;
+      int end = std::max(R.last_use, s);
+      if (st.compiled.pointwise && bytes > 0) {
+        for (int o : st.ins) {
+          const ValInfo& O = P.vals[o];
+          bool owns = O.src == Src::kBuffer || (O.src == Src::kView && O.buffer >= 0);
+          if (!owns || type_bytes(O.type) != bytes) continue;
+          Buffer& b = P.buffers[static_cast<size_t>(O.buffer)];
+          if (b.end != s || std::count(claimed.begin(), claimed.end(), O.buffer)) continue;
+          R.buffer = O.buffer;
+          b.end = end;
+          claimed.push_back(O.buffer);
+          ++P.stats.inplace;
+          break;
+        }
+      }
+      if (R.buffer < 0) {
+        R.buffer = static_cast<int>(P.buffers.size());
+        P.buffers.push_back({bytes, s, end, bytes == 0, 0});
+      }
+    }
+    if (st.compiled.scratch_bytes > 0) {
+      st.scratch = static_cast<int>(P.buffers.size());
+      P.buffers.push_back({st.compiled.scratch_bytes, s, s, false, 0});
+    }
+  }
+  for (int id : P.results) {
+    int v = id;
+    while (P.vals[v].src == Src::kView) v = P.vals[v].view_of;
+    if (P.vals[v].src == Src::kBuffer) P.buffers[static_cast<size_t>(P.vals[v].buffer)].fresh = true;
+  }
+  // Non-arena values are dropped after their last use so their memory goes early.
+  for (size_t id = 0; id < P.vals.size(); ++id) {
+    const ValInfo& V = P.vals[id];
+    if ((V.src == Src::kDynamic || V.src == Src::kView) && V.last_use >= 0 && V.last_use < n_steps)
+      P.steps[static_cast<size_t>(V.last_use)].release.push_back(static_cast<int>(id));
+  }
+  P.arena_bytes = assign_offsets(P.buffers);
+  P.stats.arena_bytes = P.arena_bytes;
+  return plan;
+}
+
+// Per-replica run state: the arena and the value slots.
+struct State {
+  std::mutex mu;
+  std::shared_ptr<uint8_t[]> arena;
+  std::vector<Tensor> vals;
+  std::vector<Tensor> arena_views;  // prebuilt tensors over the arena, per value id
+};
+
+std::shared_ptr<uint8_t[]> aligned_storage(size_t bytes) {
+  void* p = std::aligned_alloc(kAlign, std::max(align_up(bytes), kAlign));
+  if (!p) throw std::bad_alloc();
+  return std::shared_ptr<uint8_t[]>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
+}
+
+void init_state(const Plan& P, State& S) {
+  S.arena = aligned_storage(P.arena_bytes);
+  S.vals.assign(P.vals.size(), Tensor());
+  S.arena_views.assign(P.vals.size(), Tensor());
+  for (size_t id = 0; id < P.vals.size(); ++id) {
+    const ValInfo& V = P.vals[id];
+    if (V.src != Src::kBuffer) continue;
+    const Buffer& b = P.buffers[static_cast<size_t>(V.buffer)];
+    if (b.fresh) continue;
+    S.arena_views[id] = Tensor::wrap(V.type.dtype(), V.type.shape(),
+                                     std::shared_ptr<uint8_t[]>(S.arena, S.arena.get() + b.offset));
+  }
+}
+
+// Lets region-carrying ref kernels (while, if, ...) read this plan's values.
+class PlanScope final : public ref::Scope {
+ public:
+  PlanScope(const Plan& p, const std::vector<Tensor>& vals) : p_(p), vals_(vals) {}
+  const Tensor* find_local(const hlo::Value* v) const override {
+    auto it = p_.ids.find(v);
+    if (it == p_.ids.end()) return nullptr;
+    const Tensor& t = vals_[static_cast<size_t>(it->second)];
+    return t.defined() ? &t : nullptr;
+  }
+
+ private:
+  const Plan& p_;
+  const std::vector<Tensor>& vals_;
+};
+
+std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>& inputs,
+                             ref::RunContext& ctx) {
+  if (P.whole_on_ref) return ref::run_func(*P.func, inputs, ctx);
+  check_inputs(*P.func, inputs);
+  if (!S.arena) init_state(P, S);
+  const uint8_t* arena_lo = S.arena.get();
+  const uint8_t* arena_hi = arena_lo + P.arena_bytes;
+  auto in_arena = [&](const Tensor& t) {
+    auto* p = static_cast<const uint8_t*>(t.raw());
+    return p && p >= arena_lo && p < arena_hi;
+  };
+  // Bind arguments, constants, arena tensors and fresh result storage.
+  std::vector<std::shared_ptr<uint8_t[]>> fresh(P.buffers.size());
+  for (size_t id = 0; id < P.vals.size(); ++id) {
+    const ValInfo& V = P.vals[id];
+    switch (V.src) {
+      case Src::kArg: S.vals[id] = inputs[static_cast<size_t>(V.arg)]; break;
+      case Src::kConst: S.vals[id] = V.constant; break;
+      case Src::kBuffer: {
+        const Buffer& b = P.buffers[static_cast<size_t>(V.buffer)];
+        if (!b.fresh) {
+          S.vals[id] = S.arena_views[id];
+        } else {
+          auto& store = fresh[static_cast<size_t>(V.buffer)];
+          if (!store) store = aligned_storage(b.bytes);
+          S.vals[id] = Tensor::wrap(V.type.dtype(), V.type.shape(), store);
+        }
+        break;
+      }
+      default: break;
+    }
+  }
+  std::vector<const Tensor*> ins;
+  std::vector<Tensor*> outs;
+  for (const Step& st : P.steps) {
+    switch (st.kind) {
+      case StepKind::kView: {
+        const Tensor& src = S.vals[static_cast<size_t>(st.ins[0])];
+        S.vals[static_cast<size_t>(st.outs[0])] =
+            src.reshaped(P.vals[static_cast<size_t>(st.outs[0])].type.shape());
+        break;
+      }
+      case StepKind::kFast: {
+        ins.clear();
+        outs.clear();
+        for (int id : st.ins) ins.push_back(&S.vals[static_cast<size_t>(id)]);
+        for (int id : st.outs) outs.push_back(&S.vals[static_cast<size_t>(id)]);
+        uint8_t* scratch =
+            st.scratch >= 0 ? S.arena.get() + P.buffers[static_cast<size_t>(st.scratch)].offset : nullptr;
+        st.compiled.run(RunArgs{ins.data(), outs.data(), scratch});
+        break;
+      }
+      case StepKind::kRef: {
+        if (!st.ref_kernel) fail("cpu", "no kernel for {}", st.op->name());
+        std::vector<Tensor> in_t;
+        in_t.reserve(st.ins.size());
+        for (int id : st.ins) in_t.push_back(S.vals[static_cast<size_t>(id)]);
+        PlanScope scope(P, S.vals);
+        const ref::Scope* saved = ctx.scope;
+        if (!st.op->regions.empty()) ctx.scope = &scope;
+        std::vector<Tensor> out_t;
+        try {
+          out_t = st.ref_kernel(*st.op, in_t, ctx);
+        } catch (...) {
+          ctx.scope = saved;
+          throw;
+        }
+        ctx.scope = saved;
+        if (out_t.size() != st.outs.size())
+          fail("cpu", "{} kernel returned {} result(s) (expected {})", st.op->name(), out_t.size(),
+               st.outs.size());
+        // A ref result that aliases an arena operand must not outlive that buffer's slot.
+        for (size_t i = 0; i < out_t.size(); ++i)
+          S.vals[static_cast<size_t>(st.outs[i])] = in_arena(out_t[i]) ? out_t[i].clone() : std::move(out_t[i]);
+        break;
+      }
+    }
+    for (int id : st.release) S.vals[static_cast<size_t>(id)] = Tensor();
+  }
+  std::vector<Tensor> results;
+  for (int id : P.results) {
+    const Tensor& t = S.vals[static_cast<size_t>(id)];
+    results.push_back(in_arena(t) ? t.clone() : t);
+  }
+  // Drop references to inputs and results so the caller owns them alone.
+  for (size_t id = 0; id < P.vals.size(); ++id)
+    if (P.vals[id].src != Src::kBuffer || P.buffers[static_cast<size_t>(P.vals[id].buffer)].fresh)
+      S.vals[id] = Tensor();
+  return results;
+}
+
+class CpuExecutable final : public Executable {
+ public:
+  explicit CpuExecutable(std::shared_ptr<const hlo::Module> m) : module_(std::move(m)) {}
+
+  std::vector<Tensor> run(std::string_view entry, const std::vector<Tensor>& inputs) override {
+    Entry& e = entry_for(entry);
+    State& s = state_for(e, 0);
+    std::lock_guard<std::mutex> lk(s.mu);
+    ref::RunContext ctx;
+    return run_plan(*e.plan, s, inputs, ctx);
+  }
+
+  std::vector<std::vector<Tensor>> run_replicated(std::string_view entry,
+                                                  const std::vector<std::vector<Tensor>>& inputs) override {
+    int n = static_cast<int>(inputs.size());
+    if (n == 0) fail("run", "run_replicated needs at least one replica (got 0)");
+    Entry& e = entry_for(entry);
+    for (int r = 0; r < n; ++r) state_for(e, r);
+    ReplicaComm comm(n);
+    std::vector<std::vector<Tensor>> out(static_cast<size_t>(n));
+    std::vector<std::exception_ptr> errs(static_cast<size_t>(n));
+    std::vector<std::thread> threads;
+    for (int r = 0; r < n; ++r) {
+      threads.emplace_back([&, r] {
+        try {
+          State& s = state_for(e, r);
+          std::lock_guard<std::mutex> lk(s.mu);
+          ref::RunContext ctx;
+          ctx.replica_id = r;
+          ctx.comm = &comm;
+          out[static_cast<size_t>(r)] = run_plan(*e.plan, s, inputs[static_cast<size_t>(r)], ctx);
+        } catch (...) {
+          errs[static_cast<size_t>(r)] = std::current_exception();
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (auto& err : errs)
+      if (err) std::rethrow_exception(err);
+    return out;
+  }
+
+ private:
+  struct Entry {
+    std::unique_ptr<Plan> plan;
+    std::map<int, std::unique_ptr<State>> states;
+  };
+
+  Entry& entry_for(std::string_view name) {
+    const hlo::Func* f = module_->entry(name);
+    std::lock_guard<std::mutex> lk(mu_);
+    auto& e = entries_[f];
+    if (!e.plan) e.plan = build_plan(*f);
+    return e;
+  }
+  State& state_for(Entry& e, int replica) {
+    std::lock_guard<std::mutex> lk(mu_);
+    auto& s = e.states[replica];
+    if (!s) s = std::make_unique<State>();
+    return *s;
+  }
+
+  std::shared_ptr<const hlo::Module> module_;
+  std::mutex mu_;
+  std::map<const hlo::Func*, Entry> entries_;
+};
+
+class CpuBackend final : public Backend {
+ public:
+  std::string name() const override { return "cpu"; }
+  std::unique_ptr<Executable> load(std::shared_ptr<const hlo::Module> module) override {
+    return std::make_unique<CpuExecutable>(std::move(module));
+  }
+};
+
+// glibc gives large freed blocks back to the OS (mmap threshold, trim), so a training loop that
+// frees and reallocates its results every step page-faults each time; keep them in the heap.
+void tune_malloc_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (std::getenv("NETSPEC_NO_MALLOPT")) return;
+    mallopt(M_MMAP_THRESHOLD, 512 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  });
+}
+
+}  // namespace
+
+PlanStats plan_stats(const hlo::Func& f) { return build_plan(f)->stats; }
+
+bool all_tensors(const hlo::Op& op) {
+  for (auto* v : op.operands)
+    if (!v->type.is_tensor()) return false;
+  for (const auto& r : op.results)
+    if (!r->type.is_tensor()) return false;
+  return true;
+}
+
+}  // namespace netspec::exec::cpu
+
+namespace netspec::exec {
+std::unique_ptr<Backend> make_cpu_backend() {
+  cpu::tune_malloc_once();
+  return std::make_unique<cpu::CpuBackend>();
+}
+}  // namespace netspec::exec

@@ -1,0 +1,271 @@
+// convolution on oneDNN. StableHLO dimension numbers become strided memory descriptors over the
+// user tensors (any NCHW/NHWC/OIHW/HWIO layout, no transposes of our own); the primitive picks
+// its preferred (blocked) layouts and reorders run in plan-arena scratch. Plain convolutions
+// (lhs_dilation 1) map to convolution_forward with asymmetric padding, dilation = rhs_dilation-1
+// and groups = feature_group_count. Transposed convolutions (lhs_dilation > 1, unit window
+// strides: what the input-gradient VJP emits) map to convolution_backward_data of the forward
+// convolution with stride = lhs_dilation, the kernel spatially flipped and its feature dims
+// swapped, padding_l = (K-1)*r - pad_lo. Everything else (batch_group_count > 1, window
+// reversal, negative padding, f64, ...) runs on the ref kernel.
+#include <algorithm>
+
+#include "exec/cpu/dnnl_util.h"
+#include "exec/cpu/kernels.h"
+
+namespace netspec::exec::cpu {
+namespace {
+
+using hlo::I64s;
+using dt = dnnl::memory::data_type;
+using dims_t = dnnl::memory::dims;
+
+I64s i64s_attr(const hlo::Op& op, const std::string& name) {
+  if (auto* p = op.attrs.get_if<I64s>(name)) return *p;
+  if (auto* d = op.attrs.get_if<hlo::DenseAttr>(name)) {
+    I64s v;
+    for (int64_t i = 0; i < d->value.numel(); ++i) v.push_back(d->value.as_int64(i));
+    return v;
+  }
+  return {};
+}
+
+size_t al(size_t n) { return (n + 63) / 64 * 64; }
+
+// Memory desc over a row-major tensor of `shape` whose oneDNN dims are the tensor dims `order`.
+dnnl::memory::desc user_md(const Shape& shape, const std::vector<int64_t>& order) {
+  std::vector<int64_t> rs = row_major_strides(shape);
+  dims_t d, s;
+  for (int64_t o : order) {
+    d.push_back(shape[static_cast<size_t>(o)]);
+    s.push_back(rs[static_cast<size_t>(o)]);
+  }
+  return dnnl::memory::desc(d, dt::f32, s);
+}
+
+// A reorder from `from` into `to` (nullptr when the descs are equal).
+std::shared_ptr<dnnl::reorder> make_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+  if (from == to) return nullptr;
+  return std::make_shared<dnnl::reorder>(dnnl::reorder::primitive_desc(dnnl_engine(), from, dnnl_engine(), to));
+}
+
+void run_reorder(const std::shared_ptr<dnnl::reorder>& r, const dnnl::memory::desc& from, const void* src,
+                 const dnnl::memory::desc& to, void* dst) {
+  auto& eng = dnnl_engine();
+  dnnl::memory a(from, eng, const_cast<void*>(src)), b(to, eng, dst);
+  r->execute(dnnl_stream(), a, b);
+}
+
+struct ConvGeom {
+  hlo::ConvDims d;
+  size_t ns = 0;  // spatial rank
+  I64s strides, lhs_dil, rhs_dil;
+  std::vector<int64_t> pad_lo, pad_hi;
+  int64_t groups = 1;
+};
+
+// A tensor operand prepared for a primitive: the user desc, the primitive's desc, the reorder
+// between them and its scratch offset.
+struct Side {
+  dnnl::memory::desc user, prim;
+  std::shared_ptr<dnnl::reorder> reorder;
+  size_t offset = 0;
+};
+
+std::optional<Compiled> compile_conv(const hlo::Op& op) {
+  if (op.operands.size() != 2) return std::nullopt;
+  auto* cd = op.attrs.get_if<hlo::ConvDims>("dimension_numbers");
+  if (!cd) return std::nullopt;
+  for (size_t i = 0; i < 2; ++i)
+    if (op.operand_type(i).dtype() != DType::kF32) return std::nullopt;
+  if (op.result(0)->type.dtype() != DType::kF32) return std::nullopt;
+  if (op.operand_type(0).numel() == 0 || op.operand_type(1).numel() == 0 || op.result(0)->type.numel() == 0)
+    return std::nullopt;
+  ConvGeom g;
+  g.d = *cd;
+  g.ns = cd->input_spatial.size();
+  if (g.ns < 1 || g.ns > 3) return std::nullopt;
+  if (op.attrs.get_int_or("batch_group_count", 1) != 1) return std::nullopt;
+  g.groups = op.attrs.get_int_or("feature_group_count", 1);
+  for (auto* name : {"window_reversal"}) {
+    if (auto* wr = op.attrs.get_if<std::vector<bool>>(name))
+      for (bool b : *wr)
+        if (b) return std::nullopt;
+    if (auto* wr = op.attrs.get_if<hlo::DenseAttr>(name))
+      for (int64_t i = 0; i < wr->value.numel(); ++i)
+        if (wr->value.as_int64(i)) return std::nullopt;
+  }
+  auto get = [&](const char* name) {
+    I64s v = i64s_attr(op, name);
+    if (v.empty()) v.assign(g.ns, 1);
+    return v;
+  };
+  g.strides = get("window_strides");
+  g.lhs_dil = get("lhs_dilation");
+  g.rhs_dil = get("rhs_dilation");
+  I64s pad = i64s_attr(op, "padding");
+  g.pad_lo.assign(g.ns, 0);
+  g.pad_hi.assign(g.ns, 0);
+  if (!pad.empty()) {
+    if (pad.size() != 2 * g.ns) return std::nullopt;
+    for (size_t i = 0; i < g.ns; ++i) g.pad_lo[i] = pad[2 * i], g.pad_hi[i] = pad[2 * i + 1];
+  }
+  if (g.strides.size() != g.ns || g.lhs_dil.size() != g.ns || g.rhs_dil.size() != g.ns) return std::nullopt;
+  const Shape& xs = op.operand_type(0).shape();
+  const Shape& ws = op.operand_type(1).shape();
+  const Shape& ys = op.result(0)->type.shape();
+  const int64_t G = g.groups;
+  const int64_t O = ws[static_cast<size_t>(cd->kernel_output_feature)];
+  const int64_t KI = ws[static_cast<size_t>(cd->kernel_input_feature)];
+  if (G < 1 || O % G != 0) return std::nullopt;
+  bool transposed = std::any_of(g.lhs_dil.begin(), g.lhs_dil.end(), [](int64_t v) { return v != 1; });
+  for (size_t i = 0; i < g.ns; ++i)
+    if (g.rhs_dil[i] < 1 || g.strides[i] < 1 || g.lhs_dil[i] < 1) return std::nullopt;
+
+  std::vector<int64_t> x_order{cd->input_batch, cd->input_feature}, y_order{cd->output_batch, cd->output_feature};
+  for (int64_t s : cd->input_spatial) x_order.push_back(s);
+  for (int64_t s : cd->output_spatial) y_order.push_back(s);
+  dnnl::memory::desc x_user = user_md(xs, x_order), y_user = user_md(ys, y_order);
+  std::vector<int64_t> wrs = row_major_strides(ws);
+  const int64_t s_o = wrs[static_cast<size_t>(cd->kernel_output_feature)];
+  const int64_t s_i = wrs[static_cast<size_t>(cd->kernel_input_feature)];
+  dims_t ksz, kst;
+  for (int64_t s : cd->kernel_spatial) {
+    ksz.push_back(ws[static_cast<size_t>(s)]);
+    kst.push_back(wrs[static_cast<size_t>(s)]);
+  }
+  dims_t dil;
+  for (int64_t r : g.rhs_dil) dil.push_back(r - 1);
+  auto any_md = [](const dims_t& d) { return dnnl::memory::desc(d, dt::f32, dnnl::memory::format_tag::any); };
+  auto attr = dnnl_user_scratchpad_attr();
+  auto& eng = dnnl_engine();
+  Compiled c;
+
+  if (!transposed) {
+    for (size_t i = 0; i < g.ns; ++i)
+      if (g.pad_lo[i] < 0 || g.pad_hi[i] < 0) return std::nullopt;
+    // Weights: (O, I, K...) or grouped (G, O/G, I, K...).
+    dims_t wd, wst;
+    if (G > 1) wd = {G, O / G, KI}, wst = {s_o * (O / G), s_o, s_i};
+    else wd = {O, KI}, wst = {s_o, s_i};
+    wd.insert(wd.end(), ksz.begin(), ksz.end());
+    wst.insert(wst.end(), kst.begin(), kst.end());
+    dnnl::memory::desc w_user(wd, dt::f32, wst);
+    dims_t st(g.strides.begin(), g.strides.end()), pl(g.pad_lo.begin(), g.pad_lo.end()),
+        pr(g.pad_hi.begin(), g.pad_hi.end());
+    dnnl::convolution_forward::primitive_desc pd;
+    try {
+      dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                           any_md(x_user.dims()), any_md(wd), any_md(y_user.dims()), st, dil, pl, pr);
+      pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
+    } catch (const dnnl::error&) {
+      return std::nullopt;
+    }
+    Side xs_{x_user, pd.src_desc(), make_reorder(x_user, pd.src_desc())};
+    Side ws_{w_user, pd.weights_desc(), make_reorder(w_user, pd.weights_desc())};
+    Side ys_{y_user, pd.dst_desc(), make_reorder(pd.dst_desc(), y_user)};
+    size_t off = 0;
+    for (Side* s : {&xs_, &ws_, &ys_}) {
+      s->offset = off;
+      if (s->reorder) off += al(s->prim.get_size());
+    }
+    size_t pad_off = off, pad_bytes = pd.scratchpad_desc().get_size();
+    c.scratch_bytes = off + pad_bytes;
+    auto prim = std::make_shared<dnnl::convolution_forward>(pd);
+    auto pad_md = pd.scratchpad_desc();
+    c.run = [=](const RunArgs& a) {
+      auto& e = dnnl_engine();
+      const void* xp = a.in[0]->raw();
+      const void* wp = a.in[1]->raw();
+      void* yp = a.out[0]->raw();
+      if (xs_.reorder) run_reorder(xs_.reorder, xs_.user, xp, xs_.prim, a.scratch + xs_.offset), xp = a.scratch + xs_.offset;
+      if (ws_.reorder) run_reorder(ws_.reorder, ws_.user, wp, ws_.prim, a.scratch + ws_.offset), wp = a.scratch + ws_.offset;
+      void* yi = ys_.reorder ? a.scratch + ys_.offset : yp;
+      std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(xs_.prim, e, const_cast<void*>(xp))},
+                                                 {DNNL_ARG_WEIGHTS, dnnl::memory(ws_.prim, e, const_cast<void*>(wp))},
+                                                 {DNNL_ARG_DST, dnnl::memory(ys_.prim, e, yi)}};
+      if (pad_bytes) args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(pad_md, e, a.scratch + pad_off)});
+      prim->execute(dnnl_stream(), args);
+      if (ys_.reorder) run_reorder(ys_.reorder, ys_.prim, yi, ys_.user, yp);
+      dnnl_stream().wait();
+    };
+    return c;
+  }
+
+  // Transposed: y = backward_data(x) of a forward conv from y-shaped src to x-shaped dst.
+  for (size_t i = 0; i < g.ns; ++i)
+    if (g.strides[i] != 1) return std::nullopt;
+  const int64_t Cx = xs[static_cast<size_t>(cd->input_feature)];
+  if (Cx != KI * G) return std::nullopt;
+  dims_t st, pl, pr;
+  for (size_t i = 0; i < g.ns; ++i) {
+    int64_t K = ksz[i], r = g.rhs_dil[i], d = g.lhs_dil[i];
+    int64_t sx = xs[static_cast<size_t>(cd->input_spatial[i])], sy = ys[static_cast<size_t>(cd->output_spatial[i])];
+    int64_t l = (K - 1) * r - g.pad_lo[i];
+    int64_t rr = (sx - 1) * d + (K - 1) * r + 1 - sy - l;
+    if (l < 0 || rr < 0) return std::nullopt;
+    st.push_back(d);
+    pl.push_back(l);
+    pr.push_back(rr);
+  }
+  // Forward weights W'[g, a, b, k] = rhs[kif = a, kof = g*(O/G) + b, K-1-k], dense in scratch.
+  dims_t wd = {G, KI, O / G};
+  wd.insert(wd.end(), ksz.begin(), ksz.end());
+  std::vector<int64_t> flip_dims(wd.begin(), wd.end()), flip_st{s_o * (O / G), s_i, s_o};
+  int64_t flip_base = 0;
+  for (size_t i = 0; i < g.ns; ++i) {
+    flip_st.push_back(-kst[i]);
+    flip_base += (ksz[i] - 1) * kst[i];
+  }
+  dims_t wd_prim = G > 1 ? wd : dims_t(wd.begin() + 1, wd.end());
+  std::vector<int64_t> wdp_rs = row_major_strides(std::vector<int64_t>(wd_prim.begin(), wd_prim.end()));
+  dnnl::memory::desc w_dense(wd_prim, dt::f32, dims_t(wdp_rs.begin(), wdp_rs.end()));
+  dnnl::convolution_backward_data::primitive_desc pd;
+  try {
+    dnnl::convolution_forward::desc fdesc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
+                                          any_md(y_user.dims()), any_md(wd_prim), any_md(x_user.dims()), st, dil, pl, pr);
+    dnnl::convolution_forward::primitive_desc fpd(fdesc, eng);
+    dnnl::convolution_backward_data::desc bdesc(dnnl::algorithm::convolution_direct, any_md(y_user.dims()),
+                                                any_md(wd_prim), any_md(x_user.dims()), st, dil, pl, pr);
+    pd = dnnl::convolution_backward_data::primitive_desc(bdesc, attr, eng, fpd);
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+  Side xs_{x_user, pd.diff_dst_desc(), make_reorder(x_user, pd.diff_dst_desc())};
+  Side ws_{w_dense, pd.weights_desc(), make_reorder(w_dense, pd.weights_desc())};
+  Side ys_{y_user, pd.diff_src_desc(), make_reorder(pd.diff_src_desc(), y_user)};
+  size_t flip_bytes = al(static_cast<size_t>(num_elements(std::vector<int64_t>(wd.begin(), wd.end()))) * 4);
+  size_t off = flip_bytes;
+  for (Side* s : {&xs_, &ws_, &ys_}) {
+    s->offset = off;
+    if (s->reorder) off += al(s->prim.get_size());
+  }
+  size_t pad_off = off, pad_bytes = pd.scratchpad_desc().get_size();
+  c.scratch_bytes = off + pad_bytes;
+  auto prim = std::make_shared<dnnl::convolution_backward_data>(pd);
+  auto pad_md = pd.scratchpad_desc();
+  c.run = [=](const RunArgs& a) {
+    auto& e = dnnl_engine();
+    const float* w0 = a.in[1]->data<float>() + flip_base;
+    strided_copy(a.scratch, w0, flip_dims, flip_st, 4);
+    const void* xp = a.in[0]->raw();
+    const void* wp = a.scratch;
+    void* yp = a.out[0]->raw();
+    if (xs_.reorder) run_reorder(xs_.reorder, xs_.user, xp, xs_.prim, a.scratch + xs_.offset), xp = a.scratch + xs_.offset;
+    if (ws_.reorder) run_reorder(ws_.reorder, ws_.user, wp, ws_.prim, a.scratch + ws_.offset), wp = a.scratch + ws_.offset;
+    void* yi = ys_.reorder ? a.scratch + ys_.offset : yp;
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_DIFF_DST, dnnl::memory(xs_.prim, e, const_cast<void*>(xp))},
+                                               {DNNL_ARG_WEIGHTS, dnnl::memory(ws_.prim, e, const_cast<void*>(wp))},
+                                               {DNNL_ARG_DIFF_SRC, dnnl::memory(ys_.prim, e, yi)}};
+    if (pad_bytes) args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(pad_md, e, a.scratch + pad_off)});
+    prim->execute(dnnl_stream(), args);
+    if (ys_.reorder) run_reorder(ys_.reorder, ys_.prim, yi, ys_.user, yp);
+    dnnl_stream().wait();
+  };
+  return c;
+}
+
+}  // namespace
+
+void register_conv(Compiler* t) { t[static_cast<size_t>(hlo::OpKind::kConvolution)] = compile_conv; }
+
+}  // namespace netspec::exec::cpu

@@ -1,0 +1,28 @@
+// The cpu executor's planner, exposed for tests and benchmarks. A Plan is built once per
+// function: values get ids, ops become steps dispatched through a table indexed by OpKind (fast
+// kernel, view, or the ref kernel as fallback), and every fast result gets a buffer in one arena
+// whose offsets are reused once a buffer's last use has passed (elementwise ops run in place on
+// an operand that dies there). Function results live in fresh per-run storage.
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "hlo/ir.h"
+
+namespace netspec::exec::cpu {
+
+struct PlanStats {
+  size_t arena_bytes = 0;        // the arena one run needs
+  size_t value_bytes = 0;        // sum of all planned result sizes (what no reuse would need)
+  int steps = 0;                 // ops that run (constants/iota are folded at plan time)
+  int fast_steps = 0;            // steps on a cpu kernel
+  int ref_steps = 0;             // steps on a ref kernel (fallback)
+  int inplace = 0;               // results that share an operand's buffer
+  int views = 0;                 // reshapes without a copy
+  bool whole_function_on_ref = false;  // the planner gave the whole function to ref
+  std::string fallback_ops;      // mnemonics that use the ref kernel, comma separated
+};
+
+PlanStats plan_stats(const hlo::Func& f);
+
+}  // namespace netspec::exec::cpu

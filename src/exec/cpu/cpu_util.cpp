@@ -1,0 +1,111 @@
+// Shared helpers of the cpu kernels: a parallel strided copy (transpose, reverse, layout
+// changes) that tiles the plane of the two dims with unit strides when they differ.
+#include <algorithm>
+#include <cstring>
+
+#include "core/thread_pool.h"
+#include "exec/cpu/kernels.h"
+
+namespace netspec::exec::cpu {
+namespace {
+
+template <typename T>
+void copy_typed(T* dst, const T* src, const std::vector<int64_t>& dims,
+                const std::vector<int64_t>& sst) {
+  const int64_t r = static_cast<int64_t>(dims.size());
+  std::vector<int64_t> dst_st = row_major_strides(dims);
+  const int64_t inner = dims[static_cast<size_t>(r - 1)];
+  const int64_t inner_s = sst[static_cast<size_t>(r - 1)];
+  int64_t p = -1;  // another dim whose source stride is 1: tile (p, last) to keep both streams local
+  if (inner_s != 1 && r >= 2)
+    for (int64_t d = r - 2; d >= 0; --d)
+      if (sst[static_cast<size_t>(d)] == 1 && dims[static_cast<size_t>(d)] > 1) {
+        p = d;
+        break;
+      }
+  // Outer iteration space: every dim except the last (and p when tiling).
+  std::vector<int64_t> outer_dims;
+  std::vector<int64_t> outer_ids;
+  for (int64_t d = 0; d < r - 1; ++d)
+    if (d != p) {
+      outer_dims.push_back(dims[static_cast<size_t>(d)]);
+      outer_ids.push_back(d);
+    }
+  int64_t outer = num_elements(outer_dims);
+  const int64_t row_work = p >= 0 ? inner * dims[static_cast<size_t>(p)] : inner;
+  int64_t grain = std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(row_work, 1));
+  parallel_for(outer, grain, [&](int64_t b, int64_t e) {
+    for (int64_t o = b; o < e; ++o) {
+      int64_t rem = o, so = 0, dof = 0;
+      for (int64_t k = static_cast<int64_t>(outer_ids.size()) - 1; k >= 0; --k) {
+        size_t d = static_cast<size_t>(outer_ids[static_cast<size_t>(k)]);
+        int64_t i = rem % dims[d];
+        rem /= dims[d];
+        so += i * sst[d];
+        dof += i * dst_st[d];
+      }
+      if (p < 0) {
+        T* dp = dst + dof;
+        const T* sp = src + so;
+        if (inner_s == 1) {
+          std::memcpy(dp, sp, static_cast<size_t>(inner) * sizeof(T));
+        } else {
+          for (int64_t j = 0; j < inner; ++j) dp[j] = sp[j * inner_s];
+        }
+      } else {
+        const int64_t np = dims[static_cast<size_t>(p)], dps = dst_st[static_cast<size_t>(p)];
+        constexpr int64_t kTile = 32;
+        for (int64_t i0 = 0; i0 < np; i0 += kTile)
+          for (int64_t j0 = 0; j0 < inner; j0 += kTile) {
+            int64_t i1 = std::min(np, i0 + kTile), j1 = std::min(inner, j0 + kTile);
+            for (int64_t i = i0; i < i1; ++i)
+              for (int64_t j = j0; j < j1; ++j) dst[dof + i * dps + j] = src[so + i + j * inner_s];
+          }
+      }
+    }
+  });
+}
+
+struct Bytes16 {
+  uint64_t a, b;
+};
+
+}  // namespace
+
+void strided_copy(void* dst, const void* src, const std::vector<int64_t>& dims_in,
+                  const std::vector<int64_t>& strides_in, size_t elem) {
+  // Drop size-1 dims and merge neighbours that are contiguous in the source.
+  std::vector<int64_t> dims, st;
+  for (size_t d = 0; d < dims_in.size(); ++d) {
+    if (dims_in[d] == 0) return;
+    if (dims_in[d] == 1) continue;
+    if (!dims.empty() && st.back() == strides_in[d] * dims_in[d]) {
+      dims.back() *= dims_in[d];
+      st.back() = strides_in[d];
+      continue;
+    }
+    dims.push_back(dims_in[d]);
+    st.push_back(strides_in[d]);
+  }
+  if (dims.empty()) {
+    std::memcpy(dst, src, elem);
+    return;
+  }
+  switch (elem) {
+    case 1: return copy_typed(static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src), dims, st);
+    case 2: return copy_typed(static_cast<uint16_t*>(dst), static_cast<const uint16_t*>(src), dims, st);
+    case 4: return copy_typed(static_cast<uint32_t*>(dst), static_cast<const uint32_t*>(src), dims, st);
+    case 8: return copy_typed(static_cast<uint64_t*>(dst), static_cast<const uint64_t*>(src), dims, st);
+    case 16: return copy_typed(static_cast<Bytes16*>(dst), static_cast<const Bytes16*>(src), dims, st);
+    default: break;
+  }
+  fail("cpu", "strided_copy: unsupported element size {}", elem);
+}
+
+std::vector<int64_t> permuted_strides(const Shape& shape, const std::vector<int64_t>& perm) {
+  std::vector<int64_t> rs = row_major_strides(shape), out;
+  for (int64_t p : perm) out.push_back(rs[static_cast<size_t>(p)]);
+  return out;
+}
+
+}  // namespace netspec::exec::cpu

@@ -1,0 +1,189 @@
+// dot_general: operands are viewed as [B, M, K] x [B, K, N] (batch, free and contracting dims
+// flattened); a view that is already contiguous (or its transpose) goes to oneDNN's matmul
+// directly, anything else is first copied into that layout in scratch. The result's
+// [batch, lhs free, rhs free] row-major order is exactly [B, M, N]. f32 runs on oneDNN; f64 on
+// a straightforward i-k-j loop (the gradient checker needs it correct, not fast).
+#include <algorithm>
+#include <numeric>
+
+#include "core/thread_pool.h"
+#include "exec/cpu/dnnl_util.h"
+#include "exec/cpu/kernels.h"
+
+namespace netspec::exec::cpu {
+
+dnnl::engine& dnnl_engine() {
+  static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  return eng;
+}
+dnnl::stream& dnnl_stream() {
+  thread_local dnnl::stream s(dnnl_engine());
+  return s;
+}
+dnnl::primitive_attr dnnl_user_scratchpad_attr() {
+  dnnl::primitive_attr a;
+  a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return a;
+}
+
+namespace {
+
+using hlo::I64s;
+
+// How one operand is presented: `perm` lists its dims in view order (groups concatenated);
+// `transposed` = the last two groups are swapped in memory; `copy` = must be copied first.
+struct OperandView {
+  std::vector<int64_t> perm;       // view order: g0 dims, g1 dims, g2 dims
+  int64_t g[3] = {1, 1, 1};        // group sizes
+  bool copy = false, transposed = false;
+};
+
+// True when the operand's dims listed in `order` are row-major contiguous (size-1 dims ignored).
+bool contiguous_in_order(const Shape& shape, const std::vector<int64_t>& order) {
+  std::vector<int64_t> st = row_major_strides(shape);
+  int64_t expect = 1;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    int64_t d = shape[static_cast<size_t>(*it)];
+    if (d == 1) continue;
+    if (st[static_cast<size_t>(*it)] != expect) return false;
+    expect *= d;
+  }
+  return true;
+}
+
+OperandView analyse(const Shape& shape, const I64s& batch, const I64s& first, const I64s& second) {
+  OperandView v;
+  const I64s* groups[3] = {&batch, &first, &second};
+  for (int i = 0; i < 3; ++i)
+    for (int64_t d : *groups[i]) {
+      v.perm.push_back(d);
+      v.g[i] *= shape[static_cast<size_t>(d)];
+    }
+  if (contiguous_in_order(shape, v.perm)) return v;
+  std::vector<int64_t> swapped(batch.begin(), batch.end());
+  swapped.insert(swapped.end(), second.begin(), second.end());
+  swapped.insert(swapped.end(), first.begin(), first.end());
+  if (contiguous_in_order(shape, swapped)) {
+    v.transposed = true;
+    return v;
+  }
+  v.copy = true;
+  return v;
+}
+
+I64s free_dims(int64_t rank, const I64s& batch, const I64s& contract) {
+  I64s f;
+  for (int64_t d = 0; d < rank; ++d)
+    if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
+        std::find(contract.begin(), contract.end(), d) == contract.end())
+      f.push_back(d);
+  return f;
+}
+
+// Dense [g0, g1, g2] strides, or the transposed layout [g0, g2, g1] in memory.
+dnnl::memory::dims view_strides(const OperandView& v) {
+  if (v.transposed && !v.copy) return {v.g[1] * v.g[2], 1, v.g[1]};
+  return {v.g[1] * v.g[2], v.g[2], 1};
+}
+
+template <typename T>
+void gemm_loop(const T* a, const T* b, T* c, int64_t B, int64_t M, int64_t K, int64_t N) {
+  // c[b, i, :] = sum_k a[b, i, k] * b[b, k, :]
+  parallel_for(B * M, std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(K * N, 1)), [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      int64_t bi = r / M;
+      const T* ar = a + r * K;
+      const T* bb = b + bi * K * N;
+      T* cr = c + r * N;
+      std::fill(cr, cr + N, T(0));
+      for (int64_t k = 0; k < K; ++k) {
+        const T av = ar[k];
+        const T* br = bb + k * N;
+        for (int64_t j = 0; j < N; ++j) cr[j] += av * br[j];
+      }
+    }
+  });
+}
+
+std::optional<Compiled> compile_dot(const hlo::Op& op) {
+  auto* dims = op.attrs.get_if<hlo::DotDims>("dot_dimension_numbers");
+  if (!dims || op.operands.size() != 2) return std::nullopt;
+  DType t = op.operand_type(0).dtype();
+  if (op.operand_type(1).dtype() != t || op.result(0)->type.dtype() != t) return std::nullopt;
+  if (t != DType::kF32 && t != DType::kF64) return std::nullopt;
+  const Shape& ls = op.operand_type(0).shape();
+  const Shape& rs = op.operand_type(1).shape();
+  if (op.result(0)->type.numel() == 0) return std::nullopt;
+  I64s lf = free_dims(static_cast<int64_t>(ls.size()), dims->lhs_batching, dims->lhs_contracting);
+  I64s rf = free_dims(static_cast<int64_t>(rs.size()), dims->rhs_batching, dims->rhs_contracting);
+  OperandView lv = analyse(ls, dims->lhs_batching, lf, dims->lhs_contracting);     // [B, M, K]
+  OperandView rv = analyse(rs, dims->rhs_batching, dims->rhs_contracting, rf);     // [B, K, N]
+  const int64_t B = lv.g[0], M = lv.g[1], K = lv.g[2], N = rv.g[2];
+  if (rv.g[0] != B || rv.g[1] != K) return std::nullopt;
+  const size_t es = dtype_size(t);
+  if (t == DType::kF64) lv.copy = lv.copy || lv.transposed, rv.copy = rv.copy || rv.transposed;
+  if (lv.copy) lv.transposed = false;
+  if (rv.copy) rv.transposed = false;
+  // Scratch: [lhs copy][rhs copy][oneDNN scratchpad], each 64-byte aligned.
+  auto al = [](size_t n) { return (n + 63) / 64 * 64; };
+  size_t l_bytes = lv.copy ? al(static_cast<size_t>(B * M * K) * es) : 0;
+  size_t r_bytes = rv.copy ? al(static_cast<size_t>(B * K * N) * es) : 0;
+  std::vector<int64_t> l_st = permuted_strides(ls, lv.perm), r_st = permuted_strides(rs, rv.perm);
+  std::vector<int64_t> l_dims, r_dims;
+  for (int64_t d : lv.perm) l_dims.push_back(ls[static_cast<size_t>(d)]);
+  for (int64_t d : rv.perm) r_dims.push_back(rs[static_cast<size_t>(d)]);
+  Compiled c;
+  auto prepare = [=](const RunArgs& a, const void*& lp, const void*& rp) {
+    lp = a.in[0]->raw();
+    rp = a.in[1]->raw();
+    if (lv.copy) {
+      strided_copy(a.scratch, lp, l_dims, l_st, es);
+      lp = a.scratch;
+    }
+    if (rv.copy) {
+      strided_copy(a.scratch + l_bytes, rp, r_dims, r_st, es);
+      rp = a.scratch + l_bytes;
+    }
+  };
+  if (t == DType::kF64) {
+    c.scratch_bytes = l_bytes + r_bytes;
+    c.run = [=](const RunArgs& a) {
+      const void *lp, *rp;
+      prepare(a, lp, rp);
+      gemm_loop(static_cast<const double*>(lp), static_cast<const double*>(rp), a.out[0]->data<double>(), B, M, K, N);
+    };
+    return c;
+  }
+  using dt = dnnl::memory::data_type;
+  dnnl::memory::desc a_md({B, M, K}, dt::f32, view_strides(lv));
+  dnnl::memory::desc b_md({B, K, N}, dt::f32, view_strides(rv));
+  dnnl::memory::desc c_md({B, M, N}, dt::f32, dnnl::memory::dims{M * N, N, 1});
+  dnnl::matmul::primitive_desc pd;
+  try {
+    pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md), dnnl_user_scratchpad_attr(),
+                                      dnnl_engine());
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+  auto prim = std::make_shared<dnnl::matmul>(pd);
+  size_t pad_bytes = pd.scratchpad_desc().get_size();
+  c.scratch_bytes = l_bytes + r_bytes + pad_bytes;
+  c.run = [=](const RunArgs& a) {
+    const void *lp, *rp;
+    prepare(a, lp, rp);
+    auto& eng = dnnl_engine();
+    dnnl::memory am(a_md, eng, const_cast<void*>(lp)), bm(b_md, eng, const_cast<void*>(rp)),
+        cm(c_md, eng, a.out[0]->raw());
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}};
+    if (pad_bytes) args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(pd.scratchpad_desc(), eng, a.scratch + l_bytes + r_bytes)});
+    prim->execute(dnnl_stream(), args);
+    dnnl_stream().wait();
+  };
+  return c;
+}
+
+}  // namespace
+
+void register_dot(Compiler* t) { t[static_cast<size_t>(hlo::OpKind::kDotGeneral)] = compile_dot; }
+
+}  // namespace netspec::exec::cpu

@@ -1,0 +1,57 @@
+// Internal contract of the cpu executor (src/exec/cpu only): each op kind may have a Compiler
+// that inspects one op at plan time and returns a Compiled kernel (type dispatch, primitive
+// creation and layout decisions happen once here), or nullopt when this instance has no fast
+// path (the planner then uses the ref kernel). Kernels write into preallocated result tensors.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "core/tensor.h"
+#include "hlo/ir.h"
+
+namespace netspec::exec::cpu {
+
+struct RunArgs {
+  const Tensor* const* in;   // operand tensors
+  Tensor* const* out;        // result tensors (allocated by the planner, contents undefined)
+  uint8_t* scratch;          // scratch_bytes of 64-byte-aligned memory (only during the call)
+};
+
+struct Compiled {
+  std::function<void(const RunArgs&)> run;
+  size_t scratch_bytes = 0;
+  // Result i may share storage with any operand of the same byte size (out[j] depends only
+  // on operands' element j), so the planner may run it in place.
+  bool pointwise = false;
+  // Result 0 is operand 0 reinterpreted with the result's shape (reshape): no kernel runs.
+  bool view = false;
+};
+
+using Compiler = std::optional<Compiled> (*)(const hlo::Op& op);
+
+// Family registration (one file each).
+void register_elementwise(Compiler* table);
+void register_shape(Compiler* table);
+void register_reduce(Compiler* table);
+void register_dot(Compiler* table);
+void register_conv(Compiler* table);
+
+// Shared helpers (cpu_util.cpp).
+// Grain sizes for parallel_for: cheap ops get large chunks, transcendental ones small.
+constexpr int64_t kGrainCheap = 1 << 15;
+constexpr int64_t kGrainHeavy = 1 << 12;
+
+// dst[i0..ir] = src[sum_d i_d * src_strides[d]] over `dims` (elements of size elem), dst dense
+// row-major. src_strides may be negative (src points at the element for index 0). Parallel.
+void strided_copy(void* dst, const void* src, const std::vector<int64_t>& dims,
+                  const std::vector<int64_t>& src_strides, size_t elem);
+
+// Strides (in elements) that view a row-major tensor of `shape` through permutation `perm`:
+// view dim i walks shape dim perm[i].
+std::vector<int64_t> permuted_strides(const Shape& shape, const std::vector<int64_t>& perm);
+
+bool all_tensors(const hlo::Op& op);  // every operand and result is a ranked tensor
+
+}  // namespace netspec::exec::cpu

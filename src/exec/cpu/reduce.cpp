@@ -1,0 +1,286 @@
+// Fast reduce and reduce_window for single-input ops whose body is one add / multiply /
+// maximum / minimum / and / or of its two arguments (pattern-matched at plan time). Elements are
+// combined in the same order as the ref kernels (init first, then row-major over the reduced
+// index), so both executors agree exactly; other bodies run on the ref kernels.
+#include <cmath>
+#include <type_traits>
+
+#include "core/thread_pool.h"
+#include "exec/cpu/kernels.h"
+
+namespace netspec::exec::cpu {
+namespace {
+
+using hlo::I64s;
+using hlo::OpKind;
+
+// The combiner of a region `(a, b) -> op(a, b)` or `op(b, a)`, or nullopt.
+std::optional<OpKind> match_body(const hlo::Block& b) {
+  if (b.args.size() != 2 || b.ops.size() != 2) return std::nullopt;
+  const hlo::Op& op = *b.ops[0];
+  const hlo::Op& ret = *b.ops[1];
+  if (ret.kind != OpKind::kReturn || ret.operands.size() != 1 || ret.operand(0) != op.result()) return std::nullopt;
+  if (op.operands.size() != 2) return std::nullopt;
+  bool ab = op.operand(0) == b.arg(0) && op.operand(1) == b.arg(1);
+  bool ba = op.operand(0) == b.arg(1) && op.operand(1) == b.arg(0);
+  if (!ab && !ba) return std::nullopt;
+  switch (op.kind) {
+    case OpKind::kAdd:
+    case OpKind::kMultiply:
+    case OpKind::kMaximum:
+    case OpKind::kMinimum:
+    case OpKind::kAnd:
+    case OpKind::kOr: return op.kind;
+    default: return std::nullopt;
+  }
+}
+
+template <typename T, OpKind K>
+struct Combine {
+  T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      if constexpr (K == OpKind::kAnd || K == OpKind::kMultiply || K == OpKind::kMinimum) return a && b;
+      else return a || b;
+    } else if constexpr (std::is_floating_point_v<T>) {
+      if constexpr (K == OpKind::kAdd) return a + b;
+      if constexpr (K == OpKind::kMultiply) return a * b;
+      if constexpr (K == OpKind::kMaximum) {
+        if (std::isnan(a) || std::isnan(b)) return a + b;
+        if (a == b) return std::signbit(a) ? b : a;
+        return a > b ? a : b;
+      }
+      if constexpr (K == OpKind::kMinimum) {
+        if (std::isnan(a) || std::isnan(b)) return a + b;
+        if (a == b) return std::signbit(a) ? a : b;
+        return a < b ? a : b;
+      }
+      return a;
+    } else {
+      using U = std::make_unsigned_t<T>;
+      if constexpr (K == OpKind::kAdd) return T(U(a) + U(b));
+      if constexpr (K == OpKind::kMultiply) return T(U(a) * U(b));
+      if constexpr (K == OpKind::kMaximum) return a > b ? a : b;
+      if constexpr (K == OpKind::kMinimum) return a < b ? a : b;
+      if constexpr (K == OpKind::kAnd) return T(a & b);
+      if constexpr (K == OpKind::kOr) return T(a | b);
+      return a;
+    }
+  }
+};
+
+// Reduce over `red` dims: groups of kept/reduced dims are merged; [.., kept, reduced] and
+// [reduced, kept] get contiguous loops, anything else an odometer per output element.
+template <typename T, OpKind K>
+Compiled make_reduce(const Shape& in, const I64s& red_dims) {
+  std::vector<bool> is_red(in.size(), false);
+  for (int64_t d : red_dims) is_red[static_cast<size_t>(d)] = true;
+  // Merge consecutive dims of the same kind (skip size-1 dims).
+  std::vector<int64_t> dims;
+  std::vector<bool> kind;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (in[d] == 1) continue;
+    if (!dims.empty() && kind.back() == is_red[d]) dims.back() *= in[d];
+    else {
+      dims.push_back(in[d]);
+      kind.push_back(is_red[d]);
+    }
+  }
+  std::vector<int64_t> st = row_major_strides(dims);
+  std::vector<size_t> kept, reduced;
+  for (size_t i = 0; i < dims.size(); ++i) (kind[i] ? reduced : kept).push_back(i);
+  int64_t n_out = 1, n_red = 1;
+  for (size_t i : kept) n_out *= dims[i];
+  for (size_t i : reduced) n_red *= dims[i];
+  bool red_outer = dims.size() == 2 && kind[0] && !kind[1];  // [R, K]
+  Compiled c;
+  c.run = [=](const RunArgs& a) {
+    const T* x = a.in[0]->data<T>();
+    const T init = a.in[1]->data<T>()[0];
+    T* o = a.out[0]->data<T>();
+    Combine<T, K> f;
+    if (n_red == 0 || reduced.empty()) {
+      for (int64_t i = 0; i < n_out; ++i) o[i] = n_red == 0 ? init : f(init, x[i]);
+      return;
+    }
+    if (red_outer) {
+      const int64_t R = dims[0], Kn = dims[1];
+      parallel_for(Kn, 1024, [&](int64_t b, int64_t e) {
+        for (int64_t k = b; k < e; ++k) o[k] = init;
+        for (int64_t r = 0; r < R; ++r) {
+          const T* row = x + r * Kn;
+          for (int64_t k = b; k < e; ++k) o[k] = f(o[k], row[k]);
+        }
+      });
+      return;
+    }
+    int64_t grain = std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(n_red, 1));
+    parallel_for(n_out, grain, [&](int64_t b, int64_t e) {
+      std::vector<int64_t> ridx(reduced.size());
+      for (int64_t oi = b; oi < e; ++oi) {
+        int64_t rem = oi, base = 0;
+        for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
+          base += (rem % dims[*it]) * st[*it];
+          rem /= dims[*it];
+        }
+        T acc = init;
+        if (reduced.size() == 1 && reduced[0] == dims.size() - 1) {
+          const T* p = x + base;
+          for (int64_t j = 0; j < n_red; ++j) acc = f(acc, p[j]);
+        } else {
+          std::fill(ridx.begin(), ridx.end(), 0);
+          const size_t last = reduced.size() - 1;
+          const int64_t inner = dims[reduced[last]], inner_s = st[reduced[last]];
+          for (int64_t j = 0; j < n_red; j += inner) {
+            int64_t off = base;
+            for (size_t q = 0; q < last; ++q) off += ridx[q] * st[reduced[q]];
+            const T* p = x + off;
+            for (int64_t i = 0; i < inner; ++i) acc = f(acc, p[i * inner_s]);
+            for (int64_t q = static_cast<int64_t>(last) - 1; q >= 0; --q) {
+              if (++ridx[static_cast<size_t>(q)] < dims[reduced[static_cast<size_t>(q)]]) break;
+              ridx[static_cast<size_t>(q)] = 0;
+            }
+          }
+        }
+        o[oi] = acc;
+      }
+    });
+  };
+  return c;
+}
+
+template <template <typename, OpKind> class Maker, typename... Args>
+std::optional<Compiled> dispatch(DType t, OpKind k, Args&&... args) {
+  auto by_kind = [&](auto z) -> std::optional<Compiled> {
+    using T = decltype(z);
+    switch (k) {
+      case OpKind::kAdd: return Maker<T, OpKind::kAdd>::make(args...);
+      case OpKind::kMultiply: return Maker<T, OpKind::kMultiply>::make(args...);
+      case OpKind::kMaximum: return Maker<T, OpKind::kMaximum>::make(args...);
+      case OpKind::kMinimum: return Maker<T, OpKind::kMinimum>::make(args...);
+      case OpKind::kAnd:
+      case OpKind::kOr:
+        if constexpr (std::is_floating_point_v<T>) return std::nullopt;
+        else if (k == OpKind::kAnd) return Maker<T, OpKind::kAnd>::make(args...);
+        else return Maker<T, OpKind::kOr>::make(args...);
+      default: return std::nullopt;
+    }
+  };
+  switch (t) {
+    case DType::kF32: return by_kind(float{});
+    case DType::kF64: return by_kind(double{});
+    case DType::kI32: return by_kind(int32_t{});
+    case DType::kI64: return by_kind(int64_t{});
+    case DType::kI1:
+      if (k == OpKind::kAnd || k == OpKind::kOr) return by_kind(bool{});
+      return std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+template <typename T, OpKind K>
+struct ReduceMaker {
+  static std::optional<Compiled> make(const Shape& in, const I64s& dims) { return make_reduce<T, K>(in, dims); }
+};
+
+I64s i64s_attr(const hlo::Op& op, const std::string& name) {
+  if (auto* p = op.attrs.get_if<I64s>(name)) return *p;
+  if (auto* d = op.attrs.get_if<hlo::DenseAttr>(name)) {
+    I64s v;
+    for (int64_t i = 0; i < d->value.numel(); ++i) v.push_back(d->value.as_int64(i));
+    return v;
+  }
+  return {};
+}
+
+std::optional<Compiled> compile_reduce(const hlo::Op& op) {
+  if (op.operands.size() != 2 || op.regions.size() != 1) return std::nullopt;
+  auto k = match_body(*op.region(0));
+  if (!k) return std::nullopt;
+  DType t = op.operand_type(0).dtype();
+  if (op.operand_type(1).dtype() != t || op.result(0)->type.dtype() != t) return std::nullopt;
+  return dispatch<ReduceMaker>(t, *k, op.operand_type(0).shape(), i64s_attr(op, "dimensions"));
+}
+
+// reduce_window with unit base/window dilation: per output element, the window in row-major
+// order; padded positions contribute the init value (the operand is padded with it).
+template <typename T, OpKind K>
+struct WindowMaker {
+  static std::optional<Compiled> make(const Shape& in, const Shape& out, const I64s& win, const I64s& strides,
+                                      const std::vector<int64_t>& pad_lo) {
+    Compiled c;
+    const size_t r = in.size();
+    std::vector<int64_t> ist = row_major_strides(in);
+    int64_t wn = num_elements(win);
+    c.run = [=](const RunArgs& a) {
+      const T* x = a.in[0]->data<T>();
+      const T init = a.in[1]->data<T>()[0];
+      T* o = a.out[0]->data<T>();
+      Combine<T, K> f;
+      int64_t n_out = num_elements(out);
+      parallel_for(n_out, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(wn, 1)), [&](int64_t b, int64_t e) {
+        std::vector<int64_t> oidx(r), widx(r);
+        for (int64_t oi = b; oi < e; ++oi) {
+          int64_t rem = oi;
+          for (size_t d = r; d-- > 0;) {
+            oidx[d] = rem % out[d];
+            rem /= out[d];
+          }
+          std::fill(widx.begin(), widx.end(), 0);
+          T acc = init;
+          for (int64_t w = 0; w < wn; ++w) {
+            int64_t off = 0;
+            bool inside = true;
+            for (size_t d = 0; d < r; ++d) {
+              int64_t pos = oidx[d] * strides[d] + widx[d] - pad_lo[d];
+              if (pos < 0 || pos >= in[d]) {
+                inside = false;
+                break;
+              }
+              off += pos * ist[d];
+            }
+            acc = f(acc, inside ? x[off] : init);
+            for (size_t d = r; d-- > 0;) {
+              if (++widx[d] < win[d]) break;
+              widx[d] = 0;
+            }
+          }
+          o[oi] = acc;
+        }
+      });
+    };
+    return c;
+  }
+};
+
+std::optional<Compiled> compile_reduce_window(const hlo::Op& op) {
+  if (op.operands.size() != 2 || op.regions.size() != 1) return std::nullopt;
+  auto k = match_body(*op.region(0));
+  if (!k) return std::nullopt;
+  DType t = op.operand_type(0).dtype();
+  if (op.operand_type(1).dtype() != t || op.result(0)->type.dtype() != t) return std::nullopt;
+  const Shape& in = op.operand_type(0).shape();
+  size_t r = in.size();
+  I64s win = i64s_attr(op, "window_dimensions");
+  I64s strides = i64s_attr(op, "window_strides");
+  I64s bd = i64s_attr(op, "base_dilations"), wd = i64s_attr(op, "window_dilations");
+  if (strides.empty()) strides.assign(r, 1);
+  for (int64_t v : bd) if (v != 1) return std::nullopt;
+  for (int64_t v : wd) if (v != 1) return std::nullopt;
+  I64s pad = i64s_attr(op, "padding");
+  std::vector<int64_t> lo(r, 0);
+  if (!pad.empty()) {
+    if (pad.size() != 2 * r) return std::nullopt;
+    for (size_t d = 0; d < r; ++d) lo[d] = pad[2 * d];
+  }
+  if (win.size() != r || strides.size() != r) return std::nullopt;
+  return dispatch<WindowMaker>(t, *k, in, op.result(0)->type.shape(), win, strides, lo);
+}
+
+}  // namespace
+
+void register_reduce(Compiler* t) {
+  t[static_cast<size_t>(OpKind::kReduce)] = compile_reduce;
+  t[static_cast<size_t>(OpKind::kReduceWindow)] = compile_reduce_window;
+}
+
+}  // namespace netspec::exec::cpu

@@ -1,0 +1,129 @@
+// Fast data-movement kernels: reshape is a view; broadcast_in_dim, transpose, slice and reverse
+// are one strided copy each (stride 0 for broadcast dims, negative for reversed ones);
+// concatenate copies contiguous runs per outer index.
+#include <cstring>
+
+#include "core/thread_pool.h"
+#include "exec/cpu/kernels.h"
+
+namespace netspec::exec::cpu {
+namespace {
+
+using hlo::I64s;
+
+I64s i64s_attr(const hlo::Op& op, const std::string& name) {
+  if (auto* p = op.attrs.get_if<I64s>(name)) return *p;
+  if (auto* d = op.attrs.get_if<hlo::DenseAttr>(name)) {
+    I64s v;
+    for (int64_t i = 0; i < d->value.numel(); ++i) v.push_back(d->value.as_int64(i));
+    return v;
+  }
+  return {};
+}
+
+std::optional<Compiled> compile_reshape(const hlo::Op&) {
+  Compiled c;
+  c.view = true;
+  return c;
+}
+
+// out = copy of in viewed with (base offset, strides) over the result shape.
+Compiled strided_kernel(int64_t base, std::vector<int64_t> strides, Shape dims, size_t elem) {
+  Compiled c;
+  c.run = [=](const RunArgs& a) {
+    const uint8_t* src = static_cast<const uint8_t*>(a.in[0]->raw()) + base * static_cast<int64_t>(elem);
+    strided_copy(a.out[0]->raw(), src, dims, strides, elem);
+  };
+  return c;
+}
+
+std::optional<Compiled> compile_broadcast(const hlo::Op& op) {
+  const Shape& in = op.operand_type(0).shape();
+  const Shape& out = op.result(0)->type.shape();
+  I64s bd = i64s_attr(op, "broadcast_dimensions");
+  if (bd.size() != in.size()) return std::nullopt;
+  std::vector<int64_t> rs = row_major_strides(in), st(out.size(), 0);
+  for (size_t k = 0; k < bd.size(); ++k)
+    if (in[k] == out[static_cast<size_t>(bd[k])]) st[static_cast<size_t>(bd[k])] = rs[k];
+  return strided_kernel(0, st, out, dtype_size(op.result(0)->type.dtype()));
+}
+
+std::optional<Compiled> compile_transpose(const hlo::Op& op) {
+  I64s perm = i64s_attr(op, "permutation");
+  const Shape& in = op.operand_type(0).shape();
+  if (perm.size() != in.size()) return std::nullopt;
+  return strided_kernel(0, permuted_strides(in, perm), op.result(0)->type.shape(),
+                        dtype_size(op.result(0)->type.dtype()));
+}
+
+std::optional<Compiled> compile_slice(const hlo::Op& op) {
+  const Shape& in = op.operand_type(0).shape();
+  I64s start = i64s_attr(op, "start_indices"), step = i64s_attr(op, "strides");
+  if (step.empty()) step.assign(in.size(), 1);
+  if (start.size() != in.size() || step.size() != in.size()) return std::nullopt;
+  std::vector<int64_t> rs = row_major_strides(in), st(in.size());
+  int64_t base = 0;
+  for (size_t d = 0; d < in.size(); ++d) {
+    base += start[d] * rs[d];
+    st[d] = step[d] * rs[d];
+  }
+  return strided_kernel(base, st, op.result(0)->type.shape(), dtype_size(op.result(0)->type.dtype()));
+}
+
+std::optional<Compiled> compile_reverse(const hlo::Op& op) {
+  const Shape& in = op.operand_type(0).shape();
+  I64s dims = i64s_attr(op, "dimensions");
+  std::vector<int64_t> rs = row_major_strides(in), st = rs;
+  int64_t base = 0;
+  for (int64_t d : dims) {
+    size_t u = static_cast<size_t>(d);
+    if (in[u] == 0) return std::nullopt;
+    base += (in[u] - 1) * rs[u];
+    st[u] = -rs[u];
+  }
+  return strided_kernel(base, st, in, dtype_size(op.result(0)->type.dtype()));
+}
+
+std::optional<Compiled> compile_concatenate(const hlo::Op& op) {
+  const Shape& out = op.result(0)->type.shape();
+  int64_t axis = op.attrs.get_int_or("dimension", -1);
+  if (axis < 0 || axis >= static_cast<int64_t>(out.size())) return std::nullopt;
+  size_t elem = dtype_size(op.result(0)->type.dtype());
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= out[static_cast<size_t>(d)];
+  for (size_t d = static_cast<size_t>(axis) + 1; d < out.size(); ++d) inner *= out[d];
+  std::vector<size_t> chunk;  // bytes per outer index for each input
+  for (size_t i = 0; i < op.operands.size(); ++i)
+    chunk.push_back(static_cast<size_t>(op.operand_type(i).dim(axis) * inner) * elem);
+  size_t row = static_cast<size_t>(out[static_cast<size_t>(axis)] * inner) * elem;
+  Compiled c;
+  c.run = [=](const RunArgs& a) {
+    uint8_t* dst = static_cast<uint8_t*>(a.out[0]->raw());
+    int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(kGrainCheap * 4 / std::max<size_t>(row, 1)));
+    parallel_for(outer, grain, [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o) {
+        uint8_t* d = dst + static_cast<size_t>(o) * row;
+        for (size_t i = 0; i < chunk.size(); ++i) {
+          if (!chunk[i]) continue;
+          std::memcpy(d, static_cast<const uint8_t*>(a.in[i]->raw()) + static_cast<size_t>(o) * chunk[i], chunk[i]);
+          d += chunk[i];
+        }
+      }
+    });
+  };
+  return c;
+}
+
+}  // namespace
+
+void register_shape(Compiler* t) {
+  using hlo::OpKind;
+  t[static_cast<size_t>(OpKind::kReshape)] = compile_reshape;
+  t[static_cast<size_t>(OpKind::kBroadcastInDim)] = compile_broadcast;
+  t[static_cast<size_t>(OpKind::kTranspose)] = compile_transpose;
+  t[static_cast<size_t>(OpKind::kSlice)] = compile_slice;
+  t[static_cast<size_t>(OpKind::kReverse)] = compile_reverse;
+  t[static_cast<size_t>(OpKind::kConcatenate)] = compile_concatenate;
+}
+
+}  // namespace netspec::exec::cpu
