@@ -5,9 +5,9 @@
 //   iota                iota_dimension: IntAttr i64
 //   reduce_precision    exponent_bits, mantissa_bits: IntAttr i32
 //   compare             comparison_direction: EnumAttr "comparison_direction" (EQ NE GE GT LE LT)
-//                       compare_type: EnumAttr "comparison_type" (FLOAT TOTALORDER SIGNED UNSIGNED);
-//                       the builder always sets it (FLOAT / SIGNED / UNSIGNED by element type);
-//                       the rules accept it absent.
+//                       compare_type: EnumAttr "comparison_type" (FLOAT TOTALORDER SIGNED
+//                       UNSIGNED); the builder always sets it (FLOAT / SIGNED / UNSIGNED by element
+//                       type); the rules accept it absent.
 //   broadcast_in_dim    broadcast_dimensions: I64s
 //   transpose           permutation: I64s
 //   slice               start_indices, limit_indices, strides: I64s (builder always sets strides)
@@ -275,7 +275,8 @@ Value* Builder::slice(Value* x, I64s start, I64s limit, I64s strides) {
   return create(OpKind::kSlice, {x}, std::move(a))->result();
 }
 
-Value* Builder::dynamic_slice(Value* x, const std::vector<Value*>& start_indices, I64s slice_sizes) {
+Value* Builder::dynamic_slice(Value* x, const std::vector<Value*>& start_indices,
+                              I64s slice_sizes) {
   std::vector<Value*> ops{x};
   ops.insert(ops.end(), start_indices.begin(), start_indices.end());
   Attrs a;
@@ -283,7 +284,8 @@ Value* Builder::dynamic_slice(Value* x, const std::vector<Value*>& start_indices
   return create(OpKind::kDynamicSlice, std::move(ops), std::move(a))->result();
 }
 
-Value* Builder::dynamic_update_slice(Value* x, Value* update, const std::vector<Value*>& start_indices) {
+Value* Builder::dynamic_update_slice(Value* x, Value* update,
+                                     const std::vector<Value*>& start_indices) {
   std::vector<Value*> ops{x, update};
   ops.insert(ops.end(), start_indices.begin(), start_indices.end());
   return create(OpKind::kDynamicUpdateSlice, std::move(ops))->result();
@@ -334,7 +336,8 @@ std::vector<Type> with_result_dtype(OpKind kind, const std::vector<Value*>& oper
 }  // namespace
 
 Value* Builder::dot_general(Value* lhs, Value* rhs, const DotDims& dims,
-                            const std::vector<std::string>& precision, std::optional<DType> result_dtype) {
+                            const std::vector<std::string>& precision,
+                            std::optional<DType> result_dtype) {
   Attrs a;
   a.set("dot_dimension_numbers", dims);
   set_precision(a, precision);
@@ -342,7 +345,8 @@ Value* Builder::dot_general(Value* lhs, Value* rhs, const DotDims& dims,
   return create(OpKind::kDotGeneral, {lhs, rhs}, std::move(a), std::move(given))->result();
 }
 
-Value* Builder::convolution(Value* lhs, Value* rhs, const ConvOptions& o, std::optional<DType> result_dtype) {
+Value* Builder::convolution(Value* lhs, Value* rhs, const ConvOptions& o,
+                            std::optional<DType> result_dtype) {
   Attrs a;
   a.set("dimension_numbers", o.dims);
   if (!o.window_strides.empty()) a.set("window_strides", o.window_strides);
@@ -358,8 +362,9 @@ Value* Builder::convolution(Value* lhs, Value* rhs, const ConvOptions& o, std::o
 
 // --- reductions and windows ---
 
-std::vector<Value*> Builder::reduce(const std::vector<Value*>& inputs, const std::vector<Value*>& inits,
-                                    I64s dimensions, const RegionFn& body) {
+std::vector<Value*> Builder::reduce(const std::vector<Value*>& inputs,
+                                    const std::vector<Value*>& inits, I64s dimensions,
+                                    const RegionFn& body) {
   std::vector<Value*> ops = inputs;
   ops.insert(ops.end(), inits.begin(), inits.end());
   auto ts = scalar_types(inits);
@@ -399,7 +404,8 @@ std::vector<Value*> Builder::reduce_window(const std::vector<Value*>& inputs,
   set_window(a, w, true);
   std::vector<std::unique_ptr<Block>> regs;
   regs.push_back(region(args, body));
-  return results_of(create(OpKind::kReduceWindow, std::move(ops), std::move(a), {}, std::move(regs)));
+  return results_of(
+      create(OpKind::kReduceWindow, std::move(ops), std::move(a), {}, std::move(regs)));
 }
 
 Value* Builder::reduce_window(Value* x, Value* init, const WindowOptions& w, OpKind combiner) {
@@ -407,8 +413,9 @@ Value* Builder::reduce_window(Value* x, Value* init, const WindowOptions& w, OpK
                        combiner_body(combiner))[0];
 }
 
-Value* Builder::select_and_scatter(Value* operand, Value* source, Value* init, const WindowOptions& w,
-                                   const RegionFn& select, const RegionFn& scatter) {
+Value* Builder::select_and_scatter(Value* operand, Value* source, Value* init,
+                                   const WindowOptions& w, const RegionFn& select,
+                                   const RegionFn& scatter) {
   if (!operand || !source) fail("select_and_scatter", "null operand");
   if (!w.base_dilations.empty() || !w.window_dilations.empty())
     fail("select_and_scatter", "dilations are not supported (got base {} window {} entries)",
@@ -420,11 +427,13 @@ Value* Builder::select_and_scatter(Value* operand, Value* source, Value* init, c
   std::vector<std::unique_ptr<Block>> regs;
   regs.push_back(region({e, e}, select));
   regs.push_back(region({se, se}, scatter));
-  return create(OpKind::kSelectAndScatter, {operand, source, init}, std::move(a), {}, std::move(regs))
+  return create(OpKind::kSelectAndScatter, {operand, source, init}, std::move(a), {},
+                std::move(regs))
       ->result();
 }
 
-std::vector<Value*> Builder::map(const std::vector<Value*>& inputs, I64s dimensions, const RegionFn& body) {
+std::vector<Value*> Builder::map(const std::vector<Value*>& inputs, I64s dimensions,
+                                 const RegionFn& body) {
   Attrs a;
   a.set("dimensions", std::move(dimensions));
   std::vector<std::unique_ptr<Block>> regs;
@@ -434,8 +443,8 @@ std::vector<Value*> Builder::map(const std::vector<Value*>& inputs, I64s dimensi
 
 // --- indexing ---
 
-Value* Builder::gather(Value* operand, Value* start_indices, const GatherDims& dims, I64s slice_sizes,
-                       bool indices_are_sorted) {
+Value* Builder::gather(Value* operand, Value* start_indices, const GatherDims& dims,
+                       I64s slice_sizes, bool indices_are_sorted) {
   Attrs a;
   a.set("dimension_numbers", dims);
   a.set("slice_sizes", std::move(slice_sizes));
@@ -462,8 +471,8 @@ std::vector<Value*> Builder::scatter(const std::vector<Value*>& inputs, Value* s
   return results_of(create(OpKind::kScatter, std::move(ops), std::move(a), {}, std::move(regs)));
 }
 
-std::vector<Value*> Builder::sort(const std::vector<Value*>& inputs, int64_t dimension, bool is_stable,
-                                  const RegionFn& comparator) {
+std::vector<Value*> Builder::sort(const std::vector<Value*>& inputs, int64_t dimension,
+                                  bool is_stable, const RegionFn& comparator) {
   std::vector<Type> args;
   for (const auto& t : scalar_types(inputs)) {
     args.push_back(t);
@@ -505,7 +514,9 @@ std::vector<Value*> Builder::case_(Value* index, const std::vector<RegionFn>& br
   return results_of(create(OpKind::kCase, {index}, {}, {}, std::move(regs)));
 }
 
-Value* Builder::tuple(const std::vector<Value*>& xs) { return create(OpKind::kTuple, xs)->result(); }
+Value* Builder::tuple(const std::vector<Value*>& xs) {
+  return create(OpKind::kTuple, xs)->result();
+}
 
 Value* Builder::get_tuple_element(Value* t, int64_t index) {
   Attrs a;
@@ -529,8 +540,7 @@ void Builder::return_(const std::vector<Value*>& xs) { create(OpKind::kReturn, x
 
 void Builder::func_return(const std::vector<Value*>& xs) {
   Func* f = block_ ? block_->func() : nullptr;
-  if (!f || block_ != f->body.get())
-    fail("func.return", "must be built in a function body block");
+  if (!f || block_ != f->body.get()) fail("func.return", "must be built in a function body block");
   create(OpKind::kFuncReturn, xs);
   f->result_types.clear();
   for (auto* v : xs) f->result_types.push_back(v->type);

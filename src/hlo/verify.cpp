@@ -32,8 +32,7 @@ void expect_num_regions(const Op& op, size_t n) {
 }
 
 const Type& tensor_operand(const Op& op, size_t i, std::string_view what) {
-  if (i >= op.operands.size() || !op.operands[i])
-    fail(mn(op), "missing {} (operand #{})", what, i);
+  if (i >= op.operands.size() || !op.operands[i]) fail(mn(op), "missing {} (operand #{})", what, i);
   const Type& t = op.operands[i]->type;
   if (!t.is_tensor()) fail(mn(op), "{} #{} must be a tensor (got {})", what, i, t.str());
   return t;
@@ -61,7 +60,8 @@ void check_dims(const Op& op, const I64s& dims, int64_t rank, std::string_view w
     if (d < 0 || d >= rank)
       fail(mn(op), "{} out of range (got {} in {}, expected in [0, {}))", what, d, i64s_str(dims),
            rank);
-    if (!seen.insert(d).second) fail(mn(op), "{} has a repeated dim (got {})", what, i64s_str(dims));
+    if (!seen.insert(d).second)
+      fail(mn(op), "{} has a repeated dim (got {})", what, i64s_str(dims));
   }
 }
 
@@ -71,7 +71,8 @@ void check_sorted(const Op& op, const I64s& dims, std::string_view what) {
 }
 
 void check_size(const Op& op, size_t got, size_t expected, std::string_view what) {
-  if (got != expected) fail(mn(op), "{} has the wrong size (got {}, expected {})", what, got, expected);
+  if (got != expected)
+    fail(mn(op), "{} has the wrong size (got {}, expected {})", what, got, expected);
 }
 
 bool contains(const I64s& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
@@ -95,13 +96,13 @@ std::vector<std::pair<int64_t, int64_t>> padding_attr(const Op& op, size_t n) {
   if (is_float(t.dtype()) || is_bool(t.dtype()))
     fail(mn(op), "padding must be integer (got {})", t.type_str());
   for (size_t i = 0; i < n; ++i)
-    pads[i] = {t.as_int64(static_cast<int64_t>(2 * i)), t.as_int64(static_cast<int64_t>(2 * i + 1))};
+    pads[i] = {t.as_int64(static_cast<int64_t>(2 * i)),
+               t.as_int64(static_cast<int64_t>(2 * i + 1))};
   return pads;
 }
 
 std::vector<Type> region_results(const Op& op, size_t region, std::string_view what) {
-  if (region >= op.regions.size() || !op.regions[region])
-    fail(mn(op), "missing region '{}'", what);
+  if (region >= op.regions.size() || !op.regions[region]) fail(mn(op), "missing region '{}'", what);
   Op* term = op.regions[region]->terminator();
   if (!term || term->kind != OpKind::kReturn)
     fail(mn(op), "region '{}' must end with stablehlo.return", what);
@@ -110,8 +111,7 @@ std::vector<Type> region_results(const Op& op, size_t region, std::string_view w
 
 void expect_region_args(const Op& op, size_t region, const std::vector<Type>& expected,
                         std::string_view what) {
-  if (region >= op.regions.size() || !op.regions[region])
-    fail(mn(op), "missing region '{}'", what);
+  if (region >= op.regions.size() || !op.regions[region]) fail(mn(op), "missing region '{}'", what);
   auto got = op.regions[region]->arg_types();
   if (got != expected)
     fail(mn(op), "region '{}' has wrong argument types (got ({}), expected ({}))", what,
@@ -134,8 +134,8 @@ bool is_promotable(DType from, DType to) {
   return same_class && dtype_bits(to) >= dtype_bits(from);
 }
 
-std::vector<DType> check_accumulator_region(const Op& op, size_t region, const std::vector<DType>& in,
-                                            std::string_view what) {
+std::vector<DType> check_accumulator_region(const Op& op, size_t region,
+                                            const std::vector<DType>& in, std::string_view what) {
   if (region >= op.regions.size() || !op.regions[region]) fail(mn(op), "missing region '{}'", what);
   auto args = op.regions[region]->arg_types();
   size_t n = in.size();
@@ -144,8 +144,10 @@ std::vector<DType> check_accumulator_region(const Op& op, size_t region, const s
   if (args.size() == 2 * n) {
     for (size_t i = 0; i < n; ++i) {
       const Type& a = args[i];
-      if (a.is_tensor() && a.rank() == 0 && is_promotable(in[i], a.dtype())) es.push_back(a.dtype());
-      else es.push_back(in[i]);
+      if (a.is_tensor() && a.rank() == 0 && is_promotable(in[i], a.dtype()))
+        es.push_back(a.dtype());
+      else
+        es.push_back(in[i]);
     }
   } else {
     es = in;
@@ -219,8 +221,10 @@ class ModuleVerifier {
     loc_ = term->loc;
     auto got = term->operand_types();
     if (got != f.result_types)
-      fail(where_, "func.return types differ from the function's result types (got ({}), "
-           "expected ({}))", types_str(got), types_str(f.result_types));
+      fail(where_,
+           "func.return types differ from the function's result types (got ({}), "
+           "expected ({}))",
+           types_str(got), types_str(f.result_types));
   }
 
   void verify_block(const Block& b) {
@@ -234,8 +238,7 @@ class ModuleVerifier {
       loc_ = op.loc;
       bool last = i + 1 == b.ops.size();
       bool is_term = op.kind == OpKind::kReturn || op.kind == OpKind::kFuncReturn;
-      if (is_term && !last)
-        fail(where_, "{} must be the last op of its block", op.name());
+      if (is_term && !last) fail(where_, "{} must be the last op of its block", op.name());
       if (op.parent != &b) fail(where_, "{} has a wrong parent block", op.name());
       for (size_t k = 0; k < op.operands.size(); ++k) {
         const Value* v = op.operands[k];
@@ -248,7 +251,8 @@ class ModuleVerifier {
         fail(where_, "func.return inside a region (use stablehlo.return)");
       for (const auto& r : op.regions) {
         if (!r) fail(where_, "[{}] null region", op_mnemonic(op.kind));
-        if (r->parent_op != &op) fail(where_, "[{}] region has a wrong parent", op_mnemonic(op.kind));
+        if (r->parent_op != &op)
+          fail(where_, "[{}] region has a wrong parent", op_mnemonic(op.kind));
         Op* t = r->terminator();
         if (!t || t->kind != OpKind::kReturn)
           fail(where_, "[{}] region must end with stablehlo.return", op_mnemonic(op.kind));

@@ -5,8 +5,15 @@ namespace netspec::hlo {
 namespace {
 using namespace vr;
 
-enum Allowed : unsigned { kFloat = 1, kSInt = 2, kUInt = 4, kBool = 8, kInt = kSInt | kUInt,
-                          kNum = kFloat | kInt, kAny = kNum | kBool };
+enum Allowed : unsigned {
+  kFloat = 1,
+  kSInt = 2,
+  kUInt = 4,
+  kBool = 8,
+  kInt = kSInt | kUInt,
+  kNum = kFloat | kInt,
+  kAny = kNum | kBool
+};
 
 bool allowed(DType t, unsigned mask) {
   if (is_float(t)) return mask & kFloat;
@@ -17,11 +24,16 @@ bool allowed(DType t, unsigned mask) {
 
 const char* mask_str(unsigned m) {
   switch (m) {
-    case kFloat: return "floating-point";
-    case kNum: return "integer or floating-point";
-    case kInt: return "integer";
-    case kInt | kBool: return "integer or boolean";
-    default: return "any";
+    case kFloat:
+      return "floating-point";
+    case kNum:
+      return "integer or floating-point";
+    case kInt:
+      return "integer";
+    case kInt | kBool:
+      return "integer or boolean";
+    default:
+      return "any";
   }
 }
 
@@ -30,15 +42,20 @@ unsigned binary_mask(OpKind k) {
     case OpKind::kAdd:
     case OpKind::kMultiply:
     case OpKind::kMaximum:
-    case OpKind::kMinimum: return kAny;
-    case OpKind::kAtan2: return kFloat;
+    case OpKind::kMinimum:
+      return kAny;
+    case OpKind::kAtan2:
+      return kFloat;
     case OpKind::kAnd:
     case OpKind::kOr:
-    case OpKind::kXor: return kInt | kBool;
+    case OpKind::kXor:
+      return kInt | kBool;
     case OpKind::kShiftLeft:
     case OpKind::kShiftRightArithmetic:
-    case OpKind::kShiftRightLogical: return kInt;
-    default: return kNum;  // subtract, divide, remainder, power
+    case OpKind::kShiftRightLogical:
+      return kInt;
+    default:
+      return kNum;  // subtract, divide, remainder, power
   }
 }
 
@@ -66,11 +83,13 @@ std::vector<Type> rule_compare(const Op& op, const std::vector<Type>& given) {
     // C3: SIGNED for signed ints, UNSIGNED for unsigned ints and i1, FLOAT/TOTALORDER for floats.
     const std::string& c = ct->value;
     DType t = a.dtype();
-    bool ok = is_float(t) ? (c == "FLOAT" || c == "TOTALORDER")
+    bool ok = is_float(t)            ? (c == "FLOAT" || c == "TOTALORDER")
               : is_signed_integer(t) ? c == "SIGNED"
                                      : c == "UNSIGNED";
     if (!ok) {
-      const char* want = is_float(t) ? "FLOAT or TOTALORDER" : is_signed_integer(t) ? "SIGNED" : "UNSIGNED";
+      const char* want = is_float(t)            ? "FLOAT or TOTALORDER"
+                         : is_signed_integer(t) ? "SIGNED"
+                                                : "UNSIGNED";
       fail("compare", "compare_type does not fit {} (got {}, expected {})", dtype_name(t), c, want);
     }
   } else if (op.attrs.has("compare_type")) {
@@ -89,8 +108,8 @@ std::vector<Type> rule_clamp(const Op& op, const std::vector<Type>& given) {
     if (t->dtype() != x.dtype())
       fail("clamp", "element types differ (got {} vs operand {})", t->str(), x.str());
     if (t->rank() != 0 && t->shape() != x.shape())
-      fail("clamp", "min/max must be scalars or match the operand (got {}, expected {})",
-           t->str(), x.str());
+      fail("clamp", "min/max must be scalars or match the operand (got {}, expected {})", t->str(),
+           x.str());
   }
   return check_given(op, given, {x});
 }

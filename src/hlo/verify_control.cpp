@@ -25,7 +25,8 @@ std::vector<Type> check_branches(const Op& op) {
     std::string what = fmt::format("branch #{}", i);
     expect_region_args(op, i, {}, what);
     auto rs = region_results(op, i, what);
-    if (i == 0) first = rs;
+    if (i == 0)
+      first = rs;
     else if (rs != first)
       fail(mn(op), "branches return different types (got ({}) vs ({}))", types_str(first),
            types_str(rs));
@@ -59,7 +60,8 @@ std::vector<Type> rule_get_tuple_element(const Op& op, const std::vector<Type>& 
   int64_t i = op.attrs.get_int("index");
   // C1: 0 <= index < size(operand).
   if (i < 0 || i >= static_cast<int64_t>(t.elems().size()))
-    fail("get_tuple_element", "index out of range (got {}, expected in [0, {}))", i, t.elems().size());
+    fail("get_tuple_element", "index out of range (got {}, expected in [0, {}))", i,
+         t.elems().size());
   return check_given(op, given, {t.elems()[static_cast<size_t>(i)]});
 }
 
@@ -75,8 +77,7 @@ std::vector<Type> rule_call(const Op& op, const std::vector<Type>& given) {
   if (!f) {
     // Callee not reachable yet (parsed before its definition, or built inside a detached
     // region): trust the stated types; verify_module checks them.
-    if (given.empty())
-      fail("call", "unknown callee '@{}' and no result types stated", sym->name);
+    if (given.empty()) fail("call", "unknown callee '@{}' and no result types stated", sym->name);
     return given;
   }
   if (op.operand_types() != f->arg_types())

@@ -9,7 +9,8 @@ namespace {
 using namespace vr;
 
 // Given a stated result, keep its element type but check its shape against `inferred`.
-std::vector<Type> check_shape_given(const Op& op, const std::vector<Type>& given, const Type& inferred) {
+std::vector<Type> check_shape_given(const Op& op, const std::vector<Type>& given,
+                                    const Type& inferred) {
   if (given.empty()) return {inferred};
   if (given.size() != 1 || !given[0].is_tensor())
     fail(mn(op), "expected one tensor result (got ({}))", types_str(given));
@@ -25,10 +26,11 @@ std::vector<Type> check_shape_given(const Op& op, const std::vector<Type>& given
 void check_precision(const Op& op) {
   auto* p = op.attrs.get_if<std::vector<EnumAttr>>("precision_config");
   if (!p) {
-    if (op.attrs.has("precision_config")) fail(mn(op), "precision_config must be a list of precisions");
+    if (op.attrs.has("precision_config"))
+      fail(mn(op), "precision_config must be a list of precisions");
     return;
   }
-  // C12 (dot_general) / C23 (convolution): size 0 or 2, values DEFAULT/HIGH/HIGHEST.
+  // C11 (dot_general) / C24 (convolution): size 2 (0 = omitted); DEFAULT, HIGH or HIGHEST.
   if (p->size() != 0 && p->size() != 2)
     fail(mn(op), "precision_config must have 0 or 2 entries (got {})", p->size());
   for (const auto& e : *p)
@@ -66,7 +68,7 @@ std::vector<Type> rule_dot_general(const Op& op, const std::vector<Type>& given)
       fail("dot_general", "contracting dims differ (got {} vs {})", a.dim(d.lhs_contracting[i]),
            b.dim(d.rhs_contracting[i]));
   check_precision(op);
-  // C13: shape = batch dims ++ lhs free dims ++ rhs free dims.
+  // C12: shape = batch dims ++ lhs free dims ++ rhs free dims.
   Shape s;
   for (int64_t x : d.lhs_batching) s.push_back(a.dim(x));
   for (int64_t i = 0; i < a.rank(); ++i)
@@ -89,7 +91,7 @@ std::vector<Type> rule_convolution(const Op& op, const std::vector<Type>& given)
     fail(w, "operand element types differ (got {} vs {})", lhs.str(), rhs.str());
   const ConvDims& cd = op.attrs.get<ConvDims>("dimension_numbers");
   size_t ns = static_cast<size_t>(n - 2);
-  // C2-C7: window attribute sizes and positivity.
+  // C2-C9: window attribute sizes and positivity.
   I64s strides = i64s_or(op, "window_strides", ns, 1);
   auto pads = padding_attr(op, ns);
   I64s lhs_dil = i64s_or(op, "lhs_dilation", ns, 1);
@@ -101,7 +103,7 @@ std::vector<Type> rule_convolution(const Op& op, const std::vector<Type>& given)
   }
   if (auto* rev = op.attrs.get_if<std::vector<bool>>("window_reversal"))
     check_size(op, rev->size(), ns, "window_reversal");
-  // C8-C19: dimension numbers are permutations of each operand's / the output's dims.
+  // C12-C20: dimension numbers are permutations of each operand's / the output's dims.
   check_size(op, cd.input_spatial.size(), ns, "input spatial dimensions");
   check_size(op, cd.kernel_spatial.size(), ns, "kernel spatial dimensions");
   check_size(op, cd.output_spatial.size(), ns, "output spatial dimensions");
@@ -114,16 +116,16 @@ std::vector<Type> rule_convolution(const Op& op, const std::vector<Type>& given)
   check_dims(op, out, n, "output dimension numbers");
   int64_t fgc = op.attrs.get_int_or("feature_group_count", 1);
   int64_t bgc = op.attrs.get_int_or("batch_group_count", 1);
-  // C20-C22: group counts positive, not both > 1.
+  // C21-C23: group counts positive, not both > 1.
   if (fgc <= 0) fail(w, "feature_group_count must be > 0 (got {})", fgc);
   if (bgc <= 0) fail(w, "batch_group_count must be > 0 (got {})", bgc);
   if (fgc > 1 && bgc > 1)
-    fail(w, "feature_group_count and batch_group_count cannot both exceed 1 (got {} and {})", fgc, bgc);
+    fail(w, "feature_group_count and batch_group_count cannot both exceed 1 (got {} and {})", fgc,
+         bgc);
   int64_t ib = lhs.dim(cd.input_batch), ifeat = lhs.dim(cd.input_feature);
   int64_t kif = rhs.dim(cd.kernel_input_feature), kof = rhs.dim(cd.kernel_output_feature);
   // C10: batch % batch_group_count == 0; C11: input features % feature_group_count == 0.
-  if (ib % bgc != 0)
-    fail(w, "input batch {} not divisible by batch_group_count {}", ib, bgc);
+  if (ib % bgc != 0) fail(w, "input batch {} not divisible by batch_group_count {}", ib, bgc);
   if (ifeat % fgc != 0)
     fail(w, "input features {} not divisible by feature_group_count {}", ifeat, fgc);
   // C14: kernel input features = input features / feature_group_count.
@@ -136,7 +138,7 @@ std::vector<Type> rule_convolution(const Op& op, const std::vector<Type>& given)
   if (kof % fgc != 0)
     fail(w, "kernel output features {} not divisible by feature_group_count {}", kof, fgc);
   check_precision(op);
-  // Output: batch = ib / bgc, feature = kof, spatial per the window formula.
+  // C25: batch = ib / bgc, feature = kof, spatial dims = num_windows.
   Shape s(static_cast<size_t>(n));
   s[static_cast<size_t>(cd.output_batch)] = ib / bgc;
   s[static_cast<size_t>(cd.output_feature)] = kof;

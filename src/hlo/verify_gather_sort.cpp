@@ -25,7 +25,8 @@ void check_index_dims(const Op& op, const Type& operand, const Type& idx, int64_
   if (contains(ibd, ivd))
     fail(mn(op), "indices batching dims contain index_vector_dim {} (got {})", ivd, i64s_str(ibd));
   if (ibd.size() != obd.size())
-    fail(mn(op), "batching dim counts differ (got {} operand vs {} indices)", obd.size(), ibd.size());
+    fail(mn(op), "batching dim counts differ (got {} operand vs {} indices)", obd.size(),
+         ibd.size());
   for (size_t i = 0; i < obd.size(); ++i)
     if (operand.dim(obd[i]) != idx.dim(ibd[i]))
       fail(mn(op), "batching dim sizes differ (got operand {} vs indices {})", operand.dim(obd[i]),
@@ -49,13 +50,15 @@ std::vector<Type> rule_gather(const Op& op, const std::vector<Type>& given) {
   check_index_dims(op, x, idx, g.index_vector_dim, g.collapsed_slice_dims, g.operand_batching_dims,
                    g.start_indices_batching_dims, g.start_index_map, "collapsed_slice_dims",
                    "start_index_map");
-  // C1: rank(operand) = size(offset_dims) + size(collapsed_slice_dims) + size(operand_batching_dims).
+  // C1: rank(operand) = size(offset_dims) + size(collapsed_slice_dims) +
+  // size(operand_batching_dims).
   int64_t r = x.rank();
   if (static_cast<int64_t>(g.offset_dims.size() + g.collapsed_slice_dims.size() +
                            g.operand_batching_dims.size()) != r)
-    fail("gather", "offset + collapsed + batching dims must cover the operand rank (got {} + {} + {}, "
-         "expected {})", g.offset_dims.size(), g.collapsed_slice_dims.size(),
-         g.operand_batching_dims.size(), r);
+    fail("gather",
+         "offset + collapsed + batching dims must cover the operand rank (got {} + {} + {}, "
+         "expected {})",
+         g.offset_dims.size(), g.collapsed_slice_dims.size(), g.operand_batching_dims.size(), r);
   // slice_sizes: one per operand dim, in [0, dim]; collapsed/batching dims have size <= 1.
   check_size(op, ss.size(), static_cast<size_t>(r), "slice_sizes");
   for (int64_t i = 0; i < r; ++i) {
@@ -80,7 +83,8 @@ std::vector<Type> rule_gather(const Op& op, const std::vector<Type>& given) {
   check_dims(op, g.offset_dims, rr, "offset_dims");
   Shape s;
   size_t bi = 0, oi = 0;
-  for (int64_t i = 0; i < rr; ++i) s.push_back(contains(g.offset_dims, i) ? offs[oi++] : batch[bi++]);
+  for (int64_t i = 0; i < rr; ++i)
+    s.push_back(contains(g.offset_dims, i) ? offs[oi++] : batch[bi++]);
   return check_given(op, given, {x.with_shape(s)});
 }
 
@@ -97,12 +101,15 @@ std::vector<Type> rule_scatter(const Op& op, const std::vector<Type>& given) {
                    d.scatter_indices_batching_dims, d.scatter_dims_to_operand_dims,
                    "inserted_window_dims", "scatter_dims_to_operand_dims");
   int64_t r = x.rank();
-  // C7: rank(inputs) = size(update_window_dims) + size(inserted_window_dims) + size(input_batching_dims).
+  // C7: rank(inputs) = size(update_window_dims) + size(inserted_window_dims) +
+  // size(input_batching_dims).
   if (static_cast<int64_t>(d.update_window_dims.size() + d.inserted_window_dims.size() +
                            d.input_batching_dims.size()) != r)
-    fail("scatter", "update_window + inserted_window + batching dims must cover the input rank "
-         "(got {} + {} + {}, expected {})", d.update_window_dims.size(), d.inserted_window_dims.size(),
-         d.input_batching_dims.size(), r);
+    fail("scatter",
+         "update_window + inserted_window + batching dims must cover the input rank "
+         "(got {} + {} + {}, expected {})",
+         d.update_window_dims.size(), d.inserted_window_dims.size(), d.input_batching_dims.size(),
+         r);
   Shape scatter_sizes, window_bounds;
   for (int64_t i = 0; i < idx.rank(); ++i)
     if (i != d.index_vector_dim) scatter_sizes.push_back(idx.dim(i));
@@ -133,8 +140,9 @@ std::vector<Type> rule_scatter(const Op& op, const std::vector<Type>& given) {
         ++wi;
       } else {
         if (up.dim(k) != scatter_sizes[si])
-          fail("scatter", "update #{} scatter dim {} differs from the indices (got {}, expected {})",
-               i, k, up.dim(k), scatter_sizes[si]);
+          fail("scatter",
+               "update #{} scatter dim {} differs from the indices (got {}, expected {})", i, k,
+               up.dim(k), scatter_sizes[si]);
         ++si;
       }
     }
@@ -156,7 +164,8 @@ std::vector<Type> rule_sort(const Op& op, const std::vector<Type>& given) {
   for (size_t i = 0; i < op.operands.size(); ++i) {
     const Type& x = tensor_operand(op, i, "input");
     // C1: inputs share a shape.
-    if (x.shape() != a.shape()) fail("sort", "inputs must share a shape (got {} vs {})", a.str(), x.str());
+    if (x.shape() != a.shape())
+      fail("sort", "inputs must share a shape (got {} vs {})", a.str(), x.str());
     res.push_back(x);
     args.push_back(scalar(x.dtype()));
     args.push_back(scalar(x.dtype()));

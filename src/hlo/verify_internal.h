@@ -47,8 +47,8 @@ inline Type scalar(DType t) { return Type::tensor(t, {}); }
 bool is_promotable(DType from, DType to);
 // Element types E_i of a reducer-style region (tensor<E0>, ..., tensor<EN-1>, tensor<E0>, ...)
 // -> (tensor<E0>, ...), where each input element type `in[i]` is promotable to E_i.
-std::vector<DType> check_accumulator_region(const Op& op, size_t region, const std::vector<DType>& in,
-                                            std::string_view what);
+std::vector<DType> check_accumulator_region(const Op& op, size_t region,
+                                            const std::vector<DType>& in, std::string_view what);
 
 // Output size of a window op along one dim (spec: convolution / reduce_window shape formula):
 // dilated input (in-1)*base+1, padded by lo+hi, window (w-1)*wd+1; 0 if the window is larger.

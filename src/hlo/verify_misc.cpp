@@ -83,7 +83,8 @@ std::vector<Type> rule_all_reduce(const Op& op, const std::vector<Type>& given) 
   DType e0 = res[0].dtype();
   for (const auto& t : res)
     if (t.dtype() != e0)
-      fail("all_reduce", "operands must share an element type (got {} and {})", res[0].str(), t.str());
+      fail("all_reduce", "operands must share an element type (got {} and {})", res[0].str(),
+           t.str());
   DType e = check_accumulator_region(op, 0, {e0}, "computation")[0];
   for (auto& t : res) t = t.with_dtype(e);
   return check_given(op, given, res);

@@ -18,7 +18,8 @@ size_t check_inputs_inits(const Op& op, size_t num_operands) {
     if (x.shape() != a.shape())
       fail(mn(op), "inputs must share a shape (got {} vs {})", a.str(), x.str());
     if (init.rank() != 0 || init.dtype() != x.dtype())
-      fail(mn(op), "init_value #{} must be tensor<{}> (got {})", i, dtype_name(x.dtype()), init.str());
+      fail(mn(op), "init_value #{} must be tensor<{}> (got {})", i, dtype_name(x.dtype()),
+           init.str());
   }
   return n;
 }
@@ -126,7 +127,8 @@ std::vector<Type> rule_map(const Op& op, const std::vector<Type>& given) {
   for (size_t i = 0; i < op.operands.size(); ++i) {
     const Type& x = tensor_operand(op, i, "input");
     // C1: all inputs share a shape.
-    if (x.shape() != a.shape()) fail("map", "inputs must share a shape (got {} vs {})", a.str(), x.str());
+    if (x.shape() != a.shape())
+      fail("map", "inputs must share a shape (got {} vs {})", a.str(), x.str());
     args.push_back(scalar(x.dtype()));
   }
   // C2: dimensions = [0, ..., R-1].

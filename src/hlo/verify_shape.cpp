@@ -12,7 +12,8 @@ std::vector<Type> rule_reshape(const Op& op, const std::vector<Type>& given) {
   require_given(op, given, 1);
   const Type& r = given[0];
   if (r.dtype() != x.dtype())
-    fail("reshape", "element type differs (got {}, expected {})", r.str(), r.with_dtype(x.dtype()).str());
+    fail("reshape", "element type differs (got {}, expected {})", r.str(),
+         r.with_dtype(x.dtype()).str());
   // C2: size(operand) = size(result).
   if (r.numel() != x.numel())
     fail("reshape", "element count differs (got {} -> {}: {} vs {})", x.str(), r.str(), x.numel(),
@@ -36,8 +37,8 @@ std::vector<Type> rule_broadcast_in_dim(const Op& op, const std::vector<Type>& g
   for (size_t i = 0; i < bd.size(); ++i) {
     int64_t d = x.dim(static_cast<int64_t>(i)), rd = r.dim(bd[i]);
     if (d != 1 && d != rd)
-      fail("broadcast_in_dim", "operand dim {} (size {}) cannot broadcast to result dim {} (size {})",
-           i, d, bd[i], rd);
+      fail("broadcast_in_dim",
+           "operand dim {} (size {}) cannot broadcast to result dim {} (size {})", i, d, bd[i], rd);
   }
   return given;
 }
@@ -68,8 +69,9 @@ std::vector<Type> rule_slice(const Op& op, const std::vector<Type>& given) {
     int64_t d = x.dim(static_cast<int64_t>(i));
     // C3: 0 <= start <= limit <= dim; C4: strides > 0.
     if (st[i] < 0 || st[i] > li[i] || li[i] > d)
-      fail("slice", "bad bounds on dim {} (got start {} limit {}, expected 0 <= start <= limit <= {})",
-           i, st[i], li[i], d);
+      fail("slice",
+           "bad bounds on dim {} (got start {} limit {}, expected 0 <= start <= limit <= {})", i,
+           st[i], li[i], d);
     if (str[i] <= 0) fail("slice", "strides must be > 0 (got {} on dim {})", str[i], i);
     s.push_back((li[i] - st[i] + str[i] - 1) / str[i]);
   }
@@ -137,8 +139,8 @@ std::vector<Type> rule_concatenate(const Op& op, const std::vector<Type>& given)
     const Type& t = tensor_operand(op, i, "input");
     // C1: same element type; C2: same shape except at dimension.
     if (t.dtype() != a.dtype() || t.rank() != a.rank())
-      fail("concatenate", "input #{} type does not match (got {}, expected rank {} {})", i,
-           t.str(), a.rank(), dtype_name(a.dtype()));
+      fail("concatenate", "input #{} type does not match (got {}, expected rank {} {})", i, t.str(),
+           a.rank(), dtype_name(a.dtype()));
     for (int64_t k = 0; k < a.rank(); ++k)
       if (k != d && t.dim(k) != a.dim(k))
         fail("concatenate", "input #{} differs on dim {} (got {}, expected {})", i, k, t.dim(k),

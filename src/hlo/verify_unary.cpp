@@ -6,8 +6,15 @@ namespace netspec::hlo {
 namespace {
 using namespace vr;
 
-enum Allowed : unsigned { kFloat = 1, kSInt = 2, kUInt = 4, kBool = 8, kInt = kSInt | kUInt,
-                          kNum = kFloat | kInt, kAny = kNum | kBool };
+enum Allowed : unsigned {
+  kFloat = 1,
+  kSInt = 2,
+  kUInt = 4,
+  kBool = 8,
+  kInt = kSInt | kUInt,
+  kNum = kFloat | kInt,
+  kAny = kNum | kBool
+};
 
 bool allowed(DType t, unsigned mask) {
   if (is_float(t)) return mask & kFloat;
@@ -18,24 +25,35 @@ bool allowed(DType t, unsigned mask) {
 
 const char* mask_str(unsigned m) {
   switch (m) {
-    case kFloat: return "floating-point";
-    case kFloat | kSInt: return "signed integer or floating-point";
-    case kNum: return "integer or floating-point";
-    case kInt: return "integer";
-    case kInt | kBool: return "integer or boolean";
-    default: return "any";
+    case kFloat:
+      return "floating-point";
+    case kFloat | kSInt:
+      return "signed integer or floating-point";
+    case kNum:
+      return "integer or floating-point";
+    case kInt:
+      return "integer";
+    case kInt | kBool:
+      return "integer or boolean";
+    default:
+      return "any";
   }
 }
 
 unsigned unary_mask(OpKind k) {
   switch (k) {
-    case OpKind::kNegate: return kNum;
+    case OpKind::kNegate:
+      return kNum;
     case OpKind::kAbs:
-    case OpKind::kSign: return kFloat | kSInt;
-    case OpKind::kNot: return kInt | kBool;
+    case OpKind::kSign:
+      return kFloat | kSInt;
+    case OpKind::kNot:
+      return kInt | kBool;
     case OpKind::kPopcnt:
-    case OpKind::kCountLeadingZeros: return kInt;
-    default: return kFloat;  // exponential .. round_nearest_even, is_finite
+    case OpKind::kCountLeadingZeros:
+      return kInt;
+    default:
+      return kFloat;  // exponential .. round_nearest_even, is_finite
   }
 }
 
@@ -43,8 +61,7 @@ std::vector<Type> rule_unary(const Op& op, const std::vector<Type>& given) {
   expect_num_operands(op, 1);
   const Type& x = tensor_operand(op, 0);
   unsigned m = unary_mask(op.kind);
-  if (!allowed(x.dtype(), m))
-    fail(mn(op), "operand must be {} (got {})", mask_str(m), x.str());
+  if (!allowed(x.dtype(), m)) fail(mn(op), "operand must be {} (got {})", mask_str(m), x.str());
   // is_finite: C1 shape(x) = shape(y), y is i1.
   if (op.kind == OpKind::kIsFinite) return check_given(op, given, {x.with_dtype(DType::kI1)});
   return check_given(op, given, {x});
@@ -56,7 +73,8 @@ std::vector<Type> rule_convert(const Op& op, const std::vector<Type>& given) {
   require_given(op, given, 1);
   // C1: shape(operand) = shape(result).
   if (given[0].shape() != x.shape())
-    fail("convert", "shape differs (got {}, expected {})", given[0].str(), x.with_dtype(given[0].dtype()).str());
+    fail("convert", "shape differs (got {}, expected {})", given[0].str(),
+         x.with_dtype(given[0].dtype()).str());
   return given;
 }
 
@@ -86,7 +104,8 @@ std::vector<Type> rule_bitcast_convert(const Op& op, const std::vector<Type>& gi
 std::vector<Type> rule_reduce_precision(const Op& op, const std::vector<Type>& given) {
   expect_num_operands(op, 1);
   const Type& x = tensor_operand(op, 0);
-  if (!is_float(x.dtype())) fail("reduce_precision", "operand must be floating-point (got {})", x.str());
+  if (!is_float(x.dtype()))
+    fail("reduce_precision", "operand must be floating-point (got {})", x.str());
   int64_t e = op.attrs.get_int("exponent_bits"), m = op.attrs.get_int("mantissa_bits");
   // C2: exponent_bits >= 1; C3: mantissa_bits >= 0.
   if (e < 1) fail("reduce_precision", "exponent_bits must be >= 1 (got {})", e);

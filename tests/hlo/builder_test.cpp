@@ -104,7 +104,8 @@ TEST(Builder, ShapeOps) {
   // ceil((4-1)/2) = 2 along the last dim.
   Value* sl = b.slice(x.arg(0), {0, 1, 1}, {2, 3, 4}, {1, 1, 2});
   EXPECT_EQ(sl->type, f32({2, 2, 2}));
-  EXPECT_EQ(b.slice(x.arg(0), {0, 0, 0}, {1, 3, 4})->def->attrs.get_i64s("strides"), (I64s{1, 1, 1}));
+  EXPECT_EQ(b.slice(x.arg(0), {0, 0, 0}, {1, 3, 4})->def->attrs.get_i64s("strides"),
+            (I64s{1, 1, 1}));
   Value* i = x.arg(2);
   EXPECT_EQ(b.dynamic_slice(x.arg(0), {i, i, i}, {1, 2, 2})->type, f32({1, 2, 2}));
   Value* upd = b.constant_splat(0, f32({1, 1, 4}));
@@ -171,9 +172,10 @@ TEST(Builder, ReduceAndWindows) {
         return std::vector<Value*>{r.add(a[0], a[1])};
       });
   EXPECT_EQ(ss->type, f32({4, 6, 6}));
-  auto mapped = b.map({x.arg(0), x.arg(0)}, {0, 1, 2}, [](Builder& r, const std::vector<Value*>& a) {
-    return std::vector<Value*>{r.compare(a[0], a[1], "LT")};
-  });
+  auto mapped =
+      b.map({x.arg(0), x.arg(0)}, {0, 1, 2}, [](Builder& r, const std::vector<Value*>& a) {
+        return std::vector<Value*>{r.compare(a[0], a[1], "LT")};
+      });
   EXPECT_EQ(mapped[0]->type, t(DType::kI1, {4, 6, 6}));
   b.func_return({s});
   EXPECT_NO_THROW(verify_module(x.m));

@@ -1,9 +1,10 @@
 // Type rules and verify_module: inferred types of edge cases, and ill-formed ops that must throw
 // an Error naming the op mnemonic and what is wrong.
+#include "hlo/verify.h"
+
 #include <gtest/gtest.h>
 
 #include "hlo/builder.h"
-#include "hlo/verify.h"
 
 namespace netspec::hlo {
 namespace {
@@ -21,7 +22,8 @@ void expect_error(F&& fn, std::initializer_list<std::string_view> pieces) {
     ADD_FAILURE() << "no error thrown";
   } catch (const Error& e) {
     std::string msg = e.what();
-    for (auto p : pieces) EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
+    for (auto p : pieces)
+      EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
   }
 }
 
@@ -44,9 +46,11 @@ RegionFn ret_add() {
 
 TEST(Verify, ElementwiseTypeClasses) {
   Fx x({f32({2}), i32({2}), t(DType::kI1, {2}), t(DType::kUI32, {2}), f32({3})});
-  expect_error([&] { x.b.add(x.arg(0), x.arg(4)); }, {"[add]", "operand types differ", "tensor<2xf32>", "tensor<3xf32>"});
+  expect_error([&] { x.b.add(x.arg(0), x.arg(4)); },
+               {"[add]", "operand types differ", "tensor<2xf32>", "tensor<3xf32>"});
   expect_error([&] { x.b.add(x.arg(0), x.arg(1)); }, {"[add]", "differ"});
-  expect_error([&] { x.b.exponential(x.arg(1)); }, {"[exponential]", "floating-point", "tensor<2xi32>"});
+  expect_error([&] { x.b.exponential(x.arg(1)); },
+               {"[exponential]", "floating-point", "tensor<2xi32>"});
   expect_error([&] { x.b.abs(x.arg(3)); }, {"[abs]", "signed integer or floating-point"});
   expect_error([&] { x.b.popcnt(x.arg(0)); }, {"[popcnt]", "integer"});
   expect_error([&] { x.b.and_(x.arg(0), x.arg(0)); }, {"[and]", "integer or boolean"});
@@ -58,43 +62,56 @@ TEST(Verify, ElementwiseTypeClasses) {
   EXPECT_EQ(x.b.not_(x.arg(1))->type, i32({2}));
   EXPECT_EQ(x.b.abs(x.arg(1))->type, i32({2}));
   EXPECT_EQ(x.b.shift_right_logical(x.arg(3), x.arg(3))->type, t(DType::kUI32, {2}));
-  expect_error([&] { x.b.reduce_precision(x.arg(0), 0, 3); }, {"[reduce_precision]", "exponent_bits", "got 0"});
-  expect_error([&] { x.b.reduce_precision(x.arg(0), 5, -1); }, {"[reduce_precision]", "mantissa_bits"});
+  expect_error([&] { x.b.reduce_precision(x.arg(0), 0, 3); },
+               {"[reduce_precision]", "exponent_bits", "got 0"});
+  expect_error([&] { x.b.reduce_precision(x.arg(0), 5, -1); },
+               {"[reduce_precision]", "mantissa_bits"});
 }
 
 TEST(Verify, ConvertAndBitcast) {
   Fx x({f32({2, 3}), t(DType::kF64, {4}), t(DType::kI8, {4, 4})});
   EXPECT_EQ(x.b.convert(x.arg(0), DType::kI1)->type, t(DType::kI1, {2, 3}));
-  expect_error([&] { x.b.create(OpKind::kConvert, {x.arg(0)}, {}, {i32({3, 2})}); },
-               {"[convert]", "shape differs"});
+  expect_error(
+      [&] {
+        x.b.create(OpKind::kConvert, {x.arg(0)}, {}, {i32({3, 2})});
+      },
+      {"[convert]", "shape differs"});
   expect_error([&] { x.b.create(OpKind::kConvert, {x.arg(0)}); }, {"[convert]", "must be stated"});
   // f64 -> i32 splits into a minor dim of 2; i8 x4 -> i32 drops the minor dim of 4.
   EXPECT_EQ(x.b.bitcast_convert(x.arg(1), i32({4, 2}))->type, i32({4, 2}));
   EXPECT_EQ(x.b.bitcast_convert(x.arg(2), i32({4}))->type, i32({4}));
-  expect_error([&] { x.b.bitcast_convert(x.arg(1), i32({4})); }, {"[bitcast_convert]", "tensor<4x2xi32>"});
+  expect_error([&] { x.b.bitcast_convert(x.arg(1), i32({4})); },
+               {"[bitcast_convert]", "tensor<4x2xi32>"});
   expect_error([&] { x.b.bitcast_convert(x.arg(0), t(DType::kF64, {2})); },
                {"[bitcast_convert]", "last dim must be 2"});
 }
 
 TEST(Verify, Compare) {
   Fx x({f32({2}), i32({2}), t(DType::kUI8, {2}), t(DType::kI1, {2})});
-  expect_error([&] { x.b.compare(x.arg(0), x.arg(0), "LTE"); }, {"[compare]", "comparison_direction", "LTE"});
+  expect_error([&] { x.b.compare(x.arg(0), x.arg(0), "LTE"); },
+               {"[compare]", "comparison_direction", "LTE"});
   expect_error([&] { x.b.compare(x.arg(0), x.arg(0), "LT", "SIGNED"); },
                {"[compare]", "compare_type", "f32", "FLOAT or TOTALORDER"});
-  expect_error([&] { x.b.compare(x.arg(1), x.arg(1), "LT", "UNSIGNED"); }, {"[compare]", "expected SIGNED"});
-  expect_error([&] { x.b.compare(x.arg(2), x.arg(2), "LT", "SIGNED"); }, {"[compare]", "expected UNSIGNED"});
-  expect_error([&] { x.b.compare(x.arg(3), x.arg(3), "EQ", "FLOAT"); }, {"[compare]", "expected UNSIGNED"});
-  expect_error([&] { x.b.compare(x.arg(0), x.arg(1), "EQ"); }, {"[compare]", "operand types differ"});
+  expect_error([&] { x.b.compare(x.arg(1), x.arg(1), "LT", "UNSIGNED"); },
+               {"[compare]", "expected SIGNED"});
+  expect_error([&] { x.b.compare(x.arg(2), x.arg(2), "LT", "SIGNED"); },
+               {"[compare]", "expected UNSIGNED"});
+  expect_error([&] { x.b.compare(x.arg(3), x.arg(3), "EQ", "FLOAT"); },
+               {"[compare]", "expected UNSIGNED"});
+  expect_error([&] { x.b.compare(x.arg(0), x.arg(1), "EQ"); },
+               {"[compare]", "operand types differ"});
   // Without compare_type (as in parsed files) the op is valid.
   Attrs a;
   a.set("comparison_direction", EnumAttr{"comparison_direction", "GT"});
-  EXPECT_EQ(x.b.create(OpKind::kCompare, {x.arg(1), x.arg(1)}, a)->result()->type, t(DType::kI1, {2}));
+  EXPECT_EQ(x.b.create(OpKind::kCompare, {x.arg(1), x.arg(1)}, a)->result()->type,
+            t(DType::kI1, {2}));
 }
 
 TEST(Verify, ClampSelect) {
   Fx x({f32({}), f32({4}), f32({3}), t(DType::kI1, {4}), t(DType::kI1, {}), i32({4})});
   expect_error([&] { x.b.clamp(x.arg(2), x.arg(1), x.arg(0)); }, {"[clamp]", "scalars or match"});
-  expect_error([&] { x.b.clamp(x.arg(5), x.arg(1), x.arg(0)); }, {"[clamp]", "element types differ"});
+  expect_error([&] { x.b.clamp(x.arg(5), x.arg(1), x.arg(0)); },
+               {"[clamp]", "element types differ"});
   EXPECT_EQ(x.b.select(x.arg(4), x.arg(1), x.arg(1))->type, f32({4}));  // scalar pred
   expect_error([&] { x.b.select(x.arg(1), x.arg(1), x.arg(1)); }, {"[select]", "pred must be i1"});
   expect_error([&] { x.b.select(x.arg(3), x.arg(2), x.arg(2)); }, {"[select]", "pred shape"});
@@ -107,34 +124,81 @@ TEST(Verify, ShapeOpErrors) {
   Fx x({f32({2, 3}), f32({}), i32({}), t(DType::kI64, {}), f32({2, 4}), t(DType::kI1, {})});
   auto& b = x.b;
   expect_error([&] { b.reshape(x.arg(0), {5}); }, {"[reshape]", "element count", "6 vs 5"});
-  expect_error([&] { b.broadcast_in_dim(x.arg(0), {2, 4}, {0, 1}); },
-               {"[broadcast_in_dim]", "operand dim 1 (size 3)", "result dim 1 (size 4)"});
-  expect_error([&] { b.broadcast_in_dim(x.arg(0), {2, 3, 4}, {0}); }, {"[broadcast_in_dim]", "broadcast_dimensions", "wrong size"});
-  expect_error([&] { b.broadcast_in_dim(x.arg(0), {2, 3, 4}, {0, 3}); }, {"[broadcast_in_dim]", "out of range"});
-  expect_error([&] { b.broadcast_in_dim(x.arg(0), {2, 3, 3}, {1, 1}); }, {"[broadcast_in_dim]", "repeated"});
+  expect_error(
+      [&] {
+        b.broadcast_in_dim(x.arg(0), {2, 4}, {0, 1});
+      },
+      {"[broadcast_in_dim]", "operand dim 1 (size 3)", "result dim 1 (size 4)"});
+  expect_error(
+      [&] {
+        b.broadcast_in_dim(x.arg(0), {2, 3, 4}, {0});
+      },
+      {"[broadcast_in_dim]", "broadcast_dimensions", "wrong size"});
+  expect_error(
+      [&] {
+        b.broadcast_in_dim(x.arg(0), {2, 3, 4}, {0, 3});
+      },
+      {"[broadcast_in_dim]", "out of range"});
+  expect_error(
+      [&] {
+        b.broadcast_in_dim(x.arg(0), {2, 3, 3}, {1, 1});
+      },
+      {"[broadcast_in_dim]", "repeated"});
   EXPECT_EQ(b.broadcast_in_dim(b.reshape(x.arg(0), {1, 6}), {4, 6, 5}, {2, 1})->type,
             f32({4, 6, 5}));  // size-1 dims broadcast anywhere
   expect_error([&] { b.transpose(x.arg(0), {0, 0}); }, {"[transpose]", "permutation", "repeated"});
   expect_error([&] { b.transpose(x.arg(0), {1}); }, {"[transpose]", "permutation", "wrong size"});
   expect_error([&] { b.slice(x.arg(0), {0, 2}, {2, 1}); }, {"[slice]", "start 2 limit 1"});
   expect_error([&] { b.slice(x.arg(0), {0, 0}, {2, 4}); }, {"[slice]", "<= 3"});
-  expect_error([&] { b.slice(x.arg(0), {0, 0}, {2, 3}, {1, 0}); }, {"[slice]", "strides must be > 0"});
+  expect_error(
+      [&] {
+        b.slice(x.arg(0), {0, 0}, {2, 3}, {1, 0});
+      },
+      {"[slice]", "strides must be > 0"});
   EXPECT_EQ(b.slice(x.arg(0), {0, 1}, {0, 1})->type, f32({0, 0}));
-  expect_error([&] { b.dynamic_slice(x.arg(0), {x.arg(2)}, {1, 1}); }, {"[dynamic_slice]", "start_indices", "wrong size"});
-  expect_error([&] { b.dynamic_slice(x.arg(0), {x.arg(2), x.arg(3)}, {1, 1}); },
-               {"[dynamic_slice]", "share one type"});
-  expect_error([&] { b.dynamic_slice(x.arg(0), {x.arg(5), x.arg(5)}, {1, 1}); },
-               {"[dynamic_slice]", "0-d integer"});
-  expect_error([&] { b.dynamic_slice(x.arg(0), {x.arg(2), x.arg(2)}, {3, 1}); },
-               {"[dynamic_slice]", "slice size out of range", "got 3"});
-  expect_error([&] { b.dynamic_update_slice(x.arg(0), x.arg(4), {x.arg(2), x.arg(2)}); },
-               {"[dynamic_update_slice]", "update larger", "got 4"});
-  expect_error([&] { b.concatenate({x.arg(0), x.arg(4)}, 0); }, {"[concatenate]", "differs on dim 1"});
+  expect_error(
+      [&] {
+        b.dynamic_slice(x.arg(0), {x.arg(2)}, {1, 1});
+      },
+      {"[dynamic_slice]", "start_indices", "wrong size"});
+  expect_error(
+      [&] {
+        b.dynamic_slice(x.arg(0), {x.arg(2), x.arg(3)}, {1, 1});
+      },
+      {"[dynamic_slice]", "share one type"});
+  expect_error(
+      [&] {
+        b.dynamic_slice(x.arg(0), {x.arg(5), x.arg(5)}, {1, 1});
+      },
+      {"[dynamic_slice]", "0-d integer"});
+  expect_error(
+      [&] {
+        b.dynamic_slice(x.arg(0), {x.arg(2), x.arg(2)}, {3, 1});
+      },
+      {"[dynamic_slice]", "slice size out of range", "got 3"});
+  expect_error(
+      [&] {
+        b.dynamic_update_slice(x.arg(0), x.arg(4), {x.arg(2), x.arg(2)});
+      },
+      {"[dynamic_update_slice]", "update larger", "got 4"});
+  expect_error(
+      [&] {
+        b.concatenate({x.arg(0), x.arg(4)}, 0);
+      },
+      {"[concatenate]", "differs on dim 1"});
   expect_error([&] { b.concatenate({x.arg(0)}, 2); }, {"[concatenate]", "dimension out of range"});
   EXPECT_EQ(b.concatenate({x.arg(0), x.arg(4)}, 1)->type, f32({2, 7}));
   expect_error([&] { b.pad(x.arg(0), x.arg(2), {0, 0}, {0, 0}); }, {"[pad]", "padding_value"});
-  expect_error([&] { b.pad(x.arg(0), x.arg(1), {0, 0}, {0, 0}, {-1, 0}); }, {"[pad]", "interior_padding"});
-  expect_error([&] { b.pad(x.arg(0), x.arg(1), {0, -4}, {0, 0}); }, {"[pad]", "negative result size"});
+  expect_error(
+      [&] {
+        b.pad(x.arg(0), x.arg(1), {0, 0}, {0, 0}, {-1, 0});
+      },
+      {"[pad]", "interior_padding"});
+  expect_error(
+      [&] {
+        b.pad(x.arg(0), x.arg(1), {0, -4}, {0, 0});
+      },
+      {"[pad]", "negative result size"});
   EXPECT_EQ(b.pad(x.arg(0), x.arg(1), {-1, -1}, {0, -1})->type, f32({1, 1}));
   expect_error([&] { b.reverse(x.arg(0), {2}); }, {"[reverse]", "out of range"});
 }
@@ -144,22 +208,46 @@ TEST(Verify, ShapeOpErrors) {
 TEST(Verify, DotGeneralErrors) {
   Fx x({f32({32, 784}), f32({512, 10}), f32({4, 2, 3}), f32({5, 3, 2}), i32({784, 10})});
   auto& b = x.b;
-  expect_error([&] { b.dot_general(x.arg(0), x.arg(1), DotDims{{}, {}, {1}, {0}}); },
-               {"[dot_general] contracting dims differ (got 784 vs 512)"});
-  expect_error([&] { b.dot_general(x.arg(2), x.arg(3), DotDims{{0}, {0}, {2}, {1}}); },
-               {"[dot_general] batching dims differ (got 4 vs 5)"});
-  expect_error([&] { b.dot_general(x.arg(0), x.arg(1), DotDims{{}, {}, {1}, {}}); },
-               {"[dot_general]", "contracting dim counts differ"});
-  expect_error([&] { b.dot_general(x.arg(2), x.arg(3), DotDims{{1}, {2}, {1}, {0}}); },
-               {"[dot_general]", "lhs batching+contracting dims", "repeated"});
-  expect_error([&] { b.dot_general(x.arg(0), x.arg(1), DotDims{{}, {}, {2}, {0}}); },
-               {"[dot_general]", "out of range"});
-  expect_error([&] { b.dot_general(x.arg(0), x.arg(4), DotDims{{}, {}, {1}, {0}}); },
-               {"[dot_general]", "element types differ"});
-  expect_error([&] { b.dot_general(x.arg(0), x.arg(0), DotDims{{}, {}, {1}, {1}}, {"DEFAULT"}); },
-               {"[dot_general]", "precision_config"});
-  expect_error([&] { b.dot_general(x.arg(0), x.arg(0), DotDims{{}, {}, {1}, {1}}, {"LOW", "HIGH"}); },
-               {"[dot_general]", "unknown precision"});
+  expect_error(
+      [&] {
+        b.dot_general(x.arg(0), x.arg(1), DotDims{{}, {}, {1}, {0}});
+      },
+      {"[dot_general] contracting dims differ (got 784 vs 512)"});
+  expect_error(
+      [&] {
+        b.dot_general(x.arg(2), x.arg(3), DotDims{{0}, {0}, {2}, {1}});
+      },
+      {"[dot_general] batching dims differ (got 4 vs 5)"});
+  expect_error(
+      [&] {
+        b.dot_general(x.arg(0), x.arg(1), DotDims{{}, {}, {1}, {}});
+      },
+      {"[dot_general]", "contracting dim counts differ"});
+  expect_error(
+      [&] {
+        b.dot_general(x.arg(2), x.arg(3), DotDims{{1}, {2}, {1}, {0}});
+      },
+      {"[dot_general]", "lhs batching+contracting dims", "repeated"});
+  expect_error(
+      [&] {
+        b.dot_general(x.arg(0), x.arg(1), DotDims{{}, {}, {2}, {0}});
+      },
+      {"[dot_general]", "out of range"});
+  expect_error(
+      [&] {
+        b.dot_general(x.arg(0), x.arg(4), DotDims{{}, {}, {1}, {0}});
+      },
+      {"[dot_general]", "element types differ"});
+  expect_error(
+      [&] {
+        b.dot_general(x.arg(0), x.arg(0), DotDims{{}, {}, {1}, {1}}, {"DEFAULT"});
+      },
+      {"[dot_general]", "precision_config"});
+  expect_error(
+      [&] {
+        b.dot_general(x.arg(0), x.arg(0), DotDims{{}, {}, {1}, {1}}, {"LOW", "HIGH"});
+      },
+      {"[dot_general]", "unknown precision"});
   // Outer product (no contraction): 32x784 . 512x10 -> 32x784x512x10.
   EXPECT_EQ(b.dot_general(x.arg(0), x.arg(1), DotDims{})->type, f32({32, 784, 512, 10}));
   // Batched with free dims on both sides: [4,2,3] x [4? no] -> use rhs transposed batching.
@@ -167,8 +255,11 @@ TEST(Verify, DotGeneralErrors) {
   // A stated result with a wrong shape is rejected.
   Attrs a;
   a.set("dot_dimension_numbers", DotDims{{}, {}, {1}, {1}});
-  expect_error([&] { b.create(OpKind::kDotGeneral, {x.arg(0), x.arg(0)}, a, {f32({32, 33})}); },
-               {"[dot_general]", "result shape mismatch", "tensor<32x32xf32>"});
+  expect_error(
+      [&] {
+        b.create(OpKind::kDotGeneral, {x.arg(0), x.arg(0)}, a, {f32({32, 33})});
+      },
+      {"[dot_general]", "result shape mismatch", "tensor<32x32xf32>"});
 }
 
 TEST(Verify, ConvolutionShapes) {
@@ -211,19 +302,23 @@ TEST(Verify, ConvolutionErrors) {
   };
   expect_error([&] { b.convolution(x.arg(0), x.arg(1), opts()); },
                {"[convolution]", "kernel input features differ (got 2, expected 4"});
-  expect_error([&] { b.convolution(x.arg(0), x.arg(3), opts()); }, {"[convolution]", "ranks differ"});
+  expect_error([&] { b.convolution(x.arg(0), x.arg(3), opts()); },
+               {"[convolution]", "ranks differ"});
   auto o = opts();
   o.window_strides = {1};
-  expect_error([&] { b.convolution(x.arg(0), x.arg(2), o); }, {"[convolution]", "window_strides", "wrong size"});
+  expect_error([&] { b.convolution(x.arg(0), x.arg(2), o); },
+               {"[convolution]", "window_strides", "wrong size"});
   o = opts();
   o.window_strides = {1, 0};
-  expect_error([&] { b.convolution(x.arg(0), x.arg(2), o); }, {"[convolution]", "window_strides must be > 0"});
+  expect_error([&] { b.convolution(x.arg(0), x.arg(2), o); },
+               {"[convolution]", "window_strides must be > 0"});
   o = opts();
   o.lhs_dilation = {0, 1};
   expect_error([&] { b.convolution(x.arg(0), x.arg(2), o); }, {"[convolution]", "lhs_dilation"});
   o = opts();
   o.padding = {{1, 1}};
-  expect_error([&] { b.convolution(x.arg(0), x.arg(2), o); }, {"[convolution]", "padding has the wrong shape"});
+  expect_error([&] { b.convolution(x.arg(0), x.arg(2), o); },
+               {"[convolution]", "padding has the wrong shape"});
   o = opts();
   o.window_reversal = {true};
   expect_error([&] { b.convolution(x.arg(0), x.arg(2), o); }, {"[convolution]", "window_reversal"});
@@ -234,16 +329,20 @@ TEST(Verify, ConvolutionErrors) {
   o = opts();
   o.feature_group_count = 2;
   o.batch_group_count = 2;
-  expect_error([&] { b.convolution(x.arg(0), x.arg(1), o); }, {"[convolution]", "cannot both exceed 1"});
+  expect_error([&] { b.convolution(x.arg(0), x.arg(1), o); },
+               {"[convolution]", "cannot both exceed 1"});
   o = opts();
   o.batch_group_count = 4;
-  expect_error([&] { b.convolution(x.arg(0), x.arg(2), o); }, {"[convolution]", "input batch 2 not divisible"});
+  expect_error([&] { b.convolution(x.arg(0), x.arg(2), o); },
+               {"[convolution]", "input batch 2 not divisible"});
   o = opts();
   o.dims.input_spatial = {2, 1};  // collides with the input feature dim
-  expect_error([&] { b.convolution(x.arg(0), x.arg(2), o); }, {"[convolution]", "input dimension numbers", "repeated"});
+  expect_error([&] { b.convolution(x.arg(0), x.arg(2), o); },
+               {"[convolution]", "input dimension numbers", "repeated"});
   o = opts();
   o.dims.kernel_spatial = {2};
-  expect_error([&] { b.convolution(x.arg(0), x.arg(2), o); }, {"[convolution]", "kernel spatial dimensions"});
+  expect_error([&] { b.convolution(x.arg(0), x.arg(2), o); },
+               {"[convolution]", "kernel spatial dimensions"});
 }
 
 // --- reductions / windows ---
@@ -258,9 +357,15 @@ TEST(Verify, ReduceRules) {
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0]->type, f32({3}));
   EXPECT_EQ(r[1]->type, i32({3}));
-  expect_error([&] { b.reduce(x.arg(0), x.arg(3), {0}, OpKind::kAdd); }, {"[reduce]", "init_value #0 must be tensor<f32>"});
-  expect_error([&] { b.reduce(x.arg(0), x.arg(1), {2}, OpKind::kAdd); }, {"[reduce]", "dimensions", "out of range"});
-  expect_error([&] { b.reduce(x.arg(0), x.arg(1), {0, 0}, OpKind::kAdd); }, {"[reduce]", "repeated"});
+  expect_error([&] { b.reduce(x.arg(0), x.arg(3), {0}, OpKind::kAdd); },
+               {"[reduce]", "init_value #0 must be tensor<f32>"});
+  expect_error([&] { b.reduce(x.arg(0), x.arg(1), {2}, OpKind::kAdd); },
+               {"[reduce]", "dimensions", "out of range"});
+  expect_error(
+      [&] {
+        b.reduce(x.arg(0), x.arg(1), {0, 0}, OpKind::kAdd);
+      },
+      {"[reduce]", "repeated"});
   expect_error(
       [&] {
         b.reduce(Vs{x.arg(0)}, Vs{x.arg(1)}, {0},
@@ -311,8 +416,9 @@ TEST(Verify, ReduceWindowShapes) {
             f32({2, 7, 7}));
   expect_error([&] { b.select_and_scatter(x.arg(0), x.arg(3), x.arg(1), sw, ge, ret_add()); },
                {"[select_and_scatter]", "source shape differs", "tensor<2x3x3xf32>"});
-  expect_error([&] { b.select_and_scatter(x.arg(0), x.arg(2), x.arg(1), sw, ret_add(), ret_add()); },
-               {"[select_and_scatter]", "region 'select' returns wrong types"});
+  expect_error(
+      [&] { b.select_and_scatter(x.arg(0), x.arg(2), x.arg(1), sw, ret_add(), ret_add()); },
+      {"[select_and_scatter]", "region 'select' returns wrong types"});
 }
 
 TEST(Verify, MapRules) {
@@ -320,7 +426,11 @@ TEST(Verify, MapRules) {
   auto conv = [](Builder& r, const Vs& a) { return Vs{r.add(r.convert(a[1], DType::kF32), a[0])}; };
   EXPECT_EQ(x.b.map({x.arg(0), x.arg(1)}, {0, 1}, conv)[0]->type, f32({2, 3}));
   expect_error([&] { x.b.map({x.arg(0), x.arg(1)}, {0}, conv); }, {"[map]", "dimensions"});
-  expect_error([&] { x.b.map({x.arg(0), x.arg(2)}, {0, 1}, ret_add()); }, {"[map]", "share a shape"});
+  expect_error(
+      [&] {
+        x.b.map({x.arg(0), x.arg(2)}, {0, 1}, ret_add());
+      },
+      {"[map]", "share a shape"});
 }
 
 // --- gather / scatter / sort ---
@@ -367,7 +477,11 @@ TEST(Verify, GatherShapes) {
   d = g;
   d.start_indices_batching_dims = {2};  // size 3 vs operand batch dim size 2
   bad(d, {1, 1, 2, 2}, {"[gather]", "batching dim sizes differ"});
-  expect_error([&] { x.b.gather(x.arg(2), x.arg(4), e, {1, 7}); }, {"[gather]", "indices must be integer"});
+  expect_error(
+      [&] {
+        x.b.gather(x.arg(2), x.arg(4), e, {1, 7});
+      },
+      {"[gather]", "indices must be integer"});
 }
 
 TEST(Verify, ScatterRules) {
@@ -392,8 +506,9 @@ TEST(Verify, ScatterRules) {
                {"[scatter]", "inserted_window_dims + operand batching dims", "repeated"});
   expect_error(
       [&] {
-        x.b.scatter({x.arg(0)}, x.arg(1), {x.arg(2)}, d,
-                    [](Builder&, const Vs& a) { return Vs{a[0], a[1]}; });
+        x.b.scatter({x.arg(0)}, x.arg(1), {x.arg(2)}, d, [](Builder&, const Vs& a) {
+          return Vs{a[0], a[1]};
+        });
       },
       {"[scatter]", "update_computation", "returns wrong types"});
 }
@@ -402,9 +517,11 @@ TEST(Verify, SortRules) {
   Fx x({f32({4, 5}), i32({4, 5}), i32({4})});
   auto lt = [](Builder& r, const Vs& a) { return Vs{r.compare(a[0], a[1], "LT")}; };
   EXPECT_EQ(x.b.sort({x.arg(0), x.arg(1)}, -1, false, lt)[1]->type, i32({4, 5}));
-  expect_error([&] { x.b.sort({x.arg(0)}, 2, false, lt); }, {"[sort]", "dimension out of range", "[-2, 2)"});
+  expect_error([&] { x.b.sort({x.arg(0)}, 2, false, lt); },
+               {"[sort]", "dimension out of range", "[-2, 2)"});
   expect_error([&] { x.b.sort({x.arg(0), x.arg(2)}, 0, false, lt); }, {"[sort]", "share a shape"});
-  expect_error([&] { x.b.sort({x.arg(0)}, 0, false, ret_add()); }, {"[sort]", "comparator", "returns wrong types"});
+  expect_error([&] { x.b.sort({x.arg(0)}, 0, false, ret_add()); },
+               {"[sort]", "comparator", "returns wrong types"});
 }
 
 // --- control flow, calls, misc ---
@@ -417,13 +534,16 @@ TEST(Verify, ControlFlowErrors) {
   };
   expect_error([&] { b.if_(x.arg(2), cst(1, f32({2})), cst(1, f32({3}))); },
                {"[if]", "branches return different types"});
-  expect_error([&] { b.if_(x.arg(1), cst(1, f32({2})), cst(1, f32({2}))); }, {"[if]", "pred must be tensor<i1>"});
-  expect_error([&] { b.case_(x.arg(3), {cst(1, f32({2}))}); }, {"[case]", "index must be tensor<i32>"});
+  expect_error([&] { b.if_(x.arg(1), cst(1, f32({2})), cst(1, f32({2}))); },
+               {"[if]", "pred must be tensor<i1>"});
+  expect_error([&] { b.case_(x.arg(3), {cst(1, f32({2}))}); },
+               {"[case]", "index must be tensor<i32>"});
   expect_error([&] { b.case_(x.arg(1), {}); }, {"[case]", "at least one branch"});
   expect_error(
       [&] {
-        b.while_({x.arg(0)}, [](Builder&, const Vs& a) { return Vs{a[0]}; },
-                 [](Builder&, const Vs& a) { return Vs{a[0]}; });
+        b.while_(
+            {x.arg(0)}, [](Builder&, const Vs& a) { return Vs{a[0]}; },
+            [](Builder&, const Vs& a) { return Vs{a[0]}; });
       },
       {"[while]", "region 'cond' returns wrong types"});
   expect_error(
@@ -435,7 +555,8 @@ TEST(Verify, ControlFlowErrors) {
       {"[while]", "region 'body' returns wrong types"});
   Value* tup = b.tuple({x.arg(0)});
   expect_error([&] { b.get_tuple_element(tup, 1); }, {"[get_tuple_element]", "index out of range"});
-  expect_error([&] { b.get_tuple_element(x.arg(0), 0); }, {"[get_tuple_element]", "must be a tuple"});
+  expect_error([&] { b.get_tuple_element(x.arg(0), 0); },
+               {"[get_tuple_element]", "must be a tuple"});
 }
 
 TEST(Verify, MiscRules) {
@@ -446,19 +567,29 @@ TEST(Verify, MiscRules) {
   expect_error([&] { b.rng_bit_generator(x.arg(1), f32({2}), "THREE_FRY"); },
                {"[rng_bit_generator]", "THREE_FRY state size (got 3, expected 2)"});
   EXPECT_EQ(b.rng_bit_generator(x.arg(1), f32({2}), "PHILOX").second->type, f32({2}));
-  expect_error([&] { b.rng_bit_generator(x.arg(2), f32({2}), "DEFAULT"); }, {"[rng_bit_generator]", "ui64"});
-  expect_error([&] { b.rng_bit_generator(x.arg(0), f32({2}), "MT"); }, {"[rng_bit_generator]", "rng_algorithm"});
-  expect_error([&] { b.all_reduce({x.arg(3)}, {{0, 1}, {1, 2}}, OpKind::kAdd); },
-               {"[all_reduce]", "replica id 1 appears twice"});
-  expect_error([&] { b.all_reduce({x.arg(3), x.arg(4)}, {}, OpKind::kAdd); },
-               {"[all_reduce]", "share an element type"});
-  auto ar = b.all_reduce({x.arg(3)}, {{0, 1, 2}, {3}}, OpKind::kMaximum);  // ragged rows padded with -1
+  expect_error([&] { b.rng_bit_generator(x.arg(2), f32({2}), "DEFAULT"); },
+               {"[rng_bit_generator]", "ui64"});
+  expect_error([&] { b.rng_bit_generator(x.arg(0), f32({2}), "MT"); },
+               {"[rng_bit_generator]", "rng_algorithm"});
+  expect_error(
+      [&] {
+        b.all_reduce({x.arg(3)}, {{0, 1}, {1, 2}}, OpKind::kAdd);
+      },
+      {"[all_reduce]", "replica id 1 appears twice"});
+  expect_error(
+      [&] {
+        b.all_reduce({x.arg(3), x.arg(4)}, {}, OpKind::kAdd);
+      },
+      {"[all_reduce]", "share an element type"});
+  auto ar =
+      b.all_reduce({x.arg(3)}, {{0, 1, 2}, {3}}, OpKind::kMaximum);  // ragged rows padded with -1
   const auto& rg = ar[0]->def->attrs.get<DenseAttr>("replica_groups").value;
   EXPECT_EQ(rg.shape(), (Shape{2, 3}));
   EXPECT_EQ(rg.as_int64(4), -1);
   Attrs a;
   a.set("value", DenseAttr{Tensor::scalar_f32(1)});
-  expect_error([&] { b.create(OpKind::kConstant, {}, a, {f32({1})}); }, {"[constant]", "result type mismatch"});
+  expect_error([&] { b.create(OpKind::kConstant, {}, a, {f32({1})}); },
+               {"[constant]", "result type mismatch"});
 }
 
 // --- verify_module ---
