@@ -1,0 +1,170 @@
+// Gradient checker (see gradcheck.h): f64 copy, kink-avoiding sampler, VJP vs central
+// differences of <ybar, f(x)>.
+#include "autodiff/gradcheck.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "autodiff/vjp.h"
+#include "exec/backend.h"
+#include "hlo/passes.h"
+
+namespace netspec::autodiff {
+namespace {
+
+uint64_t splitmix(uint64_t& s) {
+  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+double uniform(uint64_t& s) { return static_cast<double>(splitmix(s) >> 11) * 0x1.0p-53; }
+
+bool is_float_type(const hlo::Type& t) { return t.is_tensor() && is_float(t.dtype()); }
+
+// <ybar, y> over the float outputs.
+double dot_outputs(const std::vector<Tensor>& ys, const std::vector<Tensor>& ybars) {
+  double s = 0;
+  for (size_t k = 0; k < ys.size(); ++k) {
+    if (!is_float(ys[k].dtype())) continue;
+    for (int64_t j = 0; j < ys[k].numel(); ++j) s += ybars[k].as_double(j) * ys[k].as_double(j);
+  }
+  return s;
+}
+
+void add_to_element(Tensor& t, int64_t j, double delta) {
+  if (t.dtype() == DType::kF64) {
+    t.data<double>()[j] += delta;
+  } else if (t.dtype() == DType::kF32) {
+    t.data<float>()[j] += static_cast<float>(delta);
+  } else {
+    fail("gradcheck", "cannot perturb an element of type {}", dtype_name(t.dtype()));
+  }
+}
+
+}  // namespace
+
+Tensor sample_input(const hlo::Type& t, size_t index, const GradcheckOptions& o, uint64_t& state) {
+  if (!t.is_tensor()) fail("gradcheck", "input {} has type {} (expected a tensor)", index, t.str());
+  Tensor out(t.dtype(), t.shape());
+  int64_t n = out.numel();
+  if (is_float(t.dtype())) {
+    // Distinct magnitudes on a jittered grid in [lo, hi]: no zeros, no ties, gaps >> step.
+    std::vector<int64_t> perm(static_cast<size_t>(n));
+    std::iota(perm.begin(), perm.end(), 0);
+    for (int64_t i = n - 1; i > 0; --i)
+      std::swap(perm[static_cast<size_t>(i)], perm[splitmix(state) % static_cast<uint64_t>(i + 1)]);
+    auto pit = o.positive_inputs.find(index);
+    bool positive = pit != o.positive_inputs.end() ? pit->second : o.positive;
+    std::vector<double> vals(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) {
+      double u = (static_cast<double>(perm[static_cast<size_t>(j)]) + 0.5 + 0.6 * (uniform(state) - 0.5)) /
+                 static_cast<double>(n);
+      double mag = o.lo + (o.hi - o.lo) * u;
+      bool neg = !positive && (splitmix(state) & 1);
+      vals[static_cast<size_t>(j)] = neg ? -mag : mag;
+    }
+    return Tensor::from<double>(t.dtype(), t.shape(), vals);
+  }
+  std::vector<int64_t> vals(static_cast<size_t>(n));
+  for (auto& v : vals)
+    v = is_bool(t.dtype()) ? static_cast<int64_t>(splitmix(state) & 1)
+                           : static_cast<int64_t>(splitmix(state) % static_cast<uint64_t>(std::max<int64_t>(1, o.int_max)));
+  return Tensor::from<int64_t>(t.dtype(), t.shape(), vals);
+}
+
+std::string GradcheckReport::str() const {
+  std::string s;
+  for (const auto& r : inputs)
+    s += fmt::format("{}: input {} ({} elements): max abs error {:.3e}, max rel error {:.3e} ({})\n", func,
+                     r.index, r.numel, r.max_abs, r.max_rel, r.ok ? "ok" : "FAILED");
+  s += fmt::format("{}: {} (tolerance {:.1e} on the relative error)\n", func, ok ? "gradients match" : "MISMATCH",
+                   tolerance);
+  return s;
+}
+
+GradcheckReport gradcheck(const hlo::Module& m, const GradcheckOptions& o) {
+  std::shared_ptr<hlo::Module> mod = hlo::clone_module(m);
+  hlo::convert_float_types(*mod, DType::kF32, DType::kF64);
+  hlo::Func* f = mod->entry(o.entry);
+  GradcheckReport rep;
+  rep.func = f->name;
+  rep.tolerance = o.tolerance;
+
+  std::vector<size_t> wrt = o.wrt;
+  if (wrt.empty())
+    for (size_t i = 0; i < f->num_args(); ++i)
+      if (is_float_type(f->arg(i)->type) && !o.fixed_inputs.count(i)) wrt.push_back(i);
+  for (size_t i : wrt) {
+    if (i >= f->num_args())
+      fail("gradcheck", "input {} out of range (@{} has {} inputs)", i, f->name, f->num_args());
+    if (!is_float_type(f->arg(i)->type))
+      fail("gradcheck", "input {} of @{} has type {} (expected a float tensor)", i, f->name,
+           f->arg(i)->type.str());
+  }
+  if (wrt.empty()) fail("gradcheck", "@{} has no float inputs to check", f->name);
+  VjpOptions vo;
+  vo.name = "__gradcheck_vjp";
+  hlo::Func* g = vjp(*f, wrt, vo);
+  std::string fname = f->name, gname = g->name;
+
+  auto backend = exec::make_backend(o.backend);
+  auto exe = backend->load(mod);
+
+  uint64_t state = o.seed * 0x2545f4914f6cdd1dull + 1;
+  std::vector<Tensor> xs;
+  for (size_t i = 0; i < f->num_args(); ++i) {
+    auto it = o.fixed_inputs.find(i);
+    Tensor t = it != o.fixed_inputs.end() ? it->second : sample_input(f->arg(i)->type, i, o, state);
+    if (is_float(t.dtype()) && t.dtype() != DType::kF64) {  // fixed f32 inputs: promote like the module
+      Tensor d(DType::kF64, t.shape());
+      for (int64_t j = 0; j < t.numel(); ++j) d.data<double>()[j] = t.as_double(j);
+      t = d;
+    }
+    xs.push_back(t);
+  }
+  std::vector<Tensor> ybars;
+  for (const auto& rt : f->result_types) {
+    if (!rt.is_tensor()) fail("gradcheck", "@{} returns a {} (expected tensors)", f->name, rt.str());
+    Tensor t(rt.dtype(), rt.shape());
+    if (is_float(rt.dtype()))
+      for (int64_t j = 0; j < t.numel(); ++j) t.data<double>()[j] = 2 * uniform(state) - 1;
+    ybars.push_back(t);
+  }
+  std::vector<Tensor> args = xs;
+  args.insert(args.end(), ybars.begin(), ybars.end());
+  std::vector<Tensor> outs = exe->run(gname, args);
+  size_t ny = f->result_types.size();
+
+  const double h = o.step;
+  for (size_t k = 0; k < wrt.size(); ++k) {
+    size_t i = wrt[k];
+    const Tensor& xbar = outs.at(ny + k);
+    InputReport r;
+    r.index = i;
+    r.numel = xs[i].numel();
+    double scale = 0;
+    for (int64_t j = 0; j < r.numel; ++j) {
+      std::vector<Tensor> xp = xs, xm = xs;
+      xp[i] = xs[i].clone();
+      xm[i] = xs[i].clone();
+      add_to_element(xp[i], j, h);
+      add_to_element(xm[i], j, -h);
+      double fd = (dot_outputs(exe->run(fname, xp), ybars) - dot_outputs(exe->run(fname, xm), ybars)) / (2 * h);
+      double ad = xbar.as_double(j);
+      r.max_abs = std::max(r.max_abs, std::abs(ad - fd));
+      scale = std::max({scale, std::abs(ad), std::abs(fd)});
+      if (!std::isfinite(ad) || !std::isfinite(fd)) r.max_abs = std::numeric_limits<double>::infinity();
+    }
+    r.max_rel = scale > 0 ? r.max_abs / scale : (r.max_abs > 0 ? std::numeric_limits<double>::infinity() : 0);
+    r.ok = r.max_rel <= o.tolerance;
+    rep.ok = rep.ok && r.ok;
+    rep.inputs.push_back(r);
+  }
+  return rep;
+}
+
+}  // namespace netspec::autodiff

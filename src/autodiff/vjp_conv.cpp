@@ -1,0 +1,157 @@
+// VJP rule of convolution, as XLA writes it: the input gradient is a convolution of dy with the
+// spatially reversed kernel (features swapped, lhs_dilation = forward strides, padding adjusted),
+// the weight gradient a convolution of x with dy over the batch. Feature groups stay grouped
+// (input grad: feature_group_count; weight grad: batch_group_count). General dimension numbers.
+#include "autodiff/rules.h"
+
+namespace netspec::autodiff {
+namespace {
+
+using hlo::ConvDims;
+using hlo::ConvOptions;
+using hlo::I64s;
+using hlo::OpKind;
+using hlo::Value;
+
+struct ConvAttrs {
+  ConvDims d;
+  I64s strides, lhs_dil, rhs_dil;
+  std::vector<std::pair<int64_t, int64_t>> pad;
+  std::vector<bool> rev;
+  int64_t fgc = 1, bgc = 1;
+};
+
+ConvAttrs read_attrs(const hlo::Op& op) {
+  ConvAttrs a;
+  a.d = op.attrs.get<ConvDims>("dimension_numbers");
+  size_t ns = a.d.input_spatial.size();
+  auto or_ones = [&](const char* n) {
+    return op.attrs.has(n) ? op.attrs.get_i64s(n) : I64s(ns, 1);
+  };
+  a.strides = or_ones("window_strides");
+  a.lhs_dil = or_ones("lhs_dilation");
+  a.rhs_dil = or_ones("rhs_dilation");
+  a.pad.assign(ns, {0, 0});
+  if (auto* p = op.attrs.get_if<hlo::DenseAttr>("padding"))
+    for (size_t i = 0; i < ns; ++i)
+      a.pad[i] = {p->value.as_int64(static_cast<int64_t>(2 * i)), p->value.as_int64(static_cast<int64_t>(2 * i + 1))};
+  a.rev.assign(ns, false);
+  if (auto* r = op.attrs.get_if<std::vector<bool>>("window_reversal")) a.rev = *r;
+  a.fgc = op.attrs.get_int_or("feature_group_count", 1);
+  a.bgc = op.attrs.get_int_or("batch_group_count", 1);
+  return a;
+}
+
+// dx = conv(dy, reverse(W with in/out features swapped per group), lhs_dilation = s,
+//           window_strides = lhs_dilation, padding lo' = ke-1-lo, hi' = ke-1-hi + slack).
+Value* input_grad(hlo::Builder& b, const ConvAttrs& a, Value* x, Value* w, Value* dy) {
+  const ConvDims& d = a.d;
+  size_t ns = d.input_spatial.size();
+  int64_t G = a.fgc;
+  // W'' in layout [out = C, in = O/G, spatial...]: W''[g·I + c, o] = W[g·(O/G) + o, c].
+  I64s perm{d.kernel_output_feature, d.kernel_input_feature};
+  for (int64_t s : d.kernel_spatial) perm.push_back(s);
+  Value* wt = b.transpose(w, perm);  // [O, I, S...]
+  const Shape& ws = wt->type.shape();
+  int64_t O = ws[0], I = ws[1];
+  Shape spatial(ws.begin() + 2, ws.end());
+  if (G == 1) {
+    I64s swap{1, 0};
+    for (size_t i = 0; i < ns; ++i) swap.push_back(static_cast<int64_t>(i + 2));
+    wt = b.transpose(wt, swap);  // [I, O, S...]
+  } else {
+    Shape s5{G, O / G, I};
+    s5.insert(s5.end(), spatial.begin(), spatial.end());
+    I64s p5{0, 2, 1};
+    for (size_t i = 0; i < ns; ++i) p5.push_back(static_cast<int64_t>(i + 3));
+    Shape s4{G * I, O / G};
+    s4.insert(s4.end(), spatial.begin(), spatial.end());
+    wt = b.reshape(b.transpose(b.reshape(wt, s5), p5), s4);
+  }
+  I64s rev_dims;
+  for (size_t i = 0; i < ns; ++i)
+    if (!a.rev[i]) rev_dims.push_back(static_cast<int64_t>(i + 2));
+  if (!rev_dims.empty()) wt = b.reverse(wt, rev_dims);
+
+  ConvOptions o;
+  o.dims.input_batch = d.output_batch;
+  o.dims.input_feature = d.output_feature;
+  o.dims.input_spatial = d.output_spatial;
+  o.dims.kernel_output_feature = 0;
+  o.dims.kernel_input_feature = 1;
+  o.dims.output_batch = d.input_batch;
+  o.dims.output_feature = d.input_feature;
+  o.dims.output_spatial = d.input_spatial;
+  for (size_t i = 0; i < ns; ++i) {
+    o.dims.kernel_spatial.push_back(static_cast<int64_t>(i + 2));
+    int64_t n = x->type.dim(d.input_spatial[i]);
+    int64_t k = w->type.dim(d.kernel_spatial[i]);
+    int64_t m = dy->type.dim(d.output_spatial[i]);
+    int64_t ke = (k - 1) * a.rhs_dil[i] + 1;
+    int64_t full = (n - 1) * a.lhs_dil[i] + 1 + a.pad[i].first + a.pad[i].second;
+    int64_t lo = ke - 1 - a.pad[i].first;
+    int64_t hi = ke - 1 - a.pad[i].second + (full - ke - (m - 1) * a.strides[i]);
+    o.padding.push_back({lo, hi});
+  }
+  o.window_strides = a.lhs_dil;
+  o.lhs_dilation = a.strides;
+  o.rhs_dilation = a.rhs_dil;
+  o.feature_group_count = G;
+  return b.convolution(dy, wt, o, x->type.dtype());
+}
+
+// dW = conv(x as [C as batch, N as feature], dy as kernel [N in, O out]) over the batch:
+// window_strides = rhs_dilation, rhs_dilation = s, lhs_dilation kept; groups via batch_group_count.
+Value* weight_grad(hlo::Builder& b, const ConvAttrs& a, Value* x, Value* w, Value* dy) {
+  const ConvDims& d = a.d;
+  size_t ns = d.input_spatial.size();
+  ConvOptions o;
+  o.dims.input_batch = d.input_feature;
+  o.dims.input_feature = d.input_batch;
+  o.dims.input_spatial = d.input_spatial;
+  o.dims.kernel_input_feature = d.output_batch;
+  o.dims.kernel_output_feature = d.output_feature;
+  o.dims.kernel_spatial = d.output_spatial;
+  o.dims.output_batch = d.kernel_input_feature;
+  o.dims.output_feature = d.kernel_output_feature;
+  o.dims.output_spatial = d.kernel_spatial;
+  for (size_t i = 0; i < ns; ++i) {
+    int64_t n = x->type.dim(d.input_spatial[i]);
+    int64_t k = w->type.dim(d.kernel_spatial[i]);
+    int64_t m = dy->type.dim(d.output_spatial[i]);
+    int64_t lo = a.pad[i].first;
+    // Padded length so that exactly k window positions fit: (k-1)·rd + (m-1)·s + 1.
+    int64_t need = (k - 1) * a.rhs_dil[i] + (m - 1) * a.strides[i] + 1;
+    o.padding.push_back({lo, need - ((n - 1) * a.lhs_dil[i] + 1) - lo});
+  }
+  o.window_strides = a.rhs_dil;
+  o.rhs_dilation = a.strides;
+  o.lhs_dilation = a.lhs_dil;
+  o.batch_group_count = a.fgc;
+  Value* dw = b.convolution(x, dy, o, w->type.dtype());
+  I64s rev_dims;
+  for (size_t i = 0; i < ns; ++i)
+    if (a.rev[i]) rev_dims.push_back(d.kernel_spatial[i]);
+  if (!rev_dims.empty()) dw = b.reverse(dw, rev_dims);
+  return dw;
+}
+
+std::vector<Value*> convolution(VjpCtx& c) {
+  ConvAttrs a = read_attrs(c.op);
+  if (a.bgc != 1)
+    fail("vjp", "stablehlo.convolution with batch_group_count {} is not differentiable here "
+         "(expected 1; wrap it in a custom VJP)", a.bgc);
+  Value* x = c.x(0);
+  Value* w = c.x(1);
+  Value* dy = c.dy[0];
+  if (dy->type.numel() == 0)
+    return {c.wants[0] ? zeros(c.b, x->type) : nullptr, c.wants[1] ? zeros(c.b, w->type) : nullptr};
+  return {c.wants[0] ? input_grad(c.b, a, x, w, dy) : nullptr,
+          c.wants[1] ? weight_grad(c.b, a, x, w, dy) : nullptr};
+}
+
+}  // namespace
+
+void register_conv_vjps(VjpRule* t) { t[static_cast<size_t>(OpKind::kConvolution)] = convolution; }
+
+}  // namespace netspec::autodiff

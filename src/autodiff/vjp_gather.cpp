@@ -1,0 +1,100 @@
+// VJP rules of gather and scatter: gather's transpose is a scatter-add with the mirrored
+// dimension numbers and scatter-add's update gradient a gather — never a dense one-hot.
+// Caveat (as in XLA): gather clamps out-of-range start indices while scatter skips them, so the
+// rules assume in-range indices.
+#include <algorithm>
+
+#include "autodiff/rules.h"
+
+namespace netspec::autodiff {
+namespace {
+
+using hlo::GatherDims;
+using hlo::I64s;
+using hlo::OpKind;
+using hlo::ScatterDims;
+using hlo::Value;
+
+hlo::RegionFn add_body() {
+  return [](hlo::Builder& rb, const std::vector<Value*>& a) { return std::vector<Value*>{rb.add(a[0], a[1])}; };
+}
+
+// y = gather(x, idx): dx = scatter-add(0, idx, dy) with offset dims as update window dims.
+std::vector<Value*> gather(VjpCtx& c) {
+  const GatherDims& g = c.op.attrs.get<GatherDims>("dimension_numbers");
+  ScatterDims s;
+  s.update_window_dims = g.offset_dims;
+  s.inserted_window_dims = g.collapsed_slice_dims;
+  s.input_batching_dims = g.operand_batching_dims;
+  s.scatter_indices_batching_dims = g.start_indices_batching_dims;
+  s.scatter_dims_to_operand_dims = g.start_index_map;
+  s.index_vector_dim = g.index_vector_dim;
+  Value* x = c.x(0);
+  bool sorted = c.op.attrs.get_bool_or("indices_are_sorted", false);
+  auto r = c.b.scatter({zeros(c.b, x->type)}, c.x(1), {c.dy[0]}, s, add_body(), sorted, false);
+  return {r[0], nullptr};
+}
+
+bool is_replace_body(const hlo::Block& r) {
+  return r.args.size() == 2 && r.ops.size() == 1 && r.ops[0]->operands.size() == 1 &&
+         r.ops[0]->operand(0) == r.arg(1);
+}
+
+// y = scatter(x, idx, u) with add: dx = dy, du = gather(dy, idx); with replace (return the
+// update): dx = dy with the scattered positions zeroed, du = gather(dy, idx).
+std::vector<Value*> scatter(VjpCtx& c) {
+  if (c.op.operands.size() != 3)
+    fail("vjp", "stablehlo.scatter with {} inputs is not differentiable (expected 1)",
+         (c.op.operands.size() - 1) / 2);
+  const hlo::Block& body = *c.op.region(0);
+  auto comb = region_combiner(body);
+  bool is_add = comb && *comb == OpKind::kAdd;
+  bool replace = is_replace_body(body);
+  if (!is_add && !replace)
+    fail("vjp", "stablehlo.scatter body is neither add nor replace (use a custom VJP)");
+  const ScatterDims& s = c.op.attrs.get<ScatterDims>("scatter_dimension_numbers");
+  Value* x = c.x(0);
+  Value* idx = c.x(1);
+  Value* u = c.x(2);
+  Value* dy = c.dy[0];
+  bool sorted = c.op.attrs.get_bool_or("indices_are_sorted", false);
+  std::vector<Value*> out(3, nullptr);
+  if (c.wants[0]) {
+    out[0] = dy;
+    if (replace) {
+      auto keep = [](hlo::Builder&, const std::vector<Value*>& a) { return std::vector<Value*>{a[1]}; };
+      out[0] = c.b.scatter({dy}, idx, {zeros(c.b, u->type)}, s, keep, sorted,
+                           c.op.attrs.get_bool_or("unique_indices", false))[0];
+    }
+  }
+  if (c.wants[2]) {
+    GatherDims g;
+    g.offset_dims = s.update_window_dims;
+    g.collapsed_slice_dims = s.inserted_window_dims;
+    g.operand_batching_dims = s.input_batching_dims;
+    g.start_indices_batching_dims = s.scatter_indices_batching_dims;
+    g.start_index_map = s.scatter_dims_to_operand_dims;
+    g.index_vector_dim = s.index_vector_dim;
+    I64s sizes;
+    size_t w = 0;
+    for (int64_t d = 0; d < x->type.rank(); ++d) {
+      auto in = [&](const I64s& v) { return std::find(v.begin(), v.end(), d) != v.end(); };
+      if (in(s.inserted_window_dims) || in(s.input_batching_dims)) {
+        sizes.push_back(1);
+      } else {
+        sizes.push_back(u->type.dim(s.update_window_dims.at(w++)));
+      }
+    }
+    out[2] = c.b.gather(dy, idx, g, sizes, sorted);
+  }
+  return out;
+}
+
+}  // namespace
+
+void register_gather_vjps(VjpRule* t) {
+  t[static_cast<size_t>(OpKind::kGather)] = gather;
+  t[static_cast<size_t>(OpKind::kScatter)] = scatter;
+}
+
+}  // namespace netspec::autodiff

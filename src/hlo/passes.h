@@ -1,0 +1,51 @@
+// IR passes: cleanup (dead-code elimination, common-subexpression elimination, folding of
+// trivial identities) run on every generated module, plus the IR utilities the autodiff and the
+// gradient checker build on: deep cloning of ops/functions/modules, inlining of func.call, and
+// the f32 -> f64 rewrite. All passes work in place and keep the module verifiable.
+#pragma once
+#include <memory>
+#include <unordered_map>
+
+#include "hlo/ir.h"
+
+namespace netspec::hlo {
+
+// Old value -> new value. Lookups of unmapped values fall back to the value itself (a region may
+// use values of an enclosing scope that are not being cloned).
+using ValueMap = std::unordered_map<const Value*, Value*>;
+Value* lookup(const ValueMap& map, Value* v);
+
+// --- cleanup passes; each returns true when it changed something ---
+// Removes ops whose results are unused (recursively inside regions); terminators stay.
+bool dce(Func& f);
+// Merges ops equal in kind, operands, attributes, result types and regions (structurally); an op
+// inside a region may reuse an equal op of an enclosing block.
+bool cse(Func& f);
+// x*1, 1*x, x+0, 0+x, x-0, x/1 -> x; broadcast_in_dim / reshape of a splat constant -> splat
+// constant; transpose(transpose(x)) -> one transpose (or x); reshape(reshape(x)) -> reshape(x);
+// reshape/convert/transpose to the identical type -> x.
+bool fold_identities(Func& f);
+// fold, cse, dce until nothing changes (at most a few rounds).
+void run_cleanup(Func& f);
+void run_cleanup(Module& m);
+
+// --- cloning ---
+// Appends a deep copy of `op` (regions included) to `into`, operands remapped through `map`;
+// records old result -> new result in `map`. No re-verification (the copy has the same types).
+Op* clone_op(Block* into, const Op& op, ValueMap& map);
+// Deep copy of a whole module (callees are referenced by name, so calls stay valid).
+std::unique_ptr<Module> clone_module(const Module& m);
+// Inlines the body of `callee` into `into` with the given arguments; returns the values the
+// callee's func.return yields (nested calls inside the callee stay calls).
+std::vector<Value*> inline_call(Block* into, const Func& callee, const std::vector<Value*>& args);
+
+// --- type rewriting ---
+// Rewrites every `from` element type (args, results, region args, constants) to `to` in place.
+// Refuses bitcast_convert from/to `from` (its meaning depends on the bit width).
+void convert_float_types(Module& m, DType from = DType::kF32, DType to = DType::kF64);
+
+// Low-level op creation without type inference (used by clone and the passes).
+Op* append_op(Block* into, OpKind kind, std::vector<Value*> operands, Attrs attrs,
+              const std::vector<Type>& result_types);
+
+}  // namespace netspec::hlo
