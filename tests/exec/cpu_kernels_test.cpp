@@ -1,0 +1,184 @@
+// cpu fast kernels against the ref kernels on random data: convolution layouts (NHWC/HWIO
+// dimension numbers, asymmetric padding, groups/depthwise, rhs dilation, strides, lhs_dilation
+// i.e. transposed convolution), dot_general layouts (transposed operands, batch dims in the
+// middle, f64), reductions and pooling windows. Each case also checks that the planner took the
+// fast path (no ref fallback), so the comparison really tests the cpu kernel.
+#include <random>
+
+#include "exec/cpu/cpu_backend.h"
+#include "tests/exec/test_util.h"
+
+namespace netspec::testing {
+namespace {
+
+using hlo::ConvDims;
+using hlo::ConvOptions;
+using hlo::DotDims;
+using hlo::OpKind;
+
+Tensor random(DType dt, Shape s, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> v(static_cast<size_t>(num_elements(s)));
+  for (auto& x : v) x = u(gen);
+  return make(dt, std::move(s), v);
+}
+
+// Runs body on both backends; results agree within tol; the cpu plan has no ref step.
+void check_against_ref(const std::vector<Tensor>& in, const BodyFn& body, double tol, const std::string& what,
+                       bool expect_fast = true) {
+  std::vector<Type> ts;
+  for (auto& t : in) ts.push_back(type_of(t));
+  auto st = exec::cpu::plan_stats(*make_module(ts, body)->funcs[0]);
+  if (expect_fast) EXPECT_EQ(st.ref_steps, 0) << what << ": fell back to ref for " << st.fallback_ops;
+  auto want = run_fn("ref", in, body);
+  auto got = run_fn("cpu", in, body);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) expect_near(got[i], want[i], tol, tol, what);
+}
+
+ConvDims nhwc() {  // [b, 0, 1, f] x [0, 1, i, o] -> [b, 0, 1, f]
+  ConvDims d;
+  d.input_batch = 0, d.input_feature = 3, d.input_spatial = {1, 2};
+  d.kernel_input_feature = 2, d.kernel_output_feature = 3, d.kernel_spatial = {0, 1};
+  d.output_batch = 0, d.output_feature = 3, d.output_spatial = {1, 2};
+  return d;
+}
+
+void check_conv(const Shape& xs, const Shape& ws, const ConvOptions& o, const std::string& what, uint32_t seed) {
+  Tensor x = random(DType::kF32, xs, seed), w = random(DType::kF32, ws, seed + 1);
+  check_against_ref({x, w}, [&](Builder& b, const Values& a) { return Values{b.convolution(a[0], a[1], o)}; },
+                    1e-4, what);
+}
+
+TEST(CpuConv, NchwStridedAsymmetricPadding) {
+  ConvOptions o;
+  o.dims = ConvOptions::nchw(2);
+  o.window_strides = {2, 1};
+  o.padding = {{1, 2}, {0, 1}};
+  check_conv({2, 3, 9, 7}, {4, 3, 3, 2}, o, "nchw strided asym", 1);
+}
+
+TEST(CpuConv, NhwcHwioWithDilation) {
+  ConvOptions o;
+  o.dims = nhwc();
+  o.rhs_dilation = {2, 1};
+  o.padding = {{2, 2}, {1, 0}};
+  check_conv({2, 8, 6, 3}, {3, 2, 3, 5}, o, "nhwc hwio dilated", 3);
+}
+
+TEST(CpuConv, GroupedAndDepthwise) {
+  ConvOptions o;
+  o.dims = ConvOptions::nchw(2);
+  o.feature_group_count = 2;
+  o.padding = {{1, 1}, {1, 1}};
+  check_conv({1, 4, 5, 5}, {6, 2, 3, 3}, o, "groups=2", 5);
+  ConvOptions d = o;
+  d.dims = nhwc();
+  d.feature_group_count = 4;  // depthwise, channel multiplier 2
+  check_conv({2, 6, 6, 4}, {3, 3, 1, 8}, d, "depthwise nhwc", 7);
+}
+
+TEST(CpuConv, OneAndThreeSpatialDims) {
+  ConvOptions o;
+  o.dims = ConvOptions::nchw(1);
+  o.window_strides = {3};
+  o.padding = {{0, 2}};
+  check_conv({2, 3, 11}, {2, 3, 4}, o, "1d", 9);
+  ConvOptions t;
+  t.dims = ConvOptions::nchw(3);
+  t.padding = {{1, 0}, {0, 1}, {1, 1}};
+  check_conv({1, 2, 4, 5, 3}, {3, 2, 2, 2, 3}, t, "3d", 11);
+}
+
+TEST(CpuConv, TransposedViaLhsDilation) {
+  // The input-gradient form of a stride-2, pad-1, 3x3 conv on 8x8: dilate dy by 2.
+  ConvOptions o;
+  o.dims = ConvOptions::nchw(2);
+  o.lhs_dilation = {2, 2};
+  o.padding = {{1, 2}, {1, 2}};
+  check_conv({2, 4, 4, 4}, {3, 4, 3, 3}, o, "transposed", 13);
+  ConvOptions g = o;  // grouped, dilated kernel, NHWC, uneven
+  g.dims = nhwc();
+  g.feature_group_count = 2;
+  g.rhs_dilation = {1, 2};
+  g.lhs_dilation = {3, 2};
+  g.padding = {{1, 1}, {3, 4}};
+  check_conv({1, 3, 4, 4}, {2, 3, 2, 6}, g, "transposed grouped nhwc", 15);
+}
+
+TEST(CpuConv, UnsupportedFormsStillAgreeViaRef) {
+  ConvOptions o;
+  o.dims = ConvOptions::nchw(2);
+  o.batch_group_count = 2;
+  Tensor x = random(DType::kF32, {4, 3, 5, 5}, 17), w = random(DType::kF32, {4, 3, 2, 2}, 18);
+  check_against_ref({x, w}, [&](Builder& b, const Values& a) { return Values{b.convolution(a[0], a[1], o)}; },
+                    1e-4, "batch groups", /*expect_fast=*/false);
+  ConvOptions t;  // transposed with pad_lo > (K-1)*r: outside what backward-data expresses
+  t.dims = ConvOptions::nchw(2);
+  t.lhs_dilation = {2, 2};
+  t.padding = {{3, 0}, {-1, 2}};
+  Tensor y = random(DType::kF32, {1, 2, 4, 4}, 19), k = random(DType::kF32, {3, 2, 3, 3}, 20);
+  check_against_ref({y, k}, [&](Builder& b, const Values& a) { return Values{b.convolution(a[0], a[1], t)}; },
+                    1e-4, "transposed, large pad", /*expect_fast=*/false);
+}
+
+void check_dot(const Shape& ls, const Shape& rs, const DotDims& d, DType dt, const std::string& what) {
+  Tensor x = random(dt, ls, 21), y = random(dt, rs, 22);
+  check_against_ref({x, y}, [&](Builder& b, const Values& a) { return Values{b.dot_general(a[0], a[1], d)}; },
+                    dt == DType::kF64 ? 1e-12 : 1e-4, what);
+}
+
+TEST(CpuDot, Layouts) {
+  DotDims mm;
+  mm.lhs_contracting = {1}, mm.rhs_contracting = {0};
+  check_dot({33, 17}, {17, 20}, mm, DType::kF32, "matmul");
+  check_dot({33, 17}, {17, 20}, mm, DType::kF64, "matmul f64");
+  DotDims tt;  // x^T y^T
+  tt.lhs_contracting = {0}, tt.rhs_contracting = {1};
+  check_dot({17, 33}, {20, 17}, tt, DType::kF32, "both transposed");
+  check_dot({17, 33}, {20, 17}, tt, DType::kF64, "both transposed f64");
+  DotDims mid;  // batch dim in the middle of lhs, contracting first in rhs: needs copies
+  mid.lhs_batching = {1}, mid.rhs_batching = {2};
+  mid.lhs_contracting = {0}, mid.rhs_contracting = {0};
+  check_dot({5, 3, 4, 6}, {5, 7, 3}, mid, DType::kF32, "batch in the middle");
+  DotDims multi;  // two contracting dims, two free dims on the lhs
+  multi.lhs_contracting = {1, 3}, multi.rhs_contracting = {0, 1};
+  check_dot({2, 3, 4, 5}, {3, 5, 6}, multi, DType::kF32, "multi contract");
+}
+
+TEST(CpuReduce, SumsMaxAndPooling) {
+  Tensor x = random(DType::kF32, {4, 5, 6, 7}, 31);
+  for (auto dims : std::vector<hlo::I64s>{{3}, {0}, {0, 2, 3}, {1, 2}, {0, 1, 2, 3}, {}}) {
+    for (OpKind k : {OpKind::kAdd, OpKind::kMaximum}) {
+      check_against_ref({x}, [&](Builder& b, const Values& a) {
+        return Values{b.reduce(a[0], b.scalar(k == OpKind::kAdd ? 0.0 : -kInf, DType::kF32), dims, k)};
+      }, 1e-5, "reduce");
+    }
+  }
+  hlo::WindowOptions w;  // 3x3 stride-2 max pool with asymmetric padding on NCHW
+  w.window_dimensions = {1, 1, 3, 3};
+  w.window_strides = {1, 1, 2, 2};
+  w.padding = {{0, 0}, {0, 0}, {1, 0}, {1, 1}};
+  for (OpKind k : {OpKind::kMaximum, OpKind::kAdd}) {
+    check_against_ref({x}, [&](Builder& b, const Values& a) {
+      return Values{b.reduce_window(a[0], b.scalar(k == OpKind::kAdd ? 0.0 : -kInf, DType::kF32), w, k)};
+    }, 1e-5, "pool");
+  }
+}
+
+TEST(CpuShape, TransposeBroadcastSliceReverseConcat) {
+  Tensor x = random(DType::kF32, {3, 40, 50}, 41);
+  Tensor v = random(DType::kF32, {50}, 42);
+  check_against_ref({x, v}, [](Builder& b, const Values& a) {
+    Value* t = b.transpose(a[0], {2, 0, 1});
+    Value* bc = b.broadcast_in_dim(a[1], {3, 40, 50}, {2});
+    Value* s = b.slice(a[0], {1, 3, 0}, {3, 40, 50}, {1, 2, 3});
+    Value* r = b.reverse(a[0], {0, 2});
+    Value* c = b.concatenate({a[0], r, bc}, 1);
+    return Values{t, b.add(bc, a[0]), s, c};
+  }, 0, "shape ops");
+}
+
+}  // namespace
+}  // namespace netspec::testing
