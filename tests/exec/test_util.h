@@ -1,0 +1,127 @@
+// Shared helpers for executor tests: build a one-function module with hlo::Builder, run it on a
+// named backend, make typed tensors, and compare results exactly (NaN-aware, sign of zero
+// checked) or within a tolerance. Every case is a TEST_P over the backends {"ref", "cpu"}.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "exec/backend.h"
+#include "hlo/builder.h"
+#include "hlo/ir.h"
+
+namespace netspec::testing {
+
+using hlo::Builder;
+using hlo::Type;
+using hlo::Value;
+using Values = std::vector<Value*>;
+using BodyFn = std::function<Values(Builder& b, const Values& args)>;
+
+inline Type type_of(const Tensor& t) { return Type::tensor(t.dtype(), t.shape()); }
+
+// module { func.func @main(<arg_types>) { body } }
+inline std::shared_ptr<hlo::Module> make_module(const std::vector<Type>& arg_types, const BodyFn& body) {
+  auto m = std::make_shared<hlo::Module>();
+  hlo::Func* f = m->add_func("main", arg_types);
+  Builder b(f->body.get());
+  Values args;
+  for (size_t i = 0; i < f->num_args(); ++i) args.push_back(f->arg(i));
+  b.func_return(body(b, args));
+  return m;
+}
+
+inline std::vector<Tensor> run_module(const std::string& backend, std::shared_ptr<hlo::Module> m,
+                                      const std::vector<Tensor>& inputs) {
+  auto be = exec::make_backend(backend);
+  auto exe = be->load(std::move(m));
+  return exe->run("main", inputs);
+}
+
+// Builds @main taking the inputs' types, with `body`, and runs it on `backend`.
+inline std::vector<Tensor> run_fn(const std::string& backend, const std::vector<Tensor>& inputs,
+                                  const BodyFn& body) {
+  std::vector<Type> ts;
+  for (const auto& t : inputs) ts.push_back(type_of(t));
+  return run_module(backend, make_module(ts, body), inputs);
+}
+
+// Typed tensor makers (values converted with static_cast).
+template <typename T = double>
+Tensor make(DType dt, Shape s, const std::vector<T>& v) { return Tensor::from<T>(dt, std::move(s), v); }
+inline Tensor f32(Shape s, const std::vector<double>& v) { return make(DType::kF32, std::move(s), v); }
+inline Tensor f64(Shape s, const std::vector<double>& v) { return make(DType::kF64, std::move(s), v); }
+inline Tensor i32(Shape s, const std::vector<int64_t>& v) { return make<int64_t>(DType::kI32, std::move(s), v); }
+inline Tensor i64(Shape s, const std::vector<int64_t>& v) { return make<int64_t>(DType::kI64, std::move(s), v); }
+inline Tensor i8(Shape s, const std::vector<int64_t>& v) { return make<int64_t>(DType::kI8, std::move(s), v); }
+inline Tensor ui8(Shape s, const std::vector<int64_t>& v) { return make<int64_t>(DType::kUI8, std::move(s), v); }
+inline Tensor ui32(Shape s, const std::vector<uint64_t>& v) { return make<uint64_t>(DType::kUI32, std::move(s), v); }
+inline Tensor ui64(Shape s, const std::vector<uint64_t>& v) { return make<uint64_t>(DType::kUI64, std::move(s), v); }
+inline Tensor i1(Shape s, const std::vector<int64_t>& v) { return make<int64_t>(DType::kI1, std::move(s), v); }
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Exact equality of type and elements; NaN equals NaN and the sign of zero must match.
+inline void expect_equal(const Tensor& got, const Tensor& want, const std::string& what = "") {
+  ASSERT_EQ(got.type_str(), want.type_str()) << what;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    if (is_float(want.dtype())) {
+      double g = got.as_double(i), w = want.as_double(i);
+      if (std::isnan(w)) {
+        EXPECT_TRUE(std::isnan(g)) << what << " element " << i << ": got " << g << ", expected NaN";
+      } else {
+        EXPECT_EQ(g, w) << what << " element " << i;
+        EXPECT_EQ(std::signbit(g), std::signbit(w)) << what << " element " << i << " sign of " << w;
+      }
+    } else if (want.dtype() == DType::kUI64) {
+      EXPECT_EQ(static_cast<uint64_t>(got.as_int64(i)), static_cast<uint64_t>(want.as_int64(i)))
+          << what << " element " << i;
+    } else {
+      EXPECT_EQ(got.as_int64(i), want.as_int64(i)) << what << " element " << i;
+    }
+  }
+}
+
+// |got - want| <= atol + rtol * |want| elementwise (NaN must match NaN).
+inline void expect_near(const Tensor& got, const Tensor& want, double atol = 1e-6, double rtol = 1e-6,
+                        const std::string& what = "") {
+  ASSERT_EQ(got.type_str(), want.type_str()) << what;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    double g = got.as_double(i), w = want.as_double(i);
+    if (std::isnan(w)) {
+      EXPECT_TRUE(std::isnan(g)) << what << " element " << i;
+    } else if (std::isinf(w)) {
+      EXPECT_EQ(g, w) << what << " element " << i;
+    } else {
+      EXPECT_NEAR(g, w, atol + rtol * std::fabs(w)) << what << " element " << i;
+    }
+  }
+}
+
+// Parameterized over the backend name.
+class BackendTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  const std::string& backend() const { return GetParam(); }
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, const BodyFn& body) {
+    return run_fn(backend(), inputs, body);
+  }
+  // Single-result convenience.
+  Tensor run1(const std::vector<Tensor>& inputs, const BodyFn& body) {
+    auto r = run(inputs, body);
+    EXPECT_EQ(r.size(), 1u);
+    return r.at(0);
+  }
+};
+
+}  // namespace netspec::testing
+
+// Instantiates a BackendTest-derived suite on both executors.
+#define NETSPEC_ON_BACKENDS(Suite)                                                   \
+  INSTANTIATE_TEST_SUITE_P(Exec, Suite, ::testing::Values("ref", "cpu"),             \
+                           [](const ::testing::TestParamInfo<std::string>& i) { return i.param; })
