@@ -74,11 +74,18 @@ class Reader {
                    const std::string& where, const std::set<std::string>& extra) const {
     if (!j.is_object())
       error(ptr, fmt::format("[{}] expected an object (got {})", where, j.type_name()));
+    // Unknown keys first: a misspelt key also explains a "missing" one.
     std::set<std::string> known = extra;
     std::string names;
-    visit(s, [&](const char* name, auto& field, bool required) {
+    visit(s, [&](const char* name, auto&, bool) {
       known.insert(name);
       names += (names.empty() ? "" : ", ") + std::string(name);
+    });
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (!known.count(it.key()))
+        error(ptr + "/" + it.key(), fmt::format("[{}] unknown field '{}' (expected one of {})",
+                                                where, it.key(), names.empty() ? "none" : names));
+    visit(s, [&](const char* name, auto& field, bool required) {
       auto it = j.find(name);
       if (it == j.end()) {
         if (required) error(ptr, fmt::format("[{}] missing required field '{}'", where, name));
@@ -86,10 +93,6 @@ class Reader {
       }
       read(*it, field, ptr + "/" + name, where, name);
     });
-    for (auto it = j.begin(); it != j.end(); ++it)
-      if (!known.count(it.key()))
-        error(ptr + "/" + it.key(), fmt::format("[{}] unknown field '{}' (expected one of {})",
-                                                where, it.key(), names.empty() ? "none" : names));
   }
 
   Layer layer(const json& j, const std::string& ptr, int index) const {
