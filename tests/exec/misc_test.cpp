@@ -64,6 +64,32 @@ TEST_P(MiscTest, PhiloxKnownAnswerAndDefault) {
   expect_equal(got.at(0), ui64({3}, {0, 1, 1}));
 }
 
+// Values below were produced by XLA's CPU compiler (jaxlib 0.10.2) for the same modules.
+TEST_P(MiscTest, ThreeFryLayoutsMatchXla) {
+  // No even dim: XLA splits the largest dim (rows interleave x0 / x1 of counters 0..5).
+  auto sq = rng(backend(), ui64({2}, {0, 0}), Type::tensor(DType::kUI32, {3, 3}), "THREE_FRY");
+  expect_equal(sq.at(1), ui32({3, 3}, {0x6b200159u, 0x508efb2cu, 0x64a626ecu, 0x99ba4efeu, 0xc0de3f32u, 0xfc15e573u,
+                                       0xb8abc4d1u, 0xac6dc2bbu, 0x5641e094u}));
+  expect_equal(sq.at(0), ui64({2}, {0, 6}));
+  auto u64 = rng(backend(), ui64({2}, {0, 0}), Type::tensor(DType::kUI64, {3}), "THREE_FRY");
+  expect_equal(u64.at(1), ui64({3}, {0x99ba4efe6b200159ull, 0xc0de3f32508efb2cull, 0xfc15e57364a626ecull}));
+  // Narrow outputs keep the low bits of the 32-bit values.
+  auto u16 = rng(backend(), ui64({2}, {0, 0}), Type::tensor(DType::kUI16, {3}), "THREE_FRY");
+  expect_equal(u16.at(1), make<uint64_t>(DType::kUI16, {3}, {0x0159, 0x4efe, 0xfb2c}));
+  expect_equal(u16.at(0), ui64({2}, {0, 2}));
+}
+
+TEST_P(MiscTest, PhiloxLayoutsMatchXla) {
+  auto carry = rng(backend(), ui64({3}, {0, ~0ull, 0}), Type::tensor(DType::kUI32, {5}), "PHILOX");
+  expect_equal(carry.at(1), ui32({5}, {0xf3ce744du, 0xdfb9980fu, 0x5a7caad1u, 0x25d14252u, 0x844515e1u}));
+  auto keyed = rng(backend(), ui64({3}, {5, 9, 1}), Type::tensor(DType::kUI32, {2, 3}), "PHILOX");
+  expect_equal(keyed.at(1), ui32({2, 3}, {0x8b93a9a1u, 0x5df80a95u, 0x8c43b06au, 0x6fccfa17u, 0x6ad6a0eeu, 0x9aabf83au}));
+  expect_equal(keyed.at(0), ui64({3}, {5, 11, 1}));
+  auto wide = rng(backend(), ui64({3}, {0, 0, 0}), Type::tensor(DType::kUI64, {3}), "DEFAULT");
+  expect_equal(wide.at(1), ui64({3}, {0xe169c58d6627e8d5ull, 0x9b00dbd8bc57ac4cull, 0x5cb200dbf8e4cca4ull}));
+  expect_equal(wide.at(0), ui64({3}, {0, 2, 0}));
+}
+
 TEST_P(MiscTest, RngStreamsDifferByCounter) {
   auto a = rng(backend(), ui64({2}, {7, 0}), Type::tensor(DType::kUI32, {4}), "THREE_FRY");
   auto b = rng(backend(), ui64({2}, {7, 2}), Type::tensor(DType::kUI32, {4}), "THREE_FRY");

@@ -114,6 +114,8 @@ TEST_P(UnaryTest, ReducePrecision) {
   // f16-like (5, 10): overflow -> inf, values below the smallest normal flush to ±0.
   expect_equal(rp(f32({5}, {70000, -70000, 65504, 1e-8, -1e-5}), 5, 10),
                f32({5}, {kInf, -kInf, 65504, 0.0, -0.0}));
+  // NaN survives even with no mantissa bits left (XLA: NaN, not inf).
+  expect_equal(rp(f32({2}, {kNaN, -kNaN}), 5, 0), f32({2}, {kNaN, kNaN}));
 }
 
 TEST_P(UnaryTest, ZeroSize) {

@@ -215,7 +215,7 @@ std::vector<Tensor> eval_bitcast_convert(const hlo::Op& op, const std::vector<Te
 
 // reduce_precision: rounds the mantissa to `mantissa_bits` (round to nearest even) and clamps
 // the exponent range to `exponent_bits` (overflow -> ±inf, underflow -> ±0), as XLA does.
-// NaN stays NaN when mantissa_bits > 0 (else becomes ±inf, like XLA).
+// NaN stays NaN. Checked against XLA CPU (jaxlib 0.10) on the values in unary_test.
 template <typename F, typename U>
 F reduce_precision_one(F x, int exp_bits, int man_bits) {
   constexpr int kBits = sizeof(F) * 8;
@@ -239,12 +239,8 @@ F reduce_precision_one(F x, int exp_bits, int man_bits) {
     if (e > (max_e << kMan)) b = (b & sign) | exp_mask;
     else if (e <= (min_e << kMan)) b = b & sign;
   }
-  F r = std::bit_cast<F>(b);
-  if (std::isnan(x)) {
-    if (man_bits > 0) return x;
-    return std::signbit(x) ? -std::numeric_limits<F>::infinity() : std::numeric_limits<F>::infinity();
-  }
-  return r;
+  // NaN stays NaN (XLA selects the input back, whatever mantissa_bits is).
+  return std::isnan(x) ? x : std::bit_cast<F>(b);
 }
 
 std::vector<Tensor> eval_reduce_precision(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
