@@ -103,6 +103,8 @@ ConvDims ConvOptions::nchw(int n_spatial) {
 Op* Builder::create(OpKind kind, std::vector<Value*> operands, Attrs attrs,
                     std::vector<Type> result_types, std::vector<std::unique_ptr<Block>> regions) {
   if (!block_) fail(op_mnemonic(kind), "builder has no insertion block");
+  if (Op* t = block_->terminator())
+    fail(op_mnemonic(kind), "block already ends with {}; nothing may follow it", t->name());
   auto op = std::make_unique<Op>(kind);
   op->operands = std::move(operands);
   op->attrs = std::move(attrs);

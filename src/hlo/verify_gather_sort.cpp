@@ -163,7 +163,7 @@ std::vector<Type> rule_sort(const Op& op, const std::vector<Type>& given) {
   std::vector<Type> res, args;
   for (size_t i = 0; i < op.operands.size(); ++i) {
     const Type& x = tensor_operand(op, i, "input");
-    // C1: inputs share a shape.
+    // C3: inputs share a shape.
     if (x.shape() != a.shape())
       fail("sort", "inputs must share a shape (got {} vs {})", a.str(), x.str());
     res.push_back(x);

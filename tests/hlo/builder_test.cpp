@@ -21,6 +21,10 @@ struct Fx {
     b.set_block(f->body.get());
   }
   Value* arg(size_t i) { return f->arg(i); }
+  void check() {
+    b.func_return({});
+    EXPECT_NO_THROW(verify_module(m));
+  }
 };
 
 TEST(Builder, CreateAppendsOpWithLinkedResults) {
@@ -57,6 +61,7 @@ TEST(Builder, Constants) {
   Value* io = x.b.iota(t(DType::kI64, {4, 5}), 1);
   EXPECT_EQ(io->type, t(DType::kI64, {4, 5}));
   EXPECT_EQ(io->def->attrs.get<IntAttr>("iota_dimension"), (IntAttr{1, DType::kI64}));
+  x.check();  // every op re-verifies with its stated result types
 }
 
 TEST(Builder, UnaryTypes) {
@@ -70,6 +75,7 @@ TEST(Builder, UnaryTypes) {
   Value* rp = x.b.reduce_precision(x.arg(0), 5, 10);
   EXPECT_EQ(rp->def->attrs.get<IntAttr>("exponent_bits"), (IntAttr{5, DType::kI32}));
   EXPECT_EQ(x.b.unary(OpKind::kTanh, x.arg(0))->def->kind, OpKind::kTanh);
+  x.check();  // every op re-verifies with its stated result types
 }
 
 TEST(Builder, CompareDefaultsCompareType) {
@@ -85,12 +91,14 @@ TEST(Builder, CompareDefaultsCompareType) {
   EXPECT_EQ(ct(x.b.compare(x.arg(2), x.arg(2), "EQ")), "UNSIGNED");
   EXPECT_EQ(ct(x.b.compare(x.arg(3), x.arg(3), "NE")), "UNSIGNED");
   EXPECT_EQ(ct(x.b.compare(x.arg(0), x.arg(0), "EQ", "TOTALORDER")), "TOTALORDER");
+  x.check();  // every op re-verifies with its stated result types
 }
 
 TEST(Builder, ClampSelect) {
   Fx x({f32({}), f32({4}), t(DType::kI1, {4})});
   EXPECT_EQ(x.b.clamp(x.arg(0), x.arg(1), x.arg(0))->type, f32({4}));
   EXPECT_EQ(x.b.select(x.arg(2), x.arg(1), x.arg(1))->type, f32({4}));
+  x.check();  // every op re-verifies with its stated result types
 }
 
 TEST(Builder, ShapeOps) {
@@ -115,6 +123,7 @@ TEST(Builder, ShapeOps) {
   Value* p = b.pad(x.arg(0), x.arg(1), {1, 0, 2}, {0, -1, 2}, {1, 0, 2});
   EXPECT_EQ(p->type, f32({4, 2, 14}));
   EXPECT_EQ(b.reverse(x.arg(0), {0, 2})->type, f32({2, 3, 4}));
+  x.check();  // every op re-verifies with its stated result types
 }
 
 TEST(Builder, DotGeneral) {
@@ -128,6 +137,7 @@ TEST(Builder, DotGeneral) {
   EXPECT_EQ(r2->type, t(DType::kF64, {512, 512}));
   EXPECT_EQ(r2->def->attrs.get<std::vector<EnumAttr>>("precision_config")[0],
             (EnumAttr{"precision", "HIGHEST"}));
+  x.check();  // every op re-verifies with its stated result types
 }
 
 TEST(Builder, Convolution) {
@@ -144,6 +154,7 @@ TEST(Builder, Convolution) {
   EXPECT_EQ(pad.dtype(), DType::kI64);
   EXPECT_FALSE(y->def->attrs.has("lhs_dilation"));
   EXPECT_EQ(y->def->attrs.get<IntAttr>("feature_group_count"), (IntAttr{1, DType::kI64}));
+  x.check();  // every op re-verifies with its stated result types
 }
 
 TEST(Builder, ReduceAndWindows) {
@@ -207,6 +218,7 @@ TEST(Builder, GatherScatterSort) {
   });
   EXPECT_EQ(so.size(), 2u);
   EXPECT_EQ(so[1]->type, f32({5, 7}));
+  x.check();  // every op re-verifies with its stated result types
 }
 
 TEST(Builder, ControlFlowAndCalls) {
@@ -252,6 +264,42 @@ TEST(Builder, ControlFlowAndCalls) {
   b.func_return({ar[0], iff[0], cs[0]});
   EXPECT_EQ(f->result_types.size(), 3u);
   EXPECT_NO_THROW(verify_module(m));
+}
+
+// Every op kind has a type rule: an empty op fails on its operands/attributes, not on a
+// missing rule.
+TEST(Builder, EveryOpKindHasARule) {
+  for (size_t k = 0; k < kNumOpKinds; ++k) {
+    Op op(static_cast<OpKind>(k));
+    try {
+      infer_result_types(op, {});
+    } catch (const Error& e) {
+      std::string msg = e.what();
+      EXPECT_EQ(msg.find("no type rule"), std::string::npos) << msg;
+      EXPECT_EQ(msg.rfind(fmt::format("[{}]", op_mnemonic(op.kind)), 0), 0u) << msg;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace netspec::hlo
+
+namespace netspec::hlo {
+namespace {
+
+TEST(Builder, NothingAfterTerminator) {
+  Module m;
+  Func* f = m.add_func("main", {Type::tensor(DType::kF32, {2})});
+  Builder b(f->body.get());
+  b.func_return({f->arg(0)});
+  try {
+    b.negate(f->arg(0));
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "[negate] block already ends with func.return; nothing may follow it");
+  }
+  EXPECT_EQ(f->body->ops.size(), 1u);
 }
 
 }  // namespace
