@@ -8,6 +8,8 @@
 // swapped, padding_l = (K-1)*r - pad_lo. Everything else (batch_group_count > 1, window
 // reversal, negative padding, f64, ...) runs on the ref kernel.
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "exec/cpu/dnnl_util.h"
 #include "exec/cpu/kernels.h"
@@ -152,11 +154,27 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
     dnnl::memory::desc w_user(wd, dt::f32, wst);
     dims_t st(g.strides.begin(), g.strides.end()), pl(g.pad_lo.begin(), g.pad_lo.end()),
         pr(g.pad_hi.begin(), g.pad_hi.end());
+    // Default: oneDNN picks its layouts (jit:avx512_core on blocked nChw16c, plus reorders).
+    // NETSPEC_CONV_PLAIN=1 keeps the user's src/dst layouts instead (gemm-based impl, no
+    // reorders), if a non-reference implementation exists; see docs/performance.md.
     dnnl::convolution_forward::primitive_desc pd;
+    bool plain = std::getenv("NETSPEC_CONV_PLAIN") != nullptr;
     try {
-      dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                           any_md(x_user.dims()), any_md(wd), any_md(y_user.dims()), st, dil, pl, pr);
-      pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
+      if (plain) {
+        dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                             x_user, any_md(wd), y_user, st, dil, pl, pr);
+        pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
+        if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) plain = false;
+      }
+    } catch (const dnnl::error&) {
+      plain = false;
+    }
+    try {
+      if (!plain) {
+        dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                             any_md(x_user.dims()), any_md(wd), any_md(y_user.dims()), st, dil, pl, pr);
+        pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
+      }
     } catch (const dnnl::error&) {
       return std::nullopt;
     }
