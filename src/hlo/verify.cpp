@@ -161,11 +161,29 @@ std::vector<DType> check_accumulator_region(const Op& op, size_t region,
   return es;
 }
 
-int64_t window_out_size(int64_t in, int64_t base_dil, int64_t lo, int64_t hi, int64_t window,
-                        int64_t win_dil, int64_t stride) {
-  int64_t dilated = in == 0 ? 0 : (in - 1) * base_dil + 1;
-  int64_t padded = dilated + lo + hi;
-  int64_t dwin = window == 0 ? 0 : (window - 1) * win_dil + 1;
+int64_t checked_add(const Op& op, int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) fail(mn(op), "size overflows int64 (got {} + {})", a, b);
+  return r;
+}
+
+int64_t checked_mul(const Op& op, int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) fail(mn(op), "size overflows int64 (got {} * {})", a, b);
+  return r;
+}
+
+int64_t checked_numel(const Op& op, const Type& t) {
+  int64_t n = 1;
+  for (int64_t d : t.shape()) n = checked_mul(op, n, d);
+  return n;
+}
+
+int64_t window_out_size(const Op& op, int64_t in, int64_t base_dil, int64_t lo, int64_t hi,
+                        int64_t window, int64_t win_dil, int64_t stride) {
+  int64_t dilated = in == 0 ? 0 : checked_add(op, checked_mul(op, in - 1, base_dil), 1);
+  int64_t padded = checked_add(op, checked_add(op, dilated, lo), hi);
+  int64_t dwin = window == 0 ? 0 : checked_add(op, checked_mul(op, window - 1, win_dil), 1);
   if (padded <= 0 || dwin > padded) return 0;
   return (padded - dwin) / stride + 1;
 }

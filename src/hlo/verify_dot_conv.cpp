@@ -144,7 +144,7 @@ std::vector<Type> rule_convolution(const Op& op, const std::vector<Type>& given)
   s[static_cast<size_t>(cd.output_feature)] = kof;
   for (size_t i = 0; i < ns; ++i)
     s[static_cast<size_t>(cd.output_spatial[i])] =
-        window_out_size(lhs.dim(cd.input_spatial[i]), lhs_dil[i], pads[i].first, pads[i].second,
+        window_out_size(op, lhs.dim(cd.input_spatial[i]), lhs_dil[i], pads[i].first, pads[i].second,
                         rhs.dim(cd.kernel_spatial[i]), rhs_dil[i], strides[i]);
   return check_shape_given(op, given, lhs.with_shape(s));
 }

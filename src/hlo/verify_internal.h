@@ -52,7 +52,11 @@ std::vector<DType> check_accumulator_region(const Op& op, size_t region,
 
 // Output size of a window op along one dim (spec: convolution / reduce_window shape formula):
 // dilated input (in-1)*base+1, padded by lo+hi, window (w-1)*wd+1; 0 if the window is larger.
-int64_t window_out_size(int64_t in, int64_t base_dil, int64_t lo, int64_t hi, int64_t window,
-                        int64_t win_dil, int64_t stride);
+int64_t window_out_size(const Op& op, int64_t in, int64_t base_dil, int64_t lo, int64_t hi,
+                        int64_t window, int64_t win_dil, int64_t stride);
+// Arithmetic on sizes from attributes: fail instead of overflowing.
+int64_t checked_add(const Op& op, int64_t a, int64_t b);
+int64_t checked_mul(const Op& op, int64_t a, int64_t b);
+int64_t checked_numel(const Op& op, const Type& t);
 
 }  // namespace netspec::hlo::vr

@@ -74,10 +74,10 @@ Window window_attrs(const Op& op, int64_t rank) {
   return w;
 }
 
-Shape window_shape(const Shape& in, const Window& w) {
+Shape window_shape(const Op& op, const Shape& in, const Window& w) {
   Shape s;
   for (size_t i = 0; i < in.size(); ++i)
-    s.push_back(window_out_size(in[i], w.base[i], w.pads[i].first, w.pads[i].second, w.dims[i],
+    s.push_back(window_out_size(op, in[i], w.base[i], w.pads[i].first, w.pads[i].second, w.dims[i],
                                 w.wdil[i], w.strides[i]));
   return s;
 }
@@ -87,7 +87,7 @@ std::vector<Type> rule_reduce_window(const Op& op, const std::vector<Type>& give
   const Type& x = op.operand_type(0);
   Window w = window_attrs(op, x.rank());
   auto inits = check_reducer(op, n, "body");
-  Shape s = window_shape(x.shape(), w);
+  Shape s = window_shape(op, x.shape(), w);
   std::vector<Type> res;
   for (const auto& t : inits) res.push_back(t.with_shape(s));
   return check_given(op, given, res);
@@ -106,7 +106,7 @@ std::vector<Type> rule_select_and_scatter(const Op& op, const std::vector<Type>&
   if (src.dtype() != x.dtype() || init.dtype() != x.dtype() || init.rank() != 0)
     fail("select_and_scatter", "source/init_value element types must match operand {} (got {}, {})",
          x.str(), src.str(), init.str());
-  Shape s = window_shape(x.shape(), w);
+  Shape s = window_shape(op, x.shape(), w);
   if (src.shape() != s)
     fail("select_and_scatter", "source shape differs from the window output (got {}, expected {})",
          src.str(), src.with_shape(s).str());

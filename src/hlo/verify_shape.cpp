@@ -15,9 +15,9 @@ std::vector<Type> rule_reshape(const Op& op, const std::vector<Type>& given) {
     fail("reshape", "element type differs (got {}, expected {})", r.str(),
          r.with_dtype(x.dtype()).str());
   // C2: size(operand) = size(result).
-  if (r.numel() != x.numel())
-    fail("reshape", "element count differs (got {} -> {}: {} vs {})", x.str(), r.str(), x.numel(),
-         r.numel());
+  int64_t xn = checked_numel(op, x), rn = checked_numel(op, r);
+  if (rn != xn)
+    fail("reshape", "element count differs (got {} -> {}: {} vs {})", x.str(), r.str(), xn, rn);
   return given;
 }
 
@@ -73,7 +73,7 @@ std::vector<Type> rule_slice(const Op& op, const std::vector<Type>& given) {
            "bad bounds on dim {} (got start {} limit {}, expected 0 <= start <= limit <= {})", i,
            st[i], li[i], d);
     if (str[i] <= 0) fail("slice", "strides must be > 0 (got {} on dim {})", str[i], i);
-    s.push_back((li[i] - st[i] + str[i] - 1) / str[i]);
+    s.push_back(li[i] == st[i] ? 0 : (li[i] - st[i] - 1) / str[i] + 1);  // ceil(len / stride)
   }
   return check_given(op, given, {x.with_shape(s)});
 }
@@ -145,7 +145,7 @@ std::vector<Type> rule_concatenate(const Op& op, const std::vector<Type>& given)
       if (k != d && t.dim(k) != a.dim(k))
         fail("concatenate", "input #{} differs on dim {} (got {}, expected {})", i, k, t.dim(k),
              a.dim(k));
-    s[static_cast<size_t>(d)] += t.dim(d);
+    s[static_cast<size_t>(d)] = checked_add(op, s[static_cast<size_t>(d)], t.dim(d));
   }
   return check_given(op, given, {a.with_shape(s)});
 }
@@ -167,7 +167,8 @@ std::vector<Type> rule_pad(const Op& op, const std::vector<Type>& given) {
     // C3: interior_padding >= 0; C4: dim = lo + d + (d-1)*interior + hi (d = 0: lo + hi).
     if (in[i] < 0) fail("pad", "interior_padding must be >= 0 (got {} on dim {})", in[i], i);
     int64_t d = x.dim(static_cast<int64_t>(i));
-    int64_t n = lo[i] + hi[i] + d + (d > 0 ? (d - 1) * in[i] : 0);
+    int64_t inner = d > 0 ? checked_mul(op, d - 1, in[i]) : 0;
+    int64_t n = checked_add(op, checked_add(op, checked_add(op, lo[i], hi[i]), d), inner);
     if (n < 0) fail("pad", "negative result size on dim {} (got {})", i, n);
     s.push_back(n);
   }

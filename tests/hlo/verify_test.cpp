@@ -727,3 +727,40 @@ TEST(Verify, MissingAttributeNamesTheOp) {
 
 }  // namespace
 }  // namespace netspec::hlo
+
+namespace netspec::hlo {
+namespace {
+
+TEST(Verify, HugeAttributesFailInsteadOfOverflowing) {
+  Module m;
+  Func* f = m.add_func("main", {Type::tensor(DType::kF32, {3, 5}), Type::tensor(DType::kF32, {})});
+  Builder b(f->body.get());
+  constexpr int64_t kBig = INT64_MAX / 2;
+  try {
+    b.pad(f->arg(0), f->arg(1), {kBig, 0}, {kBig, 0}, {0, 0});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("[pad] size overflows int64"), std::string::npos);
+  }
+  WindowOptions w;
+  w.window_dimensions = {1, 1};
+  w.base_dilations = {INT64_MAX, 1};
+  try {
+    b.reduce_window(f->arg(0), f->arg(1), w, OpKind::kAdd);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("[reduce_window] size overflows"), std::string::npos);
+  }
+  // Stride larger than the slice: ceil(2 / INT64_MAX) = 1 without overflow.
+  EXPECT_EQ(b.slice(f->arg(0), {0, 1}, {3, 3}, {1, INT64_MAX})->type,
+            Type::tensor(DType::kF32, {3, 1}));
+  try {
+    b.reshape(f->arg(0), {kBig, 4});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("[reshape] size overflows"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace netspec::hlo
