@@ -23,13 +23,16 @@ char* openblas_get_corename(void);
 
 namespace bench {
 
-// Re-executes this program with OPENBLAS_CORETYPE=SkylakeX unless it is already set:
-// Debian's OpenBLAS 0.3.21 misdetects this CPU and would use generic kernels (~4x slower).
+// Re-executes this program with OPENBLAS_CORETYPE=SkylakeX and OMP_WAIT_POLICY=passive unless
+// both are already set: both are read only when their library loads. Debian's OpenBLAS 0.3.21
+// misdetects this CPU (generic kernels, ~4x slower); libgomp's default spin-waiting makes
+// oneDNN's threads fight the rest of the process (and other processes) for the 2 cores.
 inline void ensure_openblas_coretype(char** argv) {
-  if (std::getenv("OPENBLAS_CORETYPE")) return;
-  setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
+  if (std::getenv("OPENBLAS_CORETYPE") && std::getenv("OMP_WAIT_POLICY")) return;
+  setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
+  setenv("OMP_WAIT_POLICY", "passive", 0);
   execv("/proc/self/exe", argv);
-  std::perror("execv");  // only reached on failure; continue with the misdetected core
+  std::perror("execv");  // only reached on failure; continue with the library defaults
 }
 
 // Median seconds of `reps` timed calls after `warm` untimed ones.
@@ -67,8 +70,9 @@ inline SgemmBest measure_sgemm(int n = 1024) {
 
 inline void print_sgemm(const SgemmBest& s) {
   std::printf("sgemm 1024^3 dnnl_sgemm           : %7.1f GFLOP/s\n", s.dnnl_gflops);
-  std::printf("sgemm 1024^3 OpenBLAS (%-10s): %7.1f GFLOP/s   [OPENBLAS_CORETYPE=%s]\n", openblas_get_corename(),
-              s.openblas_gflops, std::getenv("OPENBLAS_CORETYPE") ? std::getenv("OPENBLAS_CORETYPE") : "unset");
+  auto env = [](const char* n) { return std::getenv(n) ? std::getenv(n) : "unset"; };
+  std::printf("sgemm 1024^3 OpenBLAS (%-10s): %7.1f GFLOP/s   [OPENBLAS_CORETYPE=%s OMP_WAIT_POLICY=%s]\n",
+              openblas_get_corename(), s.openblas_gflops, env("OPENBLAS_CORETYPE"), env("OMP_WAIT_POLICY"));
 }
 
 }  // namespace bench
