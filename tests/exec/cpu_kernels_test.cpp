@@ -30,7 +30,9 @@ void check_against_ref(const std::vector<Tensor>& in, const BodyFn& body, double
   std::vector<Type> ts;
   for (auto& t : in) ts.push_back(type_of(t));
   auto st = exec::cpu::plan_stats(*make_module(ts, body)->funcs[0]);
-  if (expect_fast) EXPECT_EQ(st.ref_steps, 0) << what << ": fell back to ref for " << st.fallback_ops;
+  if (expect_fast) {
+    EXPECT_EQ(st.ref_steps, 0) << what << ": fell back to ref for " << st.fallback_ops;
+  }
   auto want = run_fn("ref", in, body);
   auto got = run_fn("cpu", in, body);
   ASSERT_EQ(got.size(), want.size());
