@@ -101,7 +101,7 @@ std::vector<Type> rule_convolution(const Op& op, const std::vector<Type>& given)
     if (lhs_dil[i] <= 0) fail(w, "lhs_dilation must be > 0 (got {})", i64s_str(lhs_dil));
     if (rhs_dil[i] <= 0) fail(w, "rhs_dilation must be > 0 (got {})", i64s_str(rhs_dil));
   }
-  if (auto* rev = op.attrs.get_if<std::vector<bool>>("window_reversal"))
+  if (auto* rev = optional_attr<std::vector<bool>>(op, "window_reversal", "an i1 array"))
     check_size(op, rev->size(), ns, "window_reversal");
   // C12-C20: dimension numbers are permutations of each operand's / the output's dims.
   check_size(op, cd.input_spatial.size(), ns, "input spatial dimensions");

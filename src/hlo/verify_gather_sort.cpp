@@ -47,6 +47,7 @@ std::vector<Type> rule_gather(const Op& op, const std::vector<Type>& given) {
   const Type& idx = tensor_operand(op, 1, "start_indices");
   const GatherDims& g = op.attrs.get<GatherDims>("dimension_numbers");
   const I64s& ss = op.attrs.get_i64s("slice_sizes");
+  optional_attr<bool>(op, "indices_are_sorted", "a boolean");
   check_index_dims(op, x, idx, g.index_vector_dim, g.collapsed_slice_dims, g.operand_batching_dims,
                    g.start_indices_batching_dims, g.start_index_map, "collapsed_slice_dims",
                    "start_index_map");
@@ -97,6 +98,8 @@ std::vector<Type> rule_scatter(const Op& op, const std::vector<Type>& given) {
   const Type& x = tensor_operand(op, 0, "input");
   const Type& idx = tensor_operand(op, n, "scatter_indices");
   const ScatterDims& d = op.attrs.get<ScatterDims>("scatter_dimension_numbers");
+  optional_attr<bool>(op, "indices_are_sorted", "a boolean");
+  optional_attr<bool>(op, "unique_indices", "a boolean");
   check_index_dims(op, x, idx, d.index_vector_dim, d.inserted_window_dims, d.input_batching_dims,
                    d.scatter_indices_batching_dims, d.scatter_dims_to_operand_dims,
                    "inserted_window_dims", "scatter_dims_to_operand_dims");
@@ -172,6 +175,7 @@ std::vector<Type> rule_sort(const Op& op, const std::vector<Type>& given) {
   }
   // C4: -R <= dimension < R.
   int64_t d = op.attrs.get_int("dimension");
+  optional_attr<bool>(op, "is_stable", "a boolean");
   if (d < -a.rank() || d >= a.rank())
     fail("sort", "dimension out of range (got {}, expected in [{}, {}))", d, -a.rank(), a.rank());
   // C5: comparator : (tensor<E0>, tensor<E0>, ..., tensor<EN-1>, tensor<EN-1>) -> tensor<i1>.

@@ -30,6 +30,14 @@ void check_dims(const Op& op, const I64s& dims, int64_t rank, std::string_view w
 void check_sorted(const Op& op, const I64s& dims, std::string_view what);
 void check_size(const Op& op, size_t got, size_t expected, std::string_view what);
 bool contains(const I64s& v, int64_t x);
+// An optional attribute, when present, must hold a T (`what` names the expected kind).
+template <typename T>
+const T* optional_attr(const Op& op, const std::string& name, std::string_view what) {
+  if (!op.attrs.has(name)) return nullptr;
+  auto* p = op.attrs.get_if<T>(name);
+  if (!p) fail(mn(op), "attribute '{}' must be {}", name, what);
+  return p;
+}
 
 // I64s attribute or, when absent, `n` copies of `dflt`.
 I64s i64s_or(const Op& op, const std::string& name, size_t n, int64_t dflt);

@@ -72,8 +72,8 @@ std::vector<Type> rule_all_reduce(const Op& op, const std::vector<Type>& given) 
     fail("all_reduce", "replica_groups must be a dense i64 tensor");
   }
   // C4: use_global_device_ids requires a channel handle with handle > 0.
+  auto* ch = optional_attr<ChannelHandle>(op, "channel_handle", "a channel handle");
   if (op.attrs.has("use_global_device_ids")) {
-    auto* ch = op.attrs.get_if<ChannelHandle>("channel_handle");
     if (!ch || ch->handle <= 0)
       fail("all_reduce", "use_global_device_ids needs channel_handle with handle > 0");
   }

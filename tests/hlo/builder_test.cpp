@@ -281,12 +281,6 @@ TEST(Builder, EveryOpKindHasARule) {
   }
 }
 
-}  // namespace
-}  // namespace netspec::hlo
-
-namespace netspec::hlo {
-namespace {
-
 TEST(Builder, NothingAfterTerminator) {
   Module m;
   Func* f = m.add_func("main", {Type::tensor(DType::kF32, {2})});

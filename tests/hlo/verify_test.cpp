@@ -680,12 +680,6 @@ TEST(VerifyModule, ReturnKindsInTheirPlace) {
   expect_error([&] { verify_module(x.m); }, {"@main"});
 }
 
-}  // namespace
-}  // namespace netspec::hlo
-
-namespace netspec::hlo {
-namespace {
-
 TEST(VerifyModule, ErrorCarriesOpLocation) {
   Module m;
   Func* f = m.add_func("main", {Type::tensor(DType::kF32, {2})});
@@ -725,12 +719,6 @@ TEST(Verify, MissingAttributeNamesTheOp) {
   }
 }
 
-}  // namespace
-}  // namespace netspec::hlo
-
-namespace netspec::hlo {
-namespace {
-
 TEST(Verify, HugeAttributesFailInsteadOfOverflowing) {
   Module m;
   Func* f = m.add_func("main", {Type::tensor(DType::kF32, {3, 5}), Type::tensor(DType::kF32, {})});
@@ -759,6 +747,24 @@ TEST(Verify, HugeAttributesFailInsteadOfOverflowing) {
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("[reshape] size overflows"), std::string::npos);
+  }
+}
+
+TEST(Verify, OptionalAttributeKinds) {
+  Module m;
+  Func* f = m.add_func("main", {Type::tensor(DType::kF32, {4, 5})});
+  Builder b(f->body.get());
+  auto lt = [](Builder& r, const std::vector<Value*>& a) {
+    return std::vector<Value*>{r.compare(a[0], a[1], "LT")};
+  };
+  Value* s = b.sort({f->arg(0)}, 0, true, lt)[0];
+  Op* op = s->def;
+  op->attrs.set("is_stable", IntAttr{1, DType::kI64});
+  try {
+    infer_result_types(*op, op->result_types());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "[sort] attribute 'is_stable' must be a boolean");
   }
 }
 
