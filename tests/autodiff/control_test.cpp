@@ -1,0 +1,211 @@
+// Control flow, calls, custom VJPs, tuples, and the properties of generated modules: cleanup ran
+// (no duplicates), forward values are reused, and forward+VJP round-trips through the printer
+// and parser with the same numbers on both executors.
+#include "hlo/parser.h"
+#include "hlo/printer.h"
+#include "test_util.h"
+
+namespace netspec::autodiff::testing {
+namespace {
+
+Value* scramble(Builder& b, Value* v) { return b.multiply(v, b.exponential(v)); }
+
+TEST(ControlVjp, IfDifferentiatesEachBranch) {
+  for (int taken = 0; taken < 2; ++taken) {
+    auto m = make_module({f32({3}), f32({3})}, [&](Builder& b, auto a) {
+      Value* p = b.constant(Tensor::from<int>(DType::kI1, {}, {taken}));
+      auto r = b.if_(
+          p, [&](Builder& rb, auto) { return std::vector<Value*>{rb.multiply(rb.sine(a[0]), a[1])}; },
+          [&](Builder& rb, auto) { return std::vector<Value*>{rb.add(scramble(rb, a[1]), a[1])}; });
+      return std::vector<Value*>{scramble(b, r[0])};
+    });
+    expect_grads(*m);
+  }
+}
+
+TEST(ControlVjp, CaseAndTuples) {
+  for (int idx = 0; idx < 3; ++idx) {
+    auto m = make_module({f32({2}), f32({2})}, [&](Builder& b, auto a) {
+      Value* i = b.constant(Tensor::from<int>(DType::kI32, {}, {idx}));
+      auto r = b.case_(i, {[&](Builder& rb, auto) { return std::vector<Value*>{rb.tanh(a[0])}; },
+                           [&](Builder& rb, auto) { return std::vector<Value*>{rb.multiply(a[0], a[1])}; },
+                           [&](Builder& rb, auto) { return std::vector<Value*>{a[1]}; }});
+      Value* t = b.tuple({r[0], a[0]});
+      return std::vector<Value*>{b.add(b.get_tuple_element(t, 0), scramble(b, b.get_tuple_element(t, 1)))};
+    });
+    expect_grads(*m);
+  }
+}
+
+TEST(ControlVjp, CallIsDifferentiatedThroughItsCallee) {
+  auto m = std::make_unique<hlo::Module>();
+  hlo::Func* sq = m->add_func("square_plus", {f32({4}), f32({4})}, false);
+  {
+    Builder b(sq->body.get());
+    b.func_return({b.add(b.multiply(sq->arg(0), sq->arg(0)), b.sine(sq->arg(1)))});
+  }
+  hlo::Func* f = m->add_func("main", {f32({4}), f32({4})});
+  {
+    Builder b(f->body.get());
+    Value* y = b.call(*sq, {f->arg(0), f->arg(1)})[0];
+    b.func_return({b.call(*sq, {y, f->arg(0)})[0]});
+  }
+  expect_grads(*m);
+}
+
+TEST(ControlVjp, WhileIsRefusedWithItsName) {
+  auto m = make_module({f32({2})}, [&](Builder& b, auto a) {
+    Value* zero = b.constant(Tensor::from<int>(DType::kI32, {}, {0}));
+    auto r = b.while_(
+        {zero, a[0]},
+        [](Builder& rb, const std::vector<Value*>& s) {
+          return std::vector<Value*>{rb.compare(s[0], rb.constant(Tensor::from<int>(DType::kI32, {}, {3})), "LT")};
+        },
+        [](Builder& rb, const std::vector<Value*>& s) {
+          Value* one = rb.constant(Tensor::from<int>(DType::kI32, {}, {1}));
+          return std::vector<Value*>{rb.add(s[0], one), rb.multiply(s[1], s[1])};
+        });
+    return std::vector<Value*>{r[1]};
+  });
+  try {
+    vjp(*m->find("main"), {0});
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("stablehlo.while"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("custom VJP"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CustomVjp, WhileLoopWithHandWrittenBackward) {
+  // x -> x^(2^3) by a while loop squaring three times; backward: 8·x^7·dy (hand-written).
+  auto m = make_module({f32({3})}, [&](Builder& b, auto a) {
+    auto fwd = [](Builder& fb, const std::vector<Value*>& x) {
+      Value* zero = fb.constant(Tensor::from<int>(DType::kI32, {}, {0}));
+      auto r = fb.while_(
+          {zero, x[0]},
+          [](Builder& rb, const std::vector<Value*>& s) {
+            return std::vector<Value*>{rb.compare(s[0], rb.constant(Tensor::from<int>(DType::kI32, {}, {3})), "LT")};
+          },
+          [](Builder& rb, const std::vector<Value*>& s) {
+            Value* one = rb.constant(Tensor::from<int>(DType::kI32, {}, {1}));
+            return std::vector<Value*>{rb.add(s[0], one), rb.multiply(s[1], s[1])};
+          });
+      return std::vector<Value*>{r[1]};
+    };
+    auto bwd = [](Builder& bb, const CustomVjpArgs& c) {
+      // dx = dy · 8 · y / x  (y = x^8)
+      Value* eight = bb.constant_splat(8, c.args[0]->type);
+      return std::vector<Value*>{bb.multiply(c.result_cots[0], bb.divide(bb.multiply(eight, c.results[0]), c.args[0]))};
+    };
+    Value* y = call_with_custom_vjp(b, "pow8__f32_3", {a[0]}, fwd, bwd)[0];
+    return std::vector<Value*>{y};
+  });
+  GradcheckOptions o;
+  o.lo = 0.8;
+  o.hi = 1.2;
+  expect_grads(*m, o);
+  // The registry is keyed by prefix too: a re-parsed module finds "pow8" for @pow8__anything.
+  register_custom_vjp("pow8", *find_custom_vjp("pow8__f32_3"));
+  EXPECT_NE(find_custom_vjp("pow8__f64_7"), nullptr);
+  unregister_custom_vjp("pow8");
+  unregister_custom_vjp("pow8__f32_3");
+  EXPECT_EQ(find_custom_vjp("pow8__f32_3"), nullptr);
+}
+
+TEST(CustomVjp, SoftmaxCrossEntropySeedReplacesTheOpsInside) {
+  // loss = -Σ t·log softmax(z) per row; custom backward dz = (softmax(z) - t)·dy.
+  auto m = make_module({f32({2, 3}), f32({2, 3})}, [&](Builder& b, auto a) {
+    auto fwd = [](Builder& fb, const std::vector<Value*>& x) {
+      Value* z = x[0];
+      Value* mx = fb.reduce(z, fb.scalar(-1e30, DType::kF32), {1}, OpKind::kMaximum);
+      Value* sh = fb.subtract(z, fb.broadcast_in_dim(mx, {2, 3}, {0}));
+      Value* lse = fb.log(fb.reduce(fb.exponential(sh), fb.scalar(0, DType::kF32), {1}, OpKind::kAdd));
+      Value* logp = fb.subtract(sh, fb.broadcast_in_dim(lse, {2, 3}, {0}));
+      return std::vector<Value*>{fb.negate(fb.reduce(fb.multiply(x[1], logp), fb.scalar(0, DType::kF32), {1}, OpKind::kAdd))};
+    };
+    auto bwd = [](Builder& bb, const CustomVjpArgs& c) {
+      Value* z = c.args[0];
+      Type t = z->type;
+      Value* mx = bb.reduce(z, bb.scalar(-1e30, t.dtype()), {1}, OpKind::kMaximum);
+      Value* e = bb.exponential(bb.subtract(z, bb.broadcast_in_dim(mx, t.shape(), {0})));
+      Value* p = bb.divide(e, bb.broadcast_in_dim(bb.reduce(e, bb.scalar(0, t.dtype()), {1}, OpKind::kAdd), t.shape(), {0}));
+      Value* dy = bb.broadcast_in_dim(c.result_cots[0], t.shape(), {0});
+      return std::vector<Value*>{bb.multiply(bb.subtract(p, c.args[1]), dy), nullptr};
+    };
+    // The p - t seed assumes each row of t sums to 1: normalize the random targets.
+    Value* tsum = b.reduce(a[1], b.scalar(0, DType::kF32), {1}, OpKind::kAdd);
+    Value* t = b.divide(a[1], b.broadcast_in_dim(tsum, {2, 3}, {0}));
+    return call_with_custom_vjp(b, "softmax_xent_test", {a[0], t}, fwd, bwd);
+  });
+  GradcheckOptions o;
+  o.wrt = {0};
+  o.positive_inputs[1] = true;
+  expect_grads(*m, o);
+  hlo::Func* gf = vjp(*m->find("main"), {0});
+  EXPECT_EQ(count_ops(*gf, OpKind::kCall), 1);  // forward stays a call; backward is the custom one
+  EXPECT_EQ(count_ops(*gf, OpKind::kLog), 0);    // nothing of the callee was differentiated
+  unregister_custom_vjp("softmax_xent_test");
+}
+
+TEST(VjpModule, CleanupLeavesNoDuplicatesAndReusesForwardValues) {
+  auto m = make_module({f32({4, 3}), f32({3, 5})}, [&](Builder& b, auto a) {
+    hlo::DotDims mm{{}, {}, {1}, {0}};
+    Value* y = b.logistic(b.dot_general(a[0], a[1], mm));
+    return std::vector<Value*>{y, b.exponential(y)};
+  });
+  hlo::Func* gf = vjp(*m->find("main"), {0, 1});
+  EXPECT_EQ(count_ops(*gf, OpKind::kLogistic), 1);
+  EXPECT_EQ(count_ops(*gf, OpKind::kExponential), 1);
+  EXPECT_EQ(count_ops(*gf, OpKind::kDotGeneral), 3);  // forward + two gradients
+  // CSE fixpoint: running it again changes nothing.
+  EXPECT_FALSE(hlo::cse(*gf));
+  EXPECT_FALSE(hlo::dce(*gf));
+}
+
+TEST(VjpModule, RoundTripsThroughPrinterAndParserOnBothExecutors) {
+  auto m = make_module({f32({2, 3, 5, 5}), f32({4, 3, 3, 3}), f32({4})}, [&](Builder& b, auto a) {
+    hlo::ConvOptions o;
+    o.dims = hlo::ConvOptions::nchw(2);
+    o.window_strides = {2, 2};
+    o.padding = {{1, 1}, {1, 1}};
+    Value* c = b.convolution(a[0], a[1], o);
+    Value* bias = b.broadcast_in_dim(a[2], c->type.shape(), {1});
+    Value* r = b.maximum(b.add(c, bias), b.constant_splat(0, c->type));
+    hlo::WindowOptions w;
+    w.window_dimensions = {1, 1, 2, 2};
+    w.window_strides = {1, 1, 1, 1};
+    Value* p = b.reduce_window(r, b.scalar(-std::numeric_limits<double>::infinity(), DType::kF32), w, OpKind::kMaximum);
+    return std::vector<Value*>{b.reduce(b.multiply(p, p), b.scalar(0, DType::kF32), {0, 1, 2, 3}, OpKind::kAdd)};
+  });
+  hlo::Func* gf = vjp(*m->find("main"), {0, 1, 2});
+  std::string text = hlo::print_module(*m);
+  std::shared_ptr<const hlo::Module> parsed = hlo::parse_module(text, "vjp.mlir");
+  EXPECT_EQ(hlo::print_module(*parsed), text);
+  std::mt19937 g(7);
+  std::uniform_real_distribution<float> u(-1, 1);
+  auto rnd = [&](Shape s) {
+    std::vector<float> v(static_cast<size_t>(num_elements(s)));
+    for (auto& e : v) e = u(g);
+    return Tensor::from<float>(DType::kF32, s, v);
+  };
+  std::vector<Tensor> in{rnd({2, 3, 5, 5}), rnd({4, 3, 3, 3}), rnd({4}), Tensor::scalar_f32(1)};
+  std::shared_ptr<const hlo::Module> orig(std::move(m));
+  auto ref_out = exec::make_backend("ref")->load(orig)->run(gf->name, in);
+  auto ref_parsed = exec::make_backend("ref")->load(parsed)->run(gf->name, in);
+  auto cpu_parsed = exec::make_backend("cpu")->load(parsed)->run(gf->name, in);
+  ASSERT_EQ(ref_out.size(), 4u);
+  for (size_t k = 0; k < ref_out.size(); ++k) {
+    ASSERT_EQ(ref_out[k].shape(), ref_parsed[k].shape());
+    ASSERT_EQ(ref_out[k].shape(), cpu_parsed[k].shape());
+    double scale = 0;
+    for (int64_t j = 0; j < ref_out[k].numel(); ++j) scale = std::max(scale, std::abs(ref_out[k].as_double(j)));
+    for (int64_t j = 0; j < ref_out[k].numel(); ++j) {
+      EXPECT_EQ(ref_out[k].as_double(j), ref_parsed[k].as_double(j)) << "result " << k << " element " << j;
+      EXPECT_NEAR(ref_out[k].as_double(j), cpu_parsed[k].as_double(j), 1e-4 * (1 + scale))
+          << "result " << k << " element " << j;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace netspec::autodiff::testing
