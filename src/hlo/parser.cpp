@@ -677,29 +677,40 @@ std::unique_ptr<Module> parse_module(std::string_view text, const std::string& f
   return p.parse_module();
 }
 
-std::vector<std::unique_ptr<Module>> parse_split_modules(std::string_view text, const std::string& filename) {
-  std::vector<std::unique_ptr<Module>> out;
+namespace {
+
+struct Part {
+  std::string_view text;
+  int first_line;
+};
+
+// Parts of a file separated by lines that start with `// -----`.
+std::vector<Part> split_parts(std::string_view text) {
+  std::vector<Part> parts;
   size_t start = 0, pos = 0;
   int line = 1, start_line = 1;
-  auto flush = [&](size_t end) {
-    std::string_view part = text.substr(start, end - start);
-    Parser p(part, filename, start_line);
-    out.push_back(p.parse_module());
-  };
   while (pos <= text.size()) {
     size_t eol = text.find('\n', pos);
     if (eol == std::string_view::npos) eol = text.size();
     std::string_view ln = text.substr(pos, eol - pos);
     size_t b = ln.find_first_not_of(" \t");
     if (b != std::string_view::npos && ln.substr(b).starts_with("// -----")) {
-      flush(pos);
+      parts.push_back({text.substr(start, pos - start), start_line});
       start = eol;
       start_line = line;
     }
     pos = eol + 1;
     ++line;
   }
-  flush(text.size());
+  parts.push_back({text.substr(start), start_line});
+  return parts;
+}
+
+}  // namespace
+
+std::vector<std::unique_ptr<Module>> parse_split_modules(std::string_view text, const std::string& filename) {
+  std::vector<std::unique_ptr<Module>> out;
+  for (const Part& p : split_parts(text)) out.push_back(Parser(p.text, filename, p.first_line).parse_module());
   return out;
 }
 
@@ -709,8 +720,8 @@ std::unique_ptr<Module> parse_file(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   std::string text = ss.str();
-  auto mods = parse_split_modules(text, path);
-  return std::move(mods.front());
+  Part first = split_parts(text).front();
+  return Parser(first.text, path, first.first_line).parse_module();
 }
 
 }  // namespace netspec::hlo

@@ -263,6 +263,7 @@ std::string Printer::fresh_iter_arg() {
 }
 
 void Printer::name_results(const Op& op) {
+  if (op.results.empty()) return;
   int id = next_value_++;
   if (op.results.size() == 1) {
     names_[op.results[0].get()] = fmt::format("%{}", id);
@@ -282,20 +283,13 @@ std::string functional_type(const Op& op) {
 
 void Printer::print_op(const Op& op, int indent) {
   out_ += indent_str(indent);
-  size_t mark = out_.size();
-  int saved_value = next_value_;
-  if (op.results.empty()) {
-  } else {
-    name_results(op);
-  }
+  name_results(op);
   size_t after_names = out_.size();
   if (!opts_.generic && print_custom_op(op, indent)) {
     out_ += '\n';
     return;
   }
-  (void)mark;
-  (void)saved_value;
-  out_.resize(after_names);
+  out_.resize(after_names);  // a custom printer that declined wrote nothing, but be sure
   print_generic_op(op, indent);
   out_ += '\n';
 }

@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdio>
 
 #include "hlo/parser.h"
 #include "hlo/printer.h"
@@ -279,6 +280,51 @@ TEST(Parser, BadInputGivesParseErrorsWithLocations) {
       ADD_FAILURE() << "not a ParseError: " << e.what();
     }
   }
+}
+
+// `depth` case ops nested inside each other's single branch.
+std::string nested_cases(int depth) {
+  std::string t = "func.func @main(%i: tensor<i32>, %x: tensor<f32>) -> tensor<f32> {\n";
+  for (int d = 0; d < depth; ++d) t += "%r" + std::to_string(d) + " = \"stablehlo.case\"(%i) ({\n";
+  t += "\"stablehlo.return\"(%x) : (tensor<f32>) -> ()\n";
+  for (int d = depth - 1; d >= 0; --d) {
+    t += "}) : (tensor<i32>) -> tensor<f32>\n";
+    t += d ? "\"stablehlo.return\"(%r" + std::to_string(d) + ") : (tensor<f32>) -> ()\n"
+           : "return %r0 : tensor<f32>\n";
+  }
+  return t + "}\n";
+}
+
+TEST(Parser, DeepRegionNestingIsBounded) {
+  auto m = parse_module(nested_cases(100));
+  int n = 0;
+  walk(*m->funcs[0]->body, [&](const Op& op) { n += op.kind == OpKind::kCase; });
+  EXPECT_EQ(n, 100);
+  EXPECT_EQ(print_module(*parse_module(print_module(*m))), print_module(*m));
+  try {
+    parse_module(nested_cases(400), "deep.mlir");
+    FAIL() << "expected a ParseError";
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("nesting deeper than"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Parser, ParseFileReadsTheFirstPart) {
+  std::string path = ::testing::TempDir() + "/parser_test_split.mlir";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_TRUE(f);
+    std::string t =
+        wrap("  %0 = stablehlo.abs %arg0 : tensor<2xf32>\n  return %0 : tensor<2xf32>\n",
+             "%arg0: tensor<2xf32>") +
+        "// -----\nthis part is not parsed by parse_file\n";
+    std::fwrite(t.data(), 1, t.size(), f);
+    std::fclose(f);
+  }
+  auto m = parse_file(path);
+  EXPECT_EQ(m->funcs[0]->body->ops[0]->kind, OpKind::kAbs);
+  EXPECT_THROW(parse_split_modules("x\n// -----\n", path), ParseError);
+  EXPECT_THROW(parse_file(path + ".missing"), Error);
 }
 
 }  // namespace
