@@ -10,7 +10,8 @@ A case is CASE.mlir (entry: `main`, else the only public function) with inputs C
 where none exist, deterministic random inputs are made from the entry's signature. An optional
 CASE.json tunes the check: {"rtol": r, "atol": a, "skip": {"iree": "reason"},
 "unordered": [i...] (results compared after sorting), "shape_only": [i...],
-"expect_reject": "why"} (a negative case: every engine must refuse it).
+"expect_reject": "why"} (a negative case: every engine must refuse it),
+"compile_only": {"iree": "why"} (the text must compile; the run is skipped).
 
 Agreement: integers and i1 exactly; floats |x - ref| <= atol + rtol * |ref| elementwise with
 (rtol, atol) = (1e-5, 1e-5) for f32 and (1e-12, 1e-12) for f64; NaN must meet NaN, inf the same
@@ -130,7 +131,8 @@ def iree_tools():
     return (Path(c), Path(r)) if c and r else None
 
 
-def run_iree(tools, case: Path, inputs, n_results: int, work: Path, entry: str):
+def run_iree(tools, case: Path, inputs, n_results: int, work: Path, entry: str,
+             compile_only: str | None = None):
     compile_bin, run_bin = tools
     vmfb = work / f"{case.stem}.vmfb"
     cmd = [str(compile_bin), "--iree-hal-target-backends=llvm-cpu",
@@ -140,6 +142,8 @@ def run_iree(tools, case: Path, inputs, n_results: int, work: Path, entry: str):
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
         if r.returncode != 0:
             return "fail", f"iree-compile exit {r.returncode}: {r.stderr.strip()[-2000:]}"
+        if compile_only:
+            return "skip", f"compiled; not run: {compile_only}"
         outs = [work / f"{case.stem}.iree.out{i}.npy" for i in range(n_results)]
         for o in outs:
             o.unlink(missing_ok=True)
@@ -372,7 +376,8 @@ def main():
             n = len(res["ref"][1]) if res.get("ref", ("",))[0] == "ok" else None
             if n is None:  # count results from the entry's declared result types
                 n = _count_results(text, entry)
-            res["iree"] = run_iree(tools, case, inputs, n, work, entry)
+            res["iree"] = run_iree(tools, case, inputs, n, work, entry,
+                                   meta.get("compile_only", {}).get("iree"))
         return res, meta, inputs
 
     t0 = time.time()

@@ -45,6 +45,10 @@ struct CaseCtx {
   // Check options for compare.py.
   void tol(double rtol, double atol) { meta["rtol"] = rtol; meta["atol"] = atol; }
   void skip(const std::string& engine, const std::string& why) { meta["skip"][engine] = why; }
+  // IREE limitations found by these cases: it cannot compile the module at all, or it compiles
+  // it (so still judges our text) but computes a wrong answer the spec rules out.
+  void iree_cannot(const std::string& why) { skip("iree", why); }
+  void iree_wrong(const std::string& why) { meta["compile_only"]["iree"] = why; }
 };
 
 using CaseFn = void (*)(CaseCtx&);
