@@ -1,0 +1,189 @@
+// Cleanup passes: DCE removes dead ops (also inside regions), CSE merges duplicates (also
+// structurally equal regions, and across scopes), each identity fold, the f32 -> f64 rewrite,
+// cloning and inlining.
+#include "hlo/passes.h"
+
+#include <gtest/gtest.h>
+
+#include "hlo/builder.h"
+#include "hlo/verify.h"
+
+namespace netspec::hlo {
+namespace {
+
+Type f32(Shape s) { return Type::tensor(DType::kF32, std::move(s)); }
+
+int count(const Func& f, OpKind k) {
+  int n = 0;
+  walk(*f.body, [&](const Op& op) { n += op.kind == k; });
+  return n;
+}
+
+size_t num_ops(const Func& f) {
+  size_t n = 0;
+  walk(*f.body, [&](const Op&) { ++n; });
+  return n;
+}
+
+TEST(Passes, DceRemovesDeadOpsOnly) {
+  Module m;
+  Func* f = m.add_func("main", {f32({3})});
+  Builder b(f->body.get());
+  Value* x = f->arg(0);
+  b.exponential(x);    // dead
+  b.negate(b.log(x));  // dead chain
+  Value* live = b.tanh(x);
+  b.func_return({live});
+  EXPECT_TRUE(dce(*f));
+  EXPECT_EQ(num_ops(*f), 2u);  // tanh + return
+  EXPECT_EQ(count(*f, OpKind::kTanh), 1);
+  EXPECT_FALSE(dce(*f));
+  verify_module(m);
+}
+
+TEST(Passes, DceKeepsValuesUsedInsideRegions) {
+  Module m;
+  Func* f = m.add_func("main", {f32({3})});
+  Builder b(f->body.get());
+  Value* x = f->arg(0);
+  Value* used_in_region = b.sine(x);
+  Value* p = b.constant(Tensor::from<int>(DType::kI1, {}, {1}));
+  auto r = b.if_(
+      p,
+      [&](Builder& rb, auto) {
+        rb.cosine(x);  // dead inside the region
+        return std::vector<Value*>{used_in_region};
+      },
+      [&](Builder&, auto) { return std::vector<Value*>{x}; });
+  b.func_return({r[0]});
+  EXPECT_TRUE(dce(*f));
+  EXPECT_EQ(count(*f, OpKind::kSine), 1);
+  EXPECT_EQ(count(*f, OpKind::kCosine), 0);
+  verify_module(m);
+}
+
+TEST(Passes, CseMergesDuplicatesIncludingConstantsAndRegions) {
+  Module m;
+  Func* f = m.add_func("main", {f32({2, 3})});
+  Builder b(f->body.get());
+  Value* x = f->arg(0);
+  Value* a1 = b.exponential(x);
+  Value* a2 = b.exponential(x);
+  Value* s1 = b.reduce(a1, b.scalar(0, DType::kF32), {1}, OpKind::kAdd);
+  Value* s2 = b.reduce(a2, b.scalar(0, DType::kF32), {1}, OpKind::kAdd);
+  Value* m1 = b.reduce(a2, b.scalar(0, DType::kF32), {1}, OpKind::kMaximum);  // different body
+  b.func_return({b.add(b.add(s1, s2), m1)});
+  EXPECT_TRUE(cse(*f));
+  dce(*f);
+  EXPECT_EQ(count(*f, OpKind::kExponential), 1);
+  EXPECT_EQ(count(*f, OpKind::kConstant), 1);  // the two zero scalars merged
+  int reduces = 0;
+  for (const auto& op : f->body->ops) reduces += op->kind == OpKind::kReduce;
+  EXPECT_EQ(reduces, 2);  // add-reduce merged, max-reduce kept
+  // add(s1, s2) now reads add(s, s).
+  const Op* ret = f->body->terminator();
+  const Op* outer = ret->operand(0)->def;
+  const Op* inner = outer->operand(0)->def;
+  EXPECT_EQ(inner->operand(0), inner->operand(1));
+  verify_module(m);
+}
+
+TEST(Passes, CseReusesEnclosingValueInsideRegion) {
+  Module m;
+  Func* f = m.add_func("main", {f32({3})});
+  Builder b(f->body.get());
+  Value* x = f->arg(0);
+  Value* outer = b.sine(x);
+  Value* p = b.constant(Tensor::from<int>(DType::kI1, {}, {0}));
+  auto r = b.if_(
+      p, [&](Builder& rb, auto) { return std::vector<Value*>{rb.multiply(rb.sine(x), outer)}; },
+      [&](Builder&, auto) { return std::vector<Value*>{outer}; });
+  b.func_return({r[0]});
+  EXPECT_TRUE(cse(*f));
+  dce(*f);
+  EXPECT_EQ(count(*f, OpKind::kSine), 1);
+  verify_module(m);
+}
+
+TEST(Passes, FoldsTrivialIdentities) {
+  Module m;
+  Func* f = m.add_func("main", {f32({2, 3})});
+  Builder b(f->body.get());
+  Value* x = f->arg(0);
+  Value* one = b.constant_splat(1, x->type);
+  Value* zero = b.constant_splat(0, x->type);
+  Value* y = b.add(b.multiply(x, one), zero);                              // x*1 + 0 -> x
+  y = b.subtract(b.multiply(one, y), zero);                                // 1*y - 0 -> y
+  Value* t = b.transpose(b.transpose(y, {1, 0}), {1, 0});                  // double transpose -> y
+  Value* r = b.reshape(b.reshape(t, {6}), {3, 2});                         // -> one reshape of t
+  Value* bc = b.broadcast_in_dim(b.scalar(2.5, DType::kF32), {3, 2}, {});  // -> splat constant
+  b.func_return({b.add(r, bc)});
+  run_cleanup(*f);
+  verify_module(m);
+  EXPECT_EQ(count(*f, OpKind::kMultiply), 0);
+  EXPECT_EQ(count(*f, OpKind::kSubtract), 0);
+  EXPECT_EQ(count(*f, OpKind::kTranspose), 0);
+  EXPECT_EQ(count(*f, OpKind::kReshape), 1);
+  EXPECT_EQ(count(*f, OpKind::kBroadcastInDim), 0);
+  // What remains: constant(2.5 splat 3x2), reshape(x), add, return.
+  EXPECT_EQ(num_ops(*f), 4u);
+  const Op* add = f->body->terminator()->operand(0)->def;
+  ASSERT_EQ(add->kind, OpKind::kAdd);
+  EXPECT_EQ(add->operand(0)->def->kind, OpKind::kReshape);
+  EXPECT_EQ(add->operand(0)->def->operand(0), x);
+  const auto& c = add->operand(1)->def->attrs.get<DenseAttr>("value").value;
+  EXPECT_EQ(c.shape(), (Shape{3, 2}));
+  EXPECT_EQ(c.as_double(5), 2.5);
+}
+
+TEST(Passes, TransposeCompositionAndNonIdentityStay) {
+  Module m;
+  Func* f = m.add_func("main", {f32({2, 3, 4})});
+  Builder b(f->body.get());
+  // transpose(transpose(x, [1,2,0]), [1,2,0]) = transpose(x, [2,0,1])
+  Value* t = b.transpose(b.transpose(f->arg(0), {1, 2, 0}), {1, 2, 0});
+  b.func_return({t});
+  run_cleanup(*f);
+  verify_module(m);
+  ASSERT_EQ(count(*f, OpKind::kTranspose), 1);
+  const Op* op = f->body->terminator()->operand(0)->def;
+  EXPECT_EQ(op->attrs.get_i64s("permutation"), (I64s{2, 0, 1}));
+  EXPECT_EQ(op->result(0)->type.shape(), (Shape{4, 2, 3}));
+}
+
+TEST(Passes, ConvertToF64AndCloneAndInline) {
+  Module m;
+  Func* g = m.add_func("helper", {f32({2})}, false);
+  {
+    Builder b(g->body.get());
+    b.func_return({b.multiply(g->arg(0), b.constant_splat(0.1, g->arg(0)->type))});
+  }
+  Func* f = m.add_func("main", {f32({2})});
+  {
+    Builder b(f->body.get());
+    b.func_return({b.call(*g, {f->arg(0)})[0]});
+  }
+  auto copy = clone_module(m);
+  convert_float_types(*copy);
+  verify_module(*copy);
+  Func* cf = copy->find("main");
+  EXPECT_EQ(cf->arg(0)->type, Type::tensor(DType::kF64, {2}));
+  EXPECT_EQ(cf->result_types[0], Type::tensor(DType::kF64, {2}));
+  const Op* mul = copy->find("helper")->body->ops[1].get();
+  const Tensor& c = mul->operand(1)->def->attrs.get<DenseAttr>("value").value;
+  EXPECT_EQ(c.dtype(), DType::kF64);
+  EXPECT_EQ(c.data<double>()[0], static_cast<double>(0.1f));  // the f32 value, widened
+  // The original is untouched.
+  EXPECT_EQ(f->arg(0)->type, f32({2}));
+  // Inlining the call leaves the multiply in main's body.
+  Func* h = m.add_func("inlined", {f32({2})});
+  Builder b(h->body.get());
+  auto outs = inline_call(h->body.get(), *g, {h->arg(0)});
+  b.func_return(outs);
+  verify_module(m);
+  EXPECT_EQ(count(*h, OpKind::kMultiply), 1);
+  EXPECT_EQ(count(*h, OpKind::kCall), 0);
+}
+
+}  // namespace
+}  // namespace netspec::hlo
