@@ -311,10 +311,36 @@ class ModuleVerifier {
   std::unordered_set<const Value*> visible_;
 };
 
+// Regions each op carries (-1: case, one or more branches).
+int expected_regions(OpKind k) {
+  switch (k) {
+    case OpKind::kReduce:
+    case OpKind::kReduceWindow:
+    case OpKind::kMap:
+    case OpKind::kScatter:
+    case OpKind::kSort:
+    case OpKind::kAllReduce:
+      return 1;
+    case OpKind::kSelectAndScatter:
+    case OpKind::kWhile:
+    case OpKind::kIf:
+      return 2;
+    case OpKind::kCase:
+      return -1;
+    default:
+      return 0;
+  }
+}
+
 }  // namespace
 
 std::vector<Type> infer_result_types(const Op& op, const std::vector<Type>& given) {
   std::string_view mnem = op_mnemonic(op.kind);
+  int nr = expected_regions(op.kind);
+  if (nr >= 0 && op.regions.size() != static_cast<size_t>(nr))
+    fail(mnem, "wrong number of regions (got {}, expected {})", op.regions.size(), nr);
+  for (size_t i = 0; i < op.regions.size(); ++i)
+    if (!op.regions[i]) fail(mnem, "region #{} is null", i);
   for (size_t i = 0; i < op.operands.size(); ++i)
     if (!op.operands[i]) fail(mnem, "operand #{} is null", i);
   for (const auto& t : given)

@@ -768,5 +768,28 @@ TEST(Verify, OptionalAttributeKinds) {
   }
 }
 
+TEST(Verify, RegionCounts) {
+  Module m;
+  Func* f = m.add_func("main", {Type::tensor(DType::kF32, {2})});
+  Builder b(f->body.get());
+  std::vector<std::unique_ptr<Block>> regs;
+  regs.push_back(b.region(
+      {}, [&](Builder&, const std::vector<Value*>&) { return std::vector<Value*>{f->arg(0)}; }));
+  try {
+    b.create(OpKind::kAdd, {f->arg(0), f->arg(0)}, {}, {}, std::move(regs));
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "[add] wrong number of regions (got 1, expected 0)");
+  }
+  Attrs a;
+  a.set("dimensions", I64s{0});
+  try {
+    b.create(OpKind::kReduce, {f->arg(0), b.scalar(0, DType::kF32)}, a);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "[reduce] wrong number of regions (got 0, expected 1)");
+  }
+}
+
 }  // namespace
 }  // namespace netspec::hlo
