@@ -90,6 +90,17 @@ TEST_P(MiscTest, PhiloxLayoutsMatchXla) {
   expect_equal(wide.at(0), ui64({3}, {0, 2, 0}));
 }
 
+TEST_P(MiscTest, PhiloxTwoElementStateMatchesXla) {
+  auto a = rng(backend(), ui64({2}, {5, 6}), Type::tensor(DType::kUI32, {2, 2}), "DEFAULT");
+  expect_equal(a.at(0), ui64({2}, {5, 7}));
+  expect_equal(a.at(1), ui32({2, 2}, {0x575fdd5bu, 0x57935a08u, 0x59971013u, 0x713caca4u}));
+  auto b = rng(backend(), ui64({2}, {5, ~0ull}), Type::tensor(DType::kUI32, {2, 2}), "PHILOX");
+  expect_equal(b.at(0), ui64({2}, {5, 0}));
+  expect_equal(b.at(1), ui32({2, 2}, {0x4e5aa1bau, 0xf08b4400u, 0x979e52b9u, 0xf8215f0cu}));
+  auto c = rng(backend(), ui64({3}, {5, 6, 0}), Type::tensor(DType::kUI32, {2, 2}), "PHILOX");
+  expect_equal(c.at(1), ui32({2, 2}, {0xfeb0d801u, 0xb4000318u, 0x4e27587eu, 0xd4548170u}));
+}
+
 TEST_P(MiscTest, RngStreamsDifferByCounter) {
   auto a = rng(backend(), ui64({2}, {7, 0}), Type::tensor(DType::kUI32, {4}), "THREE_FRY");
   auto b = rng(backend(), ui64({2}, {7, 2}), Type::tensor(DType::kUI32, {4}), "THREE_FRY");

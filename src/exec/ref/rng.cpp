@@ -1,7 +1,8 @@
 // Reference kernel: rng_bit_generator, transcribing XLA's RngBitGeneratorExpander and
 // xla/hlo/builder/lib/prng.cc. state[0] is the key; THREE_FRY takes ui64[2] (key, counter) and
 // runs Threefry2x32-20; PHILOX takes ui64[3] (key, 128-bit counter lo, hi) and runs
-// Philox4x32-10. DEFAULT = PHILOX, as XLA's CPU compiler configures the expander.
+// Philox4x32-10 (a ui64[2] state also runs, as XLA CPU does). DEFAULT = PHILOX, as XLA's CPU
+// compiler configures the expander.
 // Checked against the Random123 known-answer vectors for counter 0 / key 0 (see rng tests).
 #include <array>
 
@@ -130,10 +131,17 @@ std::vector<Tensor> eval_rng_bit_generator(const hlo::Op& op, const std::vector<
     if (state.numel() != 2) fail("rng_bit_generator", "THREE_FRY state has {} elements (expected 2)", state.numel());
     st[1] = threefry_fill(out, st[0], st[1]);
   } else if (alg == "PHILOX" || alg == "DEFAULT") {
-    if (state.numel() != 3) fail("rng_bit_generator", "PHILOX state has {} elements (expected 3)", state.numel());
-    auto [lo, hi] = philox_fill(out, st[0], st[1], st[2]);
-    st[1] = lo;
-    st[2] = hi;
+    if (state.numel() == 2) {
+      // A 2-element state has no high counter word; XLA CPU then uses state[0] (the key) as
+      // the high word and keeps only the low one (found by matching its outputs, misc_test).
+      st[1] = philox_fill(out, st[0], st[1], st[0]).first;
+    } else if (state.numel() == 3) {
+      auto [lo, hi] = philox_fill(out, st[0], st[1], st[2]);
+      st[1] = lo;
+      st[2] = hi;
+    } else {
+      fail("rng_bit_generator", "PHILOX state has {} elements (expected 2 or 3)", state.numel());
+    }
   } else {
     fail("rng_bit_generator", "unknown rng_algorithm '{}' (expected DEFAULT, THREE_FRY or PHILOX)", alg);
   }
