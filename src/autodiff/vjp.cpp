@@ -4,6 +4,7 @@
 #include "autodiff/vjp.h"
 
 #include <array>
+#include <cstring>
 #include <functional>
 #include <mutex>
 
@@ -171,6 +172,52 @@ bool uses_active(const Block& b, const Engine& e) {
   return false;
 }
 
+// A map whose body is only elementwise ops and constants on its scalar arguments, over all dims
+// in order, is the same computation on whole tensors: emit that, so the rules apply per op.
+bool lift_map(Block* into, const Op& op, hlo::ValueMap& map) {
+  const Block& body = *op.region(0);
+  const Type& rt = op.result(0)->type;
+  const hlo::I64s& dims = op.attrs.get_i64s("dimensions");
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] != static_cast<int64_t>(i)) return false;
+  if (static_cast<int64_t>(dims.size()) != rt.rank()) return false;
+  std::unordered_set<const Value*> local;
+  for (const auto& a : body.args) local.insert(a.get());
+  for (const auto& bop : body.ops) {
+    std::string_view fam = hlo::op_family(bop->kind);
+    bool ok = bop->kind == OpKind::kConstant || bop->kind == OpKind::kReturn ||
+              ((fam == "unary" || fam == "binary") && bop->kind != OpKind::kBitcastConvert);
+    if (!ok || !bop->regions.empty()) return false;
+    for (Value* v : bop->operands)
+      if (!local.count(v)) return false;  // a captured value would need a broadcast
+    for (const auto& r : bop->results) local.insert(r.get());
+  }
+  hlo::ValueMap inner;
+  for (size_t i = 0; i < body.args.size(); ++i) inner[body.arg(i)] = hlo::lookup(map, op.operand(i));
+  for (const auto& bop : body.ops) {
+    if (bop->kind == OpKind::kReturn) {
+      for (size_t i = 0; i < op.results.size(); ++i) map[op.result(i)] = hlo::lookup(inner, bop->operand(i));
+      return true;
+    }
+    std::vector<Type> types;
+    for (const auto& r : bop->results) types.push_back(r->type.with_shape(rt.shape()));
+    hlo::Attrs attrs = bop->attrs;
+    if (bop->kind == OpKind::kConstant) {  // scalar constant -> splat of the full shape
+      const Tensor& v = bop->attrs.get<hlo::DenseAttr>("value").value;
+      Tensor full(v.dtype(), rt.shape());
+      size_t es = dtype_size(v.dtype());
+      for (int64_t j = 0; j < full.numel(); ++j)
+        std::memcpy(static_cast<uint8_t*>(full.raw()) + j * static_cast<int64_t>(es), v.raw(), es);
+      attrs.set("value", hlo::DenseAttr{full});
+    }
+    std::vector<Value*> operands;
+    for (Value* v : bop->operands) operands.push_back(hlo::lookup(inner, v));
+    Op* n = hlo::append_op(into, bop->kind, operands, attrs, types);
+    for (size_t i = 0; i < bop->results.size(); ++i) inner[bop->result(i)] = n->result(i);
+  }
+  return false;
+}
+
 }  // namespace
 
 void Engine::mark_active(const Block& blk, size_t begin, size_t end) {
@@ -208,6 +255,7 @@ std::vector<Value*> Engine::clone_forward(Block* into, const Block& src, hlo::Va
         continue;
       }
     }
+    if (op.kind == OpKind::kMap && lift_map(into, op, map)) continue;
     hlo::clone_op(into, op, map);
   }
   return {};

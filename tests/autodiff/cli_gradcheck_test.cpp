@@ -72,7 +72,7 @@ TEST_F(GradcheckCli, ExitsOneOnAMismatch) {
 TEST_F(GradcheckCli, ExitsTwoOnBadInput) {
   auto m = make_module({f32({3})}, [](Builder& b, auto a) {
     return b.map({a[0]}, {0}, [](Builder& rb, const std::vector<Value*>& x) {
-      return std::vector<Value*>{rb.multiply(x[0], x[0])};
+      return std::vector<Value*>{rb.multiply(rb.reshape(x[0], {}), x[0])};  // not liftable
     });
   });
   auto [rc, out] = run("gradcheck " + write_module(*m, "map.mlir"));

@@ -29,7 +29,7 @@ TEST(ControlVjp, CaseAndTuples) {
       Value* i = b.constant(Tensor::from<int>(DType::kI32, {}, {idx}));
       auto r = b.case_(i, {[&](Builder& rb, auto) { return std::vector<Value*>{rb.tanh(a[0])}; },
                            [&](Builder& rb, auto) { return std::vector<Value*>{rb.multiply(a[0], a[1])}; },
-                           [&](Builder& rb, auto) { return std::vector<Value*>{a[1]}; }});
+                           [&](Builder&, auto) { return std::vector<Value*>{a[1]}; }});
       Value* t = b.tuple({r[0], a[0]});
       return std::vector<Value*>{b.add(b.get_tuple_element(t, 0), scramble(b, b.get_tuple_element(t, 1)))};
     });
