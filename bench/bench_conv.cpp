@@ -28,7 +28,7 @@ double conv_gflops(const Shape& xs, const Shape& ws, const hlo::ConvOptions& o, 
 }  // namespace
 
 int main(int, char** argv) {
-  bench::ensure_openblas_coretype(argv);
+  netspec::ensure_library_environment(argv);
   bench::SgemmBest s = bench::measure_sgemm();
   hlo::ConvOptions o;
   o.dims = hlo::ConvOptions::nchw(2);

@@ -10,7 +10,7 @@
 using namespace netspec;
 
 int main(int, char** argv) {
-  bench::ensure_openblas_coretype(argv);
+  netspec::ensure_library_environment(argv);
   const int64_t n = 1024;
   auto m = std::make_shared<hlo::Module>();
   hlo::Type t = hlo::Type::tensor(DType::kF32, {n, n});

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "core/process_env.h"
+
 extern "C" {
 // OpenBLAS (linked directly; Debian's cblas.h may belong to another BLAS alternative).
 void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float* a, int lda,
@@ -22,18 +24,6 @@ char* openblas_get_corename(void);
 }
 
 namespace bench {
-
-// Re-executes this program with OPENBLAS_CORETYPE=SkylakeX and OMP_WAIT_POLICY=passive unless
-// both are already set: both are read only when their library loads. Debian's OpenBLAS 0.3.21
-// misdetects this CPU (generic kernels, ~4x slower); libgomp's default spin-waiting makes
-// oneDNN's threads fight the rest of the process (and other processes) for the 2 cores.
-inline void ensure_openblas_coretype(char** argv) {
-  if (std::getenv("OPENBLAS_CORETYPE") && std::getenv("OMP_WAIT_POLICY")) return;
-  setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
-  setenv("OMP_WAIT_POLICY", "passive", 0);
-  execv("/proc/self/exe", argv);
-  std::perror("execv");  // only reached on failure; continue with the library defaults
-}
 
 // Median seconds of `reps` timed calls after `warm` untimed ones.
 inline double time_median(const std::function<void()>& f, int warm = 3, int reps = 15) {

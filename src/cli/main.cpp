@@ -7,8 +7,10 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "core/process_env.h"
 
 int main(int argc, char** argv) {
+  netspec::ensure_library_environment(argv);
   CLI::App app{"netspec: neural network specs -> StableHLO modules -> CPU executors"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "netspec 0.1.0");
