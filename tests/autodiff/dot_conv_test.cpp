@@ -135,6 +135,22 @@ TEST(ConvVjp, RandomAttributesMatchFiniteDifferences) {
   EXPECT_EQ(checked, 14);
 }
 
+TEST(ConvVjp, GradientsAlsoMatchOnTheCpuExecutor) {
+  // The emitted backward convolutions (lhs-dilated, negative padding, batch groups) on `cpu`.
+  std::vector<ConvCase> cases{
+      {2, 4, 6, 2, {6, 5}, {3, 2}, {2, 1}, {1, 1}, {1, 2}, {{1, 0}, {-1, 1}}, {false, false}, false},
+      {1, 3, 3, 3, {5, 5}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {{1, 1}, {1, 1}}, {false, false}, true},
+      {2, 2, 3, 1, {7}, {3}, {3}, {2}, {1}, {{2, 1}}, {true}, false}};
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE("case " + std::to_string(i));
+    auto m = conv_module(cases[i]);
+    GradcheckOptions o;
+    o.backend = "cpu";
+    o.seed = i;
+    expect_grads(*m, o);
+  }
+}
+
 TEST(ConvVjp, DepthwiseStaysGroupedAndGradsAreConvolutions) {
   ConvCase k{2, 3, 3, 3, {5, 5}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {{1, 1}, {1, 1}}, {false, false}, false};
   auto m = conv_module(k);

@@ -167,5 +167,38 @@ TEST(GatherVjp, WindowedGatherWithIndexVectorInTheMiddle) {
   expect_grads(*m, o);
 }
 
+TEST(GatherVjp, BatchedGatherWithBatchingDims) {
+  // Per-batch row lookup: operand [B, V, D], indices [B, N, 1] with operand/indices batch dim 0.
+  hlo::GatherDims gd;
+  gd.offset_dims = {2};
+  gd.collapsed_slice_dims = {1};
+  gd.operand_batching_dims = {0};
+  gd.start_indices_batching_dims = {0};
+  gd.start_index_map = {1};
+  gd.index_vector_dim = 2;
+  auto m = make_module({f32({2, 4, 3}), i64({2, 3, 1})}, [&](Builder& b, auto a) {
+    return std::vector<Value*>{scramble(b, b.gather(a[0], a[1], gd, {1, 1, 3}))};
+  });
+  GradcheckOptions o;
+  o.fixed_inputs[1] = Tensor::from<int64_t>(DType::kI64, {2, 3, 1}, {3, 0, 3, 1, 2, 1});
+  expect_grads(*m, o);
+}
+
+TEST(CollectiveVjp, AllReduceSumTransposesToAllReduceSum) {
+  // y_r = Σ_s x_s on 2 replicas: xbar_r = Σ_s ybar_s.
+  auto m = make_module({f32({3})}, [&](Builder& b, auto a) {
+    return b.all_reduce({a[0]}, {}, OpKind::kAdd);
+  });
+  hlo::Func* gf = vjp(*m->find("main"), {0});
+  EXPECT_EQ(count_ops(*gf, OpKind::kAllReduce), 2);
+  auto exe = exec::make_backend("ref")->load(std::shared_ptr<const hlo::Module>(std::move(m)));
+  Tensor x0 = Tensor::from<float>(DType::kF32, {3}, {1, 2, 3}), x1 = Tensor::from<float>(DType::kF32, {3}, {4, 5, 6});
+  Tensor y0 = Tensor::from<float>(DType::kF32, {3}, {1, 0, 2}), y1 = Tensor::from<float>(DType::kF32, {3}, {3, 1, -1});
+  auto out = exe->run_replicated(gf->name, {{x0, y0}, {x1, y1}});
+  std::vector<float> want{4, 1, 1};
+  for (int r = 0; r < 2; ++r)
+    for (int j = 0; j < 3; ++j) EXPECT_FLOAT_EQ(out[static_cast<size_t>(r)][1].data<float>()[j], want[static_cast<size_t>(j)]);
+}
+
 }  // namespace
 }  // namespace netspec::autodiff::testing
