@@ -94,6 +94,11 @@ TEST_P(DotConvTest, FeatureAndBatchGroups) {
   ConvOptions bg = opts1d();  // group g uses batch g and output feature g
   bg.batch_group_count = 2;
   expect_equal(conv(f32({2, 1, 1}, {1, 2}), f32({2, 1, 1}, {10, 100}), bg), f32({1, 2, 1}, {10, 200}));
+  // 4 batches in 2 groups, 2 output features per group: output batch ob of group g reads
+  // input batch 2g + ob (values confirmed on XLA CPU).
+  std::vector<double> xb = {1, 2, 3, 4, 5, 6, 7, 8};
+  expect_equal(conv(f32({4, 1, 2}, xb), f32({4, 1, 1}, {1, 10, 100, 1000}), bg),
+               f32({2, 4, 2}, {1, 2, 10, 20, 500, 600, 5000, 6000, 3, 4, 30, 40, 700, 800, 7000, 8000}));
   // Depthwise: 2 features, 2 output features per group (multiplier 2).
   ConvOptions dw = opts1d();
   dw.feature_group_count = 2;

@@ -1,6 +1,7 @@
 // Reference kernels: gather, scatter, sort. Index maps transcribe the spec's definitions
 // (batching dims included): gather clamps its start indices into range, scatter skips updates
-// whose result index is out of bounds.
+// whose result index is out of bounds, element by element as the spec says (XLA CPU instead
+// drops a whole update window when any of it falls outside; in-bounds windows agree).
 #include <algorithm>
 #include <numeric>
 
