@@ -167,6 +167,91 @@ TEST(GatherVjp, WindowedGatherWithIndexVectorInTheMiddle) {
   expect_grads(*m, o);
 }
 
+TEST(GatherVjp, RandomDimensionNumbersGatherAndScatterAdd) {
+  std::mt19937 g(34);
+  for (int trial = 0; trial < 12; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    int64_t r = rand_int(g, 1, 3);
+    Shape os;
+    for (int64_t d = 0; d < r; ++d) os.push_back(rand_int(g, 1, 4));
+    // start_index_map: a random non-empty subset of operand dims in random order.
+    I64s dims(static_cast<size_t>(r));
+    std::iota(dims.begin(), dims.end(), 0);
+    std::shuffle(dims.begin(), dims.end(), g);
+    hlo::GatherDims gd;
+    gd.start_index_map.assign(dims.begin(), dims.begin() + rand_int(g, 1, r));
+    I64s sizes;
+    for (int64_t d = 0; d < r; ++d) sizes.push_back(rand_int(g, 1, os[static_cast<size_t>(d)]));
+    for (int64_t d : gd.start_index_map)  // collapse some indexed dims (slice size 1)
+      if (rand_int(g, 0, 1)) {
+        gd.collapsed_slice_dims.push_back(d);
+        sizes[static_cast<size_t>(d)] = 1;
+      }
+    std::sort(gd.collapsed_slice_dims.begin(), gd.collapsed_slice_dims.end());
+    // Indices: batch shape [N0(, N1)] plus the index vector at a random position.
+    Shape batch;
+    for (int64_t i = 0, nb = rand_int(g, 1, 2); i < nb; ++i) batch.push_back(rand_int(g, 1, 3));
+    int64_t k = static_cast<int64_t>(gd.start_index_map.size());
+    gd.index_vector_dim = rand_int(g, 0, static_cast<int64_t>(batch.size()));
+    Shape is = batch;
+    is.insert(is.begin() + gd.index_vector_dim, k);
+    // offset_dims: a sorted random choice of output positions for the kept slice dims.
+    int64_t n_off = r - static_cast<int64_t>(gd.collapsed_slice_dims.size());
+    int64_t out_rank = static_cast<int64_t>(batch.size()) + n_off;
+    I64s pos(static_cast<size_t>(out_rank));
+    std::iota(pos.begin(), pos.end(), 0);
+    std::shuffle(pos.begin(), pos.end(), g);
+    gd.offset_dims.assign(pos.begin(), pos.begin() + n_off);
+    std::sort(gd.offset_dims.begin(), gd.offset_dims.end());
+    // In-range start indices (no clamping, so scatter-add is gather's exact transpose).
+    std::vector<int64_t> idx(static_cast<size_t>(num_elements(is)));
+    auto strides = row_major_strides(is);
+    for (size_t e = 0; e < idx.size(); ++e) {
+      int64_t comp = (static_cast<int64_t>(e) / strides[static_cast<size_t>(gd.index_vector_dim)]) % k;
+      int64_t d = gd.start_index_map[static_cast<size_t>(comp)];
+      idx[e] = rand_int(g, 0, os[static_cast<size_t>(d)] - sizes[static_cast<size_t>(d)]);
+    }
+    auto m = make_module({f32(os), i64(is)}, [&](Builder& b, auto a) {
+      return std::vector<Value*>{scramble(b, b.gather(a[0], a[1], gd, sizes))};
+    });
+    GradcheckOptions o;
+    o.seed = static_cast<uint64_t>(trial);
+    o.fixed_inputs[1] = Tensor::from<int64_t>(DType::kI64, is, idx);
+    expect_grads(*m, o);
+    // The mirrored scatter-add: updates shaped like the gather's output.
+    Shape us = m->find("main")->result_types[0].shape();
+    hlo::ScatterDims sd;
+    sd.update_window_dims = gd.offset_dims;
+    sd.inserted_window_dims = gd.collapsed_slice_dims;
+    sd.scatter_dims_to_operand_dims = gd.start_index_map;
+    sd.index_vector_dim = gd.index_vector_dim;
+    auto m2 = make_module({f32(os), i64(is), f32(us)}, [&](Builder& b, auto a) {
+      auto res = b.scatter({scramble(b, a[0])}, a[1], {scramble(b, a[2])}, sd,
+                           [](Builder& rb, const std::vector<Value*>& x) { return std::vector<Value*>{rb.add(x[0], x[1])}; });
+      return std::vector<Value*>{scramble(b, res[0])};
+    });
+    expect_grads(*m2, o);
+  }
+}
+
+TEST(GatherVjp, ScatterReplaceZeroesOverwrittenPositions) {
+  // Rows 2 and 0 of a 4x2 table are replaced by the updates: those rows get no table gradient.
+  hlo::ScatterDims sd;
+  sd.update_window_dims = {1};
+  sd.inserted_window_dims = {0};
+  sd.scatter_dims_to_operand_dims = {0};
+  sd.index_vector_dim = 1;
+  auto m = make_module({f32({4, 2}), i64({2, 1}), f32({2, 2})}, [&](Builder& b, auto a) {
+    auto r = b.scatter({a[0]}, a[1], {scramble(b, a[2])}, sd,
+                       [](Builder&, const std::vector<Value*>& x) { return std::vector<Value*>{x[1]}; },
+                       false, true);
+    return std::vector<Value*>{scramble(b, r[0])};
+  });
+  GradcheckOptions o;
+  o.fixed_inputs[1] = Tensor::from<int64_t>(DType::kI64, {2, 1}, {2, 0});
+  expect_grads(*m, o);
+}
+
 TEST(GatherVjp, BatchedGatherWithBatchingDims) {
   // Per-batch row lookup: operand [B, V, D], indices [B, N, 1] with operand/indices batch dim 0.
   hlo::GatherDims gd;
