@@ -142,6 +142,11 @@ TEST_P(GatherSortTest, SortIsStableWithPayload) {
   expect_equal(got[1], f32({6}, {4, 1, 3, 0, 2, 5}));
 }
 
+TEST_P(GatherSortTest, ZeroSizeIndicesAndUpdates) {
+  expect_equal(gather(f32({3, 2}, {1, 2, 3, 4, 5, 6}), i32({0, 1}, {}), rows_dims(), {1, 2}), f32({0, 2}, {}));
+  expect_equal(scatter_add(f32({2}, {1, 2}), i32({0, 1}, {}), f32({0}, {}), scalar_scatter_dims()), f32({2}, {1, 2}));
+}
+
 NETSPEC_ON_BACKENDS(GatherSortTest);
 
 }  // namespace

@@ -133,6 +133,17 @@ TEST_P(ReduceWindowTest, Map) {
   expect_equal(got, f32({3}, {5, 11, 19}));
 }
 
+TEST_P(ReduceWindowTest, ZeroSizeWindowsAndOperands) {
+  WindowOptions w;
+  w.window_dimensions = {2};
+  expect_equal(rw(f32({1}, {3}), 0, w, OpKind::kAdd), f32({0}, {}));  // window larger than input
+  w.padding = {{1, 0}};
+  expect_equal(rw(f32({1}, {3}), 0, w, OpKind::kAdd), f32({1}, {3}));
+  WindowOptions z;
+  z.window_dimensions = {1, 2};
+  expect_equal(rw(f32({0, 4}, {}), 0, z, OpKind::kAdd), f32({0, 3}, {}));
+}
+
 NETSPEC_ON_BACKENDS(ReduceWindowTest);
 
 }  // namespace
