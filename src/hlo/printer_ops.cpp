@@ -189,7 +189,7 @@ bool Printer::print_custom_op(const Op& op, int indent) {
       for (const char* n : {"window_strides", "padding", "lhs_dilation", "rhs_dilation", "window_reversal"})
         if (a.has(n) && std::find(used.begin(), used.end(), n) == used.end()) return false;
       std::string s = fmt::format("{}({}) dim_numbers = {}", mn, operands_str(op), conv_dims_str(*d));
-      if (!w.empty()) s += fmt::format(", window = {{{}}}", fmt::join(w, ", "));
+      s += fmt::format(", window = {{{}}}", fmt::join(w, ", "));  // MLIR requires it, even empty
       std::vector<std::string> rest;
       for (const auto& [k, v] : a.map())
         if (std::find(used.begin(), used.end(), k) == used.end()) {
