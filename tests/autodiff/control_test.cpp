@@ -147,6 +147,30 @@ TEST(CustomVjp, SoftmaxCrossEntropySeedReplacesTheOpsInside) {
   unregister_custom_vjp("softmax_xent_test");
 }
 
+TEST(VjpModule, EdgeCasesOfTheSignature) {
+  // Returns an input directly, the same value twice, an integer, and ignores input 2.
+  auto m = make_module({f32({2}), f32({2}), f32({2}), i64({2})}, [&](Builder& b, auto a) {
+    Value* s = b.sine(a[1]);
+    return std::vector<Value*>{a[0], s, s, a[3]};
+  });
+  hlo::Func* gf = vjp(*m->find("main"), {0, 1, 2});
+  EXPECT_EQ(gf->num_args(), 8u);
+  EXPECT_EQ(gf->result_types.size(), 7u);
+  auto exe = exec::make_backend("ref")->load(std::shared_ptr<const hlo::Module>(std::move(m)));
+  auto t = [](std::vector<float> v) { return Tensor::from<float>(DType::kF32, {2}, v); };
+  Tensor ints = Tensor::from<int64_t>(DType::kI64, {2}, {7, 8});
+  auto out = exe->run(gf->name, {t({1, 2}), t({0.5f, -1}), t({3, 4}), ints, t({10, 20}), t({1, 2}), t({3, 4}), ints});
+  ASSERT_EQ(out.size(), 7u);
+  EXPECT_FLOAT_EQ(out[4].data<float>()[1], 20);                          // xbar0 = ybar0
+  EXPECT_FLOAT_EQ(out[5].data<float>()[0], (1 + 3) * std::cos(0.5f));    // xbar1 = (ybar1+ybar2)·cos
+  EXPECT_FLOAT_EQ(out[5].data<float>()[1], (2 + 4) * std::cos(-1.f));
+  EXPECT_FLOAT_EQ(out[6].data<float>()[0], 0);                           // unused input: zeros
+  EXPECT_EQ(out[3].data<int64_t>()[1], 8);                               // integer output passes
+  // Integer inputs cannot be differentiated.
+  auto m2 = make_module({i64({2})}, [&](Builder&, auto a) { return std::vector<Value*>{a[0]}; });
+  EXPECT_THROW(vjp(*m2->find("main"), {0}), Error);
+}
+
 TEST(VjpModule, CleanupLeavesNoDuplicatesAndReusesForwardValues) {
   auto m = make_module({f32({4, 3}), f32({3, 5})}, [&](Builder& b, auto a) {
     hlo::DotDims mm{{}, {}, {1}, {0}};
