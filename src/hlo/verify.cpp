@@ -14,7 +14,12 @@
 namespace netspec::hlo {
 namespace vr {
 
-std::string i64s_str(const I64s& v) { return fmt::format("[{}]", fmt::join(v, ", ")); }
+// Built by hand: fmt::join on int64 trips GCC 12's -Wstringop-overflow at -O3 (fmt 9).
+std::string i64s_str(const I64s& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
 
 void expect_num_operands(const Op& op, size_t n) {
   if (op.operands.size() != n)
