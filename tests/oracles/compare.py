@@ -61,17 +61,38 @@ def parse_tensor_type(t: str):
     return tuple(int(p) for p in parts[:-1]), _DTYPES[parts[-1]]
 
 
-def entry_signature(text: str):
-    """Argument types of the entry function (main, else the only public one)."""
-    funcs = re.findall(r"func\.func\s+(public\s+|private\s+)?@([\w.$-]+)\s*\(([^)]*)\)", text)
+def _functions(text: str):
+    """(visibility, name, argument types text, result types text) of each function, in the
+    pretty form (func.func @f(%a: T) -> R) or the generic one ("func.func"() <{...}>)."""
+    out = []
+    for m in re.finditer(r"func\.func\s+(public\s+|private\s+)?@([\w.$-]+)\s*\(([^)]*)\)"
+                         r"\s*(?:->\s*(\([^{]*\)|tensor<[^>]*>))?", text):
+        out.append(((m.group(1) or "").strip(), m.group(2), m.group(3), m.group(4) or ""))
+    for m in re.finditer(r'"func\.func"\(\)\s*<\{(.*?)\}>\s*\(\{', text, re.S):
+        attrs = m.group(1)
+        ft = re.search(r"function_type\s*=\s*\(([^)]*)\)\s*->\s*(\([^)]*\)|tensor<[^>]*>)", attrs)
+        name = re.search(r'sym_name\s*=\s*"([^"]*)"', attrs)
+        vis = re.search(r'sym_visibility\s*=\s*"([^"]*)"', attrs)
+        if ft and name:
+            out.append((vis.group(1) if vis else "", name.group(1), ft.group(1), ft.group(2)))
+    return out
+
+
+def entry_function(text: str):
+    funcs = _functions(text)
     if not funcs:
         raise ValueError("no func.func found")
-    pub = [f for f in funcs if f[0].strip() != "private"]
+    pub = [f for f in funcs if f[0] != "private"]
     chosen = next((f for f in funcs if f[1] == "main"), pub[0] if len(pub) == 1 else None)
     if chosen is None:
         raise ValueError("no @main and not exactly one public function")
-    args = re.findall(r"%[\w$.-]+\s*:\s*(tensor<[^>]*>)", chosen[2])
-    return chosen[1], [parse_tensor_type(a) for a in args]
+    return chosen
+
+
+def entry_signature(text: str):
+    """Name and argument types of the entry function (main, else the only public one)."""
+    _, name, args, _ = entry_function(text)
+    return name, [parse_tensor_type(a) for a in re.findall(r"tensor<[^>]*>", args)]
 
 
 def random_input(shape, dtype, rng: np.random.Generator):
@@ -448,11 +469,7 @@ def main():
 
 
 def _count_results(text: str, entry: str) -> int:
-    m = re.search(r"func\.func\s+(?:public\s+)?@" + re.escape(entry) +
-                  r"\s*\([^)]*\)\s*->\s*(\([^{]*\)|tensor<[^>]*>)", text)
-    if not m:
-        return 0
-    return len(re.findall(r"tensor<", m.group(1)))
+    return len(re.findall(r"tensor<", entry_function(text)[3]))
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <limits>
 #include <regex>
+#include <set>
 
 #include "core/npy.h"
 #include "hlo/printer.h"
@@ -373,6 +374,17 @@ ORACLE_CASE(zero_size_elementwise) {  // tensors with a 0 dimension flow through
 
 // ---------------------------------------------------------------------------------------------
 
+// Cases also written in MLIR's generic op form (`<case>__generic`): one per syntax family.
+const std::set<std::string> kGenericToo = {
+    "reduce_argmax_variadic", "conv2d_strided_dilated", "conv2d_batch_groups", "gather_2d_windows",
+    "scatter_add_duplicates_i32", "sort_stable_key_value", "while_fori", "if_both_ways",
+    "case_in_and_out_of_range", "call_private_function", "select_and_scatter_maxpool_grad",
+    "reduce_window_dilated_sum", "dot_batch_middle", "compare_totalorder_f32",
+    "constants_special_values", "pad_negative_interior", "rng_three_fry", "tuple_and_barrier",
+    "net_cnn_forward", "map_two_inputs", "dynamic_slice_clamped", "iota_types", "convert_bool",
+    "reduce_precision_f32", "bitcast_convert_same_width", "all_reduce_single_replica",
+    "gather_batching_dims", "slice_strided", "reshape_transpose", "broadcast_in_dim"};
+
 int run(int argc, char** argv) {
   if (argc < 2 || argc > 3) {
     std::cerr << "usage: oracle_cases OUTDIR [NAME_REGEX]\n";
@@ -383,26 +395,38 @@ int run(int argc, char** argv) {
   fs::create_directories(out);
   std::regex only(argc == 3 ? argv[2] : ".*");
   int written = 0, failed = 0;
+  auto write_case = [&](const std::string& name, const CaseCtx& c, const std::string& text) {
+    std::ofstream(out / (name + ".mlir")) << text;
+    for (int i = 0; fs::remove(out / (name + ".in" + std::to_string(i) + ".npy")); ++i) {
+    }  // inputs of an older version of the case
+    for (size_t i = 0; i < c.inputs.size(); ++i)
+      write_npy((out / (name + ".in" + std::to_string(i) + ".npy")).string(), c.inputs[i]);
+    fs::path meta = out / (name + ".json");
+    if (!c.meta.empty())
+      std::ofstream(meta) << c.meta.dump(1) << "\n";
+    else
+      fs::remove(meta);
+    ++written;
+  };
   for (const auto& def : case_registry()) {
     if (!std::regex_search(def.name, only)) continue;
     try {
       CaseCtx c(def.name);
       def.fn(c);
       hlo::verify_module(c.m);
-      std::string text = hlo::print_module(c.m);
-      std::ofstream(out / (def.name + ".mlir")) << text;
-      for (int i = 0; fs::remove(out / (def.name + ".in" + std::to_string(i) + ".npy")); ++i) {
-      }  // inputs of an older version of the case
-      for (size_t i = 0; i < c.inputs.size(); ++i)
-        write_npy((out / (def.name + ".in" + std::to_string(i) + ".npy")).string(), c.inputs[i]);
-      fs::path meta = out / (def.name + ".json");
-      if (!c.meta.empty())
-        std::ofstream(meta) << c.meta.dump(1) << "\n";
-      else
-        fs::remove(meta);
-      ++written;
+      write_case(def.name, c, hlo::print_module(c.m));
+      if (kGenericToo.count(def.name))
+        write_case(def.name + "__generic", c, hlo::print_module(c.m, hlo::PrintOptions{true}));
     } catch (const std::exception& e) {
       std::cerr << "oracle_cases: case " << def.name << " could not be built: " << e.what() << "\n";
+      ++failed;
+    }
+  }
+  for (const auto& g : kGenericToo) {
+    bool known = false;
+    for (const auto& def : case_registry()) known = known || def.name == g;
+    if (!known) {
+      std::cerr << "oracle_cases: kGenericToo names an unknown case " << g << "\n";
       ++failed;
     }
   }
