@@ -14,23 +14,29 @@ using hlo::OpKind;
 class BinaryTest : public BackendTest {
  protected:
   Tensor bin(OpKind k, const Tensor& x, const Tensor& y) {
-    return run1({x, y}, [&](Builder& b, const Values& a) { return Values{b.binary(k, a[0], a[1])}; });
+    return run1({x, y},
+                [&](Builder& b, const Values& a) { return Values{b.binary(k, a[0], a[1])}; });
   }
   Tensor cmp(const Tensor& x, const Tensor& y, const char* dir, const char* type = "") {
-    return run1({x, y}, [&](Builder& b, const Values& a) { return Values{b.compare(a[0], a[1], dir, type)}; });
+    return run1({x, y}, [&](Builder& b, const Values& a) {
+      return Values{b.compare(a[0], a[1], dir, type)};
+    });
   }
 };
 
 TEST_P(BinaryTest, AddSubtractMultiplyWrap) {
-  expect_equal(bin(OpKind::kAdd, i32({2}, {INT_MAX, -5}), i32({2}, {1, 3})), i32({2}, {INT_MIN, -2}));
+  expect_equal(bin(OpKind::kAdd, i32({2}, {INT_MAX, -5}), i32({2}, {1, 3})),
+               i32({2}, {INT_MIN, -2}));
   expect_equal(bin(OpKind::kSubtract, i32({1}, {INT_MIN}), i32({1}, {1})), i32({1}, {INT_MAX}));
   expect_equal(bin(OpKind::kMultiply, i32({1}, {65536}), i32({1}, {65536})), i32({1}, {0}));
   expect_equal(bin(OpKind::kMultiply, i8({2}, {100, -128}), i8({2}, {3, -1})), i8({2}, {44, -128}));
   expect_equal(bin(OpKind::kAdd, f32({3}, {kInf, 1, -0.0}), f32({3}, {-kInf, kNaN, -0.0})),
                f32({3}, {kNaN, kNaN, -0.0}));
   // i1 add is or, multiply is and.
-  expect_equal(bin(OpKind::kAdd, i1({4}, {0, 0, 1, 1}), i1({4}, {0, 1, 0, 1})), i1({4}, {0, 1, 1, 1}));
-  expect_equal(bin(OpKind::kMultiply, i1({4}, {0, 0, 1, 1}), i1({4}, {0, 1, 0, 1})), i1({4}, {0, 0, 0, 1}));
+  expect_equal(bin(OpKind::kAdd, i1({4}, {0, 0, 1, 1}), i1({4}, {0, 1, 0, 1})),
+               i1({4}, {0, 1, 1, 1}));
+  expect_equal(bin(OpKind::kMultiply, i1({4}, {0, 0, 1, 1}), i1({4}, {0, 1, 0, 1})),
+               i1({4}, {0, 0, 0, 1}));
   expect_equal(bin(OpKind::kAdd, ui32({1}, {0xFFFFFFFFu}), ui32({1}, {2})), ui32({1}, {1}));
 }
 
@@ -41,21 +47,24 @@ TEST_P(BinaryTest, IntegerDivideAndRemainderEdgeCases) {
   expect_equal(bin(OpKind::kDivide, x, y), i32({7}, {3, -3, -3, 3, INT_MIN, -1, -1}));
   // Remainder has the dividend's sign; x % 0 = x; INT_MIN % -1 = 0.
   expect_equal(bin(OpKind::kRemainder, x, y), i32({7}, {1, -1, 1, -1, 0, 5, 0}));
-  expect_equal(bin(OpKind::kDivide, ui32({2}, {5, 7}), ui32({2}, {0, 2})), ui32({2}, {0xFFFFFFFFu, 3}));
+  expect_equal(bin(OpKind::kDivide, ui32({2}, {5, 7}), ui32({2}, {0, 2})),
+               ui32({2}, {0xFFFFFFFFu, 3}));
   expect_equal(bin(OpKind::kRemainder, ui32({2}, {5, 7}), ui32({2}, {0, 4})), ui32({2}, {5, 3}));
 }
 
 TEST_P(BinaryTest, FloatDivideAndRemainder) {
   expect_equal(bin(OpKind::kDivide, f32({4}, {1, -1, 0, 1}), f32({4}, {0.0, 0.0, 0.0, -0.0})),
                f32({4}, {kInf, -kInf, kNaN, -kInf}));
-  expect_equal(bin(OpKind::kRemainder, f32({5}, {5.5, -5.5, 1, kInf, 3}), f32({5}, {2, 2, 0, 2, kInf})),
-               f32({5}, {1.5, -1.5, kNaN, kNaN, 3}));
+  expect_equal(
+      bin(OpKind::kRemainder, f32({5}, {5.5, -5.5, 1, kInf, 3}), f32({5}, {2, 2, 0, 2, kInf})),
+      f32({5}, {1.5, -1.5, kNaN, kNaN, 3}));
   expect_equal(bin(OpKind::kRemainder, f32({1}, {-4}), f32({1}, {2})), f32({1}, {-0.0}));
 }
 
 TEST_P(BinaryTest, Power) {
   // Negative exponents: 1 -> 1, -1 -> ±1, else 0. 3^21 wraps modulo 2^32.
-  expect_equal(bin(OpKind::kPower, i32({9}, {2, 2, -2, 1, -1, -1, 3, 0, 3}), i32({9}, {10, -1, 3, -5, -3, -4, 0, 0, 21})),
+  expect_equal(bin(OpKind::kPower, i32({9}, {2, 2, -2, 1, -1, -1, 3, 0, 3}),
+                   i32({9}, {10, -1, 3, -5, -3, -4, 0, 0, 21})),
                i32({9}, {1024, 0, -8, 1, -1, 1, 1, 1, 1870418611}));
   expect_near(bin(OpKind::kPower, f64({4}, {2, -8, 0, 4}), f64({4}, {0.5, 1.0 / 3, -1, 0.5})),
               f64({4}, {std::sqrt(2.0), kNaN, kInf, 2}), 1e-15);
@@ -71,9 +80,11 @@ TEST_P(BinaryTest, MaximumMinimumPropagateNaNAndOrderZeros) {
 }
 
 TEST_P(BinaryTest, Atan2Quadrants) {
-  expect_near(bin(OpKind::kAtan2, f64({5}, {1, 0.0, -0.0, 0.0, -1}), f64({5}, {1, -1, -1, 0.0, 0.0})),
-              f64({5}, {M_PI / 4, M_PI, -M_PI, 0.0, -M_PI / 2}), 1e-15);
-  expect_equal(bin(OpKind::kAtan2, f64({2}, {-0.0, kNaN}), f64({2}, {0.0, 1})), f64({2}, {-0.0, kNaN}));
+  expect_near(
+      bin(OpKind::kAtan2, f64({5}, {1, 0.0, -0.0, 0.0, -1}), f64({5}, {1, -1, -1, 0.0, 0.0})),
+      f64({5}, {M_PI / 4, M_PI, -M_PI, 0.0, -M_PI / 2}), 1e-15);
+  expect_equal(bin(OpKind::kAtan2, f64({2}, {-0.0, kNaN}), f64({2}, {0.0, 1})),
+               f64({2}, {-0.0, kNaN}));
 }
 
 TEST_P(BinaryTest, LogicalAndBitwise) {
@@ -90,8 +101,10 @@ TEST_P(BinaryTest, ShiftsByLargeAmounts) {
   // Shift amounts >= bit width (or negative, read as unsigned) give 0 / the sign fill.
   expect_equal(bin(OpKind::kShiftLeft, i32({4}, {1, 1, 1, -1}), i32({4}, {3, 31, 32, -1})),
                i32({4}, {8, INT_MIN, 0, 0}));
-  expect_equal(bin(OpKind::kShiftRightLogical, i32({3}, {-1, 16, -1}), i32({3}, {28, 2, 32})), i32({3}, {15, 4, 0}));
-  expect_equal(bin(OpKind::kShiftRightArithmetic, i32({5}, {-16, -1, 16, -5, INT_MIN}), i32({5}, {2, 40, 40, 1, 31})),
+  expect_equal(bin(OpKind::kShiftRightLogical, i32({3}, {-1, 16, -1}), i32({3}, {28, 2, 32})),
+               i32({3}, {15, 4, 0}));
+  expect_equal(bin(OpKind::kShiftRightArithmetic, i32({5}, {-16, -1, 16, -5, INT_MIN}),
+                   i32({5}, {2, 40, 40, 1, 31})),
                i32({5}, {-4, -1, 0, -3, -1}));
   expect_equal(bin(OpKind::kShiftLeft, ui8({2}, {255, 1}), ui8({2}, {1, 8})), ui8({2}, {254, 0}));
 }
@@ -115,7 +128,8 @@ TEST_P(BinaryTest, CompareTotalOrder) {
 
 TEST_P(BinaryTest, CompareIntegersSignedUnsignedAndBool) {
   expect_equal(cmp(i32({2}, {-1, 3}), i32({2}, {1, 3}), "LT", "SIGNED"), i1({2}, {1, 0}));
-  expect_equal(cmp(ui32({2}, {0xFFFFFFFFu, 3}), ui32({2}, {1, 3}), "LT", "UNSIGNED"), i1({2}, {0, 0}));
+  expect_equal(cmp(ui32({2}, {0xFFFFFFFFu, 3}), ui32({2}, {1, 3}), "LT", "UNSIGNED"),
+               i1({2}, {0, 0}));
   expect_equal(cmp(i32({2}, {-1, 3}), i32({2}, {1, 3}), "LE"), i1({2}, {1, 1}));
   expect_equal(cmp(i1({2}, {0, 1}), i1({2}, {1, 0}), "GT"), i1({2}, {0, 1}));
 }

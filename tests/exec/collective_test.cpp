@@ -29,11 +29,12 @@ TEST_P(CollectiveTest, AllReduceSumOverAllReplicas) {
 }
 
 TEST_P(CollectiveTest, AllReduceReplicaGroupsAndMax) {
-  auto m = make_module({Type::tensor(DType::kI32, {}), Type::tensor(DType::kF32, {})}, [](Builder& b, const Values& a) {
-    Values s = b.all_reduce({a[0]}, {{0, 2}, {1, 3}}, OpKind::kAdd);
-    Values mx = b.all_reduce({a[1]}, {}, OpKind::kMaximum);
-    return Values{s[0], mx[0]};
-  });
+  auto m = make_module({Type::tensor(DType::kI32, {}), Type::tensor(DType::kF32, {})},
+                       [](Builder& b, const Values& a) {
+                         Values s = b.all_reduce({a[0]}, {{0, 2}, {1, 3}}, OpKind::kAdd);
+                         Values mx = b.all_reduce({a[1]}, {}, OpKind::kMaximum);
+                         return Values{s[0], mx[0]};
+                       });
   std::vector<std::vector<Tensor>> in;
   for (int r = 0; r < 4; ++r) in.push_back({i32({}, {1 << r}), f32({}, {r == 2 ? 9.0 : -1.0 * r})});
   auto out = run_replicas(m, in);
@@ -90,7 +91,8 @@ TEST_P(CollectiveTest, ReplicatedMeanGradientMatchesFullBatch) {
     ys.push_back(static_cast<double>(i % 4) - 0.25 * static_cast<double>(i));
   }
   Tensor w = f32({d}, {0.3, -1.2}), c = f32({}, {0.7});
-  auto full = run_module(backend(), mse_grad_module(batch, d, 1), {w, c, f32({batch, d}, xs), f32({batch}, ys)});
+  auto full = run_module(backend(), mse_grad_module(batch, d, 1),
+                         {w, c, f32({batch, d}, xs), f32({batch}, ys)});
   // Hand check of the full-batch gradient in double precision.
   double gw0 = 0, gw1 = 0, gc = 0;
   for (int64_t i = 0; i < batch; ++i) {

@@ -52,7 +52,8 @@ TEST_P(ControlTest, CaseOutOfRangeRunsLastBranch) {
     return run1({i32({}, {i})}, [](Builder& b, const Values& a) {
       std::vector<hlo::RegionFn> branches;
       for (int k = 0; k < 3; ++k)
-        branches.push_back([k](Builder& r, const Values&) { return Values{r.scalar(10 * (k + 1), DType::kF32)}; });
+        branches.push_back(
+            [k](Builder& r, const Values&) { return Values{r.scalar(10 * (k + 1), DType::kF32)}; });
       return b.case_(a[0], branches);
     });
   };
@@ -76,8 +77,9 @@ TEST_P(ControlTest, TupleAndGetTupleElement) {
 }
 
 TEST_P(ControlTest, OptimizationBarrierIsIdentity) {
-  auto got = run({f32({2}, {1, kNaN}), i1({}, {1})},
-                 [](Builder& b, const Values& a) { return b.optimization_barrier({a[0], a[1]}); });
+  auto got = run({f32({2}, {1, kNaN}), i1({}, {1})}, [](Builder& b, const Values& a) {
+    return b.optimization_barrier({a[0], a[1]});
+  });
   ASSERT_EQ(got.size(), 2u);
   expect_equal(got[0], f32({2}, {1, kNaN}));
   expect_equal(got[1], i1({}, {1}));
@@ -85,7 +87,8 @@ TEST_P(ControlTest, OptimizationBarrierIsIdentity) {
 
 TEST_P(ControlTest, CallPrivateHelper) {
   auto m = std::make_shared<hlo::Module>();
-  hlo::Func* sq = m->add_func("square_plus", {Type::tensor(DType::kF32, {2}), Type::tensor(DType::kF32, {})}, false);
+  hlo::Func* sq = m->add_func(
+      "square_plus", {Type::tensor(DType::kF32, {2}), Type::tensor(DType::kF32, {})}, false);
   {
     Builder b(sq->body.get());
     Value* x = sq->arg(0);
@@ -104,7 +107,8 @@ TEST_P(ControlTest, CallPrivateHelper) {
 }
 
 TEST_P(ControlTest, MissingOrMistypedInputsAreErrors) {
-  auto m = make_module({Type::tensor(DType::kF32, {2})}, [](Builder& b, const Values& a) { return Values{b.negate(a[0])}; });
+  auto m = make_module({Type::tensor(DType::kF32, {2})},
+                       [](Builder& b, const Values& a) { return Values{b.negate(a[0])}; });
   EXPECT_THROW(run_module(backend(), m, {}), Error);
   EXPECT_THROW(run_module(backend(), m, {f32({3}, {1, 2, 3})}), Error);
   EXPECT_THROW(run_module(backend(), m, {i32({2}, {1, 2})}), Error);

@@ -13,10 +13,12 @@ using hlo::DotDims;
 class DotConvTest : public BackendTest {
  protected:
   Tensor dot(const Tensor& x, const Tensor& y, const DotDims& d) {
-    return run1({x, y}, [&](Builder& b, const Values& a) { return Values{b.dot_general(a[0], a[1], d)}; });
+    return run1({x, y},
+                [&](Builder& b, const Values& a) { return Values{b.dot_general(a[0], a[1], d)}; });
   }
   Tensor conv(const Tensor& x, const Tensor& k, const ConvOptions& o) {
-    return run1({x, k}, [&](Builder& b, const Values& a) { return Values{b.convolution(a[0], a[1], o)}; });
+    return run1({x, k},
+                [&](Builder& b, const Values& a) { return Values{b.convolution(a[0], a[1], o)}; });
   }
   static ConvOptions opts1d() {
     ConvOptions o;
@@ -31,7 +33,8 @@ TEST_P(DotConvTest, Matmul) {
   d.rhs_contracting = {0};
   expect_equal(dot(f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({3, 2}, {7, 8, 9, 10, 11, 12}), d),
                f32({2, 2}, {58, 64, 139, 154}));
-  expect_equal(dot(i32({1, 2}, {65536, 1}), i32({2, 1}, {65536, 5}), d), i32({1, 1}, {5}));  // wraps
+  expect_equal(dot(i32({1, 2}, {65536, 1}), i32({2, 1}, {65536, 5}), d),
+               i32({1, 1}, {5}));  // wraps
 }
 
 TEST_P(DotConvTest, BatchAndTransposedContraction) {
@@ -40,7 +43,8 @@ TEST_P(DotConvTest, BatchAndTransposedContraction) {
   d.rhs_batching = {0};
   d.lhs_contracting = {2};
   d.rhs_contracting = {1};
-  expect_equal(dot(f32({2, 1, 2}, {1, 2, 3, 4}), f32({2, 2, 1}, {5, 6, 7, 8}), d), f32({2, 1, 1}, {17, 53}));
+  expect_equal(dot(f32({2, 1, 2}, {1, 2, 3, 4}), f32({2, 2, 1}, {5, 6, 7, 8}), d),
+               f32({2, 1, 1}, {17, 53}));
   DotDims t;  // contract lhs dim 0 with rhs dim 0: x^T y
   t.lhs_contracting = {0};
   t.rhs_contracting = {0};
@@ -83,22 +87,26 @@ TEST_P(DotConvTest, Conv2DNchwStridedPadded) {
   o.dims = ConvOptions::nchw(2);
   o.window_strides = {2, 2};
   o.padding = {{1, 1}, {1, 1}};
-  expect_equal(conv(f32({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}), f32({1, 1, 2, 2}, {1, 1, 1, 1}), o),
-               f32({1, 1, 2, 2}, {1, 5, 11, 28}));
+  expect_equal(
+      conv(f32({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}), f32({1, 1, 2, 2}, {1, 1, 1, 1}), o),
+      f32({1, 1, 2, 2}, {1, 5, 11, 28}));
 }
 
 TEST_P(DotConvTest, FeatureAndBatchGroups) {
   ConvOptions fg = opts1d();  // group g uses input feature g and output feature g
   fg.feature_group_count = 2;
-  expect_equal(conv(f32({1, 2, 1}, {1, 2}), f32({2, 1, 1}, {10, 100}), fg), f32({1, 2, 1}, {10, 200}));
+  expect_equal(conv(f32({1, 2, 1}, {1, 2}), f32({2, 1, 1}, {10, 100}), fg),
+               f32({1, 2, 1}, {10, 200}));
   ConvOptions bg = opts1d();  // group g uses batch g and output feature g
   bg.batch_group_count = 2;
-  expect_equal(conv(f32({2, 1, 1}, {1, 2}), f32({2, 1, 1}, {10, 100}), bg), f32({1, 2, 1}, {10, 200}));
+  expect_equal(conv(f32({2, 1, 1}, {1, 2}), f32({2, 1, 1}, {10, 100}), bg),
+               f32({1, 2, 1}, {10, 200}));
   // 4 batches in 2 groups, 2 output features per group: output batch ob of group g reads
   // input batch 2g + ob (values confirmed on XLA CPU).
   std::vector<double> xb = {1, 2, 3, 4, 5, 6, 7, 8};
-  expect_equal(conv(f32({4, 1, 2}, xb), f32({4, 1, 1}, {1, 10, 100, 1000}), bg),
-               f32({2, 4, 2}, {1, 2, 10, 20, 500, 600, 5000, 6000, 3, 4, 30, 40, 700, 800, 7000, 8000}));
+  expect_equal(
+      conv(f32({4, 1, 2}, xb), f32({4, 1, 1}, {1, 10, 100, 1000}), bg),
+      f32({2, 4, 2}, {1, 2, 10, 20, 500, 600, 5000, 6000, 3, 4, 30, 40, 700, 800, 7000, 8000}));
   // Depthwise: 2 features, 2 output features per group (multiplier 2).
   ConvOptions dw = opts1d();
   dw.feature_group_count = 2;
@@ -122,7 +130,8 @@ TEST_P(DotConvTest, NhwcHwioDimensionNumbers) {
   expect_equal(conv(f32({1, 2, 2, 1}, {1, 2, 3, 4}), f32({1, 1, 1, 2}, {1, -1}), o),
                f32({1, 2, 2, 2}, {1, 2, 3, 4, -1, -2, -3, -4}));
   // 2x2 kernel [[1,2],[3,4]] over the whole input: 1+4+9+16.
-  expect_equal(conv(f32({1, 2, 2, 1}, {1, 2, 3, 4}), f32({2, 2, 1, 1}, {1, 2, 3, 4}), o), f32({1, 1, 1, 1}, {30}));
+  expect_equal(conv(f32({1, 2, 2, 1}, {1, 2, 3, 4}), f32({2, 2, 1, 1}, {1, 2, 3, 4}), o),
+               f32({1, 1, 1, 1}, {30}));
 }
 
 TEST_P(DotConvTest, ZeroSizeBatch) {

@@ -12,7 +12,9 @@ using hlo::ScatterDims;
 class GatherSortTest : public BackendTest {
  protected:
   Tensor gather(const Tensor& x, const Tensor& idx, const GatherDims& d, hlo::I64s sizes) {
-    return run1({x, idx}, [&](Builder& b, const Values& a) { return Values{b.gather(a[0], a[1], d, sizes)}; });
+    return run1({x, idx}, [&](Builder& b, const Values& a) {
+      return Values{b.gather(a[0], a[1], d, sizes)};
+    });
   }
   Tensor scatter_add(const Tensor& x, const Tensor& idx, const Tensor& up, const ScatterDims& d) {
     return run1({x, idx, up}, [&](Builder& b, const Values& a) {
@@ -59,7 +61,8 @@ TEST_P(GatherSortTest, GatherBatchingDims) {
   d.start_indices_batching_dims = {0};
   d.start_index_map = {1};
   d.index_vector_dim = 1;
-  expect_equal(gather(i32({2, 3}, {1, 2, 3, 4, 5, 6}), i32({2, 1}, {2, 0}), d, {1, 1}), i32({2}, {3, 4}));
+  expect_equal(gather(i32({2, 3}, {1, 2, 3, 4, 5, 6}), i32({2, 1}, {2, 0}), d, {1, 1}),
+               i32({2}, {3, 4}));
 }
 
 ScatterDims scalar_scatter_dims() {
@@ -71,8 +74,8 @@ ScatterDims scalar_scatter_dims() {
 }
 
 TEST_P(GatherSortTest, ScatterAddSkipsOutOfBounds) {
-  expect_equal(scatter_add(f32({4}, {0, 0, 0, 0}), i32({5, 1}, {1, 3, 1, 4, -1}), f32({5}, {10, 20, 30, 40, 50}),
-                           scalar_scatter_dims()),
+  expect_equal(scatter_add(f32({4}, {0, 0, 0, 0}), i32({5, 1}, {1, 3, 1, 4, -1}),
+                           f32({5}, {10, 20, 30, 40, 50}), scalar_scatter_dims()),
                f32({4}, {0, 40, 0, 20}));
 }
 
@@ -83,7 +86,8 @@ TEST_P(GatherSortTest, ScatterWindowsPartlyOutOfBounds) {
   d.index_vector_dim = 1;
   // Window of 2 rows starting at row 2 of a 3-row operand: row 3 is out of bounds and
   // skipped element by element (spec), row 2 is updated.
-  expect_equal(scatter_add(i32({3, 2}, {0, 0, 0, 0, 0, 0}), i32({2, 1}, {0, 2}), i32({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}), d),
+  expect_equal(scatter_add(i32({3, 2}, {0, 0, 0, 0, 0, 0}), i32({2, 1}, {0, 2}),
+                           i32({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}), d),
                i32({3, 2}, {1, 2, 3, 4, 5, 6}));
 }
 
@@ -103,7 +107,8 @@ TEST_P(GatherSortTest, ScatterBatchingDimsAndReplaceBody) {
 }
 
 TEST_P(GatherSortTest, ScatterVariadic) {
-  auto got = run({f32({2}, {0, 0}), i32({2}, {0, 0}), i32({2, 1}, {1, 1}), f32({2}, {1.5, 2}), i32({2}, {3, 4})},
+  auto got = run({f32({2}, {0, 0}), i32({2}, {0, 0}), i32({2, 1}, {1, 1}), f32({2}, {1.5, 2}),
+                  i32({2}, {3, 4})},
                  [&](Builder& b, const Values& a) {
                    return b.scatter({a[0], a[1]}, a[2], {a[3], a[4]}, scalar_scatter_dims(),
                                     [](Builder& r, const Values& p) {
@@ -124,7 +129,8 @@ TEST_P(GatherSortTest, SortAscendingDescendingAndTotalOrder) {
     });
   };
   expect_equal(sort1(f32({4}, {3, 1, 2, -0.0}), "LT", "", 0), f32({4}, {-0.0, 1, 2, 3}));
-  expect_equal(sort1(i32({2, 3}, {3, 1, 2, 0, 5, 4}), "GT", "", 1), i32({2, 3}, {3, 2, 1, 5, 4, 0}));
+  expect_equal(sort1(i32({2, 3}, {3, 1, 2, 0, 5, 4}), "GT", "", 1),
+               i32({2, 3}, {3, 2, 1, 5, 4, 0}));
   expect_equal(sort1(i32({2, 2}, {3, 1, 2, 5}), "LT", "", 0), i32({2, 2}, {2, 1, 3, 5}));
   expect_equal(sort1(f32({5}, {kNaN, 1, -kInf, 0.0, -0.0}), "LT", "TOTALORDER", 0),
                f32({5}, {-kInf, -0.0, 0.0, 1, kNaN}));
@@ -132,7 +138,8 @@ TEST_P(GatherSortTest, SortAscendingDescendingAndTotalOrder) {
 }
 
 TEST_P(GatherSortTest, SortIsStableWithPayload) {
-  auto got = run({i32({6}, {2, 1, 2, 1, 0, 2}), f32({6}, {0, 1, 2, 3, 4, 5})}, [](Builder& b, const Values& a) {
+  auto got = run({i32({6}, {2, 1, 2, 1, 0, 2}), f32({6}, {0, 1, 2, 3, 4, 5})}, [](Builder& b,
+                                                                                  const Values& a) {
     return b.sort({a[0], a[1]}, 0, true, [](Builder& r, const Values& p) {
       return Values{r.compare(p[0], p[1], "LT")};  // keys only: equal keys keep their order
     });
@@ -143,8 +150,10 @@ TEST_P(GatherSortTest, SortIsStableWithPayload) {
 }
 
 TEST_P(GatherSortTest, ZeroSizeIndicesAndUpdates) {
-  expect_equal(gather(f32({3, 2}, {1, 2, 3, 4, 5, 6}), i32({0, 1}, {}), rows_dims(), {1, 2}), f32({0, 2}, {}));
-  expect_equal(scatter_add(f32({2}, {1, 2}), i32({0, 1}, {}), f32({0}, {}), scalar_scatter_dims()), f32({2}, {1, 2}));
+  expect_equal(gather(f32({3, 2}, {1, 2, 3, 4, 5, 6}), i32({0, 1}, {}), rows_dims(), {1, 2}),
+               f32({0, 2}, {}));
+  expect_equal(scatter_add(f32({2}, {1, 2}), i32({0, 1}, {}), f32({0}, {}), scalar_scatter_dims()),
+               f32({2}, {1, 2}));
 }
 
 NETSPEC_ON_BACKENDS(GatherSortTest);

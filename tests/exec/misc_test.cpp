@@ -10,8 +10,8 @@ class MiscTest : public BackendTest {};
 
 TEST_P(MiscTest, ConstantAndSplat) {
   auto got = run({}, [](Builder& b, const Values&) {
-    return Values{b.constant(i32({2, 2}, {1, 2, 3, 4})), b.constant_splat(-0.0, Type::tensor(DType::kF32, {3})),
-                  b.constant(f32({0}, {}))};
+    return Values{b.constant(i32({2, 2}, {1, 2, 3, 4})),
+                  b.constant_splat(-0.0, Type::tensor(DType::kF32, {3})), b.constant(f32({0}, {}))};
   });
   ASSERT_EQ(got.size(), 3u);
   expect_equal(got[0], i32({2, 2}, {1, 2, 3, 4}));
@@ -21,7 +21,8 @@ TEST_P(MiscTest, ConstantAndSplat) {
 
 TEST_P(MiscTest, Iota) {
   auto got = run({}, [](Builder& b, const Values&) {
-    return Values{b.iota(Type::tensor(DType::kI32, {2, 3}), 1), b.iota(Type::tensor(DType::kF32, {2, 3}), 0),
+    return Values{b.iota(Type::tensor(DType::kI32, {2, 3}), 1),
+                  b.iota(Type::tensor(DType::kF32, {2, 3}), 0),
                   b.iota(Type::tensor(DType::kI64, {0}), 0)};
   });
   expect_equal(got.at(0), i32({2, 3}, {0, 1, 2, 0, 1, 2}));
@@ -29,7 +30,8 @@ TEST_P(MiscTest, Iota) {
   expect_equal(got.at(2), i64({0}, {}));
 }
 
-std::vector<Tensor> rng(const std::string& be, const Tensor& state, const Type& out, const char* alg) {
+std::vector<Tensor> rng(const std::string& be, const Tensor& state, const Type& out,
+                        const char* alg) {
   return run_fn(be, {state}, [&](Builder& b, const Values& a) {
     auto [s, v] = b.rng_bit_generator(a[0], out, alg);
     return Values{s, v};
@@ -68,11 +70,13 @@ TEST_P(MiscTest, PhiloxKnownAnswerAndDefault) {
 TEST_P(MiscTest, ThreeFryLayoutsMatchXla) {
   // No even dim: XLA splits the largest dim (rows interleave x0 / x1 of counters 0..5).
   auto sq = rng(backend(), ui64({2}, {0, 0}), Type::tensor(DType::kUI32, {3, 3}), "THREE_FRY");
-  expect_equal(sq.at(1), ui32({3, 3}, {0x6b200159u, 0x508efb2cu, 0x64a626ecu, 0x99ba4efeu, 0xc0de3f32u, 0xfc15e573u,
-                                       0xb8abc4d1u, 0xac6dc2bbu, 0x5641e094u}));
+  expect_equal(sq.at(1),
+               ui32({3, 3}, {0x6b200159u, 0x508efb2cu, 0x64a626ecu, 0x99ba4efeu, 0xc0de3f32u,
+                             0xfc15e573u, 0xb8abc4d1u, 0xac6dc2bbu, 0x5641e094u}));
   expect_equal(sq.at(0), ui64({2}, {0, 6}));
   auto u64 = rng(backend(), ui64({2}, {0, 0}), Type::tensor(DType::kUI64, {3}), "THREE_FRY");
-  expect_equal(u64.at(1), ui64({3}, {0x99ba4efe6b200159ull, 0xc0de3f32508efb2cull, 0xfc15e57364a626ecull}));
+  expect_equal(u64.at(1),
+               ui64({3}, {0x99ba4efe6b200159ull, 0xc0de3f32508efb2cull, 0xfc15e57364a626ecull}));
   // Narrow outputs keep the low bits of the 32-bit values.
   auto u16 = rng(backend(), ui64({2}, {0, 0}), Type::tensor(DType::kUI16, {3}), "THREE_FRY");
   expect_equal(u16.at(1), make<uint64_t>(DType::kUI16, {3}, {0x0159, 0x4efe, 0xfb2c}));
@@ -81,12 +85,15 @@ TEST_P(MiscTest, ThreeFryLayoutsMatchXla) {
 
 TEST_P(MiscTest, PhiloxLayoutsMatchXla) {
   auto carry = rng(backend(), ui64({3}, {0, ~0ull, 0}), Type::tensor(DType::kUI32, {5}), "PHILOX");
-  expect_equal(carry.at(1), ui32({5}, {0xf3ce744du, 0xdfb9980fu, 0x5a7caad1u, 0x25d14252u, 0x844515e1u}));
+  expect_equal(carry.at(1),
+               ui32({5}, {0xf3ce744du, 0xdfb9980fu, 0x5a7caad1u, 0x25d14252u, 0x844515e1u}));
   auto keyed = rng(backend(), ui64({3}, {5, 9, 1}), Type::tensor(DType::kUI32, {2, 3}), "PHILOX");
-  expect_equal(keyed.at(1), ui32({2, 3}, {0x8b93a9a1u, 0x5df80a95u, 0x8c43b06au, 0x6fccfa17u, 0x6ad6a0eeu, 0x9aabf83au}));
+  expect_equal(keyed.at(1), ui32({2, 3}, {0x8b93a9a1u, 0x5df80a95u, 0x8c43b06au, 0x6fccfa17u,
+                                          0x6ad6a0eeu, 0x9aabf83au}));
   expect_equal(keyed.at(0), ui64({3}, {5, 11, 1}));
   auto wide = rng(backend(), ui64({3}, {0, 0, 0}), Type::tensor(DType::kUI64, {3}), "DEFAULT");
-  expect_equal(wide.at(1), ui64({3}, {0xe169c58d6627e8d5ull, 0x9b00dbd8bc57ac4cull, 0x5cb200dbf8e4cca4ull}));
+  expect_equal(wide.at(1),
+               ui64({3}, {0xe169c58d6627e8d5ull, 0x9b00dbd8bc57ac4cull, 0x5cb200dbf8e4cca4ull}));
   expect_equal(wide.at(0), ui64({3}, {0, 2, 0}));
 }
 

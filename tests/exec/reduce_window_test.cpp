@@ -39,18 +39,19 @@ TEST_P(ReduceWindowTest, ReduceZeroSizeGivesInit) {
 
 TEST_P(ReduceWindowTest, VariadicArgmaxWithCustomBody) {
   // (value, index) pairs; the body keeps the larger value, the smaller index on ties.
-  auto got = run({f32({5}, {3, 7, 7, 1, kNaN}), i32({5}, {0, 1, 2, 3, 4})}, [](Builder& b, const Values& a) {
-    Value* init_v = b.scalar(-kInf, DType::kF32);
-    Value* init_i = b.scalar(0, DType::kI32);
-    return b.reduce({a[0], a[1]}, {init_v, init_i}, {0}, [](Builder& r, const Values& p) {
-      // p = (acc_v, acc_i, x_v, x_i)
-      Value* gt = r.compare(p[2], p[0], "GT");
-      Value* eq = r.compare(p[2], p[0], "EQ");
-      Value* lt_i = r.compare(p[3], p[1], "LT");
-      Value* take = r.or_(gt, r.and_(eq, lt_i));
-      return Values{r.select(take, p[2], p[0]), r.select(take, p[3], p[1])};
-    });
-  });
+  auto got = run(
+      {f32({5}, {3, 7, 7, 1, kNaN}), i32({5}, {0, 1, 2, 3, 4})}, [](Builder& b, const Values& a) {
+        Value* init_v = b.scalar(-kInf, DType::kF32);
+        Value* init_i = b.scalar(0, DType::kI32);
+        return b.reduce({a[0], a[1]}, {init_v, init_i}, {0}, [](Builder& r, const Values& p) {
+          // p = (acc_v, acc_i, x_v, x_i)
+          Value* gt = r.compare(p[2], p[0], "GT");
+          Value* eq = r.compare(p[2], p[0], "EQ");
+          Value* lt_i = r.compare(p[3], p[1], "LT");
+          Value* take = r.or_(gt, r.and_(eq, lt_i));
+          return Values{r.select(take, p[2], p[0]), r.select(take, p[3], p[1])};
+        });
+      });
   ASSERT_EQ(got.size(), 2u);
   expect_equal(got[0], f32({}, {7}));  // NaN never compares GT, so it is skipped
   expect_equal(got[1], i32({}, {1}));
@@ -93,14 +94,17 @@ TEST_P(ReduceWindowTest, MaxPool2D) {
   expect_equal(rw(x, -kInf, w, OpKind::kMaximum), f32({2, 2}, {6, 8, 14, 16}));
 }
 
-Tensor select_scatter(const std::string& be, const Tensor& x, const Tensor& src, const WindowOptions& w) {
-  return run_fn(be, {x, src}, [&](Builder& b, const Values& a) {
-           Value* init = b.scalar(0, x.dtype());
-           return Values{b.select_and_scatter(
-               a[0], a[1], init, w,
-               [](Builder& r, const Values& p) { return Values{r.compare(p[0], p[1], "GE")}; },
-               [](Builder& r, const Values& p) { return Values{r.add(p[0], p[1])}; })};
-         })
+Tensor select_scatter(const std::string& be, const Tensor& x, const Tensor& src,
+                      const WindowOptions& w) {
+  return run_fn(
+             be, {x, src},
+             [&](Builder& b, const Values& a) {
+               Value* init = b.scalar(0, x.dtype());
+               return Values{b.select_and_scatter(
+                   a[0], a[1], init, w,
+                   [](Builder& r, const Values& p) { return Values{r.compare(p[0], p[1], "GE")}; },
+                   [](Builder& r, const Values& p) { return Values{r.add(p[0], p[1])}; })};
+             })
       .at(0);
 }
 
@@ -113,7 +117,8 @@ TEST_P(ReduceWindowTest, SelectAndScatter) {
   // Overlapping windows both pick 5: contributions add up.
   WindowOptions o;
   o.window_dimensions = {2};
-  expect_equal(select_scatter(backend(), f32({3}, {1, 5, 2}), f32({2}, {1, 2}), o), f32({3}, {0, 3, 0}));
+  expect_equal(select_scatter(backend(), f32({3}, {1, 5, 2}), f32({2}, {1, 2}), o),
+               f32({3}, {0, 3, 0}));
   // Ties keep the first candidate (GE is true for equal values).
   expect_equal(select_scatter(backend(), f32({2}, {3, 3}), f32({1}, {9}), o), f32({2}, {9, 0}));
   // Padding is never selected.

@@ -9,20 +9,24 @@ namespace {
 class ShapeTest : public BackendTest {};
 
 TEST_P(ShapeTest, Reshape) {
-  Tensor got = run1({i32({2, 3}, {1, 2, 3, 4, 5, 6})},
-                    [](Builder& b, const Values& a) { return Values{b.reshape(a[0], {3, 1, 2})}; });
+  Tensor got = run1({i32({2, 3}, {1, 2, 3, 4, 5, 6})}, [](Builder& b, const Values& a) {
+    return Values{b.reshape(a[0], {3, 1, 2})};
+  });
   expect_equal(got, i32({3, 1, 2}, {1, 2, 3, 4, 5, 6}));
 }
 
 TEST_P(ShapeTest, BroadcastInDimExpandsSizeOneDims) {
   // operand [2,1] -> [2,3,2] with dims (0, 2): result[i,j,k] = x[i, 0].
-  Tensor got = run1({f32({2, 1}, {1, 2})},
-                    [](Builder& b, const Values& a) { return Values{b.broadcast_in_dim(a[0], {2, 3, 2}, {0, 2})}; });
+  Tensor got = run1({f32({2, 1}, {1, 2})}, [](Builder& b, const Values& a) {
+    return Values{b.broadcast_in_dim(a[0], {2, 3, 2}, {0, 2})};
+  });
   expect_equal(got, f32({2, 3, 2}, {1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2}));
-  got = run1({f32({}, {7})}, [](Builder& b, const Values& a) { return Values{b.broadcast_in_dim(a[0], {2}, {})}; });
+  got = run1({f32({}, {7})},
+             [](Builder& b, const Values& a) { return Values{b.broadcast_in_dim(a[0], {2}, {})}; });
   expect_equal(got, f32({2}, {7, 7}));
-  got = run1({f32({3}, {1, 2, 3})},
-             [](Builder& b, const Values& a) { return Values{b.broadcast_in_dim(a[0], {3, 2}, {0})}; });
+  got = run1({f32({3}, {1, 2, 3})}, [](Builder& b, const Values& a) {
+    return Values{b.broadcast_in_dim(a[0], {3, 2}, {0})};
+  });
   expect_equal(got, f32({3, 2}, {1, 1, 2, 2, 3, 3}));
 }
 
@@ -32,23 +36,30 @@ TEST_P(ShapeTest, Transpose3D) {
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 3; ++j)
       for (int k = 0; k < 2; ++k) v.push_back(100 * i + 10 * j + k);
-  Tensor got = run1({i32({2, 3, 2}, v)}, [](Builder& b, const Values& a) { return Values{b.transpose(a[0], {2, 0, 1})}; });
+  Tensor got = run1({i32({2, 3, 2}, v)}, [](Builder& b, const Values& a) {
+    return Values{b.transpose(a[0], {2, 0, 1})};
+  });
   expect_equal(got, i32({2, 2, 3}, {0, 10, 20, 100, 110, 120, 1, 11, 21, 101, 111, 121}));
 }
 
 TEST_P(ShapeTest, SliceWithStrides) {
   Tensor x = i32({3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
-  Tensor got = run1({x}, [](Builder& b, const Values& a) { return Values{b.slice(a[0], {0, 1}, {3, 4}, {2, 2})}; });
+  Tensor got = run1({x}, [](Builder& b, const Values& a) {
+    return Values{b.slice(a[0], {0, 1}, {3, 4}, {2, 2})};
+  });
   expect_equal(got, i32({2, 2}, {1, 3, 9, 11}));
-  got = run1({x}, [](Builder& b, const Values& a) { return Values{b.slice(a[0], {1, 2}, {1, 4})}; });
+  got = run1({x}, [](Builder& b, const Values& a) {
+    return Values{b.slice(a[0], {1, 2}, {1, 4})};
+  });
   expect_equal(got, i32({0, 2}, {}));
 }
 
 TEST_P(ShapeTest, DynamicSliceClampsStart) {
   Tensor x = i32({4}, {10, 11, 12, 13});
   auto ds = [&](int64_t start) {
-    return run1({x, i64({}, {start})},
-                [](Builder& b, const Values& a) { return Values{b.dynamic_slice(a[0], {a[1]}, {2})}; });
+    return run1({x, i64({}, {start})}, [](Builder& b, const Values& a) {
+      return Values{b.dynamic_slice(a[0], {a[1]}, {2})};
+    });
   };
   expect_equal(ds(1), i32({2}, {11, 12}));
   expect_equal(ds(5), i32({2}, {12, 13}));   // clamped to dim - size = 2
@@ -58,7 +69,9 @@ TEST_P(ShapeTest, DynamicSliceClampsStart) {
 TEST_P(ShapeTest, DynamicUpdateSliceClampsStart) {
   auto dus = [&](int64_t r, int64_t c) {
     return run1({i32({2, 3}, {0, 0, 0, 0, 0, 0}), i32({1, 2}, {7, 8}), i32({}, {r}), i32({}, {c})},
-                [](Builder& b, const Values& a) { return Values{b.dynamic_update_slice(a[0], a[1], {a[2], a[3]})}; });
+                [](Builder& b, const Values& a) {
+                  return Values{b.dynamic_update_slice(a[0], a[1], {a[2], a[3]})};
+                });
   };
   expect_equal(dus(1, 0), i32({2, 3}, {0, 0, 0, 7, 8, 0}));
   expect_equal(dus(9, 9), i32({2, 3}, {0, 0, 0, 0, 7, 8}));
@@ -67,20 +80,25 @@ TEST_P(ShapeTest, DynamicUpdateSliceClampsStart) {
 
 TEST_P(ShapeTest, ConcatenateIncludingEmptyOperand) {
   Tensor got = run1({i32({2, 1}, {1, 2}), i32({2, 0}, {}), i32({2, 2}, {3, 4, 5, 6})},
-                    [](Builder& b, const Values& a) { return Values{b.concatenate({a[0], a[1], a[2]}, 1)}; });
+                    [](Builder& b, const Values& a) {
+                      return Values{b.concatenate({a[0], a[1], a[2]}, 1)};
+                    });
   expect_equal(got, i32({2, 3}, {1, 3, 4, 2, 5, 6}));
-  got = run1({i32({1, 2}, {1, 2}), i32({2, 2}, {3, 4, 5, 6})},
-             [](Builder& b, const Values& a) { return Values{b.concatenate({a[0], a[1]}, 0)}; });
+  got = run1({i32({1, 2}, {1, 2}), i32({2, 2}, {3, 4, 5, 6})}, [](Builder& b, const Values& a) {
+    return Values{b.concatenate({a[0], a[1]}, 0)};
+  });
   expect_equal(got, i32({3, 2}, {1, 2, 3, 4, 5, 6}));
 }
 
 TEST_P(ShapeTest, PadNegativeAndInterior) {
   // [1,2,3] interior 1 -> [1,0,2,0,3]; low -1 drops the first; high 2 appends two pads.
-  Tensor got = run1({f32({3}, {1, 2, 3}), f32({}, {0})},
-                    [](Builder& b, const Values& a) { return Values{b.pad(a[0], a[1], {-1}, {2}, {1})}; });
+  Tensor got = run1({f32({3}, {1, 2, 3}), f32({}, {0})}, [](Builder& b, const Values& a) {
+    return Values{b.pad(a[0], a[1], {-1}, {2}, {1})};
+  });
   expect_equal(got, f32({6}, {0, 2, 0, 3, 0, 0}));
-  got = run1({i32({2, 2}, {1, 2, 3, 4}), i32({}, {-9})},
-             [](Builder& b, const Values& a) { return Values{b.pad(a[0], a[1], {1, 0}, {0, -1}, {0, 1})}; });
+  got = run1({i32({2, 2}, {1, 2, 3, 4}), i32({}, {-9})}, [](Builder& b, const Values& a) {
+    return Values{b.pad(a[0], a[1], {1, 0}, {0, -1}, {0, 1})};
+  });
   expect_equal(got, i32({3, 2}, {-9, -9, 1, -9, 3, -9}));
   got = run1({f32({0}, {}), f32({}, {5})},
              [](Builder& b, const Values& a) { return Values{b.pad(a[0], a[1], {1}, {2}, {3})}; });
@@ -91,14 +109,20 @@ TEST_P(ShapeTest, Reverse) {
   Tensor got = run1({i32({2, 3}, {1, 2, 3, 4, 5, 6})},
                     [](Builder& b, const Values& a) { return Values{b.reverse(a[0], {1})}; });
   expect_equal(got, i32({2, 3}, {3, 2, 1, 6, 5, 4}));
-  got = run1({i32({2, 3}, {1, 2, 3, 4, 5, 6})}, [](Builder& b, const Values& a) { return Values{b.reverse(a[0], {0, 1})}; });
+  got = run1({i32({2, 3}, {1, 2, 3, 4, 5, 6})}, [](Builder& b, const Values& a) {
+    return Values{b.reverse(a[0], {0, 1})};
+  });
   expect_equal(got, i32({2, 3}, {6, 5, 4, 3, 2, 1}));
 }
 
 TEST_P(ShapeTest, ZeroSize) {
-  Tensor got = run1({f32({0, 3}, {})}, [](Builder& b, const Values& a) { return Values{b.transpose(a[0], {1, 0})}; });
+  Tensor got = run1({f32({0, 3}, {})}, [](Builder& b, const Values& a) {
+    return Values{b.transpose(a[0], {1, 0})};
+  });
   expect_equal(got, f32({3, 0}, {}));
-  got = run1({f32({0}, {})}, [](Builder& b, const Values& a) { return Values{b.broadcast_in_dim(a[0], {2, 0}, {1})}; });
+  got = run1({f32({0}, {})}, [](Builder& b, const Values& a) {
+    return Values{b.broadcast_in_dim(a[0], {2, 0}, {1})};
+  });
   expect_equal(got, f32({2, 0}, {}));
 }
 

@@ -26,7 +26,8 @@ using BodyFn = std::function<Values(Builder& b, const Values& args)>;
 inline Type type_of(const Tensor& t) { return Type::tensor(t.dtype(), t.shape()); }
 
 // module { func.func @main(<arg_types>) { body } }
-inline std::shared_ptr<hlo::Module> make_module(const std::vector<Type>& arg_types, const BodyFn& body) {
+inline std::shared_ptr<hlo::Module> make_module(const std::vector<Type>& arg_types,
+                                                const BodyFn& body) {
   auto m = std::make_shared<hlo::Module>();
   hlo::Func* f = m->add_func("main", arg_types);
   Builder b(f->body.get());
@@ -53,16 +54,36 @@ inline std::vector<Tensor> run_fn(const std::string& backend, const std::vector<
 
 // Typed tensor makers (values converted with static_cast).
 template <typename T = double>
-Tensor make(DType dt, Shape s, const std::vector<T>& v) { return Tensor::from<T>(dt, std::move(s), v); }
-inline Tensor f32(Shape s, const std::vector<double>& v) { return make(DType::kF32, std::move(s), v); }
-inline Tensor f64(Shape s, const std::vector<double>& v) { return make(DType::kF64, std::move(s), v); }
-inline Tensor i32(Shape s, const std::vector<int64_t>& v) { return make<int64_t>(DType::kI32, std::move(s), v); }
-inline Tensor i64(Shape s, const std::vector<int64_t>& v) { return make<int64_t>(DType::kI64, std::move(s), v); }
-inline Tensor i8(Shape s, const std::vector<int64_t>& v) { return make<int64_t>(DType::kI8, std::move(s), v); }
-inline Tensor ui8(Shape s, const std::vector<int64_t>& v) { return make<int64_t>(DType::kUI8, std::move(s), v); }
-inline Tensor ui32(Shape s, const std::vector<uint64_t>& v) { return make<uint64_t>(DType::kUI32, std::move(s), v); }
-inline Tensor ui64(Shape s, const std::vector<uint64_t>& v) { return make<uint64_t>(DType::kUI64, std::move(s), v); }
-inline Tensor i1(Shape s, const std::vector<int64_t>& v) { return make<int64_t>(DType::kI1, std::move(s), v); }
+Tensor make(DType dt, Shape s, const std::vector<T>& v) {
+  return Tensor::from<T>(dt, std::move(s), v);
+}
+inline Tensor f32(Shape s, const std::vector<double>& v) {
+  return make(DType::kF32, std::move(s), v);
+}
+inline Tensor f64(Shape s, const std::vector<double>& v) {
+  return make(DType::kF64, std::move(s), v);
+}
+inline Tensor i32(Shape s, const std::vector<int64_t>& v) {
+  return make<int64_t>(DType::kI32, std::move(s), v);
+}
+inline Tensor i64(Shape s, const std::vector<int64_t>& v) {
+  return make<int64_t>(DType::kI64, std::move(s), v);
+}
+inline Tensor i8(Shape s, const std::vector<int64_t>& v) {
+  return make<int64_t>(DType::kI8, std::move(s), v);
+}
+inline Tensor ui8(Shape s, const std::vector<int64_t>& v) {
+  return make<int64_t>(DType::kUI8, std::move(s), v);
+}
+inline Tensor ui32(Shape s, const std::vector<uint64_t>& v) {
+  return make<uint64_t>(DType::kUI32, std::move(s), v);
+}
+inline Tensor ui64(Shape s, const std::vector<uint64_t>& v) {
+  return make<uint64_t>(DType::kUI64, std::move(s), v);
+}
+inline Tensor i1(Shape s, const std::vector<int64_t>& v) {
+  return make<int64_t>(DType::kI1, std::move(s), v);
+}
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -89,8 +110,8 @@ inline void expect_equal(const Tensor& got, const Tensor& want, const std::strin
 }
 
 // |got - want| <= atol + rtol * |want| elementwise (NaN must match NaN).
-inline void expect_near(const Tensor& got, const Tensor& want, double atol = 1e-6, double rtol = 1e-6,
-                        const std::string& what = "") {
+inline void expect_near(const Tensor& got, const Tensor& want, double atol = 1e-6,
+                        double rtol = 1e-6, const std::string& what = "") {
   ASSERT_EQ(got.type_str(), want.type_str()) << what;
   for (int64_t i = 0; i < want.numel(); ++i) {
     double g = got.as_double(i), w = want.as_double(i);
@@ -122,6 +143,6 @@ class BackendTest : public ::testing::TestWithParam<std::string> {
 }  // namespace netspec::testing
 
 // Instantiates a BackendTest-derived suite on both executors.
-#define NETSPEC_ON_BACKENDS(Suite)                                                   \
-  INSTANTIATE_TEST_SUITE_P(Exec, Suite, ::testing::Values("ref", "cpu"),             \
+#define NETSPEC_ON_BACKENDS(Suite)                                       \
+  INSTANTIATE_TEST_SUITE_P(Exec, Suite, ::testing::Values("ref", "cpu"), \
                            [](const ::testing::TestParamInfo<std::string>& i) { return i.param; })

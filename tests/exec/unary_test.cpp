@@ -18,7 +18,8 @@ class UnaryTest : public BackendTest {
 };
 
 TEST_P(UnaryTest, NegateFloatAndWrappingInt) {
-  expect_equal(un(OpKind::kNegate, f32({5}, {1, -0.0, 0.0, kInf, kNaN})), f32({5}, {-1, 0.0, -0.0, -kInf, kNaN}));
+  expect_equal(un(OpKind::kNegate, f32({5}, {1, -0.0, 0.0, kInf, kNaN})),
+               f32({5}, {-1, 0.0, -0.0, -kInf, kNaN}));
   expect_equal(un(OpKind::kNegate, i32({3}, {INT_MIN, 5, 0})), i32({3}, {INT_MIN, -5, 0}));
   expect_equal(un(OpKind::kNegate, i8({2}, {-128, 127})), i8({2}, {-128, -127}));
 }
@@ -59,7 +60,8 @@ TEST_P(UnaryTest, Rounding) {
 }
 
 TEST_P(UnaryTest, IsFinite) {
-  expect_equal(un(OpKind::kIsFinite, f32({5}, {1, kInf, -kInf, kNaN, -0.0})), i1({5}, {1, 0, 0, 0, 1}));
+  expect_equal(un(OpKind::kIsFinite, f32({5}, {1, kInf, -kInf, kNaN, -0.0})),
+               i1({5}, {1, 0, 0, 0, 1}));
 }
 
 TEST_P(UnaryTest, BitOps) {
@@ -68,7 +70,8 @@ TEST_P(UnaryTest, BitOps) {
   expect_equal(un(OpKind::kNot, ui8({2}, {0, 15})), ui8({2}, {255, 240}));
   expect_equal(un(OpKind::kPopcnt, i32({4}, {0, -1, 7, INT_MIN})), i32({4}, {0, 32, 3, 1}));
   expect_equal(un(OpKind::kPopcnt, ui8({2}, {255, 128})), ui8({2}, {8, 1}));
-  expect_equal(un(OpKind::kCountLeadingZeros, i32({4}, {0, 1, -1, 0x10000})), i32({4}, {32, 31, 0, 15}));
+  expect_equal(un(OpKind::kCountLeadingZeros, i32({4}, {0, 1, -1, 0x10000})),
+               i32({4}, {32, 31, 0, 15}));
   expect_equal(un(OpKind::kCountLeadingZeros, i64({2}, {1, 0})), i64({2}, {63, 64}));
 }
 
@@ -94,19 +97,23 @@ TEST_P(UnaryTest, ConvertFloatToIntTruncatesAndSaturates) {
 
 TEST_P(UnaryTest, BitcastConvert) {
   auto bc = [&](const Tensor& x, const Type& to) {
-    return run1({x}, [&](Builder& b, const Values& a) { return Values{b.bitcast_convert(a[0], to)}; });
+    return run1({x},
+                [&](Builder& b, const Values& a) { return Values{b.bitcast_convert(a[0], to)}; });
   };
-  expect_equal(bc(f32({2}, {1.0, -0.0}), Type::tensor(DType::kI32, {2})), i32({2}, {0x3f800000, INT_MIN}));
+  expect_equal(bc(f32({2}, {1.0, -0.0}), Type::tensor(DType::kI32, {2})),
+               i32({2}, {0x3f800000, INT_MIN}));
   // Narrowing adds a trailing dim in little-endian order; widening removes it.
   expect_equal(bc(i32({2}, {0x01020304, -1}), Type::tensor(DType::kI8, {2, 4})),
                i8({2, 4}, {4, 3, 2, 1, -1, -1, -1, -1}));
-  expect_equal(bc(i8({1, 4}, {4, 3, 2, 1}), Type::tensor(DType::kI32, {1})), i32({1}, {0x01020304}));
+  expect_equal(bc(i8({1, 4}, {4, 3, 2, 1}), Type::tensor(DType::kI32, {1})),
+               i32({1}, {0x01020304}));
   expect_equal(bc(f64({}, {1.0}), Type::tensor(DType::kUI32, {2})), ui32({2}, {0, 0x3FF00000u}));
 }
 
 TEST_P(UnaryTest, ReducePrecision) {
   auto rp = [&](const Tensor& x, int64_t e, int64_t m) {
-    return run1({x}, [&](Builder& b, const Values& a) { return Values{b.reduce_precision(a[0], e, m)}; });
+    return run1(
+        {x}, [&](Builder& b, const Values& a) { return Values{b.reduce_precision(a[0], e, m)}; });
   };
   // bf16-like (8, 7): 1 + 2^-8 is a tie -> even (1.0); 1 + 3*2^-8 is a tie -> 1 + 2^-6.
   expect_equal(rp(f32({4}, {1.00390625, 1.01171875, -3.0, kNaN}), 8, 7),

@@ -51,9 +51,9 @@ struct IntOrBool : std::is_integral<T> {};
 template <typename T>
 struct IntOnly : std::bool_constant<std::is_integral_v<T> && !std::is_same_v<T, bool>> {};
 
-#define BINARY(NAME, OK)                                                                       \
+#define BINARY(NAME, OK)                                                                           \
   std::vector<Tensor> eval_##NAME(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) { \
-    return zip<OK>(op, in, [](auto a, auto b) { return bin_##NAME(a, b); });                    \
+    return zip<OK>(op, in, [](auto a, auto b) { return bin_##NAME(a, b); });                       \
   }
 BINARY(add, Any)
 BINARY(subtract, NotBool)
@@ -109,16 +109,21 @@ std::vector<Tensor> eval_compare(const hlo::Op& op, const std::vector<Tensor>& i
     for (int64_t i = 0; i < out.numel(); ++i) {
       bool r;
       if constexpr (std::is_floating_point_v<T>) {
-        if (ctype == "TOTALORDER") r = compare_dir(dir, total_order_key(a[i]), total_order_key(b[i]));
-        else r = compare_dir(dir, a[i], b[i]);
+        if (ctype == "TOTALORDER")
+          r = compare_dir(dir, total_order_key(a[i]), total_order_key(b[i]));
+        else
+          r = compare_dir(dir, a[i], b[i]);
       } else if constexpr (std::is_same_v<T, bool>) {
         r = compare_dir(dir, static_cast<int>(a[i]), static_cast<int>(b[i]));
       } else {
         using S = std::make_signed_t<T>;
         using U = std::make_unsigned_t<T>;
-        if (ctype == "UNSIGNED") r = compare_dir(dir, static_cast<U>(a[i]), static_cast<U>(b[i]));
-        else if (ctype == "SIGNED") r = compare_dir(dir, static_cast<S>(a[i]), static_cast<S>(b[i]));
-        else r = compare_dir(dir, a[i], b[i]);
+        if (ctype == "UNSIGNED")
+          r = compare_dir(dir, static_cast<U>(a[i]), static_cast<U>(b[i]));
+        else if (ctype == "SIGNED")
+          r = compare_dir(dir, static_cast<S>(a[i]), static_cast<S>(b[i]));
+        else
+          r = compare_dir(dir, a[i], b[i]);
       }
       o[i] = r ? 1 : 0;
     }
@@ -131,7 +136,8 @@ std::vector<Tensor> eval_clamp(const hlo::Op& op, const std::vector<Tensor>& in,
   const Tensor &lo = in[0], &x = in[1], &hi = in[2];
   for (const Tensor* t : {&lo, &hi})
     if (t->dtype() != x.dtype() || (t->rank() != 0 && t->shape() != x.shape()))
-      fail("clamp", "min/max must be 0-d or match the operand (got {} for {})", t->type_str(), x.type_str());
+      fail("clamp", "min/max must be 0-d or match the operand (got {} for {})", t->type_str(),
+           x.type_str());
   Tensor out = result_tensor(op);
   visit_dtype(x.dtype(), "clamp", [&](auto z) {
     using T = decltype(z);
@@ -154,7 +160,8 @@ std::vector<Tensor> eval_select(const hlo::Op& op, const std::vector<Tensor>& in
     fail("select", "pred must be i1, 0-d or shaped like the operands (got {})", p.type_str());
   Tensor out = result_tensor(op);
   bool scalar = p.rank() == 0;
-  for (int64_t i = 0; i < out.numel(); ++i) copy_elem(out, i, pred_at(p, scalar ? 0 : i) ? a : b, i);
+  for (int64_t i = 0; i < out.numel(); ++i)
+    copy_elem(out, i, pred_at(p, scalar ? 0 : i) ? a : b, i);
   return {out};
 }
 

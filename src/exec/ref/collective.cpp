@@ -33,7 +33,8 @@ std::vector<I64s> replica_groups(const hlo::Op& op, int n) {
   return groups;
 }
 
-std::vector<Tensor> eval_all_reduce(const hlo::Op& op, const std::vector<Tensor>& in, RunContext& ctx) {
+std::vector<Tensor> eval_all_reduce(const hlo::Op& op, const std::vector<Tensor>& in,
+                                    RunContext& ctx) {
   if (!ctx.comm) return in;  // one replica: the group is {self}
   int n = ctx.comm->num_replicas();
   std::vector<I64s> groups = replica_groups(op, n);
@@ -50,7 +51,8 @@ std::vector<Tensor> eval_all_reduce(const hlo::Op& op, const std::vector<Tensor>
     for (size_t j = 1; j < mine->size(); ++j) {
       const Tensor& x = all[static_cast<size_t>((*mine)[j])][k];
       if (x.shape() != acc.shape() || x.dtype() != acc.dtype())
-        fail("all_reduce", "replicas disagree on operand {} (got {} and {})", k, x.type_str(), acc.type_str());
+        fail("all_reduce", "replicas disagree on operand {} (got {} and {})", k, x.type_str(),
+             acc.type_str());
       for (int64_t i = 0; i < acc.numel(); ++i) {
         if (body.fast()) {
           body.apply_fast(acc, i, x, i, acc, i);

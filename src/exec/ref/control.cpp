@@ -8,7 +8,8 @@ namespace {
 // while: vals = operands; while cond(vals): vals = body(vals).
 std::vector<Tensor> eval_while(const hlo::Op& op, const std::vector<Tensor>& in, RunContext& ctx) {
   std::vector<Tensor> vals = in;
-  while (pred_at(run_block(*op.region(0), vals, ctx).at(0))) vals = run_block(*op.region(1), vals, ctx);
+  while (pred_at(run_block(*op.region(0), vals, ctx).at(0)))
+    vals = run_block(*op.region(1), vals, ctx);
   return vals;
 }
 
@@ -25,7 +26,8 @@ std::vector<Tensor> eval_case(const hlo::Op& op, const std::vector<Tensor>& in, 
   return run_block(*op.region(static_cast<size_t>(i)), {}, ctx);
 }
 
-std::vector<Tensor> eval_optimization_barrier(const hlo::Op&, const std::vector<Tensor>& in, RunContext&) {
+std::vector<Tensor> eval_optimization_barrier(const hlo::Op&, const std::vector<Tensor>& in,
+                                              RunContext&) {
   return in;
 }
 

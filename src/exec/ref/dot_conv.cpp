@@ -26,9 +26,12 @@ void store_all(Tensor& out, const std::vector<A>& acc) {
     using T = decltype(z);
     T* o = out.data<T>();
     for (size_t i = 0; i < acc.size(); ++i) {
-      if constexpr (std::is_same_v<T, bool>) o[i] = acc[i] != 0;
-      else if constexpr (std::is_integral_v<T>) o[i] = static_cast<T>(static_cast<uint64_t>(static_cast<int64_t>(acc[i])));
-      else o[i] = static_cast<T>(acc[i]);
+      if constexpr (std::is_same_v<T, bool>)
+        o[i] = acc[i] != 0;
+      else if constexpr (std::is_integral_v<T>)
+        o[i] = static_cast<T>(static_cast<uint64_t>(static_cast<int64_t>(acc[i])));
+      else
+        o[i] = static_cast<T>(acc[i]);
     }
   });
 }
@@ -41,7 +44,9 @@ void dot_general_impl(const hlo::Op& op, const Tensor& lhs, const Tensor& rhs, T
   auto free_dims = [](int64_t rank, const I64s& b, const I64s& c) {
     I64s f;
     for (int64_t d = 0; d < rank; ++d)
-      if (std::find(b.begin(), b.end(), d) == b.end() && std::find(c.begin(), c.end(), d) == c.end()) f.push_back(d);
+      if (std::find(b.begin(), b.end(), d) == b.end() &&
+          std::find(c.begin(), c.end(), d) == c.end())
+        f.push_back(d);
     return f;
   };
   I64s lf = free_dims(lhs.rank(), dn.lhs_batching, dn.lhs_contracting);
@@ -60,7 +65,8 @@ void dot_general_impl(const hlo::Op& op, const Tensor& lhs, const Tensor& rhs, T
       ro += idx[i] * rs[static_cast<size_t>(dn.rhs_batching[i])];
     }
     for (size_t i = 0; i < lf.size(); ++i) lo += idx[nb + i] * ls[static_cast<size_t>(lf[i])];
-    for (size_t i = 0; i < rf.size(); ++i) ro += idx[nb + lf.size() + i] * rs[static_cast<size_t>(rf[i])];
+    for (size_t i = 0; i < rf.size(); ++i)
+      ro += idx[nb + lf.size() + i] * rs[static_cast<size_t>(rf[i])];
     A sum = 0;
     for_each_index(cshape, [&](const I64s& c) {
       int64_t l = lo, r = ro;
@@ -69,19 +75,24 @@ void dot_general_impl(const hlo::Op& op, const Tensor& lhs, const Tensor& rhs, T
         r += c[i] * rs[static_cast<size_t>(dn.rhs_contracting[i])];
       }
       if constexpr (std::is_integral_v<A>)
-        sum = static_cast<A>(static_cast<uint64_t>(sum) + static_cast<uint64_t>(a[static_cast<size_t>(l)]) *
-                                                              static_cast<uint64_t>(b[static_cast<size_t>(r)]));
-      else sum += a[static_cast<size_t>(l)] * b[static_cast<size_t>(r)];
+        sum = static_cast<A>(static_cast<uint64_t>(sum) +
+                             static_cast<uint64_t>(a[static_cast<size_t>(l)]) *
+                                 static_cast<uint64_t>(b[static_cast<size_t>(r)]));
+      else
+        sum += a[static_cast<size_t>(l)] * b[static_cast<size_t>(r)];
     });
     acc[static_cast<size_t>(k++)] = sum;
   });
   store_all(out, acc);
 }
 
-std::vector<Tensor> eval_dot_general(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
+std::vector<Tensor> eval_dot_general(const hlo::Op& op, const std::vector<Tensor>& in,
+                                     RunContext&) {
   Tensor out = result_tensor(op);
-  if (is_float(out.dtype())) dot_general_impl<double>(op, in[0], in[1], out);
-  else dot_general_impl<int64_t>(op, in[0], in[1], out);
+  if (is_float(out.dtype()))
+    dot_general_impl<double>(op, in[0], in[1], out);
+  else
+    dot_general_impl<int64_t>(op, in[0], in[1], out);
   return {out};
 }
 
@@ -114,7 +125,8 @@ void convolution_impl(const hlo::Op& op, const Tensor& lhs, const Tensor& rhs, T
   auto os = row_major_strides(out.shape());
   std::vector<A> acc(static_cast<size_t>(out.numel()), A(0));
   for_each_index(out.shape(), [&](const I64s& idx) {
-    int64_t ob = idx[static_cast<size_t>(dn.output_batch)], of = idx[static_cast<size_t>(dn.output_feature)];
+    int64_t ob = idx[static_cast<size_t>(dn.output_batch)],
+            of = idx[static_cast<size_t>(dn.output_feature)];
     int64_t fg = of / o_per_fg, bg = of / o_per_bg;
     int64_t batch = bg * n_per_bg + ob;
     A sum = 0;
@@ -135,9 +147,11 @@ void convolution_impl(const hlo::Op& op, const Tensor& lhs, const Tensor& rhs, T
         int64_t l = loff + (fg * c_k + c) * at(ls, dn.input_feature);
         int64_t r = roff + c * at(rs, dn.kernel_input_feature);
         if constexpr (std::is_integral_v<A>)
-          sum = static_cast<A>(static_cast<uint64_t>(sum) + static_cast<uint64_t>(a[static_cast<size_t>(l)]) *
-                                                                static_cast<uint64_t>(b[static_cast<size_t>(r)]));
-        else sum += a[static_cast<size_t>(l)] * b[static_cast<size_t>(r)];
+          sum = static_cast<A>(static_cast<uint64_t>(sum) +
+                               static_cast<uint64_t>(a[static_cast<size_t>(l)]) *
+                                   static_cast<uint64_t>(b[static_cast<size_t>(r)]));
+        else
+          sum += a[static_cast<size_t>(l)] * b[static_cast<size_t>(r)];
       }
     });
     acc[static_cast<size_t>(linear_index(idx, os))] = sum;
@@ -145,10 +159,13 @@ void convolution_impl(const hlo::Op& op, const Tensor& lhs, const Tensor& rhs, T
   store_all(out, acc);
 }
 
-std::vector<Tensor> eval_convolution(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
+std::vector<Tensor> eval_convolution(const hlo::Op& op, const std::vector<Tensor>& in,
+                                     RunContext&) {
   Tensor out = result_tensor(op);
-  if (is_float(out.dtype())) convolution_impl<double>(op, in[0], in[1], out);
-  else convolution_impl<int64_t>(op, in[0], in[1], out);
+  if (is_float(out.dtype()))
+    convolution_impl<double>(op, in[0], in[1], out);
+  else
+    convolution_impl<int64_t>(op, in[0], in[1], out);
   return {out};
 }
 

@@ -46,7 +46,8 @@ std::vector<Tensor> eval_gather(const hlo::Op& op, const std::vector<Tensor>& in
     // full_start_index: clamp(start[d_start], 0, dim - slice_size) at start_index_map[d_start].
     for (size_t ds = 0; ds < dn.start_index_map.size(); ++ds) {
       size_t d = static_cast<size_t>(dn.start_index_map[ds]);
-      operand_index[d] += std::clamp<int64_t>(start.at(ds), 0, std::max<int64_t>(0, x.shape()[d] - sizes[d]));
+      operand_index[d] +=
+          std::clamp<int64_t>(start.at(ds), 0, std::max<int64_t>(0, x.shape()[d] - sizes[d]));
     }
     // full_batching_index: batch[d_start - (d_start < index_vector_dim ? 0 : 1)].
     for (size_t i = 0; i < dn.operand_batching_dims.size(); ++i) {
@@ -65,7 +66,8 @@ std::vector<Tensor> eval_gather(const hlo::Op& op, const std::vector<Tensor>& in
   return {out};
 }
 
-std::vector<Tensor> eval_scatter(const hlo::Op& op, const std::vector<Tensor>& in, RunContext& ctx) {
+std::vector<Tensor> eval_scatter(const hlo::Op& op, const std::vector<Tensor>& in,
+                                 RunContext& ctx) {
   size_t n = (in.size() - 1) / 2;
   std::vector<Tensor> outs;
   for (size_t k = 0; k < n; ++k) outs.push_back(in[k].clone());
@@ -99,7 +101,9 @@ std::vector<Tensor> eval_scatter(const hlo::Op& op, const std::vector<Tensor>& i
     }
     bool in_bounds = true;
     for (int64_t d = 0; d < r; ++d)
-      if (ri[static_cast<size_t>(d)] < 0 || ri[static_cast<size_t>(d)] >= shape[static_cast<size_t>(d)]) in_bounds = false;
+      if (ri[static_cast<size_t>(d)] < 0 ||
+          ri[static_cast<size_t>(d)] >= shape[static_cast<size_t>(d)])
+        in_bounds = false;
     if (in_bounds) {
       int64_t dst = linear_index(ri, os);
       if (body.fast() && n == 1) {
@@ -144,7 +148,8 @@ std::vector<Tensor> eval_sort(const hlo::Op& op, const std::vector<Tensor>& in, 
       return pred_at(run_block(cmp, args, ctx).at(0));
     });
     for (int64_t j = 0; j < len; ++j)
-      for (size_t k = 0; k < in.size(); ++k) copy_elem(outs[k], base + j * step, in[k], base + perm[static_cast<size_t>(j)] * step);
+      for (size_t k = 0; k < in.size(); ++k)
+        copy_elem(outs[k], base + j * step, in[k], base + perm[static_cast<size_t>(j)] * step);
   });
   return outs;
 }

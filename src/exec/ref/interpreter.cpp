@@ -69,13 +69,15 @@ std::shared_ptr<BlockScope::Tuple> find_tuple(const hlo::Value* v) {
 const Tensor& lookup(const hlo::Op& op, const Scope& scope, const hlo::Value* v, size_t i) {
   if (const Tensor* t = scope.find(v)) return *t;
   if (v->type.is_tuple())
-    fail(op_mnemonic(op.kind), "operand {} is a tuple; only get_tuple_element and return take tuples", i);
+    fail(op_mnemonic(op.kind),
+         "operand {} is a tuple; only get_tuple_element and return take tuples", i);
   fail(op_mnemonic(op.kind), "operand {} is not defined before use", i);
 }
 
 }  // namespace
 
-std::vector<Tensor> run_block(const hlo::Block& block, const std::vector<Tensor>& args, RunContext& ctx) {
+std::vector<Tensor> run_block(const hlo::Block& block, const std::vector<Tensor>& args,
+                              RunContext& ctx) {
   if (args.size() != block.args.size())
     fail("run_block", "block takes {} argument(s), got {}", block.args.size(), args.size());
   BlockScope scope(ctx.scope);
@@ -96,7 +98,8 @@ std::vector<Tensor> run_block(const hlo::Block& block, const std::vector<Tensor>
     const hlo::Op& op = *up;
     if (op.kind == hlo::OpKind::kReturn || op.kind == hlo::OpKind::kFuncReturn) {
       std::vector<Tensor> out;
-      for (size_t i = 0; i < op.operands.size(); ++i) out.push_back(lookup(op, scope, op.operand(i), i));
+      for (size_t i = 0; i < op.operands.size(); ++i)
+        out.push_back(lookup(op, scope, op.operand(i), i));
       return out;
     }
     if (op.kind == hlo::OpKind::kTuple) {
@@ -120,20 +123,25 @@ std::vector<Tensor> run_block(const hlo::Block& block, const std::vector<Tensor>
       if (!tup) fail("get_tuple_element", "operand is not a tuple defined before use");
       int64_t idx = op.attrs.get_int("index");
       if (idx < 0 || idx >= static_cast<int64_t>(tup->tensors.size()))
-        fail("get_tuple_element", "index out of range (got {}, expected < {})", idx, tup->tensors.size());
+        fail("get_tuple_element", "index out of range (got {}, expected < {})", idx,
+             tup->tensors.size());
       size_t u = static_cast<size_t>(idx);
-      if (tup->tuples[u]) scope.tuples[op.result()] = tup->tuples[u];
-      else scope.bind(op.result(), tup->tensors[u]);
+      if (tup->tuples[u])
+        scope.tuples[op.result()] = tup->tuples[u];
+      else
+        scope.bind(op.result(), tup->tensors[u]);
       continue;
     }
     Kernel k = kernel_for(op.kind);
     if (!k) fail("ref", "no reference kernel for {}", op.name());
     std::vector<Tensor> ins;
     ins.reserve(op.operands.size());
-    for (size_t i = 0; i < op.operands.size(); ++i) ins.push_back(lookup(op, scope, op.operand(i), i));
+    for (size_t i = 0; i < op.operands.size(); ++i)
+      ins.push_back(lookup(op, scope, op.operand(i), i));
     std::vector<Tensor> outs = k(op, ins, ctx);
     if (outs.size() != op.results.size())
-      fail("ref", "{} kernel returned {} result(s) (expected {})", op.name(), outs.size(), op.results.size());
+      fail("ref", "{} kernel returned {} result(s) (expected {})", op.name(), outs.size(),
+           op.results.size());
     for (size_t i = 0; i < outs.size(); ++i) scope.bind(op.result(i), std::move(outs[i]));
   }
   fail("run_block", "block has no terminator");
@@ -144,9 +152,11 @@ std::vector<Tensor> run_func(const hlo::Func& f, const std::vector<Tensor>& args
     fail("run", "function @{} takes {} argument(s), got {}", f.name, f.num_args(), args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     const hlo::Type& t = f.arg(i)->type;
-    if (!t.is_tensor()) fail("run", "argument {} of @{} has non-tensor type {}", i, f.name, t.str());
+    if (!t.is_tensor())
+      fail("run", "argument {} of @{} has non-tensor type {}", i, f.name, t.str());
     if (args[i].dtype() != t.dtype() || args[i].shape() != t.shape())
-      fail("run", "argument {} (%arg{}) of @{} expects {}, got {}", i, i, f.name, t.str(), args[i].type_str());
+      fail("run", "argument {} (%arg{}) of @{} expects {}, got {}", i, i, f.name, t.str(),
+           args[i].type_str());
   }
   // A called function sees no values of its caller.
   const Scope* saved = ctx.scope;

@@ -35,12 +35,13 @@ class Scope {
 
 struct RunContext {
   int replica_id = 0;
-  ReplicaComm* comm = nullptr;  // null for a single replica
+  ReplicaComm* comm = nullptr;   // null for a single replica
   const Scope* scope = nullptr;  // innermost scope of the block being run (see Scope)
 };
 
 // Kernel for one op: operand tensors in, result tensors out (one per op result).
-using Kernel = std::vector<Tensor> (*)(const hlo::Op& op, const std::vector<Tensor>& operands, RunContext& ctx);
+using Kernel = std::vector<Tensor> (*)(const hlo::Op& op, const std::vector<Tensor>& operands,
+                                       RunContext& ctx);
 
 // Table indexed by OpKind; an entry is null when no kernel exists (running it is an Error
 // naming the op).
@@ -51,7 +52,8 @@ Kernel kernel_for(hlo::OpKind k);
 // stablehlo.tuple / get_tuple_element values live only inside a block: run_block handles them
 // itself (their table entries are null), so tuple-typed function arguments and results are
 // refused.
-std::vector<Tensor> run_block(const hlo::Block& block, const std::vector<Tensor>& args, RunContext& ctx);
+std::vector<Tensor> run_block(const hlo::Block& block, const std::vector<Tensor>& args,
+                              RunContext& ctx);
 // Runs a function (checks inputs first).
 std::vector<Tensor> run_func(const hlo::Func& f, const std::vector<Tensor>& args, RunContext& ctx);
 

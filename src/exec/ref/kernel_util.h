@@ -90,13 +90,14 @@ inline std::vector<bool> bools_or(const hlo::Op& op, const std::string& name, si
 
 // (low, high) padding per dim from an Nx2 i64 dense attribute (or a flat i64 array); zeros
 // when absent.
-inline std::vector<std::pair<int64_t, int64_t>> padding_or_zero(const hlo::Op& op, const std::string& name,
-                                                                size_t n) {
+inline std::vector<std::pair<int64_t, int64_t>> padding_or_zero(const hlo::Op& op,
+                                                                const std::string& name, size_t n) {
   std::vector<std::pair<int64_t, int64_t>> pads(n, {0, 0});
   I64s flat = i64s_or(op, name, 0, 0);
   if (flat.empty()) return pads;
   if (flat.size() != 2 * n)
-    fail(op_mnemonic(op.kind), "attribute '{}' has {} values (expected {})", name, flat.size(), 2 * n);
+    fail(op_mnemonic(op.kind), "attribute '{}' has {} values (expected {})", name, flat.size(),
+         2 * n);
   for (size_t i = 0; i < n; ++i) pads[i] = {flat[2 * i], flat[2 * i + 1]};
   return pads;
 }
@@ -113,7 +114,8 @@ class ScalarRegion {
   std::vector<Tensor> operator()(const std::vector<Tensor>& args) const;
   // Fast form for 2-argument single-op regions: out[io] = a[ia] op b[ib]; false if not fast.
   bool fast() const { return fast_kind_.has_value(); }
-  void apply_fast(const Tensor& a, int64_t ia, const Tensor& b, int64_t ib, Tensor& out, int64_t io) const;
+  void apply_fast(const Tensor& a, int64_t ia, const Tensor& b, int64_t ib, Tensor& out,
+                  int64_t io) const;
 
  private:
   const hlo::Block& block_;

@@ -30,14 +30,17 @@ std::vector<Tensor> eval_iota(const hlo::Op& op, const std::vector<Tensor>&, Run
     using T = decltype(z);
     T* p = out.data<T>();
     int64_t k = 0;
-    for_each_index(out.shape(), [&](const I64s& idx) { p[k++] = static_cast<T>(idx[static_cast<size_t>(dim)]); });
+    for_each_index(out.shape(), [&](const I64s& idx) {
+      p[k++] = static_cast<T>(idx[static_cast<size_t>(dim)]);
+    });
   });
   return {out};
 }
 
 }  // namespace
 
-std::vector<Tensor> eval_rng_bit_generator(const hlo::Op& op, const std::vector<Tensor>& in, RunContext& ctx);
+std::vector<Tensor> eval_rng_bit_generator(const hlo::Op& op, const std::vector<Tensor>& in,
+                                           RunContext& ctx);
 
 void register_misc_kernels(Kernel* t) {
   t[static_cast<size_t>(hlo::OpKind::kConstant)] = eval_constant;

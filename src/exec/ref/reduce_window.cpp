@@ -9,8 +9,8 @@ namespace netspec::exec::ref {
 namespace {
 
 // Folds element `src_i` of xs into accumulator slot `acc_i` of accs: accs = body(accs, xs).
-void fold(const ScalarRegion& body, std::vector<Tensor>& accs, int64_t acc_i, const std::vector<Tensor>& xs,
-          int64_t src_i) {
+void fold(const ScalarRegion& body, std::vector<Tensor>& accs, int64_t acc_i,
+          const std::vector<Tensor>& xs, int64_t src_i) {
   if (body.fast() && accs.size() == 1) {
     body.apply_fast(accs[0], acc_i, xs[0], src_i, accs[0], acc_i);
     return;
@@ -54,7 +54,8 @@ std::vector<Tensor> eval_reduce(const hlo::Op& op, const std::vector<Tensor>& in
 // each window [r*stride, ... step window_dilation] is reduced from the init values. Padding and
 // dilation holes therefore contribute init values to the fold. (XLA CPU skips them instead; the
 // two agree whenever init is the body's identity, as in every pooling JAX emits.)
-std::vector<Tensor> eval_reduce_window(const hlo::Op& op, const std::vector<Tensor>& in, RunContext& ctx) {
+std::vector<Tensor> eval_reduce_window(const hlo::Op& op, const std::vector<Tensor>& in,
+                                       RunContext& ctx) {
   size_t n = in.size() / 2;
   const Shape& shape = in[0].shape();
   size_t r = shape.size();
@@ -84,8 +85,10 @@ std::vector<Tensor> eval_reduce_window(const hlo::Op& op, const std::vector<Tens
         }
         off += (pos / bdil[d]) * xs[d];
       }
-      if (is_pad) fold(body, outs, dst, inits, 0);
-      else fold(body, outs, dst, srcs, off);
+      if (is_pad)
+        fold(body, outs, dst, inits, 0);
+      else
+        fold(body, outs, dst, srcs, off);
     });
     ++dst;
   });
@@ -95,7 +98,8 @@ std::vector<Tensor> eval_reduce_window(const hlo::Op& op, const std::vector<Tens
 // select_and_scatter: per source window, pick the operand element kept by `select` (first
 // candidate wins unless select(current, candidate) is false; padding is never a candidate),
 // then result[picked] = scatter(result[picked], source) starting from init_value everywhere.
-std::vector<Tensor> eval_select_and_scatter(const hlo::Op& op, const std::vector<Tensor>& in, RunContext& ctx) {
+std::vector<Tensor> eval_select_and_scatter(const hlo::Op& op, const std::vector<Tensor>& in,
+                                            RunContext& ctx) {
   const Tensor &x = in[0], &source = in[1], &init = in[2];
   const Shape& shape = x.shape();
   size_t r = shape.size();

@@ -20,8 +20,8 @@ class RefExecutable final : public Executable {
     return ref::run_func(f, inputs, ctx);
   }
 
-  std::vector<std::vector<Tensor>> run_replicated(std::string_view entry,
-                                                  const std::vector<std::vector<Tensor>>& inputs) override {
+  std::vector<std::vector<Tensor>> run_replicated(
+      std::string_view entry, const std::vector<std::vector<Tensor>>& inputs) override {
     const hlo::Func& f = *module_->entry(entry);
     for (const auto& in : inputs) check_inputs(f, in);
     int n = static_cast<int>(inputs.size());

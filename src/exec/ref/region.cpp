@@ -49,8 +49,10 @@ void ScalarRegion::apply_fast(const Tensor& a, int64_t ia, const Tensor& b, int6
     using T = decltype(z);
     T x = a.data<T>()[ia], y = b.data<T>()[ib];
     T r{};
-    if (swapped_) apply_binary(*fast_kind_, y, x, r);
-    else apply_binary(*fast_kind_, x, y, r);
+    if (swapped_)
+      apply_binary(*fast_kind_, y, x, r);
+    else
+      apply_binary(*fast_kind_, x, y, r);
     out.data<T>()[io] = r;
   });
 }

@@ -47,7 +47,8 @@ std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> x, uint64_t key) {
 // Writes the low `bits` of v to element i of out.
 void put_bits(Tensor& out, int64_t i, uint64_t v) {
   size_t es = dtype_size(out.dtype());
-  std::memcpy(static_cast<uint8_t*>(out.raw()) + static_cast<size_t>(i) * es, &v, es);  // little-endian
+  std::memcpy(static_cast<uint8_t*>(out.raw()) + static_cast<size_t>(i) * es, &v,
+              es);  // little-endian
 }
 
 // THREE_FRY, 32-bit (and narrower) outputs: XLA splits the shape in halves along the first
@@ -65,7 +66,8 @@ uint64_t threefry_fill(Tensor& out, uint64_t key, uint64_t counter) {
     return counter + static_cast<uint64_t>(out.numel());
   }
   if (s.empty()) {
-    auto y = threefry2x32({static_cast<uint32_t>(counter), static_cast<uint32_t>(counter >> 32)}, key);
+    auto y =
+        threefry2x32({static_cast<uint32_t>(counter), static_cast<uint32_t>(counter >> 32)}, key);
     put_bits(out, 0, y[0]);
     return counter + 1;
   }
@@ -101,14 +103,15 @@ std::pair<uint64_t, uint64_t> philox_fill(Tensor& out, uint64_t key, uint64_t lo
   for (int64_t j = 0; j < blocks; ++j) {
     uint64_t cl = lo + static_cast<uint64_t>(j);
     uint64_t ch = hi + (cl < lo ? 1 : 0);
-    auto w = philox4x32({static_cast<uint32_t>(cl), static_cast<uint32_t>(cl >> 32), static_cast<uint32_t>(ch),
-                         static_cast<uint32_t>(ch >> 32)},
+    auto w = philox4x32({static_cast<uint32_t>(cl), static_cast<uint32_t>(cl >> 32),
+                         static_cast<uint32_t>(ch), static_cast<uint32_t>(ch >> 32)},
                         key);
     if (wide) {
       for (int64_t q = 0; q < 2 && 2 * j + q < n; ++q)
         put_bits(out, 2 * j + q, uint64_t{w[2 * q]} | (uint64_t{w[2 * q + 1]} << 32));
     } else {
-      for (int64_t q = 0; q < 4 && 4 * j + q < n; ++q) put_bits(out, 4 * j + q, w[static_cast<size_t>(q)]);
+      for (int64_t q = 0; q < 4 && 4 * j + q < n; ++q)
+        put_bits(out, 4 * j + q, w[static_cast<size_t>(q)]);
     }
   }
   uint64_t nl = lo + static_cast<uint64_t>(blocks);
@@ -117,7 +120,8 @@ std::pair<uint64_t, uint64_t> philox_fill(Tensor& out, uint64_t key, uint64_t lo
 
 }  // namespace
 
-std::vector<Tensor> eval_rng_bit_generator(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
+std::vector<Tensor> eval_rng_bit_generator(const hlo::Op& op, const std::vector<Tensor>& in,
+                                           RunContext&) {
   const Tensor& state = in[0];
   std::string alg = "DEFAULT";
   if (auto* e = op.attrs.get_if<hlo::EnumAttr>("rng_algorithm")) alg = e->value;
@@ -128,7 +132,8 @@ std::vector<Tensor> eval_rng_bit_generator(const hlo::Op& op, const std::vector<
     fail("rng_bit_generator", "state must be a 1-D 64-bit tensor (got {})", state.type_str());
   uint64_t* st = static_cast<uint64_t*>(new_state.raw());
   if (alg == "THREE_FRY") {
-    if (state.numel() != 2) fail("rng_bit_generator", "THREE_FRY state has {} elements (expected 2)", state.numel());
+    if (state.numel() != 2)
+      fail("rng_bit_generator", "THREE_FRY state has {} elements (expected 2)", state.numel());
     st[1] = threefry_fill(out, st[0], st[1]);
   } else if (alg == "PHILOX" || alg == "DEFAULT") {
     if (state.numel() == 2) {
@@ -143,7 +148,8 @@ std::vector<Tensor> eval_rng_bit_generator(const hlo::Op& op, const std::vector<
       fail("rng_bit_generator", "PHILOX state has {} elements (expected 2 or 3)", state.numel());
     }
   } else {
-    fail("rng_bit_generator", "unknown rng_algorithm '{}' (expected DEFAULT, THREE_FRY or PHILOX)", alg);
+    fail("rng_bit_generator", "unknown rng_algorithm '{}' (expected DEFAULT, THREE_FRY or PHILOX)",
+         alg);
   }
   return {new_state, out};
 }

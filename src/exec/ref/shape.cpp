@@ -17,12 +17,14 @@ std::vector<Tensor> eval_reshape(const hlo::Op& op, const std::vector<Tensor>& i
 }
 
 // broadcast_in_dim: result[i] = operand[j] with j[d] = dim(operand, d) == 1 ? 0 : i[bd[d]].
-std::vector<Tensor> eval_broadcast_in_dim(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
+std::vector<Tensor> eval_broadcast_in_dim(const hlo::Op& op, const std::vector<Tensor>& in,
+                                          RunContext&) {
   const Tensor& x = in[0];
   Tensor out = result_tensor(op);
   const I64s& bd = op.attrs.get_i64s("broadcast_dimensions");
   if (static_cast<int64_t>(bd.size()) != x.rank())
-    fail("broadcast_in_dim", "broadcast_dimensions has {} entries (expected {})", bd.size(), x.rank());
+    fail("broadcast_in_dim", "broadcast_dimensions has {} entries (expected {})", bd.size(),
+         x.rank());
   auto xs = row_major_strides(x.shape());
   int64_t k = 0;
   for_each_index(out.shape(), [&](const I64s& idx) {
@@ -67,14 +69,16 @@ std::vector<Tensor> eval_slice(const hlo::Op& op, const std::vector<Tensor>& in,
 }
 
 // Start indices of dynamic_slice / dynamic_update_slice, clamped to [0, dim - size].
-I64s clamped_starts(const std::vector<Tensor>& in, size_t first, const Shape& shape, const Shape& sizes) {
+I64s clamped_starts(const std::vector<Tensor>& in, size_t first, const Shape& shape,
+                    const Shape& sizes) {
   I64s s(shape.size());
   for (size_t d = 0; d < shape.size(); ++d)
     s[d] = std::clamp<int64_t>(int_at(in[first + d]), 0, std::max<int64_t>(0, shape[d] - sizes[d]));
   return s;
 }
 
-std::vector<Tensor> eval_dynamic_slice(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
+std::vector<Tensor> eval_dynamic_slice(const hlo::Op& op, const std::vector<Tensor>& in,
+                                       RunContext&) {
   const Tensor& x = in[0];
   Tensor out = result_tensor(op);
   if (in.size() != 1 + x.shape().size())
@@ -90,7 +94,8 @@ std::vector<Tensor> eval_dynamic_slice(const hlo::Op& op, const std::vector<Tens
   return {out};
 }
 
-std::vector<Tensor> eval_dynamic_update_slice(const hlo::Op&, const std::vector<Tensor>& in, RunContext&) {
+std::vector<Tensor> eval_dynamic_update_slice(const hlo::Op&, const std::vector<Tensor>& in,
+                                              RunContext&) {
   const Tensor &x = in[0], &u = in[1];
   if (in.size() != 2 + x.shape().size())
     fail("dynamic_update_slice", "expects {} start indices (got {})", x.rank(), in.size() - 2);
@@ -107,7 +112,8 @@ std::vector<Tensor> eval_dynamic_update_slice(const hlo::Op&, const std::vector<
 }
 
 // concatenate along `dimension`: operands placed one after another.
-std::vector<Tensor> eval_concatenate(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
+std::vector<Tensor> eval_concatenate(const hlo::Op& op, const std::vector<Tensor>& in,
+                                     RunContext&) {
   Tensor out = result_tensor(op);
   size_t dim = static_cast<size_t>(op.attrs.get_int("dimension"));
   auto os = row_major_strides(out.shape());
@@ -159,7 +165,8 @@ std::vector<Tensor> eval_reverse(const hlo::Op& op, const std::vector<Tensor>& i
   int64_t k = 0;
   for_each_index(out.shape(), [&](const I64s& idx) {
     int64_t off = 0;
-    for (size_t d = 0; d < idx.size(); ++d) off += (rev[d] ? x.shape()[d] - 1 - idx[d] : idx[d]) * xs[d];
+    for (size_t d = 0; d < idx.size(); ++d)
+      off += (rev[d] ? x.shape()[d] - 1 - idx[d] : idx[d]) * xs[d];
     copy_elem(out, k++, x, off);
   });
   return {out};

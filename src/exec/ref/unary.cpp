@@ -32,18 +32,17 @@ Tensor map_same(const hlo::Op& op, const Tensor& x, F&& f) {
 }
 
 // Float-only op: f(double-or-float) in the element type.
-#define FLOAT_UNARY(NAME, EXPR)                                                      \
-  std::vector<Tensor> eval_##NAME(const hlo::Op& op, const std::vector<Tensor>& in, \
-                                  RunContext&) {                                     \
-    if (!is_float(in[0].dtype())) bad_type(op, in[0].dtype());                       \
-    return {map_same(op, in[0], [](auto x) -> decltype(x) {                          \
-      using T = decltype(x);                                                         \
-      if constexpr (std::is_floating_point_v<T>) {                                   \
-        return static_cast<T>(EXPR);                                                 \
-      } else {                                                                       \
-        return x;                                                                    \
-      }                                                                              \
-    })};                                                                             \
+#define FLOAT_UNARY(NAME, EXPR)                                                                    \
+  std::vector<Tensor> eval_##NAME(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) { \
+    if (!is_float(in[0].dtype())) bad_type(op, in[0].dtype());                                     \
+    return {map_same(op, in[0], [](auto x) -> decltype(x) {                                        \
+      using T = decltype(x);                                                                       \
+      if constexpr (std::is_floating_point_v<T>) {                                                 \
+        return static_cast<T>(EXPR);                                                               \
+      } else {                                                                                     \
+        return x;                                                                                  \
+      }                                                                                            \
+    })};                                                                                           \
   }
 
 FLOAT_UNARY(exponential, std::exp(x))
@@ -60,7 +59,7 @@ FLOAT_UNARY(cosine, std::cos(x))
 FLOAT_UNARY(tan, std::tan(x))
 FLOAT_UNARY(floor, std::floor(x))
 FLOAT_UNARY(ceil, std::ceil(x))
-FLOAT_UNARY(round_nearest_afz, std::round(x))      // ties away from zero: 2.5 -> 3, -2.5 -> -3
+FLOAT_UNARY(round_nearest_afz, std::round(x))       // ties away from zero: 2.5 -> 3, -2.5 -> -3
 FLOAT_UNARY(round_nearest_even, std::nearbyint(x))  // default FE_TONEAREST: 2.5 -> 2
 #undef FLOAT_UNARY
 
@@ -152,7 +151,8 @@ std::vector<Tensor> eval_popcnt(const hlo::Op& op, const std::vector<Tensor>& in
 }
 
 // count_leading_zeros: leading zero bits (the bit width for 0).
-std::vector<Tensor> eval_count_leading_zeros(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
+std::vector<Tensor> eval_count_leading_zeros(const hlo::Op& op, const std::vector<Tensor>& in,
+                                             RunContext&) {
   if (!is_integer(in[0].dtype())) bad_type(op, in[0].dtype());
   return {map_same(op, in[0], [](auto x) -> decltype(x) {
     using T = decltype(x);
@@ -175,8 +175,10 @@ To convert_one(From x) {
     if (std::isnan(x)) return To(0);
     From t = std::trunc(x);
     // Compare in long double-free form: bounds as From (2^63 is exact in float/double).
-    if (t <= static_cast<From>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
-    if (t >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    if (t <= static_cast<From>(std::numeric_limits<To>::min()))
+      return std::numeric_limits<To>::min();
+    if (t >= static_cast<From>(std::numeric_limits<To>::max()))
+      return std::numeric_limits<To>::max();
     return static_cast<To>(t);
   } else if constexpr (std::is_integral_v<From> && std::is_integral_v<To>) {
     // C++20 integral conversion is modular.
@@ -202,11 +204,12 @@ std::vector<Tensor> eval_convert(const hlo::Op& op, const std::vector<Tensor>& i
 
 // bitcast_convert: same bytes, reinterpreted. A narrower result gains a trailing dim of
 // ratio elements (little-endian order); a wider one drops the operand's trailing dim.
-std::vector<Tensor> eval_bitcast_convert(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
+std::vector<Tensor> eval_bitcast_convert(const hlo::Op& op, const std::vector<Tensor>& in,
+                                         RunContext&) {
   Tensor out = result_tensor(op);
   if ((is_bool(out.dtype()) || is_bool(in[0].dtype())) && out.dtype() != in[0].dtype())
-    fail("bitcast_convert", "i1 can only be bitcast to i1 (got {} -> {})", dtype_name(in[0].dtype()),
-         dtype_name(out.dtype()));
+    fail("bitcast_convert", "i1 can only be bitcast to i1 (got {} -> {})",
+         dtype_name(in[0].dtype()), dtype_name(out.dtype()));
   if (out.nbytes() != in[0].nbytes())
     fail("bitcast_convert", "byte sizes differ (got {} -> {})", in[0].type_str(), out.type_str());
   if (out.nbytes()) std::memcpy(out.raw(), in[0].raw(), out.nbytes());
@@ -236,26 +239,34 @@ F reduce_precision_one(F x, int exp_bits, int man_bits) {
     U red_bias = (U(1) << (exp_bits - 1)) - 1;
     U max_e = bias + red_bias, min_e = bias - red_bias;
     U e = b & exp_mask;
-    if (e > (max_e << kMan)) b = (b & sign) | exp_mask;
-    else if (e <= (min_e << kMan)) b = b & sign;
+    if (e > (max_e << kMan))
+      b = (b & sign) | exp_mask;
+    else if (e <= (min_e << kMan))
+      b = b & sign;
   }
   // NaN stays NaN (XLA selects the input back, whatever mantissa_bits is).
   return std::isnan(x) ? x : std::bit_cast<F>(b);
 }
 
-std::vector<Tensor> eval_reduce_precision(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
+std::vector<Tensor> eval_reduce_precision(const hlo::Op& op, const std::vector<Tensor>& in,
+                                          RunContext&) {
   int eb = static_cast<int>(op.attrs.get_int("exponent_bits"));
   int mb = static_cast<int>(op.attrs.get_int("mantissa_bits"));
-  if (eb < 1 || mb < 0) fail("reduce_precision", "bad bit counts (got exponent {}, mantissa {})", eb, mb);
+  if (eb < 1 || mb < 0)
+    fail("reduce_precision", "bad bit counts (got exponent {}, mantissa {})", eb, mb);
   if (in[0].dtype() == DType::kF32)
     return {map_same(op, in[0], [&](auto x) -> decltype(x) {
-      if constexpr (std::is_same_v<decltype(x), float>) return reduce_precision_one<float, uint32_t>(x, eb, mb);
-      else return x;
+      if constexpr (std::is_same_v<decltype(x), float>)
+        return reduce_precision_one<float, uint32_t>(x, eb, mb);
+      else
+        return x;
     })};
   if (in[0].dtype() == DType::kF64)
     return {map_same(op, in[0], [&](auto x) -> decltype(x) {
-      if constexpr (std::is_same_v<decltype(x), double>) return reduce_precision_one<double, uint64_t>(x, eb, mb);
-      else return x;
+      if constexpr (std::is_same_v<decltype(x), double>)
+        return reduce_precision_one<double, uint64_t>(x, eb, mb);
+      else
+        return x;
     })};
   bad_type(op, in[0].dtype());
 }
