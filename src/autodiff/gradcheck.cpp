@@ -61,8 +61,9 @@ Tensor sample_input(const hlo::Type& t, size_t index, const GradcheckOptions& o,
     bool positive = pit != o.positive_inputs.end() ? pit->second : o.positive;
     std::vector<double> vals(static_cast<size_t>(n));
     for (int64_t j = 0; j < n; ++j) {
-      double u = (static_cast<double>(perm[static_cast<size_t>(j)]) + 0.5 + 0.6 * (uniform(state) - 0.5)) /
-                 static_cast<double>(n);
+      double u =
+          (static_cast<double>(perm[static_cast<size_t>(j)]) + 0.5 + 0.6 * (uniform(state) - 0.5)) /
+          static_cast<double>(n);
       double mag = o.lo + (o.hi - o.lo) * u;
       bool neg = !positive && (splitmix(state) & 1);
       vals[static_cast<size_t>(j)] = neg ? -mag : mag;
@@ -71,18 +72,21 @@ Tensor sample_input(const hlo::Type& t, size_t index, const GradcheckOptions& o,
   }
   std::vector<int64_t> vals(static_cast<size_t>(n));
   for (auto& v : vals)
-    v = is_bool(t.dtype()) ? static_cast<int64_t>(splitmix(state) & 1)
-                           : static_cast<int64_t>(splitmix(state) % static_cast<uint64_t>(std::max<int64_t>(1, o.int_max)));
+    v = is_bool(t.dtype())
+            ? static_cast<int64_t>(splitmix(state) & 1)
+            : static_cast<int64_t>(splitmix(state) %
+                                   static_cast<uint64_t>(std::max<int64_t>(1, o.int_max)));
   return Tensor::from<int64_t>(t.dtype(), t.shape(), vals);
 }
 
 std::string GradcheckReport::str() const {
   std::string s;
   for (const auto& r : inputs)
-    s += fmt::format("{}: input {} ({} elements): max abs error {:.3e}, max rel error {:.3e} ({})\n", func,
-                     r.index, r.numel, r.max_abs, r.max_rel, r.ok ? "ok" : "FAILED");
-  s += fmt::format("{}: {} (tolerance {:.1e} on the relative error)\n", func, ok ? "gradients match" : "MISMATCH",
-                   tolerance);
+    s +=
+        fmt::format("{}: input {} ({} elements): max abs error {:.3e}, max rel error {:.3e} ({})\n",
+                    func, r.index, r.numel, r.max_abs, r.max_rel, r.ok ? "ok" : "FAILED");
+  s += fmt::format("{}: {} (tolerance {:.1e} on the relative error)\n", func,
+                   ok ? "gradients match" : "MISMATCH", tolerance);
   return s;
 }
 
@@ -119,7 +123,8 @@ GradcheckReport gradcheck(const hlo::Module& m, const GradcheckOptions& o) {
   for (size_t i = 0; i < f->num_args(); ++i) {
     auto it = o.fixed_inputs.find(i);
     Tensor t = it != o.fixed_inputs.end() ? it->second : sample_input(f->arg(i)->type, i, o, state);
-    if (is_float(t.dtype()) && t.dtype() != DType::kF64) {  // fixed f32 inputs: promote like the module
+    if (is_float(t.dtype()) &&
+        t.dtype() != DType::kF64) {  // fixed f32 inputs: promote like the module
       Tensor d(DType::kF64, t.shape());
       for (int64_t j = 0; j < t.numel(); ++j) d.data<double>()[j] = t.as_double(j);
       t = d;
@@ -128,7 +133,8 @@ GradcheckReport gradcheck(const hlo::Module& m, const GradcheckOptions& o) {
   }
   std::vector<Tensor> ybars;
   for (const auto& rt : f->result_types) {
-    if (!rt.is_tensor()) fail("gradcheck", "@{} returns a {} (expected tensors)", f->name, rt.str());
+    if (!rt.is_tensor())
+      fail("gradcheck", "@{} returns a {} (expected tensors)", f->name, rt.str());
     Tensor t(rt.dtype(), rt.shape());
     if (is_float(rt.dtype()))
       for (int64_t j = 0; j < t.numel(); ++j) t.data<double>()[j] = 2 * uniform(state) - 1;
@@ -153,13 +159,17 @@ GradcheckReport gradcheck(const hlo::Module& m, const GradcheckOptions& o) {
       xm[i] = xs[i].clone();
       add_to_element(xp[i], j, h);
       add_to_element(xm[i], j, -h);
-      double fd = (dot_outputs(exe->run(fname, xp), ybars) - dot_outputs(exe->run(fname, xm), ybars)) / (2 * h);
+      double fd =
+          (dot_outputs(exe->run(fname, xp), ybars) - dot_outputs(exe->run(fname, xm), ybars)) /
+          (2 * h);
       double ad = xbar.as_double(j);
       r.max_abs = std::max(r.max_abs, std::abs(ad - fd));
       scale = std::max({scale, std::abs(ad), std::abs(fd)});
-      if (!std::isfinite(ad) || !std::isfinite(fd)) r.max_abs = std::numeric_limits<double>::infinity();
+      if (!std::isfinite(ad) || !std::isfinite(fd))
+        r.max_abs = std::numeric_limits<double>::infinity();
     }
-    r.max_rel = scale > 0 ? r.max_abs / scale : (r.max_abs > 0 ? std::numeric_limits<double>::infinity() : 0);
+    r.max_rel = scale > 0 ? r.max_abs / scale
+                          : (r.max_abs > 0 ? std::numeric_limits<double>::infinity() : 0);
     r.ok = r.max_rel <= o.tolerance;
     rep.ok = rep.ok && r.ok;
     rep.inputs.push_back(r);

@@ -17,19 +17,19 @@ namespace netspec::autodiff {
 constexpr double kGradcheckTolerance = 1e-6;
 
 struct GradcheckOptions {
-  std::string entry;               // function name ("" = module entry)
+  std::string entry;  // function name ("" = module entry)
   uint64_t seed = 0;
-  std::vector<size_t> wrt;         // inputs to check; empty = every float input
-  std::string backend = "ref";     // executor: "ref" or "cpu"
+  std::vector<size_t> wrt;      // inputs to check; empty = every float input
+  std::string backend = "ref";  // executor: "ref" or "cpu"
   double tolerance = kGradcheckTolerance;
-  double step = 1e-5;              // finite-difference step h (in f64)
+  double step = 1e-5;  // finite-difference step h (in f64)
   // Float inputs are drawn as ±[lo, hi] with distinct magnitudes (gaps > 2h·count apart), so no
   // element sits at 0 and no two tie; `positive` drops the sign (for log, sqrt, ...).
   double lo = 0.25, hi = 1.0;
   bool positive = false;
-  std::map<size_t, bool> positive_inputs;   // per-input override of `positive`
-  std::map<size_t, Tensor> fixed_inputs;    // inputs given verbatim (indices, masks, ...)
-  int64_t int_max = 3;             // integer inputs without a fixed value: uniform in [0, int_max)
+  std::map<size_t, bool> positive_inputs;  // per-input override of `positive`
+  std::map<size_t, Tensor> fixed_inputs;   // inputs given verbatim (indices, masks, ...)
+  int64_t int_max = 3;  // integer inputs without a fixed value: uniform in [0, int_max)
 };
 
 struct InputReport {
@@ -52,6 +52,7 @@ struct GradcheckReport {
 GradcheckReport gradcheck(const hlo::Module& m, const GradcheckOptions& opts = {});
 
 // The sampler, exposed for tests: a tensor of `t`'s type per the options above.
-Tensor sample_input(const hlo::Type& t, size_t index, const GradcheckOptions& opts, uint64_t& state);
+Tensor sample_input(const hlo::Type& t, size_t index, const GradcheckOptions& opts,
+                    uint64_t& state);
 
 }  // namespace netspec::autodiff

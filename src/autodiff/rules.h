@@ -71,7 +71,8 @@ class Engine {
 
   // Clones ops of `src` (except its terminator) into `into` through `map`, inlining func.call
   // ops whose callee has no custom VJP. Returns the mapped terminator operands.
-  std::vector<hlo::Value*> clone_forward(hlo::Block* into, const hlo::Block& src, hlo::ValueMap& map);
+  std::vector<hlo::Value*> clone_forward(hlo::Block* into, const hlo::Block& src,
+                                         hlo::ValueMap& map);
 
   // Reverse pass over ops [0, n_ops) of `blk`, emitting through b (positioned at blk's end).
   void backprop(hlo::Builder& b, hlo::Block& blk, size_t n_ops, CotMap& cot);

@@ -49,7 +49,9 @@ const std::array<VjpRule, hlo::kNumOpKinds>& rule_table() {
   return table;
 }
 
-bool is_terminator(const Op& op) { return op.kind == OpKind::kReturn || op.kind == OpKind::kFuncReturn; }
+bool is_terminator(const Op& op) {
+  return op.kind == OpKind::kReturn || op.kind == OpKind::kFuncReturn;
+}
 
 }  // namespace
 
@@ -74,10 +76,11 @@ const CustomVjpFn* find_custom_vjp(std::string_view callee_name) {
 }
 
 std::vector<Value*> call_with_custom_vjp(Builder& b, const std::string& name,
-                                         const std::vector<Value*>& args, const hlo::RegionFn& forward,
-                                         CustomVjpFn backward) {
+                                         const std::vector<Value*>& args,
+                                         const hlo::RegionFn& forward, CustomVjpFn backward) {
   hlo::Func* f = b.block()->func();
-  if (!f || !f->module) fail("custom_vjp", "builder is not inside a function of a module ({})", name);
+  if (!f || !f->module)
+    fail("custom_vjp", "builder is not inside a function of a module ({})", name);
   hlo::Module& m = *f->module;
   hlo::Func* callee = m.find(name);
   if (!callee) {
@@ -110,7 +113,9 @@ Value* VjpCtx::dy_or_zero(size_t i) {
   return dy[i];
 }
 
-std::vector<Value*> no_grad(VjpCtx& c) { return std::vector<Value*>(c.op.operands.size(), nullptr); }
+std::vector<Value*> no_grad(VjpCtx& c) {
+  return std::vector<Value*>(c.op.operands.size(), nullptr);
+}
 
 Value* zeros(Builder& b, const Type& t) {
   if (t.is_tuple()) {
@@ -155,7 +160,8 @@ hlo::I64s inverse_permutation(const hlo::I64s& p) {
 // ---------------------------------------------------------------------------------------------
 // Engine.
 const CustomVjpFn* Engine::custom_for(std::string_view callee) const {
-  if (auto it = opts_.custom.find(std::string(callee)); it != opts_.custom.end()) return &it->second;
+  if (auto it = opts_.custom.find(std::string(callee)); it != opts_.custom.end())
+    return &it->second;
   return find_custom_vjp(callee);
 }
 
@@ -193,10 +199,12 @@ bool lift_map(Block* into, const Op& op, hlo::ValueMap& map) {
     for (const auto& r : bop->results) local.insert(r.get());
   }
   hlo::ValueMap inner;
-  for (size_t i = 0; i < body.args.size(); ++i) inner[body.arg(i)] = hlo::lookup(map, op.operand(i));
+  for (size_t i = 0; i < body.args.size(); ++i)
+    inner[body.arg(i)] = hlo::lookup(map, op.operand(i));
   for (const auto& bop : body.ops) {
     if (bop->kind == OpKind::kReturn) {
-      for (size_t i = 0; i < op.results.size(); ++i) map[op.result(i)] = hlo::lookup(inner, bop->operand(i));
+      for (size_t i = 0; i < op.results.size(); ++i)
+        map[op.result(i)] = hlo::lookup(inner, bop->operand(i));
       return true;
     }
     std::vector<Type> types;
@@ -249,7 +257,8 @@ std::vector<Value*> Engine::clone_forward(Block* into, const Block& src, hlo::Va
         const hlo::Func* f = module_.find(callee);
         if (!f) fail("vjp", "func.call to unknown function @{}", callee);
         hlo::ValueMap inner;
-        for (size_t i = 0; i < f->num_args(); ++i) inner[f->arg(i)] = hlo::lookup(map, op.operand(i));
+        for (size_t i = 0; i < f->num_args(); ++i)
+          inner[f->arg(i)] = hlo::lookup(map, op.operand(i));
         std::vector<Value*> outs = clone_forward(into, *f->body, inner);
         for (size_t i = 0; i < op.results.size(); ++i) map[op.result(i)] = outs.at(i);
         continue;
@@ -298,7 +307,8 @@ std::vector<Value*> Engine::active_captures(const Op& op) const {
   std::function<void(const Block&)> uses = [&](const Block& b) {
     for (const auto& o : b.ops) {
       for (Value* v : o->operands)
-        if (!inner.count(v) && is_active(v) && is_differentiable_type(v->type) && seen.insert(v).second)
+        if (!inner.count(v) && is_active(v) && is_differentiable_type(v->type) &&
+            seen.insert(v).second)
           out.push_back(v);
       for (const auto& r : o->regions) uses(*r);
     }
@@ -335,8 +345,8 @@ void Engine::backprop(Builder& b, Block& blk, size_t n_ops, CotMap& cot) {
     for (Value* v : op.operands) c.wants.push_back(is_active(v) && is_differentiable_type(v->type));
     std::vector<Value*> dx = rule(c);
     if (dx.size() != op.operands.size())
-      fail("vjp", "internal: rule for {} returned {} cotangents (expected {})", op.name(), dx.size(),
-           op.operands.size());
+      fail("vjp", "internal: rule for {} returned {} cotangents (expected {})", op.name(),
+           dx.size(), op.operands.size());
     for (size_t i = 0; i < dx.size(); ++i)
       if (c.wants[i]) accumulate(b, cot, op.operand(i), dx[i]);
     for (auto& [v, cv] : c.captured_cots) accumulate(b, cot, v, cv);

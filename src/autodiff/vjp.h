@@ -25,7 +25,8 @@ struct CustomVjpArgs {
   std::vector<bool> wants;  // per arg: is its cotangent needed? (skip work where false)
 };
 // Returns one cotangent per argument (nullptr = zero / not needed), built with `b`.
-using CustomVjpFn = std::function<std::vector<hlo::Value*>(hlo::Builder& b, const CustomVjpArgs& a)>;
+using CustomVjpFn =
+    std::function<std::vector<hlo::Value*>(hlo::Builder& b, const CustomVjpArgs& a)>;
 
 // Global registry keyed by callee name. A call to @name (or @prefix__anything, looked up as
 // `prefix` when `name` itself is not registered) uses the registered backward. Thread-safe.
@@ -41,8 +42,8 @@ std::vector<hlo::Value*> call_with_custom_vjp(hlo::Builder& b, const std::string
                                               const hlo::RegionFn& forward, CustomVjpFn backward);
 
 struct VjpOptions {
-  std::string name;      // name of the generated function; default "<f>_vjp"
-  bool cleanup = true;   // run hlo::run_cleanup on the generated function
+  std::string name;     // name of the generated function; default "<f>_vjp"
+  bool cleanup = true;  // run hlo::run_cleanup on the generated function
   // Per-call custom VJPs by callee name, consulted before the global registry.
   std::map<std::string, CustomVjpFn> custom;
 };
@@ -51,7 +52,8 @@ struct VjpOptions {
 // returns it. Every f result gets a cotangent input (non-float results too: it is ignored).
 // Non-float diff inputs are refused. Calls without a custom VJP are inlined first, so the
 // backward reuses the callee's forward values.
-hlo::Func* vjp(const hlo::Func& f, const std::vector<size_t>& diff_inputs, const VjpOptions& opts = {});
+hlo::Func* vjp(const hlo::Func& f, const std::vector<size_t>& diff_inputs,
+               const VjpOptions& opts = {});
 
 // True when the element type (or every tuple element) carries cotangents (f16/bf16/f32/f64).
 bool is_differentiable_type(const hlo::Type& t);

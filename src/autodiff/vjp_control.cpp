@@ -71,16 +71,18 @@ V call(VjpCtx& c) {
   a.wants = c.wants;
   V r = (*fn)(c.b, a);
   if (r.size() != a.args.size())
-    fail("vjp", "custom VJP of @{} returned {} cotangents (expected {})", name, r.size(), a.args.size());
+    fail("vjp", "custom VJP of @{} returned {} cotangents (expected {})", name, r.size(),
+         a.args.size());
   for (size_t i = 0; i < r.size(); ++i)
     if (r[i] && r[i]->type != a.args[i]->type)
-      fail("vjp", "custom VJP of @{}: cotangent {} has type {} (expected {})", name, i, r[i]->type.str(),
-           a.args[i]->type.str());
+      fail("vjp", "custom VJP of @{}: cotangent {} has type {} (expected {})", name, i,
+           r[i]->type.str(), a.args[i]->type.str());
   return r;
 }
 
 V while_(VjpCtx&) {
-  fail("vjp", "stablehlo.while is not differentiable by rules: put the loop in a function with a "
+  fail("vjp",
+       "stablehlo.while is not differentiable by rules: put the loop in a function with a "
        "custom VJP (autodiff::call_with_custom_vjp) that supplies its backward");
 }
 

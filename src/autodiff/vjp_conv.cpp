@@ -34,7 +34,8 @@ ConvAttrs read_attrs(const hlo::Op& op) {
   a.pad.assign(ns, {0, 0});
   if (auto* p = op.attrs.get_if<hlo::DenseAttr>("padding"))
     for (size_t i = 0; i < ns; ++i)
-      a.pad[i] = {p->value.as_int64(static_cast<int64_t>(2 * i)), p->value.as_int64(static_cast<int64_t>(2 * i + 1))};
+      a.pad[i] = {p->value.as_int64(static_cast<int64_t>(2 * i)),
+                  p->value.as_int64(static_cast<int64_t>(2 * i + 1))};
   a.rev.assign(ns, false);
   if (auto* r = op.attrs.get_if<std::vector<bool>>("window_reversal")) a.rev = *r;
   a.fgc = op.attrs.get_int_or("feature_group_count", 1);
@@ -139,8 +140,10 @@ Value* weight_grad(hlo::Builder& b, const ConvAttrs& a, Value* x, Value* w, Valu
 std::vector<Value*> convolution(VjpCtx& c) {
   ConvAttrs a = read_attrs(c.op);
   if (a.bgc != 1)
-    fail("vjp", "stablehlo.convolution with batch_group_count {} is not differentiable here "
-         "(expected 1; wrap it in a custom VJP)", a.bgc);
+    fail("vjp",
+         "stablehlo.convolution with batch_group_count {} is not differentiable here "
+         "(expected 1; wrap it in a custom VJP)",
+         a.bgc);
   Value* x = c.x(0);
   Value* w = c.x(1);
   Value* dy = c.dy[0];

@@ -40,7 +40,8 @@ Value* operand_cot(hlo::Builder& b, Value* dy, Value* self, Value* other, const 
   I64s other_free = free_dims(other->type.rank(), other_batch, other_contract);
   I64s self_free = free_dims(self->type.rank(), self_batch, self_contract);
   if (dy->type.dtype() != other->type.dtype()) dy = b.convert(dy, other->type.dtype());
-  // g = dot_general(dy, other): batch (dy batch, other batch), contract (dy other-free, other free).
+  // g = dot_general(dy, other): batch (dy batch, other batch), contract (dy other-free, other
+  // free).
   DotDims dd;
   for (int64_t i = 0; i < nb; ++i) dd.lhs_batching.push_back(i);
   dd.rhs_batching = other_batch;
@@ -74,8 +75,10 @@ std::vector<Value*> dot_general(VjpCtx& c) {
   Value* bv = c.x(1);
   Value* dy = c.dy[0];
   int64_t nb = static_cast<int64_t>(d.lhs_batching.size());
-  int64_t na = static_cast<int64_t>(free_dims(a->type.rank(), d.lhs_batching, d.lhs_contracting).size());
-  int64_t nbf = static_cast<int64_t>(free_dims(bv->type.rank(), d.rhs_batching, d.rhs_contracting).size());
+  int64_t na =
+      static_cast<int64_t>(free_dims(a->type.rank(), d.lhs_batching, d.lhs_contracting).size());
+  int64_t nbf =
+      static_cast<int64_t>(free_dims(bv->type.rank(), d.rhs_batching, d.rhs_contracting).size());
   I64s dy_a_free, dy_b_free;
   for (int64_t i = 0; i < na; ++i) dy_a_free.push_back(nb + i);
   for (int64_t i = 0; i < nbf; ++i) dy_b_free.push_back(nb + na + i);

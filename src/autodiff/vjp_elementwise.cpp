@@ -25,12 +25,30 @@ struct E {
 };
 
 // --- unary ---
-V negate(VjpCtx& c) { E e(c); return {e.neg(e.dy())}; }                     // dx = -dy
-V abs(VjpCtx& c) { E e(c); return {e.mul(e.dy(), e.b.sign(e.x()))}; }       // dx = dy·sign(x)
-V exponential(VjpCtx& c) { E e(c); return {e.mul(e.dy(), e.y())}; }         // dx = dy·y
-V expm1(VjpCtx& c) { E e(c); return {e.mul(e.dy(), e.b.add(e.y(), e.k(1)))}; }  // dx = dy·(y+1)
-V log(VjpCtx& c) { E e(c); return {e.div(e.dy(), e.x())}; }                 // dx = dy/x
-V log1p(VjpCtx& c) { E e(c); return {e.div(e.dy(), e.b.add(e.x(), e.k(1)))}; }  // dx = dy/(1+x)
+V negate(VjpCtx& c) {
+  E e(c);
+  return {e.neg(e.dy())};
+}  // dx = -dy
+V abs(VjpCtx& c) {
+  E e(c);
+  return {e.mul(e.dy(), e.b.sign(e.x()))};
+}  // dx = dy·sign(x)
+V exponential(VjpCtx& c) {
+  E e(c);
+  return {e.mul(e.dy(), e.y())};
+}  // dx = dy·y
+V expm1(VjpCtx& c) {
+  E e(c);
+  return {e.mul(e.dy(), e.b.add(e.y(), e.k(1)))};
+}  // dx = dy·(y+1)
+V log(VjpCtx& c) {
+  E e(c);
+  return {e.div(e.dy(), e.x())};
+}  // dx = dy/x
+V log1p(VjpCtx& c) {
+  E e(c);
+  return {e.div(e.dy(), e.b.add(e.x(), e.k(1)))};
+}  // dx = dy/(1+x)
 V logistic(VjpCtx& c) {  // dx = dy·y·(1-y)
   E e(c);
   return {e.mul(e.dy(), e.mul(e.y(), e.b.subtract(e.k(1), e.y())))};
@@ -39,7 +57,10 @@ V tanh(VjpCtx& c) {  // dx = dy·(1-y²)
   E e(c);
   return {e.mul(e.dy(), e.b.subtract(e.k(1), e.mul(e.y(), e.y())))};
 }
-V sqrt(VjpCtx& c) { E e(c); return {e.div(e.mul(e.dy(), e.k(0.5)), e.y())}; }  // dx = dy·0.5/y
+V sqrt(VjpCtx& c) {
+  E e(c);
+  return {e.div(e.mul(e.dy(), e.k(0.5)), e.y())};
+}  // dx = dy·0.5/y
 V rsqrt(VjpCtx& c) {  // y = x^-1/2: dx = dy·(-0.5)·y/x
   E e(c);
   return {e.mul(e.mul(e.dy(), e.k(-0.5)), e.div(e.y(), e.x()))};
@@ -48,24 +69,34 @@ V cbrt(VjpCtx& c) {  // y = x^1/3: dx = dy·y/(3x)
   E e(c);
   return {e.div(e.mul(e.dy(), e.y()), e.mul(e.x(), e.k(3)))};
 }
-V sine(VjpCtx& c) { E e(c); return {e.mul(e.dy(), e.b.cosine(e.x()))}; }    // dx = dy·cos x
-V cosine(VjpCtx& c) { E e(c); return {e.neg(e.mul(e.dy(), e.b.sine(e.x())))}; }  // dx = -dy·sin x
+V sine(VjpCtx& c) {
+  E e(c);
+  return {e.mul(e.dy(), e.b.cosine(e.x()))};
+}  // dx = dy·cos x
+V cosine(VjpCtx& c) {
+  E e(c);
+  return {e.neg(e.mul(e.dy(), e.b.sine(e.x())))};
+}  // dx = -dy·sin x
 V tan(VjpCtx& c) {  // dx = dy·(1+y²)
   E e(c);
   return {e.mul(e.dy(), e.b.add(e.k(1), e.mul(e.y(), e.y())))};
 }
 V identity(VjpCtx& c) { return {c.dy[0]}; }  // reduce_precision: dx = dy (straight through)
-V convert(VjpCtx& c) {  // float -> float: dx = convert(dy) back to x's type
+V convert(VjpCtx& c) {                       // float -> float: dx = convert(dy) back to x's type
   if (!c.wants[0]) return {nullptr};
   return {c.b.convert(c.dy[0], c.x(0)->type.dtype())};
 }
 
 // --- binary ---
-V add(VjpCtx& c) { return {c.dy[0], c.dy[0]}; }                               // da = db = dy
-V subtract(VjpCtx& c) { E e(c); return {e.dy(), c.wants[1] ? e.neg(e.dy()) : nullptr}; }  // db = -dy
+V add(VjpCtx& c) { return {c.dy[0], c.dy[0]}; }  // da = db = dy
+V subtract(VjpCtx& c) {
+  E e(c);
+  return {e.dy(), c.wants[1] ? e.neg(e.dy()) : nullptr};
+}  // db = -dy
 V multiply(VjpCtx& c) {  // da = dy·b, db = dy·a
   E e(c);
-  return {c.wants[0] ? e.mul(e.dy(), e.x(1)) : nullptr, c.wants[1] ? e.mul(e.dy(), e.x(0)) : nullptr};
+  return {c.wants[0] ? e.mul(e.dy(), e.x(1)) : nullptr,
+          c.wants[1] ? e.mul(e.dy(), e.x(0)) : nullptr};
 }
 V divide(VjpCtx& c) {  // da = dy/b, db = -dy·y/b
   E e(c);
@@ -74,14 +105,16 @@ V divide(VjpCtx& c) {  // da = dy/b, db = -dy·y/b
 }
 V remainder(VjpCtx& c) {  // y = a - b·trunc(a/b): da = dy, db = -dy·(a-y)/b
   E e(c);
-  Value* db = c.wants[1] ? e.neg(e.mul(e.dy(), e.div(e.b.subtract(e.x(0), e.y()), e.x(1)))) : nullptr;
+  Value* db =
+      c.wants[1] ? e.neg(e.mul(e.dy(), e.div(e.b.subtract(e.x(0), e.y()), e.x(1)))) : nullptr;
   return {e.dy(), db};
 }
 V power(VjpCtx& c) {  // da = dy·b·a^(b-1), db = dy·y·log(a)
   E e(c);
   Value* da = nullptr;
   Value* db = nullptr;
-  if (c.wants[0]) da = e.mul(e.dy(), e.mul(e.x(1), e.b.power(e.x(0), e.b.subtract(e.x(1), e.k(1)))));
+  if (c.wants[0])
+    da = e.mul(e.dy(), e.mul(e.x(1), e.b.power(e.x(0), e.b.subtract(e.x(1), e.k(1)))));
   if (c.wants[1]) db = e.mul(e.dy(), e.mul(e.y(), e.b.log(e.x(0))));
   return {da, db};
 }
@@ -114,7 +147,8 @@ V clamp(VjpCtx& c) {
   E e(c);
   Value* x = e.x(1);
   auto full = [&](Value* v) {
-    return v->type.rank() == 0 && x->type.rank() > 0 ? e.b.broadcast_in_dim(v, x->type.shape(), {}) : v;
+    return v->type.rank() == 0 && x->type.rank() > 0 ? e.b.broadcast_in_dim(v, x->type.shape(), {})
+                                                     : v;
   };
   Value* lo = full(e.x(0));
   Value* hi = full(e.x(2));
@@ -151,11 +185,25 @@ void register_elementwise_vjps(VjpRule* t) {
   set(OpKind::kReducePrecision, identity);
   set(OpKind::kConvert, convert);
   // Piecewise constant or non-float: zero cotangent (dy does not reach the operands).
-  for (OpKind k : {OpKind::kSign, OpKind::kFloor, OpKind::kCeil, OpKind::kRoundNearestAfz,
-                   OpKind::kRoundNearestEven, OpKind::kIsFinite, OpKind::kNot, OpKind::kPopcnt,
-                   OpKind::kCountLeadingZeros, OpKind::kBitcastConvert, OpKind::kAnd, OpKind::kOr,
-                   OpKind::kXor, OpKind::kShiftLeft, OpKind::kShiftRightArithmetic,
-                   OpKind::kShiftRightLogical, OpKind::kCompare, OpKind::kConstant, OpKind::kIota,
+  for (OpKind k : {OpKind::kSign,
+                   OpKind::kFloor,
+                   OpKind::kCeil,
+                   OpKind::kRoundNearestAfz,
+                   OpKind::kRoundNearestEven,
+                   OpKind::kIsFinite,
+                   OpKind::kNot,
+                   OpKind::kPopcnt,
+                   OpKind::kCountLeadingZeros,
+                   OpKind::kBitcastConvert,
+                   OpKind::kAnd,
+                   OpKind::kOr,
+                   OpKind::kXor,
+                   OpKind::kShiftLeft,
+                   OpKind::kShiftRightArithmetic,
+                   OpKind::kShiftRightLogical,
+                   OpKind::kCompare,
+                   OpKind::kConstant,
+                   OpKind::kIota,
                    OpKind::kRngBitGenerator})
     set(k, no_grad);
   set(OpKind::kAdd, add);

@@ -16,7 +16,9 @@ using hlo::ScatterDims;
 using hlo::Value;
 
 hlo::RegionFn add_body() {
-  return [](hlo::Builder& rb, const std::vector<Value*>& a) { return std::vector<Value*>{rb.add(a[0], a[1])}; };
+  return [](hlo::Builder& rb, const std::vector<Value*>& a) {
+    return std::vector<Value*>{rb.add(a[0], a[1])};
+  };
 }
 
 // y = gather(x, idx): dx = scatter-add(0, idx, dy) with offset dims as update window dims.
@@ -62,7 +64,9 @@ std::vector<Value*> scatter(VjpCtx& c) {
   if (c.wants[0]) {
     out[0] = dy;
     if (replace) {
-      auto keep = [](hlo::Builder&, const std::vector<Value*>& a) { return std::vector<Value*>{a[1]}; };
+      auto keep = [](hlo::Builder&, const std::vector<Value*>& a) {
+        return std::vector<Value*>{a[1]};
+      };
       out[0] = c.b.scatter({dy}, idx, {zeros(c.b, u->type)}, s, keep, sorted,
                            c.op.attrs.get_bool_or("unique_indices", false))[0];
     }

@@ -22,12 +22,14 @@ Value* unreduce(hlo::Builder& b, Value* v, const hlo::Type& xt, const I64s& redu
 
 std::vector<Value*> reduce(VjpCtx& c) {
   if (c.op.operands.size() != 2)
-    fail("vjp", "stablehlo.reduce with {} inputs is not differentiable (expected 1; use a custom VJP)",
+    fail("vjp",
+         "stablehlo.reduce with {} inputs is not differentiable (expected 1; use a custom VJP)",
          c.op.operands.size() / 2);
   auto comb = region_combiner(*c.op.region(0));
   if (!comb || (*comb != OpKind::kAdd && *comb != OpKind::kMaximum && *comb != OpKind::kMinimum &&
                 *comb != OpKind::kMultiply))
-    fail("vjp", "stablehlo.reduce body is not one of add/maximum/minimum/multiply (use a custom VJP)");
+    fail("vjp",
+         "stablehlo.reduce body is not one of add/maximum/minimum/multiply (use a custom VJP)");
   hlo::Builder& b = c.b;
   Value* x = c.x(0);
   Value* init = c.x(1);

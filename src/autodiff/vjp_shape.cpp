@@ -52,7 +52,8 @@ V broadcast_in_dim(VjpCtx& c) {
   for (int64_t xi : kept_x)
     perm.push_back(std::find(by_out.begin(), by_out.end(), xi) - by_out.begin());
   bool identity = true;
-  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
+  for (size_t i = 0; i < perm.size(); ++i)
+    identity = identity && perm[i] == static_cast<int64_t>(i);
   if (!identity) r = c.b.transpose(r, perm);
   if (r->type.shape() != x->type.shape()) r = c.b.reshape(r, x->type.shape());
   return {r};
@@ -122,7 +123,7 @@ V pad(VjpCtx& c) {
   const I64s& lo = c.op.attrs.get_i64s("edge_padding_low");
   const I64s& hi = c.op.attrs.get_i64s("edge_padding_high");
   I64s in = c.op.attrs.has("interior_padding") ? c.op.attrs.get_i64s("interior_padding")
-                                                : I64s(lo.size(), 0);
+                                               : I64s(lo.size(), 0);
   Value* dx = nullptr;
   if (xt.numel() == 0) {
     dx = zeros(c.b, xt);

@@ -21,7 +21,9 @@ struct Win {
 
 Win read_window(const hlo::Op& op, size_t rank) {
   Win w;
-  auto or_ones = [&](const char* n) { return op.attrs.has(n) ? op.attrs.get_i64s(n) : I64s(rank, 1); };
+  auto or_ones = [&](const char* n) {
+    return op.attrs.has(n) ? op.attrs.get_i64s(n) : I64s(rank, 1);
+  };
   w.dims = op.attrs.get_i64s("window_dimensions");
   w.strides = or_ones("window_strides");
   w.base = or_ones("base_dilations");
@@ -29,7 +31,8 @@ Win read_window(const hlo::Op& op, size_t rank) {
   w.pad.assign(rank, {0, 0});
   if (auto* p = op.attrs.get_if<hlo::DenseAttr>("padding"))
     for (size_t i = 0; i < rank; ++i)
-      w.pad[i] = {p->value.as_int64(static_cast<int64_t>(2 * i)), p->value.as_int64(static_cast<int64_t>(2 * i + 1))};
+      w.pad[i] = {p->value.as_int64(static_cast<int64_t>(2 * i)),
+                  p->value.as_int64(static_cast<int64_t>(2 * i + 1))};
   return w;
 }
 
@@ -69,17 +72,21 @@ std::vector<Value*> reduce_window(VjpCtx& c) {
          c.op.operands.size() / 2);
   auto comb = region_combiner(*c.op.region(0));
   if (!comb || (*comb != OpKind::kAdd && *comb != OpKind::kMaximum && *comb != OpKind::kMinimum))
-    fail("vjp", "stablehlo.reduce_window body is not one of add/maximum/minimum (use a custom VJP)");
+    fail("vjp",
+         "stablehlo.reduce_window body is not one of add/maximum/minimum (use a custom VJP)");
   if (c.wants[1])
-    fail("vjp", "stablehlo.reduce_window cannot differentiate its init value (it also fills the padding)");
+    fail("vjp",
+         "stablehlo.reduce_window cannot differentiate its init value (it also fills the padding)");
   Value* x = c.x(0);
   Value* dy = c.dy[0];
   Win w = read_window(c.op, static_cast<size_t>(x->type.rank()));
   if (dy->type.numel() == 0 || x->type.numel() == 0) return {zeros(c.b, x->type), nullptr};
-  if (*comb == OpKind::kAdd) return {sum_pool_grad(c.b, w, x, dy), nullptr};  // dx = Σ windows ∋ x of dy
+  if (*comb == OpKind::kAdd)
+    return {sum_pool_grad(c.b, w, x, dy), nullptr};  // dx = Σ windows ∋ x of dy
   // max/min pool: dx = select_and_scatter(x, dy, 0; select GE/LE, scatter add)
   if (!all_ones(w.base) || !all_ones(w.wdil))
-    fail("vjp", "stablehlo.reduce_window max/min with base or window dilations is not differentiable");
+    fail("vjp",
+         "stablehlo.reduce_window max/min with base or window dilations is not differentiable");
   const char* dir = *comb == OpKind::kMaximum ? "GE" : "LE";
   WindowOptions o;
   o.window_dimensions = w.dims;
@@ -102,7 +109,8 @@ std::vector<Value*> reduce_window(VjpCtx& c) {
 std::vector<Value*> select_and_scatter(VjpCtx& c) {
   const hlo::Block& sel = *c.op.region(0);
   const hlo::Op* cmp = sel.ops.empty() ? nullptr : sel.ops[0].get();
-  if (!cmp || cmp->kind != OpKind::kCompare || cmp->operand(0) != sel.arg(0) || cmp->operand(1) != sel.arg(1))
+  if (!cmp || cmp->kind != OpKind::kCompare || cmp->operand(0) != sel.arg(0) ||
+      cmp->operand(1) != sel.arg(1))
     fail("vjp", "stablehlo.select_and_scatter select is not a compare of its arguments");
   std::string dir = cmp->attrs.get_enum("comparison_direction");
   auto scat = region_combiner(*c.op.region(1));
@@ -115,7 +123,8 @@ std::vector<Value*> select_and_scatter(VjpCtx& c) {
   if (c.wants[1]) {
     bool is_max = dir == "GE" || dir == "GT";
     DType dt = x->type.dtype();
-    double worst = is_max ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+    double worst =
+        is_max ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
     WindowOptions o;
     o.window_dimensions = w.dims;
     o.window_strides = w.strides;

@@ -49,9 +49,10 @@ void gradcheck_command(const GradcheckArgs& a) {
   for (const auto& w : a.wrt) o.wrt.push_back(parse_input_name(w, f->num_args()));
   autodiff::GradcheckReport r = autodiff::gradcheck(*module, o);
   for (const auto& in : r.inputs)
-    fmt::print("input {} (%arg{}: {}, {} elements): max abs error {:.3e}, max rel error {:.3e}  {}\n",
-               in.index, in.index, f->arg(in.index)->type.str(), in.numel, in.max_abs, in.max_rel,
-               in.ok ? "ok" : "FAILED");
+    fmt::print(
+        "input {} (%arg{}: {}, {} elements): max abs error {:.3e}, max rel error {:.3e}  {}\n",
+        in.index, in.index, f->arg(in.index)->type.str(), in.numel, in.max_abs, in.max_rel,
+        in.ok ? "ok" : "FAILED");
   fmt::print("@{}: {} (tolerance {:.1e} on the relative error, backend {}, seed {})\n", f->name,
              r.ok ? "gradients match" : "gradient MISMATCH", r.tolerance, a.backend, a.seed);
   if (!r.ok) {
@@ -69,13 +70,18 @@ void register_gradcheck_command(CLI::App& app) {
       "Check a function's reverse-mode gradient (VJP) against central finite differences in f64.\n"
       "The function is converted to f64, float inputs are drawn as +-[0.25, 1] with distinct\n"
       "magnitudes (no zeros, no ties: away from relu/max kinks), integer inputs in [0, 3), and a\n"
-      "random output cotangent ybar in [-1, 1]. Per input it prints the max absolute error and the\n"
-      "max relative error = max|vjp - fd| / max(|vjp|, |fd|). Exits 1 when a relative error is above\n"
+      "random output cotangent ybar in [-1, 1]. Per input it prints the max absolute error and "
+      "the\n"
+      "max relative error = max|vjp - fd| / max(|vjp|, |fd|). Exits 1 when a relative error is "
+      "above\n"
       "the tolerance (default 1e-6), 2 on bad input.");
   cmd->add_option("file", args->file, "StableHLO module (.mlir)")->required();
-  cmd->add_option("--entry", args->entry, "function to check (default: main, else the only public one)");
-  cmd->add_option("--seed", args->seed, "random seed for inputs and cotangent")->capture_default_str();
-  cmd->add_option("--wrt", args->wrt, "inputs to check, by index or %argN (default: every float input)");
+  cmd->add_option("--entry", args->entry,
+                  "function to check (default: main, else the only public one)");
+  cmd->add_option("--seed", args->seed, "random seed for inputs and cotangent")
+      ->capture_default_str();
+  cmd->add_option("--wrt", args->wrt,
+                  "inputs to check, by index or %argN (default: every float input)");
   cmd->add_option("--backend", args->backend, "executor: ref or cpu")->capture_default_str();
   cmd->add_option("--tolerance", args->tolerance, "maximum relative error")->capture_default_str();
   cmd->add_flag("--positive", args->positive, "draw positive float inputs only (log, sqrt, ...)");

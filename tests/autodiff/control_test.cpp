@@ -15,7 +15,8 @@ TEST(ControlVjp, IfDifferentiatesEachBranch) {
     auto m = make_module({f32({3}), f32({3})}, [&](Builder& b, auto a) {
       Value* p = b.constant(Tensor::from<int>(DType::kI1, {}, {taken}));
       auto r = b.if_(
-          p, [&](Builder& rb, auto) { return std::vector<Value*>{rb.multiply(rb.sine(a[0]), a[1])}; },
+          p,
+          [&](Builder& rb, auto) { return std::vector<Value*>{rb.multiply(rb.sine(a[0]), a[1])}; },
           [&](Builder& rb, auto) { return std::vector<Value*>{rb.add(scramble(rb, a[1]), a[1])}; });
       return std::vector<Value*>{scramble(b, r[0])};
     });
@@ -27,11 +28,13 @@ TEST(ControlVjp, CaseAndTuples) {
   for (int idx = 0; idx < 3; ++idx) {
     auto m = make_module({f32({2}), f32({2})}, [&](Builder& b, auto a) {
       Value* i = b.constant(Tensor::from<int>(DType::kI32, {}, {idx}));
-      auto r = b.case_(i, {[&](Builder& rb, auto) { return std::vector<Value*>{rb.tanh(a[0])}; },
-                           [&](Builder& rb, auto) { return std::vector<Value*>{rb.multiply(a[0], a[1])}; },
-                           [&](Builder&, auto) { return std::vector<Value*>{a[1]}; }});
+      auto r = b.case_(
+          i, {[&](Builder& rb, auto) { return std::vector<Value*>{rb.tanh(a[0])}; },
+              [&](Builder& rb, auto) { return std::vector<Value*>{rb.multiply(a[0], a[1])}; },
+              [&](Builder&, auto) { return std::vector<Value*>{a[1]}; }});
       Value* t = b.tuple({r[0], a[0]});
-      return std::vector<Value*>{b.add(b.get_tuple_element(t, 0), scramble(b, b.get_tuple_element(t, 1)))};
+      return std::vector<Value*>{
+          b.add(b.get_tuple_element(t, 0), scramble(b, b.get_tuple_element(t, 1)))};
     });
     expect_grads(*m);
   }
@@ -59,7 +62,8 @@ TEST(ControlVjp, WhileIsRefusedWithItsName) {
     auto r = b.while_(
         {zero, a[0]},
         [](Builder& rb, const std::vector<Value*>& s) {
-          return std::vector<Value*>{rb.compare(s[0], rb.constant(Tensor::from<int>(DType::kI32, {}, {3})), "LT")};
+          return std::vector<Value*>{
+              rb.compare(s[0], rb.constant(Tensor::from<int>(DType::kI32, {}, {3})), "LT")};
         },
         [](Builder& rb, const std::vector<Value*>& s) {
           Value* one = rb.constant(Tensor::from<int>(DType::kI32, {}, {1}));
@@ -84,7 +88,8 @@ TEST(CustomVjp, WhileLoopWithHandWrittenBackward) {
       auto r = fb.while_(
           {zero, x[0]},
           [](Builder& rb, const std::vector<Value*>& s) {
-            return std::vector<Value*>{rb.compare(s[0], rb.constant(Tensor::from<int>(DType::kI32, {}, {3})), "LT")};
+            return std::vector<Value*>{
+                rb.compare(s[0], rb.constant(Tensor::from<int>(DType::kI32, {}, {3})), "LT")};
           },
           [](Builder& rb, const std::vector<Value*>& s) {
             Value* one = rb.constant(Tensor::from<int>(DType::kI32, {}, {1}));
@@ -95,7 +100,8 @@ TEST(CustomVjp, WhileLoopWithHandWrittenBackward) {
     auto bwd = [](Builder& bb, const CustomVjpArgs& c) {
       // dx = dy · 8 · y / x  (y = x^8)
       Value* eight = bb.constant_splat(8, c.args[0]->type);
-      return std::vector<Value*>{bb.multiply(c.result_cots[0], bb.divide(bb.multiply(eight, c.results[0]), c.args[0]))};
+      return std::vector<Value*>{
+          bb.multiply(c.result_cots[0], bb.divide(bb.multiply(eight, c.results[0]), c.args[0]))};
     };
     Value* y = call_with_custom_vjp(b, "pow8__f32_3", {a[0]}, fwd, bwd)[0];
     return std::vector<Value*>{y};
@@ -119,16 +125,20 @@ TEST(CustomVjp, SoftmaxCrossEntropySeedReplacesTheOpsInside) {
       Value* z = x[0];
       Value* mx = fb.reduce(z, fb.scalar(-1e30, DType::kF32), {1}, OpKind::kMaximum);
       Value* sh = fb.subtract(z, fb.broadcast_in_dim(mx, {2, 3}, {0}));
-      Value* lse = fb.log(fb.reduce(fb.exponential(sh), fb.scalar(0, DType::kF32), {1}, OpKind::kAdd));
+      Value* lse =
+          fb.log(fb.reduce(fb.exponential(sh), fb.scalar(0, DType::kF32), {1}, OpKind::kAdd));
       Value* logp = fb.subtract(sh, fb.broadcast_in_dim(lse, {2, 3}, {0}));
-      return std::vector<Value*>{fb.negate(fb.reduce(fb.multiply(x[1], logp), fb.scalar(0, DType::kF32), {1}, OpKind::kAdd))};
+      return std::vector<Value*>{fb.negate(
+          fb.reduce(fb.multiply(x[1], logp), fb.scalar(0, DType::kF32), {1}, OpKind::kAdd))};
     };
     auto bwd = [](Builder& bb, const CustomVjpArgs& c) {
       Value* z = c.args[0];
       Type t = z->type;
       Value* mx = bb.reduce(z, bb.scalar(-1e30, t.dtype()), {1}, OpKind::kMaximum);
       Value* e = bb.exponential(bb.subtract(z, bb.broadcast_in_dim(mx, t.shape(), {0})));
-      Value* p = bb.divide(e, bb.broadcast_in_dim(bb.reduce(e, bb.scalar(0, t.dtype()), {1}, OpKind::kAdd), t.shape(), {0}));
+      Value* p =
+          bb.divide(e, bb.broadcast_in_dim(bb.reduce(e, bb.scalar(0, t.dtype()), {1}, OpKind::kAdd),
+                                           t.shape(), {0}));
       Value* dy = bb.broadcast_in_dim(c.result_cots[0], t.shape(), {0});
       return std::vector<Value*>{bb.multiply(bb.subtract(p, c.args[1]), dy), nullptr};
     };
@@ -143,7 +153,7 @@ TEST(CustomVjp, SoftmaxCrossEntropySeedReplacesTheOpsInside) {
   expect_grads(*m, o);
   hlo::Func* gf = vjp(*m->find("main"), {0});
   EXPECT_EQ(count_ops(*gf, OpKind::kCall), 1);  // forward stays a call; backward is the custom one
-  EXPECT_EQ(count_ops(*gf, OpKind::kLog), 0);    // nothing of the callee was differentiated
+  EXPECT_EQ(count_ops(*gf, OpKind::kLog), 0);   // nothing of the callee was differentiated
   unregister_custom_vjp("softmax_xent_test");
 }
 
@@ -159,13 +169,14 @@ TEST(VjpModule, EdgeCasesOfTheSignature) {
   auto exe = exec::make_backend("ref")->load(std::shared_ptr<const hlo::Module>(std::move(m)));
   auto t = [](std::vector<float> v) { return Tensor::from<float>(DType::kF32, {2}, v); };
   Tensor ints = Tensor::from<int64_t>(DType::kI64, {2}, {7, 8});
-  auto out = exe->run(gf->name, {t({1, 2}), t({0.5f, -1}), t({3, 4}), ints, t({10, 20}), t({1, 2}), t({3, 4}), ints});
+  auto out = exe->run(gf->name, {t({1, 2}), t({0.5f, -1}), t({3, 4}), ints, t({10, 20}), t({1, 2}),
+                                 t({3, 4}), ints});
   ASSERT_EQ(out.size(), 7u);
-  EXPECT_FLOAT_EQ(out[4].data<float>()[1], 20);                          // xbar0 = ybar0
-  EXPECT_FLOAT_EQ(out[5].data<float>()[0], (1 + 3) * std::cos(0.5f));    // xbar1 = (ybar1+ybar2)·cos
+  EXPECT_FLOAT_EQ(out[4].data<float>()[1], 20);                        // xbar0 = ybar0
+  EXPECT_FLOAT_EQ(out[5].data<float>()[0], (1 + 3) * std::cos(0.5f));  // xbar1 = (ybar1+ybar2)·cos
   EXPECT_FLOAT_EQ(out[5].data<float>()[1], (2 + 4) * std::cos(-1.f));
-  EXPECT_FLOAT_EQ(out[6].data<float>()[0], 0);                           // unused input: zeros
-  EXPECT_EQ(out[3].data<int64_t>()[1], 8);                               // integer output passes
+  EXPECT_FLOAT_EQ(out[6].data<float>()[0], 0);  // unused input: zeros
+  EXPECT_EQ(out[3].data<int64_t>()[1], 8);      // integer output passes
   // Integer inputs cannot be differentiated.
   auto m2 = make_module({i64({2})}, [&](Builder&, auto a) { return std::vector<Value*>{a[0]}; });
   EXPECT_THROW(vjp(*m2->find("main"), {0}), Error);
@@ -198,8 +209,10 @@ TEST(VjpModule, RoundTripsThroughPrinterAndParserOnBothExecutors) {
     hlo::WindowOptions w;
     w.window_dimensions = {1, 1, 2, 2};
     w.window_strides = {1, 1, 1, 1};
-    Value* p = b.reduce_window(r, b.scalar(-std::numeric_limits<double>::infinity(), DType::kF32), w, OpKind::kMaximum);
-    return std::vector<Value*>{b.reduce(b.multiply(p, p), b.scalar(0, DType::kF32), {0, 1, 2, 3}, OpKind::kAdd)};
+    Value* p = b.reduce_window(r, b.scalar(-std::numeric_limits<double>::infinity(), DType::kF32),
+                               w, OpKind::kMaximum);
+    return std::vector<Value*>{
+        b.reduce(b.multiply(p, p), b.scalar(0, DType::kF32), {0, 1, 2, 3}, OpKind::kAdd)};
   });
   hlo::Func* gf = vjp(*m->find("main"), {0, 1, 2});
   std::string text = hlo::print_module(*m);
@@ -222,9 +235,11 @@ TEST(VjpModule, RoundTripsThroughPrinterAndParserOnBothExecutors) {
     ASSERT_EQ(ref_out[k].shape(), ref_parsed[k].shape());
     ASSERT_EQ(ref_out[k].shape(), cpu_parsed[k].shape());
     double scale = 0;
-    for (int64_t j = 0; j < ref_out[k].numel(); ++j) scale = std::max(scale, std::abs(ref_out[k].as_double(j)));
+    for (int64_t j = 0; j < ref_out[k].numel(); ++j)
+      scale = std::max(scale, std::abs(ref_out[k].as_double(j)));
     for (int64_t j = 0; j < ref_out[k].numel(); ++j) {
-      EXPECT_EQ(ref_out[k].as_double(j), ref_parsed[k].as_double(j)) << "result " << k << " element " << j;
+      EXPECT_EQ(ref_out[k].as_double(j), ref_parsed[k].as_double(j))
+          << "result " << k << " element " << j;
       EXPECT_NEAR(ref_out[k].as_double(j), cpu_parsed[k].as_double(j), 1e-4 * (1 + scale))
           << "result " << k << " element " << j;
     }

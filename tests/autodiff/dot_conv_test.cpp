@@ -12,7 +12,8 @@ namespace {
 TEST(DotVjp, RandomBatchAndContractingDims) {
   std::mt19937 g(20);
   for (int trial = 0; trial < 10; ++trial) {
-    int64_t nb = rand_int(g, 0, 2), nc = rand_int(g, 0, 2), nfa = rand_int(g, 0, 2), nfb = rand_int(g, 0, 2);
+    int64_t nb = rand_int(g, 0, 2), nc = rand_int(g, 0, 2), nfa = rand_int(g, 0, 2),
+            nfb = rand_int(g, 0, 2);
     Shape bsz, csz, fa, fb;
     for (int64_t i = 0; i < nb; ++i) bsz.push_back(rand_int(g, 1, 3));
     for (int64_t i = 0; i < nc; ++i) csz.push_back(rand_int(g, 1, 3));
@@ -138,7 +139,18 @@ TEST(ConvVjp, RandomAttributesMatchFiniteDifferences) {
 TEST(ConvVjp, GradientsAlsoMatchOnTheCpuExecutor) {
   // The emitted backward convolutions (lhs-dilated, negative padding, batch groups) on `cpu`.
   std::vector<ConvCase> cases{
-      {2, 4, 6, 2, {6, 5}, {3, 2}, {2, 1}, {1, 1}, {1, 2}, {{1, 0}, {-1, 1}}, {false, false}, false},
+      {2,
+       4,
+       6,
+       2,
+       {6, 5},
+       {3, 2},
+       {2, 1},
+       {1, 1},
+       {1, 2},
+       {{1, 0}, {-1, 1}},
+       {false, false},
+       false},
       {1, 3, 3, 3, {5, 5}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {{1, 1}, {1, 1}}, {false, false}, true},
       {2, 2, 3, 1, {7}, {3}, {3}, {2}, {1}, {{2, 1}}, {true}, false}};
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -152,7 +164,8 @@ TEST(ConvVjp, GradientsAlsoMatchOnTheCpuExecutor) {
 }
 
 TEST(ConvVjp, DepthwiseStaysGroupedAndGradsAreConvolutions) {
-  ConvCase k{2, 3, 3, 3, {5, 5}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {{1, 1}, {1, 1}}, {false, false}, false};
+  ConvCase k{
+      2, 3, 3, 3, {5, 5}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {{1, 1}, {1, 1}}, {false, false}, false};
   auto m = conv_module(k);
   expect_grads(*m);
   hlo::Func* gf = vjp(*m->find("main"), {0, 1});
@@ -172,15 +185,15 @@ TEST(ConvVjp, DepthwiseStaysGroupedAndGradsAreConvolutions) {
 TEST(DotVjp, MlpWeightGradientsEqualTextbookFormulas) {
   // 3-layer MLP h1 = tanh(x W1), h2 = tanh(h1 W2), y = h2 W3, loss = sum(y ∘ t) (ybar = 1).
   // Textbook: dW3 = h2ᵀ t; dh2 = t W3ᵀ; dW2 = h1ᵀ (dh2 ∘ (1-h2²)); dW1 = xᵀ (dh1 ∘ (1-h1²)).
-  auto m = make_module({f64({4, 3}), f64({3, 5}), f64({5, 4}), f64({4, 2}), f64({4, 2})},
-                       [&](Builder& b, auto a) {
-    hlo::DotDims mm{{}, {}, {1}, {0}};
-    Value* h1 = b.tanh(b.dot_general(a[0], a[1], mm));
-    Value* h2 = b.tanh(b.dot_general(h1, a[2], mm));
-    Value* y = b.dot_general(h2, a[3], mm);
-    Value* l = b.reduce(b.multiply(y, a[4]), b.scalar(0, DType::kF64), {0, 1}, OpKind::kAdd);
-    return std::vector<Value*>{l};
-  });
+  auto m = make_module(
+      {f64({4, 3}), f64({3, 5}), f64({5, 4}), f64({4, 2}), f64({4, 2})}, [&](Builder& b, auto a) {
+        hlo::DotDims mm{{}, {}, {1}, {0}};
+        Value* h1 = b.tanh(b.dot_general(a[0], a[1], mm));
+        Value* h2 = b.tanh(b.dot_general(h1, a[2], mm));
+        Value* y = b.dot_general(h2, a[3], mm);
+        Value* l = b.reduce(b.multiply(y, a[4]), b.scalar(0, DType::kF64), {0, 1}, OpKind::kAdd);
+        return std::vector<Value*>{l};
+      });
   hlo::Func* gf = vjp(*m->find("main"), {1, 2, 3});
   auto exe = exec::make_backend("ref")->load(std::shared_ptr<const hlo::Module>(std::move(m)));
   std::mt19937 g(5);
@@ -193,12 +206,16 @@ TEST(DotVjp, MlpWeightGradientsEqualTextbookFormulas) {
   Tensor x = rnd({4, 3}), w1 = rnd({3, 5}), w2 = rnd({5, 4}), w3 = rnd({4, 2}), t = rnd({4, 2});
   auto out = exe->run(gf->name, {x, w1, w2, w3, t, Tensor::from<double>(DType::kF64, {}, {1.0})});
   // Host reference with plain loops.
-  auto at = [](const Tensor& a, int64_t i, int64_t j) { return a.data<double>()[i * a.shape()[1] + j]; };
-  auto matmul = [&](const std::vector<double>& a, int64_t n, int64_t k, const Tensor& w, int64_t mcols) {
+  auto at = [](const Tensor& a, int64_t i, int64_t j) {
+    return a.data<double>()[i * a.shape()[1] + j];
+  };
+  auto matmul = [&](const std::vector<double>& a, int64_t n, int64_t k, const Tensor& w,
+                    int64_t mcols) {
     std::vector<double> r(static_cast<size_t>(n * mcols), 0);
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < mcols; ++j)
-        for (int64_t p = 0; p < k; ++p) r[static_cast<size_t>(i * mcols + j)] += a[static_cast<size_t>(i * k + p)] * at(w, p, j);
+        for (int64_t p = 0; p < k; ++p)
+          r[static_cast<size_t>(i * mcols + j)] += a[static_cast<size_t>(i * k + p)] * at(w, p, j);
     return r;
   };
   std::vector<double> xv(x.data<double>(), x.data<double>() + 12);
@@ -225,7 +242,8 @@ TEST(DotVjp, MlpWeightGradientsEqualTextbookFormulas) {
   for (int64_t q = 0; q < 5; ++q)
     for (int64_t p = 0; p < 4; ++p) {
       double s = 0;
-      for (int64_t i = 0; i < 4; ++i) s += h1[static_cast<size_t>(i * 5 + q)] * dz2[static_cast<size_t>(i * 4 + p)];
+      for (int64_t i = 0; i < 4; ++i)
+        s += h1[static_cast<size_t>(i * 5 + q)] * dz2[static_cast<size_t>(i * 4 + p)];
       EXPECT_NEAR(out[2].data<double>()[q * 4 + p], s, 1e-12);
     }
   // dz1 = (dz2 W2ᵀ) ∘ (1 - h1²); dW1 = xᵀ dz1

@@ -18,15 +18,24 @@ struct UnaryCase {
 
 TEST(ElementwiseVjp, UnaryOpsMatchFiniteDifferences) {
   std::mt19937 g(1);
-  for (UnaryCase c : std::vector<UnaryCase>{
-           {OpKind::kNegate, false}, {OpKind::kAbs, false}, {OpKind::kExponential, false},
-           {OpKind::kExponentialMinusOne, false}, {OpKind::kLog, true}, {OpKind::kLogPlusOne, true},
-           {OpKind::kLogistic, false}, {OpKind::kTanh, false}, {OpKind::kSqrt, true},
-           {OpKind::kRsqrt, true}, {OpKind::kCbrt, true}, {OpKind::kSine, false},
-           {OpKind::kCosine, false}, {OpKind::kTan, false}}) {
+  for (UnaryCase c : std::vector<UnaryCase>{{OpKind::kNegate, false},
+                                            {OpKind::kAbs, false},
+                                            {OpKind::kExponential, false},
+                                            {OpKind::kExponentialMinusOne, false},
+                                            {OpKind::kLog, true},
+                                            {OpKind::kLogPlusOne, true},
+                                            {OpKind::kLogistic, false},
+                                            {OpKind::kTanh, false},
+                                            {OpKind::kSqrt, true},
+                                            {OpKind::kRsqrt, true},
+                                            {OpKind::kCbrt, true},
+                                            {OpKind::kSine, false},
+                                            {OpKind::kCosine, false},
+                                            {OpKind::kTan, false}}) {
     SCOPED_TRACE(std::string(hlo::op_name(c.kind)));
     Shape s = random_shape(g);
-    auto m = make_module({f32(s)}, [&](Builder& b, auto a) { return std::vector<Value*>{b.unary(c.kind, a[0])}; });
+    auto m = make_module(
+        {f32(s)}, [&](Builder& b, auto a) { return std::vector<Value*>{b.unary(c.kind, a[0])}; });
     GradcheckOptions o;
     o.positive = c.positive;
     o.seed = static_cast<uint64_t>(c.kind);
@@ -36,11 +45,14 @@ TEST(ElementwiseVjp, UnaryOpsMatchFiniteDifferences) {
 
 TEST(ElementwiseVjp, BinaryOpsMatchFiniteDifferences) {
   std::mt19937 g(2);
-  for (OpKind k : {OpKind::kAdd, OpKind::kSubtract, OpKind::kMultiply, OpKind::kDivide, OpKind::kMaximum,
-                   OpKind::kMinimum, OpKind::kAtan2, OpKind::kPower, OpKind::kRemainder}) {
+  for (OpKind k :
+       {OpKind::kAdd, OpKind::kSubtract, OpKind::kMultiply, OpKind::kDivide, OpKind::kMaximum,
+        OpKind::kMinimum, OpKind::kAtan2, OpKind::kPower, OpKind::kRemainder}) {
     SCOPED_TRACE(std::string(hlo::op_name(k)));
     Shape s = random_shape(g);
-    auto m = make_module({f32(s), f32(s)}, [&](Builder& b, auto a) { return std::vector<Value*>{b.binary(k, a[0], a[1])}; });
+    auto m = make_module({f32(s), f32(s)}, [&](Builder& b, auto a) {
+      return std::vector<Value*>{b.binary(k, a[0], a[1])};
+    });
     GradcheckOptions o;
     o.positive = k == OpKind::kPower;  // a^b needs a > 0 for the b-gradient
     o.seed = static_cast<uint64_t>(k);
@@ -72,7 +84,8 @@ TEST(ElementwiseVjp, SelectClampConvertAndPiecewiseConstant) {
 TEST(ElementwiseVjp, ClosedFormSumOfSquares) {
   // f(x) = sum(x²) -> df/dx = 2x exactly.
   auto m = make_module({f32({4})}, [&](Builder& b, auto a) {
-    return std::vector<Value*>{b.reduce(b.multiply(a[0], a[0]), b.scalar(0, DType::kF32), {0}, OpKind::kAdd)};
+    return std::vector<Value*>{
+        b.reduce(b.multiply(a[0], a[0]), b.scalar(0, DType::kF32), {0}, OpKind::kAdd)};
   });
   hlo::Func* g = vjp(*m->find("main"), {0});
   auto exe = exec::make_backend("ref")->load(std::shared_ptr<const hlo::Module>(std::move(m)));
@@ -81,7 +94,8 @@ TEST(ElementwiseVjp, ClosedFormSumOfSquares) {
   ASSERT_EQ(out.size(), 2u);
   EXPECT_FLOAT_EQ(out[0].data<float>()[0], 1 + 4 + 0.25f + 9);
   std::vector<float> want{2, -4, 1, 6};
-  for (int j = 0; j < 4; ++j) EXPECT_FLOAT_EQ(out[1].data<float>()[j], want[static_cast<size_t>(j)]);
+  for (int j = 0; j < 4; ++j)
+    EXPECT_FLOAT_EQ(out[1].data<float>()[j], want[static_cast<size_t>(j)]);
 }
 
 TEST(ElementwiseVjp, IntegerOpsGiveZeroAndMissingRuleIsAnError) {
@@ -116,7 +130,8 @@ TEST(ElementwiseVjp, ElementwiseMapIsLiftedAndDifferentiated) {
   // map(x, y){a, b -> a·sin(b) + 2} over 2x3: differentiated like the same ops on whole tensors.
   auto m = make_module({f32({2, 3}), f32({2, 3})}, [&](Builder& b, auto a) {
     return b.map({a[0], a[1]}, {0, 1}, [](Builder& rb, const std::vector<Value*>& x) {
-      return std::vector<Value*>{rb.add(rb.multiply(x[0], rb.sine(x[1])), rb.scalar(2, DType::kF32))};
+      return std::vector<Value*>{
+          rb.add(rb.multiply(x[0], rb.sine(x[1])), rb.scalar(2, DType::kF32))};
     });
   });
   expect_grads(*m);

@@ -20,9 +20,13 @@ TEST(ReduceVjp, AddMaxMinMultiplyOverRandomDims) {
       I64s dims;
       for (int64_t d = 0; d < r; ++d)
         if (rand_int(g, 0, 1)) dims.push_back(d);
-      double init = k == OpKind::kMultiply ? 1 : k == OpKind::kMaximum ? -1e30 : k == OpKind::kMinimum ? 1e30 : 0;
+      double init = k == OpKind::kMultiply  ? 1
+                    : k == OpKind::kMaximum ? -1e30
+                    : k == OpKind::kMinimum ? 1e30
+                                            : 0;
       auto m = make_module({f32(s)}, [&](Builder& b, auto a) {
-        return std::vector<Value*>{scramble(b, b.reduce(a[0], b.scalar(init, DType::kF32), dims, k))};
+        return std::vector<Value*>{
+            scramble(b, b.reduce(a[0], b.scalar(init, DType::kF32), dims, k))};
       });
       GradcheckOptions o;
       o.seed = static_cast<uint64_t>(trial);
@@ -50,13 +54,15 @@ TEST(WindowVjp, SumPoolWithStridesDilationsPadding) {
       w.base_dilations.push_back(rand_int(g, 1, 2));
       w.window_dilations.push_back(rand_int(g, 1, 2));
       w.padding.push_back({rand_int(g, 0, 2), rand_int(g, 0, 2)});
-      int64_t full = (s.back() - 1) * w.base_dilations.back() + 1 + w.padding.back().first + w.padding.back().second;
+      int64_t full = (s.back() - 1) * w.base_dilations.back() + 1 + w.padding.back().first +
+                     w.padding.back().second;
       empty = empty || full < (w.window_dimensions.back() - 1) * w.window_dilations.back() + 1;
     }
     if (empty) continue;
     SCOPED_TRACE("trial " + std::to_string(trial));
     auto m = make_module({f32(s)}, [&](Builder& b, auto a) {
-      return std::vector<Value*>{scramble(b, b.reduce_window(a[0], b.scalar(0, DType::kF32), w, OpKind::kAdd))};
+      return std::vector<Value*>{
+          scramble(b, b.reduce_window(a[0], b.scalar(0, DType::kF32), w, OpKind::kAdd))};
     });
     GradcheckOptions o;
     o.seed = static_cast<uint64_t>(trial);
@@ -72,12 +78,16 @@ TEST(WindowVjp, MaxPoolUsesSelectAndScatter) {
     w.window_dimensions = {1, 1, rand_int(g, 1, 3), rand_int(g, 1, 3)};
     w.window_strides = {1, 1, rand_int(g, 1, 2), rand_int(g, 1, 2)};
     // Padding below the window size: no window sees only padding (its max would be -inf).
-    auto p = [&](int64_t wd) { return std::pair<int64_t, int64_t>{rand_int(g, 0, wd - 1), rand_int(g, 0, wd - 1)}; };
+    auto p = [&](int64_t wd) {
+      return std::pair<int64_t, int64_t>{rand_int(g, 0, wd - 1), rand_int(g, 0, wd - 1)};
+    };
     w.padding = {{0, 0}, {0, 0}, p(w.window_dimensions[2]), p(w.window_dimensions[3])};
     OpKind k = trial % 2 ? OpKind::kMinimum : OpKind::kMaximum;
-    double init = k == OpKind::kMaximum ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+    double init = k == OpKind::kMaximum ? -std::numeric_limits<double>::infinity()
+                                        : std::numeric_limits<double>::infinity();
     auto m = make_module({f32(s)}, [&](Builder& b, auto a) {
-      return std::vector<Value*>{scramble(b, b.reduce_window(a[0], b.scalar(init, DType::kF32), w, k))};
+      return std::vector<Value*>{
+          scramble(b, b.reduce_window(a[0], b.scalar(init, DType::kF32), w, k))};
     });
     GradcheckOptions o;
     o.seed = static_cast<uint64_t>(trial);
@@ -96,8 +106,12 @@ TEST(WindowVjp, SelectAndScatterSourceGradient) {
   auto m = make_module({f32({5, 4}), f32({3, 3})}, [&](Builder& b, auto a) {
     Value* r = b.select_and_scatter(
         a[0], scramble(b, a[1]), b.scalar(0, DType::kF32), w,
-        [](Builder& rb, const std::vector<Value*>& x) { return std::vector<Value*>{rb.compare(x[0], x[1], "GE")}; },
-        [](Builder& rb, const std::vector<Value*>& x) { return std::vector<Value*>{rb.add(x[0], x[1])}; });
+        [](Builder& rb, const std::vector<Value*>& x) {
+          return std::vector<Value*>{rb.compare(x[0], x[1], "GE")};
+        },
+        [](Builder& rb, const std::vector<Value*>& x) {
+          return std::vector<Value*>{rb.add(x[0], x[1])};
+        });
     return std::vector<Value*>{scramble(b, r)};
   });
   GradcheckOptions o;
@@ -145,7 +159,9 @@ TEST(GatherVjp, RowGatherAndScatterAddWithRandomIndices) {
     sd.index_vector_dim = 1;
     auto m2 = make_module({f32({V, D}), i64({N, 1}), f32({N, D})}, [&](Builder& b, auto a) {
       auto r = b.scatter({scramble(b, a[0])}, a[1], {scramble(b, a[2])}, sd,
-                         [](Builder& rb, const std::vector<Value*>& x) { return std::vector<Value*>{rb.add(x[0], x[1])}; });
+                         [](Builder& rb, const std::vector<Value*>& x) {
+                           return std::vector<Value*>{rb.add(x[0], x[1])};
+                         });
       return std::vector<Value*>{scramble(b, r[0])};
     });
     expect_grads(*m2, o);
@@ -207,7 +223,8 @@ TEST(GatherVjp, RandomDimensionNumbersGatherAndScatterAdd) {
     std::vector<int64_t> idx(static_cast<size_t>(num_elements(is)));
     auto strides = row_major_strides(is);
     for (size_t e = 0; e < idx.size(); ++e) {
-      int64_t comp = (static_cast<int64_t>(e) / strides[static_cast<size_t>(gd.index_vector_dim)]) % k;
+      int64_t comp =
+          (static_cast<int64_t>(e) / strides[static_cast<size_t>(gd.index_vector_dim)]) % k;
       int64_t d = gd.start_index_map[static_cast<size_t>(comp)];
       idx[e] = rand_int(g, 0, os[static_cast<size_t>(d)] - sizes[static_cast<size_t>(d)]);
     }
@@ -227,7 +244,9 @@ TEST(GatherVjp, RandomDimensionNumbersGatherAndScatterAdd) {
     sd.index_vector_dim = gd.index_vector_dim;
     auto m2 = make_module({f32(os), i64(is), f32(us)}, [&](Builder& b, auto a) {
       auto res = b.scatter({scramble(b, a[0])}, a[1], {scramble(b, a[2])}, sd,
-                           [](Builder& rb, const std::vector<Value*>& x) { return std::vector<Value*>{rb.add(x[0], x[1])}; });
+                           [](Builder& rb, const std::vector<Value*>& x) {
+                             return std::vector<Value*>{rb.add(x[0], x[1])};
+                           });
       return std::vector<Value*>{scramble(b, res[0])};
     });
     expect_grads(*m2, o);
@@ -242,9 +261,10 @@ TEST(GatherVjp, ScatterReplaceZeroesOverwrittenPositions) {
   sd.scatter_dims_to_operand_dims = {0};
   sd.index_vector_dim = 1;
   auto m = make_module({f32({4, 2}), i64({2, 1}), f32({2, 2})}, [&](Builder& b, auto a) {
-    auto r = b.scatter({a[0]}, a[1], {scramble(b, a[2])}, sd,
-                       [](Builder&, const std::vector<Value*>& x) { return std::vector<Value*>{x[1]}; },
-                       false, true);
+    auto r = b.scatter(
+        {a[0]}, a[1], {scramble(b, a[2])}, sd,
+        [](Builder&, const std::vector<Value*>& x) { return std::vector<Value*>{x[1]}; }, false,
+        true);
     return std::vector<Value*>{scramble(b, r[0])};
   });
   GradcheckOptions o;
@@ -271,18 +291,21 @@ TEST(GatherVjp, BatchedGatherWithBatchingDims) {
 
 TEST(CollectiveVjp, AllReduceSumTransposesToAllReduceSum) {
   // y_r = Σ_s x_s on 2 replicas: xbar_r = Σ_s ybar_s.
-  auto m = make_module({f32({3})}, [&](Builder& b, auto a) {
-    return b.all_reduce({a[0]}, {}, OpKind::kAdd);
-  });
+  auto m = make_module({f32({3})},
+                       [&](Builder& b, auto a) { return b.all_reduce({a[0]}, {}, OpKind::kAdd); });
   hlo::Func* gf = vjp(*m->find("main"), {0});
   EXPECT_EQ(count_ops(*gf, OpKind::kAllReduce), 2);
   auto exe = exec::make_backend("ref")->load(std::shared_ptr<const hlo::Module>(std::move(m)));
-  Tensor x0 = Tensor::from<float>(DType::kF32, {3}, {1, 2, 3}), x1 = Tensor::from<float>(DType::kF32, {3}, {4, 5, 6});
-  Tensor y0 = Tensor::from<float>(DType::kF32, {3}, {1, 0, 2}), y1 = Tensor::from<float>(DType::kF32, {3}, {3, 1, -1});
+  Tensor x0 = Tensor::from<float>(DType::kF32, {3}, {1, 2, 3}),
+         x1 = Tensor::from<float>(DType::kF32, {3}, {4, 5, 6});
+  Tensor y0 = Tensor::from<float>(DType::kF32, {3}, {1, 0, 2}),
+         y1 = Tensor::from<float>(DType::kF32, {3}, {3, 1, -1});
   auto out = exe->run_replicated(gf->name, {{x0, y0}, {x1, y1}});
   std::vector<float> want{4, 1, 1};
   for (int r = 0; r < 2; ++r)
-    for (int j = 0; j < 3; ++j) EXPECT_FLOAT_EQ(out[static_cast<size_t>(r)][1].data<float>()[j], want[static_cast<size_t>(j)]);
+    for (int j = 0; j < 3; ++j)
+      EXPECT_FLOAT_EQ(out[static_cast<size_t>(r)][1].data<float>()[j],
+                      want[static_cast<size_t>(j)]);
 }
 
 }  // namespace

@@ -102,8 +102,9 @@ TEST(ShapeVjp, ConcatenateAndDynamicSlices) {
     Value* c = b.concatenate({scramble(b, a[0]), a[1]}, 1);  // 2x5
     Value* i = b.constant(Tensor::from<int64_t>(DType::kI64, {}, {1}));
     Value* j = b.constant(Tensor::from<int64_t>(DType::kI64, {}, {2}));
-    Value* ds = b.dynamic_slice(a[2], {i, j}, {2, 3});                      // 2x3 window of a[2]
-    Value* dus = b.dynamic_update_slice(scramble(b, a[2]), c, {j, b.constant(Tensor::from<int64_t>(DType::kI64, {}, {0}))});
+    Value* ds = b.dynamic_slice(a[2], {i, j}, {2, 3});  // 2x3 window of a[2]
+    Value* dus = b.dynamic_update_slice(
+        scramble(b, a[2]), c, {j, b.constant(Tensor::from<int64_t>(DType::kI64, {}, {0}))});
     return std::vector<Value*>{scramble(b, ds), scramble(b, dus)};
   });
   expect_grads(*m);
