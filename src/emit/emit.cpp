@@ -1,0 +1,45 @@
+// emit_module dispatch, options from a TrainConfig, names and manifests.
+#include "emit/emit.h"
+
+#include "emit/signature.h"
+
+namespace netspec::emit {
+
+EmitOptions EmitOptions::from_train(const TrainConfig& t, int64_t batch) {
+  EmitOptions o;
+  o.batch = batch;
+  o.loss.kind = t.lossKind;
+  o.loss.label_smoothing = t.labelSmoothing;
+  o.optim = optim::OptimConfig::from_train(t);
+  return o;
+}
+
+std::string sanitize(const std::string& name) {
+  std::string s = name.empty() ? "net" : name;
+  for (char& ch : s)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = '_';
+  if (std::isdigit(static_cast<unsigned char>(s[0]))) s = "n" + s;
+  return s;
+}
+
+Manifest make_manifest(const NetSpec& net, ModuleKind kind, const EmitOptions& o,
+                       const Signature& in, const Signature& out) {
+  Manifest m;
+  m.module = std::string(enum_name(kind));
+  m.net = net.name;
+  m.batch = o.batch;
+  m.inputs = in.infos;
+  m.outputs = out.infos;
+  return m;
+}
+
+Emitted emit_module(const NetSpec& net, ModuleKind kind, const EmitOptions& o) {
+  if (o.batch < 1) fail("emit", "batch must be >= 1 (got {})", o.batch);
+  layers::check_lowerable(net);
+  ParamTable t = build_param_table(net);
+  if (kind == ModuleKind::forward || kind == ModuleKind::eval || kind == ModuleKind::cam)
+    return emit_forward_like(net, t, kind, o);
+  return emit_train_like(net, t, kind, o);
+}
+
+}  // namespace netspec::emit

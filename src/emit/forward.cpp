@@ -1,0 +1,108 @@
+// The forward traversal and the forward / eval / cam modules.
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "emit/emit.h"
+#include "emit/signature.h"
+
+namespace netspec::emit {
+
+ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTable& table,
+                              const std::vector<hlo::Value*>& params, hlo::Value* x, bool train,
+                              const std::vector<layers::BnStats>& running) {
+  layers::check_lowerable(net);
+  if (params.size() != table.params.size())
+    fail("emit", "parameter count (got {}, expected {})", params.size(), table.params.size());
+  if (!train && running.size() != table.bns.size())
+    fail("emit", "BN running stats (got {}, expected {})", running.size(), table.bns.size());
+  ForwardOut out;
+  for (size_t i = 0; i < net.layers.size(); ++i) {
+    const LayerInfo& info = table.layers[i];
+    layers::LowerCtx c{b, net, info, {}, train, {}, &out.batch_stats};
+    c.params.assign(params.begin() + info.first_param,
+                    params.begin() + info.first_param + info.num_params);
+    if (!train)
+      c.running.assign(running.begin() + info.first_bn,
+                       running.begin() + info.first_bn + info.num_bn);
+    if (info.kind == "globalAvgPool") out.cam_features = x;
+    x = layers::lower_layer(c, net.layers[i], x);
+  }
+  if (train && out.batch_stats.size() != table.bns.size())
+    fail("emit", "BN batch stats (got {}, expected {})", out.batch_stats.size(), table.bns.size());
+  out.logits = x;
+  return out;
+}
+
+Shape with_batch(int64_t batch, const Shape& s) {
+  Shape r{batch};
+  r.insert(r.end(), s.begin(), s.end());
+  return r;
+}
+
+void Signature::add(const std::string& name, const hlo::Type& t, const std::string& role,
+                    int64_t count) {
+  types.push_back(t);
+  infos.push_back({name, t.shape(), t.dtype(), role, count});
+}
+
+hlo::Value* Signature::add_value(const std::string& name, hlo::Value* v, const std::string& role,
+                                 int64_t count) {
+  values.push_back(v);
+  add(name, v->type, role, count);
+  return v;
+}
+
+void add_params(Signature& s, const ParamTable& t, DType dt, const std::string& role,
+                const std::string& prefix) {
+  for (const auto& p : t.params) s.add(prefix + p.name, hlo::Type::tensor(dt, p.shape), role);
+}
+
+void add_running(Signature& s, const ParamTable& t, DType dt) {
+  for (const auto& bn : t.bns) {
+    s.add(bn.name + ".running_mean", hlo::Type::tensor(dt, {bn.channels}), "bn_running_stat");
+    s.add(bn.name + ".running_var", hlo::Type::tensor(dt, {bn.channels}), "bn_running_stat");
+  }
+}
+
+void add_batch_stats(Signature& s, const ParamTable& t, const std::vector<layers::BnStats>& st) {
+  for (size_t k = 0; k < t.bns.size(); ++k) {
+    s.add_value(t.bns[k].name + ".batch_mean", st[k].mean, "bn_batch_stat", st[k].count);
+    s.add_value(t.bns[k].name + ".batch_var", st[k].var, "bn_batch_stat", st[k].count);
+  }
+}
+
+Emitted emit_forward_like(const NetSpec& net, const ParamTable& t, ModuleKind kind,
+                          const EmitOptions& o) {
+  bool train = kind == ModuleKind::forward;
+  Signature in;
+  add_params(in, t, o.dtype, "param");
+  if (!train) add_running(in, t, o.dtype);
+  in.add("x", hlo::Type::tensor(o.dtype, with_batch(o.batch, t.input)), "input");
+  Emitted e;
+  e.module = std::make_unique<hlo::Module>();
+  e.module->name = fmt::format("{}_{}", sanitize(net.name), enum_name(kind));
+  hlo::Func* f = e.module->add_func("main", in.types);
+  hlo::Builder b(f->body.get());
+  std::vector<hlo::Value*> params;
+  for (size_t i = 0; i < t.params.size(); ++i) params.push_back(f->arg(i));
+  std::vector<layers::BnStats> running;
+  size_t pos = t.params.size();
+  if (!train)
+    for (size_t k = 0; k < t.bns.size(); ++k, pos += 2)
+      running.push_back({f->arg(pos), f->arg(pos + 1)});
+  ForwardOut fo = emit_forward_graph(b, net, t, params, f->arg(pos), train, running);
+  Signature out;
+  if (kind == ModuleKind::cam) {
+    if (!fo.cam_features)
+      fail("emit cam", "net {} has no globalAvgPool layer (cam needs its input feature map)",
+           net.name);
+    out.add_value("features", fo.cam_features, "output");
+  }
+  out.add_value("logits", fo.logits, "output");
+  if (train) add_batch_stats(out, t, fo.batch_stats);
+  b.func_return(out.values);
+  e.manifest = make_manifest(net, kind, o, in, out);
+  return e;
+}
+
+}  // namespace netspec::emit

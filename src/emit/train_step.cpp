@@ -1,0 +1,170 @@
+// The loss, train_step, vjp and optimizer modules. The train step is one fused @main: the
+// forward (train mode) and loss, the backward from autodiff::vjp of that same function (inlined,
+// cotangent 1 for the loss and 0 for the BN stats), then the optimizer tail.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "autodiff/vjp.h"
+#include "core/error.h"
+#include "emit/signature.h"
+#include "hlo/passes.h"
+
+namespace netspec::emit {
+namespace {
+
+void erase_func(hlo::Module& m, const hlo::Func* f) {
+  std::erase_if(m.funcs, [&](const std::unique_ptr<hlo::Func>& p) { return p.get() == f; });
+}
+
+std::vector<hlo::Value*> args_of(const hlo::Func* f, size_t from, size_t n) {
+  std::vector<hlo::Value*> v;
+  for (size_t i = from; i < from + n; ++i) v.push_back(f->arg(i));
+  return v;
+}
+
+void add_loss_inputs(Signature& in, const NetSpec& net, const ParamTable& t,
+                     const EmitOptions& o) {
+  add_params(in, t, o.dtype, "param");
+  hlo::Type xt = hlo::Type::tensor(o.dtype, with_batch(o.batch, t.input));
+  in.add("x", xt, "input");
+  hlo::Type logits = hlo::Type::tensor(o.dtype, with_batch(o.batch, t.output));
+  (void)net;
+  in.add("labels", losses::label_type(o.loss, logits), "label");
+}
+
+// @name(params..., x, labels) -> (loss[, batch_mean/var per BN]).
+hlo::Func* add_loss_func(hlo::Module& m, const std::string& name, const NetSpec& net,
+                         const ParamTable& t, const EmitOptions& o, bool with_stats,
+                         Signature& in, Signature& out) {
+  add_loss_inputs(in, net, t, o);
+  hlo::Func* f = m.add_func(name, in.types);
+  hlo::Builder b(f->body.get());
+  size_t np = t.params.size();
+  ForwardOut fo = emit_forward_graph(b, net, t, args_of(f, 0, np), f->arg(np), true);
+  out.add_value("loss", losses::emit_loss(b, o.loss, fo.logits, f->arg(np + 1)), "loss");
+  if (with_stats) add_batch_stats(out, t, fo.batch_stats);
+  b.func_return(out.values);
+  return f;
+}
+
+std::vector<size_t> iota_n(size_t n) {
+  std::vector<size_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = i;
+  return v;
+}
+
+void add_optimizer_inputs(Signature& in, const ParamTable& t, const EmitOptions& o) {
+  for (const auto& slot : optim::state_slots(o.optim))
+    add_params(in, t, o.dtype, "optimizer_state", slot + ".");
+}
+
+void add_hyper(Signature& in, const EmitOptions& o) {
+  in.add("lr", hlo::Type::tensor(o.dtype, {}), "hyperparameter");
+  in.add("step", hlo::Type::tensor(DType::kI32, {}), "hyperparameter");
+}
+
+void add_update_outputs(Signature& out, const ParamTable& t, const optim::UpdateResult& u,
+                        const EmitOptions& o) {
+  for (size_t i = 0; i < t.params.size(); ++i)
+    out.add_value(t.params[i].name, u.params[i], "param");
+  auto slots = optim::state_slots(o.optim);
+  for (size_t s = 0; s < slots.size(); ++s)
+    for (size_t i = 0; i < t.params.size(); ++i)
+      out.add_value(slots[s] + "." + t.params[i].name, u.state[s * t.params.size() + i],
+                    "optimizer_state");
+}
+
+}  // namespace
+
+Emitted emit_train_like(const NetSpec& net, const ParamTable& t, ModuleKind kind,
+                        const EmitOptions& o) {
+  layers::check_lowerable(net);
+  Emitted e;
+  e.module = std::make_unique<hlo::Module>();
+  hlo::Module& m = *e.module;
+  m.name = fmt::format("{}_{}", sanitize(net.name), enum_name(kind));
+  const size_t np = t.params.size();
+  Signature in, out;
+
+  if (kind == ModuleKind::loss) {
+    add_loss_func(m, "main", net, t, o, false, in, out);
+  } else if (kind == ModuleKind::train_step) {
+    optim::state_slots(o.optim);  // refuses unlowered optimizers before any op is built
+    Signature lin, lout;
+    hlo::Func* lf = add_loss_func(m, "loss_fn", net, t, o, true, lin, lout);
+    lf->is_public = false;
+    autodiff::VjpOptions vo;
+    vo.name = "loss_fn_vjp";
+    hlo::Func* g = autodiff::vjp(*lf, iota_n(np), vo);
+    add_params(in, t, o.dtype, "param");
+    add_optimizer_inputs(in, t, o);
+    const size_t ns = in.types.size() - np;
+    in.add("x", lin.types[np], "input");
+    in.add("labels", lin.types[np + 1], "label");
+    add_hyper(in, o);
+    hlo::Func* f = m.add_func("main", in.types);
+    hlo::Builder b(f->body.get());
+    std::vector<hlo::Value*> args = args_of(f, 0, np);
+    args.push_back(f->arg(np + ns));
+    args.push_back(f->arg(np + ns + 1));
+    for (size_t k = 0; k < lout.values.size(); ++k)  // cotangents: 1 for the loss, 0 for stats
+      args.push_back(b.constant_splat(k == 0 ? 1.0 : 0.0, lout.values[k]->type));
+    std::vector<hlo::Value*> r = hlo::inline_call(f->body.get(), *g, args);
+    std::vector<hlo::Value*> grads(r.begin() + lout.values.size(), r.end());
+    optim::UpdateResult u = optim::apply_update(b, o.optim, t, args_of(f, 0, np), grads,
+                                                args_of(f, np, ns), f->arg(np + ns + 2),
+                                                f->arg(np + ns + 3));
+    add_update_outputs(out, t, u, o);
+    out.add_value("loss", r[0], "loss");
+    for (size_t k = 1; k < lout.values.size(); ++k)
+      out.add_value(lout.infos[k].name, r[k], "bn_batch_stat", lout.infos[k].count);
+    b.func_return(out.values);
+    erase_func(m, g);
+    erase_func(m, lf);
+    hlo::run_cleanup(*f);
+  } else if (kind == ModuleKind::vjp) {
+    add_params(in, t, o.dtype, "param");
+    in.add("x", hlo::Type::tensor(o.dtype, with_batch(o.batch, t.input)), "input");
+    hlo::Func* fwd = m.add_func("net_fwd", in.types, false);
+    {
+      hlo::Builder fb(fwd->body.get());
+      ForwardOut fo = emit_forward_graph(fb, net, t, args_of(fwd, 0, np), fwd->arg(np), true);
+      fb.func_return({fo.logits});
+    }
+    autodiff::VjpOptions vo;
+    vo.name = "net_fwd_vjp";
+    hlo::Func* g = autodiff::vjp(*fwd, iota_n(np + 1), vo);
+    hlo::Type yt = fwd->result_types.at(0);
+    in.add("ybar", yt, "cotangent");
+    hlo::Func* f = m.add_func("main", in.types);
+    std::vector<hlo::Value*> r = hlo::inline_call(f->body.get(), *g, args_of(f, 0, np + 2));
+    hlo::Builder b(f->body.get());
+    for (size_t i = 0; i < np; ++i) out.add_value("d." + t.params[i].name, r[1 + i], "gradient");
+    out.add_value("d.x", r[1 + np], "gradient");
+    b.func_return(out.values);
+    erase_func(m, g);
+    erase_func(m, fwd);
+    hlo::run_cleanup(*f);
+  } else if (kind == ModuleKind::optimizer) {
+    add_params(in, t, o.dtype, "param");
+    add_params(in, t, o.dtype, "gradient", "d.");
+    add_optimizer_inputs(in, t, o);
+    const size_t ns = in.types.size() - 2 * np;
+    add_hyper(in, o);
+    hlo::Func* f = m.add_func("main", in.types);
+    hlo::Builder b(f->body.get());
+    optim::UpdateResult u =
+        optim::apply_update(b, o.optim, t, args_of(f, 0, np), args_of(f, np, np),
+                            args_of(f, 2 * np, ns), f->arg(2 * np + ns), f->arg(2 * np + ns + 1));
+    add_update_outputs(out, t, u, o);
+    b.func_return(out.values);
+    hlo::run_cleanup(*f);
+  } else {
+    fail("emit", "{} is not a training module", enum_name(kind));
+  }
+  e.manifest = make_manifest(net, kind, o, in, out);
+  return e;
+}
+
+}  // namespace netspec::emit

@@ -1,0 +1,44 @@
+// batchNorm: BN over an image's channels (or a vector's features) + act. Also the shared BN
+// helper: y = (x - μ)·rsqrt(σ² + eps)·γ + β, μ/σ² over every dim but 1 (biased σ², as PyTorch
+// normalises); train reports (μ, σ²) per BN, eval reads the running (μ, σ²) inputs.
+#include "layers/lower.h"
+
+namespace netspec::layers {
+
+Value* batch_norm(LowerCtx& c, Value* x, Value* gamma, Value* beta) {
+  hlo::Builder& b = c.b;
+  BnStats s;
+  if (c.train) {
+    hlo::I64s dims;
+    int64_t count = 1;
+    for (int64_t d = 0; d < x->type.rank(); ++d)
+      if (d != 1) {
+        dims.push_back(d);
+        count *= x->type.dim(d);
+      }
+    Value* zero = b.scalar(0, x->type.dtype());
+    Value* sum = b.reduce(x, zero, dims, hlo::OpKind::kAdd);
+    Value* inv_n = b.constant_splat(1.0 / static_cast<double>(count), sum->type);
+    s.mean = b.multiply(sum, inv_n);
+    Value* centered = b.subtract(x, bcast(b, s.mean, x, 1));
+    Value* sq = b.reduce(b.multiply(centered, centered), zero, dims, hlo::OpKind::kAdd);
+    s.var = b.multiply(sq, inv_n);
+    s.count = count;
+    if (c.batch_stats) c.batch_stats->push_back(s);
+  } else {
+    s = c.next_running();
+  }
+  Value* inv_std = b.rsqrt(b.add(s.var, b.constant_splat(kBnEps, s.var->type)));
+  Value* scale = b.multiply(gamma, inv_std);                      // γ / √(σ² + eps)
+  Value* shift = b.subtract(beta, b.multiply(s.mean, scale));     // β - μ·scale
+  return b.add(b.multiply(x, bcast(b, scale, x, 1)), bcast(b, shift, x, 1));
+}
+
+Value* lower_batch_norm(LowerCtx& c, const Layer& layer, Value* x) {
+  const auto& l = std::get<BatchNorm>(layer);
+  Value* gamma = c.next_param();
+  Value* beta = c.next_param();
+  return activation(c.b, batch_norm(c, x, gamma, beta), l.act);
+}
+
+}  // namespace netspec::layers

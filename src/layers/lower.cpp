@@ -1,0 +1,98 @@
+// The layer-kind -> emitter table, the lowering context and the shared broadcast helpers.
+#include "layers/lower.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "core/error.h"
+
+namespace netspec::layers {
+namespace {
+
+// One line per lowered kind; kinds not listed are refused by name.
+const std::map<std::string_view, Emitter>& table() {
+  static const std::map<std::string_view, Emitter> t = {
+      {"dense", lower_dense},
+      {"conv2d", lower_conv2d},
+      {"convBn", lower_conv_bn},
+      {"batchNorm", lower_batch_norm},
+      {"maxPool", lower_max_pool},
+      {"globalAvgPool", lower_global_avg_pool},
+      {"flatten", lower_flatten},
+      {"layerNorm", lower_layer_norm},
+      {"residualBlock", lower_residual_block},
+      {"bottleneckBlock", lower_bottleneck_block},
+      {"separableConv", lower_separable_conv},
+  };
+  return t;
+}
+
+}  // namespace
+
+std::string LowerCtx::where() const { return fmt::format("layer {} {}", info.index, info.kind); }
+
+Value* LowerCtx::next_param() {
+  if (param_pos >= params.size())
+    fail(where(), "emitter asks for parameter {} (got {} from the ParamTable)", param_pos + 1,
+         params.size());
+  return params[param_pos++];
+}
+
+BnStats LowerCtx::next_running() {
+  if (bn_pos >= running.size())
+    fail(where(), "emitter asks for BN running stats {} (got {})", bn_pos + 1, running.size());
+  return running[bn_pos++];
+}
+
+void LowerCtx::finish() const {
+  if (param_pos != params.size())
+    fail(where(), "emitter used {} parameters (expected {} from the ParamTable)", param_pos,
+         params.size());
+  if (!train && bn_pos != running.size())
+    fail(where(), "emitter used {} BN layers (expected {})", bn_pos, running.size());
+}
+
+Emitter find_emitter(std::string_view kind) {
+  auto it = table().find(kind);
+  return it == table().end() ? nullptr : it->second;
+}
+
+std::vector<std::string_view> lowered_kinds() {
+  std::vector<std::string_view> out;
+  for (std::string_view k : layer_kind_names())
+    if (find_emitter(k)) out.push_back(k);
+  return out;
+}
+
+void check_lowerable(const NetSpec& net) {
+  for (size_t i = 0; i < net.layers.size(); ++i) {
+    std::string_view kind = layer_kind(net.layers[i]);
+    if (!find_emitter(kind))
+      fail(fmt::format("layer {} {}", i, kind), "layer kind is not lowered yet (lowered: {})",
+           fmt::join(lowered_kinds(), ", "));
+  }
+}
+
+Value* lower_layer(LowerCtx& c, const Layer& layer, Value* x) {
+  Emitter e = find_emitter(c.info.kind);
+  if (!e)
+    fail(c.where(), "layer kind is not lowered yet (lowered: {})",
+         fmt::join(lowered_kinds(), ", "));
+  Value* y = e(c, layer, x);
+  c.finish();
+  Shape want = c.info.out;
+  want.insert(want.begin(), x->type.dim(0));
+  if (y->type.shape() != want)
+    fail(c.where(), "lowered output shape (got [{}], expected [{}])",
+         fmt::join(y->type.shape(), ", "), fmt::join(want, ", "));
+  return y;
+}
+
+Value* splat(hlo::Builder& b, double v, Value* like) { return b.constant_splat(v, like->type); }
+
+Value* bcast(hlo::Builder& b, Value* v, Value* like, int64_t dim) {
+  return b.broadcast_in_dim(v, like->type.shape(), {dim});
+}
+
+}  // namespace netspec::layers

@@ -1,0 +1,98 @@
+// Layer lowering: a table from layer kind to its forward emitter (one file per kind in
+// src/layers/). An emitter gets a LowerCtx (builder, the layer's ParamTable slice as IR values,
+// train/eval switch, BN running stats in eval, a BN batch-stat sink in train) and the input
+// value [B, ...], and returns the output. A kind without an emitter is refused with its name and
+// layer index (lower_layer), never skipped. Helpers shared by several kinds are declared below.
+#pragma once
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "hlo/builder.h"
+#include "spec/param_table.h"
+
+namespace netspec::layers {
+
+using hlo::Value;
+
+// Per-channel BN statistics: mean and (biased) variance, both [C].
+struct BnStats {
+  Value* mean = nullptr;
+  Value* var = nullptr;
+  int64_t count = 0;  // train: elements averaged per channel (B·H·W), for n/(n-1) on the host
+};
+
+// BN epsilon (PyTorch's default) and the LayerNorm epsilon.
+inline constexpr double kBnEps = 1e-5;
+inline constexpr double kLnEps = 1e-5;
+
+struct LowerCtx {
+  hlo::Builder& b;
+  const NetSpec& net;
+  const LayerInfo& info;            // index, kind, per-sample in/out shapes
+  std::vector<Value*> params;       // this layer's params, ParamTable order
+  bool train = true;                // train: BN on batch statistics; eval: on running stats
+  std::vector<BnStats> running;     // eval: this layer's BN running stats, BnDesc order
+  std::vector<BnStats>* batch_stats = nullptr;  // train: each BN appends its batch mean/var
+
+  // Next parameter / running stat in order; fails naming the layer when the slice runs out.
+  Value* next_param();
+  BnStats next_running();
+  // Checks every parameter and BN was consumed (an emitter/ParamTable mismatch otherwise).
+  void finish() const;
+  std::string where() const;
+
+  size_t param_pos = 0, bn_pos = 0;
+};
+
+using Emitter = Value* (*)(LowerCtx& c, const Layer& layer, Value* x);
+
+// The emitter for a kind, or nullptr if it is not lowered yet.
+Emitter find_emitter(std::string_view kind);
+// Kinds with an emitter, in spec order.
+std::vector<std::string_view> lowered_kinds();
+// Throws `[layer 3 swinStage] layer kind is not lowered yet (lowered: ...)` if any layer of the
+// net has no emitter. Called when a module is built, before any op is emitted.
+void check_lowerable(const NetSpec& net);
+// Emits one layer (refuses kinds without an emitter) and checks the output shape against the
+// ParamTable's per-sample shape.
+Value* lower_layer(LowerCtx& c, const Layer& layer, Value* x);
+
+// --- emitters (one file each) ---
+Value* lower_dense(LowerCtx& c, const Layer& l, Value* x);
+Value* lower_conv2d(LowerCtx& c, const Layer& l, Value* x);
+Value* lower_conv_bn(LowerCtx& c, const Layer& l, Value* x);
+Value* lower_batch_norm(LowerCtx& c, const Layer& l, Value* x);
+Value* lower_max_pool(LowerCtx& c, const Layer& l, Value* x);
+Value* lower_global_avg_pool(LowerCtx& c, const Layer& l, Value* x);
+Value* lower_flatten(LowerCtx& c, const Layer& l, Value* x);
+Value* lower_layer_norm(LowerCtx& c, const Layer& l, Value* x);
+Value* lower_residual_block(LowerCtx& c, const Layer& l, Value* x);
+Value* lower_bottleneck_block(LowerCtx& c, const Layer& l, Value* x);
+Value* lower_separable_conv(LowerCtx& c, const Layer& l, Value* x);
+
+// --- shared helpers ---
+// Elementwise activation (activation.cpp).
+Value* activation(hlo::Builder& b, Value* x, Activation a);
+// A scalar constant broadcast to x's type.
+Value* splat(hlo::Builder& b, double v, Value* like);
+// Per-channel vector v [C] broadcast to x's shape along `dim`.
+Value* bcast(hlo::Builder& b, Value* v, Value* like, int64_t dim);
+// (low, high) padding of one spatial dim of size h for kernel k, stride s (conv2d.cpp):
+// valid -> (0, 0); same -> total = max((ceil(h/s)-1)·s + k - h, 0) split by the PadStyle when
+// s > 1 (xlaSame: extra row high; symmetric: (k-1)/2 both sides), xlaSame's split when s == 1.
+std::pair<int64_t, int64_t> spatial_padding(int64_t h, int64_t k, int64_t s, Padding pad,
+                                            PadStyle style);
+// NCHW conv with OIHW weight w (groups from the weight's in-channel dim), padding per dim
+// from spatial_padding (conv2d.cpp).
+Value* conv(LowerCtx& c, Value* x, Value* w, int64_t stride, Padding pad);
+// BatchNorm (batch_norm.cpp) over all dims but 1 (channels): train uses the batch mean and
+// biased variance and reports them to c.batch_stats; eval uses the next running stats.
+Value* batch_norm(LowerCtx& c, Value* x, Value* gamma, Value* beta);
+// conv (no bias) + BN + activation, the torchvision Conv2dNormActivation unit (conv_bn.cpp).
+Value* conv_bn_act(LowerCtx& c, Value* x, int64_t stride, Padding pad, Activation a);
+// Residual shortcut (residual_block.cpp): x, or 1x1 conv (stride) + BN when the stride or the
+// width changes.
+Value* shortcut(LowerCtx& c, Value* x, int64_t oc, int64_t stride);
+
+}  // namespace netspec::layers

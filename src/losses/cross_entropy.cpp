@@ -1,0 +1,44 @@
+// Softmax cross-entropy family: classCE (label smoothing; focal when γ > 0) and softLabelCE.
+#include <cmath>
+#include <limits>
+
+#include "losses/loss.h"
+
+namespace netspec::losses {
+Value* log_softmax(hlo::Builder& b, Value* z) {
+  const hlo::Type& t = z->type;
+  int64_t last = t.rank() - 1;
+  hlo::I64s keep;
+  for (int64_t d = 0; d < last; ++d) keep.push_back(d);
+  Value* ninf = b.scalar(-std::numeric_limits<double>::infinity(), t.dtype());
+  Value* m = b.reduce(z, ninf, {last}, hlo::OpKind::kMaximum);
+  Value* s = b.subtract(z, b.broadcast_in_dim(m, t.shape(), keep));
+  Value* sum = b.reduce(b.exponential(s), b.scalar(0, t.dtype()), {last}, hlo::OpKind::kAdd);
+  return b.subtract(s, b.broadcast_in_dim(b.log(sum), t.shape(), keep));
+}
+
+// loss = -1/B Σ_i Σ_j q_ij log p_ij, q = (1-ε)·onehot + ε/N; focal: weight (1-p)^γ per term.
+Value* class_ce(hlo::Builder& b, Value* logits, Value* labels, double eps, double gamma) {
+  const hlo::Type& t = logits->type;
+  int64_t n = t.dim(1);
+  Value* iota = b.iota(hlo::Type::tensor(DType::kI32, t.shape()), 1);
+  Value* lab = b.broadcast_in_dim(labels, t.shape(), {0});
+  Value* onehot = b.convert(b.compare(iota, lab, "EQ"), t.dtype());
+  Value* q = b.add(b.multiply(onehot, b.constant_splat(1 - eps, t)),
+                   b.constant_splat(eps / double(n), t));
+  Value* lsm = log_softmax(b, logits);
+  Value* term = b.multiply(q, lsm);
+  if (gamma > 0) {  // -(1-p)^γ·q·log p
+    Value* one_minus_p = b.subtract(b.constant_splat(1, t), b.exponential(lsm));
+    term = b.multiply(term, b.power(one_minus_p, b.constant_splat(gamma, t)));
+  }
+  return mean_of_sum(b, term, -1.0 / double(t.dim(0)));
+}
+
+// loss = -1/B Σ_i Σ_j y_ij log softmax(z)_ij for target distributions y.
+Value* soft_label_ce(hlo::Builder& b, Value* logits, Value* targets) {
+  return mean_of_sum(b, b.multiply(targets, log_softmax(b, logits)),
+                     -1.0 / double(logits->type.dim(0)));
+}
+
+}  // namespace netspec::losses

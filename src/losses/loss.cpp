@@ -1,0 +1,54 @@
+// Loss dispatch: LossKind -> emitter and label layout.
+#include "losses/loss.h"
+
+#include "core/error.h"
+
+namespace netspec::losses {
+
+Value* mean_of_sum(hlo::Builder& b, Value* x, double scale) {
+  hlo::I64s dims;
+  for (int64_t d = 0; d < x->type.rank(); ++d) dims.push_back(d);
+  Value* s = b.reduce(x, b.scalar(0, x->type.dtype()), dims, hlo::OpKind::kAdd);
+  return b.multiply(s, b.scalar(scale, x->type.dtype()));
+}
+
+bool is_lowered(LossKind k) {
+  return k == LossKind::classCE || k == LossKind::softLabelCE || k == LossKind::bce ||
+         k == LossKind::floatTargetMse;
+}
+
+hlo::Type label_type(const LossOptions& o, const hlo::Type& logits) {
+  if (logits.rank() < 2 && o.kind != LossKind::floatTargetMse)
+    fail("loss", "{} expects logits [B, N] (got {})", enum_name(o.kind), logits.str());
+  switch (o.kind) {
+    case LossKind::classCE:
+      return hlo::Type::tensor(DType::kI32, {logits.dim(0)});
+    case LossKind::softLabelCE:
+    case LossKind::bce:
+    case LossKind::floatTargetMse:
+      return logits;
+    default:
+      fail("loss", "{} is not lowered yet (lowered: classCE, softLabelCE, bce, floatTargetMse)",
+           enum_name(o.kind));
+  }
+}
+
+Value* emit_loss(hlo::Builder& b, const LossOptions& o, Value* logits, Value* labels) {
+  if (labels->type != label_type(o, logits->type))
+    fail("loss", "{} labels (got {}, expected {})", enum_name(o.kind), labels->type.str(),
+         label_type(o, logits->type).str());
+  switch (o.kind) {
+    case LossKind::classCE:
+      return class_ce(b, logits, labels, o.label_smoothing, o.focal_gamma);
+    case LossKind::softLabelCE:
+      return soft_label_ce(b, logits, labels);
+    case LossKind::bce:
+      return bce_with_logits(b, logits, labels);
+    case LossKind::floatTargetMse:
+      return mse(b, logits, labels);
+    default:
+      fail("loss", "{} is not lowered yet", enum_name(o.kind));
+  }
+}
+
+}  // namespace netspec::losses

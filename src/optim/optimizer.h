@@ -1,0 +1,45 @@
+// In-graph optimizer updates: (params, grads, state, lr, step) -> (new params, new state), built
+// into the train step and the standalone optimizer module. State is slot-major: all of slot 0
+// (one tensor per parameter, same shape), then slot 1, ... (state_slots names them). `lr` is an
+// f32 scalar input and `step` an i32 scalar: the 1-based number of this update (Adam's t).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "hlo/builder.h"
+#include "spec/param_table.h"
+#include "spec/train_config.h"
+
+namespace netspec::optim {
+
+using hlo::Value;
+
+struct OptimConfig {
+  OptimizerKind kind = OptimizerKind::sgd;
+  double momentum = 0;      // sgd momentum μ / adam β1 / rmsprop momentum / lamb β1
+  bool nesterov = false;    // sgd
+  double beta2 = 0.999;     // adam, lamb
+  double eps = 1e-8;        // adam, lamb
+  double rms_decay = 0.9;   // rmsprop ρ
+  double rms_eps = 1e-8;    // rmsprop (TF flavour: inside the sqrt)
+  double weight_decay = 0;  // sgd/rmsprop: L2 into the gradient; adam: decoupled (AdamW); lamb
+  bool wd_exclude_norm_bias = true;  // decay only params whose ParamDesc.decay is set
+  double grad_clip_norm = 0;         // clip the global L2 norm over ALL grads (0: off)
+  double head_lr_mult = 1;           // lr multiplier for the last parameterized layer
+  static OptimConfig from_train(const TrainConfig& t);
+};
+
+// Slot names: sgd {} or {"momentum"}, adam/lamb {"m", "v"}, rmsprop {"ms", "mom"}. Throws for
+// optimizers not lowered (muon, shampoo).
+std::vector<std::string> state_slots(const OptimConfig& c);
+
+struct UpdateResult {
+  std::vector<Value*> params;
+  std::vector<Value*> state;  // slot-major, like the input
+};
+
+UpdateResult apply_update(hlo::Builder& b, const OptimConfig& c, const ParamTable& table,
+                          const std::vector<Value*>& params, const std::vector<Value*>& grads,
+                          const std::vector<Value*>& state, Value* lr, Value* step);
+
+}  // namespace netspec::optim

@@ -1,0 +1,56 @@
+// Helpers for the emit tests: tiny nets, deterministic inputs, running a module on an executor.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+
+#include "autodiff/gradcheck.h"
+#include "emit/emit.h"
+#include "exec/backend.h"
+#include "hlo/ir.h"
+#include "hlo/passes.h"
+
+namespace netspec::emit::testing {
+
+// Deterministic values in [-1, 1] (or [0, 1] when positive), distinct per seed.
+inline Tensor random_tensor(const hlo::Type& t, uint64_t seed, bool positive = false) {
+  Tensor out(t.dtype(), t.shape());
+  uint64_t s = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    double u = static_cast<double>(s >> 11) / 9007199254740992.0;  // [0, 1)
+    double v = positive ? u : 2 * u - 1;
+    if (t.dtype() == DType::kF32) out.data<float>()[i] = static_cast<float>(v);
+    else if (t.dtype() == DType::kF64) out.data<double>()[i] = v;
+    else if (t.dtype() == DType::kI32) out.data<int32_t>()[i] = static_cast<int32_t>(u * 3);
+  }
+  return out;
+}
+
+inline std::vector<Tensor> run_main(const hlo::Module& m, const std::vector<Tensor>& in,
+                                    const std::string& backend = "ref") {
+  auto exe = exec::make_backend(backend)->load(std::shared_ptr<const hlo::Module>(hlo::clone_module(m)));
+  return exe->run("main", in);
+}
+
+inline double max_abs_diff(const Tensor& a, const Tensor& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  double d = 0;
+  for (int64_t i = 0; i < a.numel(); ++i) d = std::max(d, std::abs(a.as_double(i) - b.as_double(i)));
+  return d;
+}
+
+// Gradchecks the train-step loss (params, x, labels) -> loss of `net` in f64 on `backend`.
+inline void expect_loss_grads(const NetSpec& net, const EmitOptions& o,
+                              const std::string& backend = "ref", int64_t classes = 3) {
+  Emitted e = emit_module(net, ModuleKind::loss, o);
+  autodiff::GradcheckOptions g;
+  g.backend = backend;
+  g.int_max = classes;
+  autodiff::GradcheckReport r = autodiff::gradcheck(*e.module, g);
+  EXPECT_FALSE(r.inputs.empty());
+  EXPECT_TRUE(r.ok) << net.name << " on " << backend << "\n" << r.str();
+}
+
+}  // namespace netspec::emit::testing
