@@ -182,6 +182,29 @@ TEST(VjpModule, EdgeCasesOfTheSignature) {
   EXPECT_THROW(vjp(*m2->find("main"), {0}), Error);
 }
 
+TEST(VjpModule, SecondOrderDifferentiatesTheGeneratedBackward) {
+  // Gradient-check the VJP function itself: its rules' outputs (transposed convolutions,
+  // select_and_scatter, broadcasts of reductions) must be differentiable in turn.
+  auto m = make_module({f32({1, 2, 5, 5}), f32({3, 2, 2, 2})}, [&](Builder& b, auto a) {
+    hlo::ConvOptions o;
+    o.dims = hlo::ConvOptions::nchw(2);
+    o.window_strides = {2, 1};
+    o.padding = {{1, 0}, {0, 1}};
+    Value* c = b.tanh(b.convolution(a[0], a[1], o));
+    hlo::WindowOptions w;
+    w.window_dimensions = {1, 1, 2, 2};
+    Value* p = b.reduce_window(c, b.scalar(-std::numeric_limits<double>::infinity(), DType::kF32),
+                               w, OpKind::kMaximum);
+    return std::vector<Value*>{
+        b.reduce(b.multiply(p, p), b.scalar(0, DType::kF32), {1, 2, 3}, OpKind::kAdd)};
+  });
+  vjp(*m->find("main"), {0, 1});
+  GradcheckOptions o;
+  o.entry = "main_vjp";
+  o.wrt = {0, 1, 2};  // x, w and the cotangent ybar
+  expect_grads(*m, o);
+}
+
 TEST(VjpModule, CleanupLeavesNoDuplicatesAndReusesForwardValues) {
   auto m = make_module({f32({4, 3}), f32({3, 5})}, [&](Builder& b, auto a) {
     hlo::DotDims mm{{}, {}, {1}, {0}};
