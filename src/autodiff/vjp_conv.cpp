@@ -2,6 +2,7 @@
 // spatially reversed kernel (features swapped, lhs_dilation = forward strides, padding adjusted),
 // the weight gradient a convolution of x with dy over the batch. Feature groups stay grouped
 // (input grad: feature_group_count; weight grad: batch_group_count). General dimension numbers.
+// A batch-grouped convolution (what a grouped weight gradient is) is differentiated per group.
 #include "autodiff/rules.h"
 
 namespace netspec::autodiff {
@@ -137,20 +138,42 @@ Value* weight_grad(hlo::Builder& b, const ConvAttrs& a, Value* x, Value* w, Valu
   return dw;
 }
 
+// Slice [g·n/groups, (g+1)·n/groups) of dim `d`.
+Value* group_slice(hlo::Builder& b, Value* v, int64_t d, int64_t g, int64_t groups) {
+  const hlo::Type& t = v->type;
+  I64s start(static_cast<size_t>(t.rank()), 0), limit = t.shape();
+  int64_t n = t.dim(d) / groups;
+  start[static_cast<size_t>(d)] = g * n;
+  limit[static_cast<size_t>(d)] = (g + 1) * n;
+  return b.slice(v, start, limit);
+}
+
 std::vector<Value*> convolution(VjpCtx& c) {
   ConvAttrs a = read_attrs(c.op);
-  if (a.bgc != 1)
-    fail("vjp",
-         "stablehlo.convolution with batch_group_count {} is not differentiable here "
-         "(expected 1; wrap it in a custom VJP)",
-         a.bgc);
   Value* x = c.x(0);
   Value* w = c.x(1);
   Value* dy = c.dy[0];
   if (dy->type.numel() == 0)
     return {c.wants[0] ? zeros(c.b, x->type) : nullptr, c.wants[1] ? zeros(c.b, w->type) : nullptr};
-  return {c.wants[0] ? input_grad(c.b, a, x, w, dy) : nullptr,
-          c.wants[1] ? weight_grad(c.b, a, x, w, dy) : nullptr};
+  if (a.bgc == 1)
+    return {c.wants[0] ? input_grad(c.b, a, x, w, dy) : nullptr,
+            c.wants[1] ? weight_grad(c.b, a, x, w, dy) : nullptr};
+  // batch_group_count G (e.g. a weight gradient being differentiated again): group g is an
+  // ordinary convolution of batch slice g with output-feature slice g of the kernel, so
+  // dx = concat_g(dx_g) along the batch, dW = concat_g(dW_g) along the output features.
+  int64_t G = a.bgc;
+  ConvAttrs one = a;
+  one.bgc = 1;
+  std::vector<Value*> dxs, dws;
+  for (int64_t g = 0; g < G; ++g) {
+    Value* xg = group_slice(c.b, x, a.d.input_batch, g, G);
+    Value* wg = group_slice(c.b, w, a.d.kernel_output_feature, g, G);
+    Value* dyg = group_slice(c.b, dy, a.d.output_feature, g, G);
+    if (c.wants[0]) dxs.push_back(input_grad(c.b, one, xg, wg, dyg));
+    if (c.wants[1]) dws.push_back(weight_grad(c.b, one, xg, wg, dyg));
+  }
+  return {c.wants[0] ? c.b.concatenate(dxs, a.d.input_batch) : nullptr,
+          c.wants[1] ? c.b.concatenate(dws, a.d.kernel_output_feature) : nullptr};
 }
 
 }  // namespace

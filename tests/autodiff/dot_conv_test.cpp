@@ -163,6 +163,19 @@ TEST(ConvVjp, GradientsAlsoMatchOnTheCpuExecutor) {
   }
 }
 
+TEST(ConvVjp, BatchGroupedConvolutionAndSecondOrderOfGroupedConv) {
+  // Differentiating the VJP of a grouped convolution differentiates its batch-grouped weight
+  // gradient convolution.
+  ConvCase k{
+      2, 4, 4, 2, {4, 4}, {2, 2}, {1, 2}, {1, 1}, {1, 1}, {{0, 1}, {1, 0}}, {false, false}, false};
+  auto m = conv_module(k);
+  vjp(*m->find("main"), {0, 1});
+  GradcheckOptions o;
+  o.entry = "main_vjp";
+  o.wrt = {0, 1, 2};
+  expect_grads(*m, o);
+}
+
 TEST(ConvVjp, DepthwiseStaysGroupedAndGradsAreConvolutions) {
   ConvCase k{
       2, 3, 3, 3, {5, 5}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {{1, 1}, {1, 1}}, {false, false}, false};
