@@ -82,6 +82,65 @@ TEST(CpuPlanner, ReshapeViewKeepsItsBufferAlive) {
   EXPECT_EQ(st.inplace, 1);  // only the final add (into s's buffer)
 }
 
+// Regression: a reshape of a reshape (GAP's [N,C] -> [N,C,1,1] -> [N,C] before a dense layer)
+// did not inherit its root's arena buffer, so the root's liveness ended at the second reshape
+// and a later buffer (here exp(y)) was placed over it while the double view was still read.
+TEST(CpuPlanner, ViewOfViewKeepsItsRootBufferAlive) {
+  BodyFn body = [](Builder& b, const Values& a) {
+    Value* t = b.multiply(a[0], a[0]);       // arena buffer (not a result)
+    Value* v1 = b.reshape(t, {2, 2, 1, 1});
+    Value* v2 = b.reshape(v1, {2, 2});       // t's buffer must live until v2's last use
+    Value* e = b.negate(a[1]);               // a new buffer, allocated while v2 is live
+    return Values{b.add(b.transpose(v2, {1, 0}), e)};
+  };
+  Tensor x = f64({2, 2}, {1, 2, 3, 4}), y = f64({2, 2}, {10, 20, 30, 40});
+  // (x^2)ᵀ - y = {1-10, 9-20, 4-30, 16-40}
+  expect_equal(run_fn("cpu", {x, y}, body).at(0), f64({2, 2}, {-9, -11, -26, -24}));
+  auto st = stats_of({type_of(x), type_of(y)}, body);
+  EXPECT_EQ(st.views, 2);
+  EXPECT_EQ(st.arena_bytes, 2u * 64);  // t and -y live together (the add reuses tᵀ's buffer)
+}
+
+// The same bug seen through dot_general's f64 scratch: the transposed rhs was copied into
+// scratch placed over the lhs (a double reshape of an arena value), so the forward of
+// globalAvgPool -> flatten -> dense computed garbage and every BN/GAP net failed gradcheck.
+TEST(CpuPlanner, DotScratchDoesNotOverwriteADoubleViewOperand) {
+  BodyFn body = [](Builder& b, const Values& a) {
+    Value* t = b.multiply(a[0], a[0]);
+    Value* v = b.reshape(b.reshape(t, {2, 2, 1, 1}), {2, 2});
+    hlo::DotDims d;
+    d.lhs_contracting = {1};
+    d.rhs_contracting = {1};  // x · wᵀ: the f64 kernel copies w transposed into scratch
+    return Values{b.dot_general(v, a[1], d)};
+  };
+  Tensor x = f64({2, 2}, {1, 2, 3, 4}), w = f64({2, 2}, {1, 0, 1, 1});
+  // t = {{1, 4}, {9, 16}}; t · wᵀ = {{1, 5}, {9, 25}}
+  Tensor want = f64({2, 2}, {1, 5, 9, 25});
+  expect_equal(run_fn("ref", {x, w}, body).at(0), want, "ref");
+  expect_equal(run_fn("cpu", {x, w}, body).at(0), want, "cpu");
+}
+
+// NETSPEC_CPU_CHECK=1 runs each fast step beside its ref kernel and checks that no operand was
+// overwritten; on a correct plan (in place, views, scratch) it must stay silent.
+TEST(CpuPlanner, CheckModeAcceptsACorrectPlan) {
+  BodyFn body = [](Builder& b, const Values& a) {
+    Value* t = b.exponential(a[0]);
+    Value* v = b.reshape(b.reshape(t, {2, 2, 1, 1}), {2, 2});
+    hlo::DotDims d;
+    d.lhs_contracting = {1};
+    d.rhs_contracting = {1};
+    Value* p = b.dot_general(v, a[0], d);
+    return Values{b.add(b.negate(p), p)};  // in place into -p's buffer
+  };
+  Tensor x = f64({2, 2}, {0, 1, -1, 2});
+  ::setenv("NETSPEC_CPU_CHECK", "1", 1);
+  std::vector<Tensor> r;
+  EXPECT_NO_THROW(r = run_fn("cpu", {x}, body));
+  ::unsetenv("NETSPEC_CPU_CHECK");
+  ASSERT_EQ(r.size(), 1u);
+  expect_equal(r[0], f64({2, 2}, {0, 0, 0, 0}));
+}
+
 TEST(CpuPlanner, ResultsDoNotAliasTheArenaAcrossRuns) {
   BodyFn body = [](Builder& b, const Values& a) {
     Value* t = b.add(a[0], a[0]);

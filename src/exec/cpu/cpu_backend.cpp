@@ -7,15 +7,21 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdlib>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 
 #include "exec/backend.h"
 #include "exec/cpu/kernels.h"
 #include "exec/ref/interpreter.h"
+#include "hlo/printer.h"
 
 namespace netspec::exec::cpu {
 namespace {
@@ -79,6 +85,7 @@ struct Plan {
   size_t arena_bytes = 0;
   std::vector<int> results;
   bool whole_on_ref = false;
+  bool check = false;  // NETSPEC_CPU_CHECK=1: verify each fast step against its ref kernel
   PlanStats stats;
 };
 
@@ -118,6 +125,8 @@ std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
   auto plan = std::make_unique<Plan>();
   Plan& P = *plan;
   P.func = &f;
+  const char* chk = std::getenv("NETSPEC_CPU_CHECK");
+  P.check = chk && *chk && std::string_view(chk) != "0";
   auto new_val = [&](const hlo::Value* v) {
     int id = static_cast<int>(P.vals.size());
     P.vals.push_back({});
@@ -233,8 +242,10 @@ std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
       P.vals[r].src = Src::kView;
       P.vals[r].view_of = src;
       ++P.stats.views;
-      if (P.vals[src].src == Src::kBuffer) {
-        P.vals[r].buffer = P.vals[src].buffer;  // keeps the buffer alive while the view is
+      // A view (also a view of a view) keeps its root's arena buffer alive while it is live.
+      const ValInfo& S = P.vals[src];
+      if (S.src == Src::kBuffer || (S.src == Src::kView && S.buffer >= 0)) {
+        P.vals[r].buffer = S.buffer;
         Buffer& b = P.buffers[static_cast<size_t>(P.vals[src].buffer)];
         b.end = std::max(b.end, std::max(P.vals[r].last_use, s));
       }
@@ -331,6 +342,81 @@ class PlanScope final : public ref::Scope {
   const std::vector<Tensor>& vals_;
 };
 
+// Largest |a - b| scaled by (1 + max |b|) for floats; 0 or 1 (bytes differ) otherwise.
+double tensor_diff(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return 1e300;
+  if (!is_float(a.dtype())) return a.nbytes() && std::memcmp(a.raw(), b.raw(), a.nbytes()) ? 1 : 0;
+  double d = 0, m = 0;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    double x = a.as_double(i), y = b.as_double(i);
+    if (std::isnan(x) != std::isnan(y)) return 1e300;
+    if (!std::isnan(x)) d = std::max(d, std::abs(x - y));
+    if (std::isfinite(y)) m = std::max(m, std::abs(y));
+  }
+  return d / (1 + m);
+}
+
+double check_tolerance(DType t) { return t == DType::kF64 ? 1e-9 : is_float(t) ? 2e-3 : 0; }
+
+// Check mode (NETSPEC_CPU_CHECK=1): a fast step must match its ref kernel on the same operands,
+// and every operand must still hold what its producer wrote (catches buffers reused while live).
+struct Checker {
+  const Plan& P;
+  std::vector<Tensor> snap;  // a copy of each value as produced
+  std::vector<int> producer;  // step index that produced each value
+
+  // After the step, operands that share storage with a result (in place) are exempt.
+  void operands_intact(const Step& st, size_t index, const std::vector<Tensor>& vals,
+                       bool after = false) const {
+    for (size_t i = 0; i < st.ins.size(); ++i) {
+      int id = st.ins[i];
+      const void* p = vals[static_cast<size_t>(id)].raw();
+      bool shared = false;
+      for (int o : st.outs) shared = shared || (p && vals[static_cast<size_t>(o)].raw() == p);
+      if (after && shared) continue;
+      if (producer[static_cast<size_t>(id)] < 0) continue;  // argument or constant
+      const Tensor& s = snap[static_cast<size_t>(id)];
+      if (tensor_diff(vals[static_cast<size_t>(id)], s) != 0)
+        fail("cpu check", "step {} ({}): operand {} ({}, from step {} {}) was overwritten {} "
+             "(buffer reused while live)", index, st.op->name(), i,
+             s.type_str(), producer[static_cast<size_t>(id)],
+             P.steps[static_cast<size_t>(producer[static_cast<size_t>(id)])].op->name(),
+             after ? "while this step ran" : "before this step");
+    }
+  }
+  std::vector<Tensor> ref_outputs(const Step& st, const std::vector<Tensor>& vals) const {
+    ref::Kernel k = ref::kernel_for(st.op->kind);
+    if (!k || !st.op->regions.empty()) return {};
+    std::vector<Tensor> in_t;
+    for (int id : st.ins) in_t.push_back(vals[static_cast<size_t>(id)].clone());
+    ref::RunContext ctx;
+    return k(*st.op, in_t, ctx);
+  }
+  void compare(const Step& st, size_t index, const std::vector<Tensor>& want,
+               const std::vector<Tensor>& vals) const {
+    for (size_t i = 0; i < want.size() && i < st.outs.size(); ++i) {
+      const Tensor& got = vals[static_cast<size_t>(st.outs[i])];
+      double d = tensor_diff(got, want[i]);
+      if (d > check_tolerance(got.dtype())) {
+        std::string operands;
+        for (int id : st.ins)
+          operands += (operands.empty() ? "" : ", ") + vals[static_cast<size_t>(id)].type_str();
+        if (std::getenv("NETSPEC_CPU_CHECK_DUMP"))
+          std::fprintf(stderr, "%s\n", hlo::print_func(*P.func).c_str());
+        fail("cpu check", "step {} ({}({}) -> {}): fast kernel result {} disagrees with ref "
+             "(got scaled max diff {:.3e}, expected <= {:.1e})", index, st.op->name(), operands,
+             got.type_str(), i, d, check_tolerance(got.dtype()));
+      }
+    }
+  }
+  void record(const Step& st, size_t index, const std::vector<Tensor>& vals) {
+    for (int id : st.outs) {
+      snap[static_cast<size_t>(id)] = vals[static_cast<size_t>(id)].clone();
+      producer[static_cast<size_t>(id)] = static_cast<int>(index);
+    }
+  }
+};
+
 std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>& inputs,
                              ref::RunContext& ctx) {
   if (P.whole_on_ref) return ref::run_func(*P.func, inputs, ctx);
@@ -365,7 +451,17 @@ std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>&
   }
   std::vector<const Tensor*> ins;
   std::vector<Tensor*> outs;
-  for (const Step& st : P.steps) {
+  std::optional<Checker> check;
+  if (P.check)
+    check.emplace(
+        Checker{P, std::vector<Tensor>(P.vals.size()), std::vector<int>(P.vals.size(), -1)});
+  for (size_t si = 0; si < P.steps.size(); ++si) {
+    const Step& st = P.steps[si];
+    std::vector<Tensor> want;
+    if (check) {
+      check->operands_intact(st, si, S.vals);
+      if (st.kind == StepKind::kFast) want = check->ref_outputs(st, S.vals);
+    }
     switch (st.kind) {
       case StepKind::kView: {
         const Tensor& src = S.vals[static_cast<size_t>(st.ins[0])];
@@ -407,6 +503,11 @@ std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>&
           S.vals[static_cast<size_t>(st.outs[i])] = in_arena(out_t[i]) ? out_t[i].clone() : std::move(out_t[i]);
         break;
       }
+    }
+    if (check) {
+      check->operands_intact(st, si, S.vals, /*after=*/true);
+      check->compare(st, si, want, S.vals);
+      check->record(st, si, S.vals);
     }
     for (int id : st.release) S.vals[static_cast<size_t>(id)] = Tensor();
   }
