@@ -44,6 +44,9 @@ struct CaseCtx {
 
   // Check options for compare.py.
   void tol(double rtol, double atol) { meta["rtol"] = rtol; meta["atol"] = atol; }
+  // Results that sum terms: cancellation makes a small result's relative error meaningless,
+  // so an absolute tolerance joins the relative one (terms here are O(1)).
+  void accum(DType d = DType::kF32) { d == DType::kF64 ? tol(1e-12, 1e-12) : tol(1e-5, 1e-5); }
   void skip(const std::string& engine, const std::string& why) { meta["skip"][engine] = why; }
   // IREE limitations found by these cases: it cannot compile the module at all, or it compiles
   // it (so still judges our text) but computes a wrong answer the spec rules out.

@@ -79,26 +79,31 @@ ORACLE_CASE(reverse) {
 // --- dot_general ----------------------------------------------------------------------------
 
 ORACLE_CASE(dot_matmul) {
+  c.accum();
   Value* a = c.arg(c.normal(kF32, {3, 4}));
   Value* b = c.arg(c.normal(kF32, {4, 5}));
   c.ret({c.b.dot_general(a, b, DotDims{{}, {}, {1}, {0}})});
 }
 ORACLE_CASE(dot_batch) {
+  c.accum();
   Value* a = c.arg(c.normal(kF32, {2, 3, 4}));
   Value* b = c.arg(c.normal(kF32, {2, 4, 5}));
   c.ret({c.b.dot_general(a, b, DotDims{{0}, {0}, {2}, {1}})});
 }
 ORACLE_CASE(dot_batch_middle) {  // result dims: batch, lhs free, rhs free
+  c.accum();
   Value* a = c.arg(c.normal(kF32, {3, 2, 4}));
   Value* b = c.arg(c.normal(kF32, {4, 2, 5}));
   c.ret({c.b.dot_general(a, b, DotDims{{1}, {1}, {2}, {0}})});
 }
 ORACLE_CASE(dot_two_contracting) {
+  c.accum();
   Value* a = c.arg(c.normal(kF32, {2, 3, 4}));
   Value* b = c.arg(c.normal(kF32, {3, 4, 5}));
   c.ret({c.b.dot_general(a, b, DotDims{{}, {}, {1, 2}, {0, 1}}, {"HIGHEST", "HIGHEST"})});
 }
 ORACLE_CASE(dot_outer) {
+  c.accum();
   Value* a = c.arg(c.normal(kF32, {3}));
   Value* b = c.arg(c.normal(kF32, {4}));
   c.ret({c.b.dot_general(a, b, DotDims{})});
@@ -109,6 +114,7 @@ ORACLE_CASE(dot_i32) {
   c.ret({c.b.dot_general(a, b, DotDims{{}, {}, {1}, {0}})});
 }
 ORACLE_CASE(dot_f64) {
+  c.accum(kF64);
   Value* a = c.arg(c.normal(kF64, {2, 3, 5}));
   Value* b = c.arg(c.normal(kF64, {2, 5, 3}));
   c.ret({c.b.dot_general(a, b, DotDims{{0}, {0}, {2}, {1}})});
@@ -117,6 +123,7 @@ ORACLE_CASE(dot_f64) {
 // --- convolution ----------------------------------------------------------------------------
 
 ORACLE_CASE(conv2d_basic) {
+  c.accum();
   Value* x = c.arg(c.normal(kF32, {2, 3, 6, 6}));
   Value* w = c.arg(c.normal(kF32, {4, 3, 3, 3}));
   ConvOptions o;
@@ -125,6 +132,7 @@ ORACLE_CASE(conv2d_basic) {
   c.ret({c.b.convolution(x, w, o)});
 }
 ORACLE_CASE(conv2d_strided_dilated) {
+  c.accum();
   Value* x = c.arg(c.normal(kF32, {1, 2, 9, 8}));
   Value* w = c.arg(c.normal(kF32, {3, 2, 3, 2}));
   ConvOptions o;
@@ -135,6 +143,7 @@ ORACLE_CASE(conv2d_strided_dilated) {
   c.ret({c.b.convolution(x, w, o)});
 }
 ORACLE_CASE(conv2d_lhs_dilation) {  // the transposed convolution a VJP emits
+  c.accum();
   Value* x = c.arg(c.normal(kF32, {1, 2, 4, 4}));
   Value* w = c.arg(c.normal(kF32, {2, 2, 3, 3}));
   ConvOptions o;
@@ -144,6 +153,7 @@ ORACLE_CASE(conv2d_lhs_dilation) {  // the transposed convolution a VJP emits
   c.ret({c.b.convolution(x, w, o)});
 }
 ORACLE_CASE(conv2d_negative_padding) {
+  c.accum();
   Value* x = c.arg(c.normal(kF32, {1, 1, 6, 6}));
   Value* w = c.arg(c.normal(kF32, {2, 1, 2, 2}));
   ConvOptions o;
@@ -152,6 +162,7 @@ ORACLE_CASE(conv2d_negative_padding) {
   c.ret({c.b.convolution(x, w, o)});
 }
 ORACLE_CASE(conv2d_depthwise) {
+  c.accum();
   Value* x = c.arg(c.normal(kF32, {1, 4, 5, 5}));
   Value* w = c.arg(c.normal(kF32, {8, 1, 3, 3}));
   ConvOptions o;
@@ -160,6 +171,7 @@ ORACLE_CASE(conv2d_depthwise) {
   c.ret({c.b.convolution(x, w, o)});
 }
 ORACLE_CASE(conv2d_feature_groups) {
+  c.accum();
   Value* x = c.arg(c.normal(kF32, {2, 4, 5, 4}));
   Value* w = c.arg(c.normal(kF32, {6, 2, 2, 3}));
   ConvOptions o;
@@ -169,6 +181,7 @@ ORACLE_CASE(conv2d_feature_groups) {
   c.ret({c.b.convolution(x, w, o)});
 }
 ORACLE_CASE(conv2d_batch_groups) {  // the weight-gradient form of a grouped convolution
+  c.accum();
   Value* x = c.arg(c.normal(kF32, {4, 3, 5, 5}));
   Value* w = c.arg(c.normal(kF32, {2, 3, 3, 3}));
   ConvOptions o;
@@ -177,6 +190,7 @@ ORACLE_CASE(conv2d_batch_groups) {  // the weight-gradient form of a grouped con
   c.ret({c.b.convolution(x, w, o)});
 }
 ORACLE_CASE(conv2d_nhwc_hwio) {
+  c.accum();
   Value* x = c.arg(c.normal(kF32, {2, 5, 5, 3}));
   Value* w = c.arg(c.normal(kF32, {3, 3, 3, 4}));
   ConvOptions o;
@@ -186,6 +200,7 @@ ORACLE_CASE(conv2d_nhwc_hwio) {
   c.ret({c.b.convolution(x, w, o)});
 }
 ORACLE_CASE(conv2d_window_reversal) {
+  c.accum();
   Value* x = c.arg(c.normal(kF32, {1, 1, 5, 5}));
   Value* w = c.arg(c.normal(kF32, {1, 1, 3, 3}));
   ConvOptions o;
@@ -194,6 +209,7 @@ ORACLE_CASE(conv2d_window_reversal) {
   c.ret({c.b.convolution(x, w, o)});
 }
 ORACLE_CASE(conv1d) {
+  c.accum();
   Value* x = c.arg(c.normal(kF32, {2, 3, 10}));
   Value* w = c.arg(c.normal(kF32, {4, 3, 3}));
   ConvOptions o;
@@ -202,6 +218,7 @@ ORACLE_CASE(conv1d) {
   c.ret({c.b.convolution(x, w, o)});
 }
 ORACLE_CASE(conv3d) {
+  c.accum();
   Value* x = c.arg(c.normal(kF32, {1, 2, 4, 4, 4}));
   Value* w = c.arg(c.normal(kF32, {2, 2, 2, 2, 2}));
   ConvOptions o;
@@ -210,6 +227,7 @@ ORACLE_CASE(conv3d) {
   c.ret({c.b.convolution(x, w, o)});
 }
 ORACLE_CASE(conv2d_f64) {
+  c.accum(kF64);
   Value* x = c.arg(c.normal(kF64, {1, 2, 5, 5}));
   Value* w = c.arg(c.normal(kF64, {3, 2, 3, 3}));
   ConvOptions o;
@@ -224,6 +242,7 @@ ORACLE_CASE(conv2d_f64) {
 const double kInf = std::numeric_limits<double>::infinity();
 
 ORACLE_CASE(reduce_sum_dims) {
+  c.accum();
   Value* x = c.arg(c.normal(kF32, {2, 3, 4}));
   c.ret({c.b.reduce(x, c.b.scalar(0, kF32), {0, 2}, OpKind::kAdd)});
 }
@@ -268,6 +287,7 @@ ORACLE_CASE(reduce_window_maxpool_padded) {
   c.ret({c.b.reduce_window(x, c.b.scalar(-kInf, kF32), w, OpKind::kMaximum)});
 }
 ORACLE_CASE(reduce_window_dilated_sum) {
+  c.accum();
   Value* x = c.arg(c.normal(kF32, {5, 4}));
   WindowOptions w;
   w.window_dimensions = {2, 2};
@@ -290,6 +310,7 @@ std::vector<Value*> scatter_add(Builder& b, const std::vector<Value*>& a) {
   return {b.add(a[0], a[1])};
 }
 ORACLE_CASE(select_and_scatter_maxpool_grad) {
+  c.accum();
   Value* x = c.arg(c.normal(kF32, {1, 1, 4, 4}));
   Value* s = c.arg(c.normal(kF32, {1, 1, 2, 2}));
   WindowOptions w;
@@ -298,6 +319,7 @@ ORACLE_CASE(select_and_scatter_maxpool_grad) {
   c.ret({c.b.select_and_scatter(x, s, c.b.scalar(0, kF32), w, select_ge, scatter_add)});
 }
 ORACLE_CASE(select_and_scatter_overlap_padded) {
+  c.accum();
   Value* x = c.arg(c.normal(kF32, {5, 5}));
   Value* s = c.arg(c.normal(kF32, {3, 3}));
   WindowOptions w;
@@ -308,6 +330,7 @@ ORACLE_CASE(select_and_scatter_overlap_padded) {
   c.iree_cannot("IREE cannot legalize select_and_scatter with padding");
 }
 ORACLE_CASE(map_two_inputs) {
+  c.accum();
   Value* x = c.arg(c.normal(kF32, {3, 4}));
   Value* y = c.arg(c.normal(kF32, {3, 4}));
   c.ret(c.b.map({x, y}, {0, 1}, [](Builder& b, const std::vector<Value*>& a) {
@@ -379,6 +402,7 @@ ORACLE_CASE(scatter_replace_2d) {
                     false, true));
 }
 ORACLE_CASE(scatter_add_window_f32) {
+  c.accum();
   Value* x = c.arg(c.normal(kF32, {3, 6}));
   Value* idx = c.arg(Tensor::from<int64_t>(kI32, {2, 1}, {1, 3}));
   Value* u = c.arg(c.normal(kF32, {2, 3, 2}));
@@ -420,6 +444,7 @@ ORACLE_CASE(sort_descending_dim0) {
 // --- control flow, calls, tuples ------------------------------------------------------------
 
 ORACLE_CASE(while_fori) {  // acc = acc/2 + x, five times
+  c.accum();
   Value* x = c.arg(c.normal(kF32, {3}));
   Value* i0 = c.b.scalar(0, kI32);
   auto r = c.b.while_(
@@ -457,6 +482,7 @@ ORACLE_CASE(case_in_and_out_of_range) {  // an out-of-range index runs the last 
   c.ret({c.b.case_(i1, br)[0], c.b.case_(i5, br)[0], c.b.case_(im, br)[0]});
 }
 ORACLE_CASE(call_private_function) {  // a private helper called from main and from a loop body
+  c.accum();
   hlo::Func* h = c.m.add_func("helper", {tt(kF32, {3}), tt(kF32, {3})}, false);
   Builder hb(h->body.get());
   hb.func_return({hb.add(hb.tanh(h->arg(0)), hb.multiply(h->arg(1), h->arg(1)))});
@@ -524,6 +550,7 @@ ORACLE_CASE(all_reduce_single_replica) {  // one replica: the sum over one group
 // --- a small network: conv + bias + relu + maxpool + dense + log-softmax ----------------------
 
 ORACLE_CASE(net_cnn_forward) {
+  c.accum();
   Value* x = c.arg(c.normal(kF32, {2, 1, 8, 8}));
   Value* w = c.arg(c.normal(kF32, {4, 1, 3, 3}, 0.5));
   Value* bias = c.arg(c.normal(kF32, {4}, 0.1));
