@@ -267,7 +267,11 @@ bool Printer::print_custom_op(const Op& op, int indent) {
       if (!c || a.map().size() != 1) return false;
       std::vector<Type> rs = op.result_types();
       std::string res = rs.size() == 1 ? rs[0].str() : "(" + types_str(rs) + ")";
-      return emit(fmt::format("call {}({}) : ({}) -> {}", attr_str(*c), operands_str(op),
+      // Inside a stablehlo op's region the default dialect is stablehlo, so `call` must be
+      // spelled with its dialect there (XLA and IREE reject a bare `call`), as MLIR prints it.
+      bool nested = op.parent && op.parent->parent_op;
+      return emit(fmt::format("{} {}({}) : ({}) -> {}", nested ? "func.call" : "call", attr_str(*c),
+                              operands_str(op),
                               types_str(op.operand_types()), res));
     }
     case OpKind::kRngBitGenerator: {

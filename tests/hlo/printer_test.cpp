@@ -68,6 +68,28 @@ TEST(Printer, CustomSyntaxOfCommonOps) {
       << t;
 }
 
+// A call inside a stablehlo region must carry its dialect (the region's default dialect is
+// stablehlo; XLA and IREE reject a bare `call` there), while top-level calls print bare.
+TEST(Printer, CallInsideRegionSpellsFuncCall) {
+  Module m;
+  Func* h = m.add_func("helper", {f32({3})}, /*is_public=*/false);
+  {
+    Builder hb(h->body.get());
+    hb.func_return({hb.tanh(h->arg(0))});
+  }
+  Func* f = m.add_func("main", {f32({3}), Type::tensor(DType::kI1, {})});
+  Builder b(f->body.get());
+  Value* top = b.call(*h, {f->arg(0)})[0];
+  auto r = b.if_(
+      f->arg(1), [&](Builder& rb, const std::vector<Value*>&) { return rb.call(*h, {top}); },
+      [&](Builder&, const std::vector<Value*>&) { return std::vector<Value*>{top}; });
+  b.func_return({r[0]});
+  std::string text = print_module(m);
+  EXPECT_NE(text.find("%0 = call @helper("), std::string::npos) << text;
+  EXPECT_NE(text.find("func.call @helper(%0)"), std::string::npos) << text;
+  EXPECT_EQ(print_module(*parse_module(text)), text);
+}
+
 TEST(Printer, ConvolutionWindowAndGroupCounts) {
   Module m;
   Func* f = m.add_func("main", {f32({1, 2, 5, 5}), f32({4, 2, 3, 3})});
