@@ -541,28 +541,14 @@ class CpuExecutable final : public Executable {
     if (n == 0) fail("run", "run_replicated needs at least one replica (got 0)");
     Entry& e = entry_for(entry);
     for (int r = 0; r < n; ++r) state_for(e, r);
-    ReplicaComm comm(n);
-    std::vector<std::vector<Tensor>> out(static_cast<size_t>(n));
-    std::vector<std::exception_ptr> errs(static_cast<size_t>(n));
-    std::vector<std::thread> threads;
-    for (int r = 0; r < n; ++r) {
-      threads.emplace_back([&, r] {
-        try {
-          State& s = state_for(e, r);
-          std::lock_guard<std::mutex> lk(s.mu);
-          ref::RunContext ctx;
-          ctx.replica_id = r;
-          ctx.comm = &comm;
-          out[static_cast<size_t>(r)] = run_plan(*e.plan, s, inputs[static_cast<size_t>(r)], ctx);
-        } catch (...) {
-          errs[static_cast<size_t>(r)] = std::current_exception();
-        }
-      });
-    }
-    for (auto& t : threads) t.join();
-    for (auto& err : errs)
-      if (err) std::rethrow_exception(err);
-    return out;
+    return run_on_replicas(n, [&](int r, ReplicaComm& comm) {
+      State& s = state_for(e, r);
+      std::lock_guard<std::mutex> lk(s.mu);
+      ref::RunContext ctx;
+      ctx.replica_id = r;
+      ctx.comm = &comm;
+      return run_plan(*e.plan, s, inputs[static_cast<size_t>(r)], ctx);
+    });
   }
 
  private:

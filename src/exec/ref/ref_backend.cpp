@@ -24,27 +24,12 @@ class RefExecutable final : public Executable {
       std::string_view entry, const std::vector<std::vector<Tensor>>& inputs) override {
     const hlo::Func& f = *module_->entry(entry);
     for (const auto& in : inputs) check_inputs(f, in);
-    int n = static_cast<int>(inputs.size());
-    ReplicaComm comm(n);
-    std::vector<std::vector<Tensor>> outs(inputs.size());
-    std::vector<std::exception_ptr> errs(inputs.size());
-    std::vector<std::thread> threads;
-    for (int r = 0; r < n; ++r) {
-      threads.emplace_back([&, r] {
-        try {
-          ref::RunContext ctx;
-          ctx.replica_id = r;
-          ctx.comm = &comm;
-          outs[static_cast<size_t>(r)] = ref::run_func(f, inputs[static_cast<size_t>(r)], ctx);
-        } catch (...) {
-          errs[static_cast<size_t>(r)] = std::current_exception();
-        }
-      });
-    }
-    for (auto& t : threads) t.join();
-    for (auto& e : errs)
-      if (e) std::rethrow_exception(e);
-    return outs;
+    return run_on_replicas(static_cast<int>(inputs.size()), [&](int r, ReplicaComm& comm) {
+      ref::RunContext ctx;
+      ctx.replica_id = r;
+      ctx.comm = &comm;
+      return ref::run_func(f, inputs[static_cast<size_t>(r)], ctx);
+    });
   }
 
  private:
