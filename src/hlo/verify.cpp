@@ -376,3 +376,25 @@ void verify_module(const Module& m) {
 }
 
 }  // namespace netspec::hlo
+
+namespace netspec::hlo::vr {
+
+bool allowed(DType t, unsigned mask) {
+  if (is_float(t)) return mask & kFloat;
+  if (is_bool(t)) return mask & kBool;
+  if (is_signed_integer(t)) return mask & kSInt;
+  return mask & kUInt;
+}
+
+const char* mask_str(unsigned m) {
+  switch (m) {
+    case kFloat: return "floating-point";
+    case kFloat | kSInt: return "signed integer or floating-point";
+    case kNum: return "integer or floating-point";
+    case kInt: return "integer";
+    case kInt | kBool: return "integer or boolean";
+    default: return "any";
+  }
+}
+
+}  // namespace netspec::hlo::vr

@@ -67,4 +67,17 @@ int64_t checked_add(const Op& op, int64_t a, int64_t b);
 int64_t checked_mul(const Op& op, int64_t a, int64_t b);
 int64_t checked_numel(const Op& op, const Type& t);
 
+// Element-type classes accepted by an elementwise op (the spec's "Inputs" tables).
+enum Allowed : unsigned {
+  kFloat = 1,
+  kSInt = 2,
+  kUInt = 4,
+  kBool = 8,
+  kInt = kSInt | kUInt,
+  kNum = kFloat | kInt,
+  kAny = kNum | kBool
+};
+bool allowed(DType t, unsigned mask);
+const char* mask_str(unsigned mask);  // "integer or floating-point"
+
 }  // namespace netspec::hlo::vr

@@ -6,40 +6,6 @@ namespace netspec::hlo {
 namespace {
 using namespace vr;
 
-enum Allowed : unsigned {
-  kFloat = 1,
-  kSInt = 2,
-  kUInt = 4,
-  kBool = 8,
-  kInt = kSInt | kUInt,
-  kNum = kFloat | kInt,
-  kAny = kNum | kBool
-};
-
-bool allowed(DType t, unsigned mask) {
-  if (is_float(t)) return mask & kFloat;
-  if (is_bool(t)) return mask & kBool;
-  if (is_signed_integer(t)) return mask & kSInt;
-  return mask & kUInt;
-}
-
-const char* mask_str(unsigned m) {
-  switch (m) {
-    case kFloat:
-      return "floating-point";
-    case kFloat | kSInt:
-      return "signed integer or floating-point";
-    case kNum:
-      return "integer or floating-point";
-    case kInt:
-      return "integer";
-    case kInt | kBool:
-      return "integer or boolean";
-    default:
-      return "any";
-  }
-}
-
 unsigned unary_mask(OpKind k) {
   switch (k) {
     case OpKind::kNegate:

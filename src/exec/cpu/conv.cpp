@@ -21,15 +21,6 @@ using hlo::I64s;
 using dt = dnnl::memory::data_type;
 using dims_t = dnnl::memory::dims;
 
-I64s i64s_attr(const hlo::Op& op, const std::string& name) {
-  if (auto* p = op.attrs.get_if<I64s>(name)) return *p;
-  if (auto* d = op.attrs.get_if<hlo::DenseAttr>(name)) {
-    I64s v;
-    for (int64_t i = 0; i < d->value.numel(); ++i) v.push_back(d->value.as_int64(i));
-    return v;
-  }
-  return {};
-}
 
 size_t al(size_t n) { return (n + 63) / 64 * 64; }
 

@@ -108,4 +108,14 @@ std::vector<int64_t> permuted_strides(const Shape& shape, const std::vector<int6
   return out;
 }
 
+hlo::I64s i64s_attr(const hlo::Op& op, const std::string& name) {
+  if (auto* p = op.attrs.get_if<hlo::I64s>(name)) return *p;
+  if (auto* d = op.attrs.get_if<hlo::DenseAttr>(name)) {
+    hlo::I64s v;
+    for (int64_t i = 0; i < d->value.numel(); ++i) v.push_back(d->value.as_int64(i));
+    return v;
+  }
+  return {};
+}
+
 }  // namespace netspec::exec::cpu

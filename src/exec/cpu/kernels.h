@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/tensor.h"
@@ -53,5 +54,8 @@ void strided_copy(void* dst, const void* src, const std::vector<int64_t>& dims,
 std::vector<int64_t> permuted_strides(const Shape& shape, const std::vector<int64_t>& perm);
 
 bool all_tensors(const hlo::Op& op);  // every operand and result is a ranked tensor
+// An i64 list attribute, from `array<i64: ...>` or a dense i64 tensor (padding Nx2 flattens
+// row-major); empty when absent.
+hlo::I64s i64s_attr(const hlo::Op& op, const std::string& name);
 
 }  // namespace netspec::exec::cpu

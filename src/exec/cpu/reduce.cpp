@@ -182,15 +182,6 @@ struct ReduceMaker {
   static std::optional<Compiled> make(const Shape& in, const I64s& dims) { return make_reduce<T, K>(in, dims); }
 };
 
-I64s i64s_attr(const hlo::Op& op, const std::string& name) {
-  if (auto* p = op.attrs.get_if<I64s>(name)) return *p;
-  if (auto* d = op.attrs.get_if<hlo::DenseAttr>(name)) {
-    I64s v;
-    for (int64_t i = 0; i < d->value.numel(); ++i) v.push_back(d->value.as_int64(i));
-    return v;
-  }
-  return {};
-}
 
 std::optional<Compiled> compile_reduce(const hlo::Op& op) {
   if (op.operands.size() != 2 || op.regions.size() != 1) return std::nullopt;

@@ -11,15 +11,6 @@ namespace {
 
 using hlo::I64s;
 
-I64s i64s_attr(const hlo::Op& op, const std::string& name) {
-  if (auto* p = op.attrs.get_if<I64s>(name)) return *p;
-  if (auto* d = op.attrs.get_if<hlo::DenseAttr>(name)) {
-    I64s v;
-    for (int64_t i = 0; i < d->value.numel(); ++i) v.push_back(d->value.as_int64(i));
-    return v;
-  }
-  return {};
-}
 
 std::optional<Compiled> compile_reshape(const hlo::Op&) {
   Compiled c;
