@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "autodiff/gradcheck.h"
+#include "autodiff/vjp.h"
 #include "emit/emit.h"
 #include "exec/backend.h"
 #include "hlo/ir.h"
@@ -52,5 +53,40 @@ inline void expect_loss_grads(const NetSpec& net, const EmitOptions& o,
   EXPECT_FALSE(r.inputs.empty());
   EXPECT_TRUE(r.ok) << net.name << " on " << backend << "\n" << r.str();
 }
+
+// Gradients of the loss w.r.t. every parameter from the autodiff VJP (the checked gradient).
+inline std::vector<Tensor> loss_grads(const NetSpec& net, const EmitOptions& o,
+                                      const std::vector<Tensor>& params, const Tensor& x,
+                                      const Tensor& labels) {
+  Emitted e = emit_module(net, ModuleKind::loss, o);
+  std::vector<size_t> wrt;
+  for (size_t i = 0; i < params.size(); ++i) wrt.push_back(i);
+  autodiff::VjpOptions vo;
+  vo.name = "loss_vjp";
+  autodiff::vjp(*e.module->find("main"), wrt, vo);
+  std::vector<Tensor> in = params;
+  in.push_back(x);
+  in.push_back(labels);
+  in.push_back(Tensor::scalar_f32(1));
+  auto exe = exec::make_backend("ref")->load(
+      std::shared_ptr<const hlo::Module>(std::move(e.module)));
+  std::vector<Tensor> out = exe->run("loss_vjp", in);
+  return {out.begin() + 1, out.end()};
+}
+
+// A 3-4-2 MLP (relu), its parameters, a batch of 4 inputs and class labels.
+struct StepSetup {
+  NetSpec net =
+      NetBuilder("mlp2").input(3).add(Dense{3, 4, Activation::relu}).add(Dense{4, 2}).build();
+  ParamTable t = build_param_table(net);
+  std::vector<Tensor> params;
+  Tensor x, labels;
+  StepSetup() {
+    for (size_t i = 0; i < t.params.size(); ++i)
+      params.push_back(random_tensor(hlo::Type::tensor(DType::kF32, t.params[i].shape), 10 + i));
+    x = random_tensor(hlo::Type::tensor(DType::kF32, {4, 3}), 3);
+    labels = Tensor::from<int>(DType::kI32, {4}, {0, 1, 1, 0});
+  }
+};
 
 }  // namespace netspec::emit::testing

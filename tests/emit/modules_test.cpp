@@ -10,10 +10,6 @@
 namespace netspec::emit::testing {
 namespace {
 
-NetSpec mlp2() {
-  return NetBuilder("mlp2").input(3).add(Dense{3, 4, Activation::relu}).add(Dense{4, 2}).build();
-}
-
 TEST(EmitLosses, EveryLossPassesGradcheck) {
   NetSpec net = NetBuilder("lossnet").input(4).add(Dense{4, 3}).build();
   for (auto [kind, smooth, gamma] : std::vector<std::tuple<LossKind, double, double>>{
@@ -45,38 +41,6 @@ TEST(EmitLosses, ClassCeValueByHand) {
   for (int j = 0; j < 3; ++j) want -= ((j == 2 ? 0.9 : 0.0) + 0.1 / 3) * (j + 1 - lse);
   EXPECT_NEAR(run_main(*e.module, {w, b, x, y})[0].as_double(0), want, 1e-6);
 }
-
-// Gradients of the loss w.r.t. every parameter from the autodiff VJP (the checked gradient).
-std::vector<Tensor> loss_grads(const NetSpec& net, const EmitOptions& o,
-                               const std::vector<Tensor>& params, const Tensor& x,
-                               const Tensor& labels) {
-  Emitted e = emit_module(net, ModuleKind::loss, o);
-  std::vector<size_t> wrt;
-  for (size_t i = 0; i < params.size(); ++i) wrt.push_back(i);
-  autodiff::VjpOptions vo;
-  vo.name = "loss_vjp";
-  autodiff::vjp(*e.module->find("main"), wrt, vo);
-  std::vector<Tensor> in = params;
-  in.push_back(x);
-  in.push_back(labels);
-  in.push_back(Tensor::scalar_f32(1));
-  auto exe = exec::make_backend("ref")->load(std::shared_ptr<const hlo::Module>(std::move(e.module)));
-  std::vector<Tensor> out = exe->run("loss_vjp", in);
-  return {out.begin() + 1, out.end()};
-}
-
-struct StepSetup {
-  NetSpec net = mlp2();
-  ParamTable t = build_param_table(net);
-  std::vector<Tensor> params;
-  Tensor x, labels;
-  StepSetup() {
-    for (size_t i = 0; i < t.params.size(); ++i)
-      params.push_back(random_tensor(hlo::Type::tensor(DType::kF32, t.params[i].shape), 10 + i));
-    x = random_tensor(hlo::Type::tensor(DType::kF32, {4, 3}), 3);
-    labels = Tensor::from<int>(DType::kI32, {4}, {0, 1, 1, 0});
-  }
-};
 
 TEST(EmitTrainStep, SgdMomentumNesterovClipDecayHeadMatchesFormula) {
   StepSetup s;
