@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Makes oracle cases from emitted modules: for each net x module, runs
+`netspec emit NET --module M --batch B -o CASE.mlir` and writes deterministic inputs
+CASE.in<i>.npy shaped from CASE.manifest.json, plus CASE.json with the tolerance.
+
+Inputs by manifest role: params N(0,1)/sqrt(fan_in) (1-D params 0.1·N), optimizer state
+0.01·(1+|N|) (non-negative, so Adam's v / RMSprop's ms are valid), BN running means 0.1·N and
+variances 1+0.1·|N|, inputs / cotangents N(0,1), gradients 0.1·N, class-id labels uniform in
+[0, classes), float labels one-hot rows, lr = 0.01 and step = 3.
+
+Tolerance (f32): |x - cpu| <= 1e-4 + 1e-4·|cpu| elementwise. The engines sum dot products,
+convolutions and reductions in different orders (blocked, vectorised), so results differ by a few
+ulps of each partial sum; 1e-4 covers that for these sizes (fan-in <= 784, batch 2) and is far
+below any real bug (a wrong op, layout, or dropped term moves results by > 1e-2).
+
+Usage: gen_emitted.py --netspec BIN --out DIR [--nets a,b] [--modules m,n] [--batch B]
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+NETS = ("linear", "mlp", "mnist-cnn", "cifar-bn")
+MODULES = ("forward", "eval", "cam", "train_step", "vjp", "optimizer")
+# Optimizer variants: each runs the optimizer and train_step modules of EXTRA_OPT_NET.
+EXTRA_OPTIMIZERS = ("sgd", "adam", "rmsprop", "lamb")
+EXTRA_OPT_NET = "mlp"
+RTOL = ATOL = 1e-4
+DTYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i1": np.bool_,
+          "i32": np.int32, "i64": np.int64}
+
+
+def seed_of(name: str) -> int:
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "little")
+
+
+def make_input(e: dict, classes: int, rng: np.random.Generator) -> np.ndarray:
+    shape, dt, role, name = tuple(e["shape"]), np.dtype(DTYPES[e["dtype"]]), e["role"], e["name"]
+    n = lambda: rng.standard_normal(size=shape)  # noqa: E731
+    if role == "param":
+        if len(shape) >= 2:
+            fan_in = int(np.prod(shape[1:]))
+            v = n() / np.sqrt(fan_in)
+        else:
+            v = 0.1 * n()
+    elif role == "optimizer_state":
+        v = 0.01 * (1 + np.abs(n()))
+    elif role == "bn_running_stat":
+        v = 1 + 0.1 * np.abs(n()) if "var" in name else 0.1 * n()
+    elif role in ("input", "cotangent"):
+        v = n()
+    elif role == "gradient":
+        v = 0.1 * n()
+    elif role == "label":
+        if dt.kind in "iu":
+            v = rng.integers(0, classes, size=shape)
+        else:  # one-hot rows over the last axis (softLabelCE / bce / mse targets)
+            ids = rng.integers(0, shape[-1], size=shape[:-1])
+            v = np.eye(shape[-1])[ids]
+    elif role == "hyperparameter":
+        if dt.kind in "iu":
+            v = np.full(shape, 3)  # step: the third update (bias correction in play)
+        else:
+            v = np.full(shape, 0.01)  # lr
+    else:
+        raise ValueError(f"[gen_emitted] input {name}: unknown role {role!r}")
+    return np.asarray(v).astype(dt)
+
+
+def emit(netspec: Path, net: str, module: str, batch: int, out: Path, optimizer: str | None):
+    cmd = [str(netspec), "emit", net, "--module", module, "--batch", str(batch), "-o", str(out)]
+    if optimizer:
+        cmd += ["--optimizer", optimizer]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        return f"exit {r.returncode}: {(r.stderr or r.stdout).strip()[-2000:]}"
+    return None
+
+
+def num_classes(netspec: Path, net: str, batch: int, tmp: Path) -> int:
+    """Classes = the forward module's logits width (the last dim of output 0)."""
+    f = tmp / f"_classes_{net}.mlir"
+    err = emit(netspec, net, "forward", batch, f, None)
+    if err:
+        return 2
+    m = json.loads(f.with_suffix(".manifest.json").read_text())
+    f.unlink()
+    f.with_suffix(".manifest.json").unlink()
+    return int(m["outputs"][0]["shape"][-1])
+
+
+def make_case(netspec, net, module, batch, out: Path, classes, optimizer=None) -> str | None:
+    stem = f"{net}__{module}" + (f"__{optimizer}" if optimizer else "")
+    mlir = out / f"{stem}.mlir"
+    err = emit(netspec, net, module, batch, mlir, optimizer)
+    if err and module == "cam" and "has no globalAvgPool" in err:
+        print(f"n/a  {stem}: {err}")  # cam needs a globalAvgPool; its refusal is by design
+        return None
+    if err:
+        return f"{stem}: netspec emit failed: {err}"
+    manifest = json.loads(mlir.with_suffix(".manifest.json").read_text())
+    rng = np.random.default_rng(seed_of(stem))
+    for i, e in enumerate(manifest["inputs"]):
+        np.save(out / f"{stem}.in{i}.npy", make_input(e, classes, rng))
+    (out / f"{stem}.json").write_text(json.dumps({"rtol": RTOL, "atol": ATOL}) + "\n")
+    return None
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--netspec", type=Path, required=True)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--nets", default=",".join(NETS))
+    ap.add_argument("--modules", default=",".join(MODULES))
+    ap.add_argument("--batch", type=int, default=2)
+    ap.add_argument("--no-optimizer-variants", action="store_true",
+                    help=f"skip the {EXTRA_OPT_NET} x {{{','.join(EXTRA_OPTIMIZERS)}}} cases")
+    a = ap.parse_args()
+    a.out.mkdir(parents=True, exist_ok=True)
+    errors, n = [], 0
+    nets = [s for s in a.nets.split(",") if s]
+    modules = [s for s in a.modules.split(",") if s]
+    for net in nets:
+        classes = num_classes(a.netspec, net, a.batch, a.out)
+        for module in modules:
+            n += 1
+            if err := make_case(a.netspec, net, module, a.batch, a.out, classes):
+                errors.append(err)
+    if not a.no_optimizer_variants and EXTRA_OPT_NET in nets:
+        classes = num_classes(a.netspec, EXTRA_OPT_NET, a.batch, a.out)
+        for opt in EXTRA_OPTIMIZERS:
+            for module in ("optimizer", "train_step"):
+                if module in modules:
+                    n += 1
+                    if err := make_case(a.netspec, EXTRA_OPT_NET, module, a.batch, a.out,
+                                        classes, opt):
+                        errors.append(err)
+    for e in errors:
+        print(f"FAIL {e}")
+    print(f"gen_emitted: {n - len(errors)} of {n} cases written to {a.out}")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
