@@ -31,6 +31,28 @@ MODULES = ("forward", "eval", "cam", "train_step", "vjp", "optimizer")
 # Optimizer variants: each runs the optimizer and train_step modules of EXTRA_OPT_NET.
 EXTRA_OPTIMIZERS = ("sgd", "adam", "rmsprop", "lamb")
 EXTRA_OPT_NET = "mlp"
+# Training-config variants: (case suffix, zoo net, modules, "train" overrides, emit flags). They
+# cover momentum / nesterov, AdamW with decay exclusion, global-norm clipping and a head LR
+# multiplier, RMSprop and LAMB with decay, each loss with a float or smoothed target, and the
+# generic printer form.
+VARIANTS = (
+    ("sgd_plain", "cifar-bn", ("train_step",), {"optimizer": "sgd", "momentum": 0.0}, []),
+    ("sgd_nesterov", "cifar-bn", ("train_step", "optimizer"),
+     {"optimizer": "sgd", "momentum": 0.9, "nesterov": True}, []),
+    ("adamw_clip_head", "cifar-bn", ("train_step", "optimizer"),
+     {"optimizer": "adam", "weightDecay": 0.05, "wdExcludeNormBias": True, "gradClipNorm": 0.5,
+      "headLrMult": 10.0}, []),
+    ("rmsprop_wd", "cifar-bn", ("train_step",),
+     {"optimizer": "rmsprop", "weightDecay": 1e-3, "wdExcludeNormBias": False}, []),
+    ("lamb_wd", "cifar-bn", ("train_step", "optimizer"),
+     {"optimizer": "lamb", "weightDecay": 0.01}, []),
+    ("smooth", "mlp", ("train_step",), {"labelSmoothing": 0.1}, []),
+    ("softlabel", "mlp", ("train_step",), {"lossKind": "softLabelCE"}, []),
+    ("bce", "mlp", ("train_step",), {"lossKind": "bce"}, []),
+    ("mse", "mlp", ("train_step",), {"lossKind": "floatTargetMse"}, []),
+    ("generic", "cifar-bn", ("train_step", "forward"), {}, ["--generic"]),
+)
+MODELS_DIR = Path(__file__).resolve().parents[3] / "models"
 RTOL = ATOL = 1e-4
 DTYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i1": np.bool_,
           "i32": np.int32, "i64": np.int64}
@@ -73,10 +95,12 @@ def make_input(e: dict, classes: int, rng: np.random.Generator) -> np.ndarray:
     return np.asarray(v).astype(dt)
 
 
-def emit(netspec: Path, net: str, module: str, batch: int, out: Path, optimizer: str | None):
+def emit(netspec: Path, net: str, module: str, batch: int, out: Path, optimizer: str | None,
+         extra=()):
     cmd = [str(netspec), "emit", net, "--module", module, "--batch", str(batch), "-o", str(out)]
     if optimizer:
         cmd += ["--optimizer", optimizer]
+    cmd += list(extra)
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         return f"exit {r.returncode}: {(r.stderr or r.stdout).strip()[-2000:]}"
@@ -85,7 +109,7 @@ def emit(netspec: Path, net: str, module: str, batch: int, out: Path, optimizer:
 
 def num_classes(netspec: Path, net: str, batch: int, tmp: Path) -> int:
     """Classes = the forward module's logits width (the last dim of output 0)."""
-    f = tmp / f"_classes_{net}.mlir"
+    f = tmp / f"_classes_{Path(net).stem}.mlir"
     err = emit(netspec, net, "forward", batch, f, None)
     if err:
         return 2
@@ -95,10 +119,12 @@ def num_classes(netspec: Path, net: str, batch: int, tmp: Path) -> int:
     return int(m["outputs"][0]["shape"][-1])
 
 
-def make_case(netspec, net, module, batch, out: Path, classes, optimizer=None) -> str | None:
-    stem = f"{net}__{module}" + (f"__{optimizer}" if optimizer else "")
+def make_case(netspec, net, module, batch, out: Path, classes, optimizer=None, suffix=None,
+              extra=()) -> str | None:
+    name = Path(net).stem if net.endswith(".json") else net
+    stem = f"{name}__{module}" + (f"__{suffix or optimizer}" if suffix or optimizer else "")
     mlir = out / f"{stem}.mlir"
-    err = emit(netspec, net, module, batch, mlir, optimizer)
+    err = emit(netspec, net, module, batch, mlir, optimizer, extra)
     if err and module == "cam" and "has no globalAvgPool" in err:
         print(f"n/a  {stem}: {err}")  # cam needs a globalAvgPool; its refusal is by design
         return None
@@ -121,6 +147,7 @@ def main() -> int:
     ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--no-optimizer-variants", action="store_true",
                     help=f"skip the {EXTRA_OPT_NET} x {{{','.join(EXTRA_OPTIMIZERS)}}} cases")
+    ap.add_argument("--no-variants", action="store_true", help="skip the VARIANTS cases")
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     errors, n = [], 0
@@ -140,6 +167,23 @@ def main() -> int:
                     n += 1
                     if err := make_case(a.netspec, EXTRA_OPT_NET, module, a.batch, a.out,
                                         classes, opt):
+                        errors.append(err)
+    if not a.no_variants:
+        specs = a.out / "_specs"
+        specs.mkdir(exist_ok=True)
+        for suffix, net, vmodules, train, extra in VARIANTS:
+            if net not in nets:
+                continue
+            spec = json.loads((MODELS_DIR / f"{net}.json").read_text())
+            spec.setdefault("train", {}).update(train)
+            path = specs / f"{net}.json"  # the case stem takes the spec file's stem
+            path.write_text(json.dumps(spec, indent=1) + "\n")
+            classes = num_classes(a.netspec, str(path), a.batch, a.out)
+            for module in vmodules:
+                if module in modules:
+                    n += 1
+                    if err := make_case(a.netspec, str(path), module, a.batch, a.out, classes,
+                                        suffix=suffix, extra=extra):
                         errors.append(err)
     for e in errors:
         print(f"FAIL {e}")
