@@ -36,7 +36,8 @@ Result run_netspec(const std::string& env, const std::string& args) {
 }
 
 fs::path temp_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("netspec_compile_" + name + "_" + std::to_string(getpid()));
+  fs::path d =
+      fs::temp_directory_path() / ("netspec_compile_" + name + "_" + std::to_string(getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
