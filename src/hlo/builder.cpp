@@ -147,10 +147,13 @@ Value* Builder::constant(Tensor value) {
   return create(OpKind::kConstant, {}, std::move(a), {t})->result();
 }
 
+// A scalar constant broadcast to the shape (as JAX emits splats): the module stores one element,
+// not numel copies (relu's zero at 32x64x112x112 would otherwise be a 100 MB literal).
 Value* Builder::constant_splat(double v, const Type& type) {
   if (!type.is_tensor()) fail("constant", "splat needs a tensor type (got {})", type.str());
-  std::vector<double> vals(static_cast<size_t>(type.numel()), v);
-  return constant(Tensor::from<double>(type.dtype(), type.shape(), vals));
+  Value* s = constant(Tensor::from<double>(type.dtype(), {}, {v}));
+  if (type.rank() == 0) return s;
+  return broadcast_in_dim(s, type.shape(), {});
 }
 
 Value* Builder::iota(const Type& type, int64_t iota_dimension) {

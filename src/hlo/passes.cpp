@@ -115,8 +115,9 @@ const Tensor* constant_value(const Value* v) {
   return d ? &d->value : nullptr;
 }
 
-// True when v is a constant whose every element equals x.
+// True when v is a constant whose every element equals x, or a broadcast of one.
 bool is_splat_of(const Value* v, double x) {
+  if (v->def && v->def->kind == OpKind::kBroadcastInDim) v = v->def->operand(0);
   const Tensor* t = constant_value(v);
   if (!t || (!is_float(t->dtype()) && !is_integer(t->dtype()))) return false;
   for (int64_t i = 0; i < t->numel(); ++i)
@@ -145,6 +146,8 @@ void make_splat_constant(Op& op, const Tensor& t) {
   op.attrs.set("value", DenseAttr{out});
 }
 
+constexpr int64_t kMaxFoldedSplat = 256;
+
 // Returns the value `op` folds to (nullptr: none). May rewrite `op` in place (returns nullptr
 // and sets `changed`).
 Value* fold_op(Op& op, bool& changed) {
@@ -166,8 +169,11 @@ Value* fold_op(Op& op, bool& changed) {
       break;
     case OpKind::kBroadcastInDim:
     case OpKind::kReshape: {
+      // Fold into a literal only when that does not grow the module: a reshape, or a broadcast
+      // to at most kMaxFoldedSplat elements (big splats stay scalar + broadcast_in_dim).
       const Tensor* t = constant_value(op.operand(0));
-      if (t && is_splat(*t)) {
+      bool small = op.kind == OpKind::kReshape || op.result(0)->type.numel() <= kMaxFoldedSplat;
+      if (t && small && is_splat(*t)) {
         make_splat_constant(op, *t);
         changed = true;
         return nullptr;

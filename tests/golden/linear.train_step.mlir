@@ -9,39 +9,39 @@ module @linear_train_step {
     %6 = stablehlo.broadcast_in_dim %arg7, dims = [0] : (tensor<8xi32>) -> tensor<8x10xi32>
     %7 = stablehlo.compare  EQ, %5, %6,  SIGNED : (tensor<8x10xi32>, tensor<8x10xi32>) -> tensor<8x10xi1>
     %8 = stablehlo.convert %7 : (tensor<8x10xi1>) -> tensor<8x10xf32>
-    %9 = stablehlo.constant dense<0.000000e+00> : tensor<8x10xf32>
-    %10 = stablehlo.constant dense<0xFF800000> : tensor<f32>
-    %11 = stablehlo.reduce(%4 init: %10) applies stablehlo.maximum across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
-    %12 = stablehlo.broadcast_in_dim %11, dims = [0] : (tensor<8xf32>) -> tensor<8x10xf32>
-    %13 = stablehlo.subtract %4, %12 : tensor<8x10xf32>
-    %14 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
-    %15 = stablehlo.exponential %13 : tensor<8x10xf32>
-    %16 = stablehlo.reduce(%15 init: %14) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
+    %9 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %10 = stablehlo.constant dense<0.000000e+00> : tensor<8x10xf32>
+    %11 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %12 = stablehlo.reduce(%4 init: %11) applies stablehlo.maximum across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
+    %13 = stablehlo.broadcast_in_dim %12, dims = [0] : (tensor<8xf32>) -> tensor<8x10xf32>
+    %14 = stablehlo.subtract %4, %13 : tensor<8x10xf32>
+    %15 = stablehlo.exponential %14 : tensor<8x10xf32>
+    %16 = stablehlo.reduce(%15 init: %9) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
     %17 = stablehlo.log %16 : tensor<8xf32>
     %18 = stablehlo.broadcast_in_dim %17, dims = [0] : (tensor<8xf32>) -> tensor<8x10xf32>
-    %19 = stablehlo.subtract %13, %18 : tensor<8x10xf32>
+    %19 = stablehlo.subtract %14, %18 : tensor<8x10xf32>
     %20 = stablehlo.multiply %8, %19 : tensor<8x10xf32>
-    %21 = stablehlo.reduce(%20 init: %14) applies stablehlo.add across dimensions = [0, 1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<f32>
+    %21 = stablehlo.reduce(%20 init: %9) applies stablehlo.add across dimensions = [0, 1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<f32>
     %22 = stablehlo.constant dense<-1.250000e-01> : tensor<f32>
     %23 = stablehlo.multiply %21, %22 : tensor<f32>
     %24 = stablehlo.constant dense<-1.250000e-01> : tensor<8x10xf32>
     %25 = stablehlo.multiply %24, %8 : tensor<8x10xf32>
     %26 = stablehlo.negate %25 : tensor<8x10xf32>
-    %27 = stablehlo.reduce(%26 init: %14) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
+    %27 = stablehlo.reduce(%26 init: %9) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
     %28 = stablehlo.divide %27, %16 : tensor<8xf32>
     %29 = stablehlo.broadcast_in_dim %28, dims = [0] : (tensor<8xf32>) -> tensor<8x10xf32>
     %30 = stablehlo.multiply %29, %15 : tensor<8x10xf32>
     %31 = stablehlo.add %25, %30 : tensor<8x10xf32>
     %32 = stablehlo.negate %31 : tensor<8x10xf32>
-    %33 = stablehlo.reduce(%32 init: %14) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
-    %34 = stablehlo.compare  EQ, %4, %12,  FLOAT : (tensor<8x10xf32>, tensor<8x10xf32>) -> tensor<8x10xi1>
+    %33 = stablehlo.reduce(%32 init: %9) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
+    %34 = stablehlo.compare  EQ, %4, %13,  FLOAT : (tensor<8x10xf32>, tensor<8x10xf32>) -> tensor<8x10xi1>
     %35 = stablehlo.convert %34 : (tensor<8x10xi1>) -> tensor<8x10xf32>
-    %36 = stablehlo.reduce(%35 init: %14) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
+    %36 = stablehlo.reduce(%35 init: %9) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
     %37 = stablehlo.divide %33, %36 : tensor<8xf32>
     %38 = stablehlo.broadcast_in_dim %37, dims = [0] : (tensor<8xf32>) -> tensor<8x10xf32>
-    %39 = stablehlo.select %34, %38, %9 : tensor<8x10xi1>, tensor<8x10xf32>
+    %39 = stablehlo.select %34, %38, %10 : tensor<8x10xi1>, tensor<8x10xf32>
     %40 = stablehlo.add %31, %39 : tensor<8x10xf32>
-    %41 = stablehlo.reduce(%40 init: %14) applies stablehlo.add across dimensions = [0] : (tensor<8x10xf32>, tensor<f32>) -> tensor<10xf32>
+    %41 = stablehlo.reduce(%40 init: %9) applies stablehlo.add across dimensions = [0] : (tensor<8x10xf32>, tensor<f32>) -> tensor<10xf32>
     %42 = stablehlo.dot_general %40, %1, contracting_dims = [0] x [0] : (tensor<8x10xf32>, tensor<8x784xf32>) -> tensor<10x784xf32>
     %43 = stablehlo.convert %arg9 : (tensor<i32>) -> tensor<f32>
     %44 = stablehlo.constant dense<9.000000e-01> : tensor<f32>
@@ -51,49 +51,52 @@ module @linear_train_step {
     %48 = stablehlo.power %47, %43 : tensor<f32>
     %49 = stablehlo.subtract %0, %48 : tensor<f32>
     %50 = stablehlo.broadcast_in_dim %arg8, dims = [] : (tensor<f32>) -> tensor<10x784xf32>
-    %51 = stablehlo.constant dense<1.000000e-01> : tensor<10x784xf32>
-    %52 = stablehlo.multiply %51, %42 : tensor<10x784xf32>
-    %53 = stablehlo.constant dense<9.000000e-01> : tensor<10x784xf32>
-    %54 = stablehlo.multiply %53, %arg2 : tensor<10x784xf32>
-    %55 = stablehlo.add %54, %52 : tensor<10x784xf32>
-    %56 = stablehlo.multiply %42, %42 : tensor<10x784xf32>
-    %57 = stablehlo.constant dense<1.000000e-03> : tensor<10x784xf32>
-    %58 = stablehlo.multiply %57, %56 : tensor<10x784xf32>
-    %59 = stablehlo.constant dense<9.990000e-01> : tensor<10x784xf32>
-    %60 = stablehlo.multiply %59, %arg4 : tensor<10x784xf32>
-    %61 = stablehlo.add %60, %58 : tensor<10x784xf32>
-    %62 = stablehlo.broadcast_in_dim %46, dims = [] : (tensor<f32>) -> tensor<10x784xf32>
-    %63 = stablehlo.divide %55, %62 : tensor<10x784xf32>
-    %64 = stablehlo.broadcast_in_dim %49, dims = [] : (tensor<f32>) -> tensor<10x784xf32>
-    %65 = stablehlo.divide %61, %64 : tensor<10x784xf32>
-    %66 = stablehlo.constant dense<1.000000e-08> : tensor<10x784xf32>
-    %67 = stablehlo.sqrt %65 : tensor<10x784xf32>
-    %68 = stablehlo.add %67, %66 : tensor<10x784xf32>
-    %69 = stablehlo.divide %63, %68 : tensor<10x784xf32>
-    %70 = stablehlo.multiply %50, %69 : tensor<10x784xf32>
-    %71 = stablehlo.subtract %arg0, %70 : tensor<10x784xf32>
-    %72 = stablehlo.broadcast_in_dim %arg8, dims = [] : (tensor<f32>) -> tensor<10xf32>
-    %73 = stablehlo.constant dense<1.000000e-01> : tensor<10xf32>
-    %74 = stablehlo.multiply %73, %41 : tensor<10xf32>
-    %75 = stablehlo.constant dense<9.000000e-01> : tensor<10xf32>
-    %76 = stablehlo.multiply %75, %arg3 : tensor<10xf32>
-    %77 = stablehlo.add %76, %74 : tensor<10xf32>
-    %78 = stablehlo.multiply %41, %41 : tensor<10xf32>
-    %79 = stablehlo.constant dense<1.000000e-03> : tensor<10xf32>
-    %80 = stablehlo.multiply %79, %78 : tensor<10xf32>
-    %81 = stablehlo.constant dense<9.990000e-01> : tensor<10xf32>
-    %82 = stablehlo.multiply %81, %arg5 : tensor<10xf32>
-    %83 = stablehlo.add %82, %80 : tensor<10xf32>
-    %84 = stablehlo.broadcast_in_dim %46, dims = [] : (tensor<f32>) -> tensor<10xf32>
-    %85 = stablehlo.divide %77, %84 : tensor<10xf32>
-    %86 = stablehlo.broadcast_in_dim %49, dims = [] : (tensor<f32>) -> tensor<10xf32>
-    %87 = stablehlo.divide %83, %86 : tensor<10xf32>
-    %88 = stablehlo.constant dense<1.000000e-08> : tensor<10xf32>
-    %89 = stablehlo.sqrt %87 : tensor<10xf32>
-    %90 = stablehlo.add %89, %88 : tensor<10xf32>
-    %91 = stablehlo.divide %85, %90 : tensor<10xf32>
-    %92 = stablehlo.multiply %72, %91 : tensor<10xf32>
-    %93 = stablehlo.subtract %arg1, %92 : tensor<10xf32>
-    return %71, %93, %55, %77, %61, %83, %23 : tensor<10x784xf32>, tensor<10xf32>, tensor<10x784xf32>, tensor<10xf32>, tensor<10x784xf32>, tensor<10xf32>, tensor<f32>
+    %51 = stablehlo.constant dense<1.000000e-01> : tensor<f32>
+    %52 = stablehlo.broadcast_in_dim %51, dims = [] : (tensor<f32>) -> tensor<10x784xf32>
+    %53 = stablehlo.multiply %52, %42 : tensor<10x784xf32>
+    %54 = stablehlo.broadcast_in_dim %44, dims = [] : (tensor<f32>) -> tensor<10x784xf32>
+    %55 = stablehlo.multiply %54, %arg2 : tensor<10x784xf32>
+    %56 = stablehlo.add %55, %53 : tensor<10x784xf32>
+    %57 = stablehlo.multiply %42, %42 : tensor<10x784xf32>
+    %58 = stablehlo.constant dense<1.000000e-03> : tensor<f32>
+    %59 = stablehlo.broadcast_in_dim %58, dims = [] : (tensor<f32>) -> tensor<10x784xf32>
+    %60 = stablehlo.multiply %59, %57 : tensor<10x784xf32>
+    %61 = stablehlo.broadcast_in_dim %47, dims = [] : (tensor<f32>) -> tensor<10x784xf32>
+    %62 = stablehlo.multiply %61, %arg4 : tensor<10x784xf32>
+    %63 = stablehlo.add %62, %60 : tensor<10x784xf32>
+    %64 = stablehlo.broadcast_in_dim %46, dims = [] : (tensor<f32>) -> tensor<10x784xf32>
+    %65 = stablehlo.divide %56, %64 : tensor<10x784xf32>
+    %66 = stablehlo.broadcast_in_dim %49, dims = [] : (tensor<f32>) -> tensor<10x784xf32>
+    %67 = stablehlo.divide %63, %66 : tensor<10x784xf32>
+    %68 = stablehlo.constant dense<1.000000e-08> : tensor<f32>
+    %69 = stablehlo.broadcast_in_dim %68, dims = [] : (tensor<f32>) -> tensor<10x784xf32>
+    %70 = stablehlo.sqrt %67 : tensor<10x784xf32>
+    %71 = stablehlo.add %70, %69 : tensor<10x784xf32>
+    %72 = stablehlo.divide %65, %71 : tensor<10x784xf32>
+    %73 = stablehlo.multiply %50, %72 : tensor<10x784xf32>
+    %74 = stablehlo.subtract %arg0, %73 : tensor<10x784xf32>
+    %75 = stablehlo.broadcast_in_dim %arg8, dims = [] : (tensor<f32>) -> tensor<10xf32>
+    %76 = stablehlo.constant dense<1.000000e-01> : tensor<10xf32>
+    %77 = stablehlo.multiply %76, %41 : tensor<10xf32>
+    %78 = stablehlo.constant dense<9.000000e-01> : tensor<10xf32>
+    %79 = stablehlo.multiply %78, %arg3 : tensor<10xf32>
+    %80 = stablehlo.add %79, %77 : tensor<10xf32>
+    %81 = stablehlo.multiply %41, %41 : tensor<10xf32>
+    %82 = stablehlo.constant dense<1.000000e-03> : tensor<10xf32>
+    %83 = stablehlo.multiply %82, %81 : tensor<10xf32>
+    %84 = stablehlo.constant dense<9.990000e-01> : tensor<10xf32>
+    %85 = stablehlo.multiply %84, %arg5 : tensor<10xf32>
+    %86 = stablehlo.add %85, %83 : tensor<10xf32>
+    %87 = stablehlo.broadcast_in_dim %46, dims = [] : (tensor<f32>) -> tensor<10xf32>
+    %88 = stablehlo.divide %80, %87 : tensor<10xf32>
+    %89 = stablehlo.broadcast_in_dim %49, dims = [] : (tensor<f32>) -> tensor<10xf32>
+    %90 = stablehlo.divide %86, %89 : tensor<10xf32>
+    %91 = stablehlo.constant dense<1.000000e-08> : tensor<10xf32>
+    %92 = stablehlo.sqrt %90 : tensor<10xf32>
+    %93 = stablehlo.add %92, %91 : tensor<10xf32>
+    %94 = stablehlo.divide %88, %93 : tensor<10xf32>
+    %95 = stablehlo.multiply %75, %94 : tensor<10xf32>
+    %96 = stablehlo.subtract %arg1, %95 : tensor<10xf32>
+    return %74, %96, %56, %80, %63, %86, %23 : tensor<10x784xf32>, tensor<10xf32>, tensor<10x784xf32>, tensor<10xf32>, tensor<10x784xf32>, tensor<10xf32>, tensor<f32>
   }
 }

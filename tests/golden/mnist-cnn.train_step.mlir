@@ -4,78 +4,78 @@ module @mnist_cnn_train_step {
     %1 = stablehlo.convolution(%arg24, %arg0) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x1x28x28xf32>, tensor<32x1x3x3xf32>) -> tensor<8x32x28x28xf32>
     %2 = stablehlo.broadcast_in_dim %arg1, dims = [1] : (tensor<32xf32>) -> tensor<8x32x28x28xf32>
     %3 = stablehlo.add %1, %2 : tensor<8x32x28x28xf32>
-    %4 = stablehlo.constant dense<0.000000e+00> : tensor<8x32x28x28xf32>
-    %5 = stablehlo.maximum %3, %4 : tensor<8x32x28x28xf32>
-    %6 = stablehlo.constant dense<0xFF800000> : tensor<f32>
-    %7 = "stablehlo.reduce_window"(%5, %6) <{padding = dense<0> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 1, 2, 2>, window_strides = array<i64: 1, 1, 2, 2>}> ({
+    %4 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %5 = stablehlo.broadcast_in_dim %4, dims = [] : (tensor<f32>) -> tensor<8x32x28x28xf32>
+    %6 = stablehlo.maximum %3, %5 : tensor<8x32x28x28xf32>
+    %7 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %8 = "stablehlo.reduce_window"(%6, %7) <{padding = dense<0> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 1, 2, 2>, window_strides = array<i64: 1, 1, 2, 2>}> ({
     ^bb0(%arg28: tensor<f32>, %arg29: tensor<f32>):
-      %8 = stablehlo.maximum %arg28, %arg29 : tensor<f32>
-      stablehlo.return %8 : tensor<f32>
+      %9 = stablehlo.maximum %arg28, %arg29 : tensor<f32>
+      stablehlo.return %9 : tensor<f32>
     }) : (tensor<8x32x28x28xf32>, tensor<f32>) -> tensor<8x32x14x14xf32>
-    %9 = stablehlo.convolution(%7, %arg2) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x32x14x14xf32>, tensor<64x32x3x3xf32>) -> tensor<8x64x14x14xf32>
-    %10 = stablehlo.broadcast_in_dim %arg3, dims = [1] : (tensor<64xf32>) -> tensor<8x64x14x14xf32>
-    %11 = stablehlo.add %9, %10 : tensor<8x64x14x14xf32>
-    %12 = stablehlo.constant dense<0.000000e+00> : tensor<8x64x14x14xf32>
-    %13 = stablehlo.maximum %11, %12 : tensor<8x64x14x14xf32>
-    %14 = "stablehlo.reduce_window"(%13, %6) <{padding = dense<0> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 1, 2, 2>, window_strides = array<i64: 1, 1, 2, 2>}> ({
+    %10 = stablehlo.convolution(%8, %arg2) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x32x14x14xf32>, tensor<64x32x3x3xf32>) -> tensor<8x64x14x14xf32>
+    %11 = stablehlo.broadcast_in_dim %arg3, dims = [1] : (tensor<64xf32>) -> tensor<8x64x14x14xf32>
+    %12 = stablehlo.add %10, %11 : tensor<8x64x14x14xf32>
+    %13 = stablehlo.broadcast_in_dim %4, dims = [] : (tensor<f32>) -> tensor<8x64x14x14xf32>
+    %14 = stablehlo.maximum %12, %13 : tensor<8x64x14x14xf32>
+    %15 = "stablehlo.reduce_window"(%14, %7) <{padding = dense<0> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 1, 2, 2>, window_strides = array<i64: 1, 1, 2, 2>}> ({
     ^bb0(%arg30: tensor<f32>, %arg31: tensor<f32>):
-      %15 = stablehlo.maximum %arg30, %arg31 : tensor<f32>
-      stablehlo.return %15 : tensor<f32>
+      %16 = stablehlo.maximum %arg30, %arg31 : tensor<f32>
+      stablehlo.return %16 : tensor<f32>
     }) : (tensor<8x64x14x14xf32>, tensor<f32>) -> tensor<8x64x7x7xf32>
-    %16 = stablehlo.reshape %14 : (tensor<8x64x7x7xf32>) -> tensor<8x3136xf32>
-    %17 = stablehlo.dot_general %16, %arg4, contracting_dims = [1] x [1] : (tensor<8x3136xf32>, tensor<128x3136xf32>) -> tensor<8x128xf32>
-    %18 = stablehlo.broadcast_in_dim %arg5, dims = [1] : (tensor<128xf32>) -> tensor<8x128xf32>
-    %19 = stablehlo.add %17, %18 : tensor<8x128xf32>
-    %20 = stablehlo.constant dense<0.000000e+00> : tensor<8x128xf32>
-    %21 = stablehlo.maximum %19, %20 : tensor<8x128xf32>
-    %22 = stablehlo.dot_general %21, %arg6, contracting_dims = [1] x [1] : (tensor<8x128xf32>, tensor<10x128xf32>) -> tensor<8x10xf32>
-    %23 = stablehlo.broadcast_in_dim %arg7, dims = [1] : (tensor<10xf32>) -> tensor<8x10xf32>
-    %24 = stablehlo.add %22, %23 : tensor<8x10xf32>
-    %25 = stablehlo.iota dim = 1 : tensor<8x10xi32>
-    %26 = stablehlo.broadcast_in_dim %arg25, dims = [0] : (tensor<8xi32>) -> tensor<8x10xi32>
-    %27 = stablehlo.compare  EQ, %25, %26,  SIGNED : (tensor<8x10xi32>, tensor<8x10xi32>) -> tensor<8x10xi1>
-    %28 = stablehlo.convert %27 : (tensor<8x10xi1>) -> tensor<8x10xf32>
-    %29 = stablehlo.constant dense<0.000000e+00> : tensor<8x10xf32>
-    %30 = stablehlo.reduce(%24 init: %6) applies stablehlo.maximum across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
-    %31 = stablehlo.broadcast_in_dim %30, dims = [0] : (tensor<8xf32>) -> tensor<8x10xf32>
-    %32 = stablehlo.subtract %24, %31 : tensor<8x10xf32>
-    %33 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
-    %34 = stablehlo.exponential %32 : tensor<8x10xf32>
-    %35 = stablehlo.reduce(%34 init: %33) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
+    %17 = stablehlo.reshape %15 : (tensor<8x64x7x7xf32>) -> tensor<8x3136xf32>
+    %18 = stablehlo.dot_general %17, %arg4, contracting_dims = [1] x [1] : (tensor<8x3136xf32>, tensor<128x3136xf32>) -> tensor<8x128xf32>
+    %19 = stablehlo.broadcast_in_dim %arg5, dims = [1] : (tensor<128xf32>) -> tensor<8x128xf32>
+    %20 = stablehlo.add %18, %19 : tensor<8x128xf32>
+    %21 = stablehlo.broadcast_in_dim %4, dims = [] : (tensor<f32>) -> tensor<8x128xf32>
+    %22 = stablehlo.maximum %20, %21 : tensor<8x128xf32>
+    %23 = stablehlo.dot_general %22, %arg6, contracting_dims = [1] x [1] : (tensor<8x128xf32>, tensor<10x128xf32>) -> tensor<8x10xf32>
+    %24 = stablehlo.broadcast_in_dim %arg7, dims = [1] : (tensor<10xf32>) -> tensor<8x10xf32>
+    %25 = stablehlo.add %23, %24 : tensor<8x10xf32>
+    %26 = stablehlo.iota dim = 1 : tensor<8x10xi32>
+    %27 = stablehlo.broadcast_in_dim %arg25, dims = [0] : (tensor<8xi32>) -> tensor<8x10xi32>
+    %28 = stablehlo.compare  EQ, %26, %27,  SIGNED : (tensor<8x10xi32>, tensor<8x10xi32>) -> tensor<8x10xi1>
+    %29 = stablehlo.convert %28 : (tensor<8x10xi1>) -> tensor<8x10xf32>
+    %30 = stablehlo.constant dense<0.000000e+00> : tensor<8x10xf32>
+    %31 = stablehlo.reduce(%25 init: %7) applies stablehlo.maximum across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
+    %32 = stablehlo.broadcast_in_dim %31, dims = [0] : (tensor<8xf32>) -> tensor<8x10xf32>
+    %33 = stablehlo.subtract %25, %32 : tensor<8x10xf32>
+    %34 = stablehlo.exponential %33 : tensor<8x10xf32>
+    %35 = stablehlo.reduce(%34 init: %4) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
     %36 = stablehlo.log %35 : tensor<8xf32>
     %37 = stablehlo.broadcast_in_dim %36, dims = [0] : (tensor<8xf32>) -> tensor<8x10xf32>
-    %38 = stablehlo.subtract %32, %37 : tensor<8x10xf32>
-    %39 = stablehlo.multiply %28, %38 : tensor<8x10xf32>
-    %40 = stablehlo.reduce(%39 init: %33) applies stablehlo.add across dimensions = [0, 1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<f32>
+    %38 = stablehlo.subtract %33, %37 : tensor<8x10xf32>
+    %39 = stablehlo.multiply %29, %38 : tensor<8x10xf32>
+    %40 = stablehlo.reduce(%39 init: %4) applies stablehlo.add across dimensions = [0, 1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<f32>
     %41 = stablehlo.constant dense<-1.250000e-01> : tensor<f32>
     %42 = stablehlo.multiply %40, %41 : tensor<f32>
     %43 = stablehlo.constant dense<-1.250000e-01> : tensor<8x10xf32>
-    %44 = stablehlo.multiply %43, %28 : tensor<8x10xf32>
+    %44 = stablehlo.multiply %43, %29 : tensor<8x10xf32>
     %45 = stablehlo.negate %44 : tensor<8x10xf32>
-    %46 = stablehlo.reduce(%45 init: %33) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
+    %46 = stablehlo.reduce(%45 init: %4) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
     %47 = stablehlo.divide %46, %35 : tensor<8xf32>
     %48 = stablehlo.broadcast_in_dim %47, dims = [0] : (tensor<8xf32>) -> tensor<8x10xf32>
     %49 = stablehlo.multiply %48, %34 : tensor<8x10xf32>
     %50 = stablehlo.add %44, %49 : tensor<8x10xf32>
     %51 = stablehlo.negate %50 : tensor<8x10xf32>
-    %52 = stablehlo.reduce(%51 init: %33) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
-    %53 = stablehlo.compare  EQ, %24, %31,  FLOAT : (tensor<8x10xf32>, tensor<8x10xf32>) -> tensor<8x10xi1>
+    %52 = stablehlo.reduce(%51 init: %4) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
+    %53 = stablehlo.compare  EQ, %25, %32,  FLOAT : (tensor<8x10xf32>, tensor<8x10xf32>) -> tensor<8x10xi1>
     %54 = stablehlo.convert %53 : (tensor<8x10xi1>) -> tensor<8x10xf32>
-    %55 = stablehlo.reduce(%54 init: %33) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
+    %55 = stablehlo.reduce(%54 init: %4) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
     %56 = stablehlo.divide %52, %55 : tensor<8xf32>
     %57 = stablehlo.broadcast_in_dim %56, dims = [0] : (tensor<8xf32>) -> tensor<8x10xf32>
-    %58 = stablehlo.select %53, %57, %29 : tensor<8x10xi1>, tensor<8x10xf32>
+    %58 = stablehlo.select %53, %57, %30 : tensor<8x10xi1>, tensor<8x10xf32>
     %59 = stablehlo.add %50, %58 : tensor<8x10xf32>
-    %60 = stablehlo.reduce(%59 init: %33) applies stablehlo.add across dimensions = [0] : (tensor<8x10xf32>, tensor<f32>) -> tensor<10xf32>
+    %60 = stablehlo.reduce(%59 init: %4) applies stablehlo.add across dimensions = [0] : (tensor<8x10xf32>, tensor<f32>) -> tensor<10xf32>
     %61 = stablehlo.dot_general %59, %arg6, contracting_dims = [1] x [0] : (tensor<8x10xf32>, tensor<10x128xf32>) -> tensor<8x128xf32>
-    %62 = stablehlo.dot_general %59, %21, contracting_dims = [0] x [0] : (tensor<8x10xf32>, tensor<8x128xf32>) -> tensor<10x128xf32>
-    %63 = stablehlo.compare  GE, %19, %20,  FLOAT : (tensor<8x128xf32>, tensor<8x128xf32>) -> tensor<8x128xi1>
-    %64 = stablehlo.select %63, %61, %20 : tensor<8x128xi1>, tensor<8x128xf32>
-    %65 = stablehlo.reduce(%64 init: %33) applies stablehlo.add across dimensions = [0] : (tensor<8x128xf32>, tensor<f32>) -> tensor<128xf32>
+    %62 = stablehlo.dot_general %59, %22, contracting_dims = [0] x [0] : (tensor<8x10xf32>, tensor<8x128xf32>) -> tensor<10x128xf32>
+    %63 = stablehlo.compare  GE, %20, %21,  FLOAT : (tensor<8x128xf32>, tensor<8x128xf32>) -> tensor<8x128xi1>
+    %64 = stablehlo.select %63, %61, %21 : tensor<8x128xi1>, tensor<8x128xf32>
+    %65 = stablehlo.reduce(%64 init: %4) applies stablehlo.add across dimensions = [0] : (tensor<8x128xf32>, tensor<f32>) -> tensor<128xf32>
     %66 = stablehlo.dot_general %64, %arg4, contracting_dims = [1] x [0] : (tensor<8x128xf32>, tensor<128x3136xf32>) -> tensor<8x3136xf32>
-    %67 = stablehlo.dot_general %64, %16, contracting_dims = [0] x [0] : (tensor<8x128xf32>, tensor<8x3136xf32>) -> tensor<128x3136xf32>
+    %67 = stablehlo.dot_general %64, %17, contracting_dims = [0] x [0] : (tensor<8x128xf32>, tensor<8x3136xf32>) -> tensor<128x3136xf32>
     %68 = stablehlo.reshape %66 : (tensor<8x3136xf32>) -> tensor<8x64x7x7xf32>
-    %69 = "stablehlo.select_and_scatter"(%13, %68, %33) <{padding = dense<0> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 1, 2, 2>, window_strides = array<i64: 1, 1, 2, 2>}> ({
+    %69 = "stablehlo.select_and_scatter"(%14, %68, %4) <{padding = dense<0> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 1, 2, 2>, window_strides = array<i64: 1, 1, 2, 2>}> ({
     ^bb0(%arg32: tensor<f32>, %arg33: tensor<f32>):
       %70 = stablehlo.compare  GE, %arg32, %arg33,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
       stablehlo.return %70 : tensor<i1>
@@ -84,14 +84,14 @@ module @mnist_cnn_train_step {
       %71 = stablehlo.add %arg34, %arg35 : tensor<f32>
       stablehlo.return %71 : tensor<f32>
     }) : (tensor<8x64x14x14xf32>, tensor<8x64x7x7xf32>, tensor<f32>) -> tensor<8x64x14x14xf32>
-    %72 = stablehlo.compare  GE, %11, %12,  FLOAT : (tensor<8x64x14x14xf32>, tensor<8x64x14x14xf32>) -> tensor<8x64x14x14xi1>
-    %73 = stablehlo.select %72, %69, %12 : tensor<8x64x14x14xi1>, tensor<8x64x14x14xf32>
-    %74 = stablehlo.reduce(%73 init: %33) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x64x14x14xf32>, tensor<f32>) -> tensor<64xf32>
+    %72 = stablehlo.compare  GE, %12, %13,  FLOAT : (tensor<8x64x14x14xf32>, tensor<8x64x14x14xf32>) -> tensor<8x64x14x14xi1>
+    %73 = stablehlo.select %72, %69, %13 : tensor<8x64x14x14xi1>, tensor<8x64x14x14xf32>
+    %74 = stablehlo.reduce(%73 init: %4) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x64x14x14xf32>, tensor<f32>) -> tensor<64xf32>
     %75 = stablehlo.transpose %arg2, dims = [1, 0, 2, 3] : (tensor<64x32x3x3xf32>) -> tensor<32x64x3x3xf32>
     %76 = stablehlo.reverse %75, dims = [2, 3] : tensor<32x64x3x3xf32>
     %77 = stablehlo.convolution(%73, %76) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x64x14x14xf32>, tensor<32x64x3x3xf32>) -> tensor<8x32x14x14xf32>
-    %78 = stablehlo.convolution(%7, %73) dim_numbers = [f, b, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x32x14x14xf32>, tensor<8x64x14x14xf32>) -> tensor<64x32x3x3xf32>
-    %79 = "stablehlo.select_and_scatter"(%5, %77, %33) <{padding = dense<0> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 1, 2, 2>, window_strides = array<i64: 1, 1, 2, 2>}> ({
+    %78 = stablehlo.convolution(%8, %73) dim_numbers = [f, b, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x32x14x14xf32>, tensor<8x64x14x14xf32>) -> tensor<64x32x3x3xf32>
+    %79 = "stablehlo.select_and_scatter"(%6, %77, %4) <{padding = dense<0> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 1, 2, 2>, window_strides = array<i64: 1, 1, 2, 2>}> ({
     ^bb0(%arg36: tensor<f32>, %arg37: tensor<f32>):
       %80 = stablehlo.compare  GE, %arg36, %arg37,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
       stablehlo.return %80 : tensor<i1>
@@ -100,9 +100,9 @@ module @mnist_cnn_train_step {
       %81 = stablehlo.add %arg38, %arg39 : tensor<f32>
       stablehlo.return %81 : tensor<f32>
     }) : (tensor<8x32x28x28xf32>, tensor<8x32x14x14xf32>, tensor<f32>) -> tensor<8x32x28x28xf32>
-    %82 = stablehlo.compare  GE, %3, %4,  FLOAT : (tensor<8x32x28x28xf32>, tensor<8x32x28x28xf32>) -> tensor<8x32x28x28xi1>
-    %83 = stablehlo.select %82, %79, %4 : tensor<8x32x28x28xi1>, tensor<8x32x28x28xf32>
-    %84 = stablehlo.reduce(%83 init: %33) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x32x28x28xf32>, tensor<f32>) -> tensor<32xf32>
+    %82 = stablehlo.compare  GE, %3, %5,  FLOAT : (tensor<8x32x28x28xf32>, tensor<8x32x28x28xf32>) -> tensor<8x32x28x28xi1>
+    %83 = stablehlo.select %82, %79, %5 : tensor<8x32x28x28xi1>, tensor<8x32x28x28xf32>
+    %84 = stablehlo.reduce(%83 init: %4) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x32x28x28xf32>, tensor<f32>) -> tensor<32xf32>
     %85 = stablehlo.convolution(%arg24, %83) dim_numbers = [f, b, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x1x28x28xf32>, tensor<8x32x28x28xf32>) -> tensor<32x1x3x3xf32>
     %86 = stablehlo.convert %arg27 : (tensor<i32>) -> tensor<f32>
     %87 = stablehlo.constant dense<9.000000e-01> : tensor<f32>
@@ -112,181 +112,184 @@ module @mnist_cnn_train_step {
     %91 = stablehlo.power %90, %86 : tensor<f32>
     %92 = stablehlo.subtract %0, %91 : tensor<f32>
     %93 = stablehlo.broadcast_in_dim %arg26, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
-    %94 = stablehlo.constant dense<1.000000e-01> : tensor<32x1x3x3xf32>
-    %95 = stablehlo.multiply %94, %85 : tensor<32x1x3x3xf32>
-    %96 = stablehlo.constant dense<9.000000e-01> : tensor<32x1x3x3xf32>
-    %97 = stablehlo.multiply %96, %arg8 : tensor<32x1x3x3xf32>
-    %98 = stablehlo.add %97, %95 : tensor<32x1x3x3xf32>
-    %99 = stablehlo.multiply %85, %85 : tensor<32x1x3x3xf32>
-    %100 = stablehlo.constant dense<1.000000e-03> : tensor<32x1x3x3xf32>
-    %101 = stablehlo.multiply %100, %99 : tensor<32x1x3x3xf32>
-    %102 = stablehlo.constant dense<9.990000e-01> : tensor<32x1x3x3xf32>
-    %103 = stablehlo.multiply %102, %arg16 : tensor<32x1x3x3xf32>
-    %104 = stablehlo.add %103, %101 : tensor<32x1x3x3xf32>
-    %105 = stablehlo.broadcast_in_dim %89, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
-    %106 = stablehlo.divide %98, %105 : tensor<32x1x3x3xf32>
-    %107 = stablehlo.broadcast_in_dim %92, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
-    %108 = stablehlo.divide %104, %107 : tensor<32x1x3x3xf32>
-    %109 = stablehlo.constant dense<1.000000e-08> : tensor<32x1x3x3xf32>
-    %110 = stablehlo.sqrt %108 : tensor<32x1x3x3xf32>
-    %111 = stablehlo.add %110, %109 : tensor<32x1x3x3xf32>
-    %112 = stablehlo.divide %106, %111 : tensor<32x1x3x3xf32>
-    %113 = stablehlo.multiply %93, %112 : tensor<32x1x3x3xf32>
-    %114 = stablehlo.subtract %arg0, %113 : tensor<32x1x3x3xf32>
-    %115 = stablehlo.broadcast_in_dim %arg26, dims = [] : (tensor<f32>) -> tensor<32xf32>
-    %116 = stablehlo.constant dense<1.000000e-01> : tensor<32xf32>
-    %117 = stablehlo.multiply %116, %84 : tensor<32xf32>
-    %118 = stablehlo.constant dense<9.000000e-01> : tensor<32xf32>
-    %119 = stablehlo.multiply %118, %arg9 : tensor<32xf32>
-    %120 = stablehlo.add %119, %117 : tensor<32xf32>
-    %121 = stablehlo.multiply %84, %84 : tensor<32xf32>
-    %122 = stablehlo.constant dense<1.000000e-03> : tensor<32xf32>
-    %123 = stablehlo.multiply %122, %121 : tensor<32xf32>
-    %124 = stablehlo.constant dense<9.990000e-01> : tensor<32xf32>
-    %125 = stablehlo.multiply %124, %arg17 : tensor<32xf32>
-    %126 = stablehlo.add %125, %123 : tensor<32xf32>
-    %127 = stablehlo.broadcast_in_dim %89, dims = [] : (tensor<f32>) -> tensor<32xf32>
-    %128 = stablehlo.divide %120, %127 : tensor<32xf32>
-    %129 = stablehlo.broadcast_in_dim %92, dims = [] : (tensor<f32>) -> tensor<32xf32>
-    %130 = stablehlo.divide %126, %129 : tensor<32xf32>
-    %131 = stablehlo.constant dense<1.000000e-08> : tensor<32xf32>
-    %132 = stablehlo.sqrt %130 : tensor<32xf32>
-    %133 = stablehlo.add %132, %131 : tensor<32xf32>
-    %134 = stablehlo.divide %128, %133 : tensor<32xf32>
-    %135 = stablehlo.multiply %115, %134 : tensor<32xf32>
-    %136 = stablehlo.subtract %arg1, %135 : tensor<32xf32>
-    %137 = stablehlo.broadcast_in_dim %arg26, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
-    %138 = stablehlo.constant dense<1.000000e-01> : tensor<64x32x3x3xf32>
-    %139 = stablehlo.multiply %138, %78 : tensor<64x32x3x3xf32>
-    %140 = stablehlo.constant dense<9.000000e-01> : tensor<64x32x3x3xf32>
-    %141 = stablehlo.multiply %140, %arg10 : tensor<64x32x3x3xf32>
-    %142 = stablehlo.add %141, %139 : tensor<64x32x3x3xf32>
-    %143 = stablehlo.multiply %78, %78 : tensor<64x32x3x3xf32>
-    %144 = stablehlo.constant dense<1.000000e-03> : tensor<64x32x3x3xf32>
-    %145 = stablehlo.multiply %144, %143 : tensor<64x32x3x3xf32>
-    %146 = stablehlo.constant dense<9.990000e-01> : tensor<64x32x3x3xf32>
-    %147 = stablehlo.multiply %146, %arg18 : tensor<64x32x3x3xf32>
-    %148 = stablehlo.add %147, %145 : tensor<64x32x3x3xf32>
-    %149 = stablehlo.broadcast_in_dim %89, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
-    %150 = stablehlo.divide %142, %149 : tensor<64x32x3x3xf32>
-    %151 = stablehlo.broadcast_in_dim %92, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
-    %152 = stablehlo.divide %148, %151 : tensor<64x32x3x3xf32>
-    %153 = stablehlo.constant dense<1.000000e-08> : tensor<64x32x3x3xf32>
-    %154 = stablehlo.sqrt %152 : tensor<64x32x3x3xf32>
-    %155 = stablehlo.add %154, %153 : tensor<64x32x3x3xf32>
-    %156 = stablehlo.divide %150, %155 : tensor<64x32x3x3xf32>
-    %157 = stablehlo.multiply %137, %156 : tensor<64x32x3x3xf32>
-    %158 = stablehlo.subtract %arg2, %157 : tensor<64x32x3x3xf32>
-    %159 = stablehlo.broadcast_in_dim %arg26, dims = [] : (tensor<f32>) -> tensor<64xf32>
-    %160 = stablehlo.constant dense<1.000000e-01> : tensor<64xf32>
-    %161 = stablehlo.multiply %160, %74 : tensor<64xf32>
-    %162 = stablehlo.constant dense<9.000000e-01> : tensor<64xf32>
-    %163 = stablehlo.multiply %162, %arg11 : tensor<64xf32>
-    %164 = stablehlo.add %163, %161 : tensor<64xf32>
-    %165 = stablehlo.multiply %74, %74 : tensor<64xf32>
-    %166 = stablehlo.constant dense<1.000000e-03> : tensor<64xf32>
-    %167 = stablehlo.multiply %166, %165 : tensor<64xf32>
-    %168 = stablehlo.constant dense<9.990000e-01> : tensor<64xf32>
-    %169 = stablehlo.multiply %168, %arg19 : tensor<64xf32>
-    %170 = stablehlo.add %169, %167 : tensor<64xf32>
-    %171 = stablehlo.broadcast_in_dim %89, dims = [] : (tensor<f32>) -> tensor<64xf32>
-    %172 = stablehlo.divide %164, %171 : tensor<64xf32>
-    %173 = stablehlo.broadcast_in_dim %92, dims = [] : (tensor<f32>) -> tensor<64xf32>
-    %174 = stablehlo.divide %170, %173 : tensor<64xf32>
-    %175 = stablehlo.constant dense<1.000000e-08> : tensor<64xf32>
-    %176 = stablehlo.sqrt %174 : tensor<64xf32>
-    %177 = stablehlo.add %176, %175 : tensor<64xf32>
-    %178 = stablehlo.divide %172, %177 : tensor<64xf32>
-    %179 = stablehlo.multiply %159, %178 : tensor<64xf32>
-    %180 = stablehlo.subtract %arg3, %179 : tensor<64xf32>
-    %181 = stablehlo.broadcast_in_dim %arg26, dims = [] : (tensor<f32>) -> tensor<128x3136xf32>
-    %182 = stablehlo.constant dense<1.000000e-01> : tensor<128x3136xf32>
-    %183 = stablehlo.multiply %182, %67 : tensor<128x3136xf32>
-    %184 = stablehlo.constant dense<9.000000e-01> : tensor<128x3136xf32>
-    %185 = stablehlo.multiply %184, %arg12 : tensor<128x3136xf32>
-    %186 = stablehlo.add %185, %183 : tensor<128x3136xf32>
-    %187 = stablehlo.multiply %67, %67 : tensor<128x3136xf32>
-    %188 = stablehlo.constant dense<1.000000e-03> : tensor<128x3136xf32>
-    %189 = stablehlo.multiply %188, %187 : tensor<128x3136xf32>
-    %190 = stablehlo.constant dense<9.990000e-01> : tensor<128x3136xf32>
-    %191 = stablehlo.multiply %190, %arg20 : tensor<128x3136xf32>
-    %192 = stablehlo.add %191, %189 : tensor<128x3136xf32>
-    %193 = stablehlo.broadcast_in_dim %89, dims = [] : (tensor<f32>) -> tensor<128x3136xf32>
-    %194 = stablehlo.divide %186, %193 : tensor<128x3136xf32>
-    %195 = stablehlo.broadcast_in_dim %92, dims = [] : (tensor<f32>) -> tensor<128x3136xf32>
-    %196 = stablehlo.divide %192, %195 : tensor<128x3136xf32>
-    %197 = stablehlo.constant dense<1.000000e-08> : tensor<128x3136xf32>
-    %198 = stablehlo.sqrt %196 : tensor<128x3136xf32>
-    %199 = stablehlo.add %198, %197 : tensor<128x3136xf32>
-    %200 = stablehlo.divide %194, %199 : tensor<128x3136xf32>
-    %201 = stablehlo.multiply %181, %200 : tensor<128x3136xf32>
-    %202 = stablehlo.subtract %arg4, %201 : tensor<128x3136xf32>
-    %203 = stablehlo.broadcast_in_dim %arg26, dims = [] : (tensor<f32>) -> tensor<128xf32>
-    %204 = stablehlo.constant dense<1.000000e-01> : tensor<128xf32>
-    %205 = stablehlo.multiply %204, %65 : tensor<128xf32>
-    %206 = stablehlo.constant dense<9.000000e-01> : tensor<128xf32>
-    %207 = stablehlo.multiply %206, %arg13 : tensor<128xf32>
-    %208 = stablehlo.add %207, %205 : tensor<128xf32>
-    %209 = stablehlo.multiply %65, %65 : tensor<128xf32>
-    %210 = stablehlo.constant dense<1.000000e-03> : tensor<128xf32>
-    %211 = stablehlo.multiply %210, %209 : tensor<128xf32>
-    %212 = stablehlo.constant dense<9.990000e-01> : tensor<128xf32>
-    %213 = stablehlo.multiply %212, %arg21 : tensor<128xf32>
-    %214 = stablehlo.add %213, %211 : tensor<128xf32>
-    %215 = stablehlo.broadcast_in_dim %89, dims = [] : (tensor<f32>) -> tensor<128xf32>
-    %216 = stablehlo.divide %208, %215 : tensor<128xf32>
-    %217 = stablehlo.broadcast_in_dim %92, dims = [] : (tensor<f32>) -> tensor<128xf32>
-    %218 = stablehlo.divide %214, %217 : tensor<128xf32>
-    %219 = stablehlo.constant dense<1.000000e-08> : tensor<128xf32>
-    %220 = stablehlo.sqrt %218 : tensor<128xf32>
-    %221 = stablehlo.add %220, %219 : tensor<128xf32>
-    %222 = stablehlo.divide %216, %221 : tensor<128xf32>
-    %223 = stablehlo.multiply %203, %222 : tensor<128xf32>
-    %224 = stablehlo.subtract %arg5, %223 : tensor<128xf32>
-    %225 = stablehlo.broadcast_in_dim %arg26, dims = [] : (tensor<f32>) -> tensor<10x128xf32>
-    %226 = stablehlo.constant dense<1.000000e-01> : tensor<10x128xf32>
-    %227 = stablehlo.multiply %226, %62 : tensor<10x128xf32>
-    %228 = stablehlo.constant dense<9.000000e-01> : tensor<10x128xf32>
-    %229 = stablehlo.multiply %228, %arg14 : tensor<10x128xf32>
-    %230 = stablehlo.add %229, %227 : tensor<10x128xf32>
-    %231 = stablehlo.multiply %62, %62 : tensor<10x128xf32>
-    %232 = stablehlo.constant dense<1.000000e-03> : tensor<10x128xf32>
-    %233 = stablehlo.multiply %232, %231 : tensor<10x128xf32>
-    %234 = stablehlo.constant dense<9.990000e-01> : tensor<10x128xf32>
-    %235 = stablehlo.multiply %234, %arg22 : tensor<10x128xf32>
-    %236 = stablehlo.add %235, %233 : tensor<10x128xf32>
-    %237 = stablehlo.broadcast_in_dim %89, dims = [] : (tensor<f32>) -> tensor<10x128xf32>
-    %238 = stablehlo.divide %230, %237 : tensor<10x128xf32>
-    %239 = stablehlo.broadcast_in_dim %92, dims = [] : (tensor<f32>) -> tensor<10x128xf32>
-    %240 = stablehlo.divide %236, %239 : tensor<10x128xf32>
-    %241 = stablehlo.constant dense<1.000000e-08> : tensor<10x128xf32>
-    %242 = stablehlo.sqrt %240 : tensor<10x128xf32>
-    %243 = stablehlo.add %242, %241 : tensor<10x128xf32>
-    %244 = stablehlo.divide %238, %243 : tensor<10x128xf32>
-    %245 = stablehlo.multiply %225, %244 : tensor<10x128xf32>
-    %246 = stablehlo.subtract %arg6, %245 : tensor<10x128xf32>
-    %247 = stablehlo.broadcast_in_dim %arg26, dims = [] : (tensor<f32>) -> tensor<10xf32>
-    %248 = stablehlo.constant dense<1.000000e-01> : tensor<10xf32>
-    %249 = stablehlo.multiply %248, %60 : tensor<10xf32>
-    %250 = stablehlo.constant dense<9.000000e-01> : tensor<10xf32>
-    %251 = stablehlo.multiply %250, %arg15 : tensor<10xf32>
-    %252 = stablehlo.add %251, %249 : tensor<10xf32>
-    %253 = stablehlo.multiply %60, %60 : tensor<10xf32>
-    %254 = stablehlo.constant dense<1.000000e-03> : tensor<10xf32>
-    %255 = stablehlo.multiply %254, %253 : tensor<10xf32>
-    %256 = stablehlo.constant dense<9.990000e-01> : tensor<10xf32>
-    %257 = stablehlo.multiply %256, %arg23 : tensor<10xf32>
-    %258 = stablehlo.add %257, %255 : tensor<10xf32>
-    %259 = stablehlo.broadcast_in_dim %89, dims = [] : (tensor<f32>) -> tensor<10xf32>
-    %260 = stablehlo.divide %252, %259 : tensor<10xf32>
-    %261 = stablehlo.broadcast_in_dim %92, dims = [] : (tensor<f32>) -> tensor<10xf32>
-    %262 = stablehlo.divide %258, %261 : tensor<10xf32>
-    %263 = stablehlo.constant dense<1.000000e-08> : tensor<10xf32>
-    %264 = stablehlo.sqrt %262 : tensor<10xf32>
-    %265 = stablehlo.add %264, %263 : tensor<10xf32>
-    %266 = stablehlo.divide %260, %265 : tensor<10xf32>
-    %267 = stablehlo.multiply %247, %266 : tensor<10xf32>
-    %268 = stablehlo.subtract %arg7, %267 : tensor<10xf32>
-    return %114, %136, %158, %180, %202, %224, %246, %268, %98, %120, %142, %164, %186, %208, %230, %252, %104, %126, %148, %170, %192, %214, %236, %258, %42 : tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<128x3136xf32>, tensor<128xf32>, tensor<10x128xf32>, tensor<10xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<128x3136xf32>, tensor<128xf32>, tensor<10x128xf32>, tensor<10xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<128x3136xf32>, tensor<128xf32>, tensor<10x128xf32>, tensor<10xf32>, tensor<f32>
+    %94 = stablehlo.constant dense<1.000000e-01> : tensor<f32>
+    %95 = stablehlo.broadcast_in_dim %94, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
+    %96 = stablehlo.multiply %95, %85 : tensor<32x1x3x3xf32>
+    %97 = stablehlo.broadcast_in_dim %87, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
+    %98 = stablehlo.multiply %97, %arg8 : tensor<32x1x3x3xf32>
+    %99 = stablehlo.add %98, %96 : tensor<32x1x3x3xf32>
+    %100 = stablehlo.multiply %85, %85 : tensor<32x1x3x3xf32>
+    %101 = stablehlo.constant dense<1.000000e-03> : tensor<f32>
+    %102 = stablehlo.broadcast_in_dim %101, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
+    %103 = stablehlo.multiply %102, %100 : tensor<32x1x3x3xf32>
+    %104 = stablehlo.broadcast_in_dim %90, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
+    %105 = stablehlo.multiply %104, %arg16 : tensor<32x1x3x3xf32>
+    %106 = stablehlo.add %105, %103 : tensor<32x1x3x3xf32>
+    %107 = stablehlo.broadcast_in_dim %89, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
+    %108 = stablehlo.divide %99, %107 : tensor<32x1x3x3xf32>
+    %109 = stablehlo.broadcast_in_dim %92, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
+    %110 = stablehlo.divide %106, %109 : tensor<32x1x3x3xf32>
+    %111 = stablehlo.constant dense<1.000000e-08> : tensor<f32>
+    %112 = stablehlo.broadcast_in_dim %111, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
+    %113 = stablehlo.sqrt %110 : tensor<32x1x3x3xf32>
+    %114 = stablehlo.add %113, %112 : tensor<32x1x3x3xf32>
+    %115 = stablehlo.divide %108, %114 : tensor<32x1x3x3xf32>
+    %116 = stablehlo.multiply %93, %115 : tensor<32x1x3x3xf32>
+    %117 = stablehlo.subtract %arg0, %116 : tensor<32x1x3x3xf32>
+    %118 = stablehlo.broadcast_in_dim %arg26, dims = [] : (tensor<f32>) -> tensor<32xf32>
+    %119 = stablehlo.constant dense<1.000000e-01> : tensor<32xf32>
+    %120 = stablehlo.multiply %119, %84 : tensor<32xf32>
+    %121 = stablehlo.constant dense<9.000000e-01> : tensor<32xf32>
+    %122 = stablehlo.multiply %121, %arg9 : tensor<32xf32>
+    %123 = stablehlo.add %122, %120 : tensor<32xf32>
+    %124 = stablehlo.multiply %84, %84 : tensor<32xf32>
+    %125 = stablehlo.constant dense<1.000000e-03> : tensor<32xf32>
+    %126 = stablehlo.multiply %125, %124 : tensor<32xf32>
+    %127 = stablehlo.constant dense<9.990000e-01> : tensor<32xf32>
+    %128 = stablehlo.multiply %127, %arg17 : tensor<32xf32>
+    %129 = stablehlo.add %128, %126 : tensor<32xf32>
+    %130 = stablehlo.broadcast_in_dim %89, dims = [] : (tensor<f32>) -> tensor<32xf32>
+    %131 = stablehlo.divide %123, %130 : tensor<32xf32>
+    %132 = stablehlo.broadcast_in_dim %92, dims = [] : (tensor<f32>) -> tensor<32xf32>
+    %133 = stablehlo.divide %129, %132 : tensor<32xf32>
+    %134 = stablehlo.constant dense<1.000000e-08> : tensor<32xf32>
+    %135 = stablehlo.sqrt %133 : tensor<32xf32>
+    %136 = stablehlo.add %135, %134 : tensor<32xf32>
+    %137 = stablehlo.divide %131, %136 : tensor<32xf32>
+    %138 = stablehlo.multiply %118, %137 : tensor<32xf32>
+    %139 = stablehlo.subtract %arg1, %138 : tensor<32xf32>
+    %140 = stablehlo.broadcast_in_dim %arg26, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
+    %141 = stablehlo.broadcast_in_dim %94, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
+    %142 = stablehlo.multiply %141, %78 : tensor<64x32x3x3xf32>
+    %143 = stablehlo.broadcast_in_dim %87, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
+    %144 = stablehlo.multiply %143, %arg10 : tensor<64x32x3x3xf32>
+    %145 = stablehlo.add %144, %142 : tensor<64x32x3x3xf32>
+    %146 = stablehlo.multiply %78, %78 : tensor<64x32x3x3xf32>
+    %147 = stablehlo.broadcast_in_dim %101, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
+    %148 = stablehlo.multiply %147, %146 : tensor<64x32x3x3xf32>
+    %149 = stablehlo.broadcast_in_dim %90, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
+    %150 = stablehlo.multiply %149, %arg18 : tensor<64x32x3x3xf32>
+    %151 = stablehlo.add %150, %148 : tensor<64x32x3x3xf32>
+    %152 = stablehlo.broadcast_in_dim %89, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
+    %153 = stablehlo.divide %145, %152 : tensor<64x32x3x3xf32>
+    %154 = stablehlo.broadcast_in_dim %92, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
+    %155 = stablehlo.divide %151, %154 : tensor<64x32x3x3xf32>
+    %156 = stablehlo.broadcast_in_dim %111, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
+    %157 = stablehlo.sqrt %155 : tensor<64x32x3x3xf32>
+    %158 = stablehlo.add %157, %156 : tensor<64x32x3x3xf32>
+    %159 = stablehlo.divide %153, %158 : tensor<64x32x3x3xf32>
+    %160 = stablehlo.multiply %140, %159 : tensor<64x32x3x3xf32>
+    %161 = stablehlo.subtract %arg2, %160 : tensor<64x32x3x3xf32>
+    %162 = stablehlo.broadcast_in_dim %arg26, dims = [] : (tensor<f32>) -> tensor<64xf32>
+    %163 = stablehlo.constant dense<1.000000e-01> : tensor<64xf32>
+    %164 = stablehlo.multiply %163, %74 : tensor<64xf32>
+    %165 = stablehlo.constant dense<9.000000e-01> : tensor<64xf32>
+    %166 = stablehlo.multiply %165, %arg11 : tensor<64xf32>
+    %167 = stablehlo.add %166, %164 : tensor<64xf32>
+    %168 = stablehlo.multiply %74, %74 : tensor<64xf32>
+    %169 = stablehlo.constant dense<1.000000e-03> : tensor<64xf32>
+    %170 = stablehlo.multiply %169, %168 : tensor<64xf32>
+    %171 = stablehlo.constant dense<9.990000e-01> : tensor<64xf32>
+    %172 = stablehlo.multiply %171, %arg19 : tensor<64xf32>
+    %173 = stablehlo.add %172, %170 : tensor<64xf32>
+    %174 = stablehlo.broadcast_in_dim %89, dims = [] : (tensor<f32>) -> tensor<64xf32>
+    %175 = stablehlo.divide %167, %174 : tensor<64xf32>
+    %176 = stablehlo.broadcast_in_dim %92, dims = [] : (tensor<f32>) -> tensor<64xf32>
+    %177 = stablehlo.divide %173, %176 : tensor<64xf32>
+    %178 = stablehlo.constant dense<1.000000e-08> : tensor<64xf32>
+    %179 = stablehlo.sqrt %177 : tensor<64xf32>
+    %180 = stablehlo.add %179, %178 : tensor<64xf32>
+    %181 = stablehlo.divide %175, %180 : tensor<64xf32>
+    %182 = stablehlo.multiply %162, %181 : tensor<64xf32>
+    %183 = stablehlo.subtract %arg3, %182 : tensor<64xf32>
+    %184 = stablehlo.broadcast_in_dim %arg26, dims = [] : (tensor<f32>) -> tensor<128x3136xf32>
+    %185 = stablehlo.broadcast_in_dim %94, dims = [] : (tensor<f32>) -> tensor<128x3136xf32>
+    %186 = stablehlo.multiply %185, %67 : tensor<128x3136xf32>
+    %187 = stablehlo.broadcast_in_dim %87, dims = [] : (tensor<f32>) -> tensor<128x3136xf32>
+    %188 = stablehlo.multiply %187, %arg12 : tensor<128x3136xf32>
+    %189 = stablehlo.add %188, %186 : tensor<128x3136xf32>
+    %190 = stablehlo.multiply %67, %67 : tensor<128x3136xf32>
+    %191 = stablehlo.broadcast_in_dim %101, dims = [] : (tensor<f32>) -> tensor<128x3136xf32>
+    %192 = stablehlo.multiply %191, %190 : tensor<128x3136xf32>
+    %193 = stablehlo.broadcast_in_dim %90, dims = [] : (tensor<f32>) -> tensor<128x3136xf32>
+    %194 = stablehlo.multiply %193, %arg20 : tensor<128x3136xf32>
+    %195 = stablehlo.add %194, %192 : tensor<128x3136xf32>
+    %196 = stablehlo.broadcast_in_dim %89, dims = [] : (tensor<f32>) -> tensor<128x3136xf32>
+    %197 = stablehlo.divide %189, %196 : tensor<128x3136xf32>
+    %198 = stablehlo.broadcast_in_dim %92, dims = [] : (tensor<f32>) -> tensor<128x3136xf32>
+    %199 = stablehlo.divide %195, %198 : tensor<128x3136xf32>
+    %200 = stablehlo.broadcast_in_dim %111, dims = [] : (tensor<f32>) -> tensor<128x3136xf32>
+    %201 = stablehlo.sqrt %199 : tensor<128x3136xf32>
+    %202 = stablehlo.add %201, %200 : tensor<128x3136xf32>
+    %203 = stablehlo.divide %197, %202 : tensor<128x3136xf32>
+    %204 = stablehlo.multiply %184, %203 : tensor<128x3136xf32>
+    %205 = stablehlo.subtract %arg4, %204 : tensor<128x3136xf32>
+    %206 = stablehlo.broadcast_in_dim %arg26, dims = [] : (tensor<f32>) -> tensor<128xf32>
+    %207 = stablehlo.constant dense<1.000000e-01> : tensor<128xf32>
+    %208 = stablehlo.multiply %207, %65 : tensor<128xf32>
+    %209 = stablehlo.constant dense<9.000000e-01> : tensor<128xf32>
+    %210 = stablehlo.multiply %209, %arg13 : tensor<128xf32>
+    %211 = stablehlo.add %210, %208 : tensor<128xf32>
+    %212 = stablehlo.multiply %65, %65 : tensor<128xf32>
+    %213 = stablehlo.constant dense<1.000000e-03> : tensor<128xf32>
+    %214 = stablehlo.multiply %213, %212 : tensor<128xf32>
+    %215 = stablehlo.constant dense<9.990000e-01> : tensor<128xf32>
+    %216 = stablehlo.multiply %215, %arg21 : tensor<128xf32>
+    %217 = stablehlo.add %216, %214 : tensor<128xf32>
+    %218 = stablehlo.broadcast_in_dim %89, dims = [] : (tensor<f32>) -> tensor<128xf32>
+    %219 = stablehlo.divide %211, %218 : tensor<128xf32>
+    %220 = stablehlo.broadcast_in_dim %92, dims = [] : (tensor<f32>) -> tensor<128xf32>
+    %221 = stablehlo.divide %217, %220 : tensor<128xf32>
+    %222 = stablehlo.constant dense<1.000000e-08> : tensor<128xf32>
+    %223 = stablehlo.sqrt %221 : tensor<128xf32>
+    %224 = stablehlo.add %223, %222 : tensor<128xf32>
+    %225 = stablehlo.divide %219, %224 : tensor<128xf32>
+    %226 = stablehlo.multiply %206, %225 : tensor<128xf32>
+    %227 = stablehlo.subtract %arg5, %226 : tensor<128xf32>
+    %228 = stablehlo.broadcast_in_dim %arg26, dims = [] : (tensor<f32>) -> tensor<10x128xf32>
+    %229 = stablehlo.broadcast_in_dim %94, dims = [] : (tensor<f32>) -> tensor<10x128xf32>
+    %230 = stablehlo.multiply %229, %62 : tensor<10x128xf32>
+    %231 = stablehlo.broadcast_in_dim %87, dims = [] : (tensor<f32>) -> tensor<10x128xf32>
+    %232 = stablehlo.multiply %231, %arg14 : tensor<10x128xf32>
+    %233 = stablehlo.add %232, %230 : tensor<10x128xf32>
+    %234 = stablehlo.multiply %62, %62 : tensor<10x128xf32>
+    %235 = stablehlo.broadcast_in_dim %101, dims = [] : (tensor<f32>) -> tensor<10x128xf32>
+    %236 = stablehlo.multiply %235, %234 : tensor<10x128xf32>
+    %237 = stablehlo.broadcast_in_dim %90, dims = [] : (tensor<f32>) -> tensor<10x128xf32>
+    %238 = stablehlo.multiply %237, %arg22 : tensor<10x128xf32>
+    %239 = stablehlo.add %238, %236 : tensor<10x128xf32>
+    %240 = stablehlo.broadcast_in_dim %89, dims = [] : (tensor<f32>) -> tensor<10x128xf32>
+    %241 = stablehlo.divide %233, %240 : tensor<10x128xf32>
+    %242 = stablehlo.broadcast_in_dim %92, dims = [] : (tensor<f32>) -> tensor<10x128xf32>
+    %243 = stablehlo.divide %239, %242 : tensor<10x128xf32>
+    %244 = stablehlo.broadcast_in_dim %111, dims = [] : (tensor<f32>) -> tensor<10x128xf32>
+    %245 = stablehlo.sqrt %243 : tensor<10x128xf32>
+    %246 = stablehlo.add %245, %244 : tensor<10x128xf32>
+    %247 = stablehlo.divide %241, %246 : tensor<10x128xf32>
+    %248 = stablehlo.multiply %228, %247 : tensor<10x128xf32>
+    %249 = stablehlo.subtract %arg6, %248 : tensor<10x128xf32>
+    %250 = stablehlo.broadcast_in_dim %arg26, dims = [] : (tensor<f32>) -> tensor<10xf32>
+    %251 = stablehlo.constant dense<1.000000e-01> : tensor<10xf32>
+    %252 = stablehlo.multiply %251, %60 : tensor<10xf32>
+    %253 = stablehlo.constant dense<9.000000e-01> : tensor<10xf32>
+    %254 = stablehlo.multiply %253, %arg15 : tensor<10xf32>
+    %255 = stablehlo.add %254, %252 : tensor<10xf32>
+    %256 = stablehlo.multiply %60, %60 : tensor<10xf32>
+    %257 = stablehlo.constant dense<1.000000e-03> : tensor<10xf32>
+    %258 = stablehlo.multiply %257, %256 : tensor<10xf32>
+    %259 = stablehlo.constant dense<9.990000e-01> : tensor<10xf32>
+    %260 = stablehlo.multiply %259, %arg23 : tensor<10xf32>
+    %261 = stablehlo.add %260, %258 : tensor<10xf32>
+    %262 = stablehlo.broadcast_in_dim %89, dims = [] : (tensor<f32>) -> tensor<10xf32>
+    %263 = stablehlo.divide %255, %262 : tensor<10xf32>
+    %264 = stablehlo.broadcast_in_dim %92, dims = [] : (tensor<f32>) -> tensor<10xf32>
+    %265 = stablehlo.divide %261, %264 : tensor<10xf32>
+    %266 = stablehlo.constant dense<1.000000e-08> : tensor<10xf32>
+    %267 = stablehlo.sqrt %265 : tensor<10xf32>
+    %268 = stablehlo.add %267, %266 : tensor<10xf32>
+    %269 = stablehlo.divide %263, %268 : tensor<10xf32>
+    %270 = stablehlo.multiply %250, %269 : tensor<10xf32>
+    %271 = stablehlo.subtract %arg7, %270 : tensor<10xf32>
+    return %117, %139, %161, %183, %205, %227, %249, %271, %99, %123, %145, %167, %189, %211, %233, %255, %106, %129, %151, %173, %195, %217, %239, %261, %42 : tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<128x3136xf32>, tensor<128xf32>, tensor<10x128xf32>, tensor<10xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<128x3136xf32>, tensor<128xf32>, tensor<10x128xf32>, tensor<10xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<128x3136xf32>, tensor<128xf32>, tensor<10x128xf32>, tensor<10xf32>, tensor<f32>
   }
 }

@@ -50,11 +50,15 @@ TEST(Builder, FailedCreateAppendsNothing) {
 
 TEST(Builder, Constants) {
   Fx x({});
+  // A splat is one scalar literal broadcast to the shape (the module never stores numel copies).
   Value* c = x.b.constant_splat(2.5, f32({2, 2}));
   EXPECT_EQ(c->type, f32({2, 2}));
-  const auto& d = c->def->attrs.get<DenseAttr>("value").value;
-  ASSERT_EQ(d.numel(), 4);
-  EXPECT_EQ(d.as_double(3), 2.5);
+  ASSERT_EQ(c->def->kind, OpKind::kBroadcastInDim);
+  EXPECT_TRUE(c->def->attrs.get_i64s("broadcast_dimensions").empty());
+  const auto& d = c->def->operand(0)->def->attrs.get<DenseAttr>("value").value;
+  ASSERT_EQ(d.numel(), 1);
+  EXPECT_EQ(d.as_double(0), 2.5);
+  EXPECT_EQ(x.b.constant_splat(1.5, f32({}))->def->kind, OpKind::kConstant);
   Value* s = x.b.scalar(7, DType::kI32);
   EXPECT_EQ(s->type, t(DType::kI32, {}));
   EXPECT_EQ(s->def->attrs.get<DenseAttr>("value").value.as_int64(0), 7);

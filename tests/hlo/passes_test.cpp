@@ -151,6 +151,26 @@ TEST(Passes, TransposeCompositionAndNonIdentityStay) {
   EXPECT_EQ(op->result(0)->type.shape(), (Shape{4, 2, 3}));
 }
 
+// Folding a broadcast of a splat into a literal must not grow the module: above 256 elements
+// the scalar + broadcast_in_dim stays, and x * broadcast(1) still folds to x.
+TEST(Passes, LargeSplatBroadcastStaysCompact) {
+  Module m;
+  Func* f = m.add_func("main", {f32({64, 64})});
+  Builder b(f->body.get());
+  Value* x = f->arg(0);
+  Value* y = b.multiply(x, b.constant_splat(1, x->type));                  // -> x
+  b.func_return({b.maximum(y, b.constant_splat(0, x->type))});            // relu keeps its zero
+  run_cleanup(*f);
+  verify_module(m);
+  EXPECT_EQ(count(*f, OpKind::kMultiply), 0);
+  EXPECT_EQ(count(*f, OpKind::kBroadcastInDim), 1);
+  for (const auto& op : f->body->ops) {
+    if (op->kind == OpKind::kConstant) {
+      EXPECT_EQ(op->attrs.get<DenseAttr>("value").value.numel(), 1);
+    }
+  }
+}
+
 TEST(Passes, ConvertToF64AndCloneAndInline) {
   Module m;
   Func* g = m.add_func("helper", {f32({2})}, false);
@@ -169,8 +189,9 @@ TEST(Passes, ConvertToF64AndCloneAndInline) {
   Func* cf = copy->find("main");
   EXPECT_EQ(cf->arg(0)->type, Type::tensor(DType::kF64, {2}));
   EXPECT_EQ(cf->result_types[0], Type::tensor(DType::kF64, {2}));
-  const Op* mul = copy->find("helper")->body->ops[1].get();
-  const Tensor& c = mul->operand(1)->def->attrs.get<DenseAttr>("value").value;
+  const Op* mul = copy->find("helper")->body->ops[2].get();  // constant, broadcast, multiply
+  ASSERT_EQ(mul->kind, OpKind::kMultiply);
+  const Tensor& c = mul->operand(1)->def->operand(0)->def->attrs.get<DenseAttr>("value").value;
   EXPECT_EQ(c.dtype(), DType::kF64);
   EXPECT_EQ(c.data<double>()[0], static_cast<double>(0.1f));  // the f32 value, widened
   // The original is untouched.
