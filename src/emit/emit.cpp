@@ -10,6 +10,8 @@ EmitOptions EmitOptions::from_train(const TrainConfig& t, int64_t batch) {
   o.batch = batch;
   o.loss.kind = t.lossKind;
   o.loss.label_smoothing = t.labelSmoothing;
+  // focalGamma belongs to the focal losses only (its default, 2, must not turn classCE focal).
+  o.loss.focal_gamma = t.lossKind == LossKind::focal ? t.focalGamma : 0.0;
   o.optim = optim::OptimConfig::from_train(t);
   return o;
 }

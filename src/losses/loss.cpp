@@ -13,8 +13,8 @@ Value* mean_of_sum(hlo::Builder& b, Value* x, double scale) {
 }
 
 bool is_lowered(LossKind k) {
-  return k == LossKind::classCE || k == LossKind::softLabelCE || k == LossKind::bce ||
-         k == LossKind::floatTargetMse;
+  return k == LossKind::classCE || k == LossKind::focal || k == LossKind::softLabelCE ||
+         k == LossKind::bce || k == LossKind::floatTargetMse;
 }
 
 hlo::Type label_type(const LossOptions& o, const hlo::Type& logits) {
@@ -22,13 +22,14 @@ hlo::Type label_type(const LossOptions& o, const hlo::Type& logits) {
     fail("loss", "{} expects logits [B, N] (got {})", enum_name(o.kind), logits.str());
   switch (o.kind) {
     case LossKind::classCE:
+    case LossKind::focal:
       return hlo::Type::tensor(DType::kI32, {logits.dim(0)});
     case LossKind::softLabelCE:
     case LossKind::bce:
     case LossKind::floatTargetMse:
       return logits;
     default:
-      fail("loss", "{} is not lowered yet (lowered: classCE, softLabelCE, bce, floatTargetMse)",
+      fail("loss", "{} is not lowered yet (lowered: classCE, focal, softLabelCE, bce, floatTargetMse)",
            enum_name(o.kind));
   }
 }
@@ -39,6 +40,7 @@ Value* emit_loss(hlo::Builder& b, const LossOptions& o, Value* logits, Value* la
          label_type(o, logits->type).str());
   switch (o.kind) {
     case LossKind::classCE:
+    case LossKind::focal:
       return class_ce(b, logits, labels, o.label_smoothing, o.focal_gamma);
     case LossKind::softLabelCE:
       return soft_label_ce(b, logits, labels);

@@ -33,9 +33,11 @@ NETSPEC_ENUM(Padding, NETSPEC_PADDINGS)
 // on both sides (torchvision). Output sizes agree for odd k; the padded values differ.
 #define NETSPEC_PAD_STYLES(X) X(xlaSame) X(symmetric)
 NETSPEC_ENUM(PadStyle, NETSPEC_PAD_STYLES)
+// focal: classCE weighted by (1-p)^focalGamma per class term (Lin et al. 2017), class-index labels.
 #define NETSPEC_LOSS_KINDS(X)                                                              \
   X(classCE) X(softLabelCE) X(perPixelCE) X(perPixelDice) X(perPixelDiceCE)                \
-  X(perPixelWeightedCE) X(perPixelFocalCE) X(floatTargetMse) X(yolov1Masked) X(bce) X(tokenCE)
+  X(perPixelWeightedCE) X(perPixelFocalCE) X(floatTargetMse) X(yolov1Masked) X(bce) X(tokenCE) \
+  X(focal)
 NETSPEC_ENUM(LossKind, NETSPEC_LOSS_KINDS)
 // adam becomes AdamW (decoupled decay) when weightDecay > 0.
 #define NETSPEC_OPTIMIZERS(X) X(sgd) X(adam) X(rmsprop) X(lamb) X(muon) X(shampoo)

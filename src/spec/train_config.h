@@ -37,7 +37,7 @@ using DoubleList = std::vector<double>;
   F(double, labelSmoothing, 0.0, "label smoothing epsilon for cross-entropy losses") \
   F(LossKind, lossKind, LossKind::classCE, "training loss") \
   F(DoubleList, lossWeights, {}, "per-class weights for perPixelWeightedCE") \
-  F(double, focalGamma, 2.0, "focusing exponent for perPixelFocalCE") \
+  F(double, focalGamma, 2.0, "focusing exponent γ of the focal and perPixelFocalCE losses") \
   F(bool, augment, false, "standard flips/crops augmentation for the dataset") \
   F(bool, mixup, false, "mixup of sample pairs") \
   F(double, mixupAlpha, 0.8, "mixup Beta(alpha, alpha) parameter") \

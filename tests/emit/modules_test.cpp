@@ -42,6 +42,34 @@ TEST(EmitLosses, ClassCeValueByHand) {
   EXPECT_NEAR(run_main(*e.module, {w, b, x, y})[0].as_double(0), want, 1e-6);
 }
 
+// lossKind focal takes γ from TrainConfig.focalGamma; classCE ignores focalGamma (default 2).
+// One sample, logits (1, 2, 3), label 2, γ = 2: loss = -(1-p_2)^2 log p_2.
+TEST(EmitLosses, FocalFromTrainConfigValueByHandAndGradcheck) {
+  NetSpec net = NetBuilder("focal").input(1).add(Dense{1, 3}).build();
+  TrainConfig tc;
+  tc.lossKind = LossKind::focal;
+  tc.focalGamma = 2.0;
+  EmitOptions o = EmitOptions::from_train(tc, 1);
+  EXPECT_EQ(o.loss.focal_gamma, 2.0);
+  Tensor w(DType::kF32, {3, 1});
+  Tensor b = Tensor::from<double>(DType::kF32, {3}, {1, 2, 3});
+  Tensor x = Tensor::from<double>(DType::kF32, {1, 1}, {0.5});
+  Tensor y = Tensor::from<int>(DType::kI32, {1}, {2});
+  double lse = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0));
+  double p2 = std::exp(3.0 - lse);
+  Emitted e = emit_module(net, ModuleKind::loss, o);
+  EXPECT_NEAR(run_main(*e.module, {w, b, x, y})[0].as_double(0), -(1 - p2) * (1 - p2) * std::log(p2),
+              1e-6);
+  tc.lossKind = LossKind::classCE;
+  EXPECT_EQ(EmitOptions::from_train(tc, 1).loss.focal_gamma, 0.0);
+  Emitted ce = emit_module(net, ModuleKind::loss, EmitOptions::from_train(tc, 1));
+  EXPECT_NEAR(run_main(*ce.module, {w, b, x, y})[0].as_double(0), -std::log(p2), 1e-6);
+  EmitOptions g = EmitOptions::from_train(TrainConfig{}, 3);
+  g.loss = {LossKind::focal, 0.1, 1.5};
+  expect_loss_grads(NetBuilder("lossnet").input(4).add(Dense{4, 3}).build(), g, "ref");
+  expect_loss_grads(NetBuilder("lossnet").input(4).add(Dense{4, 3}).build(), g, "cpu");
+}
+
 TEST(EmitTrainStep, SgdMomentumNesterovClipDecayHeadMatchesFormula) {
   StepSetup s;
   EmitOptions o;
