@@ -13,6 +13,7 @@ packages=(
   libeigen3-dev libdnnl-dev libopenblas-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   zlib1g-dev libgtest-dev
   python3 python3-venv python3-numpy
+  dataset-fashion-mnist
 )
 missing=()
 for p in "${packages[@]}"; do
