@@ -1,0 +1,36 @@
+// IDX files (MNIST, Fashion-MNIST): gzip-compressed or raw, read whole and checked (magic, element
+// type, dims, size vs. counts). Images become f32 [N, 1, rows, cols] scaled to [0, 1] then
+// normalised ((v - mean) / std); labels become i32 [N]. Every error names the file and the fault:
+// `[idx] /d/train-images-idx3-ubyte.gz: truncated (got 1000 bytes, expected 47040016)`.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "core/tensor.h"
+
+namespace netspec::data {
+
+// The whole file, inflated when it is gzip (zlib reads raw files unchanged).
+std::string read_maybe_gz(const std::string& path);
+// idx3 ubyte images -> f32 [N, 1, rows, cols], (v/255 - mean) / std.
+Tensor read_idx_images(const std::string& path, float mean = 0.f, float std = 1.f);
+// idx1 ubyte labels -> i32 [N]; every label must be < num_classes.
+Tensor read_idx_labels(const std::string& path, int num_classes = 10);
+
+// An in-memory labelled split.
+struct Dataset {
+  Tensor x;  // f32 [N, ...]
+  Tensor y;  // i32 [N]
+  int64_t size() const { return x.shape().empty() ? 0 : x.shape()[0]; }
+};
+
+// Fashion-MNIST normalisation (train-set mean/std of the pixel values in [0, 1]).
+inline constexpr float kFashionMean = 0.2860f, kFashionStd = 0.3530f;
+inline constexpr float kMnistMean = 0.1307f, kMnistStd = 0.3081f;
+inline constexpr const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
+
+// Loads `<dir>/{train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz]`; train = false -> t10k.
+// Checks image and label counts agree. Throws naming the directory when a file is missing.
+Dataset load_idx_split(const std::string& dir, bool train, float mean, float std);
+
+}  // namespace netspec::data

@@ -1,0 +1,145 @@
+#include "data/idx.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "core/error.h"
+#include "data/idx_fixture.h"
+#include "data/loader.h"
+
+namespace netspec::data {
+namespace {
+
+std::string tmpdir(const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() / ("netspec_data_" + name);
+  std::filesystem::remove_all(p);
+  std::filesystem::create_directories(p);
+  return p.string();
+}
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Idx, ReadsRawAndGzipImagesAndLabels) {
+  std::string d = tmpdir("read");
+  // Two 2x3 images.
+  std::string img = test::idx_bytes({2, 2, 3}, {0, 255, 51, 102, 0, 0, 1, 2, 3, 4, 5, 255});
+  test::write_raw(d + "/img", img);
+  test::write_gz(d + "/img.gz", img);
+  for (const char* f : {"/img", "/img.gz"}) {
+    Tensor t = read_idx_images(d + f, 0.5f, 0.25f);
+    ASSERT_EQ(t.shape(), (Shape{2, 1, 2, 3}));
+    // (v/255 - 0.5) / 0.25: 0 -> -2, 255 -> 2, 51 -> (0.2-0.5)*4 = -1.2.
+    EXPECT_FLOAT_EQ(t.data<float>()[0], -2.f);
+    EXPECT_FLOAT_EQ(t.data<float>()[1], 2.f);
+    EXPECT_NEAR(t.data<float>()[2], -1.2f, 1e-6);
+    EXPECT_FLOAT_EQ(t.data<float>()[11], 2.f);
+  }
+  test::write_gz(d + "/lab.gz", test::idx_bytes({3}, {7, 0, 9}));
+  Tensor l = read_idx_labels(d + "/lab.gz");
+  ASSERT_EQ(l.shape(), (Shape{3}));
+  EXPECT_EQ(l.data<int32_t>()[0], 7);
+  EXPECT_EQ(l.data<int32_t>()[2], 9);
+}
+
+TEST(Idx, BadFilesNameTheFileAndFault) {
+  std::string d = tmpdir("bad");
+  std::string img = test::idx_bytes({2, 2, 3}, std::vector<uint8_t>(12, 1));
+  std::string bad = img;
+  bad[0] = 1;
+  test::write_raw(d + "/magic", bad);
+  std::string e = error_of([&] { read_idx_images(d + "/magic"); });
+  EXPECT_NE(e.find(d + "/magic: bad magic"), std::string::npos) << e;
+  test::write_gz(d + "/short.gz", img.substr(0, img.size() - 5));
+  e = error_of([&] { read_idx_images(d + "/short.gz"); });
+  EXPECT_NE(e.find(d + "/short.gz: truncated (got 23 bytes, expected 28)"), std::string::npos)
+      << e;
+  // A cut gzip stream (not just a short payload) is also an error naming the file.
+  std::string gz = d + "/full.gz";
+  test::write_gz(gz, std::string(4000, 'x'));
+  std::string raw;
+  {
+    std::ifstream f(gz, std::ios::binary);
+    raw.assign(std::istreambuf_iterator<char>(f), {});
+  }
+  test::write_raw(d + "/cut.gz", raw.substr(0, raw.size() - 10));
+  e = error_of([&] { read_idx_images(d + "/cut.gz"); });
+  EXPECT_NE(e.find(d + "/cut.gz:"), std::string::npos) << e;
+  test::write_raw(d + "/lab", test::idx_bytes({2}, {3, 10}));
+  e = error_of([&] { read_idx_labels(d + "/lab"); });
+  EXPECT_NE(e.find("label 10 out of range at record 1"), std::string::npos) << e;
+  test::write_raw(d + "/good", img);
+  e = error_of([&] { read_idx_labels(d + "/good"); });
+  EXPECT_NE(e.find("wrong rank (got 3, expected 1)"), std::string::npos) << e;
+  e = error_of([&] { load_idx_split(d, true, 0, 1); });
+  EXPECT_NE(e.find("no train-images-idx3-ubyte[.gz]"), std::string::npos) << e;
+}
+
+Dataset tiny(int n) {
+  Dataset ds{Tensor(DType::kF32, {n, 1, 1, 2}), Tensor(DType::kI32, {n})};
+  for (int i = 0; i < n; ++i) {
+    ds.x.data<float>()[2 * i] = static_cast<float>(i);
+    ds.x.data<float>()[2 * i + 1] = static_cast<float>(-i);
+    ds.y.data<int32_t>()[i] = i;  // label == image index, so pairing is checkable
+  }
+  return ds;
+}
+
+TEST(Loader, ShuffleKeepsLabelsWithImagesAndDropsTrainTail) {
+  Dataset ds = tiny(10);
+  Loader ld(ds, 3, /*train=*/true, 7);
+  EXPECT_EQ(ld.num_batches(), 3);  // 10 / 3, tail of 1 dropped
+  ld.start_epoch(0);
+  std::vector<int64_t> o0 = ld.order();
+  ld.start_epoch(1);
+  EXPECT_NE(ld.order(), o0);  // a new permutation per epoch
+  ld.start_epoch(0);
+  EXPECT_EQ(ld.order(), o0);  // and the same for the same seed and epoch
+  std::vector<int> seen(10, 0);
+  for (int64_t b = 0; b < ld.num_batches(); ++b) {
+    Tensor x, y;
+    EXPECT_EQ(ld.batch(b, x, y), 3);
+    for (int k = 0; k < 3; ++k) {
+      int lab = y.data<int32_t>()[k];
+      EXPECT_EQ(x.data<float>()[2 * k], static_cast<float>(lab));
+      EXPECT_EQ(x.data<float>()[2 * k + 1], static_cast<float>(-lab));
+      ++seen[lab];
+    }
+  }
+  int total = 0;
+  for (int s : seen) {
+    EXPECT_LE(s, 1);
+    total += s;
+  }
+  EXPECT_EQ(total, 9);
+}
+
+TEST(Loader, EvalCountsEverySampleOnce) {
+  Dataset ds = tiny(10);
+  Loader ld(ds, 4, /*train=*/false, 0);
+  ld.start_epoch(3);
+  EXPECT_EQ(ld.num_batches(), 3);
+  int64_t total = 0;
+  for (int64_t b = 0; b < 3; ++b) {
+    Tensor x, y;
+    int64_t n = ld.batch(b, x, y);
+    EXPECT_EQ(n, b < 2 ? 4 : 2);
+    for (int k = 0; k < n; ++k) EXPECT_EQ(y.data<int32_t>()[k], total + k);
+    if (b == 2) {
+      EXPECT_EQ(x.data<float>()[2 * 3], 0.f);  // padding is zero
+    }
+    total += n;
+  }
+  EXPECT_EQ(total, 10);
+}
+
+}  // namespace
+}  // namespace netspec::data
