@@ -1,0 +1,113 @@
+// Parameter init and LR schedules (see trainer.h).
+#include <cmath>
+#include <cstring>
+#include <numbers>
+#include <random>
+
+#include "core/error.h"
+#include "train/trainer.h"
+
+namespace netspec::train {
+namespace {
+
+// Uniform [0, 1) from 53 random bits (portable, unlike std::uniform_real_distribution).
+double uniform01(std::mt19937_64& r) { return static_cast<double>(r() >> 11) * 0x1.0p-53; }
+
+// Box-Muller; truncated at ±2 std when `trunc` (resampled, as torch.nn.init.trunc_normal_).
+double normal(std::mt19937_64& r, bool trunc) {
+  for (;;) {
+    double u1 = uniform01(r), u2 = uniform01(r);
+    double z = std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(2 * std::numbers::pi * u2);
+    if (!trunc || std::abs(z) <= 2.0) return z;
+  }
+}
+
+}  // namespace
+
+std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t seed) {
+  std::mt19937_64 rng(seed * 0x2545F4914F6CDD1Dull + 0x9E3779B97F4A7C15ull);
+  std::vector<Tensor> out;
+  for (const ParamDesc& p : t.params) {
+    Tensor v(DType::kF32, p.shape);
+    float* d = v.data<float>();
+    const int64_t n = v.numel();
+    int64_t rf = 1;  // receptive field (kh*kw) for conv weights
+    for (size_t i = 2; i < p.shape.size(); ++i) rf *= p.shape[i];
+    auto fill = [&](auto draw) {
+      for (int64_t i = 0; i < n; ++i) d[i] = static_cast<float>(draw());
+    };
+    switch (p.init) {
+      case ParamInit::zeros: break;
+      case ParamInit::ones: fill([] { return 1.0; }); break;
+      case ParamInit::linearWeight:
+      case ParamInit::convWeight: {
+        if (p.shape.size() < 2) fail("init", "{}: weight needs rank >= 2 (got {})", p.name,
+                                     p.shape.size());
+        if (kind != InitKind::he) {
+          fill([&] { return 0.02 * normal(rng, true); });
+        } else if (p.init == ParamInit::linearWeight) {
+          // kaiming_uniform(a=sqrt 5) == U(±1/sqrt(fan_in)).
+          double b = 1.0 / std::sqrt(static_cast<double>(p.shape[1] * rf));
+          fill([&] { return (2 * uniform01(rng) - 1) * b; });
+        } else {
+          double sd = std::sqrt(2.0 / static_cast<double>(p.shape[0] * rf));
+          fill([&] { return sd * normal(rng, false); });
+        }
+        break;
+      }
+      case ParamInit::embedding:
+      case ParamInit::posEmbed:
+      case ParamInit::classToken: fill([&] { return 0.02 * normal(rng, true); }); break;
+      default:
+        fail("init", "{}: init rule {} is not supported by the trainer yet", p.name,
+             enum_name(p.init));
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+double learning_rate(const TrainConfig& c, int64_t step, int64_t spe) {
+  const double total = static_cast<double>(c.epochs) * static_cast<double>(spe);
+  const double warm = c.warmupEpochs * static_cast<double>(spe);
+  const double s = static_cast<double>(step);
+  if (s < warm) return c.learningRate * (s + 1) / warm;
+  switch (c.schedule) {
+    case Schedule::constant: return c.learningRate;
+    case Schedule::cosine: {
+      double frac = total > warm ? (s - warm) / (total - warm) : 1.0;
+      return c.learningRate * 0.5 * (1 + std::cos(std::numbers::pi * std::min(frac, 1.0)));
+    }
+    case Schedule::exponential:
+      return c.learningRate *
+             std::pow(c.expLRDecayRate, s / (c.expLRDecayEpochs * static_cast<double>(spe)));
+  }
+  return c.learningRate;
+}
+
+Splits load_dataset(DatasetKind kind, const std::string& dir, int64_t limit) {
+  Splits s;
+  if (kind == DatasetKind::fashionMnist || kind == DatasetKind::mnist) {
+    bool f = kind == DatasetKind::fashionMnist;
+    std::string d = !dir.empty() ? dir
+                    : f          ? std::string(data::kFashionMnistDir)
+                                 : std::string("/usr/share/datasets/mnist");
+    float mean = f ? data::kFashionMean : data::kMnistMean;
+    float sd = f ? data::kFashionStd : data::kMnistStd;
+    s.train = data::load_idx_split(d, true, mean, sd);
+    s.test = data::load_idx_split(d, false, mean, sd);
+  } else {
+    fail("train", "dataset {} is not supported yet (have: fashionMnist, mnist)", enum_name(kind));
+  }
+  if (limit > 0 && limit < s.train.size()) {
+    Shape xs = s.train.x.shape();
+    xs[0] = limit;
+    Tensor x(DType::kF32, xs), y(DType::kI32, {limit});
+    std::memcpy(x.raw(), s.train.x.raw(), x.nbytes());
+    std::memcpy(y.raw(), s.train.y.raw(), y.nbytes());
+    s.train = {x, y};
+  }
+  return s;
+}
+
+}  // namespace netspec::train
