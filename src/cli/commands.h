@@ -12,5 +12,6 @@ void register_list_command(CLI::App& app);
 void register_gradcheck_command(CLI::App& app);
 void register_emit_command(CLI::App& app);
 void register_compile_command(CLI::App& app);
+void register_train_command(CLI::App& app);
 
 }  // namespace netspec::cli

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   netspec::cli::register_gradcheck_command(app);
   netspec::cli::register_emit_command(app);
   netspec::cli::register_compile_command(app);
+  netspec::cli::register_train_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
