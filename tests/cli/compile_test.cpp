@@ -2,6 +2,8 @@
 // with a stand-in iree-compile script that records its arguments), and a real compile of a tiny
 // module to a non-empty .vmfb when BUILD_DIR/venv (scripts/install-oracles.sh) exists.
 #include <gtest/gtest.h>
+
+#include "tests/cli/cli_util.h"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,32 +18,11 @@ namespace netspec {
 namespace {
 
 namespace fs = std::filesystem;
+using cli_test::Result;
+using cli_test::run_netspec;
+using cli_test::sh;
 
-struct Result {
-  int status;
-  std::string out;  // stdout + stderr
-};
-
-// Runs `ENV netspec ARGS` through /bin/sh (ENV: assignments such as "PATH=").
-Result run_netspec(const std::string& env, const std::string& args) {
-  std::string cmd = env + " " + std::string(NETSPEC_BINARY_DIR) + "/netspec " + args + " 2>&1";
-  Result r{0, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-fs::path temp_dir(const std::string& name) {
-  fs::path d =
-      fs::temp_directory_path() / ("netspec_compile_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir(const std::string& name) { return cli_test::temp_dir("netspec_compile_", name); }
 
 const char* kTiny =
     "func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {\n"

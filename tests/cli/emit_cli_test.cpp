@@ -2,6 +2,8 @@
 // runs back through `netspec run` with hand-computed results, and bad nets / modules / layers not
 // lowered yet exit 2 with a message naming them.
 #include <gtest/gtest.h>
+
+#include "tests/cli/cli_util.h"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,31 +20,11 @@ namespace netspec {
 namespace {
 
 namespace fs = std::filesystem;
+using cli_test::Result;
+using cli_test::run_netspec;
+using cli_test::sh;
 
-struct Result {
-  int status;
-  std::string out;  // stdout + stderr
-};
-
-Result sh(const std::string& args) {
-  std::string cmd = std::string(NETSPEC_BINARY_DIR) + "/netspec " + args + " 2>&1";
-  Result r{0, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-fs::path temp_dir(const std::string& name) {
-  fs::path d =
-      fs::temp_directory_path() / ("netspec_emitcli_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir(const std::string& name) { return cli_test::temp_dir("netspec_emitcli_", name); }
 
 std::string read_text(const fs::path& p) {
   std::ifstream f(p);
