@@ -122,6 +122,13 @@ std::optional<AttrValue> Parser::parse_attr_value() {
     if (!dt) error(tl, fmt::format("unknown type '{}'", ty));
     if (is_float(*dt)) return std::nullopt;
     if (*dt == DType::kI1) return v != 0;
+    // The value must fit its declared width (an i32 attribute of 2^32 would not print back).
+    if (int bits = dtype_bits(*dt); bits < 64) {
+      bool u = is_unsigned_integer(*dt);
+      int64_t lo = u ? 0 : -(int64_t{1} << (bits - 1));
+      int64_t hi = u ? (int64_t{1} << bits) - 1 : (int64_t{1} << (bits - 1)) - 1;
+      if (v < lo || v > hi) error(loc, fmt::format("attribute value {} does not fit {}", v, ty));
+    }
     return IntAttr{v, *dt};
   }
   if (t.kind == Tok::kFloat) {

@@ -41,4 +41,6 @@ Value* lower_batch_norm(LowerCtx& c, const Layer& layer, Value* x) {
   return activation(c.b, batch_norm(c, x, gamma, beta), l.act);
 }
 
+NETSPEC_REGISTER_LAYER(batchNorm, lower_batch_norm)
+
 }  // namespace netspec::layers

@@ -17,4 +17,6 @@ Value* lower_bottleneck_block(LowerCtx& c, const Layer& layer, Value* x) {
   return x;
 }
 
+NETSPEC_REGISTER_LAYER(bottleneckBlock, lower_bottleneck_block)
+
 }  // namespace netspec::layers

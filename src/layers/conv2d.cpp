@@ -33,4 +33,6 @@ Value* lower_conv2d(LowerCtx& c, const Layer& layer, Value* x) {
   return activation(c.b, y, l.act);
 }
 
+NETSPEC_REGISTER_LAYER(conv2d, lower_conv2d)
+
 }  // namespace netspec::layers

@@ -15,4 +15,6 @@ Value* lower_conv_bn(LowerCtx& c, const Layer& layer, Value* x) {
   return conv_bn_act(c, x, l.stride, l.pad, c.net.convBnAct);
 }
 
+NETSPEC_REGISTER_LAYER(convBn, lower_conv_bn)
+
 }  // namespace netspec::layers

@@ -15,4 +15,6 @@ Value* lower_dense(LowerCtx& c, const Layer& layer, Value* x) {
   return activation(c.b, y, l.act);
 }
 
+NETSPEC_REGISTER_LAYER(dense, lower_dense)
+
 }  // namespace netspec::layers

@@ -8,4 +8,6 @@ Value* lower_flatten(LowerCtx& c, const Layer&, Value* x) {
   return c.b.reshape(x, {n, x->type.numel() / n});
 }
 
+NETSPEC_REGISTER_LAYER(flatten, lower_flatten)
+
 }  // namespace netspec::layers

@@ -10,4 +10,6 @@ Value* lower_global_avg_pool(LowerCtx& c, const Layer&, Value* x) {
   return c.b.reshape(mean, {s[0], s[1], 1, 1});
 }
 
+NETSPEC_REGISTER_LAYER(globalAvgPool, lower_global_avg_pool)
+
 }  // namespace netspec::layers

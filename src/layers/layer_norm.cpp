@@ -25,4 +25,6 @@ Value* lower_layer_norm(LowerCtx& c, const Layer&, Value* x) {
   return b.add(b.multiply(y, bcast(b, gamma, y, fd)), bcast(b, beta, y, fd));
 }
 
+NETSPEC_REGISTER_LAYER(layerNorm, lower_layer_norm)
+
 }  // namespace netspec::layers

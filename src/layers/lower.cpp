@@ -10,21 +10,10 @@
 namespace netspec::layers {
 namespace {
 
-// One line per lowered kind; kinds not listed are refused by name.
-const std::map<std::string_view, Emitter>& table() {
-  static const std::map<std::string_view, Emitter> t = {
-      {"dense", lower_dense},
-      {"conv2d", lower_conv2d},
-      {"convBn", lower_conv_bn},
-      {"batchNorm", lower_batch_norm},
-      {"maxPool", lower_max_pool},
-      {"globalAvgPool", lower_global_avg_pool},
-      {"flatten", lower_flatten},
-      {"layerNorm", lower_layer_norm},
-      {"residualBlock", lower_residual_block},
-      {"bottleneckBlock", lower_bottleneck_block},
-      {"separableConv", lower_separable_conv},
-  };
+// kind -> emitter, filled by each src/layers/<kind>.cpp's NETSPEC_REGISTER_LAYER line before
+// main (a function-local static, so registration order across files does not matter).
+std::map<std::string_view, Emitter>& table() {
+  static std::map<std::string_view, Emitter> t;
   return t;
 }
 
@@ -51,6 +40,17 @@ void LowerCtx::finish() const {
          params.size());
   if (!train && bn_pos != running.size())
     fail(where(), "emitter used {} BN layers (expected {})", bn_pos, running.size());
+}
+
+EmitterRegistrar::EmitterRegistrar(std::string_view kind, Emitter e) {
+  bool known = false;
+  for (std::string_view k : layer_kind_names()) known = known || k == kind;
+  // A typo in a registration line would otherwise leave the kind silently unlowered.
+  if (!known || !table().emplace(kind, e).second) {
+    fmt::print(stderr, "netspec: bad layer registration '{}' (unknown kind or registered twice)\n",
+               kind);
+    std::abort();
+  }
 }
 
 Emitter find_emitter(std::string_view kind) {

@@ -1,8 +1,9 @@
 // Layer lowering: a table from layer kind to its forward emitter (one file per kind in
-// src/layers/). An emitter gets a LowerCtx (builder, the layer's ParamTable slice as IR values,
-// train/eval switch, BN running stats in eval, a BN batch-stat sink in train) and the input
-// value [B, ...], and returns the output. A kind without an emitter is refused with its name and
-// layer index (lower_layer), never skipped. Helpers shared by several kinds are declared below.
+// src/layers/, each registering itself with NETSPEC_REGISTER_LAYER). An emitter gets a LowerCtx
+// (builder, the layer's ParamTable slice as IR values, train/eval switch, BN running stats in eval,
+// a BN batch-stat sink in train) and the input value [B, ...], and returns the output. A kind
+// without an emitter is refused with its name and layer index (lower_layer), never skipped. Helpers
+// shared by several kinds are declared below.
 #pragma once
 #include <string_view>
 #include <utility>
@@ -29,10 +30,10 @@ inline constexpr double kLnEps = 1e-5;
 struct LowerCtx {
   hlo::Builder& b;
   const NetSpec& net;
-  const LayerInfo& info;            // index, kind, per-sample in/out shapes
-  std::vector<Value*> params;       // this layer's params, ParamTable order
-  bool train = true;                // train: BN on batch statistics; eval: on running stats
-  std::vector<BnStats> running;     // eval: this layer's BN running stats, BnDesc order
+  const LayerInfo& info;         // index, kind, per-sample in/out shapes
+  std::vector<Value*> params;    // this layer's params, ParamTable order
+  bool train = true;             // train: BN on batch statistics; eval: on running stats
+  std::vector<BnStats> running;  // eval: this layer's BN running stats, BnDesc order
   std::vector<BnStats>* batch_stats = nullptr;  // train: each BN appends its batch mean/var
 
   // Next parameter / running stat in order; fails naming the layer when the slice runs out.
@@ -58,18 +59,14 @@ void check_lowerable(const NetSpec& net);
 // ParamTable's per-sample shape.
 Value* lower_layer(LowerCtx& c, const Layer& layer, Value* x);
 
-// --- emitters (one file each) ---
-Value* lower_dense(LowerCtx& c, const Layer& l, Value* x);
-Value* lower_conv2d(LowerCtx& c, const Layer& l, Value* x);
-Value* lower_conv_bn(LowerCtx& c, const Layer& l, Value* x);
-Value* lower_batch_norm(LowerCtx& c, const Layer& l, Value* x);
-Value* lower_max_pool(LowerCtx& c, const Layer& l, Value* x);
-Value* lower_global_avg_pool(LowerCtx& c, const Layer& l, Value* x);
-Value* lower_flatten(LowerCtx& c, const Layer& l, Value* x);
-Value* lower_layer_norm(LowerCtx& c, const Layer& l, Value* x);
-Value* lower_residual_block(LowerCtx& c, const Layer& l, Value* x);
-Value* lower_bottleneck_block(LowerCtx& c, const Layer& l, Value* x);
-Value* lower_separable_conv(LowerCtx& c, const Layer& l, Value* x);
+// Each src/layers/<kind>.cpp ends with one registration line (no shared table to edit):
+//   NETSPEC_REGISTER_LAYER(residualBlock, lower_residual_block)
+// The library is linked whole-archive so these static registrars are never dropped.
+struct EmitterRegistrar {
+  EmitterRegistrar(std::string_view kind, Emitter e);
+};
+#define NETSPEC_REGISTER_LAYER(kind, fn) \
+  static const ::netspec::layers::EmitterRegistrar registrar_##kind{#kind, fn};
 
 // --- shared helpers ---
 // Elementwise activation (activation.cpp).

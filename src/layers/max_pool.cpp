@@ -20,4 +20,6 @@ Value* lower_max_pool(LowerCtx& c, const Layer& layer, Value* x) {
   return c.b.reduce_window(x, init, w, hlo::OpKind::kMaximum);
 }
 
+NETSPEC_REGISTER_LAYER(maxPool, lower_max_pool)
+
 }  // namespace netspec::layers

@@ -22,4 +22,6 @@ Value* lower_residual_block(LowerCtx& c, const Layer& layer, Value* x) {
   return x;
 }
 
+NETSPEC_REGISTER_LAYER(residualBlock, lower_residual_block)
+
 }  // namespace netspec::layers

@@ -10,4 +10,6 @@ Value* lower_separable_conv(LowerCtx& c, const Layer& layer, Value* x) {
   return conv_bn_act(c, y, 1, Padding::same, c.net.convBnAct);
 }
 
+NETSPEC_REGISTER_LAYER(separableConv, lower_separable_conv)
+
 }  // namespace netspec::layers

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/tensor.h"
-#include "data/idx.h"
+#include "data/datasets.h"
 #include "spec/param_table.h"
 #include "spec/spec_json.h"
 
@@ -26,12 +26,9 @@ std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t see
 // expLRDecayEpochs).
 double learning_rate(const TrainConfig& c, int64_t step, int64_t steps_per_epoch);
 
-// The dataset named in the config: fashionMnist / mnist IDX files from `dir` (empty: the Debian
-// package's directory). limit > 0 keeps the first `limit` training samples.
-struct Splits {
-  data::Dataset train, test;
-};
-Splits load_dataset(DatasetKind kind, const std::string& dir, int64_t limit);
+// Datasets come from src/data (load_dataset by DatasetKind).
+using data::load_dataset;
+using data::Splits;
 
 struct TrainOptions {
   std::string run_dir;  // empty: no checkpoints or metrics files

@@ -328,4 +328,22 @@ TEST(Parser, ParseFileReadsTheFirstPart) {
 }
 
 }  // namespace
+// Found by the fuzz test: a generic-form i32 attribute of 2^32 parsed, then printed as a pretty
+// reduce_precision format that could not be parsed back.
+TEST(Parser, IntegerAttributeMustFitItsWidth) {
+  auto op = [](const std::string& e) {
+    return wrap("  %0 = \"stablehlo.reduce_precision\"(%arg0) <{exponent_bits = " + e +
+                    " : i32, mantissa_bits = 10 : i32}> : (tensor<2xf32>) -> tensor<2xf32>\n"
+                    "  return %0 : tensor<2xf32>\n",
+                "%arg0: tensor<2xf32>");
+  };
+  EXPECT_NO_THROW(parse_module(op("2147483647")));
+  try {
+    parse_module(op("4294967296"), "wide.mlir");
+    FAIL() << "expected a ParseError";
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("does not fit i32"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace netspec::hlo
