@@ -28,7 +28,7 @@ Value* batch_norm(LowerCtx& c, Value* x, Value* gamma, Value* beta) {
   } else {
     s = c.next_running();
   }
-  Value* inv_std = b.rsqrt(b.add(s.var, b.constant_splat(kBnEps, s.var->type)));
+  Value* inv_std = b.rsqrt(b.add(s.var, b.constant_splat(c.net.bnEps, s.var->type)));
   Value* scale = b.multiply(gamma, inv_std);                      // γ / √(σ² + eps)
   Value* shift = b.subtract(beta, b.multiply(s.mean, scale));     // β - μ·scale
   return b.add(b.multiply(x, bcast(b, scale, x, 1)), bcast(b, shift, x, 1));

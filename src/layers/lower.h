@@ -23,8 +23,7 @@ struct BnStats {
   int64_t count = 0;  // train: elements averaged per channel (B·H·W), for n/(n-1) on the host
 };
 
-// BN epsilon (PyTorch's default) and the LayerNorm epsilon.
-inline constexpr double kBnEps = 1e-5;
+// The LayerNorm epsilon (BN's is per net: NetSpec::bnEps).
 inline constexpr double kLnEps = 1e-5;
 
 struct LowerCtx {

@@ -23,7 +23,7 @@ struct EnumTraits;
   };
 
 // swish = SiLU x·σ(x); hSwish = x·relu6(x+3)/6; gelu uses the tanh approximation.
-#define NETSPEC_ACTIVATIONS(X) X(relu) X(relu6) X(identity) X(swish) X(hSwish) X(gelu)
+#define NETSPEC_ACTIVATIONS(X) X(relu) X(relu6) X(identity) X(swish) X(hSwish) X(gelu) X(geluTanh)
 NETSPEC_ENUM(Activation, NETSPEC_ACTIVATIONS)
 #define NETSPEC_NORMS(X) X(bn) X(ln)
 NETSPEC_ENUM(Norm, NETSPEC_NORMS)

@@ -60,6 +60,7 @@ struct NetSpec {
   std::string buildTag;                      // namespaces a run's artifacts (build/<name>-<tag>)
   Activation convBnAct = Activation::relu;   // activation after every convBn-style conv+BN
   PadStyle convPadStyle = PadStyle::xlaSame;  // where the extra row goes for a strided `same`
+  double bnEps = 1e-5;  // BN epsilon for every BN of the net (PyTorch 1e-5; EfficientNet/MNv3 1e-3)
   bool operator==(const NetSpec&) const = default;
 
   template <class V>
@@ -82,6 +83,7 @@ struct NetSpec {
     v("buildTag", s.buildTag, false);
     v("convBnAct", s.convBnAct, false);
     v("convPadStyle", s.convPadStyle, false);
+    v("bnEps", s.bnEps, false);
   }
 };
 
@@ -102,6 +104,10 @@ class NetBuilder {
   }
   NetBuilder& pad_style(PadStyle p) {
     net_.convPadStyle = p;
+    return *this;
+  }
+  NetBuilder& bn_eps(double e) {
+    net_.bnEps = e;
     return *this;
   }
   NetBuilder& det_stride(int s) {
