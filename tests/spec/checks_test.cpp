@@ -190,7 +190,7 @@ TEST(SpecFile, UnknownKindMissingFieldBadEnumBadTypeSyntax) {
   EXPECT_EQ(parse_error_of(head + "  {\"kind\": \"dense\", \"in\": 4, \"out\": 2, \"act\": "
                                   "\"tanh\"}]}"),
             "t.json:3:40: error: [layer 0 dense] unknown Activation 'tanh' for field 'act' "
-            "(expected one of relu, relu6, identity, swish, hSwish, gelu)");
+            "(expected one of relu, relu6, identity, swish, hSwish, gelu, geluTanh)");
   EXPECT_EQ(parse_error_of(head + "  {\"kind\": \"dense\", \"in\": 4.5, \"out\": 2}]}"),
             "t.json:3:21: error: [layer 0 dense] field 'in' has the wrong type (got 4.5, "
             "expected an integer)");
