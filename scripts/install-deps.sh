@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything netspec needs on Debian 12: build and runtime libraries from Debian's
-# packages (apt-get), then the test oracles (jax/jaxlib, IREE, timm) from PyPI into a venv in
+# packages (apt-get; python3-torchvision only as a reference oracle for tests), then the test oracles (jax/jaxlib, IREE, timm) from PyPI into a venv in
 # the build tree (scripts/install-oracles.sh). Idempotent and quiet on success.
 #   scripts/install-deps.sh [BUILD_DIR]      (default: build)
 #   NETSPEC_ORACLES=0 skips the PyPI oracles.
@@ -11,8 +11,9 @@ build_dir=${1:-build}
 packages=(
   build-essential cmake ninja-build ccache pkg-config
   libeigen3-dev libdnnl-dev libopenblas-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-  zlib1g-dev libgtest-dev
+  zlib1g-dev libgtest-dev libpng-dev libjpeg62-turbo-dev
   python3 python3-venv python3-numpy
+  python3-torchvision
   dataset-fashion-mnist
 )
 missing=()

@@ -14,4 +14,15 @@ void register_emit_command(CLI::App& app);
 void register_compile_command(CLI::App& app);
 void register_train_command(CLI::App& app);
 
+// Later commands register themselves (no shared list to edit): cmd_<name>.cpp ends with
+//   NETSPEC_REGISTER_COMMAND(bench, register_bench_command)
+// and main() adds them after the ones above, in name order.
+using CommandFn = void (*)(CLI::App&);
+struct CommandRegistrar {
+  CommandRegistrar(const char* name, CommandFn fn);
+};
+void register_self_registered_commands(CLI::App& app);
+#define NETSPEC_REGISTER_COMMAND(name, fn) \
+  static const ::netspec::cli::CommandRegistrar command_registrar_##name{#name, fn};
+
 }  // namespace netspec::cli

@@ -4,10 +4,27 @@
 
 #include <cstdio>
 #include <exception>
+#include <map>
+#include <string>
 
 #include "cli/commands.h"
 #include "core/error.h"
 #include "core/process_env.h"
+
+namespace netspec::cli {
+namespace {
+std::map<std::string, CommandFn>& command_table() {
+  static std::map<std::string, CommandFn> t;
+  return t;
+}
+}  // namespace
+
+CommandRegistrar::CommandRegistrar(const char* name, CommandFn fn) { command_table()[name] = fn; }
+
+void register_self_registered_commands(CLI::App& app) {
+  for (const auto& [name, fn] : command_table()) fn(app);
+}
+}  // namespace netspec::cli
 
 int main(int argc, char** argv) {
   netspec::ensure_library_environment(argv);
@@ -21,6 +38,7 @@ int main(int argc, char** argv) {
   netspec::cli::register_emit_command(app);
   netspec::cli::register_compile_command(app);
   netspec::cli::register_train_command(app);
+  netspec::cli::register_self_registered_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
