@@ -1,15 +1,13 @@
 // layerNorm: y = (x - μ)·rsqrt(σ² + eps)·γ + β over the feature dim: the last dim of [B, D] /
-// [B, T, D], the channel dim of [B, C, H, W] (per position, LayerNorm2d). Biased σ², eps 1e-5.
+// [B, T, D], the channel dim of [B, C, H, W] (per position, LayerNorm2d). Biased σ², eps from
+// NetSpec::lnEps (1e-5 as nn.LayerNorm; ViT and ConvNeXt use 1e-6).
 #include "layers/lower.h"
 
 namespace netspec::layers {
 
-Value* lower_layer_norm(LowerCtx& c, const Layer&, Value* x) {
+Value* layer_norm(LowerCtx& c, Value* x, Value* gamma, Value* beta, int64_t fd) {
   hlo::Builder& b = c.b;
-  Value* gamma = c.next_param();
-  Value* beta = c.next_param();
   int64_t rank = x->type.rank();
-  int64_t fd = rank == 4 ? 1 : rank - 1;  // the normalised dim
   int64_t d = x->type.dim(fd);
   hlo::I64s keep;  // dims of the reduced result within x
   for (int64_t i = 0; i < rank; ++i)
@@ -20,9 +18,16 @@ Value* lower_layer_norm(LowerCtx& c, const Layer&, Value* x) {
   Value* mean = b.broadcast_in_dim(b.multiply(sum, inv_d), x->type.shape(), keep);
   Value* cen = b.subtract(x, mean);
   Value* var = b.multiply(b.reduce(b.multiply(cen, cen), zero, {fd}, hlo::OpKind::kAdd), inv_d);
-  Value* inv_std = b.rsqrt(b.add(var, b.constant_splat(kLnEps, var->type)));
+  Value* inv_std = b.rsqrt(b.add(var, b.constant_splat(c.net.lnEps, var->type)));
   Value* y = b.multiply(cen, b.broadcast_in_dim(inv_std, x->type.shape(), keep));
   return b.add(b.multiply(y, bcast(b, gamma, y, fd)), bcast(b, beta, y, fd));
+}
+
+Value* lower_layer_norm(LowerCtx& c, const Layer&, Value* x) {
+  Value* gamma = c.next_param();
+  Value* beta = c.next_param();
+  int64_t rank = x->type.rank();
+  return layer_norm(c, x, gamma, beta, rank == 4 ? 1 : rank - 1);
 }
 
 NETSPEC_REGISTER_LAYER(layerNorm, lower_layer_norm)

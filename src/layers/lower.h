@@ -23,8 +23,6 @@ struct BnStats {
   int64_t count = 0;  // train: elements averaged per channel (B·H·W), for n/(n-1) on the host
 };
 
-// The LayerNorm epsilon (BN's is per net: NetSpec::bnEps).
-inline constexpr double kLnEps = 1e-5;
 
 struct LowerCtx {
   hlo::Builder& b;
@@ -85,6 +83,9 @@ Value* conv(LowerCtx& c, Value* x, Value* w, int64_t stride, Padding pad);
 // BatchNorm (batch_norm.cpp) over all dims but 1 (channels): train uses the batch mean and
 // biased variance and reports them to c.batch_stats; eval uses the next running stats.
 Value* batch_norm(LowerCtx& c, Value* x, Value* gamma, Value* beta);
+// LayerNorm of x over dim `fd` (biased variance, eps NetSpec::lnEps), γ/β of x's size along fd
+// (layer_norm.cpp).
+Value* layer_norm(LowerCtx& c, Value* x, Value* gamma, Value* beta, int64_t fd);
 // conv (no bias) + BN + activation, the torchvision Conv2dNormActivation unit (conv_bn.cpp).
 Value* conv_bn_act(LowerCtx& c, Value* x, int64_t stride, Padding pad, Activation a);
 // Residual shortcut (residual_block.cpp): x, or 1x1 conv (stride) + BN when the stride or the

@@ -61,6 +61,7 @@ struct NetSpec {
   Activation convBnAct = Activation::relu;   // activation after every convBn-style conv+BN
   PadStyle convPadStyle = PadStyle::xlaSame;  // where the extra row goes for a strided `same`
   double bnEps = 1e-5;  // BN epsilon for every BN of the net (PyTorch 1e-5; EfficientNet/MNv3 1e-3)
+  double lnEps = 1e-5;  // LayerNorm epsilon (nn.LayerNorm 1e-5; ViT and ConvNeXt 1e-6)
   bool operator==(const NetSpec&) const = default;
 
   template <class V>
@@ -84,6 +85,7 @@ struct NetSpec {
     v("convBnAct", s.convBnAct, false);
     v("convPadStyle", s.convPadStyle, false);
     v("bnEps", s.bnEps, false);
+    v("lnEps", s.lnEps, false);
   }
 };
 
@@ -108,6 +110,10 @@ class NetBuilder {
   }
   NetBuilder& bn_eps(double e) {
     net_.bnEps = e;
+    return *this;
+  }
+  NetBuilder& ln_eps(double e) {
+    net_.lnEps = e;
     return *this;
   }
   NetBuilder& det_stride(int s) {
