@@ -1,0 +1,67 @@
+// Dense attention (the reference) and rotary embeddings. Flash attention: flash_attention.cpp.
+#include "layers/attention.h"
+
+#include <cmath>
+
+#include "core/error.h"
+
+namespace netspec::layers {
+
+namespace {
+
+void check_qkv(Value* q, Value* k, Value* v) {
+  if (q->type.rank() != 4 || q->type != k->type || q->type != v->type)
+    fail("attention", "q, k, v must share one [B, H, T, dh] type (got {}, {}, {})", q->type.str(),
+         k->type.str(), v->type.str());
+}
+
+}  // namespace
+
+Value* dense_attention(hlo::Builder& b, Value* q, Value* k, Value* v, bool causal) {
+  check_qkv(q, k, v);
+  const hlo::Type& t = q->type;
+  int64_t n = t.dim(2), dh = t.dim(3);
+  DType dt = t.dtype();
+  // s = q·kᵀ/√dh : [B, H, T, T]
+  Value* s = b.dot_general(q, k, {{0, 1}, {0, 1}, {3}, {3}});
+  s = b.multiply(s, b.constant_splat(1.0 / std::sqrt(double(dh)), s->type));
+  if (causal) {
+    // key j is visible from query i iff j <= i; masked scores get a large finite negative so
+    // exp(s - max) underflows to 0 without -inf - -inf = NaN.
+    hlo::Type it = hlo::Type::tensor(DType::kI32, {n, n});
+    Value* keep = b.compare(b.iota(it, 0), b.iota(it, 1), "GE");
+    keep = b.broadcast_in_dim(keep, s->type.shape(), {2, 3});
+    s = b.select(keep, s, b.constant_splat(-1e30, s->type));
+  }
+  // softmax over keys, max subtracted: p = exp(s - m), out = (p·v) / Σp
+  Value* m = b.reduce(s, b.scalar(-INFINITY, dt), {3}, hlo::OpKind::kMaximum);
+  Value* p = b.exponential(b.subtract(s, b.broadcast_in_dim(m, s->type.shape(), {0, 1, 2})));
+  Value* l = b.reduce(p, b.scalar(0, dt), {3}, hlo::OpKind::kAdd);
+  Value* o = b.dot_general(p, v, {{0, 1}, {0, 1}, {3}, {2}});
+  return b.divide(o, b.broadcast_in_dim(l, o->type.shape(), {0, 1, 2}));
+}
+
+Value* apply_rope(hlo::Builder& b, Value* x) {
+  if (x->type.rank() != 4 || x->type.dim(3) % 2 != 0)
+    fail("rope", "expected [B, H, T, dh] with even dh (got {})", x->type.str());
+  const Shape& sh = x->type.shape();
+  int64_t n = sh[2], dh = sh[3], half = dh / 2;
+  DType dt = x->type.dtype();
+  // θ[t, i] = t · 10000^(-2i/dh) for i < dh/2, repeated for the second half (rotate-half layout)
+  hlo::Type ft = hlo::Type::tensor(dt, {n, half});
+  Value* pos = b.iota(ft, 0);
+  Value* idx = b.iota(ft, 1);
+  Value* inv_freq =
+      b.exponential(b.multiply(idx, b.constant_splat(-2.0 * std::log(10000.0) / double(dh), ft)));
+  Value* ang = b.multiply(pos, inv_freq);
+  ang = b.concatenate({ang, ang}, 1);  // [T, dh]
+  Value* cos = b.broadcast_in_dim(b.cosine(ang), sh, {2, 3});
+  Value* sin = b.broadcast_in_dim(b.sine(ang), sh, {2, 3});
+  // rotate_half(x) = [-x2, x1];  y = x·cos θ + rotate_half(x)·sin θ
+  Value* x1 = b.slice(x, {0, 0, 0, 0}, {sh[0], sh[1], n, half});
+  Value* x2 = b.slice(x, {0, 0, 0, half}, {sh[0], sh[1], n, dh});
+  Value* rot = b.concatenate({b.negate(x2), x1}, 3);
+  return b.add(b.multiply(x, cos), b.multiply(rot, sin));
+}
+
+}  // namespace netspec::layers

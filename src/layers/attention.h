@@ -1,0 +1,16 @@
+// Attention building blocks for the transformer lowerings (transformerEncoder etc. call these).
+// dense_attention materialises the [B, H, T, T] score matrix and is the reference; flash_attention
+// computes the same softmax(q·kᵀ/√dh + mask)·v by a tiled online softmax over key blocks with a
+// custom VJP (no T x T buffer); apply_rope is the rotate-half rotary embedding (base 10000).
+#pragma once
+#include "layers/lower.h"
+
+namespace netspec::layers {
+
+// q, k, v: [B, H, T, dh] -> [B, H, T, dh]; softmax(q·kᵀ/√dh + causal mask)·v
+Value* dense_attention(hlo::Builder& b, Value* q, Value* k, Value* v, bool causal);
+Value* flash_attention(LowerCtx& c, Value* q, Value* k, Value* v, bool causal);
+// rotary embedding applied to [B, H, T, dh] (rotate-half, base 10000), positions 0..T-1
+Value* apply_rope(hlo::Builder& b, Value* x);
+
+}  // namespace netspec::layers
