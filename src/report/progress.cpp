@@ -1,0 +1,67 @@
+// Progress bar and periodic lines (see progress.h).
+#include "report/progress.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+
+namespace netspec::report {
+
+std::string format_duration(double seconds) {
+  auto s = static_cast<int64_t>(std::llround(std::max(0.0, seconds)));
+  if (s >= 3600) return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+  return fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+std::string format_progress(const std::string& label, int64_t done, int64_t total, double elapsed_s,
+                            double loss, int64_t samples_per_step, int width) {
+  std::string bar;
+  if (width > 0) {
+    int fill = total > 0 ? static_cast<int>(width * std::min(done, total) / total) : 0;
+    bar = "[" + std::string(fill, '#') + std::string(width - fill, '.') + "] ";
+  }
+  // Rate from the steps seen so far; ETA = remaining steps at that rate.
+  double rate = elapsed_s > 0 ? static_cast<double>(done) / elapsed_s : 0;
+  std::string eta = rate > 0 ? format_duration(static_cast<double>(total - done) / rate) : "?";
+  return fmt::format("{} {}{}/{} loss {:.4f} {:.0f} samples/s ETA {}", label, bar, done, total,
+                     loss, rate * static_cast<double>(samples_per_step), eta);
+}
+
+Progress::Progress(std::ostream& os, bool tty, std::string label, int64_t total,
+                   int64_t samples_per_step, double plain_every_s)
+    : os_(os),
+      tty_(tty),
+      label_(std::move(label)),
+      total_(total),
+      sps_(samples_per_step),
+      every_(plain_every_s),
+      t0_(Clock::now()),
+      last_(t0_) {}
+
+void Progress::update(int64_t done, double loss) {
+  auto now = Clock::now();
+  double since = std::chrono::duration<double>(now - last_).count();
+  double el = std::chrono::duration<double>(now - t0_).count();
+  if (tty_) {
+    if (since < 0.125 && done < total_) return;
+    os_ << '\r' << format_progress(label_, done, total_, el, loss, sps_, 30) << "\x1b[K"
+        << std::flush;
+    drawn_ = true;
+  } else {
+    if (since < every_ || done >= total_) return;
+    os_ << format_progress(label_, done, total_, el, loss, sps_, 0) << '\n' << std::flush;
+  }
+  last_ = now;
+}
+
+void Progress::finish() {
+  if (tty_ && drawn_) os_ << "\r\x1b[K" << std::flush;
+  drawn_ = false;
+}
+
+bool is_terminal(int fd) { return isatty(fd) == 1; }
+
+}  // namespace netspec::report
