@@ -2,34 +2,125 @@
 #include "data/datasets.h"
 
 #include <cstring>
+#include <filesystem>
 
 #include "core/error.h"
+#include "data/cifar.h"
+#include "data/image.h"
 
 namespace netspec::data {
 
-Splits load_dataset(DatasetKind kind, const std::string& dir, int64_t limit) {
+Dataset take_first(const Dataset& ds, int64_t n) {
+  if (n >= ds.size()) return ds;
+  std::vector<int64_t> rows(static_cast<size_t>(std::max<int64_t>(n, 0)));
+  for (int64_t i = 0; i < n; ++i) rows[static_cast<size_t>(i)] = i;
+  return take_rows(ds, rows);
+}
+
+Dataset take_rows(const Dataset& ds, const std::vector<int64_t>& rows) {
+  const auto n = static_cast<int64_t>(rows.size());
+  Shape xs = ds.x.shape(), ys = ds.y.shape();
+  xs[0] = ys[0] = n;
+  Dataset o{Tensor(ds.x.dtype(), xs), Tensor(ds.y.dtype(), ys), ds.mean, ds.std, ds.black};
+  const size_t xr = ds.size() ? ds.x.nbytes() / static_cast<size_t>(ds.size()) : 0;
+  const size_t yr = ds.size() ? ds.y.nbytes() / static_cast<size_t>(ds.size()) : 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t r = rows[static_cast<size_t>(i)];
+    if (r < 0 || r >= ds.size())
+      fail("data", "row out of range (got {}, expected < {})", r, ds.size());
+    std::memcpy(static_cast<uint8_t*>(o.x.raw()) + i * xr,
+                static_cast<const uint8_t*>(ds.x.raw()) + r * xr, xr);
+    std::memcpy(static_cast<uint8_t*>(o.y.raw()) + i * yr,
+                static_cast<const uint8_t*>(ds.y.raw()) + r * yr, yr);
+  }
+  return o;
+}
+
+std::vector<std::string> dataset_class_names(DatasetKind kind) {
+  switch (kind) {
+    case DatasetKind::fashionMnist:
+      return {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+              "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
+    case DatasetKind::mnist:
+      return {"0 - zero", "1 - one", "2 - two",   "3 - three", "4 - four",
+              "5 - five", "6 - six", "7 - seven", "8 - eight", "9 - nine"};
+    case DatasetKind::cifar10:
+      return {"airplane", "automobile", "bird",  "cat",  "deer",
+              "dog",      "frog",       "horse", "ship", "truck"};
+    default:
+      fail("data", "dataset {} has no fixed class list (its classes come from its files)",
+           enum_name(kind));
+  }
+}
+
+Normalization dataset_normalization(DatasetKind kind) {
+  switch (kind) {
+    case DatasetKind::fashionMnist:
+      return {{kFashionMean}, {kFashionStd}};
+    case DatasetKind::mnist:
+      return {{kMnistMean}, {kMnistStd}};
+    case DatasetKind::cifar10:
+      return kCifar10Norm;
+    case DatasetKind::imagenette:
+    case DatasetKind::imagenet:
+    case DatasetKind::pets:
+      return kImageNetNorm;
+    default:
+      fail("data", "dataset {} is not an image dataset", enum_name(kind));
+  }
+}
+
+Splits load_dataset(DatasetKind kind, const LoadOptions& o) {
   Splits s;
+  namespace fs = std::filesystem;
   if (kind == DatasetKind::fashionMnist || kind == DatasetKind::mnist) {
     bool f = kind == DatasetKind::fashionMnist;
-    std::string d = !dir.empty() ? dir
-                    : f          ? std::string(kFashionMnistDir)
-                                 : std::string("/usr/share/datasets/mnist");
+    std::string d = !o.dir.empty() ? o.dir
+                    : f            ? std::string(kFashionMnistDir)
+                                   : std::string("/usr/share/datasets/mnist");
     float mean = f ? kFashionMean : kMnistMean;
     float sd = f ? kFashionStd : kMnistStd;
     s.train = load_idx_split(d, true, mean, sd);
     s.test = load_idx_split(d, false, mean, sd);
+    s.class_names = dataset_class_names(kind);
+  } else if (kind == DatasetKind::cifar10) {
+    s.train = load_cifar10_split(o.dir, true);
+    s.test = load_cifar10_split(o.dir, false);
+    s.class_names = dataset_class_names(kind);
+  } else if (kind == DatasetKind::imagenette) {
+    if (o.dir.empty())
+      fail("imagenette",
+           "no data directory: pass --data DIR with DIR/train/<class>/*.JPEG and "
+           "DIR/val/<class>/*.JPEG (e.g. imagenette2-320 unpacked)");
+    ImageFolder tr = load_image_folder((fs::path(o.dir) / "train").string(), o.height, o.width,
+                                       kImageNetNorm, o.limit);
+    ImageFolder va = load_image_folder((fs::path(o.dir) / "val").string(), o.height, o.width,
+                                       kImageNetNorm, 0, tr.classes);
+    s.train = std::move(tr.ds);
+    s.test = std::move(va.ds);
+    s.class_names = std::move(tr.classes);
+    return s;  // the limit was applied while listing
+  } else if (kind == DatasetKind::text) {
+    auto c = std::make_shared<TextCorpus>(load_text(o.dir));
+    s.train = text_windows(*c, true, o.seq_len, o.seed, 0);
+    s.test = text_windows(*c, false, o.seq_len, o.seed, 0);
+    for (char32_t ch : c->vocab.chars) s.class_names.push_back(encode_utf8(std::u32string(1, ch)));
+    s.text = std::move(c);
   } else {
-    fail("data", "dataset {} is not supported yet (have: fashionMnist, mnist)", enum_name(kind));
+    fail("data",
+         "dataset {} is not supported yet (have: fashionMnist, mnist, cifar10, "
+         "imagenette, text)",
+         enum_name(kind));
   }
-  if (limit > 0 && limit < s.train.size()) {
-    Shape xs = s.train.x.shape();
-    xs[0] = limit;
-    Tensor x(DType::kF32, xs), y(DType::kI32, {limit});
-    std::memcpy(x.raw(), s.train.x.raw(), x.nbytes());
-    std::memcpy(y.raw(), s.train.y.raw(), y.nbytes());
-    s.train = {x, y};
-  }
+  if (o.limit > 0) s.train = take_first(s.train, o.limit);
   return s;
+}
+
+Splits load_dataset(DatasetKind kind, const std::string& dir, int64_t limit) {
+  LoadOptions o;
+  o.dir = dir;
+  o.limit = limit;
+  return load_dataset(kind, o);
 }
 
 }  // namespace netspec::data

@@ -1,20 +1,44 @@
 // The datasets a TrainConfig can name, loaded whole into memory as train and test splits with the
-// per-dataset normalisation applied. Every reader checks its files and names the file and the
-// fault on error. `dir` empty means the dataset's default location (Debian's package where one
-// exists); limit > 0 keeps only the first `limit` training samples.
+// per-dataset normalisation attached (or applied, for f32 storage). Every reader checks its files
+// and names the file and the fault on error. `dir` empty means the dataset's default location
+// (Debian's package where one exists); limit > 0 keeps only `limit` training samples.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "data/dataset.h"
 #include "data/idx.h"
+#include "data/text.h"
 #include "spec/enums.h"
 
 namespace netspec::data {
 
 struct Splits {
   Dataset train, test;
+  // Class names by label (torchvision's names; folder names for image folders; for text the
+  // vocabulary's characters as UTF-8).
+  std::vector<std::string> class_names;
+  // Text only: the corpus, to redraw training windows each epoch with text_windows().
+  std::shared_ptr<const TextCorpus> text;
 };
 
+struct LoadOptions {
+  std::string dir;     // --data (a directory; a file for text); empty: the default location
+  int64_t limit = 0;   // > 0: keep this many training samples (image folders: evenly strided)
+  int64_t height = 0;  // image folders: the net's input H x W (required)
+  int64_t width = 0;
+  int seq_len = 0;    // text: window length T (required)
+  uint64_t seed = 0;  // text: the epoch-0 training windows
+};
+
+Splits load_dataset(DatasetKind kind, const LoadOptions& o);
 Splits load_dataset(DatasetKind kind, const std::string& dir, int64_t limit);
+
+// Per-channel mean/std a dataset's images are normalised with (for `netspec predict`); fails
+// for datasets that are not images.
+Normalization dataset_normalization(DatasetKind kind);
+// torchvision's class names for the fixed-class datasets (mnist, fashionMnist, cifar10).
+std::vector<std::string> dataset_class_names(DatasetKind kind);
 
 }  // namespace netspec::data

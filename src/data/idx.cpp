@@ -19,16 +19,16 @@ uint32_t be32(const std::string& b, size_t off) {
 std::vector<int64_t> parse_header(const std::string& b, const std::string& path, int want_dims) {
   if (b.size() < 4) fail("idx", "{}: too short for an IDX header (got {} bytes)", path, b.size());
   if (b[0] != 0 || b[1] != 0)
-    fail("idx", "{}: bad magic (got {:02x}{:02x}, expected 0000)", path,
-         static_cast<uint8_t>(b[0]), static_cast<uint8_t>(b[1]));
+    fail("idx", "{}: bad magic (got {:02x}{:02x}, expected 0000)", path, static_cast<uint8_t>(b[0]),
+         static_cast<uint8_t>(b[1]));
   if (static_cast<uint8_t>(b[2]) != 0x08)
     fail("idx", "{}: element type is not ubyte (got 0x{:02x}, expected 0x08)", path,
          static_cast<uint8_t>(b[2]));
   int nd = static_cast<uint8_t>(b[3]);
   if (nd != want_dims) fail("idx", "{}: wrong rank (got {}, expected {})", path, nd, want_dims);
   size_t hdr = 4 + 4 * static_cast<size_t>(nd);
-  if (b.size() < hdr) fail("idx", "{}: truncated header (got {} bytes, expected {})", path,
-                           b.size(), hdr);
+  if (b.size() < hdr)
+    fail("idx", "{}: truncated header (got {} bytes, expected {})", path, b.size(), hdr);
   std::vector<int64_t> dims;
   int64_t total = 1;
   for (int i = 0; i < nd; ++i) {
@@ -108,7 +108,7 @@ Dataset load_idx_split(const std::string& dir, bool train, float mean, float std
   const std::string pre = train ? "train" : "t10k";
   std::string ip = find_file(dir, pre + "-images-idx3-ubyte");
   std::string lp = find_file(dir, pre + "-labels-idx1-ubyte");
-  Dataset ds{read_idx_images(ip, mean, std), read_idx_labels(lp)};
+  Dataset ds{read_idx_images(ip, mean, std), read_idx_labels(lp), {}, {}, {-mean / std}};
   if (ds.x.shape()[0] != ds.y.shape()[0])
     fail("idx", "{}: image and label counts differ (got {} images, {} labels)", dir,
          ds.x.shape()[0], ds.y.shape()[0]);

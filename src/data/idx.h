@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/tensor.h"
+#include "data/dataset.h"
 
 namespace netspec::data {
 
@@ -17,13 +18,6 @@ Tensor read_idx_images(const std::string& path, float mean = 0.f, float std = 1.
 // idx1 ubyte labels -> i32 [N]; every label must be < num_classes.
 Tensor read_idx_labels(const std::string& path, int num_classes = 10);
 
-// An in-memory labelled split.
-struct Dataset {
-  Tensor x;  // f32 [N, ...]
-  Tensor y;  // i32 [N]
-  int64_t size() const { return x.shape().empty() ? 0 : x.shape()[0]; }
-};
-
 // Fashion-MNIST normalisation (train-set mean/std of the pixel values in [0, 1]).
 inline constexpr float kFashionMean = 0.2860f, kFashionStd = 0.3530f;
 inline constexpr float kMnistMean = 0.1307f, kMnistStd = 0.3081f;
@@ -31,6 +25,7 @@ inline constexpr const char* kFashionMnistDir = "/usr/share/datasets/fashion-mni
 
 // Loads `<dir>/{train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz]`; train = false -> t10k.
 // Checks image and label counts agree. Throws naming the directory when a file is missing.
+// Sets `black` to the normalised value of pixel 0 (the augmentation's padding).
 Dataset load_idx_split(const std::string& dir, bool train, float mean, float std);
 
 }  // namespace netspec::data

@@ -1,6 +1,8 @@
+// Loader and Prefetcher (see loader.h).
 #include "data/loader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -8,21 +10,71 @@
 #include "core/error.h"
 
 namespace netspec::data {
+namespace {
 
-Loader::Loader(const Dataset& ds, int64_t batch, bool train, uint64_t seed)
-    : ds_(ds), batch_(batch), train_(train), seed_(seed) {
+// splitmix64 finaliser: a well-mixed 64-bit hash, so nearby (seed, epoch, index) keys give
+// independent draws.
+uint64_t mix(uint64_t z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+bool is_image(const Dataset& ds) { return ds.x.rank() == 4; }
+
+}  // namespace
+
+int Augment::pad_for(int64_t h, int64_t w) const {
+  if (pad >= 0) return pad;
+  return static_cast<int>(std::lround(static_cast<double>(std::min(h, w)) / 8.0));
+}
+
+AugmentDraw augment_draw(const Augment& a, uint64_t seed, int64_t epoch, int64_t index, int64_t h,
+                         int64_t w) {
+  AugmentDraw d;
+  uint64_t k = mix(mix(mix(seed) ^ static_cast<uint64_t>(epoch)) ^ static_cast<uint64_t>(index));
+  const int64_t p = a.pad_for(h, w);
+  if (a.crop) {
+    d.dy = static_cast<int64_t>(mix(k ^ 1) % static_cast<uint64_t>(2 * p + 1));
+    d.dx = static_cast<int64_t>(mix(k ^ 2) % static_cast<uint64_t>(2 * p + 1));
+  } else {
+    d.dy = d.dx = p;  // the centre window: the image itself
+  }
+  d.flip = a.flip && (mix(k ^ 3) >> 63) != 0;
+  return d;
+}
+
+Loader::Loader(const Dataset& ds, int64_t batch, bool train, uint64_t seed, Augment aug)
+    : ds_(ds), batch_(batch), train_(train), seed_(seed), aug_(aug) {
   if (batch < 1) fail("loader", "batch must be >= 1 (got {})", batch);
-  if (ds.y.numel() != ds.size())
-    fail("loader", "label count differs from sample count (got {}, expected {})", ds.y.numel(),
-         ds.size());
+  if (ds.y.rank() < 1 || ds.y.shape()[0] != ds.size())
+    fail("loader", "label rows differ from sample count (got {}, expected {})",
+         ds.y.rank() < 1 ? 0 : ds.y.shape()[0], ds.size());
   if (train && ds.size() < batch)
     fail("loader", "training set smaller than one batch (got {} samples, batch {})", ds.size(),
          batch);
+  if (ds.x.dtype() == DType::kUI8) {
+    if (!is_image(ds))
+      fail("loader", "ui8 data must be images [N, C, H, W] (got {})", ds.x.type_str());
+    const auto c = static_cast<size_t>(ds.x.shape()[1]);
+    if (ds.mean.size() != c || ds.std.size() != c)
+      fail("loader", "ui8 images need a mean and std per channel (got {} and {}, expected {})",
+           ds.mean.size(), ds.std.size(), c);
+  }
+  if (train && aug_.any()) {
+    if (!is_image(ds) || (ds.x.dtype() != DType::kF32 && ds.x.dtype() != DType::kUI8))
+      fail("loader", "augmentation needs images [N, C, H, W] (got {})", ds.x.type_str());
+    if (!ds.black.empty() && ds.black.size() != static_cast<size_t>(ds.x.shape()[1]))
+      fail("loader", "black has {} values (expected one per channel: {})", ds.black.size(),
+           ds.x.shape()[1]);
+  }
   order_.resize(static_cast<size_t>(ds.size()));
   std::iota(order_.begin(), order_.end(), 0);
 }
 
 void Loader::start_epoch(int64_t epoch) {
+  epoch_ = epoch;
   std::iota(order_.begin(), order_.end(), 0);
   if (!train_) return;
   // Fisher-Yates with our own draw (std::shuffle's algorithm is implementation-defined).
@@ -34,23 +86,146 @@ int64_t Loader::num_batches() const {
   return train_ ? ds_.size() / batch_ : (ds_.size() + batch_ - 1) / batch_;
 }
 
+// Sample s as f32 [C, H, W]: augmented (train) and normalised (ui8 storage).
+void Loader::write_image(int64_t s, float* dst) const {
+  const Shape& sh = ds_.x.shape();
+  const int64_t C = sh[1], H = sh[2], W = sh[3], hw = H * W;
+  const bool aug = train_ && aug_.any();
+  const AugmentDraw d = aug ? augment_draw(aug_, seed_, epoch_, s, H, W) : AugmentDraw{};
+  const int64_t p = aug ? aug_.pad_for(H, W) : 0;
+  const bool u8 = ds_.x.dtype() == DType::kUI8;
+  for (int64_t c = 0; c < C; ++c) {
+    // v -> scale·v + shift, and the value written for a padded (black) pixel.
+    float scale = 1.f, shift = 0.f, black = 0.f;
+    if (u8) {
+      scale = 1.f / (255.f * ds_.std[c]);
+      shift = -ds_.mean[c] / ds_.std[c];
+      black = shift;
+    } else if (!ds_.black.empty()) {
+      black = ds_.black[c];
+    }
+    float* out = dst + c * hw;
+    const int64_t base = (s * C + c) * hw;
+    for (int64_t y = 0; y < H; ++y) {
+      const int64_t sy = y + d.dy - p;
+      if (sy < 0 || sy >= H) {
+        std::fill(out + y * W, out + (y + 1) * W, black);
+        continue;
+      }
+      for (int64_t x = 0; x < W; ++x) {
+        const int64_t sx = (d.flip ? W - 1 - x : x) + d.dx - p;
+        float v = black;
+        if (sx >= 0 && sx < W) {
+          const int64_t at = base + sy * W + sx;
+          v = u8 ? static_cast<float>(ds_.x.data<uint8_t>()[at]) * scale + shift
+                 : ds_.x.data<float>()[at];
+        }
+        out[y * W + x] = v;
+      }
+    }
+  }
+}
+
 int64_t Loader::batch(int64_t i, Tensor& x, Tensor& y) const {
   if (i < 0 || i >= num_batches())
     fail("loader", "batch index out of range (got {}, expected < {})", i, num_batches());
-  Shape xs = ds_.x.shape();
-  xs[0] = batch_;
-  x = Tensor(ds_.x.dtype(), xs);
-  y = Tensor(DType::kI32, {batch_});
-  const size_t row = ds_.x.nbytes() / static_cast<size_t>(ds_.size());
-  int64_t n = std::min(batch_, ds_.size() - i * batch_);
+  const bool u8 = ds_.x.dtype() == DType::kUI8;
+  const bool image_path = u8 || (train_ && aug_.any());
+  Shape xs = ds_.x.shape(), ys = ds_.y.shape();
+  xs[0] = ys[0] = batch_;
+  x = Tensor(u8 ? DType::kF32 : ds_.x.dtype(), xs);
+  y = Tensor(ds_.y.dtype(), ys);
+  const int64_t n = std::min(batch_, ds_.size() - i * batch_);
+  const size_t xrow = ds_.x.nbytes() / static_cast<size_t>(ds_.size());
+  const size_t yrow = ds_.y.nbytes() / static_cast<size_t>(ds_.size());
+  const size_t orow = x.nbytes() / static_cast<size_t>(batch_);
   auto* xd = static_cast<uint8_t*>(x.raw());
-  const auto* xs_ = static_cast<const uint8_t*>(ds_.x.raw());
+  auto* yd = static_cast<uint8_t*>(y.raw());
+  const auto* xsrc = static_cast<const uint8_t*>(ds_.x.raw());
+  const auto* ysrc = static_cast<const uint8_t*>(ds_.y.raw());
   for (int64_t k = 0; k < n; ++k) {
-    int64_t s = order_[static_cast<size_t>(i * batch_ + k)];
-    std::memcpy(xd + k * row, xs_ + s * row, row);
-    y.data<int32_t>()[k] = ds_.y.data<int32_t>()[s];
+    const int64_t s = order_[static_cast<size_t>(i * batch_ + k)];
+    if (image_path)
+      write_image(s, reinterpret_cast<float*>(xd + k * orow));
+    else
+      std::memcpy(xd + k * xrow, xsrc + s * xrow, xrow);
+    std::memcpy(yd + k * yrow, ysrc + s * yrow, yrow);
   }
   return n;
+}
+
+Prefetcher::Prefetcher(Loader& loader, int depth) : loader_(loader), depth_(depth) {
+  if (depth < 1) fail("prefetcher", "depth must be >= 1 (got {})", depth);
+}
+
+Prefetcher::~Prefetcher() { stop(); }
+
+void Prefetcher::stop() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (worker_.joinable()) worker_.join();
+  std::lock_guard<std::mutex> lk(mu_);
+  queue_.clear();
+  error_ = nullptr;
+  stop_ = false;
+  done_ = true;
+}
+
+void Prefetcher::start_epoch(int64_t epoch) {
+  stop();
+  loader_.start_epoch(epoch);
+  const int64_t n = loader_.num_batches();
+  done_ = false;
+  worker_ = std::thread([this, n] { work(n); });
+}
+
+void Prefetcher::work(int64_t n) {
+  try {
+    for (int64_t i = 0; i < n; ++i) {
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait(lk, [&] { return stop_ || static_cast<int>(queue_.size()) < depth_; });
+        if (stop_) return;
+      }
+      Batch b;
+      b.index = i;
+      b.valid = loader_.batch(i, b.x, b.y);  // assembled outside the lock
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        queue_.push_back(std::move(b));
+      }
+      cv_.notify_all();
+    }
+  } catch (...) {
+    std::lock_guard<std::mutex> lk(mu_);
+    error_ = std::current_exception();
+  }
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    done_ = true;
+  }
+  cv_.notify_all();
+}
+
+bool Prefetcher::next(Batch& out) {
+  std::unique_lock<std::mutex> lk(mu_);
+  cv_.wait(lk, [&] { return !queue_.empty() || done_; });
+  if (!queue_.empty()) {
+    out = std::move(queue_.front());
+    queue_.pop_front();
+    lk.unlock();
+    cv_.notify_all();
+    return true;
+  }
+  if (error_) {
+    std::exception_ptr e = error_;
+    error_ = nullptr;
+    std::rethrow_exception(e);
+  }
+  return false;
 }
 
 }  // namespace netspec::data

@@ -2,33 +2,110 @@
 // permutes images and labels, so labels always move with their images) and fixed-size batches;
 // the tail (size % batch samples) is DROPPED because the train step module has a fixed batch.
 // Evaluation: in order, the tail batch zero-padded and its valid count returned, so every sample
-// is counted exactly once.
+// is counted exactly once. Training batches of images [N, C, H, W] can be augmented (random crop
+// from a zero-padded image, horizontal flip), drawn from (seed, epoch, sample index) only, so a
+// run repeats bit for bit whatever thread assembles the batch. ui8 images are normalised here.
+// Prefetcher assembles batch i+1 on a background thread while the caller uses batch i.
 #pragma once
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <vector>
 
-#include "data/idx.h"
+#include "data/dataset.h"
 
 namespace netspec::data {
 
+// Training-time augmentation, torchvision order: RandomCrop(size, padding=pad) then
+// RandomHorizontalFlip(0.5); both act on the raw image (padding is a black pixel).
+struct Augment {
+  bool crop = false;
+  // Crop padding in pixels; < 0 picks round(min(H, W) / 8): 4 for 32x32 (CIFAR's standard) and
+  // 28x28, 8 for 64x64, 28 for 224x224.
+  int pad = -1;
+  bool flip = false;
+  // What TrainConfig::augment turns on.
+  static Augment standard() { return {true, -1, true}; }
+  bool any() const { return crop || flip; }
+  // The padding actually used for an H x W image.
+  int pad_for(int64_t h, int64_t w) const;
+};
+
+// One sample's draw: the crop window starts at (dy, dx) in the padded image (0..2·pad), then the
+// crop is mirrored left-right when flip. Output pixel (y, x) reads source pixel
+// (y + dy - pad, (flip ? W-1-x : x) + dx - pad), black outside the image.
+struct AugmentDraw {
+  int64_t dy = 0, dx = 0;
+  bool flip = false;
+};
+AugmentDraw augment_draw(const Augment& a, uint64_t seed, int64_t epoch, int64_t index, int64_t h,
+                         int64_t w);
+
 class Loader {
  public:
-  Loader(const Dataset& ds, int64_t batch, bool train, uint64_t seed);
-  // Reorders for `epoch` (train: permutation from seed and epoch; eval: identity).
+  Loader(const Dataset& ds, int64_t batch, bool train, uint64_t seed, Augment aug = {});
+  // Reorders for `epoch` (train: permutation from seed and epoch; eval: identity) and sets the
+  // epoch the augmentation draws from.
   void start_epoch(int64_t epoch);
   // Train: size / batch; eval: ceil(size / batch).
   int64_t num_batches() const;
-  // Copies batch i into x [B, ...] and y [B] (allocated here); returns the valid sample count
-  // (B, or the eval tail's size with the rest zero-filled).
+  // Copies batch i into x [B, ...] and y [B, ...] (allocated here); returns the valid sample
+  // count (B, or the eval tail's size with the rest zero-filled). x is f32 for image data
+  // (ui8 storage normalised here), else the stored dtype. Safe to call from another thread as
+  // long as start_epoch is not running.
   int64_t batch(int64_t i, Tensor& x, Tensor& y) const;
   const std::vector<int64_t>& order() const { return order_; }
+  int64_t batch_size() const { return batch_; }
 
  private:
+  void write_image(int64_t s, float* dst) const;
+
   const Dataset& ds_;
   int64_t batch_;
   bool train_;
   uint64_t seed_;
+  Augment aug_;
+  int64_t epoch_ = 0;
   std::vector<int64_t> order_;
+};
+
+struct Batch {
+  Tensor x, y;
+  int64_t valid = 0;  // samples that count (eval tail < batch)
+  int64_t index = 0;  // batch number within the epoch
+};
+
+// Overlapped loading: a worker thread runs loader.batch(0..n-1) for one epoch, at most `depth`
+// batches ahead; next() hands them out in order, identical to calling loader.batch(i) in turn.
+// The destructor (or the next start_epoch) stops the worker mid-epoch and joins it. An error in
+// the worker is rethrown by next().
+class Prefetcher {
+ public:
+  explicit Prefetcher(Loader& loader, int depth = 2);
+  ~Prefetcher();
+  Prefetcher(const Prefetcher&) = delete;
+  Prefetcher& operator=(const Prefetcher&) = delete;
+
+  // Stops any running epoch, calls loader.start_epoch(epoch) and starts assembling batch 0.
+  void start_epoch(int64_t epoch);
+  // The next batch of the epoch; false after the last one.
+  bool next(Batch& out);
+
+ private:
+  void stop();
+  void work(int64_t n);
+
+  Loader& loader_;
+  int depth_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Batch> queue_;
+  bool stop_ = false, done_ = true;
+  std::exception_ptr error_;
+  std::thread worker_;
 };
 
 }  // namespace netspec::data

@@ -1,0 +1,276 @@
+// Image decoding, resizing and image-folder trees (see image.h).
+#include "data/image.h"
+
+#include <png.h>
+#include <setjmp.h>
+// jpeglib.h needs size_t and FILE declared first.
+#include <jpeglib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+#include "core/thread_pool.h"
+
+namespace netspec::data {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_all(const std::string& path) {
+  if (!fs::is_regular_file(path)) fail("image", "{}: no such file", path);
+  std::ifstream f(path, std::ios::binary);
+  if (!f) fail("image", "{}: cannot open", path);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// HWC interleaved with `ch` channels -> ui8 [3, H, W] (first three channels, or gray x3).
+Tensor to_chw(const uint8_t* p, int64_t h, int64_t w, int ch) {
+  Tensor t(DType::kUI8, {3, h, w});
+  uint8_t* o = t.data<uint8_t>();
+  const int64_t hw = h * w;
+  for (int64_t i = 0; i < hw; ++i)
+    for (int c = 0; c < 3; ++c) o[c * hw + i] = p[i * ch + (ch >= 3 ? c : 0)];
+  return t;
+}
+
+Tensor decode_png(const std::string& bytes, const std::string& path) {
+  png_image im;
+  std::memset(&im, 0, sizeof im);
+  im.version = PNG_IMAGE_VERSION;
+  if (!png_image_begin_read_from_memory(&im, bytes.data(), bytes.size()))
+    fail("image", "{}: bad PNG ({})", path, im.message);
+  // 8-bit sRGB RGBA (straight alpha): gray replicated, palette expanded; alpha dropped below.
+  im.format = PNG_FORMAT_RGBA;
+  std::vector<uint8_t> px(PNG_IMAGE_SIZE(im));
+  if (!png_image_finish_read(&im, nullptr, px.data(), 0, nullptr)) {
+    std::string msg = im.message;
+    png_image_free(&im);
+    fail("image", "{}: corrupt or truncated PNG ({})", path, msg);
+  }
+  return to_chw(px.data(), im.height, im.width, 4);
+}
+
+// libjpeg reports errors through error_exit, which must not return: we longjmp back to
+// decode_jpeg_raw. Warnings (a truncated stream, corrupt data) are treated as errors too.
+struct JpegErr {
+  jpeg_error_mgr pub;
+  jmp_buf jump;
+  char msg[JMSG_LENGTH_MAX];
+};
+
+void jpeg_error_exit(j_common_ptr c) {
+  auto* e = reinterpret_cast<JpegErr*>(c->err);
+  (*c->err->format_message)(c, e->msg);
+  longjmp(e->jump, 1);
+}
+
+void jpeg_emit(j_common_ptr c, int level) {
+  if (level < 0) jpeg_error_exit(c);  // -1: a warning (e.g. premature end of data)
+}
+
+// Only C objects live in this frame across setjmp, so the longjmp skips no destructor. Returns
+// an empty string on success, else libjpeg's message.
+std::string decode_jpeg_raw(const std::string& bytes, std::vector<uint8_t>& px, int64_t& h,
+                            int64_t& w) {
+  jpeg_decompress_struct cinfo;
+  JpegErr err;
+  cinfo.err = jpeg_std_error(&err.pub);
+  err.pub.error_exit = jpeg_error_exit;
+  err.pub.emit_message = jpeg_emit;
+  err.msg[0] = 0;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_decompress(&cinfo);
+    return err.msg[0] ? err.msg : "unknown libjpeg error";
+  }
+  jpeg_create_decompress(&cinfo);
+  jpeg_mem_src(&cinfo, reinterpret_cast<const unsigned char*>(bytes.data()),
+               static_cast<unsigned long>(bytes.size()));
+  jpeg_read_header(&cinfo, TRUE);
+  cinfo.out_color_space = JCS_RGB;  // YCbCr and grayscale both convert to RGB
+  jpeg_start_decompress(&cinfo);
+  h = cinfo.output_height;
+  w = cinfo.output_width;
+  px.resize(static_cast<size_t>(h * w * 3));
+  while (cinfo.output_scanline < cinfo.output_height) {
+    JSAMPROW row = px.data() + static_cast<size_t>(cinfo.output_scanline) * w * 3;
+    jpeg_read_scanlines(&cinfo, &row, 1);
+  }
+  jpeg_finish_decompress(&cinfo);
+  jpeg_destroy_decompress(&cinfo);
+  return "";
+}
+
+// PIL's resampling coefficients for one axis (ImagingResample's precompute_coeffs with the
+// bilinear triangle filter): output i of the resized axis (length rn) sits at input coordinate
+// (i + off + 0.5)·in/rn; shrinking widens the triangle by the scale (antialiasing).
+struct Taps {
+  std::vector<int64_t> first, count;
+  std::vector<float> w;  // count[i] weights for output i, at stride kmax
+  int64_t kmax = 0;
+};
+
+Taps taps(int64_t in, int64_t rn, int64_t off, int64_t out) {
+  const double scale = static_cast<double>(in) / static_cast<double>(rn);
+  const double fscale = std::max(scale, 1.0), support = fscale;
+  Taps t;
+  t.kmax = static_cast<int64_t>(std::ceil(support)) * 2 + 1;
+  t.first.resize(out);
+  t.count.resize(out);
+  t.w.assign(static_cast<size_t>(out * t.kmax), 0.f);
+  for (int64_t i = 0; i < out; ++i) {
+    const double center = (static_cast<double>(i + off) + 0.5) * scale;
+    int64_t lo = std::max<int64_t>(static_cast<int64_t>(center - support + 0.5), 0);
+    int64_t hi = std::min<int64_t>(static_cast<int64_t>(center + support + 0.5), in);
+    hi = std::min(hi, lo + t.kmax);
+    double sum = 0;
+    std::vector<double> ws;
+    for (int64_t j = lo; j < hi; ++j) {
+      const double x = std::abs((static_cast<double>(j) - center + 0.5) / fscale);
+      ws.push_back(x < 1.0 ? 1.0 - x : 0.0);
+      sum += ws.back();
+    }
+    t.first[i] = lo;
+    t.count[i] = hi - lo;
+    for (size_t k = 0; k < ws.size(); ++k)
+      t.w[i * t.kmax + k] = static_cast<float>(sum > 0 ? ws[k] / sum : 0.0);
+  }
+  return t;
+}
+
+bool has_image_ext(const fs::path& p) {
+  std::string e = p.extension().string();
+  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return std::tolower(c); });
+  return e == ".jpg" || e == ".jpeg" || e == ".png";
+}
+
+}  // namespace
+
+Tensor decode_image(const std::string& path) {
+  const std::string b = read_all(path);
+  const auto* u = reinterpret_cast<const uint8_t*>(b.data());
+  if (b.size() >= 8 && png_sig_cmp(u, 0, 8) == 0) return decode_png(b, path);
+  if (b.size() >= 3 && u[0] == 0xFF && u[1] == 0xD8 && u[2] == 0xFF) {
+    std::vector<uint8_t> px;
+    int64_t h = 0, w = 0;
+    std::string err = decode_jpeg_raw(b, px, h, w);
+    if (!err.empty()) fail("image", "{}: corrupt or truncated JPEG ({})", path, err);
+    return to_chw(px.data(), h, w, 3);
+  }
+  fail("image", "{}: not a JPEG or PNG file ({} bytes, unknown magic)", path, b.size());
+}
+
+Tensor resize_center_crop(const Tensor& img, int64_t height, int64_t width) {
+  if (img.dtype() != DType::kUI8 || img.rank() != 3 || img.shape()[0] != 3)
+    fail("image", "resize expects ui8 [3, H, W] (got {})", img.type_str());
+  if (height < 1 || width < 1)
+    fail("image", "target size must be positive (got {}x{})", height, width);
+  const int64_t ih = img.shape()[1], iw = img.shape()[2];
+  // Resized size: the axis with the larger scale lands exactly on the target; the other keeps
+  // the aspect ratio (truncated, as torchvision), never below the target.
+  int64_t rh, rw;
+  if (static_cast<double>(height) / ih >= static_cast<double>(width) / iw) {
+    rh = height;
+    rw = std::max(width, static_cast<int64_t>(static_cast<double>(height) * iw / ih));
+  } else {
+    rw = width;
+    rh = std::max(height, static_cast<int64_t>(static_cast<double>(width) * ih / iw));
+  }
+  const int64_t top = std::lround((rh - height) / 2.0), left = std::lround((rw - width) / 2.0);
+  const Taps ty = taps(ih, rh, top, height), tx = taps(iw, rw, left, width);
+  // Horizontal pass over the input rows the vertical taps touch, then the vertical pass.
+  const int64_t r0 = ty.first.front(), r1 = ty.first.back() + ty.count.back();
+  std::vector<float> mid(static_cast<size_t>((r1 - r0) * width));
+  Tensor out(DType::kUI8, {3, height, width});
+  for (int64_t c = 0; c < 3; ++c) {
+    const uint8_t* src = img.data<uint8_t>() + c * ih * iw;
+    for (int64_t r = r0; r < r1; ++r)
+      for (int64_t x = 0; x < width; ++x) {
+        float s = 0;
+        const float* w = &tx.w[x * tx.kmax];
+        const uint8_t* p = src + r * iw + tx.first[x];
+        for (int64_t k = 0; k < tx.count[x]; ++k) s += w[k] * static_cast<float>(p[k]);
+        mid[(r - r0) * width + x] = s;
+      }
+    uint8_t* dst = out.data<uint8_t>() + c * height * width;
+    for (int64_t y = 0; y < height; ++y)
+      for (int64_t x = 0; x < width; ++x) {
+        float s = 0;
+        const float* w = &ty.w[y * ty.kmax];
+        for (int64_t k = 0; k < ty.count[y]; ++k)
+          s += w[k] * mid[(ty.first[y] + k - r0) * width + x];
+        dst[y * width + x] = static_cast<uint8_t>(std::clamp(std::lround(s), 0L, 255L));
+      }
+  }
+  return out;
+}
+
+Tensor preprocess_image(const std::string& path, int64_t height, int64_t width,
+                        const std::vector<float>& mean, const std::vector<float>& std) {
+  if (mean.size() != 3 || std.size() != 3)
+    fail("image", "mean and std need 3 values (got {} and {})", mean.size(), std.size());
+  Tensor u = resize_center_crop(decode_image(path), height, width);
+  Tensor f(DType::kF32, {3, height, width});
+  const int64_t hw = height * width;
+  for (int64_t c = 0; c < 3; ++c)
+    for (int64_t i = 0; i < hw; ++i)
+      f.data<float>()[c * hw + i] =
+          (static_cast<float>(u.data<uint8_t>()[c * hw + i]) / 255.f - mean[c]) / std[c];
+  return f;
+}
+
+ImageFolder load_image_folder(const std::string& split_dir, int64_t height, int64_t width,
+                              const Normalization& norm, int64_t limit,
+                              const std::vector<std::string>& classes) {
+  if (height < 1 || width < 1)
+    fail("image-folder", "{}: the input size is needed (got {}x{})", split_dir, height, width);
+  if (!fs::is_directory(split_dir)) fail("image-folder", "{}: no such directory", split_dir);
+  ImageFolder f;
+  for (const auto& e : fs::directory_iterator(split_dir))
+    if (e.is_directory()) f.classes.push_back(e.path().filename().string());
+  std::sort(f.classes.begin(), f.classes.end());
+  if (f.classes.empty())
+    fail("image-folder", "{}: no class subfolders (expected {}/<class>/*.jpg)", split_dir,
+         split_dir);
+  if (!classes.empty() && f.classes != classes)
+    fail("image-folder", "{}: class folders differ from the training split's (got {}, expected {})",
+         split_dir, f.classes.size(), classes.size());
+  std::vector<std::pair<std::string, int32_t>> files;
+  for (size_t c = 0; c < f.classes.size(); ++c) {
+    std::vector<std::string> in_class;
+    for (const auto& e : fs::directory_iterator(fs::path(split_dir) / f.classes[c]))
+      if (e.is_regular_file() && has_image_ext(e.path())) in_class.push_back(e.path().string());
+    if (in_class.empty())
+      fail("image-folder", "{}/{}: no .jpg/.jpeg/.png images", split_dir, f.classes[c]);
+    std::sort(in_class.begin(), in_class.end());
+    for (auto& p : in_class) files.emplace_back(std::move(p), static_cast<int32_t>(c));
+  }
+  if (limit > 0 && limit < static_cast<int64_t>(files.size())) {
+    // Evenly strided: file floor(i·n/limit) for i < limit.
+    std::vector<std::pair<std::string, int32_t>> kept;
+    const auto n = static_cast<int64_t>(files.size());
+    for (int64_t i = 0; i < limit; ++i) kept.push_back(files[static_cast<size_t>(i * n / limit)]);
+    files = std::move(kept);
+  }
+  const auto n = static_cast<int64_t>(files.size());
+  f.ds = Dataset{Tensor(DType::kUI8, {n, 3, height, width}),
+                 Tensor(DType::kI32, {n}),
+                 norm.mean,
+                 norm.std,
+                 {}};
+  const size_t row = static_cast<size_t>(3 * height * width);
+  parallel_for(n, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      Tensor t = resize_center_crop(decode_image(files[i].first), height, width);
+      std::memcpy(f.ds.x.data<uint8_t>() + i * row, t.raw(), row);
+      f.ds.y.data<int32_t>()[i] = files[i].second;
+    }
+  });
+  return f;
+}
+
+}  // namespace netspec::data

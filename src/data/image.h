@@ -1,0 +1,36 @@
+// Images: JPEG (libjpeg-turbo) and PNG (libpng) decoding to RGB, torchvision-style
+// Resize(shorter side) + CenterCrop, and image-folder trees (DIR/train/<class>/*.jpg|jpeg|png,
+// DIR/val/<class>/..., class = sorted subfolder names) kept as raw ui8 [N, 3, H, W] at the net's
+// input size. Grayscale is replicated to RGB; alpha is dropped (PIL's convert("RGB")). A corrupt
+// or truncated file is an error naming it: `[image] DIR/x.jpg: Premature end of JPEG file`.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "data/dataset.h"
+
+namespace netspec::data {
+
+// The file (JPEG or PNG, told by its magic bytes) -> ui8 [3, H, W] RGB.
+Tensor decode_image(const std::string& path);
+// ui8 [3, h, w] -> ui8 [3, H, W]: scale so the image covers H x W (for a square target the
+// shorter side becomes H, the longer int(H·long/short) as torchvision's Resize(H)), bilinear with
+// PIL's antialiasing when shrinking (triangle filter widened by the scale), then the centre crop
+// (offset round((size - H) / 2)).
+Tensor resize_center_crop(const Tensor& img, int64_t height, int64_t width);
+// decode + resize_center_crop + (v / 255 - mean[c]) / std[c] -> f32 [3, H, W] (for predict).
+Tensor preprocess_image(const std::string& path, int64_t height, int64_t width,
+                        const std::vector<float>& mean, const std::vector<float>& std);
+
+struct ImageFolder {
+  Dataset ds;  // x ui8 [N, 3, H, W] with mean/std attached, y i32 [N]
+  std::vector<std::string> classes;
+};
+// One split directory (`DIR/train`): every <class>/*.{jpg,jpeg,png} (any case) in sorted order,
+// decoded in parallel. limit > 0 keeps `limit` files evenly strided over the sorted list (so
+// every class stays represented). `classes` non-empty: the folder must have exactly these.
+ImageFolder load_image_folder(const std::string& split_dir, int64_t height, int64_t width,
+                              const Normalization& norm, int64_t limit = 0,
+                              const std::vector<std::string>& classes = {});
+
+}  // namespace netspec::data
