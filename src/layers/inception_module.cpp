@@ -1,0 +1,22 @@
+// inceptionModule (torchvision GoogLeNet Inception; BasicConv2d = conv + BN + act, the net's
+// bnEps 1e-3 and convBnAct ReLU): concat of
+//   branch1 = u1x1(x), branch2 = u3x3(u1x1(x)), branch3 = u3x3(u1x1(x)) (torchvision's 3x3
+//   where the paper has 5x5), branch4 = u1x1(maxpool3x3_s1_p1(x)).
+// The stride-1 pool pads 1 with -inf on each side, so ceil_mode changes nothing here.
+#include "layers/convnet_blocks.h"
+
+namespace netspec::layers {
+
+Value* lower_inception_module(LowerCtx& c, const Layer&, Value* x) {
+  Activation act = c.net.convBnAct;
+  auto unit = [&](Value* in) { return conv_bn_act(c, in, 1, Padding::same, act); };
+  Value* b1 = unit(x);
+  Value* b2 = unit(unit(x));
+  Value* b3 = unit(unit(x));
+  Value* b4 = unit(max_pool(c.b, x, 3, 1, {1, 1}, {1, 1}));
+  return concat_channels(c.b, {b1, b2, b3, b4});
+}
+
+NETSPEC_REGISTER_LAYER(inceptionModule, lower_inception_module)
+
+}  // namespace netspec::layers
