@@ -14,3 +14,16 @@ Value* flash_attention(LowerCtx& c, Value* q, Value* k, Value* v, bool causal);
 Value* apply_rope(hlo::Builder& b, Value* x);
 
 }  // namespace netspec::layers
+
+namespace netspec::layers {
+
+// --- flash attention internals (probes, tests, benchmarks) ---
+// Largest divisor of t that is <= 128 (flash attention's key block).
+int64_t flash_block(int64_t t);
+// Flash attention with an explicit key block (must divide T): returns {O [B, H, T, dh],
+// L [B, H, T]} with L the per-row logsumexp of the scaled, masked scores. Differentiable
+// (custom VJP) w.r.t. q, k, v, including through L.
+std::vector<Value*> flash_attention_lse(hlo::Builder& b, Value* q, Value* k, Value* v, bool causal,
+                                        int64_t block);
+
+}  // namespace netspec::layers
