@@ -20,8 +20,15 @@ EmitOptions opts(int64_t batch = 3) {
 // Body on a c x h x h input, then globalAvgPool + flatten + dense(oc -> 3).
 NetSpec pooled(const char* name, int c, int h, Layer body, int oc, PadStyle ps = PadStyle::xlaSame,
                Activation act = Activation::relu) {
-  return NetBuilder(name).input(c, h, h).pad_style(ps).conv_bn_act(act).add(std::move(body))
-      .add(GlobalAvgPool{}).add(Flatten{}).add(Dense{oc, 3}).build();
+  return NetBuilder(name)
+      .input(c, h, h)
+      .pad_style(ps)
+      .conv_bn_act(act)
+      .add(std::move(body))
+      .add(GlobalAvgPool{})
+      .add(Flatten{})
+      .add(Dense{oc, 3})
+      .build();
 }
 
 std::vector<NetSpec> cases() {
@@ -32,20 +39,38 @@ std::vector<NetSpec> cases() {
   v.push_back(pooled("shuffle_v1_odd", 2, 5, ShuffleBlock{2, 8, 2, 1}, 8));
   // unit 0 both branches (stride 2), unit 1 channel split.
   v.push_back(pooled("shuffle_v2", 2, 4, ShuffleV2Block{2, 4, 2}, 4, PadStyle::symmetric));
-  v.push_back(NetBuilder("dense_transition").input(2, 4, 4).add(DenseBlock{2, 2, 2})
-                  .add(TransitionLayer{6, 3}).add(Flatten{}).add(Dense{12, 3}).build());
-  v.push_back(NetBuilder("transition_odd").input(2, 5, 5).add(TransitionLayer{2, 2})
-                  .add(Flatten{}).add(Dense{8, 3}).build());
+  v.push_back(NetBuilder("dense_transition")
+                  .input(2, 4, 4)
+                  .add(DenseBlock{2, 2, 2})
+                  .add(TransitionLayer{6, 3})
+                  .add(Flatten{})
+                  .add(Dense{12, 3})
+                  .build());
+  v.push_back(NetBuilder("transition_odd")
+                  .input(2, 5, 5)
+                  .add(TransitionLayer{2, 2})
+                  .add(Flatten{})
+                  .add(Dense{8, 3})
+                  .build());
   v.push_back(pooled("inception", 3, 3, InceptionModule{3, 2, 2, 2, 1, 2, 1}, 7));
-  v.push_back(pooled("darknet", 4, 3, DarknetBlock{4, 2}, 4, PadStyle::xlaSame,
-                     Activation::swish));
+  v.push_back(pooled("darknet", 4, 3, DarknetBlock{4, 2}, 4, PadStyle::xlaSame, Activation::swish));
   v.push_back(pooled("csp", 3, 3, CspBlock{3, 4, 2}, 4, PadStyle::xlaSame, Activation::swish));
-  v.push_back(NetBuilder("convnext").input(2, 4, 4).ln_eps(1e-6).add(ConvNextStem{2, 4, 2})
-                  .add(ConvNextStage{4, 2}).add(ConvNextDownsample{4, 6}).add(Flatten{})
-                  .add(Dense{6, 3}).build());
-  v.push_back(NetBuilder("convnext_bn").input(2, 4, 4).add(ConvNextStem{2, 4, 2})
+  v.push_back(NetBuilder("convnext")
+                  .input(2, 4, 4)
+                  .ln_eps(1e-6)
+                  .add(ConvNextStem{2, 4, 2})
+                  .add(ConvNextStage{4, 2})
+                  .add(ConvNextDownsample{4, 6})
+                  .add(Flatten{})
+                  .add(Dense{6, 3})
+                  .build());
+  v.push_back(NetBuilder("convnext_bn")
+                  .input(2, 4, 4)
+                  .add(ConvNextStem{2, 4, 2})
                   .add(ConvNextStage{4, 1, Norm::bn, Activation::geluTanh})
-                  .add(ConvNextDownsample{4, 6, Norm::bn}).add(Flatten{}).add(Dense{6, 3})
+                  .add(ConvNextDownsample{4, 6, Norm::bn})
+                  .add(Flatten{})
+                  .add(Dense{6, 3})
                   .build());
   return v;
 }
