@@ -37,12 +37,15 @@ std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t see
       for (int64_t i = 0; i < n; ++i) d[i] = static_cast<float>(draw());
     };
     switch (p.init) {
-      case ParamInit::zeros: break;
-      case ParamInit::ones: fill([] { return 1.0; }); break;
+      case ParamInit::zeros:
+        break;
+      case ParamInit::ones:
+        fill([] { return 1.0; });
+        break;
       case ParamInit::linearWeight:
       case ParamInit::convWeight: {
-        if (p.shape.size() < 2) fail("init", "{}: weight needs rank >= 2 (got {})", p.name,
-                                     p.shape.size());
+        if (p.shape.size() < 2)
+          fail("init", "{}: weight needs rank >= 2 (got {})", p.name, p.shape.size());
         if (kind != InitKind::he) {
           fill([&] { return 0.02 * normal(rng, true); });
         } else if (p.init == ParamInit::linearWeight) {
@@ -57,7 +60,9 @@ std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t see
       }
       case ParamInit::embedding:
       case ParamInit::posEmbed:
-      case ParamInit::classToken: fill([&] { return 0.02 * normal(rng, true); }); break;
+      case ParamInit::classToken:
+        fill([&] { return 0.02 * normal(rng, true); });
+        break;
       default:
         fail("init", "{}: init rule {} is not supported by the trainer yet", p.name,
              enum_name(p.init));
@@ -73,7 +78,8 @@ double learning_rate(const TrainConfig& c, int64_t step, int64_t spe) {
   const double s = static_cast<double>(step);
   if (s < warm) return c.learningRate * (s + 1) / warm;
   switch (c.schedule) {
-    case Schedule::constant: return c.learningRate;
+    case Schedule::constant:
+      return c.learningRate;
     case Schedule::cosine: {
       double frac = total > warm ? (s - warm) / (total - warm) : 1.0;
       return c.learningRate * 0.5 * (1 + std::cos(std::numbers::pi * std::min(frac, 1.0)));

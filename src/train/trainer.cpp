@@ -1,5 +1,5 @@
-// The training loop (see trainer.h). Inputs and outputs of the emitted modules are bound by the
-// manifest's roles (docs/abi.md), so the loop does not hard-code the optimizer's state layout.
+// The training loop (see trainer.h). Module inputs and outputs are bound by the manifests' roles
+// (docs/abi.md), so the loop does not hard-code the optimizer's state layout.
 #include "train/trainer.h"
 
 #include <chrono>
@@ -12,8 +12,13 @@
 #include "core/error.h"
 #include "core/safetensors.h"
 #include "data/loader.h"
-#include "emit/emit.h"
 #include "exec/backend.h"
+#include "report/metrics_log.h"
+#include "report/plot.h"
+#include "report/progress.h"
+#include "train/checkpoint.h"
+#include "train/signals.h"
+#include "train/stepper.h"
 
 namespace netspec::train {
 namespace {
@@ -23,51 +28,47 @@ using Clock = std::chrono::steady_clock;
 
 double secs(Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); }
 
-std::shared_ptr<const hlo::Module> share(std::unique_ptr<hlo::Module> m) {
-  return std::shared_ptr<const hlo::Module>(std::move(m));
+report::Row metrics_row(const EpochMetrics& m) {
+  auto opt = [&](double v, bool on) { return on ? std::optional<double>(v) : std::nullopt; };
+  const bool e = m.evaluated;
+  return {{"epoch", m.epoch},
+          {"step", static_cast<double>(m.step)},
+          {"lr", m.lr},
+          {"train_loss", m.train_loss},
+          {"val_loss", opt(m.val.loss, e)},
+          {"val_top1", opt(m.val.top1, e)},
+          {"val_top5", opt(m.val.top5, e && m.val.has_top5)},
+          {"val_count", opt(static_cast<double>(m.val.count), e)},
+          {"seconds", m.seconds},
+          {"ms_per_step", m.ms_per_step},
+          {"samples_per_s", m.samples_per_s}};
 }
 
-// Host cross-entropy and top-1 over the first n rows of logits [B, C].
-void score(const Tensor& logits, const Tensor& y, int64_t n, double& loss, int64_t& correct) {
-  const int64_t c = logits.shape()[1];
-  const float* l = logits.data<float>();
-  for (int64_t i = 0; i < n; ++i) {
-    const float* r = l + i * c;
-    int64_t arg = 0;
-    for (int64_t j = 1; j < c; ++j)
-      if (r[j] > r[arg]) arg = j;
-    double z = 0;
-    for (int64_t j = 0; j < c; ++j) z += std::exp(static_cast<double>(r[j] - r[arg]));
-    int32_t t = y.data<int32_t>()[i];
-    loss += std::log(z) - static_cast<double>(r[t] - r[arg]);  // logsumexp - logit_t
-    correct += arg == t;
+void write_plot(const std::string& path, const std::vector<report::Row>& rows) {
+  report::PlotSpec ps;
+  report::Curve tl{"train loss", {}, {214, 39, 40}, false};
+  report::Curve vl{"val loss", {}, {31, 119, 180}, false};
+  report::Curve va{"val top-1", {}, {44, 160, 44}, true};
+  for (const auto& r : rows) {
+    double e = report::get(r, "epoch").value_or(0);
+    if (auto v = report::get(r, "train_loss")) tl.points.emplace_back(e, *v);
+    if (auto v = report::get(r, "val_loss")) vl.points.emplace_back(e, *v);
+    if (auto v = report::get(r, "val_top1")) va.points.emplace_back(e, *v);
   }
+  ps.curves = {tl, vl, va};
+  report::write_png(path, report::Plot(ps).image());
 }
 
-struct State {
-  std::vector<Tensor> params, opt, running;  // running: mean, var per BN, interleaved
-  std::vector<std::string> opt_names, running_names;
-  int epoch = 0;  // completed epochs
-  int64_t step = 0;
-};
-
-SafeTensors to_checkpoint(const ParamTable& t, const State& s, const std::string& net) {
-  SafeTensors st;
-  for (size_t i = 0; i < s.params.size(); ++i) st.tensors.emplace_back(t.params[i].name, s.params[i]);
-  for (size_t i = 0; i < s.opt.size(); ++i) st.tensors.emplace_back(s.opt_names[i], s.opt[i]);
-  for (size_t i = 0; i < s.running.size(); ++i)
-    st.tensors.emplace_back(s.running_names[i], s.running[i]);
-  st.metadata = {{"net", net}, {"epoch", std::to_string(s.epoch)},
-                 {"step", std::to_string(s.step)}, {"format", "netspec-checkpoint-1"}};
-  return st;
-}
-
-void load_into(const SafeTensors& st, const std::string& name, Tensor& dst, const std::string& path) {
-  const Tensor& src = st.at(name);
-  if (src.shape() != dst.shape() || src.dtype() != dst.dtype())
-    fail("train", "{}: tensor '{}' does not match the net (got {}, expected {})", path, name,
-         src.type_str(), dst.type_str());
-  dst = src.clone();
+std::string epoch_line(const EpochMetrics& m, int epochs) {
+  std::string s = fmt::format("epoch {}/{}  train loss {:.4f}", m.epoch, epochs, m.train_loss);
+  if (m.evaluated) {
+    s += fmt::format("  val loss {:.4f}  top-1 {:.2f}%", m.val.loss, 100 * m.val.top1);
+    if (m.val.has_top5) s += fmt::format("  top-5 {:.2f}%", 100 * m.val.top5);
+  }
+  s += fmt::format("  ({:.1f} s, {:.2f} ms/step, {:.0f} samples/s, lr {:.3g})", m.seconds,
+                   m.ms_per_step, m.samples_per_s, m.lr);
+  if (m.best) s += "  best";
+  return s + "\n";
 }
 
 }  // namespace
@@ -82,157 +83,163 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
       Shape(data.train.x.shape().begin() + 1, data.train.x.shape().end()) != table.input)
     fail("train", "dataset sample shape does not match the net's input (got {}, expected {})",
          data.train.x.type_str(), shape_str(table.input));
+  // Fields whose machinery does not exist yet are refused, never silently ignored.
+  auto refuse = [](bool on, const char* field) {
+    if (on) fail("train", "{} is not supported by the trainer yet (set it to its default)", field);
+  };
+  refuse(c.augment, "augment");
+  refuse(c.mixup || c.cutmix || c.knnMixup, "mixup/cutmix");
+  refuse(c.randomErasing || c.randAugment || c.autoAugment,
+         "randomErasing/randAugment/autoAugment");
+  refuse(c.repeatedAug != 1, "repeatedAug");
+  refuse(c.useEMA || c.useSWA || c.useSWAG || c.useTTA, "useEMA/useSWA/useSWAG/useTTA");
+  refuse(c.bf16 || c.bf16Conv, "bf16/bf16Conv");
+  refuse(!c.runningBN, "runningBN = false");
+  refuse(c.dropPath > 0 || c.dropout > 0, "dropPath/dropout");
+  refuse(!c.bootstrapBackbone.empty(), "bootstrapBackbone");
+  refuse(c.trainRes != 0, "trainRes");
 
-  emit::EmitOptions eo = emit::EmitOptions::from_train(c, batch);
-  emit::Emitted step_mod = emit::emit_module(net, ModuleKind::train_step, eo);
-  emit::Emitted eval_mod = emit::emit_module(net, ModuleKind::eval, eo);
   auto backend = exec::make_backend(o.backend);
-  auto step_exe = backend->load(share(std::move(step_mod.module)));
-  auto eval_exe = backend->load(share(std::move(eval_mod.module)));
-  const emit::Manifest& sm = step_mod.manifest;
-  const emit::Manifest& em = eval_mod.manifest;
+  Stepper stepper(net, c, *backend);
+  Evaluator evaluator(net, batch, *backend);
+  TrainState s = make_state(init_params(table, c.init, static_cast<uint64_t>(c.seed)),
+                            stepper.state_manifest(), evaluator.manifest());
 
-  State s;
-  s.params = init_params(table, c.init, static_cast<uint64_t>(c.seed));
-  for (const auto& ti : sm.inputs)
-    if (ti.role == "optimizer_state") {
-      s.opt.emplace_back(ti.dtype, ti.shape);
-      s.opt_names.push_back(ti.name);
+  const fs::path dir = o.run_dir;
+  const std::string last = o.run_dir.empty() ? "" : (dir / "last.safetensors").string();
+  double best_top1 = -1;
+  if (!o.run_dir.empty()) {
+    fs::create_directories(dir);
+    if (fs::exists(last)) {
+      load_checkpoint(last, table, s);
+      if (o.log)
+        *o.log << fmt::format("resuming {} at epoch {} batch {} (step {})\n", last, s.epoch + 1,
+                              s.batch_in_epoch, s.step);
     }
-  for (const auto& ti : em.inputs)
-    if (ti.role == "bn_running_stat") {
-      Tensor r(ti.dtype, ti.shape);
-      // mean, var interleaved: var starts at 1.
-      if (s.running.size() % 2 == 1)
-        for (float& v : r.span<float>()) v = 1.f;
-      s.running.push_back(std::move(r));
-      s.running_names.push_back(ti.name);
+    if (fs::exists(dir / "best.json")) {
+      std::ifstream f(dir / "best.json");
+      try {
+        best_top1 = nlohmann::json::parse(f).at("val_top1").get<double>();
+      } catch (const nlohmann::json::exception&) {
+        best_top1 = -1;  // unreadable: the next evaluation rewrites it
+      }
     }
-
-  const std::string ckpt = o.run_dir.empty() ? "" : (fs::path(o.run_dir) / "last.safetensors").string();
-  if (!o.run_dir.empty()) fs::create_directories(o.run_dir);
-  if (!ckpt.empty() && fs::exists(ckpt)) {
-    SafeTensors st = read_safetensors(ckpt);
-    for (size_t i = 0; i < s.params.size(); ++i) load_into(st, table.params[i].name, s.params[i], ckpt);
-    for (size_t i = 0; i < s.opt.size(); ++i) load_into(st, s.opt_names[i], s.opt[i], ckpt);
-    for (size_t i = 0; i < s.running.size(); ++i) load_into(st, s.running_names[i], s.running[i], ckpt);
-    s.epoch = std::stoi(st.metadata.at("epoch"));
-    s.step = std::stoll(st.metadata.at("step"));
-    if (o.log) *o.log << "resuming " << ckpt << " after epoch " << s.epoch << " (step " << s.step << ")\n";
+    nlohmann::ordered_json cfg;
+    SpecFile resolved = spec;
+    resolved.train = c;
+    cfg["spec"] = nlohmann::ordered_json::parse(dump_spec(resolved));
+    cfg["backend"] = o.backend;
+    write_file_atomic((dir / "config.json").string(), cfg.dump(2) + "\n");
   }
+  report::MetricsLog mlog(o.run_dir, s.epoch);
 
   data::Loader train_ld(data.train, batch, true, static_cast<uint64_t>(c.seed));
-  data::Loader test_ld(data.test, batch, false, 0);
-  const int64_t spe = train_ld.num_batches();
+  const int k = stepper.accum();
+  const int64_t spe = train_ld.num_batches() / k;
+  if (spe == 0)
+    fail("train", "training set too small for one step (got {} samples, expected >= {})",
+         data.train.size(), batch * k);
+  if (s.batch_in_epoch > spe)
+    fail("train",
+         "{}: checkpoint is at batch {} of an epoch of {} steps (different batch size or "
+         "dataset?)",
+         last, s.batch_in_epoch, spe);
   TrainResult res;
   res.first_epoch = s.epoch + 1;
-  const double momentum = c.bnMomentum;
+  res.first_batch = s.batch_in_epoch;
 
   for (int epoch = s.epoch + 1; epoch <= c.epochs; ++epoch) {
     auto t0 = Clock::now();
-    double step_secs = 0, loss_sum = 0, lr = 0;
+    const int64_t b0 = s.batch_in_epoch;
+    double loss_sum = s.loss_sum, step_secs = 0, lr = 0;
     train_ld.start_epoch(epoch - 1);
-    for (int64_t b = 0; b < spe; ++b) {
-      Tensor x, y;
-      train_ld.batch(b, x, y);
+    std::unique_ptr<report::Progress> prog;
+    if (o.log && (o.tty || o.progress_every_s >= 0))
+      prog = std::make_unique<report::Progress>(*o.log, o.tty,
+                                                fmt::format("epoch {}/{}", epoch, c.epochs),
+                                                spe - b0, batch * k, o.progress_every_s);
+    std::vector<Tensor> xs(static_cast<size_t>(k)), ys(static_cast<size_t>(k));
+    for (int64_t b = b0; b < spe; ++b) {
+      for (int j = 0; j < k; ++j) train_ld.batch(b * k + j, xs[j], ys[j]);
       lr = learning_rate(c, s.step, spe);
-      std::vector<Tensor> in;
-      size_t pi = 0, si = 0;
-      for (const auto& ti : sm.inputs) {
-        if (ti.role == "param") in.push_back(s.params[pi++]);
-        else if (ti.role == "optimizer_state") in.push_back(s.opt[si++]);
-        else if (ti.role == "input") in.push_back(x);
-        else if (ti.role == "label") in.push_back(y);
-        else if (ti.name == "lr") in.push_back(Tensor::scalar_f32(static_cast<float>(lr)));
-        else if (ti.name == "step")
-          in.push_back(Tensor::from<int64_t>(DType::kI32, {}, {s.step + 1}));
-        else fail("train", "train_step input '{}' has unknown role {}", ti.name, ti.role);
-      }
       auto ts = Clock::now();
-      std::vector<Tensor> out = step_exe->run("main", in);
+      double loss = stepper.step(s, xs, ys, lr, s.step + 1);
       step_secs += secs(ts);
-      pi = si = 0;
-      size_t bi = 0;
-      double loss = 0;
-      for (size_t k = 0; k < sm.outputs.size(); ++k) {
-        const auto& ti = sm.outputs[k];
-        if (ti.role == "param") s.params[pi++] = std::move(out[k]);
-        else if (ti.role == "optimizer_state") s.opt[si++] = std::move(out[k]);
-        else if (ti.role == "loss") loss = out[k].as_double(0);
-        else if (ti.role == "bn_batch_stat") {
-          // PyTorch: running = (1-m)·running + m·batch, with the unbiased variance n/(n-1).
-          const bool var = bi % 2 == 1;
-          const double n = static_cast<double>(ti.count);
-          const double corr = var && n > 1 ? n / (n - 1) : 1.0;
-          float* r = s.running[bi].data<float>();
-          const float* bs = out[k].data<float>();
-          for (int64_t j = 0; j < out[k].numel(); ++j)
-            r[j] = static_cast<float>((1 - momentum) * r[j] + momentum * corr * bs[j]);
-          ++bi;
-        }
-      }
       if (!std::isfinite(loss))
-        fail("train", "loss is {} at step {} (epoch {}); the last checkpoint is kept", loss,
-             s.step + 1, epoch);
+        fail("train",
+             "loss is {} at step {} (epoch {}, batch {}); stopped, the last checkpoint "
+             "is kept",
+             loss, s.step + 1, epoch, b + 1);
       loss_sum += loss;
       ++s.step;
-    }
-
-    // Evaluation: every test sample once (the padded tail's extra rows are not scored).
-    double test_loss = 0;
-    int64_t correct = 0, seen = 0;
-    test_ld.start_epoch(0);
-    for (int64_t b = 0; b < test_ld.num_batches(); ++b) {
-      Tensor x, y;
-      int64_t n = test_ld.batch(b, x, y);
-      std::vector<Tensor> in;
-      size_t pi = 0, ri = 0;
-      for (const auto& ti : em.inputs) {
-        if (ti.role == "param") in.push_back(s.params[pi++]);
-        else if (ti.role == "bn_running_stat") in.push_back(s.running[ri++]);
-        else if (ti.role == "input") in.push_back(x);
-        else fail("train", "eval input '{}' has unknown role {}", ti.name, ti.role);
+      if (prog) prog->update(b + 1 - b0, loss_sum / static_cast<double>(b + 1));
+      if (stop_requested() && b + 1 < spe) {
+        s.batch_in_epoch = b + 1;
+        s.loss_sum = loss_sum;
+        if (prog) prog->finish();
+        if (!last.empty()) save_checkpoint(last, table, s, net.name);
+        if (o.log)
+          *o.log << fmt::format(
+              "interrupted at step {} (epoch {}, batch {}/{}); {}\n", s.step, epoch, b + 1, spe,
+              last.empty() ? "no run dir, nothing saved" : "saved " + last + "; rerun to resume");
+        res.interrupted = true;
+        res.steps = s.step;
+        res.params = s.params;
+        return res;
       }
-      std::vector<Tensor> out = eval_exe->run("main", in);
-      score(out.at(0), y, n, test_loss, correct);
-      seen += n;
     }
+    if (prog) prog->finish();
     s.epoch = epoch;
+    s.batch_in_epoch = 0;
+    s.loss_sum = 0;
+
     EpochMetrics m;
     m.epoch = epoch;
     m.step = s.step;
     m.lr = lr;
     m.train_loss = loss_sum / static_cast<double>(spe);
-    m.test_loss = seen ? test_loss / static_cast<double>(seen) : 0;
-    m.test_acc = seen ? static_cast<double>(correct) / static_cast<double>(seen) : 0;
+    const double run_steps = static_cast<double>(spe - b0);
+    m.ms_per_step = run_steps > 0 ? 1e3 * step_secs / run_steps : 0;
+    m.samples_per_s = step_secs > 0 ? run_steps * static_cast<double>(batch * k) / step_secs : 0;
+    if (epoch % c.evalEveryNEpochs == 0 || epoch == c.epochs) {
+      m.val = evaluator.run(s.params, s.running, data.test);
+      m.evaluated = true;
+      m.best = m.val.count > 0 && m.val.top1 > best_top1;
+    }
     m.seconds = secs(t0);
-    m.ms_per_step = 1e3 * step_secs / static_cast<double>(spe);
     res.epochs.push_back(m);
-    if (o.log)
-      *o.log << fmt::format(
-          "epoch {}/{}  train loss {:.4f}  test loss {:.4f}  test acc {:.2f}%  ({:.1f} s, {:.2f} "
-          "ms/step, lr {:.3g})\n",
-          epoch, c.epochs, m.train_loss, m.test_loss, 100 * m.test_acc, m.seconds, m.ms_per_step,
-          lr);
+    if (o.log) *o.log << epoch_line(m, c.epochs) << std::flush;
 
+    // Order matters for a kill at any point: rows, then best, then last (a resume drops rows
+    // past `last` and recomputes them bit for bit).
+    mlog.append(metrics_row(m));
     if (!o.run_dir.empty()) {
-      write_safetensors(ckpt, to_checkpoint(table, s, net.name));
-      nlohmann::ordered_json cfg;
-      SpecFile resolved = spec;
-      resolved.train = c;
-      cfg["spec"] = nlohmann::ordered_json::parse(dump_spec(resolved));
-      cfg["epoch"] = s.epoch;
-      cfg["step"] = s.step;
-      cfg["backend"] = o.backend;
-      write_file_atomic((fs::path(o.run_dir) / "config.json").string(), cfg.dump(2) + "\n");
-      const std::string csv = (fs::path(o.run_dir) / "metrics.csv").string();
-      bool fresh = !fs::exists(csv);
-      std::ofstream f(csv, std::ios::app);
-      if (fresh) f << "epoch,step,lr,train_loss,test_loss,test_acc,seconds,ms_per_step\n";
-      f << fmt::format("{},{},{:.6g},{:.6f},{:.6f},{:.6f},{:.3f},{:.3f}\n", m.epoch, m.step, m.lr,
-                       m.train_loss, m.test_loss, m.test_acc, m.seconds, m.ms_per_step);
+      write_plot((dir / "loss.png").string(), mlog.rows());
+      if (m.best) {
+        save_checkpoint((dir / "best.safetensors").string(), table, s, net.name);
+        nlohmann::ordered_json b;
+        b["epoch"] = m.epoch;
+        b["step"] = m.step;
+        b["val_loss"] = m.val.loss;
+        b["val_top1"] = m.val.top1;
+        if (m.val.has_top5) b["val_top5"] = m.val.top5;
+        b["val_count"] = m.val.count;
+        write_file_atomic((dir / "best.json").string(), b.dump(2) + "\n");
+      }
+      if (epoch % c.checkpointEveryNEpochs == 0 || epoch == c.epochs)
+        save_checkpoint(last, table, s, net.name);
+    }
+    if (m.best) best_top1 = m.val.top1;
+    if (stop_requested() && epoch < c.epochs) {
+      if (!last.empty() && epoch % c.checkpointEveryNEpochs != 0)
+        save_checkpoint(last, table, s, net.name);
+      if (o.log) *o.log << fmt::format("interrupted after epoch {}; rerun to resume\n", epoch);
+      res.interrupted = true;
+      break;
     }
   }
+  res.steps = s.step;
+  res.params = s.params;
   return res;
 }
 

@@ -1,8 +1,10 @@
-// The training loop: parameter init from the ParamTable's rules, the emitted train_step module run
-// once per batch (lr from the schedule, 1-based step), host-side BN running statistics, evaluation
-// on the eval module (loss, top-1 over every test sample) after each epoch, and checkpoints in
-// RUN_DIR (last.safetensors + config.json, atomic) with metrics.csv. Rerunning with the same run
-// directory resumes after the last completed epoch.
+// The training loop: init from the ParamTable's rules, one update per step (Stepper: the fused
+// train_step module, or gradient accumulation), host BN running statistics, evaluation on the
+// eval module every evalEveryNEpochs epochs and after the last (loss, top-1, top-5), and in
+// RUN_DIR: last.safetensors every checkpointEveryNEpochs epochs, best.safetensors + best.json by
+// validation top-1, config.json, metrics.csv, metrics.jsonl and loss.png (docs/training.md).
+// Resume: rerunning with the same run dir continues from last.safetensors, mid-epoch when it was
+// saved by SIGINT/SIGTERM (the loop finishes the current step, saves and returns interrupted).
 #pragma once
 #include <cstdint>
 #include <iosfwd>
@@ -13,6 +15,7 @@
 #include "data/datasets.h"
 #include "spec/param_table.h"
 #include "spec/spec_json.h"
+#include "train/evaluate.h"
 
 namespace netspec::train {
 
@@ -33,22 +36,32 @@ using data::Splits;
 struct TrainOptions {
   std::string run_dir;  // empty: no checkpoints or metrics files
   std::string backend = "cpu";
-  std::ostream* log = nullptr;  // per-epoch lines; nullptr: silent
+  std::ostream* log = nullptr;   // resume/epoch lines and progress; nullptr: silent
+  bool tty = false;              // progress bar redrawn in place (else plain periodic lines)
+  double progress_every_s = 10;  // plain progress line period; < 0: none
 };
 
 struct EpochMetrics {
-  int epoch = 0;  // 1-based
+  int epoch = 0;     // 1-based
   int64_t step = 0;  // updates made so far
-  double lr = 0, train_loss = 0, test_loss = 0, test_acc = 0, seconds = 0, ms_per_step = 0;
+  double lr = 0, train_loss = 0, seconds = 0, ms_per_step = 0, samples_per_s = 0;
+  bool evaluated = false;  // val holds this epoch's evaluation
+  bool best = false;       // written to best.safetensors
+  EvalMetrics val;
 };
 
 struct TrainResult {
-  int first_epoch = 1;  // > 1 when resumed
-  std::vector<EpochMetrics> epochs;  // the epochs run by this call
+  int first_epoch = 1;               // > 1 when resumed after a completed epoch
+  int64_t first_batch = 0;           // > 0 when resumed mid-epoch
+  std::vector<EpochMetrics> epochs;  // the epochs completed by this call
+  bool interrupted = false;          // stopped by SIGINT/SIGTERM after saving `last`
+  int64_t steps = 0;                 // updates made so far (all calls)
+  std::vector<Tensor> params;        // final parameters (ParamTable order)
 };
 
 // Trains spec.net with *spec.train (defaults when absent). Throws netspec::Error on bad input, a
-// checkpoint that does not match the net, or a non-finite loss (naming the step).
+// checkpoint that does not match the net, or a non-finite loss (naming the step; the last
+// checkpoint is left as it was).
 TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOptions& o);
 
 }  // namespace netspec::train

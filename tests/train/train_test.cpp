@@ -57,7 +57,7 @@ TEST(Schedule, ConstantWarmupCosineExponential) {
   EXPECT_NEAR(learning_rate(c, 10, 10), 0.05, 1e-12);  // half way: 0.1 * (1 + cos(pi/2)) / 2
   EXPECT_NEAR(learning_rate(c, 20, 10), 0.0, 1e-12);
   c.warmupEpochs = 1;
-  EXPECT_NEAR(learning_rate(c, 4, 10), 0.05, 1e-12);  // (4 + 1) / 10 of the peak
+  EXPECT_NEAR(learning_rate(c, 4, 10), 0.05, 1e-12);   // (4 + 1) / 10 of the peak
   EXPECT_NEAR(learning_rate(c, 15, 10), 0.05, 1e-12);  // cosine over steps 10..20
   c.warmupEpochs = 0;
   c.schedule = Schedule::exponential;
@@ -87,8 +87,8 @@ TEST(Train, MlpLearnsSyntheticIdxAndResumes) {
   ASSERT_EQ(r.epochs.size(), 1u) << log.str();
   EXPECT_EQ(r.first_epoch, 1);
   EXPECT_EQ(r.epochs[0].step, 16);  // 512 / 32
-  EXPECT_GE(r.epochs[0].test_acc, 0.8) << log.str();
-  EXPECT_LT(r.epochs[0].test_loss, 1.0) << log.str();
+  EXPECT_GE(r.epochs[0].val.top1, 0.8) << log.str();
+  EXPECT_LT(r.epochs[0].val.loss, 1.0) << log.str();
   EXPECT_NE(log.str().find("epoch 1/1"), std::string::npos);
   ASSERT_TRUE(fs::exists(run + "/last.safetensors"));
   ASSERT_TRUE(fs::exists(run + "/config.json"));
@@ -105,7 +105,7 @@ TEST(Train, MlpLearnsSyntheticIdxAndResumes) {
   ASSERT_EQ(r2.epochs.size(), 1u);
   EXPECT_EQ(r2.epochs[0].epoch, 2);
   EXPECT_EQ(r2.epochs[0].step, 32);
-  EXPECT_GE(r2.epochs[0].test_acc, 0.8);
+  EXPECT_GE(r2.epochs[0].val.top1, 0.8);
   EXPECT_NE(log2.str().find("resuming"), std::string::npos);
   std::ifstream f(run + "/metrics.csv");
   std::string line;
@@ -133,8 +133,7 @@ TEST(Train, MismatchedCheckpointIsAnError) {
     run_training(s, data, {run, "cpu", nullptr});
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("'layers.1.weight' does not match"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("does not match"), std::string::npos) << e.what();
   }
 }
 

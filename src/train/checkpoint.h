@@ -1,0 +1,38 @@
+// Training state and its checkpoints. A checkpoint is one safetensors file holding the
+// parameters (ParamTable names), the optimizer state (`<slot>.<param>`) and the BN running
+// statistics (`<bn>.running_mean/var`), with metadata: net, completed epochs, optimizer steps,
+// and for a mid-epoch save (SIGINT) the batches already done in the next epoch and their loss sum
+// (hex float, so a resumed run reproduces the uninterrupted one bit for bit).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "emit/manifest.h"
+#include "spec/param_table.h"
+
+namespace netspec::train {
+
+struct TrainState {
+  std::vector<Tensor> params, opt, running;  // running: mean, var per BN, interleaved
+  std::vector<std::string> opt_names, running_names;
+  int epoch = 0;               // completed epochs
+  int64_t step = 0;            // optimizer updates made
+  int64_t batch_in_epoch = 0;  // updates already made in epoch `epoch + 1` (mid-epoch save)
+  double loss_sum = 0;         // their summed losses
+};
+
+// Fresh state: params from `params`, zero optimizer state per the train-step manifest's
+// optimizer_state inputs, running mean 0 / var 1 per the eval manifest's bn_running_stat inputs.
+TrainState make_state(std::vector<Tensor> params, const emit::Manifest& step_manifest,
+                      const emit::Manifest& eval_manifest);
+
+void save_checkpoint(const std::string& path, const ParamTable& t, const TrainState& s,
+                     const std::string& net);
+// Loads every tensor of `s` by name (shape and dtype must match, naming the tensor otherwise)
+// and the counters. with_optimizer = false loads params and running stats only (eval/predict).
+void load_checkpoint(const std::string& path, const ParamTable& t, TrainState& s,
+                     bool with_optimizer = true);
+
+}  // namespace netspec::train

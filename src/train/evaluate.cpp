@@ -1,0 +1,103 @@
+// Evaluation (see evaluate.h).
+#include "train/evaluate.h"
+
+#include <cmath>
+
+#include "core/error.h"
+#include "data/loader.h"
+#include "emit/emit.h"
+
+namespace netspec::train {
+
+void Scorer::add(const Tensor& logits, const Tensor& labels, int64_t n) {
+  const int64_t c = logits.shape().at(1);
+  classes = c;
+  const float* l = logits.data<float>();
+  const int32_t* y = labels.data<int32_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    const float* r = l + i * c;
+    int64_t arg = 0, above = 0;
+    for (int64_t j = 1; j < c; ++j)
+      if (r[j] > r[arg]) arg = j;
+    const int32_t t = y[i];
+    if (t < 0 || t >= c) fail("eval", "label {} out of range (got {}, expected < {})", i, t, c);
+    double z = 0;
+    for (int64_t j = 0; j < c; ++j) {
+      z += std::exp(static_cast<double>(r[j] - r[arg]));
+      above += r[j] > r[t];
+    }
+    loss_sum += std::log(z) - static_cast<double>(r[t] - r[arg]);  // logsumexp - logit_t
+    top1 += arg == t;
+    top5 += above < 5;  // fewer than 5 classes score strictly higher than the label
+  }
+  count += n;
+}
+
+EvalMetrics Scorer::result() const {
+  EvalMetrics m;
+  m.count = count;
+  m.has_top5 = classes > 5;
+  if (count == 0) return m;
+  const double n = static_cast<double>(count);
+  m.loss = loss_sum / n;
+  m.top1 = static_cast<double>(top1) / n;
+  m.top5 = static_cast<double>(top5) / n;
+  return m;
+}
+
+Evaluator::Evaluator(const NetSpec& net, int64_t batch, exec::Backend& backend) : batch_(batch) {
+  emit::EmitOptions eo;
+  eo.batch = batch;
+  emit::Emitted e = emit::emit_module(net, ModuleKind::eval, eo);
+  manifest_ = e.manifest;
+  exe_ = backend.load(std::shared_ptr<const hlo::Module>(std::move(e.module)));
+}
+
+Tensor Evaluator::logits(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
+                         const Tensor& x) const {
+  std::vector<Tensor> in;
+  size_t pi = 0, ri = 0;
+  for (const auto& ti : manifest_.inputs) {
+    if (ti.role == "param")
+      in.push_back(params.at(pi++));
+    else if (ti.role == "bn_running_stat")
+      in.push_back(running.at(ri++));
+    else if (ti.role == "input")
+      in.push_back(x);
+    else
+      fail("eval", "eval input '{}' has unknown role {}", ti.name, ti.role);
+  }
+  return std::move(exe_->run("main", in).at(0));
+}
+
+EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
+                           const data::Dataset& ds) const {
+  data::Loader ld(ds, batch_, false, 0);
+  ld.start_epoch(0);
+  Scorer s;
+  for (int64_t b = 0; b < ld.num_batches(); ++b) {
+    Tensor x, y;
+    int64_t n = ld.batch(b, x, y);
+    s.add(logits(params, running, x), y, n);
+  }
+  return s.result();
+}
+
+std::vector<std::vector<double>> softmax_rows(const Tensor& logits, int64_t n) {
+  const int64_t c = logits.shape().at(1);
+  const float* l = logits.data<float>();
+  std::vector<std::vector<double>> out;
+  for (int64_t i = 0; i < n; ++i) {
+    const float* r = l + i * c;
+    float mx = r[0];
+    for (int64_t j = 1; j < c; ++j) mx = std::max(mx, r[j]);
+    std::vector<double> p(static_cast<size_t>(c));
+    double z = 0;
+    for (int64_t j = 0; j < c; ++j) z += p[j] = std::exp(static_cast<double>(r[j] - mx));
+    for (double& v : p) v /= z;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace netspec::train

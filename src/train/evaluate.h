@@ -1,0 +1,52 @@
+// Evaluation on the eval module (BN on running statistics): mean cross-entropy, top-1 and top-5
+// accuracy over EVERY sample of a split (the zero-padded tail batch is run, only its valid rows
+// scored), and softmax probabilities for `netspec predict`.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "data/idx.h"
+#include "emit/manifest.h"
+#include "exec/backend.h"
+#include "spec/layer.h"
+
+namespace netspec::train {
+
+struct EvalMetrics {
+  double loss = 0, top1 = 0, top5 = 0;  // top5 only meaningful when has_top5
+  int64_t count = 0;
+  bool has_top5 = false;  // classes > 5
+};
+
+// Accumulates scores of logits [B, C] rows against labels (first n rows).
+struct Scorer {
+  double loss_sum = 0;
+  int64_t top1 = 0, top5 = 0, count = 0, classes = 0;
+  void add(const Tensor& logits, const Tensor& labels, int64_t n);
+  EvalMetrics result() const;
+};
+
+class Evaluator {
+ public:
+  Evaluator(const NetSpec& net, int64_t batch, exec::Backend& backend);
+  const emit::Manifest& manifest() const { return manifest_; }
+  int64_t batch() const { return batch_; }
+  // Logits [B, C] of one full batch x.
+  Tensor logits(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
+                const Tensor& x) const;
+  EvalMetrics run(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
+                  const data::Dataset& ds) const;
+
+ private:
+  int64_t batch_;
+  emit::Manifest manifest_;
+  std::unique_ptr<exec::Executable> exe_;
+};
+
+// Row-wise softmax (max subtracted) of logits [B, C] in f64.
+std::vector<std::vector<double>> softmax_rows(const Tensor& logits, int64_t n);
+
+}  // namespace netspec::train

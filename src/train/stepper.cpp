@@ -1,0 +1,197 @@
+// The update step: fused train_step, or gradient accumulation over micro-batches (see stepper.h).
+#include "train/stepper.h"
+
+#include <cmath>
+
+#include "core/error.h"
+#include "emit/emit.h"
+
+namespace netspec::train {
+
+struct Stepper::Module {
+  emit::Manifest manifest;
+  std::unique_ptr<exec::Executable> exe;
+  Module(const NetSpec& net, ModuleKind kind, const emit::EmitOptions& eo, exec::Backend& be) {
+    emit::Emitted e = emit::emit_module(net, kind, eo);
+    manifest = e.manifest;
+    exe = be.load(std::shared_ptr<const hlo::Module>(std::move(e.module)));
+  }
+};
+
+Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be)
+    : accum_(c.gradAccumSteps), bn_momentum_(c.bnMomentum), smoothing_(c.labelSmoothing) {
+  emit::EmitOptions eo = emit::EmitOptions::from_train(c, c.batchSize);
+  if (accum_ <= 1) {
+    fused_ = std::make_unique<Module>(net, ModuleKind::train_step, eo, be);
+    return;
+  }
+  // The host computes the loss gradient, so only the loss it knows is accepted.
+  if (c.lossKind != LossKind::classCE)
+    fail("train",
+         "gradAccumSteps > 1 supports lossKind classCE only (got {}); set "
+         "gradAccumSteps to 1 or use a larger batchSize",
+         enum_name(c.lossKind));
+  forward_ = std::make_unique<Module>(net, ModuleKind::forward, eo, be);
+  vjp_ = std::make_unique<Module>(net, ModuleKind::vjp, eo, be);
+  optimizer_ = std::make_unique<Module>(net, ModuleKind::optimizer, eo, be);
+}
+
+Stepper::~Stepper() = default;
+
+const emit::Manifest& Stepper::state_manifest() const {
+  return fused_ ? fused_->manifest : optimizer_->manifest;
+}
+
+void Stepper::update_running(TrainState& s, size_t& bi, const emit::TensorInfo& ti,
+                             const Tensor& batch) {
+  // PyTorch: running = (1-m)·running + m·batch, with the unbiased variance n/(n-1).
+  const bool var = bi % 2 == 1;
+  const double n = static_cast<double>(ti.count);
+  const double corr = var && n > 1 ? n / (n - 1) : 1.0;
+  float* r = s.running.at(bi).data<float>();
+  const float* b = batch.data<float>();
+  const double m = bn_momentum_;
+  for (int64_t j = 0; j < batch.numel(); ++j)
+    r[j] = static_cast<float>((1 - m) * r[j] + m * corr * b[j]);
+  ++bi;
+}
+
+double class_ce_and_grad(const Tensor& logits, const Tensor& labels, double eps, double scale,
+                         Tensor& grad) {
+  const int64_t b = logits.shape().at(0), c = logits.shape().at(1);
+  grad = Tensor(logits.dtype(), logits.shape());
+  const float* z = logits.data<float>();
+  const int32_t* y = labels.data<int32_t>();
+  float* g = grad.data<float>();
+  double loss = 0;
+  std::vector<double> p(static_cast<size_t>(c));
+  for (int64_t i = 0; i < b; ++i) {
+    const float* r = z + i * c;
+    float mx = r[0];
+    for (int64_t j = 1; j < c; ++j) mx = std::max(mx, r[j]);
+    double sum = 0;
+    for (int64_t j = 0; j < c; ++j) sum += p[j] = std::exp(static_cast<double>(r[j] - mx));
+    const double lse = std::log(sum);
+    for (int64_t j = 0; j < c; ++j) {
+      // q = (1-ε)·onehot + ε/C;  loss_i = -Σ q log p;  dloss_i/dz = p - q.
+      const double q = (j == y[i] ? 1 - eps : 0) + eps / static_cast<double>(c);
+      loss -= q * (static_cast<double>(r[j] - mx) - lse);
+      g[i * c + j] = static_cast<float>((p[j] / sum - q) * scale);
+    }
+  }
+  return loss / static_cast<double>(b);
+}
+
+double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
+                     double lr, int64_t step) {
+  if (xs.size() != static_cast<size_t>(accum_) || ys.size() != xs.size())
+    fail("train", "step needs {} micro-batches (got {})", accum_, xs.size());
+  const Tensor lr_t = Tensor::scalar_f32(static_cast<float>(lr));
+  const Tensor step_t = Tensor::from<int64_t>(DType::kI32, {}, {step});
+  if (fused_) {
+    const emit::Manifest& sm = fused_->manifest;
+    std::vector<Tensor> in;
+    size_t pi = 0, si = 0;
+    for (const auto& ti : sm.inputs) {
+      if (ti.role == "param")
+        in.push_back(s.params[pi++]);
+      else if (ti.role == "optimizer_state")
+        in.push_back(s.opt[si++]);
+      else if (ti.role == "input")
+        in.push_back(xs[0]);
+      else if (ti.role == "label")
+        in.push_back(ys[0]);
+      else if (ti.name == "lr")
+        in.push_back(lr_t);
+      else if (ti.name == "step")
+        in.push_back(step_t);
+      else
+        fail("train", "train_step input '{}' has unknown role {}", ti.name, ti.role);
+    }
+    std::vector<Tensor> out = fused_->exe->run("main", in);
+    pi = si = 0;
+    size_t bi = 0;
+    double loss = 0;
+    for (size_t k = 0; k < sm.outputs.size(); ++k) {
+      const auto& ti = sm.outputs[k];
+      if (ti.role == "param")
+        s.params[pi++] = std::move(out[k]);
+      else if (ti.role == "optimizer_state")
+        s.opt[si++] = std::move(out[k]);
+      else if (ti.role == "loss")
+        loss = out[k].as_double(0);
+      else if (ti.role == "bn_batch_stat")
+        update_running(s, bi, ti, out[k]);
+    }
+    return loss;
+  }
+
+  // Gradient accumulation: Σ_k vjp(P, x_k, dz_k) with dz_k already scaled by 1/(B·k).
+  std::vector<Tensor> grads;
+  double loss = 0;
+  const double scale = 1.0 / (static_cast<double>(xs[0].shape().at(0)) * accum_);
+  for (int k = 0; k < accum_; ++k) {
+    std::vector<Tensor> in;
+    size_t pi = 0;
+    for (const auto& ti : forward_->manifest.inputs) {
+      if (ti.role == "param")
+        in.push_back(s.params[pi++]);
+      else if (ti.role == "input")
+        in.push_back(xs[k]);
+      else
+        fail("train", "forward input '{}' has unknown role {}", ti.name, ti.role);
+    }
+    std::vector<Tensor> fo = forward_->exe->run("main", in);
+    Tensor dz;
+    size_t bi = 0;
+    for (size_t j = 0; j < fo.size(); ++j) {
+      const auto& ti = forward_->manifest.outputs[j];
+      if (ti.role == "bn_batch_stat")
+        update_running(s, bi, ti, fo[j]);
+      else if (j == 0)
+        loss += class_ce_and_grad(fo[0], ys[k], smoothing_, scale, dz) / accum_;
+    }
+    in.push_back(dz);  // vjp inputs: P, x, ybar
+    std::vector<Tensor> g = vjp_->exe->run("main", in);
+    size_t gi = 0;
+    for (size_t j = 0; j < g.size(); ++j) {
+      if (vjp_->manifest.outputs[j].name == "d.x") continue;
+      if (k == 0) {
+        grads.push_back(std::move(g[j]));
+      } else {
+        float* acc = grads[gi].data<float>();
+        const float* d = g[j].data<float>();
+        for (int64_t e = 0; e < g[j].numel(); ++e) acc[e] += d[e];
+      }
+      ++gi;
+    }
+  }
+  std::vector<Tensor> in;
+  size_t pi = 0, gi = 0, si = 0;
+  for (const auto& ti : optimizer_->manifest.inputs) {
+    if (ti.role == "param")
+      in.push_back(s.params[pi++]);
+    else if (ti.role == "gradient")
+      in.push_back(grads.at(gi++));
+    else if (ti.role == "optimizer_state")
+      in.push_back(s.opt[si++]);
+    else if (ti.name == "lr")
+      in.push_back(lr_t);
+    else if (ti.name == "step")
+      in.push_back(step_t);
+    else
+      fail("train", "optimizer input '{}' has unknown role {}", ti.name, ti.role);
+  }
+  std::vector<Tensor> out = optimizer_->exe->run("main", in);
+  pi = si = 0;
+  for (size_t k = 0; k < out.size(); ++k) {
+    const auto& ti = optimizer_->manifest.outputs[k];
+    if (ti.role == "param")
+      s.params[pi++] = std::move(out[k]);
+    else if (ti.role == "optimizer_state")
+      s.opt[si++] = std::move(out[k]);
+  }
+  return loss;
+}
+
+}  // namespace netspec::train
