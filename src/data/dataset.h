@@ -4,6 +4,7 @@
 // (v / 255 - mean[c]) / std[c]. Text windows are i32 token ids with i32 next-token labels.
 #pragma once
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/tensor.h"
@@ -11,6 +12,15 @@
 namespace netspec::data {
 
 struct Dataset {
+  Dataset() = default;
+  Dataset(Tensor x_, Tensor y_, std::vector<float> mean_ = {}, std::vector<float> std_ = {},
+          std::vector<float> black_ = {})
+      : x(std::move(x_)),
+        y(std::move(y_)),
+        mean(std::move(mean_)),
+        std(std::move(std_)),
+        black(std::move(black_)) {}
+
   Tensor x;  // f32 [N, ...] (stored normalised), ui8 [N, C, H, W] (raw pixels), or i32 [N, T]
   Tensor y;  // i32 [N] class labels, or i32 [N, T] next tokens
   // ui8 x only: per-channel normalisation applied at batch time (size C).

@@ -180,7 +180,9 @@ Tensor resize_center_crop(const Tensor& img, int64_t height, int64_t width) {
     rw = width;
     rh = std::max(height, static_cast<int64_t>(static_cast<double>(width) * ih / iw));
   }
-  const int64_t top = std::lround((rh - height) / 2.0), left = std::lround((rw - width) / 2.0);
+  // Python's round (half to even), as torchvision's CenterCrop.
+  const auto top = static_cast<int64_t>(std::nearbyint((rh - height) / 2.0));
+  const auto left = static_cast<int64_t>(std::nearbyint((rw - width) / 2.0));
   const Taps ty = taps(ih, rh, top, height), tx = taps(iw, rw, left, width);
   // Horizontal pass over the input rows the vertical taps touch, then the vertical pass.
   const int64_t r0 = ty.first.front(), r1 = ty.first.back() + ty.count.back();
@@ -250,10 +252,11 @@ ImageFolder load_image_folder(const std::string& split_dir, int64_t height, int6
     for (auto& p : in_class) files.emplace_back(std::move(p), static_cast<int32_t>(c));
   }
   if (limit > 0 && limit < static_cast<int64_t>(files.size())) {
-    // Evenly strided: file floor(i·n/limit) for i < limit.
+    // Evenly strided, centred: file floor((i + 1/2)·n / limit) for i < limit.
     std::vector<std::pair<std::string, int32_t>> kept;
     const auto n = static_cast<int64_t>(files.size());
-    for (int64_t i = 0; i < limit; ++i) kept.push_back(files[static_cast<size_t>(i * n / limit)]);
+    for (int64_t i = 0; i < limit; ++i)
+      kept.push_back(files[static_cast<size_t>((2 * i + 1) * n / (2 * limit))]);
     files = std::move(kept);
   }
   const auto n = static_cast<int64_t>(files.size());

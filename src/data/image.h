@@ -16,7 +16,7 @@ Tensor decode_image(const std::string& path);
 // ui8 [3, h, w] -> ui8 [3, H, W]: scale so the image covers H x W (for a square target the
 // shorter side becomes H, the longer int(H·long/short) as torchvision's Resize(H)), bilinear with
 // PIL's antialiasing when shrinking (triangle filter widened by the scale), then the centre crop
-// (offset round((size - H) / 2)).
+// (offset round((size - H) / 2), half to even as Python).
 Tensor resize_center_crop(const Tensor& img, int64_t height, int64_t width);
 // decode + resize_center_crop + (v / 255 - mean[c]) / std[c] -> f32 [3, H, W] (for predict).
 Tensor preprocess_image(const std::string& path, int64_t height, int64_t width,

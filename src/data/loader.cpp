@@ -61,6 +61,10 @@ Loader::Loader(const Dataset& ds, int64_t batch, bool train, uint64_t seed, Augm
     if (ds.mean.size() != c || ds.std.size() != c)
       fail("loader", "ui8 images need a mean and std per channel (got {} and {}, expected {})",
            ds.mean.size(), ds.std.size(), c);
+    lut_.resize(c * 256);
+    for (size_t k = 0; k < c; ++k)
+      for (int v = 0; v < 256; ++v)
+        lut_[k * 256 + v] = (static_cast<float>(v) / 255.f - ds.mean[k]) / ds.std[k];
   }
   if (train && aug_.any()) {
     if (!is_image(ds) || (ds.x.dtype() != DType::kF32 && ds.x.dtype() != DType::kUI8))
@@ -95,15 +99,9 @@ void Loader::write_image(int64_t s, float* dst) const {
   const int64_t p = aug ? aug_.pad_for(H, W) : 0;
   const bool u8 = ds_.x.dtype() == DType::kUI8;
   for (int64_t c = 0; c < C; ++c) {
-    // v -> scale·v + shift, and the value written for a padded (black) pixel.
-    float scale = 1.f, shift = 0.f, black = 0.f;
-    if (u8) {
-      scale = 1.f / (255.f * ds_.std[c]);
-      shift = -ds_.mean[c] / ds_.std[c];
-      black = shift;
-    } else if (!ds_.black.empty()) {
-      black = ds_.black[c];
-    }
+    // ui8: torchvision's ToTensor + Normalize, (v / 255 - mean) / std, from a 256-entry table.
+    const float* lut = u8 ? &lut_[static_cast<size_t>(c) * 256] : nullptr;
+    const float black = u8 ? lut[0] : ds_.black.empty() ? 0.f : ds_.black[c];
     float* out = dst + c * hw;
     const int64_t base = (s * C + c) * hw;
     for (int64_t y = 0; y < H; ++y) {
@@ -117,8 +115,7 @@ void Loader::write_image(int64_t s, float* dst) const {
         float v = black;
         if (sx >= 0 && sx < W) {
           const int64_t at = base + sy * W + sx;
-          v = u8 ? static_cast<float>(ds_.x.data<uint8_t>()[at]) * scale + shift
-                 : ds_.x.data<float>()[at];
+          v = u8 ? lut[ds_.x.data<uint8_t>()[at]] : ds_.x.data<float>()[at];
         }
         out[y * W + x] = v;
       }

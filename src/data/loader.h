@@ -70,6 +70,7 @@ class Loader {
   Augment aug_;
   int64_t epoch_ = 0;
   std::vector<int64_t> order_;
+  std::vector<float> lut_;  // ui8 storage: normalised value of byte v in channel c at c·256 + v
 };
 
 struct Batch {

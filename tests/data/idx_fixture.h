@@ -18,7 +18,8 @@ inline std::string idx_bytes(const std::vector<uint32_t>& dims, const std::vecto
 }
 
 inline void write_raw(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 inline void write_gz(const std::string& path, const std::string& bytes) {
@@ -33,7 +34,10 @@ inline void write_synthetic_split(const std::string& dir, const std::string& pre
                                   uint32_t seed) {
   std::vector<uint8_t> img(static_cast<size_t>(n) * 784), lab(static_cast<size_t>(n));
   uint32_t s = seed * 2654435761u + 12345u;
-  auto next = [&] { s = s * 1664525u + 1013904223u; return s >> 24; };
+  auto next = [&] {
+    s = s * 1664525u + 1013904223u;
+    return s >> 24;
+  };
   for (int i = 0; i < n; ++i) {
     int c = static_cast<int>(next() % 10);
     lab[i] = static_cast<uint8_t>(c);
@@ -47,7 +51,8 @@ inline void write_synthetic_split(const std::string& dir, const std::string& pre
   }
   write_gz(dir + "/" + prefix + "-images-idx3-ubyte.gz",
            idx_bytes({static_cast<uint32_t>(n), 28, 28}, img));
-  write_gz(dir + "/" + prefix + "-labels-idx1-ubyte.gz", idx_bytes({static_cast<uint32_t>(n)}, lab));
+  write_gz(dir + "/" + prefix + "-labels-idx1-ubyte.gz",
+           idx_bytes({static_cast<uint32_t>(n)}, lab));
 }
 
 }  // namespace netspec::test

@@ -5,28 +5,15 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "data/data_test_util.h"
 #include "data/idx_fixture.h"
 #include "data/loader.h"
 
 namespace netspec::data {
 namespace {
 
-std::string tmpdir(const std::string& name) {
-  auto p = std::filesystem::temp_directory_path() / ("netspec_data_" + name);
-  std::filesystem::remove_all(p);
-  std::filesystem::create_directories(p);
-  return p.string();
-}
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
+using test::tmpdir;
 
 TEST(Idx, ReadsRawAndGzipImagesAndLabels) {
   std::string d = tmpdir("read");
@@ -60,8 +47,7 @@ TEST(Idx, BadFilesNameTheFileAndFault) {
   EXPECT_NE(e.find(d + "/magic: bad magic"), std::string::npos) << e;
   test::write_gz(d + "/short.gz", img.substr(0, img.size() - 5));
   e = error_of([&] { read_idx_images(d + "/short.gz"); });
-  EXPECT_NE(e.find(d + "/short.gz: truncated (got 23 bytes, expected 28)"), std::string::npos)
-      << e;
+  EXPECT_NE(e.find(d + "/short.gz: truncated (got 23 bytes, expected 28)"), std::string::npos) << e;
   // A cut gzip stream (not just a short payload) is also an error naming the file.
   std::string gz = d + "/full.gz";
   test::write_gz(gz, std::string(4000, 'x'));
