@@ -110,14 +110,22 @@ void Loader::write_image(int64_t s, float* dst) const {
         std::fill(out + y * W, out + (y + 1) * W, black);
         continue;
       }
-      for (int64_t x = 0; x < W; ++x) {
-        const int64_t sx = (d.flip ? W - 1 - x : x) + d.dx - p;
-        float v = black;
-        if (sx >= 0 && sx < W) {
-          const int64_t at = base + sy * W + sx;
-          v = u8 ? lut[ds_.x.data<uint8_t>()[at]] : ds_.x.data<float>()[at];
-        }
-        out[y * W + x] = v;
+      // Output columns [x0, x1) read source column sx = x + shift (or W-1-x + shift flipped);
+      // the rest is padding.
+      const int64_t shift = d.dx - p;
+      const int64_t x0 = std::clamp<int64_t>(d.flip ? shift : -shift, 0, W);
+      const int64_t x1 = std::clamp<int64_t>(d.flip ? W + shift : W - shift, x0, W);
+      float* o = out + y * W;
+      std::fill(o, o + x0, black);
+      std::fill(o + x1, o + W, black);
+      const int64_t row = base + sy * W;
+      const int64_t step = d.flip ? -1 : 1, first = (d.flip ? W - 1 - x0 : x0) + shift;
+      if (u8) {
+        const uint8_t* src = ds_.x.data<uint8_t>() + row + first;
+        for (int64_t x = x0; x < x1; ++x, src += step) o[x] = lut[*src];
+      } else {
+        const float* src = ds_.x.data<float>() + row + first;
+        for (int64_t x = x0; x < x1; ++x, src += step) o[x] = *src;
       }
     }
   }
