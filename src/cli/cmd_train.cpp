@@ -1,18 +1,45 @@
 // `netspec train NET|FILE.json [--dataset NAME] [--data DIR] [--epochs N] [--batch B] [--lr X]
-// [--optimizer NAME] [--run-dir DIR] [--seed S] [--backend cpu|ref] [--limit N]`: trains on the
-// CPU executor, printing one line per epoch; flags override the spec's "train" object.
+// [--optimizer NAME] [--schedule NAME] [--config FILE.json] [--run-dir DIR] [--seed S]
+// [--backend cpu|ref] [--set field=value]... [--limit N]`. The TrainConfig is the spec's "train"
+// object, then --config, then the flags, then each --set in order; it is validated before the
+// run directory is touched. SIGINT/SIGTERM: the step finishes, `last` is saved, exit 130.
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "report/progress.h"
+#include "spec/param_table.h"
+#include "spec/summary.h"
 #include "spec/zoo.h"
+#include "train/config.h"
+#include "train/signals.h"
 #include "train/trainer.h"
 
 namespace netspec::cli {
 
+// "fashion-mnist" -> fashionMnist, "cifar10" -> cifar10 (kebab-case or the enum name).
+DatasetKind parse_dataset(const std::string& s) {
+  std::string n;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (s[i] == '-' && i + 1 < s.size())
+      n += static_cast<char>(std::toupper(s[++i]));
+    else
+      n += s[i];
+  auto k = parse_enum<DatasetKind>(n);
+  if (!k)
+    fail("train", "unknown --dataset '{}' (expected fashion-mnist, mnist or one of {})", s,
+         enum_choices<DatasetKind>());
+  return *k;
+}
+
 void register_train_command(CLI::App& app) {
   struct Opts {
-    std::string net, dataset, data, optimizer, run_dir, backend = "cpu";
+    std::string net, dataset, data, optimizer, schedule, config, run_dir, backend = "cpu";
+    std::vector<std::string> sets;
     int epochs = 0, batch = 0, seed = -1;
     double lr = 0;
     int64_t limit = 0;
@@ -20,45 +47,75 @@ void register_train_command(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = app.add_subcommand("train", "Train a network on a dataset (CPU executor)");
   cmd->add_option("net", o->net, "zoo net name or a spec .json file")->required();
-  cmd->add_option("--dataset", o->dataset, "fashion-mnist | mnist (default: the spec's)");
+  cmd->add_option("--dataset", o->dataset, "fashion-mnist | mnist | ... (default: the spec's)");
   cmd->add_option("--data", o->data, "dataset directory (default: the Debian package's)");
   cmd->add_option("--epochs", o->epochs, "passes over the training set (default: the spec's)");
   cmd->add_option("--batch", o->batch, "batch size (default: the spec's)");
   cmd->add_option("--lr", o->lr, "peak learning rate (default: the spec's)");
   cmd->add_option("--optimizer", o->optimizer, "sgd | adam | rmsprop | lamb (default: the spec's)");
-  cmd->add_option("--run-dir", o->run_dir, "checkpoints, config.json and metrics.csv; resumes");
+  cmd->add_option("--schedule", o->schedule,
+                  "constant | cosine | exponential (default: the spec's)");
+  cmd->add_option("--config", o->config,
+                  "JSON object of TrainConfig fields (applied before flags)");
+  cmd->add_option("--set", o->sets, "field=value for any TrainConfig field (repeatable, last)");
+  cmd->add_option("--run-dir", o->run_dir,
+                  "checkpoints (last, best), config.json, metrics.csv/.jsonl, loss.png; resumes");
   cmd->add_option("--seed", o->seed, "seed for init and shuffling (default: the spec's)");
   cmd->add_option("--backend", o->backend, "cpu | ref")->capture_default_str();
   cmd->add_option("--limit", o->limit, "use only the first N training samples");
+  cmd->footer("\n" + train::config_help());
   cmd->callback([o] {
     SpecFile spec = resolve_net(o->net);
     TrainConfig c = spec.train.value_or(TrainConfig{});
-    if (!o->dataset.empty()) {
-      std::string n = o->dataset == "fashion-mnist" ? "fashionMnist" : o->dataset;
-      auto k = parse_enum<DatasetKind>(n);
-      if (!k) fail("train", "unknown --dataset '{}' (expected fashion-mnist, mnist)", o->dataset);
-      c.dataset = *k;
-    }
+    if (!o->config.empty()) train::apply_config_file(c, o->config);
+    if (!o->dataset.empty()) c.dataset = parse_dataset(o->dataset);
     if (o->epochs > 0) c.epochs = o->epochs;
     if (o->batch > 0) c.batchSize = o->batch;
     if (o->lr > 0) c.learningRate = o->lr;
     if (o->seed >= 0) c.seed = o->seed;
     if (!o->optimizer.empty()) {
       auto k = parse_enum<OptimizerKind>(o->optimizer);
-      if (!k) fail("train", "unknown --optimizer '{}' (expected {})", o->optimizer,
-                   enum_choices<OptimizerKind>());
+      if (!k)
+        fail("train", "unknown --optimizer '{}' (expected {})", o->optimizer,
+             enum_choices<OptimizerKind>());
       c.optimizer = *k;
     }
+    if (!o->schedule.empty()) {
+      auto k = parse_enum<Schedule>(o->schedule);
+      if (!k)
+        fail("train", "unknown --schedule '{}' (expected {})", o->schedule,
+             enum_choices<Schedule>());
+      c.schedule = *k;
+    }
+    for (const auto& s : o->sets) train::apply_set(c, s);
+    validate(c);
     spec.train = c;
+    ParamTable table = build_param_table(spec.net);
     train::Splits data = train::load_dataset(c.dataset, o->data, o->limit);
-    std::cout << fmt::format("train {} on {}: {} train / {} test samples, {} epochs, batch {}, {} "
-                             "lr {:g}, backend {}\n",
+
+    std::cout << fmt::format("train {} on {}: {} train / {} test samples, backend {}\n",
                              spec.net.name, enum_name(c.dataset), data.train.size(),
-                             data.test.size(), c.epochs, c.batchSize, enum_name(c.optimizer),
-                             c.learningRate, o->backend);
-    train::TrainResult r = train::run_training(spec, data, {o->run_dir, o->backend, &std::cout});
-    if (!r.epochs.empty())
-      std::cout << fmt::format("test accuracy {:.2f}%\n", 100 * r.epochs.back().test_acc);
+                             data.test.size(), o->backend);
+    std::cout << train::format_config(c) << format_summary(spec.net, table, c.batchSize)
+              << std::flush;
+    train::install_stop_handlers();
+    train::TrainOptions to;
+    to.run_dir = o->run_dir;
+    to.backend = o->backend;
+    to.log = &std::cout;
+    to.tty = report::is_terminal(STDOUT_FILENO);
+    train::TrainResult r = train::run_training(spec, data, to);
+    if (r.interrupted) {
+      std::cout << "stopped by signal\n" << std::flush;
+      std::exit(130);
+    }
+    for (auto it = r.epochs.rbegin(); it != r.epochs.rend(); ++it)
+      if (it->evaluated) {
+        std::cout << fmt::format("test accuracy {:.2f}%", 100 * it->val.top1);
+        if (it->val.has_top5) std::cout << fmt::format(" (top-5 {:.2f}%)", 100 * it->val.top5);
+        std::cout << fmt::format(" on {} samples\n", it->val.count);
+        break;
+      }
   });
 }
 

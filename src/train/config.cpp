@@ -1,0 +1,130 @@
+// --config / --set / help for TrainConfig (see config.h).
+#include "train/config.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "core/error.h"
+#include "spec/spec_json.h"
+
+namespace netspec::train {
+namespace {
+
+// Copies the field called `name` from src to dst (same type by construction).
+void copy_field(TrainConfig& dst, const TrainConfig& src, const std::string& name) {
+  dst.visit([&](const char* n, auto& f, const char*) {
+    if (name != n) return;
+    using F = std::decay_t<decltype(f)>;
+    src.visit([&](const char* n2, const auto& g, const char*) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(g)>, F>)
+        if (name == n2) f = g;
+    });
+  });
+}
+
+}  // namespace
+
+template <class T>
+std::string field_str(const T& v) {
+  if constexpr (std::is_same_v<T, bool>)
+    return v ? "true" : "false";
+  else if constexpr (std::is_same_v<T, std::string>)
+    return "\"" + v + "\"";
+  else if constexpr (std::is_same_v<T, DoubleList>)
+    return fmt::format("[{}]", fmt::join(v, ", "));
+  else if constexpr (std::is_enum_v<T>)
+    return std::string(enum_name(v));
+  else
+    return fmt::format("{}", v);
+}
+
+void apply_config_text(TrainConfig& c, std::string_view text, const std::string& label) {
+  // Parsed as the "train" object of a spec so the spec reader checks names, types and enums;
+  // the prefix sits on line 1, so columns there are shifted back.
+  const std::string prefix =
+      "{\"name\": \"c\", \"inputChannels\": 1, \"inputHeight\": 1, \"inputWidth\": 1, "
+      "\"layers\": [], \"train\": ";
+  std::string wrapped = prefix + std::string(text) + "\n}";
+  SpecFile sf;
+  try {
+    sf = parse_spec(wrapped, label);
+  } catch (const ParseError& e) {
+    Location loc = e.location();
+    if (loc.line == 1) loc.col = std::max(1, loc.col - static_cast<int>(prefix.size()));
+    throw ParseError(label, loc, e.bare_message());
+  }
+  if (!sf.train) fail("config", "{}: expected a JSON object of TrainConfig fields", label);
+  auto j = nlohmann::json::parse(text);  // valid: parse_spec accepted it
+  for (auto it = j.begin(); it != j.end(); ++it) copy_field(c, *sf.train, it.key());
+}
+
+void apply_config_file(TrainConfig& c, const std::string& path) {
+  std::ifstream f(path);
+  if (!f) fail("config", "cannot open config file '{}'", path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  apply_config_text(c, ss.str(), path);
+}
+
+void apply_set(TrainConfig& c, const std::string& a) {
+  auto eq = a.find('=');
+  if (eq == std::string::npos || eq == 0) fail("config", "--set expects field=value (got '{}')", a);
+  std::string name = a.substr(0, eq), value = a.substr(eq + 1);
+  bool known = false;
+  c.visit([&](const char* n, const auto&, const char*) { known |= name == n; });
+  if (!known) {
+    std::string names;
+    c.visit([&](const char* n, const auto&, const char*) {
+      names += (names.empty() ? "" : ", ") + std::string(n);
+    });
+    fail("config", "--set {}: unknown TrainConfig field '{}' (expected one of {})", a, name, names);
+  }
+  if (!nlohmann::json::accept(value)) value = nlohmann::json(value).dump();  // a bare string
+  try {
+    apply_config_text(c, fmt::format("{{\"{}\": {}}}", name, value), "--set");
+  } catch (const ParseError& e) {
+    fail("config", "--set {}: {}", a, e.bare_message());
+  }
+}
+
+std::string config_help() {
+  std::string s =
+      "TrainConfig fields (--config FILE.json or --set field=value; default, meaning):\n";
+  TrainConfig d;
+  d.visit([&](const char* n, const auto& f, const char* doc) {
+    s += fmt::format("  {:<24} {:<12} {}\n", n, field_str(f), doc);
+  });
+  return s;
+}
+
+std::string format_config(const TrainConfig& c) {
+  static const std::set<std::string> main = {"dataset", "learningRate", "batchSize", "epochs",
+                                             "seed",    "optimizer",    "schedule",  "lossKind"};
+  TrainConfig d;
+  std::vector<std::string> defaults;
+  d.visit([&](const char*, const auto& f, const char*) { defaults.push_back(field_str(f)); });
+  std::vector<std::string> items;
+  size_t i = 0;
+  c.visit([&](const char* n, const auto& f, const char*) {
+    std::string v = field_str(f);
+    if (main.count(n) || v != defaults[i]) items.push_back(fmt::format("{} = {}", n, v));
+    ++i;
+  });
+  std::string s = "config:";
+  size_t col = 7;
+  for (const auto& it : items) {
+    if (col + it.size() + 3 > 100) s += "\n       ", col = 7;
+    s += "  " + it;
+    col += it.size() + 2;
+  }
+  return s + "\n";
+}
+
+template std::string field_str(const double&);
+template std::string field_str(const int&);
+
+}  // namespace netspec::train
