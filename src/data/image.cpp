@@ -76,7 +76,7 @@ void jpeg_emit(j_common_ptr c, int level) {
 // Only C objects live in this frame across setjmp, so the longjmp skips no destructor. Returns
 // an empty string on success, else libjpeg's message.
 std::string decode_jpeg_raw(const std::string& bytes, std::vector<uint8_t>& px, int64_t& h,
-                            int64_t& w) {
+                            int64_t& w, int& channels, bool& inverted) {
   jpeg_decompress_struct cinfo;
   JpegErr err;
   cinfo.err = jpeg_std_error(&err.pub);
@@ -91,18 +91,36 @@ std::string decode_jpeg_raw(const std::string& bytes, std::vector<uint8_t>& px, 
   jpeg_mem_src(&cinfo, reinterpret_cast<const unsigned char*>(bytes.data()),
                static_cast<unsigned long>(bytes.size()));
   jpeg_read_header(&cinfo, TRUE);
-  cinfo.out_color_space = JCS_RGB;  // YCbCr and grayscale both convert to RGB
+  // YCbCr and grayscale convert to RGB in libjpeg; CMYK/YCCK come out as CMYK (see cmyk_to_rgb).
+  const bool cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
+  cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_RGB;
+  inverted = cmyk && cinfo.saw_Adobe_marker;
   jpeg_start_decompress(&cinfo);
   h = cinfo.output_height;
   w = cinfo.output_width;
-  px.resize(static_cast<size_t>(h * w * 3));
+  channels = cinfo.output_components;
+  px.resize(static_cast<size_t>(h * w * channels));
   while (cinfo.output_scanline < cinfo.output_height) {
-    JSAMPROW row = px.data() + static_cast<size_t>(cinfo.output_scanline) * w * 3;
+    JSAMPROW row = px.data() + static_cast<size_t>(cinfo.output_scanline) * w * channels;
     jpeg_read_scanlines(&cinfo, &row, 1);
   }
   jpeg_finish_decompress(&cinfo);
   jpeg_destroy_decompress(&cinfo);
   return "";
+}
+
+// CMYK -> RGB as PIL: R = (255 - C)(255 - K) / 255; Adobe files store inverted CMYK, where
+// that is C·K / 255.
+void cmyk_to_rgb(std::vector<uint8_t>& px, bool inverted) {
+  const size_t n = px.size() / 4;
+  for (size_t i = 0; i < n; ++i) {
+    const int k = inverted ? px[i * 4 + 3] : 255 - px[i * 4 + 3];
+    for (int c = 0; c < 3; ++c) {
+      const int v = inverted ? px[i * 4 + c] : 255 - px[i * 4 + c];
+      px[i * 3 + c] = static_cast<uint8_t>((v * k + 127) / 255);
+    }
+  }
+  px.resize(n * 3);
 }
 
 // PIL's resampling coefficients for one axis (ImagingResample's precompute_coeffs with the
@@ -157,8 +175,11 @@ Tensor decode_image(const std::string& path) {
   if (b.size() >= 3 && u[0] == 0xFF && u[1] == 0xD8 && u[2] == 0xFF) {
     std::vector<uint8_t> px;
     int64_t h = 0, w = 0;
-    std::string err = decode_jpeg_raw(b, px, h, w);
+    int channels = 3;
+    bool inverted = false;
+    std::string err = decode_jpeg_raw(b, px, h, w, channels, inverted);
     if (!err.empty()) fail("image", "{}: corrupt or truncated JPEG ({})", path, err);
+    if (channels == 4) cmyk_to_rgb(px, inverted);
     return to_chw(px.data(), h, w, 3);
   }
   fail("image", "{}: not a JPEG or PNG file ({} bytes, unknown magic)", path, b.size());

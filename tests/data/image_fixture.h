@@ -25,7 +25,8 @@ inline void write_png(const std::string& path, int w, int h, uint32_t format,
     throw std::runtime_error("write_png " + path + ": " + im.message);
 }
 
-// Baseline JPEG without chroma subsampling (so colours survive to within a few levels).
+// Baseline JPEG without chroma subsampling (so colours survive to within a few levels);
+// channels 1 (gray), 3 (RGB) or 4 (CMYK, written with an Adobe marker, i.e. inverted values).
 inline std::string jpeg_bytes(int w, int h, int channels, const std::vector<uint8_t>& px,
                               int quality = 95) {
   jpeg_compress_struct c;
@@ -38,7 +39,7 @@ inline std::string jpeg_bytes(int w, int h, int channels, const std::vector<uint
   c.image_width = static_cast<JDIMENSION>(w);
   c.image_height = static_cast<JDIMENSION>(h);
   c.input_components = channels;
-  c.in_color_space = channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
+  c.in_color_space = channels == 4 ? JCS_CMYK : channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
   jpeg_set_defaults(&c);
   jpeg_set_quality(&c, quality, TRUE);
   for (int i = 0; i < c.num_components; ++i)

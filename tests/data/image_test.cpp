@@ -82,6 +82,14 @@ TEST(Image, JpegDecodesWithinCompressionTolerance) {
     EXPECT_EQ(at(t, 0, i / w, i % w), at(t, 2, i / w, i % w));
     EXPECT_LE(std::abs(at(t, 1, i / w, i % w) - g[i]), 3);
   }
+  // CMYK (Adobe, inverted) -> RGB as PIL: R = C·K / 255 on the stored values.
+  std::vector<uint8_t> cmyk;
+  for (int i = 0; i < w * h; ++i) cmyk.insert(cmyk.end(), {255, 128, 0, 200});
+  test::write_raw(d + "/cmyk.jpg", test::jpeg_bytes(w, h, 4, cmyk));
+  t = decode_image(d + "/cmyk.jpg");
+  EXPECT_NEAR(at(t, 0, 3, 3), 200, 3);
+  EXPECT_NEAR(at(t, 1, 3, 3), 100, 3);
+  EXPECT_NEAR(at(t, 2, 3, 3), 0, 3);
 }
 
 TEST(Image, CorruptAndTruncatedFilesNameTheFile) {
