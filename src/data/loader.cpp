@@ -215,6 +215,11 @@ void Prefetcher::work(int64_t n) {
   cv_.notify_all();
 }
 
+int64_t Prefetcher::ready() {
+  std::lock_guard<std::mutex> lk(mu_);
+  return static_cast<int64_t>(queue_.size());
+}
+
 bool Prefetcher::next(Batch& out) {
   std::unique_lock<std::mutex> lk(mu_);
   cv_.wait(lk, [&] { return !queue_.empty() || done_; });

@@ -94,6 +94,8 @@ class Prefetcher {
   void start_epoch(int64_t epoch);
   // The next batch of the epoch; false after the last one.
   bool next(Batch& out);
+  // Batches assembled and waiting (<= depth): how far the worker is ahead of the caller.
+  int64_t ready();
 
  private:
   void stop();

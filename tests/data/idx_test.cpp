@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "data/data_test_util.h"
+#include "data/datasets.h"
 #include "data/idx_fixture.h"
 #include "data/loader.h"
 
@@ -67,6 +68,22 @@ TEST(Idx, BadFilesNameTheFileAndFault) {
   EXPECT_NE(e.find("wrong rank (got 3, expected 1)"), std::string::npos) << e;
   e = error_of([&] { load_idx_split(d, true, 0, 1); });
   EXPECT_NE(e.find("no train-images-idx3-ubyte[.gz]"), std::string::npos) << e;
+}
+
+TEST(Idx, FashionMnistSplitsCarryClassNamesAndTheBlackPixel) {
+  std::string d = tmpdir("fashion");
+  test::write_synthetic_split(d, "train", 30, 1);
+  test::write_synthetic_split(d, "t10k", 10, 2);
+  Splits s = load_dataset(DatasetKind::fashionMnist, LoadOptions{.dir = d, .limit = 12});
+  EXPECT_EQ(s.train.size(), 12);
+  EXPECT_EQ(s.test.size(), 10);
+  ASSERT_EQ(s.class_names.size(), 10u);
+  EXPECT_EQ(s.class_names[0], "T-shirt/top");
+  EXPECT_EQ(s.class_names[9], "Ankle boot");
+  ASSERT_EQ(s.train.black.size(), 1u);
+  EXPECT_FLOAT_EQ(s.train.black[0], -kFashionMean / kFashionStd);
+  EXPECT_EQ(dataset_normalization(DatasetKind::fashionMnist).mean,
+            std::vector<float>{kFashionMean});
 }
 
 Dataset tiny(int n) {

@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <memory>
+#include <thread>
 
 #include "data/data_test_util.h"
 
@@ -181,6 +183,21 @@ TEST(Prefetcher, SameBatchesAsTheSynchronousLoader) {
       EXPECT_FALSE(pf.next(b));       // stays at the end
     }
   }
+}
+
+TEST(Prefetcher, WorksAheadOfTheCaller) {
+  Dataset ds = images(40);
+  Loader ld(ds, 4, true, 0, Augment::standard());
+  Prefetcher pf(ld, 3);
+  pf.start_epoch(0);
+  Batch b;
+  ASSERT_TRUE(pf.next(b));
+  // While the caller holds batch 0, batches 1..3 get assembled (bounded by depth = 3).
+  for (int i = 0; i < 2000 && pf.ready() < 3; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(pf.ready(), 3);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(pf.ready(), 3);  // and no further
 }
 
 TEST(Prefetcher, StopsCleanlyMidEpoch) {
