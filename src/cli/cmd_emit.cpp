@@ -1,6 +1,9 @@
 // `netspec emit NET|FILE.json --module KIND --batch B [...] [-o FILE.mlir]`: writes the StableHLO
 // module and FILE.manifest.json beside it (stdout and no manifest when -o is absent). Training
 // settings come from the spec's "train" object, overridden by --optimizer / --loss.
+// `netspec emit --module probe-attention --probe flash|dense|rope|flash-grad|... [--seq T
+// --heads H --head-dim D --causal --block K --dtype f32|f64 --batch B] -o FILE.mlir` writes a
+// standalone attention / RoPE module (emit/probes.h) that `netspec run` can execute.
 #include <fmt/format.h>
 
 #include <fstream>
@@ -9,6 +12,7 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "emit/emit.h"
+#include "emit/probes.h"
 #include "hlo/printer.h"
 #include "spec/zoo.h"
 
@@ -22,6 +26,8 @@ struct EmitArgs {
   int classes = 0;
   std::string optimizer, loss, out;
   bool generic = false;
+  emit::AttentionProbe probe;  // --module probe-attention
+  std::string dtype = "f32";
 };
 
 template <class E>
@@ -38,14 +44,7 @@ void write_file(const std::string& path, const std::string& text) {
   if (!f) fail("emit", "write to '{}' failed", path);
 }
 
-void emit_command(const EmitArgs& a) {
-  SpecFile spec = resolve_net(a.net);
-  if (a.classes > 0) set_num_classes(spec.net, a.classes);
-  TrainConfig tc = spec.train.value_or(TrainConfig{});
-  if (!a.optimizer.empty()) tc.optimizer = parse_or_fail<OptimizerKind>("--optimizer", a.optimizer);
-  if (!a.loss.empty()) tc.lossKind = parse_or_fail<LossKind>("--loss", a.loss);
-  ModuleKind kind = parse_or_fail<ModuleKind>("--module", a.module);
-  emit::Emitted e = emit::emit_module(spec.net, kind, emit::EmitOptions::from_train(tc, a.batch));
+void write_outputs(const EmitArgs& a, const emit::Emitted& e) {
   std::string text = hlo::print_module(*e.module, {a.generic});
   if (a.out.empty()) {
     fmt::print("{}", text);
@@ -59,6 +58,28 @@ void emit_command(const EmitArgs& a) {
              e.manifest.inputs.size(), e.manifest.outputs.size());
 }
 
+void emit_probe(const EmitArgs& a) {
+  if (!a.net.empty()) fail("emit", "--module probe-attention takes no net (got '{}')", a.net);
+  emit::AttentionProbe p = a.probe;
+  p.batch = a.batch;
+  auto dt = dtype_from_name(a.dtype);
+  if (!dt) fail("emit", "--dtype {}: unknown (expected f32 or f64)", a.dtype);
+  p.dtype = *dt;
+  write_outputs(a, emit::emit_attention_probe(p));
+}
+
+void emit_command(const EmitArgs& a) {
+  if (a.module == "probe-attention") return emit_probe(a);
+  if (a.net.empty()) fail("emit", "a net (zoo name or spec .json) is required");
+  SpecFile spec = resolve_net(a.net);
+  if (a.classes > 0) set_num_classes(spec.net, a.classes);
+  TrainConfig tc = spec.train.value_or(TrainConfig{});
+  if (!a.optimizer.empty()) tc.optimizer = parse_or_fail<OptimizerKind>("--optimizer", a.optimizer);
+  if (!a.loss.empty()) tc.lossKind = parse_or_fail<LossKind>("--loss", a.loss);
+  ModuleKind kind = parse_or_fail<ModuleKind>("--module", a.module);
+  write_outputs(a, emit::emit_module(spec.net, kind, emit::EmitOptions::from_train(tc, a.batch)));
+}
+
 }  // namespace
 
 void register_emit_command(CLI::App& app) {
@@ -70,12 +91,28 @@ void register_emit_command(CLI::App& app) {
       "on running stats), cam (features before the last globalAvgPool + logits), train_step "
       "(forward, loss, backward, optimizer update; lr and step are inputs), vjp, optimizer.\n"
       "Optimizers: sgd (momentum, nesterov), adam (AdamW when weightDecay > 0), rmsprop (TF "
-      "flavour: eps inside the sqrt), lamb. Losses: classCE, softLabelCE, bce, floatTargetMse.");
-  cmd->add_option("net", args->net, "zoo name or spec .json file")->required();
+      "flavour: eps inside the sqrt), lamb. Losses: classCE, softLabelCE, bce, floatTargetMse.\n"
+      "probe-attention (no net): a standalone attention / RoPE module picked by --probe.");
+  cmd->add_option("net", args->net, "zoo name or spec .json file (not for probe-attention)");
   cmd->add_option("--module", args->module,
-                  "forward | eval | cam | train_step | vjp | optimizer | loss")
+                  "forward | eval | cam | train_step | vjp | optimizer | loss | probe-attention")
       ->capture_default_str();
-  cmd->add_option("--batch", args->batch, "batch size baked into the module")->capture_default_str();
+  cmd->add_option("--probe", args->probe.probe,
+                  "probe-attention: " + emit::attention_probe_choices() +
+                      " (-grad: main(inputs, cotangent) -> (output, input gradients))")
+      ->capture_default_str();
+  cmd->add_option("--seq", args->probe.seq, "probe-attention: sequence length T")
+      ->capture_default_str();
+  cmd->add_option("--heads", args->probe.heads, "probe-attention: heads H")->capture_default_str();
+  cmd->add_option("--head-dim", args->probe.head_dim, "probe-attention: head dim dh")
+      ->capture_default_str();
+  cmd->add_flag("--causal", args->probe.causal, "probe-attention: causal mask");
+  cmd->add_option("--block", args->probe.block,
+                  "probe-attention: flash key block (0 = largest divisor of T <= 128)")
+      ->capture_default_str();
+  cmd->add_option("--dtype", args->dtype, "probe-attention: f32 | f64")->capture_default_str();
+  cmd->add_option("--batch", args->batch, "batch size baked into the module")
+      ->capture_default_str();
   cmd->add_option("--classes", args->classes, "resize the classifier head to N classes");
   cmd->add_option("--optimizer", args->optimizer, "override the spec's optimizer");
   cmd->add_option("--loss", args->loss, "override the spec's loss");
