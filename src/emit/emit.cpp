@@ -16,6 +16,12 @@ EmitOptions EmitOptions::from_train(const TrainConfig& t, int64_t batch) {
   return o;
 }
 
+hlo::Type input_type(const NetSpec& net, const ParamTable& t, const EmitOptions& o) {
+  bool ids = !net.layers.empty() && std::holds_alternative<TokenPositionEmbed>(net.layers[0]) &&
+             std::get<TokenPositionEmbed>(net.layers[0]).idsInput;
+  return hlo::Type::tensor(ids ? DType::kI32 : o.dtype, with_batch(o.batch, t.input));
+}
+
 std::string sanitize(const std::string& name) {
   std::string s = name.empty() ? "net" : name;
   for (char& ch : s)

@@ -77,7 +77,7 @@ Emitted emit_forward_like(const NetSpec& net, const ParamTable& t, ModuleKind ki
   Signature in;
   add_params(in, t, o.dtype, "param");
   if (!train) add_running(in, t, o.dtype);
-  in.add("x", hlo::Type::tensor(o.dtype, with_batch(o.batch, t.input)), "input");
+  in.add("x", input_type(net, t, o), "input");
   Emitted e;
   e.module = std::make_unique<hlo::Module>();
   e.module->name = fmt::format("{}_{}", sanitize(net.name), enum_name(kind));

@@ -12,13 +12,15 @@ struct Signature {
   std::vector<hlo::Type> types;
   std::vector<TensorInfo> infos;
   std::vector<hlo::Value*> values;  // outputs: the values returned
-  void add(const std::string& name, const hlo::Type& t, const std::string& role,
-           int64_t count = 0);
+  void add(const std::string& name, const hlo::Type& t, const std::string& role, int64_t count = 0);
   hlo::Value* add_value(const std::string& name, hlo::Value* v, const std::string& role,
                         int64_t count = 0);
 };
 
 Shape with_batch(int64_t batch, const Shape& s);
+// The net's input "x": token ids i32 [B, T] when the net starts with tokenPositionEmbed (idsInput),
+// else o.dtype [B, ...per-sample input].
+hlo::Type input_type(const NetSpec& net, const ParamTable& t, const EmitOptions& o);
 // "mnist-cnn" -> "mnist_cnn" (a valid MLIR symbol name).
 std::string sanitize(const std::string& name);
 void add_params(Signature& s, const ParamTable& t, DType dt, const std::string& role,

@@ -23,20 +23,17 @@ std::vector<hlo::Value*> args_of(const hlo::Func* f, size_t from, size_t n) {
   return v;
 }
 
-void add_loss_inputs(Signature& in, const NetSpec& net, const ParamTable& t,
-                     const EmitOptions& o) {
+void add_loss_inputs(Signature& in, const NetSpec& net, const ParamTable& t, const EmitOptions& o) {
   add_params(in, t, o.dtype, "param");
-  hlo::Type xt = hlo::Type::tensor(o.dtype, with_batch(o.batch, t.input));
-  in.add("x", xt, "input");
+  in.add("x", input_type(net, t, o), "input");
   hlo::Type logits = hlo::Type::tensor(o.dtype, with_batch(o.batch, t.output));
-  (void)net;
   in.add("labels", losses::label_type(o.loss, logits), "label");
 }
 
 // @name(params..., x, labels) -> (loss[, batch_mean/var per BN]).
 hlo::Func* add_loss_func(hlo::Module& m, const std::string& name, const NetSpec& net,
-                         const ParamTable& t, const EmitOptions& o, bool with_stats,
-                         Signature& in, Signature& out) {
+                         const ParamTable& t, const EmitOptions& o, bool with_stats, Signature& in,
+                         Signature& out) {
   add_loss_inputs(in, net, t, o);
   hlo::Func* f = m.add_func(name, in.types);
   hlo::Builder b(f->body.get());
@@ -112,9 +109,9 @@ Emitted emit_train_like(const NetSpec& net, const ParamTable& t, ModuleKind kind
       args.push_back(b.constant_splat(k == 0 ? 1.0 : 0.0, lout.values[k]->type));
     std::vector<hlo::Value*> r = hlo::inline_call(f->body.get(), *g, args);
     std::vector<hlo::Value*> grads(r.begin() + lout.values.size(), r.end());
-    optim::UpdateResult u = optim::apply_update(b, o.optim, t, args_of(f, 0, np), grads,
-                                                args_of(f, np, ns), f->arg(np + ns + 2),
-                                                f->arg(np + ns + 3));
+    optim::UpdateResult u =
+        optim::apply_update(b, o.optim, t, args_of(f, 0, np), grads, args_of(f, np, ns),
+                            f->arg(np + ns + 2), f->arg(np + ns + 3));
     add_update_outputs(out, t, u, o);
     out.add_value("loss", r[0], "loss");
     for (size_t k = 1; k < lout.values.size(); ++k)
@@ -125,7 +122,9 @@ Emitted emit_train_like(const NetSpec& net, const ParamTable& t, ModuleKind kind
     hlo::run_cleanup(*f);
   } else if (kind == ModuleKind::vjp) {
     add_params(in, t, o.dtype, "param");
-    in.add("x", hlo::Type::tensor(o.dtype, with_batch(o.batch, t.input)), "input");
+    hlo::Type xt = input_type(net, t, o);
+    in.add("x", xt, "input");
+    const bool dx = is_float(xt.dtype());  // token ids (i32) have no gradient
     hlo::Func* fwd = m.add_func("net_fwd", in.types, false);
     {
       hlo::Builder fb(fwd->body.get());
@@ -134,14 +133,14 @@ Emitted emit_train_like(const NetSpec& net, const ParamTable& t, ModuleKind kind
     }
     autodiff::VjpOptions vo;
     vo.name = "net_fwd_vjp";
-    hlo::Func* g = autodiff::vjp(*fwd, iota_n(np + 1), vo);
+    hlo::Func* g = autodiff::vjp(*fwd, iota_n(np + (dx ? 1 : 0)), vo);
     hlo::Type yt = fwd->result_types.at(0);
     in.add("ybar", yt, "cotangent");
     hlo::Func* f = m.add_func("main", in.types);
     std::vector<hlo::Value*> r = hlo::inline_call(f->body.get(), *g, args_of(f, 0, np + 2));
     hlo::Builder b(f->body.get());
     for (size_t i = 0; i < np; ++i) out.add_value("d." + t.params[i].name, r[1 + i], "gradient");
-    out.add_value("d.x", r[1 + np], "gradient");
+    if (dx) out.add_value("d.x", r[1 + np], "gradient");
     b.func_return(out.values);
     erase_func(m, g);
     erase_func(m, fwd);

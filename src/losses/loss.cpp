@@ -14,7 +14,7 @@ Value* mean_of_sum(hlo::Builder& b, Value* x, double scale) {
 
 bool is_lowered(LossKind k) {
   return k == LossKind::classCE || k == LossKind::focal || k == LossKind::softLabelCE ||
-         k == LossKind::bce || k == LossKind::floatTargetMse;
+         k == LossKind::bce || k == LossKind::floatTargetMse || k == LossKind::tokenCE;
 }
 
 hlo::Type label_type(const LossOptions& o, const hlo::Type& logits) {
@@ -28,8 +28,14 @@ hlo::Type label_type(const LossOptions& o, const hlo::Type& logits) {
     case LossKind::bce:
     case LossKind::floatTargetMse:
       return logits;
+    case LossKind::tokenCE:
+      if (logits.rank() != 3)
+        fail("loss", "tokenCE expects per-token logits [B, T, V] (got {})", logits.str());
+      return hlo::Type::tensor(DType::kI32, {logits.dim(0), logits.dim(1)});
     default:
-      fail("loss", "{} is not lowered yet (lowered: classCE, focal, softLabelCE, bce, floatTargetMse)",
+      fail("loss",
+           "{} is not lowered yet (lowered: classCE, focal, softLabelCE, bce, floatTargetMse, "
+           "tokenCE)",
            enum_name(o.kind));
   }
 }
@@ -48,6 +54,8 @@ Value* emit_loss(hlo::Builder& b, const LossOptions& o, Value* logits, Value* la
       return bce_with_logits(b, logits, labels);
     case LossKind::floatTargetMse:
       return mse(b, logits, labels);
+    case LossKind::tokenCE:
+      return token_ce(b, logits, labels);
     default:
       fail("loss", "{} is not lowered yet", enum_name(o.kind));
   }

@@ -1,7 +1,8 @@
 // In-graph training losses: logits [B, N] (+ labels) -> scalar mean loss, one file per family.
 // Label layout per loss (label_type): classCE / focal use class indices i32 [B]; softLabelCE and
 // bce take f32 [B, N] targets (probabilities / multi-hot); floatTargetMse takes targets shaped
-// like the logits. Softmax and logsumexp subtract the max. Unlowered kinds are refused by name.
+// like the logits; tokenCE takes logits [B, T, V] and token labels i32 [B, T] (kIgnoreIndex skips).
+// Softmax and logsumexp subtract the max. Unlowered kinds are refused by name.
 #pragma once
 #include "hlo/builder.h"
 #include "spec/enums.h"
@@ -9,6 +10,9 @@
 namespace netspec::losses {
 
 using hlo::Value;
+
+// tokenCE labels equal to this are ignored (PyTorch's CrossEntropyLoss ignore_index default).
+constexpr int32_t kIgnoreIndex = -100;
 
 struct LossOptions {
   LossKind kind = LossKind::classCE;
@@ -25,6 +29,8 @@ Value* emit_loss(hlo::Builder& b, const LossOptions& o, Value* logits, Value* la
 // log softmax over the last dim: z - max - log Σ exp(z - max).
 Value* log_softmax(hlo::Builder& b, Value* z);
 Value* class_ce(hlo::Builder& b, Value* logits, Value* labels, double smoothing, double gamma);
+// Per-token CE: -Σ_{b,t: y≠ignore} log softmax(z[b,t])[y] / #{y ≠ ignore} (0 if all ignored).
+Value* token_ce(hlo::Builder& b, Value* logits, Value* labels);
 Value* soft_label_ce(hlo::Builder& b, Value* logits, Value* targets);
 Value* bce_with_logits(hlo::Builder& b, Value* logits, Value* targets);
 Value* mse(hlo::Builder& b, Value* pred, Value* targets);
