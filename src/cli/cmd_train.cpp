@@ -5,7 +5,6 @@
 // run directory is touched. SIGINT/SIGTERM: the step finishes, `last` is saved, exit 130.
 #include <unistd.h>
 
-#include <cctype>
 #include <cstdlib>
 #include <iostream>
 
@@ -20,21 +19,6 @@
 #include "train/trainer.h"
 
 namespace netspec::cli {
-
-// "fashion-mnist" -> fashionMnist, "cifar10" -> cifar10 (kebab-case or the enum name).
-DatasetKind parse_dataset(const std::string& s) {
-  std::string n;
-  for (size_t i = 0; i < s.size(); ++i)
-    if (s[i] == '-' && i + 1 < s.size())
-      n += static_cast<char>(std::toupper(s[++i]));
-    else
-      n += s[i];
-  auto k = parse_enum<DatasetKind>(n);
-  if (!k)
-    fail("train", "unknown --dataset '{}' (expected fashion-mnist, mnist or one of {})", s,
-         enum_choices<DatasetKind>());
-  return *k;
-}
 
 void register_train_command(CLI::App& app) {
   struct Opts {
@@ -68,7 +52,7 @@ void register_train_command(CLI::App& app) {
     SpecFile spec = resolve_net(o->net);
     TrainConfig c = spec.train.value_or(TrainConfig{});
     if (!o->config.empty()) train::apply_config_file(c, o->config);
-    if (!o->dataset.empty()) c.dataset = parse_dataset(o->dataset);
+    if (!o->dataset.empty()) c.dataset = train::parse_dataset(o->dataset);
     if (o->epochs > 0) c.epochs = o->epochs;
     if (o->batch > 0) c.batchSize = o->batch;
     if (o->lr > 0) c.learningRate = o->lr;
@@ -91,7 +75,7 @@ void register_train_command(CLI::App& app) {
     validate(c);
     spec.train = c;
     ParamTable table = build_param_table(spec.net);
-    train::Splits data = train::load_dataset(c.dataset, o->data, o->limit);
+    train::Splits data = train::load_for_net(c, table, o->data, o->limit);
 
     std::cout << fmt::format("train {} on {}: {} train / {} test samples, backend {}\n",
                              spec.net.name, enum_name(c.dataset), data.train.size(),

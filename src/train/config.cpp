@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -122,6 +123,32 @@ std::string format_config(const TrainConfig& c) {
     col += it.size() + 2;
   }
   return s + "\n";
+}
+
+DatasetKind parse_dataset(const std::string& s) {
+  std::string n;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (s[i] == '-' && i + 1 < s.size())
+      n += static_cast<char>(std::toupper(static_cast<unsigned char>(s[++i])));
+    else
+      n += s[i];
+  auto k = parse_enum<DatasetKind>(n);
+  if (!k)
+    fail("config", "unknown dataset '{}' (expected fashion-mnist, mnist or one of {})", s,
+         enum_choices<DatasetKind>());
+  return *k;
+}
+
+data::Splits load_for_net(const TrainConfig& c, const ParamTable& table, const std::string& dir,
+                          int64_t limit) {
+  data::LoadOptions lo;
+  lo.dir = dir;
+  lo.limit = limit;
+  lo.seed = static_cast<uint64_t>(c.seed);
+  if (table.input.size() == 3) lo.height = table.input[1], lo.width = table.input[2];
+  if (c.dataset == DatasetKind::text && !table.input.empty())
+    lo.seq_len = static_cast<int>(table.input[0]);
+  return data::load_dataset(c.dataset, lo);
 }
 
 template std::string field_str(const double&);

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "data/datasets.h"
+#include "spec/param_table.h"
 #include "spec/train_config.h"
 
 namespace netspec::train {
@@ -19,6 +21,11 @@ void apply_set(TrainConfig& c, const std::string& assignment);
 std::string config_help();
 // `name = value` for every field that differs from the defaults, plus the main ones.
 std::string format_config(const TrainConfig& c);
+// "fashion-mnist" -> fashionMnist (kebab-case or the enum name); throws listing the choices.
+DatasetKind parse_dataset(const std::string& s);
+// Loads c.dataset for a net: image folders at the net's input H x W, text windows of its length.
+data::Splits load_for_net(const TrainConfig& c, const ParamTable& table, const std::string& dir,
+                          int64_t limit);
 // A field's value as text (enums by name, lists as [a, b]).
 template <class T>
 std::string field_str(const T& v);

@@ -10,11 +10,16 @@
 namespace netspec::train {
 
 void Scorer::add(const Tensor& logits, const Tensor& labels, int64_t n) {
-  const int64_t c = logits.shape().at(1);
+  // Logits [B, ..., C] against labels [B, ...]: every position of the first n samples is one
+  // scored row (one per image; one per token for text).
+  const int64_t c = logits.shape().back();
+  const int64_t per = labels.numel() / std::max<int64_t>(1, labels.shape().at(0));
+  if (logits.numel() != labels.numel() * c)
+    fail("eval", "logits {} do not match labels {}", logits.type_str(), labels.type_str());
   classes = c;
   const float* l = logits.data<float>();
   const int32_t* y = labels.data<int32_t>();
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t i = 0; i < n * per; ++i) {
     const float* r = l + i * c;
     int64_t arg = 0, above = 0;
     for (int64_t j = 1; j < c; ++j)
@@ -30,7 +35,7 @@ void Scorer::add(const Tensor& logits, const Tensor& labels, int64_t n) {
     top1 += arg == t;
     top5 += above < 5;  // fewer than 5 classes score strictly higher than the label
   }
-  count += n;
+  count += n * per;
 }
 
 EvalMetrics Scorer::result() const {

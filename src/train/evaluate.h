@@ -17,8 +17,8 @@ namespace netspec::train {
 
 struct EvalMetrics {
   double loss = 0, top1 = 0, top5 = 0;  // top5 only meaningful when has_top5
-  int64_t count = 0;
-  bool has_top5 = false;  // classes > 5
+  int64_t count = 0;                    // scored rows: samples (tokens for text)
+  bool has_top5 = false;                // classes > 5
 };
 
 // Accumulates scores of logits [B, C] rows against labels (first n rows).

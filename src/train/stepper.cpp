@@ -58,6 +58,9 @@ void Stepper::update_running(TrainState& s, size_t& bi, const emit::TensorInfo& 
 
 double class_ce_and_grad(const Tensor& logits, const Tensor& labels, double eps, double scale,
                          Tensor& grad) {
+  if (logits.shape().size() != 2 || labels.shape().size() != 1)
+    fail("train", "gradAccumSteps > 1 needs logits [B, C] and labels [B] (got {} and {})",
+         logits.type_str(), labels.type_str());
   const int64_t b = logits.shape().at(0), c = logits.shape().at(1);
   grad = Tensor(logits.dtype(), logits.shape());
   const float* z = logits.data<float>();

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/safetensors.h"
 #include "data/loader.h"
+#include "data/text.h"
 #include "exec/backend.h"
 #include "report/metrics_log.h"
 #include "report/plot.h"
@@ -87,7 +88,6 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   auto refuse = [](bool on, const char* field) {
     if (on) fail("train", "{} is not supported by the trainer yet (set it to its default)", field);
   };
-  refuse(c.augment, "augment");
   refuse(c.mixup || c.cutmix || c.knnMixup, "mixup/cutmix");
   refuse(c.randomErasing || c.randAugment || c.autoAugment,
          "randomErasing/randAugment/autoAugment");
@@ -133,9 +133,13 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   }
   report::MetricsLog mlog(o.run_dir, s.epoch);
 
-  data::Loader train_ld(data.train, batch, true, static_cast<uint64_t>(c.seed));
+  // Text: training windows are redrawn each epoch from the corpus (seed, epoch).
+  data::Dataset train_ds = data.train;
+  const data::Augment aug = c.augment ? data::Augment::standard() : data::Augment{};
+  if (c.augment && data.train.x.shape().size() != 4)
+    fail("train", "augment needs image data [N, C, H, W] (got {})", data.train.x.type_str());
   const int k = stepper.accum();
-  const int64_t spe = train_ld.num_batches() / k;
+  const int64_t spe = data::Loader(train_ds, batch, true, 0).num_batches() / k;
   if (spe == 0)
     fail("train", "training set too small for one step (got {} samples, expected >= {})",
          data.train.size(), batch * k);
@@ -152,7 +156,16 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     auto t0 = Clock::now();
     const int64_t b0 = s.batch_in_epoch;
     double loss_sum = s.loss_sum, step_secs = 0, lr = 0;
-    train_ld.start_epoch(epoch - 1);
+    if (data.text)
+      train_ds = data::text_windows(*data.text, true, static_cast<int>(train_ds.x.shape().at(1)),
+                                    static_cast<uint64_t>(c.seed), epoch - 1);
+    // Batches are assembled on a worker thread while the step runs (Prefetcher); identical to
+    // calling the loader in order. A mid-epoch resume skips the batches already used.
+    data::Loader train_ld(train_ds, batch, true, static_cast<uint64_t>(c.seed), aug);
+    data::Prefetcher pf(train_ld);
+    pf.start_epoch(epoch - 1);
+    data::Batch mb;
+    for (int64_t j = 0; j < b0 * k; ++j) pf.next(mb);
     std::unique_ptr<report::Progress> prog;
     if (o.log && (o.tty || o.progress_every_s >= 0))
       prog = std::make_unique<report::Progress>(*o.log, o.tty,
@@ -160,7 +173,11 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
                                                 spe - b0, batch * k, o.progress_every_s);
     std::vector<Tensor> xs(static_cast<size_t>(k)), ys(static_cast<size_t>(k));
     for (int64_t b = b0; b < spe; ++b) {
-      for (int j = 0; j < k; ++j) train_ld.batch(b * k + j, xs[j], ys[j]);
+      for (int j = 0; j < k; ++j) {
+        if (!pf.next(mb)) fail("train", "loader ended early (batch {} of {})", b * k + j, spe * k);
+        xs[j] = std::move(mb.x);
+        ys[j] = std::move(mb.y);
+      }
       lr = learning_rate(c, s.step, spe);
       auto ts = Clock::now();
       double loss = stepper.step(s, xs, ys, lr, s.step + 1);
