@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
@@ -17,6 +18,9 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "exec/backend.h"
 #include "exec/cpu/kernels.h"
@@ -74,6 +78,7 @@ struct Step {
   std::vector<int> ins, outs;
   int scratch = -1;             // buffer id
   std::vector<int> release;     // non-arena values whose last use is this step
+  std::string label;            // NETSPEC_PROFILE: "mnemonic [fast|ref|view] operand types -> result"
 };
 
 struct Plan {
@@ -87,7 +92,70 @@ struct Plan {
   bool whole_on_ref = false;
   bool check = false;  // NETSPEC_CPU_CHECK=1: verify each fast step against its ref kernel
   PlanStats stats;
+  // NETSPEC_PROFILE=1: wall time per step summed over runs; merged into the process-wide
+  // profile when the plan dies (printed to stderr at exit).
+  bool profile = false;
+  mutable std::mutex prof_mu;
+  mutable std::vector<double> prof_ms;
+  mutable int64_t prof_runs = 0;
+  ~Plan();
 };
+
+// Process-wide profile: per op kind and per distinct step label, printed at exit.
+struct Profile {
+  std::mutex mu;
+  std::map<std::string, std::pair<double, int64_t>> by_kind, by_step;  // ms, calls
+  std::map<std::string, std::pair<double, int64_t>> by_func;          // ms, runs
+  ~Profile() {
+    if (by_kind.empty()) return;
+    auto top = [](const std::map<std::string, std::pair<double, int64_t>>& m, size_t n) {
+      std::vector<std::pair<std::string, std::pair<double, int64_t>>> v(m.begin(), m.end());
+      std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.second.first > b.second.first; });
+      if (v.size() > n) v.resize(n);
+      return v;
+    };
+    double total = 0;
+    for (auto& [k, v] : by_kind) total += v.first;
+    std::fprintf(stderr, "NETSPEC_PROFILE (cpu executor, wall ms summed over runs)\n");
+    for (auto& [k, v] : by_func)
+      std::fprintf(stderr, "  function %s: %lld runs, %.3f ms/run\n", k.c_str(),
+                   static_cast<long long>(v.second), v.first / static_cast<double>(std::max<int64_t>(v.second, 1)));
+    std::fprintf(stderr, "  by op kind:\n");
+    for (auto& [k, v] : top(by_kind, 40))
+      std::fprintf(stderr, "  %10.2f ms %5.1f%% %8lld calls  %s\n", v.first, 100 * v.first / total,
+                   static_cast<long long>(v.second), k.c_str());
+    std::fprintf(stderr, "  top steps:\n");
+    for (auto& [k, v] : top(by_step, 40))
+      std::fprintf(stderr, "  %10.2f ms %5.1f%% %8lld calls  %s\n", v.first, 100 * v.first / total,
+                   static_cast<long long>(v.second), k.c_str());
+  }
+};
+Profile& global_profile() {
+  static Profile p;
+  return p;
+}
+
+Plan::~Plan() {
+  if (!profile || prof_runs == 0) return;
+  Profile& pr = global_profile();
+  std::lock_guard<std::mutex> lk(pr.mu);
+  double sum = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step& st = steps[i];
+    std::string kind = std::string(op_mnemonic(st.op->kind)) +
+                       (st.kind == StepKind::kRef ? " [ref]" : st.kind == StepKind::kView ? " [view]" : "");
+    auto& k = pr.by_kind[kind];
+    k.first += prof_ms[i];
+    k.second += prof_runs;
+    auto& s = pr.by_step[st.label];
+    s.first += prof_ms[i];
+    s.second += prof_runs;
+    sum += prof_ms[i];
+  }
+  auto& f = pr.by_func[func->name];
+  f.first += sum;
+  f.second += prof_runs;
+}
 
 size_t type_bytes(const hlo::Type& t) { return static_cast<size_t>(t.numel()) * dtype_size(t.dtype()); }
 
@@ -127,6 +195,8 @@ std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
   P.func = &f;
   const char* chk = std::getenv("NETSPEC_CPU_CHECK");
   P.check = chk && *chk && std::string_view(chk) != "0";
+  const char* prof = std::getenv("NETSPEC_PROFILE");
+  P.profile = prof && *prof && std::string_view(prof) != "0";
   auto new_val = [&](const hlo::Value* v) {
     int id = static_cast<int>(P.vals.size());
     P.vals.push_back({});
@@ -202,6 +272,17 @@ std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
     } else {
       st.kind = StepKind::kRef;
       st.ref_kernel = ref::kernel_for(op.kind);
+    }
+    if (P.profile) {
+      st.label = std::string(op_mnemonic(op.kind)) +
+                 (st.kind == StepKind::kRef ? " [ref] " : st.kind == StepKind::kView ? " [view] " : " ");
+      for (size_t i = 0; i < op.operands.size(); ++i)
+        st.label += (i ? ", " : "") + op.operand(i)->type.str();
+      st.label += " -> " + op.result(0)->type.str();
+      if (op.kind == OpKind::kConvolution)
+        st.label += fmt::format(" bgc={} fgc={} lhs_dil={}", op.attrs.get_int_or("batch_group_count", 1),
+                                op.attrs.get_int_or("feature_group_count", 1),
+                                fmt::join(i64s_attr(op, "lhs_dilation"), "x"));
     }
     P.steps.push_back(std::move(st));
   }
@@ -293,6 +374,7 @@ std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
     if ((V.src == Src::kDynamic || V.src == Src::kView) && V.last_use >= 0 && V.last_use < n_steps)
       P.steps[static_cast<size_t>(V.last_use)].release.push_back(static_cast<int>(id));
   }
+  P.prof_ms.assign(P.steps.size(), 0.0);
   P.arena_bytes = assign_offsets(P.buffers);
   P.stats.arena_bytes = P.arena_bytes;
   return plan;
@@ -455,8 +537,10 @@ std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>&
   if (P.check)
     check.emplace(
         Checker{P, std::vector<Tensor>(P.vals.size()), std::vector<int>(P.vals.size(), -1)});
+  std::vector<double> prof_ms(P.profile ? P.steps.size() : 0);
   for (size_t si = 0; si < P.steps.size(); ++si) {
     const Step& st = P.steps[si];
+    const auto prof_t0 = P.profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     std::vector<Tensor> want;
     if (check) {
       check->operands_intact(st, si, S.vals);
@@ -504,12 +588,19 @@ std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>&
         break;
       }
     }
+    if (P.profile)
+      prof_ms[si] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - prof_t0).count();
     if (check) {
       check->operands_intact(st, si, S.vals, /*after=*/true);
       check->compare(st, si, want, S.vals);
       check->record(st, si, S.vals);
     }
     for (int id : st.release) S.vals[static_cast<size_t>(id)] = Tensor();
+  }
+  if (P.profile) {
+    std::lock_guard<std::mutex> lk(P.prof_mu);
+    for (size_t i = 0; i < prof_ms.size(); ++i) P.prof_ms[i] += prof_ms[i];
+    ++P.prof_runs;
   }
   std::vector<Tensor> results;
   for (int id : P.results) {

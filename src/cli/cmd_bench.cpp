@@ -1,0 +1,219 @@
+// `netspec bench NET|FILE.json [--batch B] [--optimizer NAME] [--input CxHxW] [--steps N]
+// [--warmup N] [--backend cpu|ref]`: emits the fused train step, feeds it synthetic data (random
+// inputs, random labels of the manifest's dtype and shape), runs warm-up steps, then times N
+// steps (the executor call only, parameters and optimizer state fed back as in training) and
+// prints median / min / max ms per step, samples/s and peak memory (max RSS; the cpu plan's arena).
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <iostream>
+#include <random>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "emit/emit.h"
+#include "exec/backend.h"
+#include "exec/cpu/cpu_backend.h"
+#include "spec/param_table.h"
+#include "spec/zoo.h"
+#include "train/trainer.h"
+
+namespace netspec::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// "CxHxW" -> {C, H, W}; "C" -> {C, 0, 0} (a vector input).
+std::array<int, 3> parse_input(const std::string& s) {
+  std::vector<int64_t> v;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t x = s.find('x', pos);
+    std::string part = s.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
+    int n = 0;
+    try {
+      size_t used = 0;
+      n = std::stoi(part, &used);
+      if (used != part.size()) n = 0;
+    } catch (const std::exception&) {
+      n = 0;
+    }
+    if (n <= 0) fail("bench", "--input '{}' is not CxHxW or C with positive sizes", s);
+    v.push_back(n);
+    if (x == std::string::npos) break;
+    pos = x + 1;
+  }
+  if (v.size() != 1 && v.size() != 3)
+    fail("bench", "--input '{}' has {} sizes (expected CxHxW or C)", s, v.size());
+  if (v.size() == 1) return {static_cast<int>(v[0]), 0, 0};
+  return {static_cast<int>(v[0]), static_cast<int>(v[1]), static_cast<int>(v[2])};
+}
+
+// Uniform random tensor: integer labels in [0, classes), floats in [lo, hi).
+Tensor random_tensor(DType t, const Shape& shape, int64_t classes, float lo, float hi,
+                     std::mt19937& rng) {
+  Tensor x(t, shape);
+  if (t == DType::kF32) {
+    std::uniform_real_distribution<float> d(lo, hi);
+    for (float& v : x.span<float>()) v = d(rng);
+  } else if (t == DType::kI32) {
+    std::uniform_int_distribution<int32_t> d(
+        0, static_cast<int32_t>(std::max<int64_t>(classes, 1) - 1));
+    for (int32_t& v : x.span<int32_t>()) v = d(rng);
+  } else if (t == DType::kI64) {
+    std::uniform_int_distribution<int64_t> d(0, std::max<int64_t>(classes, 1) - 1);
+    for (int64_t& v : x.span<int64_t>()) v = d(rng);
+  } else {
+    fail("bench", "cannot make synthetic data of type {} (expected f32, i32 or i64)",
+         dtype_name(t));
+  }
+  return x;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+void register_bench_command(CLI::App& app) {
+  struct Opts {
+    std::string net, optimizer, input, backend = "cpu";
+    int batch = 0, steps = 20, warmup = 3;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = app.add_subcommand("bench", "Time the train step on synthetic data");
+  cmd->add_option("net", o->net, "zoo net name or a spec .json file")->required();
+  cmd->add_option("--batch", o->batch, "batch size (default: the spec's)");
+  cmd->add_option("--optimizer", o->optimizer,
+                  "sgd | adam | adamw | rmsprop | lamb (default: the spec's; adamw = adam with "
+                  "weightDecay 0.01 unless the spec sets one)");
+  cmd->add_option("--input", o->input, "per-sample input CxHxW (or C) instead of the spec's");
+  cmd->add_option("--steps", o->steps, "timed steps")->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "untimed steps first")->capture_default_str();
+  cmd->add_option("--backend", o->backend, "cpu | ref")->capture_default_str();
+  cmd->callback([o] {
+    if (o->steps < 1) fail("bench", "--steps must be >= 1 (got {})", o->steps);
+    if (o->warmup < 0) fail("bench", "--warmup must be >= 0 (got {})", o->warmup);
+    if (o->batch < 0) fail("bench", "--batch must be >= 1 (got {})", o->batch);
+    if (o->backend != "cpu" && o->backend != "ref")
+      fail("bench", "unknown --backend '{}' (expected cpu, ref)", o->backend);
+    SpecFile spec = resolve_net(o->net);
+    TrainConfig c = spec.train.value_or(TrainConfig{});
+    if (o->batch > 0) c.batchSize = o->batch;
+    if (!o->optimizer.empty()) {
+      std::string name = o->optimizer;
+      if (name == "adamw" || name == "adamW") {
+        name = "adam";
+        if (c.weightDecay == 0) c.weightDecay = 0.01;  // torch.optim.AdamW's default
+      }
+      auto k = parse_enum<OptimizerKind>(name);
+      if (!k)
+        fail("bench", "unknown --optimizer '{}' (expected adamw, {})", o->optimizer,
+             enum_choices<OptimizerKind>());
+      c.optimizer = *k;
+    }
+    if (!o->input.empty()) {
+      std::array<int, 3> in = parse_input(o->input);
+      spec.net.inputChannels = in[0];
+      spec.net.inputHeight = in[1];
+      spec.net.inputWidth = in[2];
+    }
+    validate(c);
+    const ParamTable table = build_param_table(spec.net);
+    const int64_t batch = c.batchSize;
+
+    auto te = Clock::now();
+    emit::Emitted step = emit::emit_module(spec.net, ModuleKind::train_step,
+                                           emit::EmitOptions::from_train(c, batch));
+    const double emit_s = std::chrono::duration<double>(Clock::now() - te).count();
+    const emit::Manifest m = step.manifest;
+    std::shared_ptr<const hlo::Module> mod(std::move(step.module));
+    std::string arena;
+    if (o->backend == "cpu") {
+      exec::cpu::PlanStats ps = exec::cpu::plan_stats(*mod->entry("main"));
+      arena = fmt::format(
+          ", cpu plan: arena {:.1f} MiB ({:.1f} MiB without reuse), {} steps, "
+          "{} on ref{}{}",
+          static_cast<double>(ps.arena_bytes) / (1 << 20),
+          static_cast<double>(ps.value_bytes) / (1 << 20), ps.steps, ps.ref_steps,
+          ps.fallback_ops.empty() ? "" : " (",
+          ps.fallback_ops.empty() ? "" : ps.fallback_ops + ")");
+    }
+    auto exe = exec::make_backend(o->backend)->load(mod);
+
+    std::mt19937 rng(static_cast<uint32_t>(c.seed));
+    std::vector<Tensor> params = train::init_params(table, c.init, static_cast<uint64_t>(c.seed));
+    const int64_t classes = table.output.empty() ? 2 : table.output[0];
+    std::vector<Tensor> in;
+    std::vector<size_t> param_slot, opt_slot;  // input index of each param / optimizer state
+    int step_slot = -1;
+    size_t pi = 0;
+    for (size_t k = 0; k < m.inputs.size(); ++k) {
+      const auto& ti = m.inputs[k];
+      if (ti.role == "param") {
+        if (pi >= params.size()) fail("bench", "manifest has more params than the ParamTable");
+        in.push_back(params[pi++]);
+        param_slot.push_back(k);
+      } else if (ti.role == "optimizer_state") {
+        in.emplace_back(ti.dtype, ti.shape);
+        opt_slot.push_back(k);
+      } else if (ti.role == "input") {
+        in.push_back(random_tensor(ti.dtype, ti.shape, classes, -1.f, 1.f, rng));
+      } else if (ti.role == "label") {
+        in.push_back(random_tensor(ti.dtype, ti.shape, classes, 0.f, 1.f, rng));
+      } else if (ti.name == "lr") {
+        in.push_back(Tensor::scalar_f32(static_cast<float>(c.learningRate)));
+      } else if (ti.name == "step") {
+        step_slot = static_cast<int>(k);
+        in.push_back(Tensor::from<int32_t>(DType::kI32, {}, {1}));
+      } else {
+        fail("bench", "train_step input '{}' has unknown role {}", ti.name, ti.role);
+      }
+    }
+    std::cout << fmt::format("bench {} batch {} {} on {}: {} params, {} inputs; emit {:.2f} s{}\n",
+                             spec.net.name, batch, enum_name(c.optimizer), o->backend,
+                             table.total_params(), m.inputs.size(), emit_s, arena)
+              << std::flush;
+
+    std::vector<double> ms;
+    double loss = 0, first_loss = 0;
+    for (int s = 0; s < o->warmup + o->steps; ++s) {
+      if (step_slot >= 0)
+        in[static_cast<size_t>(step_slot)] = Tensor::from<int32_t>(DType::kI32, {}, {s + 1});
+      auto t0 = Clock::now();
+      std::vector<Tensor> out = exe->run("main", in);
+      double dt = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      if (s >= o->warmup) ms.push_back(dt);
+      // Feed updated parameters and optimizer state back, as training does.
+      size_t p = 0, q = 0;
+      for (size_t k = 0; k < m.outputs.size(); ++k) {
+        const auto& ti = m.outputs[k];
+        if (ti.role == "param" && p < param_slot.size())
+          in[param_slot[p++]] = std::move(out[k]);
+        else if (ti.role == "optimizer_state" && q < opt_slot.size())
+          in[opt_slot[q++]] = std::move(out[k]);
+        else if (ti.role == "loss")
+          loss = out[k].as_double(0);
+      }
+      if (s == 0) first_loss = loss;
+    }
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    const double med = median(ms);
+    std::cout << fmt::format(
+        "ms/step median {:.2f}  min {:.2f}  max {:.2f}  (n={}, warmup {})  "
+        "samples/s {:.0f}  max RSS {:.1f} MiB  loss {:.4f} -> {:.4g}\n",
+        med, *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()),
+        ms.size(), o->warmup, static_cast<double>(batch) * 1000.0 / med,
+        static_cast<double>(ru.ru_maxrss) / 1024.0, first_loss, loss);
+  });
+}
+
+NETSPEC_REGISTER_COMMAND(bench, register_bench_command)
+
+}  // namespace netspec::cli
