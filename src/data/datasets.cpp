@@ -53,6 +53,17 @@ std::vector<std::string> dataset_class_names(DatasetKind kind) {
   }
 }
 
+Augment standard_augment(DatasetKind kind) {
+  switch (kind) {
+    case DatasetKind::mnist:
+      return Augment{true, 2, false};
+    case DatasetKind::text:
+      fail("data", "augment is not defined for text (token windows cannot be cropped or flipped)");
+    default:
+      return Augment::standard();
+  }
+}
+
 Normalization dataset_normalization(DatasetKind kind) {
   switch (kind) {
     case DatasetKind::fashionMnist:

@@ -9,6 +9,7 @@
 
 #include "data/dataset.h"
 #include "data/idx.h"
+#include "data/loader.h"
 #include "data/text.h"
 #include "spec/enums.h"
 
@@ -38,6 +39,10 @@ Splits load_dataset(DatasetKind kind, const std::string& dir, int64_t limit);
 // Per-channel mean/std a dataset's images are normalised with (for `netspec predict`); fails
 // for datasets that are not images.
 Normalization dataset_normalization(DatasetKind kind);
+// What TrainConfig::augment turns on for a dataset: crop (padding per Augment::pad_for) + flip
+// for natural images and clothing; mnist crops with padding 2 and never flips (a mirrored digit
+// is another glyph); text has none (augment is refused for it).
+Augment standard_augment(DatasetKind kind);
 // torchvision's class names for the fixed-class datasets (mnist, fashionMnist, cifar10).
 std::vector<std::string> dataset_class_names(DatasetKind kind);
 
