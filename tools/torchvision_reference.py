@@ -9,6 +9,7 @@ and writes into --out:
                        state_dict order (num_batches_tracked dropped)
   input.npy            the input x [batch, 3, size, size], f32
   logits.npy           the model's eval logits for x, computed in float64 from the same weights
+                       (--f32-logits: in float32, for nets whose f64 CPU path is slow in torch 1.13)
 Run with Debian's /usr/bin/python3 (torch 1.13, torchvision 0.14); the safetensors format is
 written by hand (torch 1.13 has no safetensors): 8-byte little-endian header length, JSON header,
 raw little-endian data.
@@ -55,7 +56,7 @@ def state_tensors(model):
     return out
 
 
-def randomise(model, gen, size, calib_batches=2, calib_batch=8):
+def randomise(model, gen, size, calib_batches=1, calib_batch=8):
     norms = (torch.nn.BatchNorm2d, torch.nn.BatchNorm1d, torch.nn.LayerNorm, torch.nn.GroupNorm)
     with torch.no_grad():
         for m in model.modules():
@@ -74,12 +75,16 @@ def randomise(model, gen, size, calib_batches=2, calib_batch=8):
             m.reset_running_stats()
             m.momentum = None
         if bns:
-            model.train()
+            model.eval()  # only the BNs train: stochastic depth / dropout stay off, so the
+            for m in bns:  # statistics are those the eval forward will see
+                m.train()
             for _ in range(calib_batches):
                 model(torch.randn(calib_batch, 3, size, size, generator=gen))
         for m in bns:
-            m.running_mean.add_(0.1 * torch.randn(m.running_mean.shape, generator=gen))
-            m.running_var.mul_(0.8 + 0.4 * torch.rand(m.running_var.shape, generator=gen))
+            # shift by 0.05 standard deviations (an absolute shift explodes near-constant channels)
+            noise = torch.randn(m.running_mean.shape, generator=gen)
+            m.running_mean.add_(0.05 * m.running_var.sqrt() * noise)
+            m.running_var.mul_(0.95 + 0.1 * torch.rand(m.running_var.shape, generator=gen))
             m.momentum = 0.1
     model.eval()
 
@@ -92,6 +97,7 @@ def main():
     ap.add_argument("--size", type=int, default=64, help="input height = width")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", required=True, help="output directory (created)")
+    ap.add_argument("--f32-logits", action="store_true", help="reference logits in f32, not f64")
     a = ap.parse_args()
     torch.manual_seed(a.seed)
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
@@ -101,7 +107,10 @@ def main():
     x = torch.randn(a.batch, 3, a.size, a.size, generator=gen)
     weights = state_tensors(model)
     with torch.no_grad():
-        logits = model.double()(x.double()).numpy()
+        if a.f32_logits:
+            logits = model(x).double().numpy()
+        else:
+            logits = model.double()(x.double()).numpy()
     os.makedirs(a.out, exist_ok=True)
     write_safetensors(os.path.join(a.out, "weights.safetensors"), weights,
                       {"model": a.model, "classes": a.classes, "torchvision": torchvision.__version__})

@@ -31,6 +31,37 @@ TEST(ReferenceResnetMobile, Resnet50) {
   expect_matches("resnet50", "resnet50");
 }
 
+TEST(ReferenceResnetMobile, MobilenetV2) {
+  NETSPEC_SKIP_WITHOUT_TORCHVISION();
+  expect_matches("mobilenet-v2", "mobilenet_v2");
+}
+
+// MobileNetV3 and EfficientNetV2 use BN eps 1e-3 in torchvision (bnEps in their zoo files);
+// EfficientNet-B0 keeps nn.BatchNorm2d's 1e-5 (torchvision sets 1e-3 only for B5-B7 and V2).
+TEST(ReferenceResnetMobile, MobilenetV3Large) {
+  NETSPEC_SKIP_WITHOUT_TORCHVISION();
+  expect_matches("mobilenet-v3-large", "mobilenet_v3_large");
+}
+
+TEST(ReferenceResnetMobile, MobilenetV3Small) {
+  NETSPEC_SKIP_WITHOUT_TORCHVISION();
+  expect_matches("mobilenet-v3-small", "mobilenet_v3_small");
+}
+
+TEST(ReferenceResnetMobile, EfficientnetB0) {
+  NETSPEC_SKIP_WITHOUT_TORCHVISION();
+  expect_matches("efficientnet-b0", "efficientnet_b0");
+}
+
+TEST(ReferenceResnetMobile, EfficientnetV2S) {
+  NETSPEC_SKIP_WITHOUT_TORCHVISION();
+  // torch 1.13's f64 forward of this net costs ~25 s of CPU: its logits are taken in f32 (torch's
+  // own f32 vs f64 gap here is ~4e-6 relative, far inside the tolerance).
+  RefOptions o;
+  o.f64_logits = false;
+  expect_matches("efficientnet-v2-s", "efficientnet_v2_s", o);
+}
+
 // The loader refuses weights that do not fit: a ResNet-18 file into ResNet-34 names the
 // first mismatching tensor instead of loading something misaligned.
 TEST(ReferenceResnetMobile, MismatchedWeightsAreRefused) {

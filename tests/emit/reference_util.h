@@ -59,6 +59,7 @@ struct RefOptions {
   int size = 64;  // input height = width
   int seed = 0;
   std::string backend = "cpu";
+  bool f64_logits = true;  // false: torchvision's logits in f32 (its f64 path is slow for big nets)
 };
 
 // One pairing of a netspec tensor with the torchvision tensor loaded into it.
@@ -101,7 +102,7 @@ struct TempDir {
 struct RefFiles {
   SafeTensors weights;  // torchvision names, state_dict order
   Tensor x;             // [batch, 3, size, size] f32
-  Tensor logits;        // [batch, classes] f64
+  Tensor logits;        // [batch, classes] f64 (values rounded to f32 with --f32-logits)
 };
 
 // Runs tools/torchvision_reference.py for torchvision.models.<model> into `dir`; fails with the
@@ -111,8 +112,9 @@ inline RefFiles run_torchvision_reference(const std::string& model, const RefOpt
   std::string log = dir + "/reference.log";
   std::string cmd = fmt::format(
       "{} {}/tools/torchvision_reference.py --model {} --classes {} --batch {} --size {} "
-      "--seed {} --out {} >{} 2>&1",
-      kPython, NETSPEC_SOURCE_DIR, model, o.classes, o.batch, o.size, o.seed, dir, log);
+      "--seed {} --out {} {} >{} 2>&1",
+      kPython, NETSPEC_SOURCE_DIR, model, o.classes, o.batch, o.size, o.seed, dir,
+      o.f64_logits ? "" : "--f32-logits", log);
   if (std::system(cmd.c_str()) != 0) {
     std::ifstream f(log);
     std::stringstream ss;

@@ -1,0 +1,25 @@
+// invertedResidual (torchvision MobileNetV2 InvertedResidual), nBlocks of
+//   y = bn(project(act(bn(dw3x3(act(bn(expand1x1(x)))))))), out = y + x when stride 1 and ic == oc;
+// the expand conv is absent when expand == 1; act is the net's convBnAct (relu6); the project
+// is linear. Stride on the first block's depthwise conv.
+#include "layers/squeeze_excite.h"
+
+namespace netspec::layers {
+
+Value* lower_inverted_residual(LowerCtx& c, const Layer& layer, Value* x) {
+  const auto& l = std::get<InvertedResidual>(layer);
+  const Activation act = c.net.convBnAct;
+  for (int i = 0; i < l.nBlocks; ++i) {
+    int64_t stride = i == 0 ? l.stride : 1;
+    Value* y = x;
+    if (l.expand != 1) y = conv_bn_act(c, y, 1, Padding::same, act);
+    y = conv_bn_act(c, y, stride, Padding::same, act);
+    y = conv_bn_act(c, y, 1, Padding::same, Activation::identity);
+    x = skip_add(c, x, y, stride);
+  }
+  return x;
+}
+
+NETSPEC_REGISTER_LAYER(invertedResidual, lower_inverted_residual)
+
+}  // namespace netspec::layers

@@ -1,0 +1,29 @@
+// mbConv (torchvision EfficientNet MBConv), nBlocks of
+//   [expand 1x1 + BN + act] -> dw kxk (stride) + BN + act -> [SE] -> project 1x1 + BN,
+//   out = y + x when stride 1 and ic == oc.
+// expanded = make_divisible(c_in · expand, 8) (expand conv absent when it equals c_in); SE
+// squeeze = max(1, c_in / 4) of the BLOCK INPUT width, act (SiLU) inside, sigmoid gate.
+#include "layers/squeeze_excite.h"
+#include "spec/layers/account.h"
+
+namespace netspec::layers {
+
+Value* lower_mb_conv(LowerCtx& c, const Layer& layer, Value* x) {
+  const auto& l = std::get<MbConv>(layer);
+  for (int i = 0; i < l.nBlocks; ++i) {
+    int64_t stride = i == 0 ? l.stride : 1;
+    int64_t in_c = x->type.dim(1);
+    int64_t e = acct::make_divisible(static_cast<double>(in_c) * l.expand);
+    Value* y = x;
+    if (e != in_c) y = conv_bn_act(c, y, 1, Padding::same, l.act);
+    y = conv_bn_act(c, y, stride, Padding::same, l.act);
+    if (l.useSE) y = squeeze_excite(c, y, l.act, SeGate::sigmoid);
+    y = conv_bn_act(c, y, 1, Padding::same, Activation::identity);
+    x = skip_add(c, x, y, stride);
+  }
+  return x;
+}
+
+NETSPEC_REGISTER_LAYER(mbConv, lower_mb_conv)
+
+}  // namespace netspec::layers
