@@ -4,6 +4,8 @@
 //   unit 0 (stride 2): x = act(concat(avgpool3x3_s2(x), y)); later units: x = act(x + y).
 // The avg pool pads like the depthwise conv it runs beside (the net's `same` rule) and divides
 // by 9 everywhere (nn.AvgPool2d(3, 2, 1), count_include_pad = True). act = net.convBnAct.
+// Megvii applies act to the branch only, before the concat: equal for ReLU nets, whose
+// block input (and so its average) is already >= 0.
 #include "layers/convnet_blocks.h"
 
 namespace netspec::layers {
