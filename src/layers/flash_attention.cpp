@@ -27,8 +27,12 @@ struct Geo {
   double scale;  // 1/√dh
   Shape full() const { return {bs, h, n, dh}; }
   Shape rows() const { return {bs, h, n}; }
-  Shape kblock() const { return {bs, h, blk, dh}; }
 };
+
+Geo make_geo(const hlo::Type& t, int64_t block) {
+  const Shape& s = t.shape();
+  return Geo{s[0], s[1], s[2], s[3], block, s[2] / block, t.dtype(), 1.0 / std::sqrt(double(s[3]))};
+}
 
 Value* i32(Builder& b, int64_t v) { return b.scalar(double(v), DType::kI32); }
 Value* rows_to_full(Builder& b, Value* r, const Shape& s) {
@@ -128,6 +132,27 @@ std::vector<Value*> flash_backward(Builder& b, const Geo& g, const autodiff::Cus
   return {a.wants[0] ? dq : nullptr, a.wants[1] ? r[2] : nullptr, a.wants[2] ? r[3] : nullptr};
 }
 
+// The callee is @flash_attention_b<block>[_causal]__<signature>: everything the backward needs
+// beyond the argument types is in the prefix before "__", which is also registered for every
+// block <= 128 (below), so a module printed and parsed again in another process still finds its
+// custom backward.
+std::string vjp_key(int64_t block, bool causal) {
+  return fmt::format("flash_attention_b{}{}", block, causal ? "_causal" : "");
+}
+
+autodiff::CustomVjpFn make_backward(int64_t block, bool causal) {
+  return [block, causal](Builder& bb, const autodiff::CustomVjpArgs& a) {
+    return flash_backward(bb, make_geo(a.args.at(0)->type, block), a, causal);
+  };
+}
+
+const bool kKeysRegistered = [] {
+  for (int64_t blk = 1; blk <= 128; ++blk)
+    for (bool causal : {false, true})
+      autodiff::register_custom_vjp(vjp_key(blk, causal), make_backward(blk, causal));
+  return true;
+}();
+
 }  // namespace
 
 int64_t flash_block(int64_t t) {
@@ -138,6 +163,7 @@ int64_t flash_block(int64_t t) {
 
 std::vector<Value*> flash_attention_lse(hlo::Builder& b, Value* q, Value* k, Value* v, bool causal,
                                         int64_t block) {
+  (void)kKeysRegistered;
   if (q->type.rank() != 4 || q->type != k->type || q->type != v->type)
     fail("flash_attention", "q, k, v must share one [B, H, T, dh] type (got {}, {}, {})",
          q->type.str(), k->type.str(), v->type.str());
@@ -148,18 +174,15 @@ std::vector<Value*> flash_attention_lse(hlo::Builder& b, Value* q, Value* k, Val
   DType dt = q->type.dtype();
   if (!is_float(dt))
     fail("flash_attention", "expected a float element type (got {})", dtype_name(dt));
-  Geo g{s[0], s[1], s[2], s[3], block, s[2] / block, dt, 1.0 / std::sqrt(double(s[3]))};
-  // One private function per signature; its name carries everything the backward closes over.
-  std::string name = fmt::format("flash_attention__{}x{}x{}x{}{}_b{}{}", g.bs, g.h, g.n, g.dh,
-                                 dtype_name(dt), block, causal ? "_causal" : "");
+  Geo g = make_geo(q->type, block);
+  std::string name = fmt::format("{}__{}x{}x{}x{}{}", vjp_key(block, causal), g.bs, g.h, g.n, g.dh,
+                                 dtype_name(dt));
   return autodiff::call_with_custom_vjp(
       b, name, {q, k, v},
       [g, causal](Builder& fb, const std::vector<Value*>& a) {
         return flash_forward(fb, g, a, causal);
       },
-      [g, causal](Builder& bb, const autodiff::CustomVjpArgs& a) {
-        return flash_backward(bb, g, a, causal);
-      });
+      make_backward(block, causal));
 }
 
 Value* flash_attention(LowerCtx& c, Value* q, Value* k, Value* v, bool causal) {

@@ -8,6 +8,8 @@
 
 #include "emit/probes.h"
 #include "emit_test_util.h"
+#include "hlo/parser.h"
+#include "hlo/printer.h"
 
 namespace netspec::emit::testing {
 namespace {
@@ -132,6 +134,21 @@ TEST(Attention, FlashLogsumexpOutputGradcheckF64) {
   hlo::Builder b(f->body.get());
   b.func_return(layers::flash_attention_lse(b, f->arg(0), f->arg(1), f->arg(2), true, 4));
   autodiff::GradcheckReport r = autodiff::gradcheck(m, {});
+  EXPECT_EQ(r.inputs.size(), 3u);
+  EXPECT_TRUE(r.ok) << r.str();
+}
+
+// Printed, parsed back and with its per-name registration removed, the flash module still
+// finds its backward through the registered prefix (flash_attention_b<block>[_causal]).
+TEST(Attention, FlashBackwardFoundAfterPrintAndParse) {
+  Emitted e = emit_attention_probe(probe("flash", {1, 2, 8, 4, true, 4}, DType::kF64));
+  std::unique_ptr<hlo::Module> m = hlo::parse_module(hlo::print_module(*e.module));
+  std::string callee;
+  for (const auto& f : m->funcs)
+    if (!f->is_public) callee = f->name;
+  EXPECT_EQ(callee, "flash_attention_b4_causal__1x2x8x4f64");
+  EXPECT_TRUE(autodiff::unregister_custom_vjp(callee));
+  autodiff::GradcheckReport r = autodiff::gradcheck(*m, {});
   EXPECT_EQ(r.inputs.size(), 3u);
   EXPECT_TRUE(r.ok) << r.str();
 }
