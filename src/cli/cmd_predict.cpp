@@ -1,0 +1,111 @@
+// `netspec predict NET|FILE.json --checkpoint PATH [--dataset NAME] [--top K] IMAGE...`: class
+// name and top-K softmax probabilities per image. Images are JPEG/PNG (decoded, resized and
+// centre-cropped to the net's input, normalised with the dataset's mean/std; grayscale nets take
+// the channel mean) or .npy tensors already shaped like the net's input (used as they are).
+#include <algorithm>
+#include <iostream>
+#include <numeric>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "core/npy.h"
+#include "data/image.h"
+#include "spec/param_table.h"
+#include "spec/zoo.h"
+#include "train/checkpoint.h"
+#include "train/config.h"
+#include "train/evaluate.h"
+#include "train/trainer.h"
+
+namespace netspec::cli {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suf) {
+  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+
+// One input sample f32 shaped like the net's input (no batch dim).
+Tensor load_input(const std::string& path, const Shape& in, DatasetKind kind) {
+  if (ends_with(path, ".npy")) {
+    Tensor t = read_npy(path);
+    if (t.dtype() != DType::kF32 || t.shape() != in)
+      fail("predict", "{}: .npy input must be f32 {} (got {})", path, shape_str(in), t.type_str());
+    return t;
+  }
+  if (in.size() != 3 || (in[0] != 1 && in[0] != 3))
+    fail("predict", "{}: images need a net input [1 or 3, H, W] (got {})", path, shape_str(in));
+  data::Normalization norm = data::dataset_normalization(kind);
+  const int64_t c = in[0], h = in[1], w = in[2];
+  if (c == 3 && norm.mean.size() == 3)
+    return data::preprocess_image(path, h, w, norm.mean, norm.std);
+  // Grayscale net (decoded images are RGB): the channel mean of the [0, 1] image, normalised.
+  if (c != 1 || norm.mean.empty())
+    fail("predict", "{}: no normalisation for a {}-channel net on {}", path, c, enum_name(kind));
+  Tensor rgb = data::preprocess_image(path, h, w, {0, 0, 0}, {1, 1, 1});
+  Tensor g(DType::kF32, in);
+  const float* p = rgb.data<float>();
+  for (int64_t i = 0; i < h * w; ++i)
+    g.data<float>()[i] =
+        ((p[i] + p[h * w + i] + p[2 * h * w + i]) / 3.f - norm.mean.at(0)) / norm.std.at(0);
+  return g;
+}
+
+void register_predict_command(CLI::App& app) {
+  struct Opts {
+    std::string net, checkpoint, dataset, backend = "cpu";
+    std::vector<std::string> inputs;
+    int top = 5;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = app.add_subcommand("predict", "Classify images with a checkpoint (top-K)");
+  cmd->add_option("net", o->net, "zoo net name or a spec .json file")->required();
+  cmd->add_option("inputs", o->inputs, "JPEG/PNG images or .npy tensors")->required();
+  cmd->add_option("--checkpoint", o->checkpoint, "a .safetensors checkpoint")->required();
+  cmd->add_option("--dataset", o->dataset,
+                  "dataset the net was trained on: class names, normalisation (default: spec's)");
+  cmd->add_option("--top", o->top, "probabilities shown per input")->capture_default_str();
+  cmd->add_option("--backend", o->backend, "cpu | ref")->capture_default_str();
+  cmd->callback([o] {
+    SpecFile spec = resolve_net(o->net);
+    TrainConfig c = spec.train.value_or(TrainConfig{});
+    if (!o->dataset.empty()) c.dataset = train::parse_dataset(o->dataset);
+    ParamTable table = build_param_table(spec.net);
+    std::vector<std::string> names;
+    try {
+      names = data::dataset_class_names(c.dataset);
+    } catch (const Error&) {
+      // datasets without fixed names (image folders): indices are printed
+    }
+    auto backend = exec::make_backend(o->backend);
+    const int64_t n = static_cast<int64_t>(o->inputs.size());
+    train::Evaluator ev(spec.net, n, *backend);
+    train::TrainState s =
+        train::make_state(train::init_params(table, c.init, 0), {}, ev.manifest());
+    train::load_checkpoint(o->checkpoint, table, s, false);
+    Shape xs = table.input;
+    xs.insert(xs.begin(), n);
+    Tensor x(DType::kF32, xs);
+    const size_t row = x.nbytes() / static_cast<size_t>(n);
+    for (int64_t i = 0; i < n; ++i) {
+      Tensor t = load_input(o->inputs[i], table.input, c.dataset);
+      std::memcpy(static_cast<uint8_t*>(x.raw()) + i * row, t.raw(), row);
+    }
+    auto probs = train::softmax_rows(ev.logits(s.params, s.running, x), n);
+    for (int64_t i = 0; i < n; ++i) {
+      const auto& p = probs[i];
+      std::vector<size_t> idx(p.size());
+      std::iota(idx.begin(), idx.end(), 0);
+      std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return p[a] > p[b]; });
+      auto name = [&](size_t k) {
+        return k < names.size() ? names[k] : fmt::format("class {}", k);
+      };
+      std::cout << fmt::format("{}: {}\n", o->inputs[i], name(idx[0]));
+      for (size_t k = 0; k < std::min(idx.size(), static_cast<size_t>(std::max(1, o->top))); ++k)
+        std::cout << fmt::format("  {:>6.2f}%  {} ({})\n", 100 * p[idx[k]], name(idx[k]), idx[k]);
+    }
+  });
+}
+
+}  // namespace
+NETSPEC_REGISTER_COMMAND(predict, register_predict_command)
+}  // namespace netspec::cli

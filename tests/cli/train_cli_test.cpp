@@ -1,0 +1,218 @@
+// `netspec train | eval | predict` as a user runs them (child processes): learning above chance,
+// resume after kill -9, SIGINT saves and exits 130, --config/--set errors leave the run dir
+// alone, --help lists every field, eval/predict read a checkpoint. Synthetic IDX data keeps it
+// fast; the Fashion-MNIST test uses the Debian package when present.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_util.h"
+#include "core/npy.h"
+#include "core/safetensors.h"
+#include "data/idx_fixture.h"
+
+namespace netspec::cli_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), {}};
+}
+
+std::vector<std::string> lines(const fs::path& p) {
+  std::ifstream f(p);
+  std::vector<std::string> v;
+  for (std::string l; std::getline(f, l);) v.push_back(l);
+  return v;
+}
+
+// A synthetic Fashion-MNIST-shaped set (the class lights one image tile), made once.
+const fs::path& data_dir() {
+  static fs::path d = [] {
+    fs::path p = temp_dir("ns_train_cli_", "data");
+    test::write_synthetic_split(p.string(), "train", 3000, 21);
+    test::write_synthetic_split(p.string(), "t10k", 200, 22);
+    return p;
+  }();
+  return d;
+}
+
+std::string train_args(const fs::path& run, int epochs) {
+  return fmt::format(
+      "train mlp --dataset fashion-mnist --data {} --batch 32 --epochs {} "
+      "--run-dir {}",
+      data_dir().string(), epochs, run.string());
+}
+
+// Starts `netspec ARGS` in the background, waits (<= 20 s) for RUN/last.safetensors, sends
+// SIG, waits for the child and returns its exit status (the child's output goes to LOG).
+int run_and_signal(const std::string& args, const fs::path& run, const fs::path& log,
+                   const std::string& sig) {
+  std::string script = fmt::format(
+      "{}/netspec {} > {} 2>&1 & p=$!; i=0; "
+      "while [ ! -f {}/last.safetensors ] && [ $i -lt 2000 ]; do sleep 0.01; i=$((i+1)); done; "
+      "kill -{} $p; wait $p; echo status=$?",
+      NETSPEC_BINARY_DIR, args, log.string(), run.string(), sig);
+  FILE* p = popen(("sh -c '" + script + "'").c_str(), "r");
+  std::string out;
+  char buf[256];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  pclose(p);
+  auto at = out.find("status=");
+  return at == std::string::npos ? -1 : std::stoi(out.substr(at + 7));
+}
+
+void expect_finite(const SafeTensors& st) {
+  for (const auto& [name, t] : st.tensors)
+    for (float v : t.span<float>()) ASSERT_TRUE(std::isfinite(v)) << name;
+}
+
+TEST(TrainCli, ResumesAfterKillWithoutDuplicateRows) {
+  fs::path run = temp_dir("ns_train_cli_", "kill"), log = run.parent_path() / "kill_child.log";
+  int st = run_and_signal(train_args(run, 4), run, log, "9");
+  const std::string first = slurp(log);
+  EXPECT_EQ(st, 137) << first;  // killed mid-run (the run takes several epochs)
+  ASSERT_TRUE(fs::exists(run / "last.safetensors")) << first;
+  SafeTensors ck = read_safetensors((run / "last.safetensors").string());
+  const int saved = std::stoi(ck.metadata.at("epoch"));
+  EXPECT_GE(saved, 1);
+
+  Result r = sh(train_args(run, 4));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find(fmt::format("resuming {}", (run / "last.safetensors").string())),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("epoch 1/4 "), saved >= 1 ? std::string::npos : 0u) << r.out;
+  EXPECT_NE(r.out.find("epoch 4/4 "), std::string::npos) << r.out;
+  // One row per epoch 1..4, in order, in both files.
+  auto jl = lines(run / "metrics.jsonl");
+  ASSERT_EQ(jl.size(), 4u) << slurp(run / "metrics.jsonl");
+  for (int e = 0; e < 4; ++e) EXPECT_EQ(nlohmann::json::parse(jl[e])["epoch"], e + 1);
+  EXPECT_EQ(lines(run / "metrics.csv").size(), 5u);
+  SafeTensors fin = read_safetensors((run / "last.safetensors").string());
+  EXPECT_EQ(fin.metadata.at("epoch"), "4");
+  EXPECT_EQ(fin.metadata.at("step"), std::to_string(4 * (3000 / 32)));
+  expect_finite(fin);
+  EXPECT_GT(nlohmann::json::parse(jl[3])["val_top1"].get<double>(), 0.8);
+}
+
+TEST(TrainCli, SigintSavesAndExits130) {
+  fs::path run = temp_dir("ns_train_cli_", "int"), log = run.parent_path() / "int_child.log";
+  int st = run_and_signal(train_args(run, 50), run, log, "INT");
+  const std::string out = slurp(log);
+  EXPECT_EQ(st, 130) << out;
+  EXPECT_NE(out.find("interrupted"), std::string::npos) << out;
+  EXPECT_NE(out.find("stopped by signal"), std::string::npos) << out;
+  SafeTensors ck = read_safetensors((run / "last.safetensors").string());
+  expect_finite(ck);
+  // The save happened after the signal: the counters are past the first epoch's checkpoint.
+  const int64_t step = std::stoll(ck.metadata.at("step"));
+  EXPECT_GT(step, 3000 / 32) << out;
+}
+
+TEST(TrainCli, BadConfigExitsTwoAndKeepsTheRunDir) {
+  fs::path run = temp_dir("ns_train_cli_", "cfg");
+  Result ok = sh(train_args(run, 1) + " --limit 320");
+  ASSERT_EQ(ok.status, 0) << ok.out;
+  EXPECT_NE(ok.out.find("config:"), std::string::npos);
+  EXPECT_NE(ok.out.find("total params 669,706"), std::string::npos) << ok.out;  // the summary
+  const std::string ck = slurp(run / "last.safetensors"), csv = slurp(run / "metrics.csv");
+  const std::string cfg = slurp(run / "config.json");
+
+  Result a = sh(train_args(run, 2) + " --set learningRate=-1");
+  EXPECT_EQ(a.status, 2);
+  EXPECT_NE(a.out.find("learningRate must be > 0 (got -1)"), std::string::npos) << a.out;
+  Result b = sh(train_args(run, 2) + " --set learnRate=1");
+  EXPECT_EQ(b.status, 2);
+  EXPECT_NE(b.out.find("unknown TrainConfig field 'learnRate'"), std::string::npos) << b.out;
+  Result c = sh(train_args(run, 2) + " --set optimizer=sgdd");
+  EXPECT_EQ(c.status, 2);
+  EXPECT_NE(c.out.find("sgdd"), std::string::npos) << c.out;
+  fs::path bad = run.parent_path() / "cfg_bad.json";
+  std::ofstream(bad) << "{\n  \"epochs\": 2,\n  \"batchSize\": \"big\"\n}\n";
+  Result d = sh(train_args(run, 2) + " --config " + bad.string());
+  EXPECT_EQ(d.status, 2);
+  EXPECT_NE(d.out.find(bad.string() + ":3:"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("batchSize"), std::string::npos) << d.out;
+  EXPECT_EQ(slurp(run / "last.safetensors"), ck);
+  EXPECT_EQ(slurp(run / "metrics.csv"), csv);
+  EXPECT_EQ(slurp(run / "config.json"), cfg);
+
+  // A good config file and --set reach the resolved config (printed and saved).
+  fs::path good = run.parent_path() / "cfg_good.json";
+  std::ofstream(good) << R"({"optimizer": "sgd", "momentum": 0.5, "evalEveryNEpochs": 2})";
+  fs::path run2 = temp_dir("ns_train_cli_", "cfg2");
+  Result e =
+      sh(fmt::format("train mlp --dataset fashion-mnist --data {} --batch 32 --epochs 1 "
+                     "--limit 320 --run-dir {} --config {} --set momentum=0.25 --set "
+                     "labelSmoothing=0.1",
+                     data_dir().string(), run2.string(), good.string()));
+  ASSERT_EQ(e.status, 0) << e.out;
+  EXPECT_NE(e.out.find("optimizer = sgd"), std::string::npos) << e.out;
+  EXPECT_NE(e.out.find("momentum = 0.25"), std::string::npos) << e.out;
+  auto saved = nlohmann::json::parse(slurp(run2 / "config.json"))["spec"]["train"];
+  EXPECT_EQ(saved["optimizer"], "sgd");
+  EXPECT_EQ(saved["momentum"], 0.25);
+  EXPECT_EQ(saved["evalEveryNEpochs"], 2);
+  EXPECT_EQ(saved["labelSmoothing"], 0.1);
+}
+
+TEST(TrainCli, HelpListsEveryFieldWithItsDefault) {
+  Result r = sh("train --help");
+  ASSERT_EQ(r.status, 0);
+  for (const char* s : {"--config", "--set", "--schedule", "--run-dir", "gradAccumSteps",
+                        "evalEveryNEpochs", "headLrMult", "yoloClsFocalGamma"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s;
+  EXPECT_NE(r.out.find("batchSize                128"), std::string::npos) << r.out;
+}
+
+TEST(TrainCli, EvalAndPredictReadTheBestCheckpoint) {
+  fs::path run = temp_dir("ns_train_cli_", "eval");
+  Result t = sh(train_args(run, 1) + " --limit 640");
+  ASSERT_EQ(t.status, 0) << t.out;
+  auto best = nlohmann::json::parse(slurp(run / "best.json"));
+  Result e = sh(fmt::format("eval mlp --checkpoint {} --dataset fashion-mnist --data {} --batch 64",
+                            (run / "best.safetensors").string(), data_dir().string()));
+  ASSERT_EQ(e.status, 0) << e.out;
+  EXPECT_NE(e.out.find(fmt::format("top-1 {:.2f}%", 100 * best["val_top1"].get<double>())),
+            std::string::npos)
+      << e.out << best.dump();
+  EXPECT_NE(e.out.find("top-5"), std::string::npos);
+  EXPECT_NE(e.out.find("count 200"), std::string::npos) << e.out;
+
+  // A sample lighting tile 0 (class 0 "T-shirt/top" in the synthetic set), normalised as
+  // Fashion-MNIST is.
+  Tensor x(DType::kF32, {1, 28, 28});
+  for (int y = 0; y < 28; ++y)
+    for (int c = 0; c < 28; ++c)
+      x.data<float>()[y * 28 + c] = ((y < 7 && c < 7 ? 0.8f : 0.1f) - 0.2860f) / 0.3530f;
+  fs::path npy = run / "x.npy";
+  write_npy(npy.string(), x);
+  Result p = sh(fmt::format("predict mlp --checkpoint {} --top 3 {}",
+                            (run / "best.safetensors").string(), npy.string()));
+  ASSERT_EQ(p.status, 0) << p.out;
+  EXPECT_NE(p.out.find(npy.string() + ": T-shirt/top"), std::string::npos) << p.out;
+  EXPECT_EQ(std::count(p.out.begin(), p.out.end(), '%'), 3) << p.out;
+  Result bad = sh(fmt::format("predict mlp --checkpoint {} {}", (run / "best.safetensors").string(),
+                              (run / "missing.npy").string()));
+  EXPECT_EQ(bad.status, 2) << bad.out;
+}
+
+TEST(TrainCli, MlpOnFashionMnistSliceBeatsChance) {
+  if (!fs::exists("/usr/share/datasets/fashion-mnist"))
+    GTEST_SKIP() << "dataset-fashion-mnist not installed";
+  Result r = sh("train mlp --epochs 1 --limit 3000 --batch 64");
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto at = r.out.find("test accuracy ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_GT(std::stod(r.out.substr(at + 14)), 65.0) << r.out;  // chance is 10 %
+}
+
+}  // namespace
+}  // namespace netspec::cli_test
