@@ -2,14 +2,25 @@
 //   p = conv(x, W, stride = patch, valid) + b  [B, D, h, w] -> tokens [B, h·w, D] (row-major
 //   patches, as timm's flatten(2).transpose(1, 2)); y = concat(cls, p) + pos  [B, n + 1, D].
 // Params (ParamTable order): cls_token [1, 1, D], pos_embed [1, n + 1, D], proj.weight, proj.bias.
+// classToken = false (when spec/layers.def has the field): no cls_token, y = p + pos [B, n, D].
 #include "layers/lower.h"
 
 namespace netspec::layers {
+namespace {
+template <typename L>  // L = PatchEmbed; the field is optional in the vocabulary
+bool has_class_token(const L& l) {
+  if constexpr (requires { l.classToken; })
+    return l.classToken;
+  else
+    return true;
+}
+}  // namespace
 
 Value* lower_patch_embed(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<PatchEmbed>(layer);
   hlo::Builder& b = c.b;
-  Value* cls = c.next_param();
+  bool with_cls = has_class_token(l);
+  Value* cls = with_cls ? c.next_param() : nullptr;
   Value* pos = c.next_param();
   Value* w = c.next_param();
   Value* bias = c.next_param();
@@ -18,9 +29,8 @@ Value* lower_patch_embed(LowerCtx& c, const Layer& layer, Value* x) {
   y = b.add(y, bcast(b, bias, y, 1));
   int64_t n = y->type.dim(2) * y->type.dim(3);
   y = b.transpose(b.reshape(y, {batch, d, n}), {0, 2, 1});  // [B, n, D]
-  Value* cls_b = b.broadcast_in_dim(cls, {batch, 1, d}, {0, 1, 2});
-  y = b.concatenate({cls_b, y}, 1);
-  return b.add(y, b.broadcast_in_dim(pos, {batch, n + 1, d}, {0, 1, 2}));
+  if (with_cls) y = b.concatenate({b.broadcast_in_dim(cls, {batch, 1, d}, {0, 1, 2}), y}, 1);
+  return b.add(y, b.broadcast_in_dim(pos, y->type.shape(), {0, 1, 2}));
 }
 
 NETSPEC_REGISTER_LAYER(patchEmbed, lower_patch_embed)

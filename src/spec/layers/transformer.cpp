@@ -11,10 +11,27 @@ void check_heads(Ctx& c, int dim, int heads) {
   c.positive("heads", heads);
   c.check(dim % heads == 0, "heads do not divide dim (got dim {}, heads {})", dim, heads);
 }
+
+// Optional fields read only when spec/layers.def declares them (patchEmbed `classToken`, default
+// true; transformerEncoder `meanToken`, default false), so the rules compile either way.
+template <typename L>  // L = PatchEmbed
+bool has_class_token(const L& l) {
+  if constexpr (requires { l.classToken; })
+    return l.classToken;
+  else
+    return true;
+}
+template <typename L>  // L = TransformerEncoder
+bool pools_mean_token(const L& l) {
+  if constexpr (requires { l.meanToken; })
+    return l.meanToken;
+  else
+    return false;
+}
 }  // namespace
 
 // Conv patch x patch / stride patch (bias) -> [nPatches, dim], prepend a class token, add
-// learned positions: [nPatches + 1, dim].
+// learned positions: [nPatches + 1, dim]. classToken = false: no class token, [nPatches, dim].
 void account(const PatchEmbed& l, Ctx& c) {
   c.positive("ic", l.ic);
   c.positive("dim", l.dim);
@@ -25,19 +42,24 @@ void account(const PatchEmbed& l, Ctx& c) {
           "patch size does not divide the image (got {}x{}, patch {})", x.h, x.w, l.patch);
   int64_t n = (x.h / l.patch) * (x.w / l.patch);
   c.channels_match("nPatches", l.nPatches, n);
-  c.param("cls_token", {1, 1, l.dim}, ParamInit::classToken, false);
-  c.param("pos_embed", {1, n + 1, l.dim}, ParamInit::posEmbed, false);
+  int64_t cls = has_class_token(l) ? 1 : 0;
+  if (cls) c.param("cls_token", {1, 1, l.dim}, ParamInit::classToken, false);
+  c.param("pos_embed", {1, n + cls, l.dim}, ParamInit::posEmbed, false);
   c.conv("proj", x, l.dim, l.patch, l.patch, 1, true, Padding::valid);
-  c.out = {n + 1, l.dim};
+  c.out = {n + cls, l.dim};
 }
 
-// nBlocks pre-norm blocks + final LayerNorm "norm"; keepSequence=false returns token 0 [dim].
+// nBlocks pre-norm blocks + final LayerNorm "norm"; keepSequence=false returns token 0 [dim]
+// (the class token), or the mean over tokens when meanToken.
 // causalMask / flashAttn / rope change the computation, not the parameters.
 void account(const TransformerEncoder& l, Ctx& c) {
   check_heads(c, l.dim, l.heads);
   c.positive("mlpDim", l.mlpDim);
   c.positive("nBlocks", l.nBlocks);
-  if (l.rope) c.check((l.dim / l.heads) % 2 == 0, "rope needs an even head dim (got {})", l.dim / l.heads);
+  if (l.rope)
+    c.check((l.dim / l.heads) % 2 == 0, "rope needs an even head dim (got {})", l.dim / l.heads);
+  c.check(!(l.keepSequence && pools_mean_token(l)),
+          "keepSequence and meanToken exclude each other (all tokens, or their mean)");
   int64_t t = c.tokens(l.dim);
   for (int b = 0; b < l.nBlocks; ++b) {
     Scope s(c, fmt::format("blocks.{}", b));
@@ -154,8 +176,8 @@ void account(const TransformerDecoder& l, Ctx& c) {
       c.param(fmt::format("{}.in_proj_bias", a), {3 * d}, ParamInit::zeros, false);
       c.linear(fmt::format("{}.out_proj", a), d, d, true, q);
     }
-    c.add_flops(2 * q * d * 3 * d + 4 * q * q * d);          // self: q,k,v proj + attention
-    c.add_flops(2 * (q + 2 * t) * d * d + 4 * q * t * d);    // cross: q on queries, k,v on memory
+    c.add_flops(2 * q * d * 3 * d + 4 * q * q * d);        // self: q,k,v proj + attention
+    c.add_flops(2 * (q + 2 * t) * d * d + 4 * q * t * d);  // cross: q on queries, k,v on memory
     c.linear("linear1", d, l.mlpDim, true, q);
     c.linear("linear2", l.mlpDim, d, true, q);
     c.ln("norm1", d);
