@@ -13,6 +13,13 @@ namespace {
 
 using hlo::OpKind;
 
+// These tests count the planner's own buffers and in-place reuse, so elementwise fusion (which
+// would merge the chains into one kernel; see cpu_fusion_test.cpp) is off while they plan.
+struct NoFusion {
+  NoFusion() { ::setenv("NETSPEC_NO_FUSION", "1", 1); }
+  ~NoFusion() { ::unsetenv("NETSPEC_NO_FUSION"); }
+};
+
 exec::cpu::PlanStats stats_of(const std::vector<Type>& ts, const BodyFn& body) {
   auto m = make_module(ts, body);
   return exec::cpu::plan_stats(*m->funcs[0]);
@@ -25,6 +32,7 @@ Tensor iota_f32(int64_t n, double scale) {
 }
 
 TEST(CpuPlanner, ChainOfHundredAddsRunsInBoundedArena) {
+  NoFusion no_fusion;
   const int64_t n = 256;
   BodyFn body = [](Builder& b, const Values& a) {
     Value* x = b.multiply(a[0], a[1]);  // first result lives in the arena
@@ -37,7 +45,7 @@ TEST(CpuPlanner, ChainOfHundredAddsRunsInBoundedArena) {
   EXPECT_EQ(st.fast_steps, 102);
   EXPECT_EQ(st.ref_steps, 0);
   EXPECT_GE(st.inplace, 100);
-  EXPECT_LE(st.arena_bytes, 2u * n * 4);                 // one or two live buffers, not 101
+  EXPECT_LE(st.arena_bytes, 2u * n * 4);  // one or two live buffers, not 101
   EXPECT_EQ(st.value_bytes, 102u * n * 4);
   Tensor x = iota_f32(n, 1.0), y = f32({n}, std::vector<double>(n, 0.5));
   Tensor r = run_fn("cpu", {x, y}, body).at(0);
@@ -45,6 +53,7 @@ TEST(CpuPlanner, ChainOfHundredAddsRunsInBoundedArena) {
 }
 
 TEST(CpuPlanner, InPlaceOnlyWhenOperandDies) {
+  NoFusion no_fusion;
   // t = -x; u = t + t (t still needed); v = u * t; w = exp(v) (v dies: in place)
   BodyFn body = [](Builder& b, const Values& a) {
     Value* t = b.negate(a[0]);
@@ -87,10 +96,10 @@ TEST(CpuPlanner, ReshapeViewKeepsItsBufferAlive) {
 // and a later buffer (here exp(y)) was placed over it while the double view was still read.
 TEST(CpuPlanner, ViewOfViewKeepsItsRootBufferAlive) {
   BodyFn body = [](Builder& b, const Values& a) {
-    Value* t = b.multiply(a[0], a[0]);       // arena buffer (not a result)
+    Value* t = b.multiply(a[0], a[0]);  // arena buffer (not a result)
     Value* v1 = b.reshape(t, {2, 2, 1, 1});
-    Value* v2 = b.reshape(v1, {2, 2});       // t's buffer must live until v2's last use
-    Value* e = b.negate(a[1]);               // a new buffer, allocated while v2 is live
+    Value* v2 = b.reshape(v1, {2, 2});  // t's buffer must live until v2's last use
+    Value* e = b.negate(a[1]);          // a new buffer, allocated while v2 is live
     return Values{b.add(b.transpose(v2, {1, 0}), e)};
   };
   Tensor x = f64({2, 2}, {1, 2, 3, 4}), y = f64({2, 2}, {10, 20, 30, 40});
@@ -172,7 +181,8 @@ TEST(CpuPlanner, FallsBackToRefKernelsAndReportsThem) {
   EXPECT_EQ(st.ref_steps, 1);
   EXPECT_EQ(st.fallback_ops, "remainder");
   // 7 % 3 = 1, -7 % 3 = -1 (sign of the dividend), 5 % big = 5; then + y wraps for the last.
-  expect_equal(run_fn("cpu", {x, y}, body).at(0), i32({3}, {4, 2, static_cast<int64_t>(int32_t(0x80000004u))}));
+  expect_equal(run_fn("cpu", {x, y}, body).at(0),
+               i32({3}, {4, 2, static_cast<int64_t>(int32_t(0x80000004u))}));
 }
 
 TEST(CpuPlanner, WhileRegionSeesPlannedValues) {
@@ -181,7 +191,9 @@ TEST(CpuPlanner, WhileRegionSeesPlannedValues) {
     Value* k = b.add(a[1], a[1]);  // 2k, captured by the body
     auto res = b.while_(
         {b.scalar(0, DType::kI32), a[0]},
-        [](Builder& c, const Values& s) { return Values{c.compare(s[0], c.scalar(3, DType::kI32), "LT")}; },
+        [](Builder& c, const Values& s) {
+          return Values{c.compare(s[0], c.scalar(3, DType::kI32), "LT")};
+        },
         [k](Builder& c, const Values& s) {
           return Values{c.add(s[0], c.scalar(1, DType::kI32)), c.multiply(s[1], k)};
         });
@@ -216,9 +228,10 @@ TEST(CpuThreadPool, CoversEveryIndexOnceAndRethrows) {
       for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
     });
   for (auto& h : hits) ASSERT_EQ(h.load(), 50);
-  EXPECT_THROW(pool.parallel_for(1000, 1, [](int64_t b, int64_t) {
-                 if (b > 0) throw Error("boom");
-               }),
+  EXPECT_THROW(pool.parallel_for(1000, 1,
+                                 [](int64_t b, int64_t) {
+                                   if (b > 0) throw Error("boom");
+                                 }),
                Error);
   // Nested calls run inline instead of deadlocking.
   std::atomic<int64_t> sum{0};

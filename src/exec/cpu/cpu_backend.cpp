@@ -3,14 +3,16 @@
 // ref fallback kernels allocate).
 #include "exec/cpu/cpu_backend.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <malloc.h>
 
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -18,9 +20,6 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "exec/backend.h"
 #include "exec/cpu/kernels.h"
@@ -64,8 +63,8 @@ struct ValInfo {
 struct Buffer {
   size_t bytes = 0;
   int start = 0, end = 0;
-  bool fresh = false;   // allocated per run (holds a function result)
-  size_t offset = 0;    // in the arena
+  bool fresh = false;  // allocated per run (holds a function result)
+  size_t offset = 0;   // in the arena
 };
 
 enum class StepKind : uint8_t { kFast, kView, kRef };
@@ -76,9 +75,10 @@ struct Step {
   Compiled compiled;
   ref::Kernel ref_kernel = nullptr;
   std::vector<int> ins, outs;
-  int scratch = -1;             // buffer id
-  std::vector<int> release;     // non-arena values whose last use is this step
-  std::string label;            // NETSPEC_PROFILE: "mnemonic [fast|ref|view] operand types -> result"
+  int scratch = -1;                   // buffer id
+  std::vector<int> release;           // non-arena values whose last use is this step
+  const FusedGroup* fused = nullptr;  // a fused elementwise group (op = its last op)
+  std::string label;  // NETSPEC_PROFILE: "mnemonic [fast|ref|view] operand types -> result"
 };
 
 struct Plan {
@@ -92,6 +92,7 @@ struct Plan {
   bool whole_on_ref = false;
   bool check = false;  // NETSPEC_CPU_CHECK=1: verify each fast step against its ref kernel
   PlanStats stats;
+  FusionPlan fusion;  // NETSPEC_NO_FUSION=1 leaves it empty
   // NETSPEC_PROFILE=1: wall time per step summed over runs; merged into the process-wide
   // profile when the plan dies (printed to stderr at exit).
   bool profile = false;
@@ -105,12 +106,13 @@ struct Plan {
 struct Profile {
   std::mutex mu;
   std::map<std::string, std::pair<double, int64_t>> by_kind, by_step;  // ms, calls
-  std::map<std::string, std::pair<double, int64_t>> by_func;          // ms, runs
+  std::map<std::string, std::pair<double, int64_t>> by_func;           // ms, runs
   ~Profile() {
     if (by_kind.empty()) return;
     auto top = [](const std::map<std::string, std::pair<double, int64_t>>& m, size_t n) {
       std::vector<std::pair<std::string, std::pair<double, int64_t>>> v(m.begin(), m.end());
-      std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.second.first > b.second.first; });
+      std::sort(v.begin(), v.end(),
+                [](auto& a, auto& b) { return a.second.first > b.second.first; });
       if (v.size() > n) v.resize(n);
       return v;
     };
@@ -119,7 +121,8 @@ struct Profile {
     std::fprintf(stderr, "NETSPEC_PROFILE (cpu executor, wall ms summed over runs)\n");
     for (auto& [k, v] : by_func)
       std::fprintf(stderr, "  function %s: %lld runs, %.3f ms/run\n", k.c_str(),
-                   static_cast<long long>(v.second), v.first / static_cast<double>(std::max<int64_t>(v.second, 1)));
+                   static_cast<long long>(v.second),
+                   v.first / static_cast<double>(std::max<int64_t>(v.second, 1)));
     std::fprintf(stderr, "  by op kind:\n");
     for (auto& [k, v] : top(by_kind, 40))
       std::fprintf(stderr, "  %10.2f ms %5.1f%% %8lld calls  %s\n", v.first, 100 * v.first / total,
@@ -142,8 +145,11 @@ Plan::~Plan() {
   double sum = 0;
   for (size_t i = 0; i < steps.size(); ++i) {
     const Step& st = steps[i];
-    std::string kind = std::string(op_mnemonic(st.op->kind)) +
-                       (st.kind == StepKind::kRef ? " [ref]" : st.kind == StepKind::kView ? " [view]" : "");
+    std::string kind =
+        st.fused ? std::string("fusion")
+                 : std::string(op_mnemonic(st.op->kind)) + (st.kind == StepKind::kRef    ? " [ref]"
+                                                            : st.kind == StepKind::kView ? " [view]"
+                                                                                         : "");
     auto& k = pr.by_kind[kind];
     k.first += prof_ms[i];
     k.second += prof_runs;
@@ -157,7 +163,9 @@ Plan::~Plan() {
   f.second += prof_runs;
 }
 
-size_t type_bytes(const hlo::Type& t) { return static_cast<size_t>(t.numel()) * dtype_size(t.dtype()); }
+size_t type_bytes(const hlo::Type& t) {
+  return static_cast<size_t>(t.numel()) * dtype_size(t.dtype());
+}
 
 // First-fit offsets for arena buffers, largest first; buffers whose [start, end] intervals
 // overlap never share bytes.
@@ -174,7 +182,8 @@ size_t assign_offsets(std::vector<Buffer>& bufs) {
     std::vector<std::pair<size_t, size_t>> busy;  // [offset, offset + size)
     for (int p : placed) {
       const Buffer& P = bufs[p];
-      if (P.start <= B.end && B.start <= P.end) busy.push_back({P.offset, P.offset + align_up(P.bytes)});
+      if (P.start <= B.end && B.start <= P.end)
+        busy.push_back({P.offset, P.offset + align_up(P.bytes)});
     }
     std::sort(busy.begin(), busy.end());
     size_t off = 0, need = align_up(B.bytes);
@@ -214,6 +223,9 @@ std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
     auto it = P.ids.find(v);
     return it == P.ids.end() ? -1 : it->second;
   };
+  const char* nofuse = std::getenv("NETSPEC_NO_FUSION");
+  if (!(nofuse && *nofuse && std::string_view(nofuse) != "0"))
+    P.fusion = find_fusion_groups(*f.body);
   for (const auto& up : f.body->ops) {
     const hlo::Op& op = *up;
     if (op.kind == OpKind::kFuncReturn || op.kind == OpKind::kReturn) {
@@ -239,6 +251,31 @@ std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
         break;
       }
       P.ids[op.result()] = P.vals[t].tuple_elems[static_cast<size_t>(idx)];
+      continue;
+    }
+    if (P.fusion.skip_bcast.count(&op)) continue;
+    if (auto mem = P.fusion.member_of.find(&op); mem != P.fusion.member_of.end()) {
+      const size_t gi = static_cast<size_t>(mem->second);
+      if (P.fusion.last_op_of[gi] != &op) continue;  // the group runs at its last op
+      const FusedGroup& g = P.fusion.groups[gi];
+      Step st;
+      st.op = &op;
+      st.fused = &g;
+      st.kind = StepKind::kFast;
+      for (const hlo::Value* v : g.ins) {
+        int id = id_of(v);
+        if (id < 0 || P.vals[id].src == Src::kTuple)
+          fail("cpu", "fusion group input {} has no value (planner bug)", v->type.str());
+        st.ins.push_back(id);
+      }
+      for (const hlo::Value* v : g.outs) st.outs.push_back(new_val(v));
+      st.compiled = compile_fused(g);
+      if (P.profile) {
+        st.label = fmt::format("fusion[{} ops:", g.ops.size());
+        for (const hlo::Op* m : g.ops) st.label += " " + std::string(op_mnemonic(m->kind));
+        st.label += "] -> " + op.result(0)->type.str();
+      }
+      P.steps.push_back(std::move(st));
       continue;
     }
     Step st;
@@ -274,15 +311,17 @@ std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
       st.ref_kernel = ref::kernel_for(op.kind);
     }
     if (P.profile) {
-      st.label = std::string(op_mnemonic(op.kind)) +
-                 (st.kind == StepKind::kRef ? " [ref] " : st.kind == StepKind::kView ? " [view] " : " ");
+      st.label = std::string(op_mnemonic(op.kind)) + (st.kind == StepKind::kRef    ? " [ref] "
+                                                      : st.kind == StepKind::kView ? " [view] "
+                                                                                   : " ");
       for (size_t i = 0; i < op.operands.size(); ++i)
         st.label += (i ? ", " : "") + op.operand(i)->type.str();
       st.label += " -> " + op.result(0)->type.str();
       if (op.kind == OpKind::kConvolution)
-        st.label += fmt::format(" bgc={} fgc={} lhs_dil={}", op.attrs.get_int_or("batch_group_count", 1),
-                                op.attrs.get_int_or("feature_group_count", 1),
-                                fmt::join(i64s_attr(op, "lhs_dilation"), "x"));
+        st.label +=
+            fmt::format(" bgc={} fgc={} lhs_dil={}", op.attrs.get_int_or("batch_group_count", 1),
+                        op.attrs.get_int_or("feature_group_count", 1),
+                        fmt::join(i64s_attr(op, "lhs_dilation"), "x"));
     }
     P.steps.push_back(std::move(st));
   }
@@ -340,7 +379,10 @@ std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
       P.stats.value_bytes += bytes;
       int end = std::max(R.last_use, s);
       if (st.compiled.pointwise && bytes > 0) {
-        for (int o : st.ins) {
+        for (size_t oi = 0; oi < st.ins.size(); ++oi) {
+          const int o = st.ins[oi];
+          const auto& na = st.compiled.no_alias;
+          if (std::find(na.begin(), na.end(), static_cast<int>(oi)) != na.end()) continue;
           const ValInfo& O = P.vals[o];
           bool owns = O.src == Src::kBuffer || (O.src == Src::kView && O.buffer >= 0);
           if (!owns || type_bytes(O.type) != bytes) continue;
@@ -366,7 +408,8 @@ std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
   for (int id : P.results) {
     int v = id;
     while (P.vals[v].src == Src::kView) v = P.vals[v].view_of;
-    if (P.vals[v].src == Src::kBuffer) P.buffers[static_cast<size_t>(P.vals[v].buffer)].fresh = true;
+    if (P.vals[v].src == Src::kBuffer)
+      P.buffers[static_cast<size_t>(P.vals[v].buffer)].fresh = true;
   }
   // Non-arena values are dropped after their last use so their memory goes early.
   for (size_t id = 0; id < P.vals.size(); ++id) {
@@ -444,7 +487,7 @@ double check_tolerance(DType t) { return t == DType::kF64 ? 1e-9 : is_float(t) ?
 // and every operand must still hold what its producer wrote (catches buffers reused while live).
 struct Checker {
   const Plan& P;
-  std::vector<Tensor> snap;  // a copy of each value as produced
+  std::vector<Tensor> snap;   // a copy of each value as produced
   std::vector<int> producer;  // step index that produced each value
 
   // After the step, operands that share storage with a result (in place) are exempt.
@@ -459,14 +502,29 @@ struct Checker {
       if (producer[static_cast<size_t>(id)] < 0) continue;  // argument or constant
       const Tensor& s = snap[static_cast<size_t>(id)];
       if (tensor_diff(vals[static_cast<size_t>(id)], s) != 0)
-        fail("cpu check", "step {} ({}): operand {} ({}, from step {} {}) was overwritten {} "
-             "(buffer reused while live)", index, st.op->name(), i,
-             s.type_str(), producer[static_cast<size_t>(id)],
+        fail("cpu check",
+             "step {} ({}): operand {} ({}, from step {} {}) was overwritten {} "
+             "(buffer reused while live)",
+             index, st.op->name(), i, s.type_str(), producer[static_cast<size_t>(id)],
              P.steps[static_cast<size_t>(producer[static_cast<size_t>(id)])].op->name(),
              after ? "while this step ran" : "before this step");
     }
   }
   std::vector<Tensor> ref_outputs(const Step& st, const std::vector<Tensor>& vals) const {
+    if (st.fused) {  // run the group's ops one by one on the ref kernels
+      std::unordered_map<const hlo::Value*, Tensor> env;
+      for (size_t k = 0; k < st.ins.size(); ++k)
+        env[st.fused->ins[k]] = vals[static_cast<size_t>(st.ins[k])].clone();
+      ref::RunContext ctx;
+      for (const hlo::Op* op : st.fused->ops) {
+        std::vector<Tensor> in_t;
+        for (auto* v : op->operands) in_t.push_back(env.at(v));
+        env[op->result(0)] = ref::kernel_for(op->kind)(*op, in_t, ctx).at(0);
+      }
+      std::vector<Tensor> out;
+      for (const hlo::Value* v : st.fused->outs) out.push_back(env.at(v));
+      return out;
+    }
     ref::Kernel k = ref::kernel_for(st.op->kind);
     if (!k || !st.op->regions.empty()) return {};
     std::vector<Tensor> in_t;
@@ -485,9 +543,10 @@ struct Checker {
           operands += (operands.empty() ? "" : ", ") + vals[static_cast<size_t>(id)].type_str();
         if (std::getenv("NETSPEC_CPU_CHECK_DUMP"))
           std::fprintf(stderr, "%s\n", hlo::print_func(*P.func).c_str());
-        fail("cpu check", "step {} ({}({}) -> {}): fast kernel result {} disagrees with ref "
-             "(got scaled max diff {:.3e}, expected <= {:.1e})", index, st.op->name(), operands,
-             got.type_str(), i, d, check_tolerance(got.dtype()));
+        fail("cpu check",
+             "step {} ({}({}) -> {}): fast kernel result {} disagrees with ref "
+             "(got scaled max diff {:.3e}, expected <= {:.1e})",
+             index, st.op->name(), operands, got.type_str(), i, d, check_tolerance(got.dtype()));
       }
     }
   }
@@ -515,8 +574,12 @@ std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>&
   for (size_t id = 0; id < P.vals.size(); ++id) {
     const ValInfo& V = P.vals[id];
     switch (V.src) {
-      case Src::kArg: S.vals[id] = inputs[static_cast<size_t>(V.arg)]; break;
-      case Src::kConst: S.vals[id] = V.constant; break;
+      case Src::kArg:
+        S.vals[id] = inputs[static_cast<size_t>(V.arg)];
+        break;
+      case Src::kConst:
+        S.vals[id] = V.constant;
+        break;
       case Src::kBuffer: {
         const Buffer& b = P.buffers[static_cast<size_t>(V.buffer)];
         if (!b.fresh) {
@@ -528,7 +591,8 @@ std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>&
         }
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
   std::vector<const Tensor*> ins;
@@ -540,7 +604,8 @@ std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>&
   std::vector<double> prof_ms(P.profile ? P.steps.size() : 0);
   for (size_t si = 0; si < P.steps.size(); ++si) {
     const Step& st = P.steps[si];
-    const auto prof_t0 = P.profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    const auto prof_t0 =
+        P.profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     std::vector<Tensor> want;
     if (check) {
       check->operands_intact(st, si, S.vals);
@@ -558,8 +623,9 @@ std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>&
         outs.clear();
         for (int id : st.ins) ins.push_back(&S.vals[static_cast<size_t>(id)]);
         for (int id : st.outs) outs.push_back(&S.vals[static_cast<size_t>(id)]);
-        uint8_t* scratch =
-            st.scratch >= 0 ? S.arena.get() + P.buffers[static_cast<size_t>(st.scratch)].offset : nullptr;
+        uint8_t* scratch = st.scratch >= 0
+                               ? S.arena.get() + P.buffers[static_cast<size_t>(st.scratch)].offset
+                               : nullptr;
         st.compiled.run(RunArgs{ins.data(), outs.data(), scratch});
         break;
       }
@@ -584,12 +650,15 @@ std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>&
                st.outs.size());
         // A ref result that aliases an arena operand must not outlive that buffer's slot.
         for (size_t i = 0; i < out_t.size(); ++i)
-          S.vals[static_cast<size_t>(st.outs[i])] = in_arena(out_t[i]) ? out_t[i].clone() : std::move(out_t[i]);
+          S.vals[static_cast<size_t>(st.outs[i])] =
+              in_arena(out_t[i]) ? out_t[i].clone() : std::move(out_t[i]);
         break;
       }
     }
     if (P.profile)
-      prof_ms[si] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - prof_t0).count();
+      prof_ms[si] =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - prof_t0)
+              .count();
     if (check) {
       check->operands_intact(st, si, S.vals, /*after=*/true);
       check->compare(st, si, want, S.vals);
@@ -626,8 +695,8 @@ class CpuExecutable final : public Executable {
     return run_plan(*e.plan, s, inputs, ctx);
   }
 
-  std::vector<std::vector<Tensor>> run_replicated(std::string_view entry,
-                                                  const std::vector<std::vector<Tensor>>& inputs) override {
+  std::vector<std::vector<Tensor>> run_replicated(
+      std::string_view entry, const std::vector<std::vector<Tensor>>& inputs) override {
     int n = static_cast<int>(inputs.size());
     if (n == 0) fail("run", "run_replicated needs at least one replica (got 0)");
     Entry& e = entry_for(entry);

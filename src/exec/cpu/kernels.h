@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/tensor.h"
@@ -15,9 +16,9 @@
 namespace netspec::exec::cpu {
 
 struct RunArgs {
-  const Tensor* const* in;   // operand tensors
-  Tensor* const* out;        // result tensors (allocated by the planner, contents undefined)
-  uint8_t* scratch;          // scratch_bytes of 64-byte-aligned memory (only during the call)
+  const Tensor* const* in;  // operand tensors
+  Tensor* const* out;       // result tensors (allocated by the planner, contents undefined)
+  uint8_t* scratch;         // scratch_bytes of 64-byte-aligned memory (only during the call)
 };
 
 struct Compiled {
@@ -26,6 +27,7 @@ struct Compiled {
   // Result i may share storage with any operand of the same byte size (out[j] depends only
   // on operands' element j), so the planner may run it in place.
   bool pointwise = false;
+  std::vector<int> no_alias;  // operands that must not share storage with a result anyway
   // Result 0 is operand 0 reinterpreted with the result's shape (reshape): no kernel runs.
   bool view = false;
 };
@@ -38,6 +40,22 @@ void register_shape(Compiler* table);
 void register_reduce(Compiler* table);
 void register_dot(Compiler* table);
 void register_conv(Compiler* table);
+
+// Elementwise fusion (fusion.cpp): chains of f32 elementwise ops (and the broadcasts they read)
+// over one shape run as one tiled kernel. A group runs at the position of its last op; `ins` are
+// the values it reads from outside, `outs` the member values read outside it (in op order).
+struct FusedGroup {
+  std::vector<const hlo::Op*> ops;
+  std::vector<const hlo::Value*> ins, outs;
+};
+struct FusionPlan {
+  std::vector<FusedGroup> groups;
+  std::vector<const hlo::Op*> last_op_of;               // per group
+  std::unordered_map<const hlo::Op*, int> member_of;    // non-broadcast members -> group
+  std::unordered_map<const hlo::Op*, bool> skip_bcast;  // broadcasts only read inside groups
+};
+FusionPlan find_fusion_groups(const hlo::Block& body);
+Compiled compile_fused(const FusedGroup& g);
 
 // Shared helpers (cpu_util.cpp).
 // Grain sizes for parallel_for: cheap ops get large chunks, transcendental ones small.

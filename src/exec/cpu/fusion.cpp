@@ -1,0 +1,614 @@
+// Elementwise loop fusion for the cpu executor. Chains of f32 elementwise ops over one shape (the
+// optimizer tails, BN normalisation, activations and their VJPs) are grouped at plan time and
+// run as one kernel: the domain is cut into tiles of kTile elements, each tile runs the group's
+// ops one after another on small per-thread buffers (L1/L2 resident) and writes only the values
+// used outside the group. Scalar and "row/column" broadcasts feeding the group are read in place
+// instead of being materialised. Per element the math is the same as elementwise.cpp (same
+// functors, same libm calls), so results equal the unfused kernels.
+//
+// Grouping (greedy, in program order): an op joins the most recent unsealed group that produced
+// one of its operands with the same domain size; a group is sealed as soon as an op outside it
+// reads one of its values (the group runs at its last member's position, so nothing may join
+// after an outside reader). Groups of one op keep the ordinary kernels.
+// sqrt in the fused loops vectorises only without errno (the values are identical: sqrt is
+// correctly rounded either way).
+#pragma GCC optimize("no-math-errno")
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <unordered_map>
+
+#include "core/thread_pool.h"
+#include "exec/cpu/kernels.h"
+
+namespace netspec::exec::cpu {
+namespace {
+
+using hlo::OpKind;
+using hlo::Value;
+
+constexpr int64_t kTile = 512;
+
+enum class Opc : uint8_t {
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMax,
+  kMin,
+  kNeg,
+  kAbs,
+  kExp,
+  kExpm1,
+  kLog,
+  kLog1p,
+  kLogistic,
+  kTanh,
+  kSqrt,
+  kRsqrt,
+  kEq,
+  kNe,
+  kLt,
+  kLe,
+  kGt,
+  kGe,
+  kSelect,
+  kCopy,
+  kBcast,
+  kLoadBool
+};
+
+// Broadcast of an operand whose kept dims are one consecutive run of the result's dims:
+// result element i reads operand element (i / inner) % size.
+struct BcastMap {
+  int64_t inner = 1, size = 1;
+};
+
+std::optional<BcastMap> bcast_map(const hlo::Op& op) {
+  const Shape& in = op.operand_type(0).shape();
+  const Shape& out = op.result(0)->type.shape();
+  hlo::I64s bd = i64s_attr(op, "broadcast_dimensions");
+  if (bd.size() != in.size()) return std::nullopt;
+  // Result dims that carry operand data (operand size-1 dims broadcast too).
+  std::vector<int64_t> kept;
+  for (size_t k = 0; k < in.size(); ++k)
+    if (in[k] != 1) {
+      if (in[k] != out[static_cast<size_t>(bd[k])]) return std::nullopt;
+      kept.push_back(bd[k]);
+    }
+  BcastMap m;
+  m.size = num_elements(in);
+  if (kept.empty()) return m;  // scalar
+  for (size_t i = 1; i < kept.size(); ++i)
+    if (kept[i] != kept[i - 1] + 1) return std::nullopt;  // not one consecutive, ordered run
+  for (size_t d = static_cast<size_t>(kept.back()) + 1; d < out.size(); ++d) m.inner *= out[d];
+  return m;
+}
+
+std::optional<Opc> compare_opc(const hlo::Op& op) {
+  auto* dir = op.attrs.get_if<hlo::EnumAttr>("comparison_direction");
+  if (!dir) return std::nullopt;
+  if (auto* c = op.attrs.get_if<hlo::EnumAttr>("compare_type"))
+    if (!(c->value.empty() || c->value == "FLOAT")) return std::nullopt;
+  const std::string& d = dir->value;
+  if (d == "EQ") return Opc::kEq;
+  if (d == "NE") return Opc::kNe;
+  if (d == "LT") return Opc::kLt;
+  if (d == "LE") return Opc::kLe;
+  if (d == "GT") return Opc::kGt;
+  if (d == "GE") return Opc::kGe;
+  return std::nullopt;
+}
+
+bool is_f32(const hlo::Type& t) { return t.is_tensor() && t.dtype() == DType::kF32; }
+bool is_i1(const hlo::Type& t) { return t.is_tensor() && t.dtype() == DType::kI1; }
+
+// The fused opcode of `op` when it can be a group member (f32 values, i1 masks), else nullopt.
+std::optional<Opc> member_opc(const hlo::Op& op) {
+  if (op.results.size() != 1 || !op.regions.empty() || !all_tensors(op)) return std::nullopt;
+  const hlo::Type& r = op.result(0)->type;
+  if (r.numel() == 0) return std::nullopt;
+  auto same_shape = [&](size_t i) { return op.operand_type(i).shape() == r.shape(); };
+  switch (op.kind) {
+    case OpKind::kAdd:
+    case OpKind::kSubtract:
+    case OpKind::kMultiply:
+    case OpKind::kDivide:
+    case OpKind::kMaximum:
+    case OpKind::kMinimum: {
+      if (!is_f32(r) || !is_f32(op.operand_type(0)) || !is_f32(op.operand_type(1)))
+        return std::nullopt;
+      if (!same_shape(0) || !same_shape(1)) return std::nullopt;
+      switch (op.kind) {
+        case OpKind::kAdd:
+          return Opc::kAdd;
+        case OpKind::kSubtract:
+          return Opc::kSub;
+        case OpKind::kMultiply:
+          return Opc::kMul;
+        case OpKind::kDivide:
+          return Opc::kDiv;
+        case OpKind::kMaximum:
+          return Opc::kMax;
+        default:
+          return Opc::kMin;
+      }
+    }
+    case OpKind::kNegate:
+    case OpKind::kAbs:
+    case OpKind::kExponential:
+    case OpKind::kExponentialMinusOne:
+    case OpKind::kLog:
+    case OpKind::kLogPlusOne:
+    case OpKind::kLogistic:
+    case OpKind::kTanh:
+    case OpKind::kSqrt:
+    case OpKind::kRsqrt: {
+      if (!is_f32(r) || !is_f32(op.operand_type(0)) || !same_shape(0)) return std::nullopt;
+      switch (op.kind) {
+        case OpKind::kNegate:
+          return Opc::kNeg;
+        case OpKind::kAbs:
+          return Opc::kAbs;
+        case OpKind::kExponential:
+          return Opc::kExp;
+        case OpKind::kExponentialMinusOne:
+          return Opc::kExpm1;
+        case OpKind::kLog:
+          return Opc::kLog;
+        case OpKind::kLogPlusOne:
+          return Opc::kLog1p;
+        case OpKind::kLogistic:
+          return Opc::kLogistic;
+        case OpKind::kTanh:
+          return Opc::kTanh;
+        case OpKind::kSqrt:
+          return Opc::kSqrt;
+        default:
+          return Opc::kRsqrt;
+      }
+    }
+    case OpKind::kCompare:
+      if (!is_i1(r) || !is_f32(op.operand_type(0)) || !is_f32(op.operand_type(1)))
+        return std::nullopt;
+      if (!same_shape(0) || !same_shape(1)) return std::nullopt;
+      return compare_opc(op);
+    case OpKind::kSelect:
+      if (!is_f32(r) || !is_i1(op.operand_type(0)) || !same_shape(0) || !same_shape(1) ||
+          !same_shape(2))
+        return std::nullopt;
+      return Opc::kSelect;
+    case OpKind::kConvert:
+      if (!is_f32(r) || !same_shape(0)) return std::nullopt;
+      if (is_f32(op.operand_type(0))) return Opc::kCopy;
+      if (is_i1(op.operand_type(0))) return Opc::kCopy;  // masks are 0/1 floats inside a group
+      return std::nullopt;
+    case OpKind::kBroadcastInDim:
+      if (!is_f32(r) || !is_f32(op.operand_type(0)) || !bcast_map(op)) return std::nullopt;
+      return Opc::kBcast;
+    default:
+      return std::nullopt;
+  }
+}
+
+struct Instr {
+  Opc op = Opc::kCopy;
+  int dst = -1;                // slot
+  int a = -1, b = -1, c = -1;  // operand refs: slot >= 0, external input k as -(k + 1)
+  BcastMap map;                // kBcast / kLoadBool read external input `a` through this map
+};
+
+struct Program {
+  std::vector<Instr> code;
+  int slots = 0;
+  std::vector<int> pinned;                 // slots filled once per chunk (scalar broadcasts)
+  std::vector<std::pair<int, bool>> outs;  // (slot, is_i1) per group output
+  std::vector<bool> in_is_i1;
+  int64_t n = 0;
+};
+
+template <typename F>
+void unary(float* d, const float* a, int64_t n, F f) {
+  for (int64_t j = 0; j < n; ++j) d[j] = f(a[j]);
+}
+template <typename F>
+void binary(float* d, const float* a, const float* b, int64_t n, F f) {
+  for (int64_t j = 0; j < n; ++j) d[j] = f(a[j], b[j]);
+}
+
+// IEEE maximum/minimum as in elementwise.cpp: NaN if either is NaN, and -0 < +0.
+inline float fmax_ieee(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return a + b;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+inline float fmin_ieee(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return a + b;
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+void run_program(const Program& p, const RunArgs& args) {
+  const int64_t n_tiles = (p.n + kTile - 1) / kTile;
+  std::vector<const float*> in_f(p.in_is_i1.size());
+  for (size_t k = 0; k < in_f.size(); ++k)
+    in_f[k] = p.in_is_i1[k] ? nullptr : args.in[k]->data<float>();
+  parallel_for(n_tiles, 8, [&](int64_t tb, int64_t te) {
+    std::vector<float> buf(static_cast<size_t>(std::max(p.slots, 1)) * kTile + 16);
+    float* base = buf.data();
+    auto slot = [&](int s) { return base + static_cast<int64_t>(s) * kTile; };
+    bool pinned_done = false;
+    for (int64_t t = tb; t < te; ++t) {
+      const int64_t off = t * kTile, n = std::min(kTile, p.n - off);
+      auto ref = [&](int r) -> const float* {
+        return r >= 0 ? slot(r) : in_f[static_cast<size_t>(-r - 1)] + off;
+      };
+      for (const Instr& in : p.code) {
+        const bool pinned = in.op == Opc::kBcast && in.map.size == 1;
+        if (pinned && pinned_done) continue;
+        float* d = slot(in.dst);
+        switch (in.op) {
+          case Opc::kAdd:
+            binary(d, ref(in.a), ref(in.b), n, [](float x, float y) { return x + y; });
+            break;
+          case Opc::kSub:
+            binary(d, ref(in.a), ref(in.b), n, [](float x, float y) { return x - y; });
+            break;
+          case Opc::kMul:
+            binary(d, ref(in.a), ref(in.b), n, [](float x, float y) { return x * y; });
+            break;
+          case Opc::kDiv:
+            binary(d, ref(in.a), ref(in.b), n, [](float x, float y) { return x / y; });
+            break;
+          case Opc::kMax:
+            binary(d, ref(in.a), ref(in.b), n, fmax_ieee);
+            break;
+          case Opc::kMin:
+            binary(d, ref(in.a), ref(in.b), n, fmin_ieee);
+            break;
+          case Opc::kNeg:
+            unary(d, ref(in.a), n, [](float x) { return -x; });
+            break;
+          case Opc::kAbs:
+            unary(d, ref(in.a), n, [](float x) { return std::fabs(x); });
+            break;
+          case Opc::kExp:
+            unary(d, ref(in.a), n, [](float x) { return std::exp(x); });
+            break;
+          case Opc::kExpm1:
+            unary(d, ref(in.a), n, [](float x) { return std::expm1(x); });
+            break;
+          case Opc::kLog:
+            unary(d, ref(in.a), n, [](float x) { return std::log(x); });
+            break;
+          case Opc::kLog1p:
+            unary(d, ref(in.a), n, [](float x) { return std::log1p(x); });
+            break;
+          case Opc::kLogistic:
+            unary(d, ref(in.a), n, [](float x) { return 1.f / (1.f + std::exp(-x)); });
+            break;
+          case Opc::kTanh:
+            unary(d, ref(in.a), n, [](float x) { return std::tanh(x); });
+            break;
+          case Opc::kSqrt:
+            unary(d, ref(in.a), n, [](float x) { return std::sqrt(x); });
+            break;
+          case Opc::kRsqrt:
+            unary(d, ref(in.a), n, [](float x) { return 1.f / std::sqrt(x); });
+            break;
+          case Opc::kEq:
+            binary(d, ref(in.a), ref(in.b), n, [](float x, float y) { return x == y ? 1.f : 0.f; });
+            break;
+          case Opc::kNe:
+            binary(d, ref(in.a), ref(in.b), n, [](float x, float y) { return x != y ? 1.f : 0.f; });
+            break;
+          case Opc::kLt:
+            binary(d, ref(in.a), ref(in.b), n, [](float x, float y) { return x < y ? 1.f : 0.f; });
+            break;
+          case Opc::kLe:
+            binary(d, ref(in.a), ref(in.b), n, [](float x, float y) { return x <= y ? 1.f : 0.f; });
+            break;
+          case Opc::kGt:
+            binary(d, ref(in.a), ref(in.b), n, [](float x, float y) { return x > y ? 1.f : 0.f; });
+            break;
+          case Opc::kGe:
+            binary(d, ref(in.a), ref(in.b), n, [](float x, float y) { return x >= y ? 1.f : 0.f; });
+            break;
+          case Opc::kSelect: {
+            const float *c = ref(in.a), *x = ref(in.b), *y = ref(in.c);
+            for (int64_t j = 0; j < n; ++j) d[j] = c[j] != 0.f ? x[j] : y[j];
+            break;
+          }
+          case Opc::kCopy:
+            std::memcpy(d, ref(in.a), static_cast<size_t>(n) * sizeof(float));
+            break;
+          case Opc::kBcast: {
+            const float* src = args.in[static_cast<size_t>(-in.a - 1)]->data<float>();
+            const int64_t inner = in.map.inner, size = in.map.size;
+            if (size == 1) {
+              std::fill(d, d + kTile, src[0]);
+            } else if (inner == 1) {  // rows: the operand repeats with period `size`
+              for (int64_t j = 0, q = off % size; j < n;) {
+                int64_t len = std::min(n - j, size - q);
+                std::memcpy(d + j, src + q, static_cast<size_t>(len) * sizeof(float));
+                j += len;
+                q = 0;
+              }
+            } else {  // runs of `inner` copies of each operand element
+              int64_t q = (off / inner) % size, r = off % inner;
+              for (int64_t j = 0; j < n;) {
+                int64_t len = std::min(n - j, inner - r);
+                std::fill(d + j, d + j + len, src[q]);
+                j += len;
+                r = 0;
+                if (++q == size) q = 0;
+              }
+            }
+            break;
+          }
+          case Opc::kLoadBool: {
+            const bool* src = args.in[static_cast<size_t>(-in.a - 1)]->data<bool>() + off;
+            for (int64_t j = 0; j < n; ++j) d[j] = src[j] ? 1.f : 0.f;
+            break;
+          }
+        }
+      }
+      pinned_done = true;
+      for (size_t k = 0; k < p.outs.size(); ++k) {
+        const float* s = slot(p.outs[k].first);
+        if (p.outs[k].second) {
+          bool* o = args.out[k]->data<bool>() + off;
+          for (int64_t j = 0; j < n; ++j) o[j] = s[j] != 0.f;
+        } else {
+          std::memcpy(args.out[k]->data<float>() + off, s, static_cast<size_t>(n) * sizeof(float));
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+FusionPlan find_fusion_groups(const hlo::Block& body) {
+  struct G {
+    FusedGroup g;
+    int64_t n = 0;
+    bool sealed = false;
+    std::unordered_map<const hlo::Op*, bool> members;
+  };
+  std::vector<G> groups;
+  std::unordered_map<const Value*, int> group_of;             // non-broadcast member results
+  std::unordered_map<const Value*, const hlo::Op*> bcast_of;  // fusable broadcasts (absorbed)
+  auto seal_reader = [&](const Value* v, int except) {
+    auto it = group_of.find(v);
+    if (it != group_of.end() && it->second != except)
+      groups[static_cast<size_t>(it->second)].sealed = true;
+  };
+  for (const auto& up : body.ops) {
+    const hlo::Op& op = *up;
+    std::optional<Opc> opc = member_opc(op);
+    int join = -1;
+    if (opc && *opc == Opc::kBcast) {
+      seal_reader(op.operand(0), -1);
+      bcast_of[op.result(0)] = &op;
+      continue;
+    }
+    if (opc) {
+      const int64_t n = op.result(0)->type.numel();
+      std::vector<int> cands;
+      for (auto* v : op.operands) {
+        auto it = group_of.find(v);
+        if (it == group_of.end()) continue;
+        const G& g = groups[static_cast<size_t>(it->second)];
+        if (!g.sealed && g.n == n) cands.push_back(it->second);
+      }
+      if (!cands.empty()) join = *std::max_element(cands.begin(), cands.end());
+      // Reading two open groups of the same domain merges them (neither has an outside reader
+      // yet, so both may run together at this op). Members are re-sorted by position below.
+      for (int other : cands) {
+        if (other == join) continue;
+        G& from = groups[static_cast<size_t>(other)];
+        if (from.g.ops.empty()) continue;
+        G& to = groups[static_cast<size_t>(join)];
+        for (const hlo::Op* m : from.g.ops) {
+          if (to.members.count(m)) continue;
+          to.members[m] = true;
+          to.g.ops.push_back(m);
+          if (m->kind != OpKind::kBroadcastInDim) group_of[m->result(0)] = join;
+        }
+        from.g.ops.clear();
+        from.members.clear();
+      }
+      if (join < 0) {
+        join = static_cast<int>(groups.size());
+        groups.push_back({});
+        groups.back().n = n;
+      }
+      G& g = groups[static_cast<size_t>(join)];
+      // Broadcasts read by this op are recomputed inside the group (before their first reader).
+      for (auto* v : op.operands) {
+        auto b = bcast_of.find(v);
+        if (b == bcast_of.end() || g.members.count(b->second)) continue;
+        g.members[b->second] = true;
+        g.g.ops.push_back(b->second);
+      }
+    }
+    for (auto* v : op.operands) seal_reader(v, join);
+    for (const auto& r : op.regions)
+      hlo::walk(*r, [&](const hlo::Op& inner) {
+        for (auto* v : inner.operands) seal_reader(v, -1);
+      });
+    if (join >= 0) {
+      G& g = groups[static_cast<size_t>(join)];
+      g.g.ops.push_back(&op);
+      g.members[&op] = true;
+      group_of[op.result(0)] = join;
+    }
+  }
+  // Program order is a topological order: merged groups are put back into it.
+  std::unordered_map<const hlo::Op*, size_t> pos;
+  for (size_t i = 0; i < body.ops.size(); ++i) pos[body.ops[i].get()] = i;
+  for (G& g : groups)
+    std::sort(g.g.ops.begin(), g.g.ops.end(), [&](const hlo::Op* a, const hlo::Op* b) {
+      // A broadcast is placed right before its first reader in the group (it sits earlier in
+      // program order anyway, so position order is valid for it too).
+      return pos[a] < pos[b];
+    });
+  // Keep groups of two or more ops; a broadcast counts (it is not materialised any more).
+  std::vector<int> kept_index(groups.size(), -1);
+  FusionPlan plan;
+  for (size_t gi = 0; gi < groups.size(); ++gi)
+    if (groups[gi].g.ops.size() >= 2) {
+      kept_index[gi] = static_cast<int>(plan.groups.size());
+      plan.groups.push_back({});
+    }
+  // Readers outside each group make outputs; broadcasts read by any op that is not in a kept
+  // group containing them still run as their own step.
+  std::unordered_map<const Value*, bool> used_outside;
+  std::unordered_map<const hlo::Op*, bool> bcast_standalone;
+  auto note_read = [&](const Value* v, const hlo::Op* reader, bool in_region) {
+    auto b = bcast_of.find(v);
+    if (b != bcast_of.end()) {
+      bool absorbed = false;
+      if (!in_region && reader && reader->results.size() == 1) {
+        auto it = group_of.find(reader->result(0));
+        if (it != group_of.end() && kept_index[static_cast<size_t>(it->second)] >= 0 &&
+            groups[static_cast<size_t>(it->second)].members.count(reader))
+          absorbed = groups[static_cast<size_t>(it->second)].members.count(b->second) > 0;
+      }
+      if (!absorbed) bcast_standalone[b->second] = true;
+      return;
+    }
+    auto it = group_of.find(v);
+    if (it == group_of.end()) return;
+    int mine = -1;
+    if (!in_region && reader && !reader->results.empty()) {
+      auto r = group_of.find(reader->result(0));
+      if (r != group_of.end() && groups[static_cast<size_t>(r->second)].members.count(reader))
+        mine = r->second;
+    }
+    if (mine != it->second) used_outside[v] = true;
+  };
+  for (const auto& up : body.ops) {
+    const hlo::Op& op = *up;
+    bool is_bcast = bcast_of.count(op.results.empty() ? nullptr : op.result(0)) > 0;
+    for (auto* v : op.operands) note_read(v, is_bcast ? nullptr : &op, false);
+    for (const auto& r : op.regions)
+      hlo::walk(*r, [&](const hlo::Op& inner) {
+        for (auto* v : inner.operands) note_read(v, nullptr, true);
+      });
+  }
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    if (kept_index[gi] < 0) continue;
+    FusedGroup& g = plan.groups[static_cast<size_t>(kept_index[gi])];
+    g.ops = std::move(groups[gi].g.ops);
+    std::unordered_map<const Value*, bool> seen;
+    for (const hlo::Op* op : g.ops) {
+      for (auto* v : op->operands) {
+        bool member = (bcast_of.count(v) && groups[gi].members.count(bcast_of[v])) ||
+                      (group_of.count(v) && group_of[v] == static_cast<int>(gi));
+        if (!member && !seen[v]) {
+          seen[v] = true;
+          g.ins.push_back(v);
+        }
+      }
+      if (op->kind != OpKind::kBroadcastInDim && used_outside.count(op->result(0)))
+        g.outs.push_back(op->result(0));
+    }
+    // A group whose values nobody reads still runs (dead code is the cleanup passes' job); it
+    // needs at least one output for the planner, so its last op's value is one.
+    if (g.outs.empty()) g.outs.push_back(g.ops.back()->result(0));
+    for (const hlo::Op* op : g.ops)
+      if (op->kind != OpKind::kBroadcastInDim) plan.member_of[op] = kept_index[gi];
+    plan.last_op_of.push_back(g.ops.back());
+  }
+  for (const auto& [v, op] : bcast_of)
+    if (!bcast_standalone.count(op)) {
+      // Absorbed by every reader: only skip it when some kept group holds it.
+      bool held = false;
+      for (size_t gi = 0; gi < groups.size(); ++gi)
+        if (kept_index[gi] >= 0 && groups[gi].members.count(op)) held = true;
+      if (held) plan.skip_bcast[op] = true;
+    }
+  return plan;
+}
+
+Compiled compile_fused(const FusedGroup& g) {
+  Program p;
+  p.n = g.ops.back()->result(0)->type.numel();
+  std::unordered_map<const Value*, int> in_index, slot_of;
+  for (size_t k = 0; k < g.ins.size(); ++k) {
+    in_index[g.ins[k]] = static_cast<int>(k);
+    p.in_is_i1.push_back(g.ins[k]->type.dtype() == DType::kI1);
+  }
+  // Last instruction index that reads each member value; outputs live to the end.
+  std::unordered_map<const Value*, size_t> last_use;
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    for (auto* v : g.ops[i]->operands) last_use[v] = i;
+  for (const Value* v : g.outs) last_use[v] = g.ops.size();
+  std::vector<int> free_slots;
+  auto alloc = [&]() {
+    if (!free_slots.empty()) {
+      int s = free_slots.back();
+      free_slots.pop_back();
+      return s;
+    }
+    return p.slots++;
+  };
+  // An operand ref: a member's slot, an f32 same-shape input read in place, or an i1 input
+  // loaded into a slot first.
+  auto operand = [&](const Value* v) -> int {
+    if (auto it = slot_of.find(v); it != slot_of.end()) return it->second;
+    int k = in_index.at(v);
+    if (!p.in_is_i1[static_cast<size_t>(k)]) return -(k + 1);
+    Instr ld;
+    ld.op = Opc::kLoadBool;
+    ld.dst = alloc();
+    ld.a = -(k + 1);
+    p.code.push_back(ld);
+    slot_of[v] = ld.dst;  // loaded once, reused by later readers
+    return ld.dst;
+  };
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const hlo::Op& op = *g.ops[i];
+    std::optional<Opc> opc = member_opc(op);
+    if (!opc) fail("cpu fusion", "{} cannot be fused", op.name());
+    Instr in;
+    in.op = *opc;
+    if (*opc == Opc::kBcast) {
+      auto k = in_index.find(op.operand(0));
+      if (k == in_index.end()) fail("cpu fusion", "broadcast of a group member");
+      in.a = -(k->second + 1);
+      in.map = *bcast_map(op);
+    } else {
+      int* refs[3] = {&in.a, &in.b, &in.c};
+      for (size_t j = 0; j < op.operands.size() && j < 3; ++j) *refs[j] = operand(op.operand(j));
+    }
+    // Free operand slots whose last reader is this op (before allocating the result, so the
+    // result may reuse one: every kernel reads element j before writing element j).
+    bool pinned = *opc == Opc::kBcast && in.map.size == 1;
+    for (auto* v : op.operands) {
+      auto it = slot_of.find(v);
+      if (it == slot_of.end() || last_use[v] != i) continue;
+      if (std::find(p.pinned.begin(), p.pinned.end(), it->second) != p.pinned.end()) continue;
+      if (std::find(free_slots.begin(), free_slots.end(), it->second) == free_slots.end())
+        free_slots.push_back(it->second);
+    }
+    in.dst = pinned ? p.slots++ : alloc();
+    if (pinned) p.pinned.push_back(in.dst);
+    slot_of[op.result(0)] = in.dst;
+    p.code.push_back(in);
+  }
+  for (const Value* v : g.outs) p.outs.push_back({slot_of.at(v), v->type.dtype() == DType::kI1});
+  // Pinned scalar broadcasts must run before anything reads them on later tiles: they are
+  // skipped after the first tile of a chunk, and their slots are never reused.
+  Compiled c;
+  c.pointwise = true;
+  // Non-scalar broadcasts read other positions than the tile being written: never in place.
+  for (const Instr& in : p.code)
+    if (in.op == Opc::kBcast && in.map.size > 1) c.no_alias.push_back(-in.a - 1);
+  c.run = [p](const RunArgs& a) { run_program(p, a); };
+  return c;
+}
+
+}  // namespace netspec::exec::cpu

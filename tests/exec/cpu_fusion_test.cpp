@@ -1,0 +1,123 @@
+// Elementwise fusion in the cpu executor: chains of f32 elementwise ops with scalar, row and
+// column broadcasts run as one kernel and give the ref executor's values; a group is split where
+// a non-fusable op reads one of its values; masks (i1) cross group boundaries; check mode runs
+// each group's ops on the ref kernels and agrees.
+#include <cmath>
+#include <random>
+
+#include "exec/cpu/cpu_backend.h"
+#include "tests/exec/test_util.h"
+
+namespace netspec::testing {
+namespace {
+
+Tensor rnd(Shape s, uint32_t seed, double lo = -2, double hi = 2) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<double> d(lo, hi);
+  std::vector<double> v(static_cast<size_t>(num_elements(s)));
+  for (double& x : v) x = d(g);
+  return f32(s, v);
+}
+
+exec::cpu::PlanStats stats_of(const std::vector<Type>& ts, const BodyFn& body) {
+  auto m = make_module(ts, body);
+  return exec::cpu::plan_stats(*m->funcs[0]);
+}
+
+// An Adam-like update over a [37, 1000] tensor (tiles do not divide it) with scalar broadcasts of
+// arguments and constants, a row broadcast (bias [1000]) and a column broadcast ([37]).
+Values adam_like(Builder& b, const Values& a) {
+  Shape s{37, 1000};
+  auto bc = [&](Value* x) { return b.broadcast_in_dim(x, s, {}); };
+  Value* g = b.add(a[0], b.broadcast_in_dim(a[3], s, {1}));     // + row bias
+  Value* gc = b.multiply(g, b.broadcast_in_dim(a[4], s, {0}));  // * per-row scale
+  Value* m = b.add(b.multiply(bc(b.constant_splat(0.9, Type::tensor(DType::kF32, {}))), a[1]),
+                   b.multiply(bc(b.constant_splat(0.1, Type::tensor(DType::kF32, {}))), gc));
+  Value* v = b.add(b.multiply(bc(b.constant_splat(0.999, Type::tensor(DType::kF32, {}))), a[2]),
+                   b.multiply(gc, gc));
+  Value* upd =
+      b.divide(m, b.add(b.sqrt(v), bc(b.constant_splat(1e-8, Type::tensor(DType::kF32, {})))));
+  Value* w = b.subtract(a[0], b.multiply(bc(a[5]), upd));
+  Value* mask = b.compare(w, b.exponential(b.negate(b.abs(upd))), "GT");
+  Value* sel = b.select(mask, b.log(b.add(v, bc(a[5]))), b.tanh(w));
+  return Values{w, m, v, sel, mask};
+}
+
+std::vector<Tensor> adam_inputs() {
+  return {rnd({37, 1000}, 1), rnd({37, 1000}, 2), rnd({37, 1000}, 3, 0, 1),
+          rnd({1000}, 4),     rnd({37}, 5),       f32({}, {0.01})};
+}
+
+TEST(CpuFusion, AdamLikeChainMatchesRefAndFusesIntoFewSteps) {
+  std::vector<Tensor> in = adam_inputs();
+  std::vector<Type> ts;
+  for (const Tensor& t : in) ts.push_back(type_of(t));
+  auto st = stats_of(ts, adam_like);
+  // Constants fold at plan time; every elementwise op and broadcast joins one group.
+  EXPECT_EQ(st.steps, 1) << st.fallback_ops;
+  EXPECT_EQ(st.fast_steps, 1);
+  auto want = run_fn("ref", in, adam_like);
+  auto got = run_fn("cpu", in, adam_like);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < 4; ++i) expect_near(got[i], want[i], 1e-6, 1e-6);
+  expect_equal(got[4], want[4], "mask");
+}
+
+TEST(CpuFusion, CheckModeComparesEveryGroupWithRef) {
+  std::vector<Tensor> in = adam_inputs();
+  ::setenv("NETSPEC_CPU_CHECK", "1", 1);
+  std::vector<Tensor> got;
+  EXPECT_NO_THROW(got = run_fn("cpu", in, adam_like));
+  ::unsetenv("NETSPEC_CPU_CHECK");
+  EXPECT_EQ(got.size(), 5u);
+}
+
+TEST(CpuFusion, NonFusableReaderSplitsTheChain) {
+  // t = x * y is read by a dot before u = t + x: t's group must run before the dot, so u cannot
+  // join it; the results still equal ref.
+  BodyFn body = [](Builder& b, const Values& a) {
+    Value* t = b.multiply(b.exponential(a[0]), a[1]);
+    hlo::DotDims d;
+    d.lhs_contracting = {1};
+    d.rhs_contracting = {1};
+    Value* p = b.dot_general(t, a[1], d);  // [64, 64]
+    Value* u = b.add(b.negate(t), a[0]);
+    Value* q = b.multiply(p, p);
+    return Values{u, q, t};
+  };
+  std::vector<Tensor> in{rnd({64, 96}, 7), rnd({64, 96}, 8)};
+  auto st = stats_of({type_of(in[0]), type_of(in[1])}, body);
+  EXPECT_EQ(st.steps, 4);  // {exp, mul}, dot, {neg, add}, mul
+  auto want = run_fn("ref", in, body);
+  auto got = run_fn("cpu", in, body);
+  for (size_t i = 0; i < want.size(); ++i) expect_near(got[i], want[i], 1e-4, 1e-5);  // dot order
+}
+
+TEST(CpuFusion, MaxReluAndMaskBackwardMatchRef) {
+  // relu forward and its VJP as the emitter writes them: max(x + b, 0); select(x + b >= 0, dy, 0).
+  BodyFn body = [](Builder& b, const Values& a) {
+    Shape s{128, 40};
+    Value* zero = b.broadcast_in_dim(b.constant_splat(0, Type::tensor(DType::kF32, {})), s, {});
+    Value* h = b.add(a[0], b.broadcast_in_dim(a[1], s, {1}));
+    Value* y = b.maximum(h, zero);
+    Value* dx = b.select(b.compare(h, zero, "GE"), a[2], zero);
+    return Values{y, dx};
+  };
+  std::vector<Tensor> in{rnd({128, 40}, 9), rnd({40}, 10), rnd({128, 40}, 11)};
+  auto want = run_fn("ref", in, body);
+  auto got = run_fn("cpu", in, body);
+  expect_equal(got[0], want[0], "relu");
+  expect_equal(got[1], want[1], "relu vjp");
+}
+
+TEST(CpuFusion, OffSwitchGivesTheSameValues) {
+  std::vector<Tensor> in = adam_inputs();
+  auto fused = run_fn("cpu", in, adam_like);
+  ::setenv("NETSPEC_NO_FUSION", "1", 1);
+  auto plain = run_fn("cpu", in, adam_like);
+  ::unsetenv("NETSPEC_NO_FUSION");
+  for (size_t i = 0; i < fused.size(); ++i) expect_equal(fused[i], plain[i], std::to_string(i));
+}
+
+}  // namespace
+}  // namespace netspec::testing
