@@ -100,17 +100,18 @@ TEST(ProbeAttentionCli, BadProbeExits2) {
 }
 
 // A run dir for a 1-block causal transformer over a 5-character vocabulary (model vocab 6).
-fs::path make_run_dir(const std::string& name) {
+fs::path make_run_dir(const std::string& name, bool causal = true) {
   fs::path d = cli_test::temp_dir("netspec_gen_", name);
   std::string spec = R"({
   "name": "tok-tiny", "inputChannels": 8, "inputHeight": 0, "inputWidth": 0,
   "layers": [
     {"kind": "tokenPositionEmbed", "vocab": 6, "seqLen": 8, "dModel": 8},
     {"kind": "transformerEncoder", "dim": 8, "heads": 2, "mlpDim": 16, "nBlocks": 1,
-     "causalMask": true, "keepSequence": true, "rope": true, "flashAttn": true},
+     "causalMask": CAUSAL, "keepSequence": true, "rope": true, "flashAttn": true},
     {"kind": "lmHead", "dModel": 8, "vocab": 6, "seqLen": 8}
   ]
 })";
+  spec.replace(spec.find("CAUSAL"), 6, causal ? "true" : "false");
   write_text(d / "spec.json", spec);
   write_text(d / "config.json", "{\"spec\": " + spec + ", \"backend\": \"cpu\"}\n");
   // vocabulary " abcd" (code points sorted)
@@ -136,8 +137,8 @@ std::string first_line(const std::string& s) { return s.substr(0, s.find('\n'));
 
 // Token layers (tokenPositionEmbed, transformerEncoder, lmHead) are lowered by another file
 // set; until they are, the generate tests skip naming the reason.
-#define MAKE_RUN_DIR_OR_SKIP(d, name)                                              \
-  fs::path d = make_run_dir(name);                                                 \
+#define MAKE_RUN_DIR_OR_SKIP(d, ...)                                               \
+  fs::path d = make_run_dir(__VA_ARGS__);                                          \
   if (d.empty()) {                                                                 \
     Result why = sh("emit tiny-gpt --module eval");                                \
     if (why.out.find("not lowered") != std::string::npos) GTEST_SKIP() << why.out; \
@@ -162,6 +163,19 @@ TEST(GenerateCli, SamplesRequestedLengthFromVocabularyReproducibly) {
   Result g = sh("generate " + d.string() + " --prompt \"abcdabcdabcd\" --tokens 3 --temperature 0");
   ASSERT_EQ(g.status, 0) << g.out;
   EXPECT_EQ(first_line(g.out).size(), 15u);
+  fs::remove_all(d);
+}
+
+// Non-causal attention: a short context is padded before its start (the other path).
+TEST(GenerateCli, NonCausalModelPadsBeforeTheContext) {
+  MAKE_RUN_DIR_OR_SKIP(d, "noncausal", false);
+  Result a = sh("generate " + d.string() + " --prompt \"a\" --tokens 12 --seed 5");
+  ASSERT_EQ(a.status, 0) << a.out;
+  std::string text = first_line(a.out);
+  ASSERT_EQ(text.size(), 13u) << a.out;
+  for (char ch : text) EXPECT_NE(std::string(" abcd").find(ch), std::string::npos) << text;
+  EXPECT_EQ(first_line(sh("generate " + d.string() + " --prompt \"a\" --tokens 12 --seed 5").out),
+            text);
   fs::remove_all(d);
 }
 
