@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <numbers>
+#include <optional>
 
 #include "emit_test_util.h"
 #include "hlo/builder.h"
@@ -32,6 +33,25 @@ NetSpec tiny_vit(bool flash = false) {
       .build();
 }
 
+// The peer's ViT shape: no class token, mean-token head; nullopt until spec/layers.def declares
+// patchEmbed.classToken and transformerEncoder.meanToken (a template, so the branch compiles only
+// when the fields exist).
+template <typename P = PatchEmbed, typename E = TransformerEncoder>
+std::optional<NetSpec> tiny_mean_token_vit() {
+  if constexpr (requires(P p, E e) {
+                  p.classToken;
+                  e.meanToken;
+                }) {
+    P pe{2, 4, 2, 4};
+    pe.classToken = false;
+    E enc{4, 2, 6, 2};
+    enc.meanToken = true;
+    return NetBuilder("vit_mean").input(2, 4, 4).add(pe).add(enc).add(Dense{4, 3}).build();
+  } else {
+    return std::nullopt;
+  }
+}
+
 // A GPT: token ids [3] -> embed (vocab 5, dModel 4) -> causal blocks -> lmHead [3, 5].
 NetSpec tiny_gpt(const std::string& name, bool rope, bool gather, bool pos, bool causal = true,
                  int blocks = 1, bool flash = false) {
@@ -56,6 +76,12 @@ TEST(EmitTransformer, VitPassesGradcheckOnRefAndCpu) {
     SCOPED_TRACE(flash ? "flash" : "dense");
     expect_loss_grads(tiny_vit(flash), opts(LossKind::classCE), "ref");
     expect_loss_grads(tiny_vit(flash), opts(LossKind::classCE), "cpu");
+  }
+  if (auto mean = tiny_mean_token_vit()) {
+    SCOPED_TRACE("mean token, no class token");
+    EXPECT_EQ(build_param_table(*mean).layers[0].out, (Shape{4, 4}));
+    expect_loss_grads(*mean, opts(LossKind::classCE), "ref");
+    expect_loss_grads(*mean, opts(LossKind::classCE), "cpu");
   }
 }
 
