@@ -45,6 +45,10 @@ std::vector<Case> layer_cases() {
   v.push_back({"maxPool_symmetric", image_net("maxPool_sym", 1, 4).pad_style(PadStyle::symmetric)
                                         .add(MaxPool{3, 2}).add(Flatten{})
                                         .add(Dense{4, 3}).build()});
+  // ceilMode: 6x6, k3 s2 -> ceil(3/2) + 1 = 3 (floor mode: 2), the last window half outside.
+  v.push_back({"maxPool_ceil", image_net("maxPool_ceil", 1, 6)
+                                   .add(MaxPool{3, 2, Padding::valid, true}).add(Flatten{})
+                                   .add(Dense{9, 3}).build()});
   v.push_back({"globalAvgPool", image_net("gap", 3, 3).add(GlobalAvgPool{}).add(Flatten{})
                                     .add(Dense{3, 3}).build()});
   v.push_back({"layerNorm", NetBuilder("ln").input(4).add(Dense{4, 5}).add(LayerNorm{5})

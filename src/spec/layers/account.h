@@ -100,6 +100,16 @@ inline int64_t conv_out(int64_t h, int64_t k, int64_t s, Padding p, int64_t d = 
 }
 
 // torchvision/timm _make_divisible: round to a multiple of `d`, never below 90 % of v.
+// Pooling output size; ceilMode (valid padding only) is PyTorch's ceil_mode:
+// ceil((h - k) / s) + 1, minus one when the last window would start past the input.
+inline int64_t pool_out(int64_t h, int64_t k, int64_t s, Padding p, bool ceil_mode) {
+  if (!ceil_mode) return conv_out(h, k, s, p);
+  if (h < k) return 0;
+  int64_t out = (h - k + s - 1) / s + 1;
+  if ((out - 1) * s >= h) --out;
+  return out;
+}
+
 inline int64_t make_divisible(double v, int64_t d = 8) {
   int64_t nv = std::max<int64_t>(d, static_cast<int64_t>(v + d / 2.0) / d * d);
   if (nv < 0.9 * v) nv += d;

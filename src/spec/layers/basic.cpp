@@ -40,7 +40,10 @@ void account(const MaxPool& l, Ctx& c) {
   c.positive("size", l.size);
   c.positive("stride", l.stride);
   Fm x = c.image(-1);
-  Fm y{x.c, conv_out(x.h, l.size, l.stride, l.pad), conv_out(x.w, l.size, l.stride, l.pad)};
+  if (l.ceilMode && l.pad != Padding::valid)
+    c.fail("ceilMode needs pad \"valid\" (PyTorch's ceil_mode with padding 0)");
+  Fm y{x.c, pool_out(x.h, l.size, l.stride, l.pad, l.ceilMode),
+       pool_out(x.w, l.size, l.stride, l.pad, l.ceilMode)};
   if (y.h <= 0 || y.w <= 0)
     c.fail("spatial size goes to zero ({}x{} with window {} stride {})", x.h, x.w, l.size,
            l.stride);
