@@ -101,10 +101,11 @@ TEST(EmitCli, BadNetModuleAndUnloweredLayerExit2) {
   Result opt = sh("emit mlp --module train_step --optimizer nope");
   EXPECT_EQ(opt.status, 2) << opt.out;
   EXPECT_TRUE(has(opt.out, "--optimizer nope: unknown")) << opt.out;
-  Result vit = sh("emit vit-tiny --module forward");
-  EXPECT_EQ(vit.status, 2) << vit.out;
-  EXPECT_TRUE(has(vit.out, "patchEmbed")) << vit.out;
-  EXPECT_TRUE(has(vit.out, "not lowered")) << vit.out;
+  // swinStage has no lowering (issue 8 leaves it for later): refused by name and index.
+  Result swin = sh("emit swin-tiny --module forward");
+  EXPECT_EQ(swin.status, 2) << swin.out;
+  EXPECT_TRUE(has(swin.out, "layer 1 swinStage")) << swin.out;
+  EXPECT_TRUE(has(swin.out, "not lowered")) << swin.out;
 }
 
 }  // namespace
