@@ -27,6 +27,9 @@ double normal(std::mt19937_64& r, bool trunc) {
 std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t seed) {
   std::mt19937_64 rng(seed * 0x2545F4914F6CDD1Dull + 0x9E3779B97F4A7C15ull);
   std::vector<Tensor> out;
+  // nn.Linear's default bias init U(±1/sqrt(fan_in)) needs the fan_in of the layer's weight.
+  int linear_layer = -1;
+  int64_t linear_fan_in = 0;
   for (const ParamDesc& p : t.params) {
     Tensor v(DType::kF32, p.shape);
     float* d = v.data<float>();
@@ -38,6 +41,11 @@ std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t see
     };
     switch (p.init) {
       case ParamInit::zeros:
+        if (kind == InitKind::he && p.layer == linear_layer && p.shape.size() == 1 &&
+            p.name.size() >= 5 && p.name.compare(p.name.size() - 5, 5, ".bias") == 0) {
+          double b = 1.0 / std::sqrt(static_cast<double>(linear_fan_in));
+          fill([&] { return (2 * uniform01(rng) - 1) * b; });
+        }
         break;
       case ParamInit::ones:
         fill([] { return 1.0; });
@@ -52,6 +60,8 @@ std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t see
           // kaiming_uniform(a=sqrt 5) == U(±1/sqrt(fan_in)).
           double b = 1.0 / std::sqrt(static_cast<double>(p.shape[1] * rf));
           fill([&] { return (2 * uniform01(rng) - 1) * b; });
+          linear_layer = p.layer;
+          linear_fan_in = p.shape[1] * rf;
         } else {
           double sd = std::sqrt(2.0 / static_cast<double>(p.shape[0] * rf));
           fill([&] { return sd * normal(rng, false); });

@@ -19,7 +19,7 @@
 
 namespace netspec::train {
 
-// Initial parameters in ParamTable order. he: linear weights U(±1/sqrt(fan_in)) (PyTorch
+// Initial parameters in ParamTable order. he: linear weights and biases U(±1/sqrt(fan_in)) (PyTorch
 // default), conv weights N(0, 2/fan_out) (kaiming fan_out); vit/convnext: trunc N(0, 0.02²)
 // weights. zeros/ones as named; embeddings/tokens trunc N(0, 0.02²). Deterministic per seed.
 std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t seed);
