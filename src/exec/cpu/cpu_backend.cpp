@@ -39,6 +39,7 @@ const Compiler* compiler_table() {
     register_reduce(t.data());
     register_dot(t.data());
     register_conv(t.data());
+    register_window(t.data());
     return t;
   }();
   return table.data();

@@ -40,6 +40,9 @@ void register_shape(Compiler* table);
 void register_reduce(Compiler* table);
 void register_dot(Compiler* table);
 void register_conv(Compiler* table);
+void register_window(Compiler* table);  // after register_reduce: 2-D pooling fast paths
+// reduce.cpp's reduce_window for any rank (the pooling kernels fall back to it).
+std::optional<Compiled> compile_reduce_window_generic(const hlo::Op& op);
 
 // Elementwise fusion (fusion.cpp): chains of f32 elementwise ops (and the broadcasts they read)
 // over one shape run as one tiled kernel. A group runs at the position of its last op; `ins` are

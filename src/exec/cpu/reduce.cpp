@@ -19,7 +19,8 @@ std::optional<OpKind> match_body(const hlo::Block& b) {
   if (b.args.size() != 2 || b.ops.size() != 2) return std::nullopt;
   const hlo::Op& op = *b.ops[0];
   const hlo::Op& ret = *b.ops[1];
-  if (ret.kind != OpKind::kReturn || ret.operands.size() != 1 || ret.operand(0) != op.result()) return std::nullopt;
+  if (ret.kind != OpKind::kReturn || ret.operands.size() != 1 || ret.operand(0) != op.result())
+    return std::nullopt;
   if (op.operands.size() != 2) return std::nullopt;
   bool ab = op.operand(0) == b.arg(0) && op.operand(1) == b.arg(1);
   bool ba = op.operand(0) == b.arg(1) && op.operand(1) == b.arg(0);
@@ -30,8 +31,10 @@ std::optional<OpKind> match_body(const hlo::Block& b) {
     case OpKind::kMaximum:
     case OpKind::kMinimum:
     case OpKind::kAnd:
-    case OpKind::kOr: return op.kind;
-    default: return std::nullopt;
+    case OpKind::kOr:
+      return op.kind;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -39,8 +42,10 @@ template <typename T, OpKind K>
 struct Combine {
   T operator()(T a, T b) const {
     if constexpr (std::is_same_v<T, bool>) {
-      if constexpr (K == OpKind::kAnd || K == OpKind::kMultiply || K == OpKind::kMinimum) return a && b;
-      else return a || b;
+      if constexpr (K == OpKind::kAnd || K == OpKind::kMultiply || K == OpKind::kMinimum)
+        return a && b;
+      else
+        return a || b;
     } else if constexpr (std::is_floating_point_v<T>) {
       if constexpr (K == OpKind::kAdd) return a + b;
       if constexpr (K == OpKind::kMultiply) return a * b;
@@ -79,7 +84,8 @@ Compiled make_reduce(const Shape& in, const I64s& red_dims) {
   std::vector<bool> kind;
   for (size_t d = 0; d < in.size(); ++d) {
     if (in[d] == 1) continue;
-    if (!dims.empty() && kind.back() == is_red[d]) dims.back() *= in[d];
+    if (!dims.empty() && kind.back() == is_red[d])
+      dims.back() *= in[d];
     else {
       dims.push_back(in[d]);
       kind.push_back(is_red[d]);
@@ -153,35 +159,49 @@ std::optional<Compiled> dispatch(DType t, OpKind k, Args&&... args) {
   auto by_kind = [&](auto z) -> std::optional<Compiled> {
     using T = decltype(z);
     switch (k) {
-      case OpKind::kAdd: return Maker<T, OpKind::kAdd>::make(args...);
-      case OpKind::kMultiply: return Maker<T, OpKind::kMultiply>::make(args...);
-      case OpKind::kMaximum: return Maker<T, OpKind::kMaximum>::make(args...);
-      case OpKind::kMinimum: return Maker<T, OpKind::kMinimum>::make(args...);
+      case OpKind::kAdd:
+        return Maker<T, OpKind::kAdd>::make(args...);
+      case OpKind::kMultiply:
+        return Maker<T, OpKind::kMultiply>::make(args...);
+      case OpKind::kMaximum:
+        return Maker<T, OpKind::kMaximum>::make(args...);
+      case OpKind::kMinimum:
+        return Maker<T, OpKind::kMinimum>::make(args...);
       case OpKind::kAnd:
       case OpKind::kOr:
-        if constexpr (std::is_floating_point_v<T>) return std::nullopt;
-        else if (k == OpKind::kAnd) return Maker<T, OpKind::kAnd>::make(args...);
-        else return Maker<T, OpKind::kOr>::make(args...);
-      default: return std::nullopt;
+        if constexpr (std::is_floating_point_v<T>)
+          return std::nullopt;
+        else if (k == OpKind::kAnd)
+          return Maker<T, OpKind::kAnd>::make(args...);
+        else
+          return Maker<T, OpKind::kOr>::make(args...);
+      default:
+        return std::nullopt;
     }
   };
   switch (t) {
-    case DType::kF32: return by_kind(float{});
-    case DType::kF64: return by_kind(double{});
-    case DType::kI32: return by_kind(int32_t{});
-    case DType::kI64: return by_kind(int64_t{});
+    case DType::kF32:
+      return by_kind(float{});
+    case DType::kF64:
+      return by_kind(double{});
+    case DType::kI32:
+      return by_kind(int32_t{});
+    case DType::kI64:
+      return by_kind(int64_t{});
     case DType::kI1:
       if (k == OpKind::kAnd || k == OpKind::kOr) return by_kind(bool{});
       return std::nullopt;
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
 template <typename T, OpKind K>
 struct ReduceMaker {
-  static std::optional<Compiled> make(const Shape& in, const I64s& dims) { return make_reduce<T, K>(in, dims); }
+  static std::optional<Compiled> make(const Shape& in, const I64s& dims) {
+    return make_reduce<T, K>(in, dims);
+  }
 };
-
 
 std::optional<Compiled> compile_reduce(const hlo::Op& op) {
   if (op.operands.size() != 2 || op.regions.size() != 1) return std::nullopt;
@@ -196,8 +216,8 @@ std::optional<Compiled> compile_reduce(const hlo::Op& op) {
 // order; padded positions contribute the init value (the operand is padded with it).
 template <typename T, OpKind K>
 struct WindowMaker {
-  static std::optional<Compiled> make(const Shape& in, const Shape& out, const I64s& win, const I64s& strides,
-                                      const std::vector<int64_t>& pad_lo) {
+  static std::optional<Compiled> make(const Shape& in, const Shape& out, const I64s& win,
+                                      const I64s& strides, const std::vector<int64_t>& pad_lo) {
     Compiled c;
     const size_t r = in.size();
     std::vector<int64_t> ist = row_major_strides(in);
@@ -208,42 +228,45 @@ struct WindowMaker {
       T* o = a.out[0]->data<T>();
       Combine<T, K> f;
       int64_t n_out = num_elements(out);
-      parallel_for(n_out, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(wn, 1)), [&](int64_t b, int64_t e) {
-        std::vector<int64_t> oidx(r), widx(r);
-        for (int64_t oi = b; oi < e; ++oi) {
-          int64_t rem = oi;
-          for (size_t d = r; d-- > 0;) {
-            oidx[d] = rem % out[d];
-            rem /= out[d];
-          }
-          std::fill(widx.begin(), widx.end(), 0);
-          T acc = init;
-          for (int64_t w = 0; w < wn; ++w) {
-            int64_t off = 0;
-            bool inside = true;
-            for (size_t d = 0; d < r; ++d) {
-              int64_t pos = oidx[d] * strides[d] + widx[d] - pad_lo[d];
-              if (pos < 0 || pos >= in[d]) {
-                inside = false;
-                break;
-              }
-              off += pos * ist[d];
-            }
-            acc = f(acc, inside ? x[off] : init);
-            for (size_t d = r; d-- > 0;) {
-              if (++widx[d] < win[d]) break;
-              widx[d] = 0;
-            }
-          }
-          o[oi] = acc;
-        }
-      });
+      parallel_for(n_out, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(wn, 1)),
+                   [&](int64_t b, int64_t e) {
+                     std::vector<int64_t> oidx(r), widx(r);
+                     for (int64_t oi = b; oi < e; ++oi) {
+                       int64_t rem = oi;
+                       for (size_t d = r; d-- > 0;) {
+                         oidx[d] = rem % out[d];
+                         rem /= out[d];
+                       }
+                       std::fill(widx.begin(), widx.end(), 0);
+                       T acc = init;
+                       for (int64_t w = 0; w < wn; ++w) {
+                         int64_t off = 0;
+                         bool inside = true;
+                         for (size_t d = 0; d < r; ++d) {
+                           int64_t pos = oidx[d] * strides[d] + widx[d] - pad_lo[d];
+                           if (pos < 0 || pos >= in[d]) {
+                             inside = false;
+                             break;
+                           }
+                           off += pos * ist[d];
+                         }
+                         acc = f(acc, inside ? x[off] : init);
+                         for (size_t d = r; d-- > 0;) {
+                           if (++widx[d] < win[d]) break;
+                           widx[d] = 0;
+                         }
+                       }
+                       o[oi] = acc;
+                     }
+                   });
     };
     return c;
   }
 };
 
-std::optional<Compiled> compile_reduce_window(const hlo::Op& op) {
+}  // namespace
+
+std::optional<Compiled> compile_reduce_window_generic(const hlo::Op& op) {
   if (op.operands.size() != 2 || op.regions.size() != 1) return std::nullopt;
   auto k = match_body(*op.region(0));
   if (!k) return std::nullopt;
@@ -255,8 +278,10 @@ std::optional<Compiled> compile_reduce_window(const hlo::Op& op) {
   I64s strides = i64s_attr(op, "window_strides");
   I64s bd = i64s_attr(op, "base_dilations"), wd = i64s_attr(op, "window_dilations");
   if (strides.empty()) strides.assign(r, 1);
-  for (int64_t v : bd) if (v != 1) return std::nullopt;
-  for (int64_t v : wd) if (v != 1) return std::nullopt;
+  for (int64_t v : bd)
+    if (v != 1) return std::nullopt;
+  for (int64_t v : wd)
+    if (v != 1) return std::nullopt;
   I64s pad = i64s_attr(op, "padding");
   std::vector<int64_t> lo(r, 0);
   if (!pad.empty()) {
@@ -267,11 +292,9 @@ std::optional<Compiled> compile_reduce_window(const hlo::Op& op) {
   return dispatch<WindowMaker>(t, *k, in, op.result(0)->type.shape(), win, strides, lo);
 }
 
-}  // namespace
-
 void register_reduce(Compiler* t) {
   t[static_cast<size_t>(OpKind::kReduce)] = compile_reduce;
-  t[static_cast<size_t>(OpKind::kReduceWindow)] = compile_reduce_window;
+  t[static_cast<size_t>(OpKind::kReduceWindow)] = compile_reduce_window_generic;
 }
 
 }  // namespace netspec::exec::cpu

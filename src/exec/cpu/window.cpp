@@ -1,0 +1,239 @@
+// Pooling kernels: f32 reduce_window (max / add) and select_and_scatter (max-pool's VJP) whose
+// windows span at most two dims (the spatial ones, any layout); every other dim is a "plane"
+// (window 1, stride 1, no padding). Planes run in parallel; inside a plane the window loop is a
+// plain 2-D loop. Semantics follow the ref kernels exactly: a padded position contributes the
+// init value to a reduce_window fold, select_and_scatter picks the first window element unless
+// select(current, candidate) is false (padding is never a candidate) and adds the source there.
+// Other shapes and bodies use reduce.cpp's generic kernel or the ref kernel.
+#include <cmath>
+
+#include "core/thread_pool.h"
+#include "exec/cpu/kernels.h"
+
+namespace netspec::exec::cpu {
+namespace {
+
+using hlo::I64s;
+using hlo::OpKind;
+
+// Geometry: window dims h, w (size 1 / stride 0 when absent) and the per-plane base offsets.
+struct Pool2d {
+  int64_t ih = 1, iw = 1, oh = 1, ow = 1, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
+  int64_t xs_h = 0, xs_w = 0, os_h = 0,
+          os_w = 0;                       // element strides of h, w in the big / small tensor
+  std::vector<int64_t> plane_x, plane_o;  // base offset of each plane
+};
+
+// `big` is the windowed operand, `small` the per-window tensor (reduce_window's result or
+// select_and_scatter's source).
+std::optional<Pool2d> pool_geometry(const hlo::Op& op, const Shape& big, const Shape& small) {
+  const size_t r = big.size();
+  if (small.size() != r || r == 0) return std::nullopt;
+  I64s win = i64s_attr(op, "window_dimensions");
+  I64s str = i64s_attr(op, "window_strides");
+  if (str.empty()) str.assign(r, 1);
+  for (const char* name : {"base_dilations", "window_dilations"})
+    for (int64_t v : i64s_attr(op, name))
+      if (v != 1) return std::nullopt;
+  I64s pad = i64s_attr(op, "padding");
+  std::vector<int64_t> lo(r, 0);
+  if (!pad.empty()) {
+    if (pad.size() != 2 * r) return std::nullopt;
+    for (size_t d = 0; d < r; ++d) lo[d] = pad[2 * d];
+  }
+  if (win.size() != r || str.size() != r) return std::nullopt;
+  std::vector<size_t> active, plane;
+  for (size_t d = 0; d < r; ++d) {
+    if (win[d] < 1 || str[d] < 1 || lo[d] < 0) return std::nullopt;
+    bool is_plane = win[d] == 1 && str[d] == 1 && lo[d] == 0 && big[d] == small[d];
+    (is_plane ? plane : active).push_back(d);
+  }
+  if (active.size() > 2) return std::nullopt;
+  std::vector<int64_t> bs = row_major_strides(big), ss = row_major_strides(small);
+  Pool2d g;
+  auto set = [&](size_t d, int64_t& i, int64_t& o, int64_t& k, int64_t& s, int64_t& p, int64_t& xs,
+                 int64_t& os) {
+    i = big[d], o = small[d], k = win[d], s = str[d], p = lo[d], xs = bs[d], os = ss[d];
+  };
+  if (!active.empty()) set(active[0], g.ih, g.oh, g.kh, g.sh, g.ph, g.xs_h, g.os_h);
+  if (active.size() == 2) set(active[1], g.iw, g.ow, g.kw, g.sw, g.pw, g.xs_w, g.os_w);
+  // Plane base offsets by an odometer over the plane dims.
+  int64_t n_planes = 1;
+  for (size_t d : plane) n_planes *= big[d];
+  if (n_planes == 0 || g.oh * g.ow == 0) return std::nullopt;
+  g.plane_x.resize(static_cast<size_t>(n_planes));
+  g.plane_o.resize(static_cast<size_t>(n_planes));
+  std::vector<int64_t> idx(plane.size(), 0);
+  for (int64_t p = 0; p < n_planes; ++p) {
+    int64_t xo = 0, oo = 0;
+    for (size_t k = 0; k < plane.size(); ++k) {
+      xo += idx[k] * bs[plane[k]];
+      oo += idx[k] * ss[plane[k]];
+    }
+    g.plane_x[static_cast<size_t>(p)] = xo;
+    g.plane_o[static_cast<size_t>(p)] = oo;
+    for (size_t k = plane.size(); k-- > 0;) {
+      if (++idx[k] < big[plane[k]]) break;
+      idx[k] = 0;
+    }
+  }
+  return g;
+}
+
+// IEEE maximum as in the ref body: NaN if either is NaN, and -0 < +0.
+inline float fmax_ieee(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return a + b;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+// The single op of a two-argument region `(a, b) -> op(x, y)`; sets `swapped` when x = b.
+const hlo::Op* body_op(const hlo::Block& b, bool& swapped) {
+  if (b.args.size() != 2 || b.ops.size() != 2) return nullptr;
+  const hlo::Op& op = *b.ops[0];
+  const hlo::Op& ret = *b.ops[1];
+  if (ret.kind != OpKind::kReturn || ret.operands.size() != 1 || ret.operand(0) != op.result())
+    return nullptr;
+  if (op.operands.size() != 2) return nullptr;
+  if (op.operand(0) == b.arg(0) && op.operand(1) == b.arg(1))
+    swapped = false;
+  else if (op.operand(0) == b.arg(1) && op.operand(1) == b.arg(0))
+    swapped = true;
+  else
+    return nullptr;
+  return &op;
+}
+
+bool all_f32(const hlo::Op& op) {
+  for (auto* v : op.operands)
+    if (v->type.dtype() != DType::kF32) return false;
+  return op.result(0)->type.dtype() == DType::kF32;
+}
+
+std::optional<Compiled> compile_pool(const hlo::Op& op) {
+  if (op.operands.size() != 2 || op.regions.size() != 1 || !all_f32(op)) return std::nullopt;
+  bool sw = false;
+  const hlo::Op* body = body_op(*op.region(0), sw);
+  if (!body || (body->kind != OpKind::kMaximum && body->kind != OpKind::kAdd)) return std::nullopt;
+  auto g = pool_geometry(op, op.operand_type(0).shape(), op.result(0)->type.shape());
+  if (!g) return std::nullopt;
+  const bool is_max = body->kind == OpKind::kMaximum;
+  Compiled c;
+  c.run = [g = *g, is_max](const RunArgs& a) {
+    const float* x = a.in[0]->data<float>();
+    const float init = a.in[1]->data<float>()[0];
+    float* o = a.out[0]->data<float>();
+    const int64_t n_planes = static_cast<int64_t>(g.plane_x.size());
+    parallel_for(n_planes, std::max<int64_t>(1, 4096 / (g.oh * g.ow * g.kh * g.kw)),
+                 [&](int64_t pb, int64_t pe) {
+                   for (int64_t p = pb; p < pe; ++p) {
+                     const float* xp = x + g.plane_x[static_cast<size_t>(p)];
+                     float* op_ = o + g.plane_o[static_cast<size_t>(p)];
+                     for (int64_t y = 0; y < g.oh; ++y)
+                       for (int64_t xo = 0; xo < g.ow; ++xo) {
+                         float acc = init;
+                         for (int64_t i = 0; i < g.kh; ++i) {
+                           const int64_t hh = y * g.sh + i - g.ph;
+                           for (int64_t j = 0; j < g.kw; ++j) {
+                             const int64_t ww = xo * g.sw + j - g.pw;
+                             const bool inside = hh >= 0 && hh < g.ih && ww >= 0 && ww < g.iw;
+                             const float v = inside ? xp[hh * g.xs_h + ww * g.xs_w] : init;
+                             acc = is_max ? fmax_ieee(acc, v) : acc + v;
+                           }
+                         }
+                         op_[y * g.os_h + xo * g.os_w] = acc;
+                       }
+                   }
+                 });
+  };
+  return c;
+}
+
+std::optional<Compiled> compile_select_and_scatter(const hlo::Op& op) {
+  if (op.operands.size() != 3 || op.regions.size() != 2 || !all_f32(op)) return std::nullopt;
+  bool sel_sw = false, sc_sw = false;
+  const hlo::Op* sel = body_op(*op.region(0), sel_sw);
+  const hlo::Op* sc = body_op(*op.region(1), sc_sw);
+  if (!sel || sel->kind != OpKind::kCompare || !sc || sc->kind != OpKind::kAdd) return std::nullopt;
+  if (sel->operand_type(0).dtype() != DType::kF32) return std::nullopt;
+  if (auto* ct = sel->attrs.get_if<hlo::EnumAttr>("compare_type"))
+    if (!(ct->value.empty() || ct->value == "FLOAT")) return std::nullopt;
+  auto* dir = sel->attrs.get_if<hlo::EnumAttr>("comparison_direction");
+  if (!dir) return std::nullopt;
+  // keep(cur, cand) = compare(cur, cand) with the body's argument order.
+  int mode;  // 0 GE, 1 GT, 2 LE, 3 LT on (first, second)
+  if (dir->value == "GE")
+    mode = 0;
+  else if (dir->value == "GT")
+    mode = 1;
+  else if (dir->value == "LE")
+    mode = 2;
+  else if (dir->value == "LT")
+    mode = 3;
+  else
+    return std::nullopt;
+  if (sel_sw) mode ^= 2;  // compare(cand, cur, GE) == compare(cur, cand, LE)
+  auto g = pool_geometry(op, op.operand_type(0).shape(), op.operand_type(1).shape());
+  if (!g) return std::nullopt;
+  Compiled c;
+  c.run = [g = *g, mode](const RunArgs& a) {
+    const float* x = a.in[0]->data<float>();
+    const float* src = a.in[1]->data<float>();
+    const float init = a.in[2]->data<float>()[0];
+    float* o = a.out[0]->data<float>();
+    auto keep = [mode](float cur, float cand) {
+      switch (mode) {
+        case 0:
+          return cur >= cand;
+        case 1:
+          return cur > cand;
+        case 2:
+          return cur <= cand;
+        default:
+          return cur < cand;
+      }
+    };
+    const int64_t n_planes = static_cast<int64_t>(g.plane_x.size());
+    const int64_t plane_elems = g.ih * g.iw;
+    parallel_for(n_planes, std::max<int64_t>(1, 4096 / std::max<int64_t>(plane_elems, 1)),
+                 [&](int64_t pb, int64_t pe) {
+                   for (int64_t p = pb; p < pe; ++p) {
+                     const float* xp = x + g.plane_x[static_cast<size_t>(p)];
+                     float* op_ = o + g.plane_x[static_cast<size_t>(p)];
+                     const float* sp = src + g.plane_o[static_cast<size_t>(p)];
+                     for (int64_t hh = 0; hh < g.ih; ++hh)
+                       for (int64_t ww = 0; ww < g.iw; ++ww) op_[hh * g.xs_h + ww * g.xs_w] = init;
+                     for (int64_t y = 0; y < g.oh; ++y)
+                       for (int64_t xo = 0; xo < g.ow; ++xo) {
+                         int64_t best = -1;
+                         for (int64_t i = 0; i < g.kh; ++i) {
+                           const int64_t hh = y * g.sh + i - g.ph;
+                           if (hh < 0 || hh >= g.ih) continue;
+                           for (int64_t j = 0; j < g.kw; ++j) {
+                             const int64_t ww = xo * g.sw + j - g.pw;
+                             if (ww < 0 || ww >= g.iw) continue;
+                             const int64_t off = hh * g.xs_h + ww * g.xs_w;
+                             if (best < 0 || !keep(xp[best], xp[off])) best = off;
+                           }
+                         }
+                         if (best >= 0) op_[best] += sp[y * g.os_h + xo * g.os_w];
+                       }
+                   }
+                 });
+  };
+  return c;
+}
+
+std::optional<Compiled> compile_reduce_window_any(const hlo::Op& op) {
+  if (auto c = compile_pool(op)) return c;
+  return compile_reduce_window_generic(op);
+}
+
+}  // namespace
+
+void register_window(Compiler* t) {
+  t[static_cast<size_t>(OpKind::kReduceWindow)] = compile_reduce_window_any;
+  t[static_cast<size_t>(OpKind::kSelectAndScatter)] = compile_select_and_scatter;
+}
+
+}  // namespace netspec::exec::cpu
