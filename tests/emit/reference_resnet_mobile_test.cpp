@@ -62,20 +62,54 @@ TEST(ReferenceResnetMobile, EfficientnetV2S) {
   expect_matches("efficientnet-v2-s", "efficientnet_v2_s", o);
 }
 
-// The loader refuses weights that do not fit: a ResNet-18 file into ResNet-34 names the
-// first mismatching tensor instead of loading something misaligned.
-TEST(ReferenceResnetMobile, MismatchedWeightsAreRefused) {
-  NETSPEC_SKIP_WITHOUT_TORCHVISION();
-  RefOptions o;
-  TempDir dir;
-  RefFiles f = run_torchvision_reference("resnet18", o, dir.path);
-  ParamTable t = build_param_table(zoo_net("resnet34", o));
-  try {
-    eval_weights(t, f.weights);
-    FAIL() << "expected a refusal";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("parameter count"), std::string::npos) << e.what();
+// The loader refuses weights that do not fit, naming the tensor, instead of loading something
+// misaligned: a missing tensor, a wrong shape, BN statistics from another module. (Synthetic
+// torchvision-named files built from resnet18's own table: no python needed.)
+SafeTensors synthetic_weights(const ParamTable& t) {
+  SafeTensors st;
+  for (size_t i = 0; i < t.params.size(); ++i) {
+    const ParamDesc& p = t.params[i];
+    std::string name = "tv." + p.name;  // any torchvision-like name; pairing is by order
+    st.tensors.push_back({name, Tensor(DType::kF32, p.shape)});
   }
+  for (const BnDesc& bn : t.bns) {
+    st.tensors.push_back({"tv." + bn.name + ".running_mean", Tensor(DType::kF32, {bn.channels})});
+    st.tensors.push_back({"tv." + bn.name + ".running_var", Tensor(DType::kF32, {bn.channels})});
+  }
+  return st;
+}
+
+void expect_refusal(const ParamTable& t, const SafeTensors& st, const std::string& what) {
+  try {
+    eval_weights(t, st);
+    ADD_FAILURE() << "expected a refusal mentioning '" << what << "'";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+  }
+}
+
+TEST(ReferenceResnetMobile, MismatchedWeightsAreRefused) {
+  ParamTable t = build_param_table(zoo_net("resnet18", RefOptions{}));
+  std::vector<NamePair> mapping;
+  std::vector<Tensor> ok = eval_weights(t, synthetic_weights(t), &mapping);
+  EXPECT_EQ(ok.size(), t.params.size() + 2 * t.bns.size());
+  EXPECT_EQ(mapping.front().netspec, t.params.front().name);
+  EXPECT_EQ(mapping.back().netspec, t.bns.back().name + ".running_var");
+
+  SafeTensors missing = synthetic_weights(t);
+  missing.tensors.erase(missing.tensors.begin() + 5);
+  expect_refusal(t, missing, "parameter count");
+
+  SafeTensors shape = synthetic_weights(t);
+  shape.tensors[3].second = Tensor(DType::kF32, {7});
+  expect_refusal(t, shape, "shape");
+
+  // Two BNs' running stats swapped: each BN's stats must come from the module of its gamma.
+  SafeTensors swapped = synthetic_weights(t);
+  size_t first_stat = t.params.size();
+  std::swap(swapped.tensors[first_stat], swapped.tensors[first_stat + 2]);
+  std::swap(swapped.tensors[first_stat + 1], swapped.tensors[first_stat + 3]);
+  expect_refusal(t, swapped, "gamma came from");
 }
 
 }  // namespace
