@@ -21,7 +21,6 @@ using hlo::I64s;
 using dt = dnnl::memory::data_type;
 using dims_t = dnnl::memory::dims;
 
-
 size_t al(size_t n) { return (n + 63) / 64 * 64; }
 
 // Memory desc over a row-major tensor of `shape` whose oneDNN dims are the tensor dims `order`.
@@ -36,13 +35,15 @@ dnnl::memory::desc user_md(const Shape& shape, const std::vector<int64_t>& order
 }
 
 // A reorder from `from` into `to` (nullptr when the descs are equal).
-std::shared_ptr<dnnl::reorder> make_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+std::shared_ptr<dnnl::reorder> make_reorder(const dnnl::memory::desc& from,
+                                            const dnnl::memory::desc& to) {
   if (from == to) return nullptr;
-  return std::make_shared<dnnl::reorder>(dnnl::reorder::primitive_desc(dnnl_engine(), from, dnnl_engine(), to));
+  return std::make_shared<dnnl::reorder>(
+      dnnl::reorder::primitive_desc(dnnl_engine(), from, dnnl_engine(), to));
 }
 
-void run_reorder(const std::shared_ptr<dnnl::reorder>& r, const dnnl::memory::desc& from, const void* src,
-                 const dnnl::memory::desc& to, void* dst) {
+void run_reorder(const std::shared_ptr<dnnl::reorder>& r, const dnnl::memory::desc& from,
+                 const void* src, const dnnl::memory::desc& to, void* dst) {
   auto& eng = dnnl_engine();
   dnnl::memory a(from, eng, const_cast<void*>(src)), b(to, eng, dst);
   r->execute(dnnl_stream(), a, b);
@@ -64,6 +65,122 @@ struct Side {
   size_t offset = 0;
 };
 
+// Weight-gradient form (what the weight-VJP emits: batch and feature roles of the input swapped,
+// dy as the "kernel", batch_group_count = the forward's groups): dW of a forward convolution with
+// src = lhs (N = input_feature, C = input_batch), diff_dst = rhs (N = kernel_input_feature,
+// O = kernel_output_feature), stride = rhs_dilation, dilation = window_strides - 1, padding_l =
+// pad_lo; padding_r is whatever makes the shapes consistent (positions past the end are zeros in
+// both). Runs on oneDNN's convolution_backward_weights.
+std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::ConvDims& cd,
+                                                 size_t ns, const I64s& strides,
+                                                 const I64s& rhs_dil,
+                                                 const std::vector<int64_t>& pad_lo, int64_t bgc) {
+  const Shape& xs = op.operand_type(0).shape();
+  const Shape& dys = op.operand_type(1).shape();
+  const Shape& ws = op.result(0)->type.shape();
+  auto dim = [](const Shape& s, int64_t d) { return s[static_cast<size_t>(d)]; };
+  const int64_t N = dim(xs, cd.input_feature), C = dim(xs, cd.input_batch);
+  const int64_t O = dim(dys, cd.kernel_output_feature);
+  if (dim(dys, cd.kernel_input_feature) != N || dim(ws, cd.output_feature) != O)
+    return std::nullopt;
+  if (bgc < 1 || C % bgc != 0 || O % bgc != 0 || dim(ws, cd.output_batch) != C / bgc)
+    return std::nullopt;
+  dims_t st, dil, pl, pr;
+  for (size_t i = 0; i < ns; ++i) {
+    const int64_t H = dim(xs, cd.input_spatial[i]), OH = dim(dys, cd.kernel_spatial[i]);
+    const int64_t KH = dim(ws, cd.output_spatial[i]);
+    const int64_t s = rhs_dil[i], d = strides[i], l = pad_lo[i];
+    const int64_t r = (OH - 1) * s + (KH - 1) * d + 1 - H - l;
+    if (l < 0 || s < 1 || d < 1 || H + std::min<int64_t>(r, 0) < 1) return std::nullopt;
+    st.push_back(s);
+    dil.push_back(d - 1);
+    pl.push_back(l);
+    pr.push_back(r);
+  }
+  std::vector<int64_t> x_order{cd.input_feature, cd.input_batch},
+      dy_order{cd.kernel_input_feature, cd.kernel_output_feature};
+  for (int64_t v : cd.input_spatial) x_order.push_back(v);
+  for (int64_t v : cd.kernel_spatial) dy_order.push_back(v);
+  dnnl::memory::desc x_user = user_md(xs, x_order), dy_user = user_md(dys, dy_order);
+  // Negative high padding (a strided conv whose last rows are never read): view a cropped x
+  // (same strides, fewer rows) with zero padding instead.
+  if (std::any_of(pr.begin(), pr.end(), [](int64_t v) { return v < 0; })) {
+    dims_t xd = x_user.dims(), xst;
+    std::vector<int64_t> rs = row_major_strides(xs);
+    for (int64_t o : x_order) xst.push_back(rs[static_cast<size_t>(o)]);
+    for (size_t i = 0; i < ns; ++i)
+      if (pr[i] < 0) xd[i + 2] += pr[i], pr[i] = 0;
+    x_user = dnnl::memory::desc(xd, dt::f32, xst);
+  }
+  std::vector<int64_t> wrs = row_major_strides(ws);
+  const int64_t s_o = wrs[static_cast<size_t>(cd.output_feature)],
+                s_c = wrs[static_cast<size_t>(cd.output_batch)];
+  dims_t wd, wst;
+  if (bgc > 1)
+    wd = {bgc, O / bgc, C / bgc}, wst = {s_o * (O / bgc), s_o, s_c};
+  else
+    wd = {O, C}, wst = {s_o, s_c};
+  for (int64_t v : cd.output_spatial) {
+    wd.push_back(dim(ws, v));
+    wst.push_back(wrs[static_cast<size_t>(v)]);
+  }
+  dnnl::memory::desc w_user(wd, dt::f32, wst);
+  auto any_md = [](const dims_t& d) {
+    return dnnl::memory::desc(d, dt::f32, dnnl::memory::format_tag::any);
+  };
+  auto& eng = dnnl_engine();
+  dnnl::convolution_backward_weights::primitive_desc pd;
+  try {
+    dnnl::convolution_forward::desc fdesc(
+        dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
+        any_md(x_user.dims()), any_md(wd), any_md(dy_user.dims()), st, dil, pl, pr);
+    dnnl::convolution_forward::primitive_desc fpd(fdesc, eng);
+    dnnl::convolution_backward_weights::desc bdesc(dnnl::algorithm::convolution_direct,
+                                                   any_md(x_user.dims()), any_md(wd),
+                                                   any_md(dy_user.dims()), st, dil, pl, pr);
+    pd = dnnl::convolution_backward_weights::primitive_desc(bdesc, dnnl_user_scratchpad_attr(), eng,
+                                                            fpd);
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+  if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return std::nullopt;
+  Side xs_{x_user, pd.src_desc(), make_reorder(x_user, pd.src_desc())};
+  Side dys_{dy_user, pd.diff_dst_desc(), make_reorder(dy_user, pd.diff_dst_desc())};
+  Side ws_{w_user, pd.diff_weights_desc(), make_reorder(pd.diff_weights_desc(), w_user)};
+  size_t off = 0;
+  for (Side* sd : {&xs_, &dys_, &ws_}) {
+    sd->offset = off;
+    if (sd->reorder) off += al(sd->prim.get_size());
+  }
+  size_t pad_off = off, pad_bytes = pd.scratchpad_desc().get_size();
+  Compiled c;
+  c.scratch_bytes = off + pad_bytes;
+  auto prim = std::make_shared<dnnl::convolution_backward_weights>(pd);
+  auto pad_md = pd.scratchpad_desc();
+  c.run = [=](const RunArgs& a) {
+    auto& e = dnnl_engine();
+    const void* xp = a.in[0]->raw();
+    const void* dyp = a.in[1]->raw();
+    void* wp = a.out[0]->raw();
+    if (xs_.reorder)
+      run_reorder(xs_.reorder, xs_.user, xp, xs_.prim, a.scratch + xs_.offset),
+          xp = a.scratch + xs_.offset;
+    if (dys_.reorder)
+      run_reorder(dys_.reorder, dys_.user, dyp, dys_.prim, a.scratch + dys_.offset),
+          dyp = a.scratch + dys_.offset;
+    void* wi = ws_.reorder ? a.scratch + ws_.offset : wp;
+    std::unordered_map<int, dnnl::memory> args{
+        {DNNL_ARG_SRC, dnnl::memory(xs_.prim, e, const_cast<void*>(xp))},
+        {DNNL_ARG_DIFF_DST, dnnl::memory(dys_.prim, e, const_cast<void*>(dyp))},
+        {DNNL_ARG_DIFF_WEIGHTS, dnnl::memory(ws_.prim, e, wi)}};
+    if (pad_bytes) args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(pad_md, e, a.scratch + pad_off)});
+    prim->execute(dnnl_stream(), args);
+    if (ws_.reorder) run_reorder(ws_.reorder, ws_.prim, wi, ws_.user, wp);
+    dnnl_stream().wait();
+  };
+  return c;
+}
+
 std::optional<Compiled> compile_conv(const hlo::Op& op) {
   if (op.operands.size() != 2) return std::nullopt;
   auto* cd = op.attrs.get_if<hlo::ConvDims>("dimension_numbers");
@@ -71,13 +188,14 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
   for (size_t i = 0; i < 2; ++i)
     if (op.operand_type(i).dtype() != DType::kF32) return std::nullopt;
   if (op.result(0)->type.dtype() != DType::kF32) return std::nullopt;
-  if (op.operand_type(0).numel() == 0 || op.operand_type(1).numel() == 0 || op.result(0)->type.numel() == 0)
+  if (op.operand_type(0).numel() == 0 || op.operand_type(1).numel() == 0 ||
+      op.result(0)->type.numel() == 0)
     return std::nullopt;
   ConvGeom g;
   g.d = *cd;
   g.ns = cd->input_spatial.size();
   if (g.ns < 1 || g.ns > 3) return std::nullopt;
-  if (op.attrs.get_int_or("batch_group_count", 1) != 1) return std::nullopt;
+  const int64_t bgc = op.attrs.get_int_or("batch_group_count", 1);
   g.groups = op.attrs.get_int_or("feature_group_count", 1);
   for (auto* name : {"window_reversal"}) {
     if (auto* wr = op.attrs.get_if<std::vector<bool>>(name))
@@ -102,7 +220,24 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
     if (pad.size() != 2 * g.ns) return std::nullopt;
     for (size_t i = 0; i < g.ns; ++i) g.pad_lo[i] = pad[2 * i], g.pad_hi[i] = pad[2 * i + 1];
   }
-  if (g.strides.size() != g.ns || g.lhs_dil.size() != g.ns || g.rhs_dil.size() != g.ns) return std::nullopt;
+  if (g.strides.size() != g.ns || g.lhs_dil.size() != g.ns || g.rhs_dil.size() != g.ns)
+    return std::nullopt;
+  // The weight-gradient form: a batch-grouped conv, or a "kernel" (dy) larger than the result
+  // (dW is k x k while dy is the activation's size). Both mean backward-weights.
+  {
+    bool unit_lhs =
+        std::all_of(g.lhs_dil.begin(), g.lhs_dil.end(), [](int64_t v) { return v == 1; });
+    int64_t out_sp = 1, ker_sp = 1;
+    for (size_t i = 0; i < g.ns; ++i) {
+      out_sp *= op.result(0)->type.dim(cd->output_spatial[i]);
+      ker_sp *= op.operand_type(1).dim(cd->kernel_spatial[i]);
+    }
+    const char* nobw = std::getenv("NETSPEC_CONV_NO_BWD_WEIGHTS");
+    if (unit_lhs && g.groups == 1 && (bgc > 1 || out_sp < ker_sp) && !(nobw && *nobw))
+      if (auto c = compile_conv_bwd_weights(op, *cd, g.ns, g.strides, g.rhs_dil, g.pad_lo, bgc))
+        return c;
+  }
+  if (bgc != 1) return std::nullopt;
   const Shape& xs = op.operand_type(0).shape();
   const Shape& ws = op.operand_type(1).shape();
   const Shape& ys = op.result(0)->type.shape();
@@ -110,11 +245,13 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
   const int64_t O = ws[static_cast<size_t>(cd->kernel_output_feature)];
   const int64_t KI = ws[static_cast<size_t>(cd->kernel_input_feature)];
   if (G < 1 || O % G != 0) return std::nullopt;
-  bool transposed = std::any_of(g.lhs_dil.begin(), g.lhs_dil.end(), [](int64_t v) { return v != 1; });
+  bool transposed =
+      std::any_of(g.lhs_dil.begin(), g.lhs_dil.end(), [](int64_t v) { return v != 1; });
   for (size_t i = 0; i < g.ns; ++i)
     if (g.rhs_dil[i] < 1 || g.strides[i] < 1 || g.lhs_dil[i] < 1) return std::nullopt;
 
-  std::vector<int64_t> x_order{cd->input_batch, cd->input_feature}, y_order{cd->output_batch, cd->output_feature};
+  std::vector<int64_t> x_order{cd->input_batch, cd->input_feature},
+      y_order{cd->output_batch, cd->output_feature};
   for (int64_t s : cd->input_spatial) x_order.push_back(s);
   for (int64_t s : cd->output_spatial) y_order.push_back(s);
   dnnl::memory::desc x_user = user_md(xs, x_order), y_user = user_md(ys, y_order);
@@ -128,7 +265,9 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
   }
   dims_t dil;
   for (int64_t r : g.rhs_dil) dil.push_back(r - 1);
-  auto any_md = [](const dims_t& d) { return dnnl::memory::desc(d, dt::f32, dnnl::memory::format_tag::any); };
+  auto any_md = [](const dims_t& d) {
+    return dnnl::memory::desc(d, dt::f32, dnnl::memory::format_tag::any);
+  };
   auto attr = dnnl_user_scratchpad_attr();
   auto& eng = dnnl_engine();
   Compiled c;
@@ -138,8 +277,10 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
       if (g.pad_lo[i] < 0 || g.pad_hi[i] < 0) return std::nullopt;
     // Weights: (O, I, K...) or grouped (G, O/G, I, K...).
     dims_t wd, wst;
-    if (G > 1) wd = {G, O / G, KI}, wst = {s_o * (O / G), s_o, s_i};
-    else wd = {O, KI}, wst = {s_o, s_i};
+    if (G > 1)
+      wd = {G, O / G, KI}, wst = {s_o * (O / G), s_o, s_i};
+    else
+      wd = {O, KI}, wst = {s_o, s_i};
     wd.insert(wd.end(), ksz.begin(), ksz.end());
     wst.insert(wst.end(), kst.begin(), kst.end());
     dnnl::memory::desc w_user(wd, dt::f32, wst);
@@ -152,8 +293,9 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
     bool plain = std::getenv("NETSPEC_CONV_PLAIN") != nullptr;
     try {
       if (plain) {
-        dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                             x_user, any_md(wd), y_user, st, dil, pl, pr);
+        dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                             dnnl::algorithm::convolution_direct, x_user,
+                                             any_md(wd), y_user, st, dil, pl, pr);
         pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
         if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) plain = false;
       }
@@ -162,8 +304,9 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
     }
     try {
       if (!plain) {
-        dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                             any_md(x_user.dims()), any_md(wd), any_md(y_user.dims()), st, dil, pl, pr);
+        dnnl::convolution_forward::desc desc(
+            dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+            any_md(x_user.dims()), any_md(wd), any_md(y_user.dims()), st, dil, pl, pr);
         pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
       }
     } catch (const dnnl::error&) {
@@ -186,13 +329,19 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
       const void* xp = a.in[0]->raw();
       const void* wp = a.in[1]->raw();
       void* yp = a.out[0]->raw();
-      if (xs_.reorder) run_reorder(xs_.reorder, xs_.user, xp, xs_.prim, a.scratch + xs_.offset), xp = a.scratch + xs_.offset;
-      if (ws_.reorder) run_reorder(ws_.reorder, ws_.user, wp, ws_.prim, a.scratch + ws_.offset), wp = a.scratch + ws_.offset;
+      if (xs_.reorder)
+        run_reorder(xs_.reorder, xs_.user, xp, xs_.prim, a.scratch + xs_.offset),
+            xp = a.scratch + xs_.offset;
+      if (ws_.reorder)
+        run_reorder(ws_.reorder, ws_.user, wp, ws_.prim, a.scratch + ws_.offset),
+            wp = a.scratch + ws_.offset;
       void* yi = ys_.reorder ? a.scratch + ys_.offset : yp;
-      std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(xs_.prim, e, const_cast<void*>(xp))},
-                                                 {DNNL_ARG_WEIGHTS, dnnl::memory(ws_.prim, e, const_cast<void*>(wp))},
-                                                 {DNNL_ARG_DST, dnnl::memory(ys_.prim, e, yi)}};
-      if (pad_bytes) args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(pad_md, e, a.scratch + pad_off)});
+      std::unordered_map<int, dnnl::memory> args{
+          {DNNL_ARG_SRC, dnnl::memory(xs_.prim, e, const_cast<void*>(xp))},
+          {DNNL_ARG_WEIGHTS, dnnl::memory(ws_.prim, e, const_cast<void*>(wp))},
+          {DNNL_ARG_DST, dnnl::memory(ys_.prim, e, yi)}};
+      if (pad_bytes)
+        args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(pad_md, e, a.scratch + pad_off)});
       prim->execute(dnnl_stream(), args);
       if (ys_.reorder) run_reorder(ys_.reorder, ys_.prim, yi, ys_.user, yp);
       dnnl_stream().wait();
@@ -208,7 +357,8 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
   dims_t st, pl, pr;
   for (size_t i = 0; i < g.ns; ++i) {
     int64_t K = ksz[i], r = g.rhs_dil[i], d = g.lhs_dil[i];
-    int64_t sx = xs[static_cast<size_t>(cd->input_spatial[i])], sy = ys[static_cast<size_t>(cd->output_spatial[i])];
+    int64_t sx = xs[static_cast<size_t>(cd->input_spatial[i])],
+            sy = ys[static_cast<size_t>(cd->output_spatial[i])];
     int64_t l = (K - 1) * r - g.pad_lo[i];
     int64_t rr = (sx - 1) * d + (K - 1) * r + 1 - sy - l;
     if (l < 0 || rr < 0) return std::nullopt;
@@ -226,15 +376,18 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
     flip_base += (ksz[i] - 1) * kst[i];
   }
   dims_t wd_prim = G > 1 ? wd : dims_t(wd.begin() + 1, wd.end());
-  std::vector<int64_t> wdp_rs = row_major_strides(std::vector<int64_t>(wd_prim.begin(), wd_prim.end()));
+  std::vector<int64_t> wdp_rs =
+      row_major_strides(std::vector<int64_t>(wd_prim.begin(), wd_prim.end()));
   dnnl::memory::desc w_dense(wd_prim, dt::f32, dims_t(wdp_rs.begin(), wdp_rs.end()));
   dnnl::convolution_backward_data::primitive_desc pd;
   try {
-    dnnl::convolution_forward::desc fdesc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
-                                          any_md(y_user.dims()), any_md(wd_prim), any_md(x_user.dims()), st, dil, pl, pr);
+    dnnl::convolution_forward::desc fdesc(
+        dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
+        any_md(y_user.dims()), any_md(wd_prim), any_md(x_user.dims()), st, dil, pl, pr);
     dnnl::convolution_forward::primitive_desc fpd(fdesc, eng);
-    dnnl::convolution_backward_data::desc bdesc(dnnl::algorithm::convolution_direct, any_md(y_user.dims()),
-                                                any_md(wd_prim), any_md(x_user.dims()), st, dil, pl, pr);
+    dnnl::convolution_backward_data::desc bdesc(dnnl::algorithm::convolution_direct,
+                                                any_md(y_user.dims()), any_md(wd_prim),
+                                                any_md(x_user.dims()), st, dil, pl, pr);
     pd = dnnl::convolution_backward_data::primitive_desc(bdesc, attr, eng, fpd);
   } catch (const dnnl::error&) {
     return std::nullopt;
@@ -242,7 +395,8 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
   Side xs_{x_user, pd.diff_dst_desc(), make_reorder(x_user, pd.diff_dst_desc())};
   Side ws_{w_dense, pd.weights_desc(), make_reorder(w_dense, pd.weights_desc())};
   Side ys_{y_user, pd.diff_src_desc(), make_reorder(pd.diff_src_desc(), y_user)};
-  size_t flip_bytes = al(static_cast<size_t>(num_elements(std::vector<int64_t>(wd.begin(), wd.end()))) * 4);
+  size_t flip_bytes =
+      al(static_cast<size_t>(num_elements(std::vector<int64_t>(wd.begin(), wd.end()))) * 4);
   size_t off = flip_bytes;
   for (Side* s : {&xs_, &ws_, &ys_}) {
     s->offset = off;
@@ -259,12 +413,17 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
     const void* xp = a.in[0]->raw();
     const void* wp = a.scratch;
     void* yp = a.out[0]->raw();
-    if (xs_.reorder) run_reorder(xs_.reorder, xs_.user, xp, xs_.prim, a.scratch + xs_.offset), xp = a.scratch + xs_.offset;
-    if (ws_.reorder) run_reorder(ws_.reorder, ws_.user, wp, ws_.prim, a.scratch + ws_.offset), wp = a.scratch + ws_.offset;
+    if (xs_.reorder)
+      run_reorder(xs_.reorder, xs_.user, xp, xs_.prim, a.scratch + xs_.offset),
+          xp = a.scratch + xs_.offset;
+    if (ws_.reorder)
+      run_reorder(ws_.reorder, ws_.user, wp, ws_.prim, a.scratch + ws_.offset),
+          wp = a.scratch + ws_.offset;
     void* yi = ys_.reorder ? a.scratch + ys_.offset : yp;
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_DIFF_DST, dnnl::memory(xs_.prim, e, const_cast<void*>(xp))},
-                                               {DNNL_ARG_WEIGHTS, dnnl::memory(ws_.prim, e, const_cast<void*>(wp))},
-                                               {DNNL_ARG_DIFF_SRC, dnnl::memory(ys_.prim, e, yi)}};
+    std::unordered_map<int, dnnl::memory> args{
+        {DNNL_ARG_DIFF_DST, dnnl::memory(xs_.prim, e, const_cast<void*>(xp))},
+        {DNNL_ARG_WEIGHTS, dnnl::memory(ws_.prim, e, const_cast<void*>(wp))},
+        {DNNL_ARG_DIFF_SRC, dnnl::memory(ys_.prim, e, yi)}};
     if (pad_bytes) args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(pad_md, e, a.scratch + pad_off)});
     prim->execute(dnnl_stream(), args);
     if (ys_.reorder) run_reorder(ys_.reorder, ys_.prim, yi, ys_.user, yp);
@@ -275,6 +434,8 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
 
 }  // namespace
 
-void register_conv(Compiler* t) { t[static_cast<size_t>(hlo::OpKind::kConvolution)] = compile_conv; }
+void register_conv(Compiler* t) {
+  t[static_cast<size_t>(hlo::OpKind::kConvolution)] = compile_conv;
+}
 
 }  // namespace netspec::exec::cpu

@@ -1,0 +1,105 @@
+// The cpu executor's weight-gradient convolutions (oneDNN backward-weights): the conv that the
+// weight VJP emits (input batch/feature roles swapped, dy as the kernel, window_strides = forward
+// dilation, rhs_dilation = forward stride, batch_group_count = forward groups) against the ref
+// kernel, for stride 1 and 2 (with slack at the high edge), dilation, grouped/depthwise and NHWC.
+#include <random>
+
+#include "exec/cpu/cpu_backend.h"
+#include "tests/exec/test_util.h"
+
+namespace netspec::testing {
+namespace {
+
+using hlo::ConvDims;
+using hlo::ConvOptions;
+
+Tensor rnd(Shape s, uint32_t seed) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<double> d(-1, 1);
+  std::vector<double> v(static_cast<size_t>(num_elements(s)));
+  for (double& x : v) x = d(g);
+  return f32(s, v);
+}
+
+struct Fwd {
+  ConvDims d;  // forward dimension numbers (x, w, y)
+  Shape x, w, y;
+  int64_t stride, dil, pad_lo, pad_hi, groups;
+};
+
+// dW = conv(x as [C batch, N feature], dy as kernel [N in, O out]) exactly as vjp_conv.cpp emits
+// it.
+hlo::Value* weight_grad(Builder& b, const Fwd& f, hlo::Value* x, hlo::Value* dy) {
+  ConvOptions o;
+  o.dims.input_batch = f.d.input_feature;
+  o.dims.input_feature = f.d.input_batch;
+  o.dims.input_spatial = f.d.input_spatial;
+  o.dims.kernel_input_feature = f.d.output_batch;
+  o.dims.kernel_output_feature = f.d.output_feature;
+  o.dims.kernel_spatial = f.d.output_spatial;
+  o.dims.output_batch = f.d.kernel_input_feature;
+  o.dims.output_feature = f.d.kernel_output_feature;
+  o.dims.output_spatial = f.d.kernel_spatial;
+  for (size_t i = 0; i < f.d.input_spatial.size(); ++i) {
+    int64_t n = f.x[static_cast<size_t>(f.d.input_spatial[i])];
+    int64_t k = f.w[static_cast<size_t>(f.d.kernel_spatial[i])];
+    int64_t m = f.y[static_cast<size_t>(f.d.output_spatial[i])];
+    int64_t need = (k - 1) * f.dil + (m - 1) * f.stride + 1;
+    o.padding.push_back({f.pad_lo, need - n - f.pad_lo});
+  }
+  o.window_strides.assign(f.d.input_spatial.size(), f.dil);
+  o.rhs_dilation.assign(f.d.input_spatial.size(), f.stride);
+  o.batch_group_count = f.groups;
+  return b.convolution(x, dy, o, DType::kF32);
+}
+
+void check(const Fwd& f, const std::string& what) {
+  Tensor x = rnd(f.x, 1), dy = rnd(f.y, 2);
+  BodyFn body = [&](Builder& b, const Values& a) { return Values{weight_grad(b, f, a[0], a[1])}; };
+  auto m = make_module({type_of(x), type_of(dy)}, body);
+  auto st = exec::cpu::plan_stats(*m->funcs[0]);
+  EXPECT_EQ(st.ref_steps, 0) << what << ": " << st.fallback_ops;
+  Tensor want = run_fn("ref", {x, dy}, body).at(0);
+  Tensor got = run_fn("cpu", {x, dy}, body).at(0);
+  ASSERT_EQ(got.shape(), f.w) << what;
+  expect_near(got, want, 1e-4, 1e-4, what);
+}
+
+Shape out_len(int64_t n, int64_t k, const Fwd& f) {
+  return {(n + f.pad_lo + f.pad_hi - ((k - 1) * f.dil + 1)) / f.stride + 1};
+}
+
+Fwd nchw(int64_t N, int64_t C, int64_t O, int64_t H, int64_t K, int64_t s, int64_t dil, int64_t lo,
+         int64_t hi, int64_t groups) {
+  Fwd f{ConvOptions::nchw(2), {}, {}, {}, s, dil, lo, hi, groups};
+  int64_t oh = out_len(H, K, f)[0];
+  f.x = {N, C, H, H};
+  f.w = {O, C / groups, K, K};
+  f.y = {N, O, oh, oh};
+  return f;
+}
+
+TEST(CpuConv, WeightGradStride1Pad1) { check(nchw(8, 5, 6, 10, 3, 1, 1, 1, 1, 1), "3x3 s1 p1"); }
+TEST(CpuConv, WeightGradStride2WithSlack) {
+  check(nchw(4, 3, 8, 9, 3, 2, 1, 1, 0, 1), "3x3 s2 9x9");
+}
+TEST(CpuConv, WeightGradOneByOneStride2) { check(nchw(4, 8, 16, 8, 1, 2, 1, 0, 0, 1), "1x1 s2"); }
+TEST(CpuConv, WeightGradDilated) { check(nchw(3, 4, 4, 11, 3, 1, 2, 2, 2, 1), "3x3 d2"); }
+TEST(CpuConv, WeightGradGroupedAndDepthwise) {
+  check(nchw(4, 8, 12, 7, 3, 1, 1, 1, 1, 4), "groups 4");
+  check(nchw(4, 6, 6, 9, 3, 2, 1, 1, 1, 6), "depthwise s2");
+}
+TEST(CpuConv, WeightGradNhwcHwio) {
+  Fwd f;
+  f.d.input_batch = 0, f.d.input_feature = 3, f.d.input_spatial = {1, 2};
+  f.d.kernel_input_feature = 2, f.d.kernel_output_feature = 3, f.d.kernel_spatial = {0, 1};
+  f.d.output_batch = 0, f.d.output_feature = 3, f.d.output_spatial = {1, 2};
+  f.stride = 1, f.dil = 1, f.pad_lo = 1, f.pad_hi = 1, f.groups = 1;
+  f.x = {4, 8, 8, 5};
+  f.w = {3, 3, 5, 7};
+  f.y = {4, 8, 8, 7};
+  check(f, "NHWC/HWIO");
+}
+
+}  // namespace
+}  // namespace netspec::testing
