@@ -149,6 +149,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
          "dataset?)",
          last, s.batch_in_epoch, spe);
   TrainResult res;
+  if (s.epoch >= c.epochs && o.log)
+    *o.log << fmt::format("nothing to do: {} already has {} of {} epochs\n", last, s.epoch,
+                          c.epochs);
   res.first_epoch = s.epoch + 1;
   res.first_batch = s.batch_in_epoch;
 
