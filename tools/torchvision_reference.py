@@ -91,7 +91,11 @@ def randomise(model, gen, size, calib_batches=1, calib_batch=8):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", required=True, help="torchvision.models constructor, e.g. resnet18")
+    ap.add_argument("--model", required=True,
+                    help="torchvision.models constructor, e.g. resnet18; peer:NAME builds NAME from "
+                         "--peer-file's MODELS table (the PyTorch peer's nets, e.g. peer:resnet18)")
+    ap.add_argument("--peer-file", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                         "..", "..", "shared", "peers", "torch_train_step.py"))
     ap.add_argument("--classes", type=int, default=10)
     ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--size", type=int, default=64, help="input height = width")
@@ -102,7 +106,14 @@ def main():
     torch.manual_seed(a.seed)
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
     gen = torch.Generator().manual_seed(a.seed)
-    model = getattr(torchvision.models, a.model)(num_classes=a.classes)
+    if a.model.startswith("peer:"):
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("torch_train_step", a.peer_file)
+        peer = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(peer)
+        model = peer.MODELS[a.model[5:]][0](a.classes)
+    else:
+        model = getattr(torchvision.models, a.model)(num_classes=a.classes)
     randomise(model, gen, a.size)
     x = torch.randn(a.batch, 3, a.size, a.size, generator=gen)
     weights = state_tensors(model)

@@ -31,6 +31,17 @@ TEST(ReferenceResnetMobile, Resnet50) {
   expect_matches("resnet50", "resnet50");
 }
 
+// resnet18-cifar is the PyTorch peer's CIFAR ResNet-18 (../shared/peers/torch_train_step.py:
+// 3x3 stride-1 stem, no max-pool), at its 32x32 input.
+TEST(ReferenceResnetMobile, Resnet18CifarMatchesThePeer) {
+  NETSPEC_SKIP_WITHOUT_TORCHVISION();
+  std::string peer = std::string(NETSPEC_SOURCE_DIR) + "/../shared/peers/torch_train_step.py";
+  if (!std::filesystem::exists(peer)) GTEST_SKIP() << peer << " absent: peer check skipped";
+  RefOptions o;
+  o.size = 32;
+  expect_matches("resnet18-cifar", "peer:resnet18", o);
+}
+
 TEST(ReferenceResnetMobile, MobilenetV2) {
   NETSPEC_SKIP_WITHOUT_TORCHVISION();
   expect_matches("mobilenet-v2", "mobilenet_v2");
