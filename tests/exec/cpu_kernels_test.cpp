@@ -25,8 +25,8 @@ Tensor random(DType dt, Shape s, uint32_t seed) {
 }
 
 // Runs body on both backends; results agree within tol; the cpu plan has no ref step.
-void check_against_ref(const std::vector<Tensor>& in, const BodyFn& body, double tol, const std::string& what,
-                       bool expect_fast = true) {
+void check_against_ref(const std::vector<Tensor>& in, const BodyFn& body, double tol,
+                       const std::string& what, bool expect_fast = true) {
   std::vector<Type> ts;
   for (auto& t : in) ts.push_back(type_of(t));
   auto st = exec::cpu::plan_stats(*make_module(ts, body)->funcs[0]);
@@ -47,10 +47,12 @@ ConvDims nhwc() {  // [b, 0, 1, f] x [0, 1, i, o] -> [b, 0, 1, f]
   return d;
 }
 
-void check_conv(const Shape& xs, const Shape& ws, const ConvOptions& o, const std::string& what, uint32_t seed) {
+void check_conv(const Shape& xs, const Shape& ws, const ConvOptions& o, const std::string& what,
+                uint32_t seed) {
   Tensor x = random(DType::kF32, xs, seed), w = random(DType::kF32, ws, seed + 1);
-  check_against_ref({x, w}, [&](Builder& b, const Values& a) { return Values{b.convolution(a[0], a[1], o)}; },
-                    1e-4, what);
+  check_against_ref(
+      {x, w}, [&](Builder& b, const Values& a) { return Values{b.convolution(a[0], a[1], o)}; },
+      1e-4, what);
 }
 
 TEST(CpuConv, NchwStridedAsymmetricPadding) {
@@ -114,21 +116,25 @@ TEST(CpuConv, UnsupportedFormsStillAgreeViaRef) {
   o.dims = ConvOptions::nchw(2);
   o.batch_group_count = 2;
   Tensor x = random(DType::kF32, {4, 3, 5, 5}, 17), w = random(DType::kF32, {4, 3, 2, 2}, 18);
-  check_against_ref({x, w}, [&](Builder& b, const Values& a) { return Values{b.convolution(a[0], a[1], o)}; },
-                    1e-4, "batch groups", /*expect_fast=*/false);
+  check_against_ref(
+      {x, w}, [&](Builder& b, const Values& a) { return Values{b.convolution(a[0], a[1], o)}; },
+      1e-4, "batch groups", /*expect_fast=*/false);
   ConvOptions t;  // transposed with pad_lo > (K-1)*r: outside what backward-data expresses
   t.dims = ConvOptions::nchw(2);
   t.lhs_dilation = {2, 2};
   t.padding = {{3, 0}, {-1, 2}};
   Tensor y = random(DType::kF32, {1, 2, 4, 4}, 19), k = random(DType::kF32, {3, 2, 3, 3}, 20);
-  check_against_ref({y, k}, [&](Builder& b, const Values& a) { return Values{b.convolution(a[0], a[1], t)}; },
-                    1e-4, "transposed, large pad", /*expect_fast=*/false);
+  check_against_ref(
+      {y, k}, [&](Builder& b, const Values& a) { return Values{b.convolution(a[0], a[1], t)}; },
+      1e-4, "transposed, large pad", /*expect_fast=*/false);
 }
 
-void check_dot(const Shape& ls, const Shape& rs, const DotDims& d, DType dt, const std::string& what) {
+void check_dot(const Shape& ls, const Shape& rs, const DotDims& d, DType dt,
+               const std::string& what) {
   Tensor x = random(dt, ls, 21), y = random(dt, rs, 22);
-  check_against_ref({x, y}, [&](Builder& b, const Values& a) { return Values{b.dot_general(a[0], a[1], d)}; },
-                    dt == DType::kF64 ? 1e-12 : 1e-4, what);
+  check_against_ref(
+      {x, y}, [&](Builder& b, const Values& a) { return Values{b.dot_general(a[0], a[1], d)}; },
+      dt == DType::kF64 ? 1e-12 : 1e-4, what);
 }
 
 TEST(CpuDot, Layouts) {
@@ -153,9 +159,13 @@ TEST(CpuReduce, SumsMaxAndPooling) {
   Tensor x = random(DType::kF32, {4, 5, 6, 7}, 31);
   for (auto dims : std::vector<hlo::I64s>{{3}, {0}, {0, 2, 3}, {1, 2}, {0, 1, 2, 3}, {}}) {
     for (OpKind k : {OpKind::kAdd, OpKind::kMaximum}) {
-      check_against_ref({x}, [&](Builder& b, const Values& a) {
-        return Values{b.reduce(a[0], b.scalar(k == OpKind::kAdd ? 0.0 : -kInf, DType::kF32), dims, k)};
-      }, 1e-5, "reduce");
+      check_against_ref(
+          {x},
+          [&](Builder& b, const Values& a) {
+            return Values{
+                b.reduce(a[0], b.scalar(k == OpKind::kAdd ? 0.0 : -kInf, DType::kF32), dims, k)};
+          },
+          1e-5, "reduce");
     }
   }
   hlo::WindowOptions w;  // 3x3 stride-2 max pool with asymmetric padding on NCHW
@@ -163,23 +173,51 @@ TEST(CpuReduce, SumsMaxAndPooling) {
   w.window_strides = {1, 1, 2, 2};
   w.padding = {{0, 0}, {0, 0}, {1, 0}, {1, 1}};
   for (OpKind k : {OpKind::kMaximum, OpKind::kAdd}) {
-    check_against_ref({x}, [&](Builder& b, const Values& a) {
-      return Values{b.reduce_window(a[0], b.scalar(k == OpKind::kAdd ? 0.0 : -kInf, DType::kF32), w, k)};
-    }, 1e-5, "pool");
+    check_against_ref(
+        {x},
+        [&](Builder& b, const Values& a) {
+          return Values{
+              b.reduce_window(a[0], b.scalar(k == OpKind::kAdd ? 0.0 : -kInf, DType::kF32), w, k)};
+        },
+        1e-5, "pool");
+  }
+}
+
+TEST(CpuReduce, BatchNormSumsAreVectorisedDeterministicAndAccurate) {
+  // BN's per-channel sum over [N, C, H, W] dims {0, 2, 3} and a row sum: long contiguous runs use
+  // partial sums; the result stays within f32 rounding of an f64 sum and repeats bit for bit.
+  Tensor x = random(DType::kF32, {16, 3, 20, 33}, 51);
+  BodyFn body = [](Builder& b, const Values& a) {
+    Value* z = b.scalar(0.0, DType::kF32);
+    return Values{b.reduce(a[0], z, {0, 2, 3}, OpKind::kAdd),
+                  b.reduce(a[0], z, {1, 2, 3}, OpKind::kAdd)};
+  };
+  check_against_ref({x}, body, 2e-4, "bn sums");  // 10^4 terms with cancellation: order matters
+  auto r1 = run_fn("cpu", {x}, body), r2 = run_fn("cpu", {x}, body);
+  for (size_t i = 0; i < r1.size(); ++i) expect_equal(r1[i], r2[i], "repeat");
+  const float* p = x.data<float>();
+  for (int64_t c = 0; c < 3; ++c) {
+    double want = 0;
+    for (int64_t n = 0; n < 16; ++n)
+      for (int64_t k = 0; k < 660; ++k) want += p[(n * 3 + c) * 660 + k];
+    EXPECT_NEAR(r1[0].data<float>()[c], want, 1e-6 * 10560) << c;
   }
 }
 
 TEST(CpuShape, TransposeBroadcastSliceReverseConcat) {
   Tensor x = random(DType::kF32, {3, 40, 50}, 41);
   Tensor v = random(DType::kF32, {50}, 42);
-  check_against_ref({x, v}, [](Builder& b, const Values& a) {
-    Value* t = b.transpose(a[0], {2, 0, 1});
-    Value* bc = b.broadcast_in_dim(a[1], {3, 40, 50}, {2});
-    Value* s = b.slice(a[0], {1, 3, 0}, {3, 40, 50}, {1, 2, 3});
-    Value* r = b.reverse(a[0], {0, 2});
-    Value* c = b.concatenate({a[0], r, bc}, 1);
-    return Values{t, b.add(bc, a[0]), s, c};
-  }, 0, "shape ops");
+  check_against_ref(
+      {x, v},
+      [](Builder& b, const Values& a) {
+        Value* t = b.transpose(a[0], {2, 0, 1});
+        Value* bc = b.broadcast_in_dim(a[1], {3, 40, 50}, {2});
+        Value* s = b.slice(a[0], {1, 3, 0}, {3, 40, 50}, {1, 2, 3});
+        Value* r = b.reverse(a[0], {0, 2});
+        Value* c = b.concatenate({a[0], r, bc}, 1);
+        return Values{t, b.add(bc, a[0]), s, c};
+      },
+      0, "shape ops");
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Fast reduce and reduce_window for single-input ops whose body is one add / multiply /
 // maximum / minimum / and / or of its two arguments (pattern-matched at plan time). Elements are
-// combined in the same order as the ref kernels (init first, then row-major over the reduced
-// index), so both executors agree exactly; other bodies run on the ref kernels.
+// combined in the ref kernels' order (init first, then row-major over the reduced index), except
+// f32 sums over contiguous runs, which use 16 partial sums (vectorised, deterministic, within f32
+// rounding of the ref); other bodies run on the ref kernels.
 #include <cmath>
 #include <type_traits>
 
@@ -73,6 +74,28 @@ struct Combine {
   }
 };
 
+// acc folded with p[0..n) in order; f32 sums of 32+ contiguous elements use 16 partial sums
+// (vectorised; a fixed order, so still deterministic, within f32 rounding of the ref's order).
+template <typename T, OpKind K>
+T fold_contiguous(T acc, const T* p, int64_t n) {
+  Combine<T, K> f;
+  if constexpr (std::is_same_v<T, float> && K == OpKind::kAdd) {
+    if (n >= 32) {
+      float lane[16] = {};
+      int64_t j = 0;
+      for (; j + 16 <= n; j += 16)
+        for (int q = 0; q < 16; ++q) lane[q] += p[j + q];
+      for (int w = 8; w >= 1; w /= 2)
+        for (int q = 0; q < w; ++q) lane[q] += lane[q + w];
+      acc += lane[0];
+      for (; j < n; ++j) acc += p[j];
+      return acc;
+    }
+  }
+  for (int64_t j = 0; j < n; ++j) acc = f(acc, p[j]);
+  return acc;
+}
+
 // Reduce over `red` dims: groups of kept/reduced dims are merged; [.., kept, reduced] and
 // [reduced, kept] get contiguous loops, anything else an odometer per output element.
 template <typename T, OpKind K>
@@ -130,8 +153,7 @@ Compiled make_reduce(const Shape& in, const I64s& red_dims) {
         }
         T acc = init;
         if (reduced.size() == 1 && reduced[0] == dims.size() - 1) {
-          const T* p = x + base;
-          for (int64_t j = 0; j < n_red; ++j) acc = f(acc, p[j]);
+          acc = fold_contiguous<T, K>(acc, x + base, n_red);
         } else {
           std::fill(ridx.begin(), ridx.end(), 0);
           const size_t last = reduced.size() - 1;
@@ -140,7 +162,10 @@ Compiled make_reduce(const Shape& in, const I64s& red_dims) {
             int64_t off = base;
             for (size_t q = 0; q < last; ++q) off += ridx[q] * st[reduced[q]];
             const T* p = x + off;
-            for (int64_t i = 0; i < inner; ++i) acc = f(acc, p[i * inner_s]);
+            if (inner_s == 1)
+              acc = fold_contiguous<T, K>(acc, p, inner);
+            else
+              for (int64_t i = 0; i < inner; ++i) acc = f(acc, p[i * inner_s]);
             for (int64_t q = static_cast<int64_t>(last) - 1; q >= 0; --q) {
               if (++ridx[static_cast<size_t>(q)] < dims[reduced[static_cast<size_t>(q)]]) break;
               ridx[static_cast<size_t>(q)] = 0;
