@@ -102,6 +102,7 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", required=True, help="output directory (created)")
     ap.add_argument("--f32-logits", action="store_true", help="reference logits in f32, not f64")
+    ap.add_argument("--save-pth", help="also torch.save the state dict here (converter tests)")
     a = ap.parse_args()
     torch.manual_seed(a.seed)
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
@@ -117,6 +118,8 @@ def main():
     randomise(model, gen, a.size)
     x = torch.randn(a.batch, 3, a.size, a.size, generator=gen)
     weights = state_tensors(model)
+    if a.save_pth:
+        torch.save(model.state_dict(), a.save_pth)
     with torch.no_grad():
         if a.f32_logits:
             logits = model(x).double().numpy()

@@ -21,6 +21,43 @@ TEST(ReferenceResnetMobile, Resnet18) {
   expect_matches("resnet18", "resnet18");
 }
 
+// tools/torchvision_to_safetensors.py turns a torchvision .pth into netspec names (from the eval
+// manifest) holding exactly the tensors the test loader maps: same order, names, values.
+TEST(ReferenceResnetMobile, ConverterWritesNetspecNames) {
+  NETSPEC_SKIP_WITHOUT_TORCHVISION();
+  RefOptions o;
+  o.size = 32;
+  TempDir dir;
+  std::string pth = dir.path + "/resnet18.pth";
+  std::string cmd = fmt::format(
+      "{} {}/tools/torchvision_reference.py --model resnet18 --size 32 --out {} --save-pth {} "
+      ">/dev/null 2>&1",
+      kPython, NETSPEC_SOURCE_DIR, dir.path, pth);
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  NetSpec net = zoo_net("resnet18", o);
+  emit::EmitOptions eo;
+  eo.batch = 1;
+  std::string manifest = dir.path + "/eval.manifest.json";
+  std::ofstream(manifest) << emit::emit_module(net, ModuleKind::eval, eo).manifest.to_json();
+  std::string out = dir.path + "/converted.safetensors";
+  cmd =
+      fmt::format("{} {}/tools/torchvision_to_safetensors.py {} {} --manifest {} >{}/conv.log 2>&1",
+                  kPython, NETSPEC_SOURCE_DIR, pth, out, manifest, dir.path);
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  ParamTable t = build_param_table(net);
+  std::vector<NamePair> mapping;
+  std::vector<Tensor> want =
+      eval_weights(t, read_safetensors(dir.path + "/weights.safetensors"), &mapping);
+  SafeTensors got = read_safetensors(out);
+  ASSERT_EQ(got.tensors.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(got.tensors[i].first, mapping[i].netspec);
+    ASSERT_EQ(got.tensors[i].second.shape(), want[i].shape()) << mapping[i].netspec;
+    for (int64_t j = 0; j < want[i].numel(); ++j)
+      ASSERT_EQ(got.tensors[i].second.as_double(j), want[i].as_double(j)) << mapping[i].netspec;
+  }
+}
+
 TEST(ReferenceResnetMobile, Resnet34) {
   NETSPEC_SKIP_WITHOUT_TORCHVISION();
   expect_matches("resnet34", "resnet34");
