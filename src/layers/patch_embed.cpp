@@ -2,24 +2,14 @@
 //   p = conv(x, W, stride = patch, valid) + b  [B, D, h, w] -> tokens [B, h·w, D] (row-major
 //   patches, as timm's flatten(2).transpose(1, 2)); y = concat(cls, p) + pos  [B, n + 1, D].
 // Params (ParamTable order): cls_token [1, 1, D], pos_embed [1, n + 1, D], proj.weight, proj.bias.
-// classToken = false (when spec/layers.def has the field): no cls_token, y = p + pos [B, n, D].
+// classToken = false: no cls_token, y = p + pos [B, n, D].
 #include "layers/lower.h"
 
 namespace netspec::layers {
-namespace {
-template <typename L>  // L = PatchEmbed; the field is optional in the vocabulary
-bool has_class_token(const L& l) {
-  if constexpr (requires { l.classToken; })
-    return l.classToken;
-  else
-    return true;
-}
-}  // namespace
-
 Value* lower_patch_embed(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<PatchEmbed>(layer);
   hlo::Builder& b = c.b;
-  bool with_cls = has_class_token(l);
+  bool with_cls = l.classToken;
   Value* cls = with_cls ? c.next_param() : nullptr;
   Value* pos = c.next_param();
   Value* w = c.next_param();

@@ -4,21 +4,13 @@
 // s·D + h·dh + j), softmax(q·kᵀ/√dh [+ causal mask])·v per head (attention.h; flashAttn picks the
 // tiled kernel), RoPE (rotate-half, GPT-NeoX/LLaMA style) on q and k when `rope`; heads merge
 // back to [B, T, D]. Output: every token when keepSequence, else the class token (token 0), or
-// the mean over tokens when meanToken (the field is optional in spec/layers.def).
+// the mean over tokens when meanToken.
 // GELU is the exact erf form (nn.GELU default, timm's Mlp). LN eps: NetSpec::lnEps.
 #include "layers/attention.h"
 #include "layers/lower.h"
 
 namespace netspec::layers {
 namespace {
-
-template <typename L>  // L = TransformerEncoder
-bool pools_mean_token(const L& l) {
-  if constexpr (requires { l.meanToken; })
-    return l.meanToken;
-  else
-    return false;
-}
 
 // y = x·Wᵀ + b over the last dim (nn.Linear).
 Value* linear(LowerCtx& c, Value* x) {
@@ -75,7 +67,7 @@ Value* lower_transformer_encoder(LowerCtx& c, const Layer& layer, Value* x) {
   x = ln(c, x);  // norm
   if (l.keepSequence) return x;
   const Shape& sh = x->type.shape();
-  if (pools_mean_token(l)) {  // (1/T)·Σ_t x[:, t, :]
+  if (l.meanToken) {  // (1/T)·Σ_t x[:, t, :]
     Value* sum = b.reduce(x, b.scalar(0, x->type.dtype()), {1}, hlo::OpKind::kAdd);
     return b.multiply(sum, b.constant_splat(1.0 / double(sh[1]), sum->type));
   }

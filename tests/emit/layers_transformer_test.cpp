@@ -4,9 +4,7 @@
 // equals a loop-by-loop f64 reference written here; attention and tokenCE against hand values;
 // the zoo's transformer nets emit every module and a cpu train step lowers the loss.
 #include <cmath>
-#include <filesystem>
 #include <numbers>
-#include <optional>
 
 #include "emit_test_util.h"
 #include "hlo/builder.h"
@@ -33,23 +31,13 @@ NetSpec tiny_vit(bool flash = false) {
       .build();
 }
 
-// The peer's ViT shape: no class token, mean-token head; nullopt until spec/layers.def declares
-// patchEmbed.classToken and transformerEncoder.meanToken (a template, so the branch compiles only
-// when the fields exist).
-template <typename P = PatchEmbed, typename E = TransformerEncoder>
-std::optional<NetSpec> tiny_mean_token_vit() {
-  if constexpr (requires(P p, E e) {
-                  p.classToken;
-                  e.meanToken;
-                }) {
-    P pe{2, 4, 2, 4};
-    pe.classToken = false;
-    E enc{4, 2, 6, 2};
-    enc.meanToken = true;
-    return NetBuilder("vit_mean").input(2, 4, 4).add(pe).add(enc).add(Dense{4, 3}).build();
-  } else {
-    return std::nullopt;
-  }
+// The peer's ViT shape: no class token, mean-token head.
+NetSpec tiny_mean_token_vit() {
+  PatchEmbed pe{2, 4, 2, 4};
+  pe.classToken = false;
+  TransformerEncoder enc{4, 2, 6, 2};
+  enc.meanToken = true;
+  return NetBuilder("vit_mean").input(2, 4, 4).add(pe).add(enc).add(Dense{4, 3}).build();
 }
 
 // A GPT: token ids [3] -> embed (vocab 5, dModel 4) -> causal blocks -> lmHead [3, 5].
@@ -77,12 +65,11 @@ TEST(EmitTransformer, VitPassesGradcheckOnRefAndCpu) {
     expect_loss_grads(tiny_vit(flash), opts(LossKind::classCE), "ref");
     expect_loss_grads(tiny_vit(flash), opts(LossKind::classCE), "cpu");
   }
-  if (auto mean = tiny_mean_token_vit()) {
-    SCOPED_TRACE("mean token, no class token");
-    EXPECT_EQ(build_param_table(*mean).layers[0].out, (Shape{4, 4}));
-    expect_loss_grads(*mean, opts(LossKind::classCE), "ref");
-    expect_loss_grads(*mean, opts(LossKind::classCE), "cpu");
-  }
+  SCOPED_TRACE("mean token, no class token");
+  NetSpec mean = tiny_mean_token_vit();
+  EXPECT_EQ(build_param_table(mean).layers[0].out, (Shape{4, 4}));
+  expect_loss_grads(mean, opts(LossKind::classCE), "ref");
+  expect_loss_grads(mean, opts(LossKind::classCE), "cpu");
 }
 
 TEST(EmitTransformer, TokenModelsPassGradcheckOnRefAndCpu) {
@@ -346,16 +333,8 @@ TEST(EmitTransformer, TokenCeRefusesClassLogits) {
 
 // ---- zoo ----
 
-// models/vit-cifar-tiny.json (the peer's ViT: no class token, mean-token head) needs the optional
-// fields patchEmbed.classToken and transformerEncoder.meanToken in spec/layers.def.
-bool vit_cifar_tiny_available() {
-  return std::filesystem::exists(std::string(NETSPEC_SOURCE_DIR) + "/models/vit-cifar-tiny.json");
-}
-
 std::vector<std::string> zoo_transformers() {
-  std::vector<std::string> v = {"vit-tiny", "tiny-gpt", "tiny-gpt-rope"};
-  if (vit_cifar_tiny_available()) v.push_back("vit-cifar-tiny");
-  return v;
+  return {"vit-tiny", "tiny-gpt", "tiny-gpt-rope", "vit-cifar-tiny"};
 }
 
 TEST(EmitTransformer, ZooNetsEmitEveryModule) {

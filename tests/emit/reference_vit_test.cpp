@@ -183,10 +183,6 @@ TEST(ReferenceVit, VitCifarTinyMatchesThePeer) {
   if (!torch_available()) GTEST_SKIP() << kPython << " cannot import torch: reference skipped";
   std::string peer = std::string(NETSPEC_SOURCE_DIR) + "/../shared/peers/torch_train_step.py";
   if (!std::filesystem::exists(peer)) GTEST_SKIP() << peer << " absent: peer check skipped";
-  // Needs patchEmbed.classToken / transformerEncoder.meanToken in spec/layers.def (see
-  // layers_transformer_test.cpp: vit_cifar_tiny_available).
-  if (!std::filesystem::exists(std::string(NETSPEC_SOURCE_DIR) + "/models/vit-cifar-tiny.json"))
-    GTEST_SKIP() << "models/vit-cifar-tiny.json absent";
   Result r = compare("peer-vit", resolve_net("vit-cifar-tiny").net);
   EXPECT_GT(r.max_abs_ref, 0.1) << r.str();
   EXPECT_LE(r.max_abs_diff, 1e-4 * r.max_abs_ref) << r.str();

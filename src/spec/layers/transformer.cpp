@@ -12,22 +12,6 @@ void check_heads(Ctx& c, int dim, int heads) {
   c.check(dim % heads == 0, "heads do not divide dim (got dim {}, heads {})", dim, heads);
 }
 
-// Optional fields read only when spec/layers.def declares them (patchEmbed `classToken`, default
-// true; transformerEncoder `meanToken`, default false), so the rules compile either way.
-template <typename L>  // L = PatchEmbed
-bool has_class_token(const L& l) {
-  if constexpr (requires { l.classToken; })
-    return l.classToken;
-  else
-    return true;
-}
-template <typename L>  // L = TransformerEncoder
-bool pools_mean_token(const L& l) {
-  if constexpr (requires { l.meanToken; })
-    return l.meanToken;
-  else
-    return false;
-}
 }  // namespace
 
 // Conv patch x patch / stride patch (bias) -> [nPatches, dim], prepend a class token, add
@@ -42,7 +26,7 @@ void account(const PatchEmbed& l, Ctx& c) {
           "patch size does not divide the image (got {}x{}, patch {})", x.h, x.w, l.patch);
   int64_t n = (x.h / l.patch) * (x.w / l.patch);
   c.channels_match("nPatches", l.nPatches, n);
-  int64_t cls = has_class_token(l) ? 1 : 0;
+  int64_t cls = l.classToken ? 1 : 0;
   if (cls) c.param("cls_token", {1, 1, l.dim}, ParamInit::classToken, false);
   c.param("pos_embed", {1, n + cls, l.dim}, ParamInit::posEmbed, false);
   c.conv("proj", x, l.dim, l.patch, l.patch, 1, true, Padding::valid);
@@ -58,7 +42,7 @@ void account(const TransformerEncoder& l, Ctx& c) {
   c.positive("nBlocks", l.nBlocks);
   if (l.rope)
     c.check((l.dim / l.heads) % 2 == 0, "rope needs an even head dim (got {})", l.dim / l.heads);
-  c.check(!(l.keepSequence && pools_mean_token(l)),
+  c.check(!(l.keepSequence && l.meanToken),
           "keepSequence and meanToken exclude each other (all tokens, or their mean)");
   int64_t t = c.tokens(l.dim);
   for (int b = 0; b < l.nBlocks; ++b) {
