@@ -101,5 +101,23 @@ TEST(CpuConv, WeightGradNhwcHwio) {
   check(f, "NHWC/HWIO");
 }
 
+TEST(CpuConv, InputGradOfStridedOneByOneCropsTheHighEdge) {
+  // dx of a 1x1 stride-2 conv on an even size: lhs_dilation 2 and a high padding of -1 (the
+  // forward never read the last row/column, so dx is zero there).
+  ConvOptions o;
+  o.dims = ConvOptions::nchw(2);
+  o.lhs_dilation = {2, 2};
+  o.padding = {{0, 1}, {0, 1}};
+  BodyFn body = [&](Builder& b, const Values& a) {
+    return Values{b.convolution(a[0], a[1], o, DType::kF32)};
+  };
+  Tensor dy = rnd({4, 6, 5, 5}, 3), w = rnd({3, 6, 1, 1}, 4);
+  auto m = make_module({type_of(dy), type_of(w)}, body);
+  EXPECT_EQ(exec::cpu::plan_stats(*m->funcs[0]).ref_steps, 0);
+  Tensor want = run_fn("ref", {dy, w}, body).at(0);
+  ASSERT_EQ(want.shape(), (Shape{4, 3, 10, 10}));
+  expect_near(run_fn("cpu", {dy, w}, body).at(0), want, 1e-5, 1e-5, "1x1 s2 dx");
+}
+
 }  // namespace
 }  // namespace netspec::testing

@@ -9,6 +9,7 @@
 // reversal, negative padding, f64, ...) runs on the ref kernel.
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "exec/cpu/dnnl_util.h"
@@ -361,10 +362,22 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
             sy = ys[static_cast<size_t>(cd->output_spatial[i])];
     int64_t l = (K - 1) * r - g.pad_lo[i];
     int64_t rr = (sx - 1) * d + (K - 1) * r + 1 - sy - l;
-    if (l < 0 || rr < 0) return std::nullopt;
+    if (l < 0 || sy + std::min<int64_t>(rr, 0) < 1) return std::nullopt;
     st.push_back(d);
     pl.push_back(l);
     pr.push_back(rr);
+  }
+  // Negative high padding (dx of a strided conv that never read the input's last rows): those
+  // rows of y only see padding, so they are zero; the primitive writes a cropped view of y.
+  bool crop = false;
+  if (std::any_of(pr.begin(), pr.end(), [](int64_t v) { return v < 0; })) {
+    dims_t yd = y_user.dims(), yst;
+    std::vector<int64_t> rs = row_major_strides(ys);
+    for (int64_t o : y_order) yst.push_back(rs[static_cast<size_t>(o)]);
+    for (size_t i = 0; i < g.ns; ++i)
+      if (pr[i] < 0) yd[i + 2] += pr[i], pr[i] = 0;
+    y_user = dnnl::memory::desc(yd, dt::f32, yst);
+    crop = true;
   }
   // Forward weights W'[g, a, b, k] = rhs[kif = a, kof = g*(O/G) + b, K-1-k], dense in scratch.
   dims_t wd = {G, KI, O / G};
@@ -409,6 +422,7 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
   c.run = [=](const RunArgs& a) {
     auto& e = dnnl_engine();
     const float* w0 = a.in[1]->data<float>() + flip_base;
+    if (crop) std::memset(a.out[0]->raw(), 0, a.out[0]->nbytes());
     strided_copy(a.scratch, w0, flip_dims, flip_st, 4);
     const void* xp = a.in[0]->raw();
     const void* wp = a.scratch;
