@@ -94,7 +94,12 @@ void register_train_command(CLI::App& app) {
       std::exit(130);
     }
     for (auto it = r.epochs.rbegin(); it != r.epochs.rend(); ++it)
-      if (it->evaluated) {
+      if (it->evaluated && data.text) {
+        std::cout << fmt::format(
+            "validation loss {:.4f}, {:.4f} bits per character (unigram {:.4f}) on {} tokens\n",
+            it->val.loss, train::bits_per_char(it->val.loss), r.unigram_bpc, it->val.count);
+        break;
+      } else if (it->evaluated) {
         std::cout << fmt::format("test accuracy {:.2f}%", 100 * it->val.top1);
         if (it->val.has_top5) std::cout << fmt::format(" (top-5 {:.2f}%)", 100 * it->val.top5);
         std::cout << fmt::format(" on {} samples\n", it->val.count);

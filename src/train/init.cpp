@@ -1,4 +1,5 @@
 // Parameter init and LR schedules (see trainer.h).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numbers>
@@ -73,9 +74,32 @@ std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t see
       case ParamInit::classToken:
         fill([&] { return 0.02 * normal(rng, true); });
         break;
-      default:
-        fail("init", "{}: init rule {} is not supported by the trainer yet", p.name,
-             enum_name(p.init));
+      case ParamInit::layerScale:
+        fill([] { return 1e-6; });  // torchvision CNBlock layer_scale = 1e-6
+        break;
+      case ParamInit::relPosBias:
+        // torchvision Swin: trunc_normal_(relative_position_bias_table, std=0.02)
+        fill([&] { return 0.02 * normal(rng, true); });
+        break;
+      case ParamInit::ssmALog:
+        // Mamba: A = -[1..N] per channel, stored as A_log[d, n] = ln(n + 1)
+        if (p.shape.size() != 2)
+          fail("init", "{}: A_log must be [di, N] (got rank {})", p.name, p.shape.size());
+        for (int64_t i = 0; i < n; ++i)
+          d[i] = static_cast<float>(std::log(static_cast<double>(i % p.shape[1] + 1)));
+        break;
+      case ParamInit::ssmD:
+        fill([] { return 1.0; });  // Mamba: D = 1 (skip connection)
+        break;
+      case ParamInit::ssmDtBias:
+        // Mamba: dt = exp(U(ln 1e-3, ln 0.1)) floored at 1e-4; bias = softplus⁻¹(dt) =
+        // dt + ln(-expm1(-dt)), so softplus(bias) starts in [1e-3, 0.1].
+        fill([&] {
+          const double lo = std::log(1e-3), hi = std::log(0.1);
+          double dt = std::max(std::exp(lo + uniform01(rng) * (hi - lo)), 1e-4);
+          return dt + std::log(-std::expm1(-dt));
+        });
+        break;
     }
     out.push_back(std::move(v));
   }

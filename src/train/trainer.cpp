@@ -29,20 +29,49 @@ using Clock = std::chrono::steady_clock;
 
 double secs(Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); }
 
-report::Row metrics_row(const EpochMetrics& m) {
+report::Row metrics_row(const EpochMetrics& m, bool text) {
   auto opt = [&](double v, bool on) { return on ? std::optional<double>(v) : std::nullopt; };
   const bool e = m.evaluated;
-  return {{"epoch", m.epoch},
-          {"step", static_cast<double>(m.step)},
-          {"lr", m.lr},
-          {"train_loss", m.train_loss},
-          {"val_loss", opt(m.val.loss, e)},
-          {"val_top1", opt(m.val.top1, e)},
-          {"val_top5", opt(m.val.top5, e && m.val.has_top5)},
-          {"val_count", opt(static_cast<double>(m.val.count), e)},
-          {"seconds", m.seconds},
-          {"ms_per_step", m.ms_per_step},
-          {"samples_per_s", m.samples_per_s}};
+  report::Row r = {{"epoch", m.epoch},
+                   {"step", static_cast<double>(m.step)},
+                   {"lr", m.lr},
+                   {"train_loss", m.train_loss},
+                   {"val_loss", opt(m.val.loss, e)},
+                   {"val_top1", opt(m.val.top1, e)},
+                   {"val_top5", opt(m.val.top5, e && m.val.has_top5)},
+                   {"val_count", opt(static_cast<double>(m.val.count), e)},
+                   {"seconds", m.seconds},
+                   {"ms_per_step", m.ms_per_step},
+                   {"samples_per_s", m.samples_per_s}};
+  if (text) r.emplace_back("val_bpc", opt(bits_per_char(m.val.loss), e));
+  return r;
+}
+
+// The net's token-id range: the smallest vocab of its tokenPositionEmbed / lmHead layers
+// (-1 when it has neither, i.e. it is not a token model).
+int64_t token_vocab(const NetSpec& net) {
+  int64_t v = -1;
+  auto take = [&](int64_t n) { v = v < 0 ? n : std::min(v, n); };
+  for (const Layer& l : net.layers) {
+    if (const auto* e = std::get_if<TokenPositionEmbed>(&l)) take(e->vocab);
+    if (const auto* h = std::get_if<LmHead>(&l)) take(h->vocab);
+  }
+  return v;
+}
+
+// vocab.json of the run: written on the first run, compared on a resume (a checkpoint trained
+// on other characters would decode to the wrong text).
+void save_or_check_vocab(const data::Vocab& v, const fs::path& p) {
+  if (fs::exists(p)) {
+    data::Vocab old = data::load_vocab(p.string());
+    if (old.chars != v.chars)
+      fail("train",
+           "{}: the run was trained on another vocabulary (got {} characters in the text, "
+           "expected the saved {}); use a new run dir",
+           p.string(), v.size(), old.size());
+    return;
+  }
+  data::save_vocab(v, p.string());
 }
 
 void write_plot(const std::string& path, const std::vector<report::Row>& rows) {
@@ -60,10 +89,12 @@ void write_plot(const std::string& path, const std::vector<report::Row>& rows) {
   report::write_png(path, report::Plot(ps).image());
 }
 
-std::string epoch_line(const EpochMetrics& m, int epochs) {
+std::string epoch_line(const EpochMetrics& m, int epochs, bool text) {
   std::string s = fmt::format("epoch {}/{}  train loss {:.4f}", m.epoch, epochs, m.train_loss);
   if (m.evaluated) {
-    s += fmt::format("  val loss {:.4f}  top-1 {:.2f}%", m.val.loss, 100 * m.val.top1);
+    s += fmt::format("  val loss {:.4f}", m.val.loss);
+    if (text) s += fmt::format("  val bpc {:.4f}", bits_per_char(m.val.loss));
+    s += fmt::format("  top-1 {:.2f}%", 100 * m.val.top1);
     if (m.val.has_top5) s += fmt::format("  top-5 {:.2f}%", 100 * m.val.top5);
   }
   s += fmt::format("  ({:.1f} s, {:.2f} ms/step, {:.0f} samples/s, lr {:.3g})", m.seconds,
@@ -98,6 +129,18 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   refuse(c.dropPath > 0 || c.dropout > 0, "dropPath/dropout");
   refuse(!c.bootstrapBackbone.empty(), "bootstrapBackbone");
   refuse(c.trainRes != 0, "trainRes");
+  const bool text = data.text != nullptr;
+  if (text) {
+    const int64_t nv = token_vocab(net), tv = data.text->vocab.size();
+    if (nv < 0)
+      fail("train", "{}: text data needs a token model (tokenPositionEmbed + lmHead layers)",
+           net.name);
+    if (tv > nv)
+      fail("train",
+           "the text's vocabulary of {} characters does not fit the net's token vocabulary of "
+           "{} ids (raise vocab of tokenPositionEmbed and lmHead, or use a smaller text)",
+           tv, nv);
+  }
 
   auto backend = exec::make_backend(o.backend);
   Stepper stepper(net, c, *backend);
@@ -130,6 +173,15 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     cfg["spec"] = nlohmann::ordered_json::parse(dump_spec(resolved));
     cfg["backend"] = o.backend;
     write_file_atomic((dir / "config.json").string(), cfg.dump(2) + "\n");
+    if (text) save_or_check_vocab(data.text->vocab, dir / "vocab.json");
+  }
+  TrainResult res;
+  if (text) {
+    res.unigram_bpc = data::unigram_bits_per_char(*data.text);
+    if (o.log)
+      *o.log << fmt::format(
+          "text: {} characters, {} train / {} validation tokens; unigram bpc {:.4f}\n",
+          data.text->vocab.size(), data.text->train.size(), data.text->val.size(), res.unigram_bpc);
   }
   report::MetricsLog mlog(o.run_dir, s.epoch);
 
@@ -148,7 +200,6 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
          "{}: checkpoint is at batch {} of an epoch of {} steps (different batch size or "
          "dataset?)",
          last, s.batch_in_epoch, spe);
-  TrainResult res;
   if (s.epoch >= c.epochs && o.log)
     *o.log << fmt::format("nothing to do: {} already has {} of {} epochs\n", last, s.epoch,
                           c.epochs);
@@ -228,11 +279,11 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     }
     m.seconds = secs(t0);
     res.epochs.push_back(m);
-    if (o.log) *o.log << epoch_line(m, c.epochs) << std::flush;
+    if (o.log) *o.log << epoch_line(m, c.epochs, text) << std::flush;
 
     // Order matters for a kill at any point: rows, then best, then last (a resume drops rows
     // past `last` and recomputes them bit for bit).
-    mlog.append(metrics_row(m));
+    mlog.append(metrics_row(m, text));
     if (!o.run_dir.empty()) {
       write_plot((dir / "loss.png").string(), mlog.rows());
       if (m.best) {

@@ -3,11 +3,14 @@
 // eval module every evalEveryNEpochs epochs and after the last (loss, top-1, top-5), and in
 // RUN_DIR: last.safetensors every checkpointEveryNEpochs epochs, best.safetensors + best.json by
 // validation top-1, config.json, metrics.csv, metrics.jsonl and loss.png (docs/training.md).
+// Text data: the net must be a token model whose vocab holds the text's characters; vocab.json is
+// saved in RUN_DIR, validation is also reported in bits per character (+ the unigram baseline).
 // Resume: rerunning with the same run dir continues from last.safetensors, mid-epoch when it was
 // saved by SIGINT/SIGTERM (the loop finishes the current step, saves and returns interrupted).
 #pragma once
 #include <cstdint>
 #include <iosfwd>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -21,7 +24,9 @@ namespace netspec::train {
 
 // Initial parameters in ParamTable order. he: linear weights and biases U(±1/sqrt(fan_in)) (PyTorch
 // default), conv weights N(0, 2/fan_out) (kaiming fan_out); vit/convnext: trunc N(0, 0.02²)
-// weights. zeros/ones as named; embeddings/tokens trunc N(0, 0.02²). Deterministic per seed.
+// weights. zeros/ones as named; embeddings/tokens and Swin's relative-position bias trunc
+// N(0, 0.02²); ConvNeXt layer scale 1e-6; Mamba A_log[d, n] = ln(n + 1), D = 1, dt bias =
+// softplus⁻¹(dt) with dt log-uniform in [1e-3, 0.1]. Deterministic per seed.
 std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t seed);
 
 // Learning rate for the 0-based iteration `step`: linear warmup over warmupEpochs, then
@@ -57,7 +62,11 @@ struct TrainResult {
   bool interrupted = false;          // stopped by SIGINT/SIGTERM after saving `last`
   int64_t steps = 0;                 // updates made so far (all calls)
   std::vector<Tensor> params;        // final parameters (ParamTable order)
+  double unigram_bpc = 0;            // text: bits/char of a unigram model on the validation split
 };
+
+// Bits per character from a mean cross-entropy in nats: loss / ln 2.
+inline double bits_per_char(double loss_nats) { return loss_nats / std::numbers::ln2; }
 
 // Trains spec.net with *spec.train (defaults when absent). Throws netspec::Error on bad input, a
 // checkpoint that does not match the net, or a non-finite loss (naming the step; the last
