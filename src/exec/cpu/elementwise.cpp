@@ -44,12 +44,12 @@ Compiled make_binary(F f, int64_t grain) {
 }
 
 // ---- unary float functors (same expressions as ref/unary.cpp) ----
-#define UNARY_F(NAME, EXPR)                  \
-  struct NAME {                              \
-    template <typename T>                    \
-    T operator()(T x) const {                \
-      return static_cast<T>(EXPR);           \
-    }                                        \
+#define UNARY_F(NAME, EXPR)        \
+  struct NAME {                    \
+    template <typename T>          \
+    T operator()(T x) const {      \
+      return static_cast<T>(EXPR); \
+    }                              \
   };
 UNARY_F(FNeg, -x)
 UNARY_F(FAbs, std::fabs(x))
@@ -94,11 +94,16 @@ std::optional<Compiled> compile_not(const hlo::Op& op) {
   if (t == DType::kI1) return make_unary<bool, bool>([](bool x) { return !x; }, kGrainCheap);
   auto bit_not = [](auto x) -> decltype(x) { return static_cast<decltype(x)>(~x); };
   switch (t) {
-    case DType::kI32: return make_unary<int32_t, int32_t>(bit_not, kGrainCheap);
-    case DType::kI64: return make_unary<int64_t, int64_t>(bit_not, kGrainCheap);
-    case DType::kUI32: return make_unary<uint32_t, uint32_t>(bit_not, kGrainCheap);
-    case DType::kUI64: return make_unary<uint64_t, uint64_t>(bit_not, kGrainCheap);
-    default: return std::nullopt;
+    case DType::kI32:
+      return make_unary<int32_t, int32_t>(bit_not, kGrainCheap);
+    case DType::kI64:
+      return make_unary<int64_t, int64_t>(bit_not, kGrainCheap);
+    case DType::kUI32:
+      return make_unary<uint32_t, uint32_t>(bit_not, kGrainCheap);
+    case DType::kUI64:
+      return make_unary<uint64_t, uint64_t>(bit_not, kGrainCheap);
+    default:
+      return std::nullopt;
   }
 }
 
@@ -109,27 +114,38 @@ std::optional<Compiled> convert_from(DType to) {
   auto cast_d = [](From x) { return static_cast<double>(x); };
   auto to_bool = [](From x) -> bool { return x != From(0); };
   switch (to) {
-    case DType::kF32: return make_unary<From, float>(cast_f, kGrainCheap);
-    case DType::kF64: return make_unary<From, double>(cast_d, kGrainCheap);
-    case DType::kI1: return make_unary<From, bool>(to_bool, kGrainCheap);
-    default: return std::nullopt;
+    case DType::kF32:
+      return make_unary<From, float>(cast_f, kGrainCheap);
+    case DType::kF64:
+      return make_unary<From, double>(cast_d, kGrainCheap);
+    case DType::kI1:
+      return make_unary<From, bool>(to_bool, kGrainCheap);
+    default:
+      return std::nullopt;
   }
 }
 
 std::optional<Compiled> compile_convert(const hlo::Op& op) {
   DType from = op.operand_type(0).dtype(), to = op.result(0)->type.dtype();
   switch (from) {
-    case DType::kF32: return convert_from<float>(to);
-    case DType::kF64: return convert_from<double>(to);
-    case DType::kI32: return convert_from<int32_t>(to);
-    case DType::kI64: return convert_from<int64_t>(to);
-    case DType::kUI32: return convert_from<uint32_t>(to);
-    case DType::kUI8: return convert_from<uint8_t>(to);
+    case DType::kF32:
+      return convert_from<float>(to);
+    case DType::kF64:
+      return convert_from<double>(to);
+    case DType::kI32:
+      return convert_from<int32_t>(to);
+    case DType::kI64:
+      return convert_from<int64_t>(to);
+    case DType::kUI32:
+      return convert_from<uint32_t>(to);
+    case DType::kUI8:
+      return convert_from<uint8_t>(to);
     case DType::kI1: {
       if (to == DType::kI1) return std::nullopt;
       return convert_from<bool>(to);
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -163,8 +179,10 @@ std::optional<Compiled> compile_binary(const hlo::Op& op) {
   auto for_float = [&](auto z) -> std::optional<Compiled> {
     using T = decltype(z);
     if constexpr (K == OpKind::kAdd) return make_binary<T, T>([](T a, T b) { return a + b; }, g);
-    if constexpr (K == OpKind::kSubtract) return make_binary<T, T>([](T a, T b) { return a - b; }, g);
-    if constexpr (K == OpKind::kMultiply) return make_binary<T, T>([](T a, T b) { return a * b; }, g);
+    if constexpr (K == OpKind::kSubtract)
+      return make_binary<T, T>([](T a, T b) { return a - b; }, g);
+    if constexpr (K == OpKind::kMultiply)
+      return make_binary<T, T>([](T a, T b) { return a * b; }, g);
     if constexpr (K == OpKind::kDivide) return make_binary<T, T>([](T a, T b) { return a / b; }, g);
     if constexpr (K == OpKind::kMaximum) return make_binary<T, T>(FMax{}, g);
     if constexpr (K == OpKind::kMinimum) return make_binary<T, T>(FMin{}, g);
@@ -173,29 +191,44 @@ std::optional<Compiled> compile_binary(const hlo::Op& op) {
   auto for_int = [&](auto z) -> std::optional<Compiled> {
     using T = decltype(z);
     using U = Unsigned<T>;
-    if constexpr (K == OpKind::kAdd) return make_binary<T, T>([](T a, T b) { return T(U(a) + U(b)); }, g);
-    if constexpr (K == OpKind::kSubtract) return make_binary<T, T>([](T a, T b) { return T(U(a) - U(b)); }, g);
-    if constexpr (K == OpKind::kMultiply) return make_binary<T, T>([](T a, T b) { return T(U(a) * U(b)); }, g);
-    if constexpr (K == OpKind::kMaximum) return make_binary<T, T>([](T a, T b) { return a > b ? a : b; }, g);
-    if constexpr (K == OpKind::kMinimum) return make_binary<T, T>([](T a, T b) { return a < b ? a : b; }, g);
+    if constexpr (K == OpKind::kAdd)
+      return make_binary<T, T>([](T a, T b) { return T(U(a) + U(b)); }, g);
+    if constexpr (K == OpKind::kSubtract)
+      return make_binary<T, T>([](T a, T b) { return T(U(a) - U(b)); }, g);
+    if constexpr (K == OpKind::kMultiply)
+      return make_binary<T, T>([](T a, T b) { return T(U(a) * U(b)); }, g);
+    if constexpr (K == OpKind::kMaximum)
+      return make_binary<T, T>([](T a, T b) { return a > b ? a : b; }, g);
+    if constexpr (K == OpKind::kMinimum)
+      return make_binary<T, T>([](T a, T b) { return a < b ? a : b; }, g);
     if constexpr (K == OpKind::kAnd) return make_binary<T, T>([](T a, T b) { return T(a & b); }, g);
     if constexpr (K == OpKind::kOr) return make_binary<T, T>([](T a, T b) { return T(a | b); }, g);
     if constexpr (K == OpKind::kXor) return make_binary<T, T>([](T a, T b) { return T(a ^ b); }, g);
     return std::nullopt;
   };
   switch (t) {
-    case DType::kF32: return for_float(float{});
-    case DType::kF64: return for_float(double{});
-    case DType::kI32: return for_int(int32_t{});
-    case DType::kI64: return for_int(int64_t{});
-    case DType::kUI32: return for_int(uint32_t{});
-    case DType::kUI64: return for_int(uint64_t{});
+    case DType::kF32:
+      return for_float(float{});
+    case DType::kF64:
+      return for_float(double{});
+    case DType::kI32:
+      return for_int(int32_t{});
+    case DType::kI64:
+      return for_int(int64_t{});
+    case DType::kUI32:
+      return for_int(uint32_t{});
+    case DType::kUI64:
+      return for_int(uint64_t{});
     case DType::kI1:
-      if constexpr (K == OpKind::kAnd) return make_binary<bool, bool>([](bool a, bool b) { return a && b; }, g);
-      if constexpr (K == OpKind::kOr) return make_binary<bool, bool>([](bool a, bool b) { return a || b; }, g);
-      if constexpr (K == OpKind::kXor) return make_binary<bool, bool>([](bool a, bool b) { return a != b; }, g);
+      if constexpr (K == OpKind::kAnd)
+        return make_binary<bool, bool>([](bool a, bool b) { return a && b; }, g);
+      if constexpr (K == OpKind::kOr)
+        return make_binary<bool, bool>([](bool a, bool b) { return a || b; }, g);
+      if constexpr (K == OpKind::kXor)
+        return make_binary<bool, bool>([](bool a, bool b) { return a != b; }, g);
       return std::nullopt;
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -222,13 +255,20 @@ std::optional<Compiled> compile_compare(const hlo::Op& op) {
   if (is_signed_integer(t) && !(ct.empty() || ct == "SIGNED")) return std::nullopt;
   if (is_unsigned_integer(t) && !(ct.empty() || ct == "UNSIGNED")) return std::nullopt;
   switch (t) {
-    case DType::kF32: return compare_typed<float>(dir->value);
-    case DType::kF64: return compare_typed<double>(dir->value);
-    case DType::kI32: return compare_typed<int32_t>(dir->value);
-    case DType::kI64: return compare_typed<int64_t>(dir->value);
-    case DType::kUI32: return compare_typed<uint32_t>(dir->value);
-    case DType::kUI64: return compare_typed<uint64_t>(dir->value);
-    default: return std::nullopt;
+    case DType::kF32:
+      return compare_typed<float>(dir->value);
+    case DType::kF64:
+      return compare_typed<double>(dir->value);
+    case DType::kI32:
+      return compare_typed<int32_t>(dir->value);
+    case DType::kI64:
+      return compare_typed<int64_t>(dir->value);
+    case DType::kUI32:
+      return compare_typed<uint32_t>(dir->value);
+    case DType::kUI64:
+      return compare_typed<uint64_t>(dir->value);
+    default:
+      return std::nullopt;
   }
 }
 
@@ -258,12 +298,44 @@ std::optional<Compiled> compile_select(const hlo::Op& op) {
   bool scalar_pred = op.operand_type(0).rank() == 0 && op.result(0)->type.rank() != 0;
   if (op.operand_type(0).dtype() != DType::kI1) return std::nullopt;
   switch (dtype_size(op.result(0)->type.dtype())) {
-    case 1: return make_select<uint8_t>(scalar_pred);
-    case 2: return make_select<uint16_t>(scalar_pred);
-    case 4: return make_select<uint32_t>(scalar_pred);
-    case 8: return make_select<uint64_t>(scalar_pred);
-    default: return std::nullopt;
+    case 1:
+      return make_select<uint8_t>(scalar_pred);
+    case 2:
+      return make_select<uint16_t>(scalar_pred);
+    case 4:
+      return make_select<uint32_t>(scalar_pred);
+    case 8:
+      return make_select<uint64_t>(scalar_pred);
+    default:
+      return std::nullopt;
   }
+}
+
+// clamp(min, x, max) = minimum(maximum(x, min), max) on f32; min / max may be 0-d.
+std::optional<Compiled> compile_clamp(const hlo::Op& op) {
+  const hlo::Type& r = op.result(0)->type;
+  if (r.dtype() != DType::kF32) return std::nullopt;
+  bool scalar[3] = {false, false, false};
+  for (size_t i = 0; i < 3; ++i) {
+    const hlo::Type& t = op.operand_type(i);
+    if (t.dtype() != DType::kF32) return std::nullopt;
+    scalar[i] = t.rank() == 0 && r.rank() != 0;
+    if (!scalar[i] && t.shape() != r.shape()) return std::nullopt;
+  }
+  if (scalar[1]) return std::nullopt;
+  Compiled c;
+  c.pointwise = true;
+  const bool sl = scalar[0], sh = scalar[2];
+  c.run = [sl, sh](const RunArgs& a) {
+    const float* lo = a.in[0]->data<float>();
+    const float* x = a.in[1]->data<float>();
+    const float* hi = a.in[2]->data<float>();
+    float* o = a.out[0]->data<float>();
+    parallel_for(a.out[0]->numel(), kGrainCheap, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) o[i] = FMin{}(FMax{}(x[i], lo[sl ? 0 : i]), hi[sh ? 0 : i]);
+    });
+  };
+  return c;
 }
 
 }  // namespace
@@ -302,6 +374,7 @@ void register_elementwise(Compiler* t) {
   set(OpKind::kXor, compile_binary<OpKind::kXor>);
   set(OpKind::kCompare, compile_compare);
   set(OpKind::kSelect, compile_select);
+  set(OpKind::kClamp, compile_clamp);
 }
 
 }  // namespace netspec::exec::cpu

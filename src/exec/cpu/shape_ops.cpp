@@ -1,6 +1,7 @@
 // Fast data-movement kernels: reshape is a view; broadcast_in_dim, transpose, slice and reverse
 // are one strided copy each (stride 0 for broadcast dims, negative for reversed ones);
 // concatenate copies contiguous runs per outer index.
+#include <algorithm>
 #include <cstring>
 
 #include "core/thread_pool.h"
@@ -10,7 +11,6 @@ namespace netspec::exec::cpu {
 namespace {
 
 using hlo::I64s;
-
 
 std::optional<Compiled> compile_reshape(const hlo::Op&) {
   Compiled c;
@@ -22,7 +22,8 @@ std::optional<Compiled> compile_reshape(const hlo::Op&) {
 Compiled strided_kernel(int64_t base, std::vector<int64_t> strides, Shape dims, size_t elem) {
   Compiled c;
   c.run = [=](const RunArgs& a) {
-    const uint8_t* src = static_cast<const uint8_t*>(a.in[0]->raw()) + base * static_cast<int64_t>(elem);
+    const uint8_t* src =
+        static_cast<const uint8_t*>(a.in[0]->raw()) + base * static_cast<int64_t>(elem);
     strided_copy(a.out[0]->raw(), src, dims, strides, elem);
   };
   return c;
@@ -58,7 +59,8 @@ std::optional<Compiled> compile_slice(const hlo::Op& op) {
     base += start[d] * rs[d];
     st[d] = step[d] * rs[d];
   }
-  return strided_kernel(base, st, op.result(0)->type.shape(), dtype_size(op.result(0)->type.dtype()));
+  return strided_kernel(base, st, op.result(0)->type.shape(),
+                        dtype_size(op.result(0)->type.dtype()));
 }
 
 std::optional<Compiled> compile_reverse(const hlo::Op& op) {
@@ -90,17 +92,79 @@ std::optional<Compiled> compile_concatenate(const hlo::Op& op) {
   Compiled c;
   c.run = [=](const RunArgs& a) {
     uint8_t* dst = static_cast<uint8_t*>(a.out[0]->raw());
-    int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(kGrainCheap * 4 / std::max<size_t>(row, 1)));
+    int64_t grain =
+        std::max<int64_t>(1, static_cast<int64_t>(kGrainCheap * 4 / std::max<size_t>(row, 1)));
     parallel_for(outer, grain, [&](int64_t b, int64_t e) {
       for (int64_t o = b; o < e; ++o) {
         uint8_t* d = dst + static_cast<size_t>(o) * row;
         for (size_t i = 0; i < chunk.size(); ++i) {
           if (!chunk[i]) continue;
-          std::memcpy(d, static_cast<const uint8_t*>(a.in[i]->raw()) + static_cast<size_t>(o) * chunk[i], chunk[i]);
+          std::memcpy(
+              d, static_cast<const uint8_t*>(a.in[i]->raw()) + static_cast<size_t>(o) * chunk[i],
+              chunk[i]);
           d += chunk[i];
         }
       }
     });
+  };
+  return c;
+}
+
+// pad with non-negative edge padding: fill with the pad value, then copy each operand row to
+// its place (dst stride interior + 1 along every dim). Negative padding stays on ref.
+std::optional<Compiled> compile_pad(const hlo::Op& op) {
+  const Shape& in = op.operand_type(0).shape();
+  const Shape& out = op.result(0)->type.shape();
+  const size_t r = in.size();
+  I64s lo = i64s_attr(op, "edge_padding_low"), hi = i64s_attr(op, "edge_padding_high");
+  I64s interior = i64s_attr(op, "interior_padding");
+  if (interior.empty()) interior.assign(r, 0);
+  if (r == 0 || lo.size() != r || hi.size() != r || interior.size() != r) return std::nullopt;
+  for (size_t d = 0; d < r; ++d)
+    if (lo[d] < 0 || hi[d] < 0 || interior[d] < 0) return std::nullopt;
+  const size_t elem = dtype_size(op.result(0)->type.dtype());
+  if (elem != 4 && elem != 8 && elem != 1) return std::nullopt;
+  std::vector<int64_t> os = row_major_strides(out);
+  int64_t base = 0;
+  std::vector<int64_t> dst_st(r);
+  for (size_t d = 0; d < r; ++d) {
+    base += lo[d] * os[d];
+    dst_st[d] = os[d] * (interior[d] + 1);
+  }
+  const int64_t inner = in[r - 1], rows = num_elements(in) / std::max<int64_t>(inner, 1);
+  Compiled c;
+  c.run = [=](const RunArgs& a) {
+    auto run_typed = [&](auto z) {
+      using T = decltype(z);
+      const T* x = a.in[0]->data<T>();
+      const T pv = a.in[1]->data<T>()[0];
+      T* o = a.out[0]->data<T>();
+      const int64_t n_out = a.out[0]->numel();
+      parallel_for(n_out, kGrainCheap, [&](int64_t b, int64_t e) { std::fill(o + b, o + e, pv); });
+      if (inner == 0) return;
+      parallel_for(rows, std::max<int64_t>(1, kGrainCheap / inner), [&](int64_t b, int64_t e) {
+        for (int64_t row = b; row < e; ++row) {
+          int64_t rem = row, off = base;
+          for (size_t d = r - 1; d-- > 0;) {
+            off += (rem % in[d]) * dst_st[d];
+            rem /= in[d];
+          }
+          const T* src = x + row * inner;
+          T* dst = o + off;
+          const int64_t s = dst_st[r - 1];
+          if (s == 1)
+            std::memcpy(dst, src, static_cast<size_t>(inner) * sizeof(T));
+          else
+            for (int64_t j = 0; j < inner; ++j) dst[j * s] = src[j];
+        }
+      });
+    };
+    if (elem == 4)
+      run_typed(uint32_t{});
+    else if (elem == 8)
+      run_typed(uint64_t{});
+    else
+      run_typed(uint8_t{});
   };
   return c;
 }
@@ -115,6 +179,7 @@ void register_shape(Compiler* t) {
   t[static_cast<size_t>(OpKind::kSlice)] = compile_slice;
   t[static_cast<size_t>(OpKind::kReverse)] = compile_reverse;
   t[static_cast<size_t>(OpKind::kConcatenate)] = compile_concatenate;
+  t[static_cast<size_t>(OpKind::kPad)] = compile_pad;
 }
 
 }  // namespace netspec::exec::cpu
