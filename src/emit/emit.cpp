@@ -13,6 +13,8 @@ EmitOptions EmitOptions::from_train(const TrainConfig& t, int64_t batch) {
   // focalGamma belongs to the focal losses only (its default, 2, must not turn classCE focal).
   o.loss.focal_gamma = t.lossKind == LossKind::focal ? t.focalGamma : 0.0;
   o.optim = optim::OptimConfig::from_train(t);
+  o.drop_path = t.dropPath;
+  o.dropout = t.dropout;
   return o;
 }
 

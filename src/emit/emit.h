@@ -14,8 +14,7 @@
 #include "optim/optimizer.h"
 
 namespace netspec {
-#define NETSPEC_MODULE_KINDS(X) \
-  X(forward) X(eval) X(cam) X(train_step) X(vjp) X(optimizer) X(loss)
+#define NETSPEC_MODULE_KINDS(X) X(forward) X(eval) X(cam) X(train_step) X(vjp) X(optimizer) X(loss)
 NETSPEC_ENUM(ModuleKind, NETSPEC_MODULE_KINDS)
 }  // namespace netspec
 
@@ -26,6 +25,9 @@ struct EmitOptions {
   DType dtype = DType::kF32;
   losses::LossOptions loss;
   optim::OptimConfig optim;
+  // Train step and loss only: stochastic-depth rate (max of the ramp) and classifier dropout.
+  // > 0 adds keep-mask inputs (role "mask", drop_path.cpp); forward / eval / cam never take them.
+  double drop_path = 0, dropout = 0;
   // Takes loss, label smoothing, focal gamma and the optimizer fields from a TrainConfig.
   static EmitOptions from_train(const TrainConfig& t, int64_t batch);
 };
@@ -41,13 +43,27 @@ Emitted emit_module(const NetSpec& net, ModuleKind kind, const EmitOptions& o);
 
 struct ForwardOut {
   hlo::Value* logits = nullptr;
-  hlo::Value* cam_features = nullptr;  // input of the last globalAvgPool (nullptr if none)
+  hlo::Value* cam_features = nullptr;        // input of the last globalAvgPool (nullptr if none)
   std::vector<layers::BnStats> batch_stats;  // train: one per BnDesc, in order
 };
 // The one traversal: emits every layer at b's position. `running` (eval only) holds one entry
-// per BnDesc of the table.
+// per BnDesc of the table. Train only: `drop` gives the drop-path blocks their masks (or records
+// them), `dropout_mask` multiplies the input of the classifier (the last dense layer).
 ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTable& table,
                               const std::vector<hlo::Value*>& params, hlo::Value* x, bool train,
-                              const std::vector<layers::BnStats>& running = {});
+                              const std::vector<layers::BnStats>& running = {},
+                              layers::DropPath* drop = nullptr, hlo::Value* dropout_mask = nullptr);
+
+// The keep-mask inputs of the train step / loss for o.drop_path and o.dropout (empty when both
+// are 0): one [B] per residual drop-path branch in emission order, each with its rate p_i, then
+// "dropout" shaped like the classifier input [B, F]. Mask values are 0 or 1/(1-p) (drop_path.cpp).
+std::vector<TensorInfo> train_masks(const NetSpec& net, const ParamTable& t, const EmitOptions& o);
+// Per-block drop-path rates for the recorded blocks (one per entry of `blocks`), p = the max rate.
+// convNextStage (torchvision ConvNeXt): p·i/(N-1); mbConv / fusedMbConv (torchvision
+// EfficientNet): p·i/N; transformerEncoder (timm ViT, linspace(0, p, N)): p·i/(N-1); i is the
+// block's ordinal among the N blocks of its family over the whole net (branches share it).
+std::vector<double> drop_path_rates(const std::vector<layers::DropPathBlock>& blocks, double p);
+// Index of the layer classifier dropout precedes: the last dense layer (fails when none).
+size_t classifier_layer(const NetSpec& net);
 
 }  // namespace netspec::emit

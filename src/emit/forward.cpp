@@ -9,24 +9,29 @@ namespace netspec::emit {
 
 ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTable& table,
                               const std::vector<hlo::Value*>& params, hlo::Value* x, bool train,
-                              const std::vector<layers::BnStats>& running) {
+                              const std::vector<layers::BnStats>& running, layers::DropPath* drop,
+                              hlo::Value* dropout_mask) {
   layers::check_lowerable(net);
   if (params.size() != table.params.size())
     fail("emit", "parameter count (got {}, expected {})", params.size(), table.params.size());
   if (!train && running.size() != table.bns.size())
     fail("emit", "BN running stats (got {}, expected {})", running.size(), table.bns.size());
   ForwardOut out;
+  const size_t cls = dropout_mask ? classifier_layer(net) : net.layers.size();
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const LayerInfo& info = table.layers[i];
-    layers::LowerCtx c{b, net, info, {}, train, {}, &out.batch_stats};
+    layers::LowerCtx c{b, net, info, {}, train, {}, &out.batch_stats, train ? drop : nullptr};
     c.params.assign(params.begin() + info.first_param,
                     params.begin() + info.first_param + info.num_params);
     if (!train)
       c.running.assign(running.begin() + info.first_bn,
                        running.begin() + info.first_bn + info.num_bn);
     if (info.kind == "globalAvgPool") out.cam_features = x;
+    if (i == cls) x = b.multiply(x, dropout_mask);  // classifier dropout (inverted scaling)
     x = layers::lower_layer(c, net.layers[i], x);
   }
+  if (drop && !drop->masks.empty() && drop->used != drop->masks.size())
+    fail("emit", "drop-path masks used (got {}, expected {})", drop->used, drop->masks.size());
   if (train && out.batch_stats.size() != table.bns.size())
     fail("emit", "BN batch stats (got {}, expected {})", out.batch_stats.size(), table.bns.size());
   out.logits = x;

@@ -15,6 +15,7 @@ nlohmann::ordered_json entries(const std::vector<TensorInfo>& ts) {
     e["dtype"] = std::string(dtype_name(t.dtype));
     e["role"] = t.role;
     if (t.count > 0) e["count"] = t.count;
+    if (t.role == "mask") e["rate"] = t.rate;
     a.push_back(std::move(e));
   }
   return a;

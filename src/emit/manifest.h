@@ -10,13 +10,14 @@ namespace netspec::emit {
 
 // Roles: "param", "optimizer_state", "bn_running_stat", "bn_batch_stat", "input", "label",
 // "hyperparameter", "loss", "metric", "output" (logits / features), "cotangent" (vjp's ybar),
-// "gradient" (vjp and optimizer gradients).
+// "gradient" (vjp and optimizer gradients), "mask" (host-drawn keep masks: drop path, dropout).
 struct TensorInfo {
   std::string name;
   Shape shape;
   DType dtype = DType::kF32;
   std::string role;
   int64_t count = 0;  // bn_batch_stat: elements averaged (n for the unbiased n/(n-1) correction)
+  double rate = 0;    // mask: drop probability p (values are 0 or 1/(1-p))
 };
 
 struct Manifest {

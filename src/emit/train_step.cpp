@@ -30,15 +30,34 @@ void add_loss_inputs(Signature& in, const NetSpec& net, const ParamTable& t, con
   in.add("labels", losses::label_type(o.loss, logits), "label");
 }
 
-// @name(params..., x, labels) -> (loss[, batch_mean/var per BN]).
+void add_masks(Signature& in, const std::vector<TensorInfo>& masks) {
+  for (const auto& mk : masks) {
+    in.types.push_back(hlo::Type::tensor(mk.dtype, mk.shape));
+    in.infos.push_back(mk);
+  }
+}
+
+// @name(params..., x, labels, masks...) -> (loss[, batch_mean/var per BN]).
 hlo::Func* add_loss_func(hlo::Module& m, const std::string& name, const NetSpec& net,
                          const ParamTable& t, const EmitOptions& o, bool with_stats, Signature& in,
-                         Signature& out) {
+                         Signature& out, const std::vector<TensorInfo>& masks) {
   add_loss_inputs(in, net, t, o);
+  add_masks(in, masks);
   hlo::Func* f = m.add_func(name, in.types);
   hlo::Builder b(f->body.get());
   size_t np = t.params.size();
-  ForwardOut fo = emit_forward_graph(b, net, t, args_of(f, 0, np), f->arg(np), true);
+  // Mask arguments: the drop-path ones in order, then "dropout" (train_masks' order).
+  layers::DropPath drop;
+  hlo::Value* dropout = nullptr;
+  for (size_t k = 0; k < masks.size(); ++k) {
+    hlo::Value* a = f->arg(np + 2 + k);
+    if (masks[k].name == "dropout")
+      dropout = a;
+    else
+      drop.masks.push_back(a);
+  }
+  ForwardOut fo = emit_forward_graph(b, net, t, args_of(f, 0, np), f->arg(np), true, {},
+                                     drop.masks.empty() ? nullptr : &drop, dropout);
   out.add_value("loss", losses::emit_loss(b, o.loss, fo.logits, f->arg(np + 1)), "loss");
   if (with_stats) add_batch_stats(out, t, fo.batch_stats);
   b.func_return(out.values);
@@ -84,12 +103,15 @@ Emitted emit_train_like(const NetSpec& net, const ParamTable& t, ModuleKind kind
   const size_t np = t.params.size();
   Signature in, out;
 
+  const std::vector<TensorInfo> masks = kind == ModuleKind::loss || kind == ModuleKind::train_step
+                                            ? train_masks(net, t, o)
+                                            : std::vector<TensorInfo>{};
   if (kind == ModuleKind::loss) {
-    add_loss_func(m, "main", net, t, o, false, in, out);
+    add_loss_func(m, "main", net, t, o, false, in, out, masks);
   } else if (kind == ModuleKind::train_step) {
     optim::state_slots(o.optim);  // refuses unlowered optimizers before any op is built
     Signature lin, lout;
-    hlo::Func* lf = add_loss_func(m, "loss_fn", net, t, o, true, lin, lout);
+    hlo::Func* lf = add_loss_func(m, "loss_fn", net, t, o, true, lin, lout, masks);
     lf->is_public = false;
     autodiff::VjpOptions vo;
     vo.name = "loss_fn_vjp";
@@ -100,11 +122,13 @@ Emitted emit_train_like(const NetSpec& net, const ParamTable& t, ModuleKind kind
     in.add("x", lin.types[np], "input");
     in.add("labels", lin.types[np + 1], "label");
     add_hyper(in, o);
+    add_masks(in, masks);  // after lr, step: P, state, x, labels, lr, step, masks
     hlo::Func* f = m.add_func("main", in.types);
     hlo::Builder b(f->body.get());
     std::vector<hlo::Value*> args = args_of(f, 0, np);
     args.push_back(f->arg(np + ns));
     args.push_back(f->arg(np + ns + 1));
+    for (size_t k = 0; k < masks.size(); ++k) args.push_back(f->arg(np + ns + 4 + k));
     for (size_t k = 0; k < lout.values.size(); ++k)  // cotangents: 1 for the loss, 0 for stats
       args.push_back(b.constant_splat(k == 0 ? 1.0 : 0.0, lout.values[k]->type));
     std::vector<hlo::Value*> r = hlo::inline_call(f->body.get(), *g, args);

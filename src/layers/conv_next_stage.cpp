@@ -3,7 +3,7 @@
 // norm = LayerNorm over channels (eps net.lnEps) or BN when norm = bn; the Linears act per
 // position (NHWC), so the first is a dot_general over the channel dim of NCHW giving
 // [B, H, W, 4C] and the result is transposed back. γ = layer_scale [C, 1, 1].
-// Stochastic depth is not in the graph yet (it will be a host-drawn keep mask input).
+// Stochastic depth: the γ-scaled branch times the block's host-drawn keep mask (drop_path).
 #include "layers/convnet_blocks.h"
 
 namespace netspec::layers {
@@ -32,7 +32,7 @@ Value* lower_conv_next_stage(LowerCtx& c, const Layer& layer, Value* x) {
     Value* o = b.dot_general(h, w2, d2);
     o = b.transpose(b.add(o, bcast(b, b2, o, 3)), {0, 3, 1, 2});
     Value* g = b.reshape(scale, {scale->type.dim(0)});
-    x = b.add(x, b.multiply(o, bcast(b, g, o, 1)));
+    x = b.add(x, c.drop_path(b.multiply(o, bcast(b, g, o, 1)), i));
   }
   return x;
 }

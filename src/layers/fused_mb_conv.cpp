@@ -24,6 +24,8 @@ Value* lower_fused_mb_conv(LowerCtx& c, const Layer& layer, Value* x) {
     } else {
       y = conv_bn_act(c, x, stride, Padding::same, act);
     }
+    // Stochastic depth on the residual branch; non-residual blocks still count in the ramp.
+    y = c.drop_path(y, i, 0, stride == 1 && x->type.shape() == y->type.shape());
     x = skip_add(c, x, y, stride);
   }
   return x;

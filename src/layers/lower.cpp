@@ -42,6 +42,18 @@ void LowerCtx::finish() const {
     fail(where(), "emitter used {} BN layers (expected {})", bn_pos, running.size());
 }
 
+Value* LowerCtx::drop_path(Value* branch, int block, int branch_id, bool residual) {
+  if (!train || !drop) return branch;
+  drop->blocks.push_back({info.index, info.kind, block, branch_id, residual});
+  if (!residual || drop->masks.empty()) return branch;
+  if (drop->used >= drop->masks.size())
+    fail(where(), "drop-path mask {} requested (got {} mask inputs)", drop->used + 1,
+         drop->masks.size());
+  Value* m = drop->masks[drop->used++];
+  // out[b, ...] = branch[b, ...] · mask[b]
+  return b.multiply(branch, b.broadcast_in_dim(m, branch->type.shape(), {0}));
+}
+
 EmitterRegistrar::EmitterRegistrar(std::string_view kind, Emitter e) {
   bool known = false;
   for (std::string_view k : layer_kind_names()) known = known || k == kind;

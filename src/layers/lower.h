@@ -5,6 +5,7 @@
 // without an emitter is refused with its name and layer index (lower_layer), never skipped. Helpers
 // shared by several kinds are declared below.
 #pragma once
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -23,6 +24,22 @@ struct BnStats {
   int64_t count = 0;  // train: elements averaged per channel (B·H·W), for n/(n-1) on the host
 };
 
+// Stochastic depth (dropPath): the blocks that torchvision/timm give a drop-path branch call
+// LowerCtx::drop_path once per branch. Every call is recorded (the emitter counts them in a dry
+// run to size the module's mask inputs and their ramped rates); when `masks` is non-empty each
+// residual branch is multiplied by the next mask [B] (0 or 1/(1-p), broadcast over the sample).
+struct DropPathBlock {
+  int layer = 0;         // layer index
+  std::string kind;      // layer kind (picks the ramp formula, see emit/drop_path.cpp)
+  int block = 0;         // block ordinal inside the layer
+  int branch = 0;        // branch inside the block (transformer: 0 attn, 1 mlp)
+  bool residual = true;  // false: counted in the ramp, no skip connection, so no mask
+};
+struct DropPath {
+  std::vector<DropPathBlock> blocks;  // every call, in emission order
+  std::vector<Value*> masks;          // one per residual branch, in order; empty: record only
+  size_t used = 0;
+};
 
 struct LowerCtx {
   hlo::Builder& b;
@@ -32,6 +49,7 @@ struct LowerCtx {
   bool train = true;             // train: BN on batch statistics; eval: on running stats
   std::vector<BnStats> running;  // eval: this layer's BN running stats, BnDesc order
   std::vector<BnStats>* batch_stats = nullptr;  // train: each BN appends its batch mean/var
+  DropPath* drop = nullptr;                     // train step with dropPath > 0 (nullptr: identity)
 
   // Next parameter / running stat in order; fails naming the layer when the slice runs out.
   Value* next_param();
@@ -39,6 +57,10 @@ struct LowerCtx {
   // Checks every parameter and BN was consumed (an emitter/ParamTable mismatch otherwise).
   void finish() const;
   std::string where() const;
+  // branch · mask[b] (see DropPath) or branch. block: the block's ordinal in this layer;
+  // branch_id > 0: a further branch of the same block (same rate, own mask); residual: the block
+  // has a skip connection (else it is only counted in the ramp).
+  Value* drop_path(Value* branch, int block, int branch_id = 0, bool residual = true);
 
   size_t param_pos = 0, bn_pos = 0;
 };

@@ -19,6 +19,8 @@ Value* lower_mb_conv(LowerCtx& c, const Layer& layer, Value* x) {
     y = conv_bn_act(c, y, stride, Padding::same, l.act);
     if (l.useSE) y = squeeze_excite(c, y, l.act, SeGate::sigmoid);
     y = conv_bn_act(c, y, 1, Padding::same, Activation::identity);
+    // Stochastic depth on the residual branch; non-residual blocks still count in the ramp.
+    y = c.drop_path(y, i, 0, stride == 1 && x->type.shape() == y->type.shape());
     x = skip_add(c, x, y, stride);
   }
   return x;

@@ -60,9 +60,10 @@ Value* lower_transformer_encoder(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<TransformerEncoder>(layer);
   hlo::Builder& b = c.b;
   for (int i = 0; i < l.nBlocks; ++i) {
-    x = b.add(x, self_attention(c, l, ln(c, x)));                     // norm1, attn
+    // timm Block: x + drop_path(attn(norm1(x))), then x + drop_path(mlp(norm2(x))).
+    x = b.add(x, c.drop_path(self_attention(c, l, ln(c, x)), i, 0));  // norm1, attn
     Value* h = activation(b, linear(c, ln(c, x)), Activation::gelu);  // norm2, mlp.fc1
-    x = b.add(x, linear(c, h));                                       // mlp.fc2
+    x = b.add(x, c.drop_path(linear(c, h), i, 1));                    // mlp.fc2
   }
   x = ln(c, x);  // norm
   if (l.keepSequence) return x;

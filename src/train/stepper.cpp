@@ -19,12 +19,21 @@ struct Stepper::Module {
 };
 
 Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be)
-    : accum_(c.gradAccumSteps), bn_momentum_(c.bnMomentum), smoothing_(c.labelSmoothing) {
+    : accum_(c.gradAccumSteps),
+      seed_(static_cast<uint64_t>(c.seed)),
+      bn_momentum_(c.bnMomentum),
+      smoothing_(c.labelSmoothing) {
   emit::EmitOptions eo = emit::EmitOptions::from_train(c, c.batchSize);
   if (accum_ <= 1) {
     fused_ = std::make_unique<Module>(net, ModuleKind::train_step, eo, be);
     return;
   }
+  // The forward / vjp modules take no keep masks: dropout would silently be off.
+  if (c.dropPath > 0 || c.dropout > 0)
+    fail("train",
+         "gradAccumSteps > 1 does not support dropPath / dropout (got {} / {}); set "
+         "gradAccumSteps to 1",
+         c.dropPath, c.dropout);
   // The host computes the loss gradient, so only the loss it knows is accepted.
   if (c.lossKind != LossKind::classCE)
     fail("train",
@@ -37,6 +46,40 @@ Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be)
 }
 
 Stepper::~Stepper() = default;
+
+namespace {
+
+// splitmix64 finaliser: a bijective mix, good enough to turn counters into uniform bits.
+uint64_t mix(uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+Tensor draw_keep_mask(const emit::TensorInfo& ti, uint64_t seed, int64_t step, size_t index) {
+  const double p = ti.rate;
+  if (!(p >= 0 && p < 1))
+    fail("train", "mask '{}' drop rate must be in [0, 1) (got {})", ti.name, p);
+  if (ti.dtype != DType::kF32 && ti.dtype != DType::kF64)
+    fail("train", "mask '{}' dtype (got {}, expected f32 or f64)", ti.name, dtype_name(ti.dtype));
+  Tensor m(ti.dtype, ti.shape);
+  const double keep = 1 / (1 - p);
+  const uint64_t base = mix(mix(mix(seed) ^ static_cast<uint64_t>(step)) ^ index);
+  for (int64_t e = 0; e < m.numel(); ++e) {
+    // u in [0, 1) from the top 53 bits; keep with probability 1 - p.
+    const double u =
+        static_cast<double>(mix(base ^ mix(static_cast<uint64_t>(e))) >> 11) * 0x1.0p-53;
+    const double v = u >= p ? keep : 0.0;
+    if (ti.dtype == DType::kF32)
+      m.data<float>()[e] = static_cast<float>(v);
+    else
+      m.data<double>()[e] = v;
+  }
+  return m;
+}
 
 const emit::Manifest& Stepper::state_manifest() const {
   return fused_ ? fused_->manifest : optimizer_->manifest;
@@ -94,7 +137,7 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
   if (fused_) {
     const emit::Manifest& sm = fused_->manifest;
     std::vector<Tensor> in;
-    size_t pi = 0, si = 0;
+    size_t pi = 0, si = 0, mi = 0;
     for (const auto& ti : sm.inputs) {
       if (ti.role == "param")
         in.push_back(s.params[pi++]);
@@ -108,6 +151,8 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
         in.push_back(lr_t);
       else if (ti.name == "step")
         in.push_back(step_t);
+      else if (ti.role == "mask")
+        in.push_back(draw_keep_mask(ti, seed_, step, mi++));
       else
         fail("train", "train_step input '{}' has unknown role {}", ti.name, ti.role);
     }

@@ -4,6 +4,8 @@
 // (dz = (softmax(z) - q) / (B·k), q the label-smoothed target) and the vjp module (dP); the k
 // gradients are summed and one optimizer module call applies them, so the update sees the mean
 // gradient over k·B samples. BN running stats take every micro-batch (as PyTorch does).
+// dropPath / dropout: the train step's "mask" inputs are drawn here per step from (seed, step)
+// (draw_keep_mask), so a run is reproducible bit for bit; fused train step only.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -33,10 +35,16 @@ class Stepper {
  private:
   struct Module;
   int accum_;
+  uint64_t seed_;
   double bn_momentum_, smoothing_;
   std::unique_ptr<Module> fused_, forward_, vjp_, optimizer_;
   void update_running(TrainState& s, size_t& bi, const emit::TensorInfo& ti, const Tensor& batch);
 };
+
+// The keep mask for train-step input `ti` (role "mask", drop rate ti.rate = p), the `index`-th
+// mask input of update `step`: each element is Bernoulli(1 - p) / (1 - p), i.e. 0 or 1/(1-p),
+// from a counter-based hash of (seed, step, index, element): deterministic, order-free.
+Tensor draw_keep_mask(const emit::TensorInfo& ti, uint64_t seed, int64_t step, size_t index);
 
 // Host classCE of logits [B, C] against labels [B] with label smoothing eps: returns the mean
 // loss and writes dz = (softmax(z) - q) · scale into `grad` (shaped like logits).
