@@ -5,8 +5,10 @@
 // and groups = feature_group_count. Transposed convolutions (lhs_dilation > 1, unit window
 // strides: what the input-gradient VJP emits) map to convolution_backward_data of the forward
 // convolution with stride = lhs_dilation, the kernel spatially flipped and its feature dims
-// swapped, padding_l = (K-1)*r - pad_lo. Everything else (batch_group_count > 1, window
-// reversal, negative padding, f64, ...) runs on the ref kernel.
+// swapped, padding_l = (K-1)*r - pad_lo. Weight-gradient convolutions (batch_group_count > 1, or
+// a "kernel" larger than the result: dy) map to convolution_backward_weights. Negative high
+// padding is a cropped view. Everything else (window reversal, negative low padding, f64, ...)
+// runs on the ref kernel.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>

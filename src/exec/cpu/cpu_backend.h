@@ -6,6 +6,8 @@
 // Debugging: NETSPEC_CPU_CHECK=1 (read when a plan is built) runs each fast step's ref kernel
 // beside it and fails naming the first step whose result disagrees or whose operand was
 // overwritten while live; NETSPEC_CPU_CHECK_DUMP=1 also prints the function to stderr.
+// NETSPEC_PROFILE=1 prints wall time per op kind and per step at exit; NETSPEC_NO_FUSION=1 turns
+// off elementwise fusion (fusion.cpp: f32 elementwise chains run as one tiled kernel).
 #pragma once
 #include <cstddef>
 #include <string>
