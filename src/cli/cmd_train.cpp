@@ -32,7 +32,8 @@ void register_train_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("train", "Train a network on a dataset (CPU executor)");
   cmd->add_option("net", o->net, "zoo net name or a spec .json file")->required();
   cmd->add_option("--dataset", o->dataset, "fashion-mnist | mnist | ... (default: the spec's)");
-  cmd->add_option("--data", o->data, "dataset directory (default: the Debian package's)");
+  cmd->add_option("--data", o->data,
+                  "dataset directory (default: the Debian package's); for text, a UTF-8 file");
   cmd->add_option("--epochs", o->epochs, "passes over the training set (default: the spec's)");
   cmd->add_option("--batch", o->batch, "batch size (default: the spec's)");
   cmd->add_option("--lr", o->lr, "peak learning rate (default: the spec's)");
