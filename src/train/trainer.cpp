@@ -126,7 +126,6 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   refuse(c.useEMA || c.useSWA || c.useSWAG || c.useTTA, "useEMA/useSWA/useSWAG/useTTA");
   refuse(c.bf16 || c.bf16Conv, "bf16/bf16Conv");
   refuse(!c.runningBN, "runningBN = false");
-  refuse(c.dropPath > 0 || c.dropout > 0, "dropPath/dropout");
   refuse(!c.bootstrapBackbone.empty(), "bootstrapBackbone");
   refuse(c.trainRes != 0, "trainRes");
   const bool text = data.text != nullptr;

@@ -260,6 +260,19 @@ TEST(Loop, HeadLrMultScalesOnlyTheLastLayer) {
   }
 }
 
+// Classifier dropout runs through the loop (host-drawn masks, stepper.cpp); dropPath on a net
+// without stochastic-depth blocks is refused by name when the train step is emitted.
+TEST(Loop, DropoutTrainsAndDropPathNeedsResidualBlocks) {
+  SpecFile s = small(1);
+  s.train->dropout = 0.3;
+  TrainResult r = run_training(s, synthetic(), {});
+  ASSERT_FALSE(r.epochs.empty());
+  EXPECT_TRUE(std::isfinite(r.epochs.back().train_loss));
+  s = small(1);
+  s.train->dropPath = 0.1;
+  EXPECT_THROW(run_training(s, synthetic(), {}), Error);
+}
+
 TEST(Loop, UnsupportedFieldsAreRefused) {
   SpecFile s = small(1);
   s.train->useEMA = true;
