@@ -19,7 +19,7 @@ rounds=${ROUNDS:-1}
 spec_for() {
   case $1 in
     mlp) echo "mlp 128 adam" ;;
-    cnn) echo "$here/models/cnn-peer.json 128 adam" ;;  # zoo mnist-cnn is a different net
+    cnn) echo "mnist-cnn 128 adam" ;;  # the zoo mnist-cnn is the peer's cnn (conv-BN x4)
     resnet18) echo "resnet18-cifar 32 sgd" ;;
     vit) echo "vit-cifar-tiny 32 adamw" ;;
   esac
