@@ -66,7 +66,28 @@ struct Side {
   dnnl::memory::desc user, prim;
   std::shared_ptr<dnnl::reorder> reorder;
   size_t offset = 0;
+
+  // An input: the pointer the primitive reads (the user buffer, or its reordered copy in scratch).
+  const void* in(const void* src, uint8_t* scratch) const {
+    if (!reorder) return src;
+    run_reorder(reorder, user, src, prim, scratch + offset);
+    return scratch + offset;
+  }
+  // An output: where the primitive writes; `finish` reorders it into the user buffer if needed.
+  void* out(void* dst, uint8_t* scratch) const { return reorder ? scratch + offset : dst; }
+  void finish(void* dst, uint8_t* scratch) const {
+    if (reorder) run_reorder(reorder, prim, scratch + offset, user, dst);
+  }
 };
+
+// Gives each side with a reorder its scratch slot from `off` on; returns the end offset.
+size_t place_sides(std::initializer_list<Side*> sides, size_t off) {
+  for (Side* s : sides) {
+    s->offset = off;
+    if (s->reorder) off += al(s->prim.get_size());
+  }
+  return off;
+}
 
 // Weight-gradient form (what the weight-VJP emits: batch and feature roles of the input swapped,
 // dy as the "kernel", batch_group_count = the forward's groups): dW of a forward convolution with
@@ -150,11 +171,7 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
   Side xs_{x_user, pd.src_desc(), make_reorder(x_user, pd.src_desc())};
   Side dys_{dy_user, pd.diff_dst_desc(), make_reorder(dy_user, pd.diff_dst_desc())};
   Side ws_{w_user, pd.diff_weights_desc(), make_reorder(pd.diff_weights_desc(), w_user)};
-  size_t off = 0;
-  for (Side* sd : {&xs_, &dys_, &ws_}) {
-    sd->offset = off;
-    if (sd->reorder) off += al(sd->prim.get_size());
-  }
+  size_t off = place_sides({&xs_, &dys_, &ws_}, 0);
   size_t pad_off = off, pad_bytes = pd.scratchpad_desc().get_size();
   Compiled c;
   c.scratch_bytes = off + pad_bytes;
@@ -162,23 +179,16 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
   auto pad_md = pd.scratchpad_desc();
   c.run = [=](const RunArgs& a) {
     auto& e = dnnl_engine();
-    const void* xp = a.in[0]->raw();
-    const void* dyp = a.in[1]->raw();
-    void* wp = a.out[0]->raw();
-    if (xs_.reorder)
-      run_reorder(xs_.reorder, xs_.user, xp, xs_.prim, a.scratch + xs_.offset),
-          xp = a.scratch + xs_.offset;
-    if (dys_.reorder)
-      run_reorder(dys_.reorder, dys_.user, dyp, dys_.prim, a.scratch + dys_.offset),
-          dyp = a.scratch + dys_.offset;
-    void* wi = ws_.reorder ? a.scratch + ws_.offset : wp;
+    const void* xp = xs_.in(a.in[0]->raw(), a.scratch);
+    const void* dyp = dys_.in(a.in[1]->raw(), a.scratch);
+    void* wi = ws_.out(a.out[0]->raw(), a.scratch);
     std::unordered_map<int, dnnl::memory> args{
         {DNNL_ARG_SRC, dnnl::memory(xs_.prim, e, const_cast<void*>(xp))},
         {DNNL_ARG_DIFF_DST, dnnl::memory(dys_.prim, e, const_cast<void*>(dyp))},
         {DNNL_ARG_DIFF_WEIGHTS, dnnl::memory(ws_.prim, e, wi)}};
     if (pad_bytes) args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(pad_md, e, a.scratch + pad_off)});
     prim->execute(dnnl_stream(), args);
-    if (ws_.reorder) run_reorder(ws_.reorder, ws_.prim, wi, ws_.user, wp);
+    ws_.finish(a.out[0]->raw(), a.scratch);
     dnnl_stream().wait();
   };
   return c;
@@ -318,27 +328,16 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
     Side xs_{x_user, pd.src_desc(), make_reorder(x_user, pd.src_desc())};
     Side ws_{w_user, pd.weights_desc(), make_reorder(w_user, pd.weights_desc())};
     Side ys_{y_user, pd.dst_desc(), make_reorder(pd.dst_desc(), y_user)};
-    size_t off = 0;
-    for (Side* s : {&xs_, &ws_, &ys_}) {
-      s->offset = off;
-      if (s->reorder) off += al(s->prim.get_size());
-    }
+    size_t off = place_sides({&xs_, &ws_, &ys_}, 0);
     size_t pad_off = off, pad_bytes = pd.scratchpad_desc().get_size();
     c.scratch_bytes = off + pad_bytes;
     auto prim = std::make_shared<dnnl::convolution_forward>(pd);
     auto pad_md = pd.scratchpad_desc();
     c.run = [=](const RunArgs& a) {
       auto& e = dnnl_engine();
-      const void* xp = a.in[0]->raw();
-      const void* wp = a.in[1]->raw();
-      void* yp = a.out[0]->raw();
-      if (xs_.reorder)
-        run_reorder(xs_.reorder, xs_.user, xp, xs_.prim, a.scratch + xs_.offset),
-            xp = a.scratch + xs_.offset;
-      if (ws_.reorder)
-        run_reorder(ws_.reorder, ws_.user, wp, ws_.prim, a.scratch + ws_.offset),
-            wp = a.scratch + ws_.offset;
-      void* yi = ys_.reorder ? a.scratch + ys_.offset : yp;
+      const void* xp = xs_.in(a.in[0]->raw(), a.scratch);
+      const void* wp = ws_.in(a.in[1]->raw(), a.scratch);
+      void* yi = ys_.out(a.out[0]->raw(), a.scratch);
       std::unordered_map<int, dnnl::memory> args{
           {DNNL_ARG_SRC, dnnl::memory(xs_.prim, e, const_cast<void*>(xp))},
           {DNNL_ARG_WEIGHTS, dnnl::memory(ws_.prim, e, const_cast<void*>(wp))},
@@ -346,7 +345,7 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
       if (pad_bytes)
         args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(pad_md, e, a.scratch + pad_off)});
       prim->execute(dnnl_stream(), args);
-      if (ys_.reorder) run_reorder(ys_.reorder, ys_.prim, yi, ys_.user, yp);
+      ys_.finish(a.out[0]->raw(), a.scratch);
       dnnl_stream().wait();
     };
     return c;
@@ -412,11 +411,7 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
   Side ys_{y_user, pd.diff_src_desc(), make_reorder(pd.diff_src_desc(), y_user)};
   size_t flip_bytes =
       al(static_cast<size_t>(num_elements(std::vector<int64_t>(wd.begin(), wd.end()))) * 4);
-  size_t off = flip_bytes;
-  for (Side* s : {&xs_, &ws_, &ys_}) {
-    s->offset = off;
-    if (s->reorder) off += al(s->prim.get_size());
-  }
+  size_t off = place_sides({&xs_, &ws_, &ys_}, flip_bytes);
   size_t pad_off = off, pad_bytes = pd.scratchpad_desc().get_size();
   c.scratch_bytes = off + pad_bytes;
   auto prim = std::make_shared<dnnl::convolution_backward_data>(pd);
@@ -426,23 +421,16 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
     const float* w0 = a.in[1]->data<float>() + flip_base;
     if (crop) std::memset(a.out[0]->raw(), 0, a.out[0]->nbytes());
     strided_copy(a.scratch, w0, flip_dims, flip_st, 4);
-    const void* xp = a.in[0]->raw();
-    const void* wp = a.scratch;
-    void* yp = a.out[0]->raw();
-    if (xs_.reorder)
-      run_reorder(xs_.reorder, xs_.user, xp, xs_.prim, a.scratch + xs_.offset),
-          xp = a.scratch + xs_.offset;
-    if (ws_.reorder)
-      run_reorder(ws_.reorder, ws_.user, wp, ws_.prim, a.scratch + ws_.offset),
-          wp = a.scratch + ws_.offset;
-    void* yi = ys_.reorder ? a.scratch + ys_.offset : yp;
+    const void* xp = xs_.in(a.in[0]->raw(), a.scratch);
+    const void* wp = ws_.in(a.scratch, a.scratch);  // the flipped weights
+    void* yi = ys_.out(a.out[0]->raw(), a.scratch);
     std::unordered_map<int, dnnl::memory> args{
         {DNNL_ARG_DIFF_DST, dnnl::memory(xs_.prim, e, const_cast<void*>(xp))},
         {DNNL_ARG_WEIGHTS, dnnl::memory(ws_.prim, e, const_cast<void*>(wp))},
         {DNNL_ARG_DIFF_SRC, dnnl::memory(ys_.prim, e, yi)}};
     if (pad_bytes) args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(pad_md, e, a.scratch + pad_off)});
     prim->execute(dnnl_stream(), args);
-    if (ys_.reorder) run_reorder(ys_.reorder, ys_.prim, yi, ys_.user, yp);
+    ys_.finish(a.out[0]->raw(), a.scratch);
     dnnl_stream().wait();
   };
   return c;
