@@ -91,7 +91,8 @@ void register_emit_command(CLI::App& app) {
       "on running stats), cam (features before the last globalAvgPool + logits), train_step "
       "(forward, loss, backward, optimizer update; lr and step are inputs), vjp, optimizer.\n"
       "Optimizers: sgd (momentum, nesterov), adam (AdamW when weightDecay > 0), rmsprop (TF "
-      "flavour: eps inside the sqrt), lamb. Losses: classCE, softLabelCE, bce, floatTargetMse.\n"
+      "flavour: eps inside the sqrt), lamb. Losses: classCE, focal, softLabelCE, bce, "
+      "floatTargetMse, tokenCE.\n"
       "probe-attention (no net): a standalone attention / RoPE module picked by --probe.");
   cmd->add_option("net", args->net, "zoo name or spec .json file (not for probe-attention)");
   cmd->add_option("--module", args->module,
