@@ -18,9 +18,20 @@ ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTa
     fail("emit", "BN running stats (got {}, expected {})", running.size(), table.bns.size());
   ForwardOut out;
   const size_t cls = dropout_mask ? classifier_layer(net) : net.layers.size();
+  std::vector<hlo::Value*> history;  // history[i]: layer i's input
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const LayerInfo& info = table.layers[i];
-    layers::LowerCtx c{b, net, info, {}, train, {}, &out.batch_stats, train ? drop : nullptr};
+    history.push_back(x);
+    layers::LowerCtx c{b,
+                       net,
+                       info,
+                       {},
+                       train,
+                       {},
+                       &out.batch_stats,
+                       train ? drop : nullptr,
+                       &history,
+                       &out.cam_features};
     c.params.assign(params.begin() + info.first_param,
                     params.begin() + info.first_param + info.num_params);
     if (!train)

@@ -21,6 +21,15 @@ std::map<std::string_view, Emitter>& table() {
 
 std::string LowerCtx::where() const { return fmt::format("layer {} {}", info.index, info.kind); }
 
+Value* LowerCtx::tap(const char* what, int64_t ch, int64_t h, int64_t w) const {
+  if (!history) fail(where(), "no earlier layer outputs are available to tap for {}", what);
+  for (size_t i = history->size(); i-- > 0;) {
+    const auto& s = (*history)[i]->type.shape();
+    if (s.size() == 4 && s[1] == ch && s[2] == h && s[3] == w) return (*history)[i];
+  }
+  fail(where(), "no earlier output for {} with {} channels at {}x{}", what, ch, h, w);
+}
+
 Value* LowerCtx::next_param() {
   if (param_pos >= params.size())
     fail(where(), "emitter asks for parameter {} (got {} from the ParamTable)", param_pos + 1,

@@ -50,6 +50,11 @@ struct LowerCtx {
   std::vector<BnStats> running;  // eval: this layer's BN running stats, BnDesc order
   std::vector<BnStats>* batch_stats = nullptr;  // train: each BN appends its batch mean/var
   DropPath* drop = nullptr;                     // train step with dropPath > 0 (nullptr: identity)
+  // history[i]: the input of layer i ([B, ...]); history[info.index] is this layer's input.
+  // Multi-scale kinds (fpnDetect) read earlier feature maps through tap().
+  const std::vector<Value*>* history = nullptr;
+  // A layer that defines the net's CAM features (a detector head) stores them here.
+  Value** cam_features = nullptr;
 
   // Next parameter / running stat in order; fails naming the layer when the slice runs out.
   Value* next_param();
@@ -57,6 +62,9 @@ struct LowerCtx {
   // Checks every parameter and BN was consumed (an emitter/ParamTable mismatch otherwise).
   void finish() const;
   std::string where() const;
+  // The latest earlier layer input (searching back from this layer's) whose per-sample shape is
+  // [ch, h, w], as the ParamTable's accounting taps it; fails naming `what` when there is none.
+  Value* tap(const char* what, int64_t ch, int64_t h, int64_t w) const;
   // branch · mask[b] (see DropPath) or branch. block: the block's ordinal in this layer;
   // branch_id > 0: a further branch of the same block (same rate, own mask); residual: the block
   // has a skip connection (else it is only counted in the ramp).
