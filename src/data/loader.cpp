@@ -51,9 +51,7 @@ Loader::Loader(const Dataset& ds, int64_t batch, bool train, uint64_t seed, Augm
   if (ds.y.rank() < 1 || ds.y.shape()[0] != ds.size())
     fail("loader", "label rows differ from sample count (got {}, expected {})",
          ds.y.rank() < 1 ? 0 : ds.y.shape()[0], ds.size());
-  if (train && ds.size() < batch)
-    fail("loader", "training set smaller than one batch (got {} samples, batch {})", ds.size(),
-         batch);
+  if (train && ds.size() < 1) fail("loader", "training set is empty (got 0 samples)");
   if (ds.x.dtype() == DType::kUI8) {
     if (!is_image(ds))
       fail("loader", "ui8 data must be images [N, C, H, W] (got {})", ds.x.type_str());
@@ -86,8 +84,10 @@ void Loader::start_epoch(int64_t epoch) {
   for (size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[rng() % i]);
 }
 
-int64_t Loader::num_batches() const {
-  return train_ ? ds_.size() / batch_ : (ds_.size() + batch_ - 1) / batch_;
+int64_t Loader::num_batches() const { return (ds_.size() + batch_ - 1) / batch_; }
+
+int64_t Loader::batch_rows(int64_t i) const {
+  return std::clamp<int64_t>(ds_.size() - i * batch_, 0, batch_);
 }
 
 // Sample s as f32 [C, H, W]: augmented (train) and normalised (ui8 storage).
@@ -136,14 +136,16 @@ int64_t Loader::batch(int64_t i, Tensor& x, Tensor& y) const {
     fail("loader", "batch index out of range (got {}, expected < {})", i, num_batches());
   const bool u8 = ds_.x.dtype() == DType::kUI8;
   const bool image_path = u8 || (train_ && aug_.any());
+  const int64_t n = batch_rows(i);
+  // Training tail: a smaller batch of n rows; evaluation tail: n rows then zeros up to batch_.
+  const int64_t rows = train_ ? n : batch_;
   Shape xs = ds_.x.shape(), ys = ds_.y.shape();
-  xs[0] = ys[0] = batch_;
+  xs[0] = ys[0] = rows;
   x = Tensor(u8 ? DType::kF32 : ds_.x.dtype(), xs);
   y = Tensor(ds_.y.dtype(), ys);
-  const int64_t n = std::min(batch_, ds_.size() - i * batch_);
   const size_t xrow = ds_.x.nbytes() / static_cast<size_t>(ds_.size());
   const size_t yrow = ds_.y.nbytes() / static_cast<size_t>(ds_.size());
-  const size_t orow = x.nbytes() / static_cast<size_t>(batch_);
+  const size_t orow = x.nbytes() / static_cast<size_t>(rows);
   auto* xd = static_cast<uint8_t*>(x.raw());
   auto* yd = static_cast<uint8_t*>(y.raw());
   const auto* xsrc = static_cast<const uint8_t*>(ds_.x.raw());

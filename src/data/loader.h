@@ -1,11 +1,13 @@
 // Batching over an in-memory Dataset. Training: a seeded shuffle per epoch (the same index
-// permutes images and labels, so labels always move with their images) and fixed-size batches;
-// the tail (size % batch samples) is DROPPED because the train step module has a fixed batch.
-// Evaluation: in order, the tail batch zero-padded and its valid count returned, so every sample
-// is counted exactly once. Training batches of images [N, C, H, W] can be augmented (random crop
-// from a zero-padded image, horizontal flip), drawn from (seed, epoch, sample index) only, so a
-// run repeats bit for bit whatever thread assembles the batch. ui8 images are normalised here.
-// Prefetcher assembles batch i+1 on a background thread while the caller uses batch i.
+// permutes images and labels, so labels always move with their images) and ceil(size / batch)
+// batches, the last one holding the size % batch leftover samples as a SMALLER tensor (PyTorch's
+// DataLoader with drop_last=False; the trainer runs it on a train step emitted at that batch).
+// Evaluation: in order, the tail batch zero-padded to the full batch and its valid count
+// returned. Either way every sample is used exactly once per epoch. Training batches of images [N,
+// C, H, W] can be augmented (random crop from a zero-padded image, horizontal flip), drawn from
+// (seed, epoch, sample index) only, so a run repeats bit for bit whatever thread assembles the
+// batch. ui8 images are normalised here. Prefetcher assembles batch i+1 on a background thread
+// while the caller uses batch i.
 #pragma once
 #include <condition_variable>
 #include <cstdint>
@@ -50,10 +52,13 @@ class Loader {
   // Reorders for `epoch` (train: permutation from seed and epoch; eval: identity) and sets the
   // epoch the augmentation draws from.
   void start_epoch(int64_t epoch);
-  // Train: size / batch; eval: ceil(size / batch).
+  // ceil(size / batch), train and eval alike (the last batch may be partial).
   int64_t num_batches() const;
-  // Copies batch i into x [B, ...] and y [B, ...] (allocated here); returns the valid sample
-  // count (B, or the eval tail's size with the rest zero-filled). x is f32 for image data
+  // Samples in batch i: batch, or size % batch for the last one when that is not 0.
+  int64_t batch_rows(int64_t i) const;
+  // Copies batch i into x and y (allocated here) and returns its sample count n = batch_rows(i).
+  // Train: x [n, ...], y [n, ...]. Eval: x [B, ...], y [B, ...] with rows n.. zero-filled
+  // (the eval module has a fixed batch). x is f32 for image data
   // (ui8 storage normalised here), else the stored dtype. Safe to call from another thread as
   // long as start_epoch is not running.
   int64_t batch(int64_t i, Tensor& x, Tensor& y) const;

@@ -1,7 +1,7 @@
 // Training state and its checkpoints. A checkpoint is one safetensors file holding the
 // parameters (ParamTable names), the optimizer state (`<slot>.<param>`) and the BN running
 // statistics (`<bn>.running_mean/var`), with metadata: net, completed epochs, optimizer steps,
-// and for a mid-epoch save (SIGINT) the batches already done in the next epoch and their loss sum
+// and for a mid-epoch save (SIGINT) the updates already done in the next epoch and their loss sum
 // (hex float, so a resumed run reproduces the uninterrupted one bit for bit).
 #pragma once
 #include <cstdint>
@@ -20,7 +20,7 @@ struct TrainState {
   int epoch = 0;               // completed epochs
   int64_t step = 0;            // optimizer updates made
   int64_t batch_in_epoch = 0;  // updates already made in epoch `epoch + 1` (mid-epoch save)
-  double loss_sum = 0;         // their summed losses
+  double loss_sum = 0;         // Σ loss·samples over those updates (the epoch mean is /samples)
 };
 
 // Fresh state: params from `params`, zero optimizer state per the train-step manifest's

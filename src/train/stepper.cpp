@@ -18,31 +18,90 @@ struct Stepper::Module {
   }
 };
 
+struct Stepper::Modules {
+  std::unique_ptr<Module> fused, forward, vjp;
+};
+
 Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be)
-    : accum_(c.gradAccumSteps),
+    : net_(net),
+      config_(c),
+      backend_(be),
+      accum_(c.gradAccumSteps),
+      batch_(c.batchSize),
       seed_(static_cast<uint64_t>(c.seed)),
       bn_momentum_(c.bnMomentum),
       smoothing_(c.labelSmoothing) {
-  emit::EmitOptions eo = emit::EmitOptions::from_train(c, c.batchSize);
-  if (accum_ <= 1) {
-    fused_ = std::make_unique<Module>(net, ModuleKind::train_step, eo, be);
-    return;
+  if (accum_ > 1) {
+    // The forward / vjp modules take no keep masks: dropout would silently be off.
+    if (c.dropPath > 0 || c.dropout > 0)
+      fail("train",
+           "gradAccumSteps > 1 does not support dropPath / dropout (got {} / {}); set "
+           "gradAccumSteps to 1",
+           c.dropPath, c.dropout);
+    // The host computes the loss gradient, so only the loss it knows is accepted.
+    if (c.lossKind != LossKind::classCE)
+      fail("train",
+           "gradAccumSteps > 1 supports lossKind classCE only (got {}); set "
+           "gradAccumSteps to 1 or use a larger batchSize",
+           enum_name(c.lossKind));
+    optimizer_ = std::make_unique<Module>(net, ModuleKind::optimizer,
+                                          emit::EmitOptions::from_train(c, batch_), be);
   }
-  // The forward / vjp modules take no keep masks: dropout would silently be off.
-  if (c.dropPath > 0 || c.dropout > 0)
-    fail("train",
-         "gradAccumSteps > 1 does not support dropPath / dropout (got {} / {}); set "
-         "gradAccumSteps to 1",
-         c.dropPath, c.dropout);
-  // The host computes the loss gradient, so only the loss it knows is accepted.
-  if (c.lossKind != LossKind::classCE)
-    fail("train",
-         "gradAccumSteps > 1 supports lossKind classCE only (got {}); set "
-         "gradAccumSteps to 1 or use a larger batchSize",
-         enum_name(c.lossKind));
-  forward_ = std::make_unique<Module>(net, ModuleKind::forward, eo, be);
-  vjp_ = std::make_unique<Module>(net, ModuleKind::vjp, eo, be);
-  optimizer_ = std::make_unique<Module>(net, ModuleKind::optimizer, eo, be);
+  modules(batch_);
+}
+
+// The modules at batch n: emitted and compiled on first use (a tail batch: once per run).
+const Stepper::Modules& Stepper::modules(int64_t n) {
+  auto it = by_batch_.find(n);
+  if (it != by_batch_.end()) return *it->second;
+  if (n < 1 || n > batch_)
+    fail("train", "micro-batch of {} samples (expected 1..{}, the batchSize)", n, batch_);
+  const emit::EmitOptions eo = emit::EmitOptions::from_train(config_, n);
+  auto m = std::make_unique<Modules>();
+  if (accum_ <= 1) {
+    m->fused = std::make_unique<Module>(net_, ModuleKind::train_step, eo, backend_);
+  } else {
+    m->forward = std::make_unique<Module>(net_, ModuleKind::forward, eo, backend_);
+    m->vjp = std::make_unique<Module>(net_, ModuleKind::vjp, eo, backend_);
+  }
+  if (n != batch_) {
+    const Modules& full = modules(batch_);
+    if (m->fused) check_tail_manifest(full.fused->manifest, m->fused->manifest, batch_, n);
+    if (m->forward) check_tail_manifest(full.forward->manifest, m->forward->manifest, batch_, n);
+    if (m->vjp) check_tail_manifest(full.vjp->manifest, m->vjp->manifest, batch_, n);
+  }
+  return *by_batch_.emplace(n, std::move(m)).first->second;
+}
+
+std::vector<int64_t> Stepper::compiled_batches() const {
+  std::vector<int64_t> v;
+  for (const auto& [n, m] : by_batch_) v.push_back(n);
+  return v;
+}
+
+void check_tail_manifest(const emit::Manifest& full, const emit::Manifest& tail, int64_t b,
+                         int64_t n) {
+  auto side = [&](const std::vector<emit::TensorInfo>& f, const std::vector<emit::TensorInfo>& t,
+                  const char* what) {
+    if (f.size() != t.size())
+      fail("train", "{} at batch {} has {} {}s (expected {} as at batch {})", full.module, n,
+           t.size(), what, f.size(), b);
+    for (size_t i = 0; i < f.size(); ++i) {
+      const emit::TensorInfo &x = f[i], &y = t[i];
+      const bool batched = x.role == "input" || x.role == "label" || x.role == "mask" ||
+                           x.role == "output" || x.role == "cotangent" || x.name == "d.x";
+      Shape want = x.shape;
+      if (batched && !want.empty() && want[0] == b) want[0] = n;
+      if (x.name != y.name || x.role != y.role || x.dtype != y.dtype || x.rate != y.rate ||
+          want != y.shape)
+        fail("train",
+             "{} at batch {}: {} {} is '{}' {} {} {} (expected '{}' {} {} {} from batch {})",
+             full.module, n, what, i, y.name, y.role, dtype_name(y.dtype), shape_str(y.shape),
+             x.name, x.role, dtype_name(x.dtype), shape_str(want), b);
+    }
+  };
+  side(full.inputs, tail.inputs, "input");
+  side(full.outputs, tail.outputs, "output");
 }
 
 Stepper::~Stepper() = default;
@@ -82,7 +141,7 @@ Tensor draw_keep_mask(const emit::TensorInfo& ti, uint64_t seed, int64_t step, s
 }
 
 const emit::Manifest& Stepper::state_manifest() const {
-  return fused_ ? fused_->manifest : optimizer_->manifest;
+  return optimizer_ ? optimizer_->manifest : by_batch_.at(batch_)->fused->manifest;
 }
 
 void Stepper::update_running(TrainState& s, size_t& bi, const emit::TensorInfo& ti,
@@ -130,12 +189,14 @@ double class_ce_and_grad(const Tensor& logits, const Tensor& labels, double eps,
 
 double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
                      double lr, int64_t step) {
-  if (xs.size() != static_cast<size_t>(accum_) || ys.size() != xs.size())
-    fail("train", "step needs {} micro-batches (got {})", accum_, xs.size());
+  if (xs.empty() || xs.size() > static_cast<size_t>(accum_) || ys.size() != xs.size())
+    fail("train", "step needs 1..{} micro-batches with labels (got {} and {})", accum_, xs.size(),
+         ys.size());
   const Tensor lr_t = Tensor::scalar_f32(static_cast<float>(lr));
   const Tensor step_t = Tensor::from<int64_t>(DType::kI32, {}, {step});
-  if (fused_) {
-    const emit::Manifest& sm = fused_->manifest;
+  if (accum_ <= 1) {
+    const Module& fm = *modules(xs[0].shape().at(0)).fused;
+    const emit::Manifest& sm = fm.manifest;
     std::vector<Tensor> in;
     size_t pi = 0, si = 0, mi = 0;
     for (const auto& ti : sm.inputs) {
@@ -151,12 +212,12 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
         in.push_back(lr_t);
       else if (ti.name == "step")
         in.push_back(step_t);
-      else if (ti.role == "mask")
+      else if (ti.role == "mask")  // shaped by this batch's manifest: [n] / [n, F] on a tail
         in.push_back(draw_keep_mask(ti, seed_, step, mi++));
       else
         fail("train", "train_step input '{}' has unknown role {}", ti.name, ti.role);
     }
-    std::vector<Tensor> out = fused_->exe->run("main", in);
+    std::vector<Tensor> out = fm.exe->run("main", in);
     pi = si = 0;
     size_t bi = 0;
     double loss = 0;
@@ -168,20 +229,23 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
         s.opt[si++] = std::move(out[k]);
       else if (ti.role == "loss")
         loss = out[k].as_double(0);
-      else if (ti.role == "bn_batch_stat")
+      else if (ti.role == "bn_batch_stat")  // ti.count is this batch's n·H·W
         update_running(s, bi, ti, out[k]);
     }
     return loss;
   }
 
-  // Gradient accumulation: Σ_k vjp(P, x_k, dz_k) with dz_k already scaled by 1/(B·k).
+  // Gradient accumulation: Σ_k vjp(P, x_k, dz_k) with dz_k already scaled by 1/N, N = Σ n_k
+  // (B·k for full micro-batches): the mean gradient over the N samples of this update.
   std::vector<Tensor> grads;
-  double loss = 0;
-  const double scale = 1.0 / (static_cast<double>(xs[0].shape().at(0)) * accum_);
-  for (int k = 0; k < accum_; ++k) {
+  double loss = 0, total = 0;
+  for (const Tensor& x : xs) total += static_cast<double>(x.shape().at(0));
+  const double scale = 1.0 / total;
+  for (size_t k = 0; k < xs.size(); ++k) {
+    const Modules& mk = modules(xs[k].shape().at(0));
     std::vector<Tensor> in;
     size_t pi = 0;
-    for (const auto& ti : forward_->manifest.inputs) {
+    for (const auto& ti : mk.forward->manifest.inputs) {
       if (ti.role == "param")
         in.push_back(s.params[pi++]);
       else if (ti.role == "input")
@@ -189,21 +253,22 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
       else
         fail("train", "forward input '{}' has unknown role {}", ti.name, ti.role);
     }
-    std::vector<Tensor> fo = forward_->exe->run("main", in);
+    std::vector<Tensor> fo = mk.forward->exe->run("main", in);
     Tensor dz;
     size_t bi = 0;
+    const double nk = static_cast<double>(xs[k].shape().at(0));
     for (size_t j = 0; j < fo.size(); ++j) {
-      const auto& ti = forward_->manifest.outputs[j];
+      const auto& ti = mk.forward->manifest.outputs[j];
       if (ti.role == "bn_batch_stat")
         update_running(s, bi, ti, fo[j]);
-      else if (j == 0)
-        loss += class_ce_and_grad(fo[0], ys[k], smoothing_, scale, dz) / accum_;
+      else if (j == 0)  // mean over this micro-batch, weighted n_k / N into the update's mean
+        loss += class_ce_and_grad(fo[0], ys[k], smoothing_, scale, dz) * (nk * scale);
     }
     in.push_back(dz);  // vjp inputs: P, x, ybar
-    std::vector<Tensor> g = vjp_->exe->run("main", in);
+    std::vector<Tensor> g = mk.vjp->exe->run("main", in);
     size_t gi = 0;
     for (size_t j = 0; j < g.size(); ++j) {
-      if (vjp_->manifest.outputs[j].name == "d.x") continue;
+      if (mk.vjp->manifest.outputs[j].name == "d.x") continue;
       if (k == 0) {
         grads.push_back(std::move(g[j]));
       } else {

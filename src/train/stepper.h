@@ -6,8 +6,12 @@
 // gradient over k·B samples. BN running stats take every micro-batch (as PyTorch does).
 // dropPath / dropout: the train step's "mask" inputs are drawn here per step from (seed, step)
 // (draw_keep_mask), so a run is reproducible bit for bit; fused train step only.
+// Tail batch (PyTorch's drop_last=False): a micro-batch of n < batchSize rows runs on modules
+// emitted at batch n, compiled on first use and kept; their manifests must equal the full-batch
+// ones except for the batch dimension (checked), so params / optimizer state / BN stats carry over.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -25,21 +29,41 @@ class Stepper {
   Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& backend);
   ~Stepper();
   int accum() const { return accum_; }
+  int64_t batch() const { return batch_; }
   // The manifest whose optimizer_state inputs define the state layout (for make_state).
   const emit::Manifest& state_manifest() const;
-  // One update from accum() micro-batches (x [B, ...], y [B]): updates s.params, s.opt and the
-  // BN running stats; returns the loss (mean over the micro-batches). `step` is 1-based.
+  // One update from 1..accum() micro-batches x_j [n_j, ...], y_j [n_j, ...] with n_j <= batch()
+  // (fewer or smaller ones only at the end of an epoch): updates s.params, s.opt and the BN
+  // running stats; returns the loss, the mean over all Σ n_j samples (the gradient is the mean
+  // over them too). `step` is 1-based.
   double step(TrainState& s, const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
               double lr, int64_t step);
+  // Batch sizes that have modules compiled (batch() always; a tail size once it was used).
+  std::vector<int64_t> compiled_batches() const;
 
  private:
   struct Module;
+  struct Modules;  // fused train_step, or forward + vjp, at one batch size
+  const Modules& modules(int64_t n);
+
+  NetSpec net_;
+  TrainConfig config_;
+  exec::Backend& backend_;
   int accum_;
+  int64_t batch_;
   uint64_t seed_;
   double bn_momentum_, smoothing_;
-  std::unique_ptr<Module> fused_, forward_, vjp_, optimizer_;
+  std::map<int64_t, std::unique_ptr<Modules>> by_batch_;
+  std::unique_ptr<Module> optimizer_;
   void update_running(TrainState& s, size_t& bi, const emit::TensorInfo& ti, const Tensor& batch);
 };
+
+// Checks that `tail` (a module emitted at batch n) has the layout of `full` (the same module at
+// batch B): the same inputs and outputs in order with equal name, role, dtype and mask rate, and
+// equal shapes except dim 0 of the batch-carrying ones (input, label, mask, output, cotangent,
+// d.x), which must be B and n. Throws naming the first difference.
+void check_tail_manifest(const emit::Manifest& full, const emit::Manifest& tail, int64_t b,
+                         int64_t n);
 
 // The keep mask for train-step input `ti` (role "mask", drop rate ti.rate = p), the `index`-th
 // mask input of update `step`: each element is Bernoulli(1 - p) / (1 - p), i.e. 0 or 1/(1-p),

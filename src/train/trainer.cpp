@@ -189,14 +189,15 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   const data::Augment aug = c.augment ? data::Augment::standard() : data::Augment{};
   if (c.augment && data.train.x.shape().size() != 4)
     fail("train", "augment needs image data [N, C, H, W] (got {})", data.train.x.type_str());
+  // Every sample is trained once per epoch (PyTorch's drop_last=False): nb = ceil(N/B) batches,
+  // the last one smaller when B does not divide N; an update takes k of them, so an epoch is
+  // ceil(nb/k) updates and the last may take fewer (and smaller) micro-batches.
   const int k = stepper.accum();
-  const int64_t spe = data::Loader(train_ds, batch, true, 0).num_batches() / k;
-  if (spe == 0)
-    fail("train", "training set too small for one step (got {} samples, expected >= {})",
-         data.train.size(), batch * k);
-  if (s.batch_in_epoch > spe)
+  const int64_t nb = data::Loader(train_ds, batch, true, 0).num_batches();
+  const int64_t spe = (nb + k - 1) / k;
+  if (s.batch_in_epoch >= spe)
     fail("train",
-         "{}: checkpoint is at batch {} of an epoch of {} steps (different batch size or "
+         "{}: checkpoint is at update {} of an epoch of {} updates (different batch size or "
          "dataset?)",
          last, s.batch_in_epoch, spe);
   if (s.epoch >= c.epochs && o.log)
@@ -219,17 +220,23 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     pf.start_epoch(epoch - 1);
     data::Batch mb;
     for (int64_t j = 0; j < b0 * k; ++j) pf.next(mb);
+    // A mid-epoch save happens before the last update, so the b0·k batches done were all full.
+    int64_t samples = b0 * k * batch, run_samples = 0;
     std::unique_ptr<report::Progress> prog;
     if (o.log && (o.tty || o.progress_every_s >= 0))
       prog = std::make_unique<report::Progress>(*o.log, o.tty,
                                                 fmt::format("epoch {}/{}", epoch, c.epochs),
                                                 spe - b0, batch * k, o.progress_every_s);
-    std::vector<Tensor> xs(static_cast<size_t>(k)), ys(static_cast<size_t>(k));
+    std::vector<Tensor> xs, ys;
     for (int64_t b = b0; b < spe; ++b) {
-      for (int j = 0; j < k; ++j) {
-        if (!pf.next(mb)) fail("train", "loader ended early (batch {} of {})", b * k + j, spe * k);
-        xs[j] = std::move(mb.x);
-        ys[j] = std::move(mb.y);
+      xs.clear();
+      ys.clear();
+      int64_t n = 0;  // samples in this update
+      for (int64_t j = b * k; j < std::min<int64_t>((b + 1) * k, nb); ++j) {
+        if (!pf.next(mb)) fail("train", "loader ended early (batch {} of {})", j, nb);
+        n += mb.valid;
+        xs.push_back(std::move(mb.x));
+        ys.push_back(std::move(mb.y));
       }
       lr = learning_rate(c, s.step, spe);
       auto ts = Clock::now();
@@ -240,9 +247,12 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
              "loss is {} at step {} (epoch {}, batch {}); stopped, the last checkpoint "
              "is kept",
              loss, s.step + 1, epoch, b + 1);
-      loss_sum += loss;
+      // The epoch's train loss is the mean over its samples: Σ loss·n / Σ n.
+      loss_sum += loss * static_cast<double>(n);
+      samples += n;
+      run_samples += n;
       ++s.step;
-      if (prog) prog->update(b + 1 - b0, loss_sum / static_cast<double>(b + 1));
+      if (prog) prog->update(b + 1 - b0, loss_sum / static_cast<double>(samples));
       if (stop_requested() && b + 1 < spe) {
         s.batch_in_epoch = b + 1;
         s.loss_sum = loss_sum;
@@ -267,10 +277,11 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     m.epoch = epoch;
     m.step = s.step;
     m.lr = lr;
-    m.train_loss = loss_sum / static_cast<double>(spe);
+    m.train_loss = loss_sum / static_cast<double>(samples);
+    m.samples = samples;
     const double run_steps = static_cast<double>(spe - b0);
     m.ms_per_step = run_steps > 0 ? 1e3 * step_secs / run_steps : 0;
-    m.samples_per_s = step_secs > 0 ? run_steps * static_cast<double>(batch * k) / step_secs : 0;
+    m.samples_per_s = step_secs > 0 ? static_cast<double>(run_samples) / step_secs : 0;
     if (epoch % c.evalEveryNEpochs == 0 || epoch == c.epochs) {
       m.val = evaluator.run(s.params, s.running, data.test);
       m.evaluated = true;

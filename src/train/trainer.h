@@ -29,7 +29,8 @@ namespace netspec::train {
 // softplus⁻¹(dt) with dt log-uniform in [1e-3, 0.1]. Deterministic per seed.
 std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t seed);
 
-// Learning rate for the 0-based iteration `step`: linear warmup over warmupEpochs, then
+// Learning rate for the 0-based iteration `step` (steps_per_epoch = ceil(ceil(N/B) / k), the tail
+// batch counting as a step like PyTorch's len(loader)): linear warmup over warmupEpochs, then
 // constant, cosine to 0 at the end of training, or exponential (expLRDecayRate per
 // expLRDecayEpochs).
 double learning_rate(const TrainConfig& c, int64_t step, int64_t steps_per_epoch);
@@ -47,8 +48,9 @@ struct TrainOptions {
 };
 
 struct EpochMetrics {
-  int epoch = 0;     // 1-based
-  int64_t step = 0;  // updates made so far
+  int epoch = 0;        // 1-based
+  int64_t step = 0;     // updates made so far
+  int64_t samples = 0;  // training samples this epoch (the dataset's size: the tail is trained)
   double lr = 0, train_loss = 0, seconds = 0, ms_per_step = 0, samples_per_s = 0;
   bool evaluated = false;  // val holds this epoch's evaluation
   bool best = false;       // written to best.safetensors

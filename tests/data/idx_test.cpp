@@ -96,33 +96,45 @@ Dataset tiny(int n) {
   return ds;
 }
 
-TEST(Loader, ShuffleKeepsLabelsWithImagesAndDropsTrainTail) {
+// Training batches: ceil(10 / 3) = 4, the last a smaller [1, ...] tensor (PyTorch's
+// drop_last=False), so every sample is trained exactly once per epoch with its own label.
+TEST(Loader, ShuffleKeepsLabelsWithImagesAndTrainsTheTail) {
   Dataset ds = tiny(10);
   Loader ld(ds, 3, /*train=*/true, 7);
-  EXPECT_EQ(ld.num_batches(), 3);  // 10 / 3, tail of 1 dropped
+  EXPECT_EQ(ld.num_batches(), 4);
   ld.start_epoch(0);
   std::vector<int64_t> o0 = ld.order();
   ld.start_epoch(1);
   EXPECT_NE(ld.order(), o0);  // a new permutation per epoch
   ld.start_epoch(0);
   EXPECT_EQ(ld.order(), o0);  // and the same for the same seed and epoch
-  std::vector<int> seen(10, 0);
-  for (int64_t b = 0; b < ld.num_batches(); ++b) {
-    Tensor x, y;
-    EXPECT_EQ(ld.batch(b, x, y), 3);
-    for (int k = 0; k < 3; ++k) {
-      int lab = y.data<int32_t>()[k];
-      EXPECT_EQ(x.data<float>()[2 * k], static_cast<float>(lab));
-      EXPECT_EQ(x.data<float>()[2 * k + 1], static_cast<float>(-lab));
-      ++seen[lab];
+  for (int64_t epoch : {0, 1}) {
+    ld.start_epoch(epoch);
+    std::vector<int> seen(10, 0);
+    for (int64_t b = 0; b < ld.num_batches(); ++b) {
+      Tensor x, y;
+      const int64_t n = ld.batch(b, x, y);
+      EXPECT_EQ(n, b < 3 ? 3 : 1);
+      EXPECT_EQ(ld.batch_rows(b), n);
+      EXPECT_EQ(x.shape(), (Shape{n, 1, 1, 2}));  // the tail is not padded in training
+      EXPECT_EQ(y.shape(), (Shape{n}));
+      for (int k = 0; k < n; ++k) {
+        int lab = y.data<int32_t>()[k];
+        EXPECT_EQ(lab, ld.order()[static_cast<size_t>(3 * b + k)]);  // label == image index
+        EXPECT_EQ(x.data<float>()[2 * k], static_cast<float>(lab));
+        EXPECT_EQ(x.data<float>()[2 * k + 1], static_cast<float>(-lab));
+        ++seen[lab];
+      }
     }
+    EXPECT_EQ(seen, std::vector<int>(10, 1)) << "epoch " << epoch;
   }
-  int total = 0;
-  for (int s : seen) {
-    EXPECT_LE(s, 1);
-    total += s;
-  }
-  EXPECT_EQ(total, 9);
+  // A training set smaller than one batch is one partial batch; an empty one is refused.
+  Loader small(ds, 16, true, 0);
+  EXPECT_EQ(small.num_batches(), 1);
+  EXPECT_EQ(small.batch_rows(0), 10);
+  Dataset none{Tensor(DType::kF32, {0, 1, 1, 2}), Tensor(DType::kI32, {0})};
+  std::string e = error_of([&] { Loader(none, 4, true, 0); });
+  EXPECT_NE(e.find("training set is empty"), std::string::npos) << e;
 }
 
 TEST(Loader, EvalCountsEverySampleOnce) {

@@ -179,8 +179,11 @@ TEST(Prefetcher, SameBatchesAsTheSynchronousLoader) {
         ++k;
       }
       EXPECT_EQ(k, want.size());
-      EXPECT_EQ(k, train ? 5u : 6u);  // 23 / 4 dropping the tail; ceil for evaluation
-      EXPECT_FALSE(pf.next(b));       // stays at the end
+      EXPECT_EQ(k, 6u);  // ceil(23 / 4): the tail of 3 in training too
+      // Training's tail is a [3, ...] batch; evaluation's is zero-padded to [4, ...].
+      EXPECT_EQ(want.back().valid, 3);
+      EXPECT_EQ(want.back().x.shape()[0], train ? 3 : 4);
+      EXPECT_FALSE(pf.next(b));  // stays at the end
     }
   }
 }
