@@ -4,8 +4,11 @@
 // weights into netspec's eval module by the name mapping of docs/reference-weights.md, run it
 // on an executor and measure max |netspec - torchvision| against max |torchvision|.
 //
+// timm models (not in Debian) come from the oracle venv's timm package, imported by path into
+// Debian's python (timm_path(); tools/torchvision_reference.py --model timm:NAME).
+//
 // Use (a gtest body):
-//   NETSPEC_SKIP_WITHOUT_TORCHVISION();
+//   NETSPEC_SKIP_WITHOUT_TORCHVISION();   // or NETSPEC_SKIP_WITHOUT_TIMM();
 //   auto r = reference::compare_zoo_with_torchvision("resnet18", "resnet18");
 //   EXPECT_LE(r.max_abs_diff, 1e-4 * r.max_abs_ref) << r.str();
 #pragma once
@@ -13,6 +16,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -53,6 +57,66 @@ inline bool torchvision_available() {
                       "python3-torchvision): reference check skipped";              \
   } while (0)
 
+// The timm package directory the reference tool imports (empty when none): $NETSPEC_TIMM_PATH if
+// set (the package directory, a site-packages or a venv holding it), else the oracle venv of this
+// build (NETSPEC_BINARY_DIR/venv: CI's build/venv), else of any build dir in the source tree
+// (NETSPEC_SOURCE_DIR/build/*/venv, sorted), as scripts/install-oracles.sh BUILD_DIR creates it.
+inline std::string find_timm_in(const std::filesystem::path& p) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_regular_file(p / "__init__.py", ec) && p.filename() == "timm") return p.string();
+  if (fs::is_regular_file(p / "timm" / "__init__.py", ec)) return (p / "timm").string();
+  if (!fs::is_directory(p / "lib", ec)) return "";
+  std::vector<fs::path> sites;  // a venv: lib/python3.X/site-packages/timm
+  for (const auto& e : fs::directory_iterator(p / "lib", ec))
+    if (e.path().filename().string().rfind("python3", 0) == 0) sites.push_back(e.path());
+  std::sort(sites.begin(), sites.end());
+  for (const auto& s : sites)
+    if (fs::is_regular_file(s / "site-packages" / "timm" / "__init__.py", ec))
+      return (s / "site-packages" / "timm").string();
+  return "";
+}
+
+inline std::string timm_path() {
+  static const std::string path = [] {
+    namespace fs = std::filesystem;
+    if (const char* env = std::getenv("NETSPEC_TIMM_PATH"); env && *env) return find_timm_in(env);
+    std::vector<fs::path> venvs = {fs::path(NETSPEC_BINARY_DIR) / "venv"};
+    std::vector<fs::path> others;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(fs::path(NETSPEC_SOURCE_DIR) / "build", ec))
+      if (e.is_directory(ec)) others.push_back(e.path() / "venv");
+    std::sort(others.begin(), others.end());
+    venvs.insert(venvs.end(), others.begin(), others.end());
+    for (const auto& v : venvs)
+      if (std::string t = find_timm_in(v); !t.empty()) return t;
+    return std::string();
+  }();
+  return path;
+}
+
+// True when Debian's python3 has torch + torchvision and imports timm from timm_path().
+inline bool timm_available() {
+  static const bool ok = [] {
+    if (!torchvision_available() || timm_path().empty()) return false;
+    std::string cmd = fmt::format(
+        "{} {}/tools/torchvision_reference.py --model timm:check --timm-path '{}' --check-import "
+        ">/dev/null 2>&1",
+        kPython, NETSPEC_SOURCE_DIR, timm_path());
+    return std::system(cmd.c_str()) == 0;
+  }();
+  return ok;
+}
+
+#define NETSPEC_SKIP_WITHOUT_TIMM()                                                               \
+  do {                                                                                            \
+    if (!::netspec::reference::timm_available())                                                  \
+      GTEST_SKIP() << "no timm for /usr/bin/python3 (torch + torchvision from Debian, timm from " \
+                      "the oracle venv: scripts/install-oracles.sh BUILD_DIR, or "                \
+                      "NETSPEC_TIMM_PATH=<timm package dir>; found '"                             \
+                   << ::netspec::reference::timm_path() << "'): reference check skipped";         \
+  } while (0)
+
 struct RefOptions {
   int classes = 10;
   int batch = 2;
@@ -60,6 +124,7 @@ struct RefOptions {
   int seed = 0;
   std::string backend = "cpu";
   bool f64_logits = true;  // false: torchvision's logits in f32 (its f64 path is slow for big nets)
+  std::string extra_args;  // more tool arguments (e.g. "--timm-arg img_size=64 --perturb 0.05")
 };
 
 // One pairing of a netspec tensor with the torchvision tensor loaded into it.
@@ -105,16 +170,18 @@ struct RefFiles {
   Tensor logits;        // [batch, classes] f64 (values rounded to f32 with --f32-logits)
 };
 
-// Runs tools/torchvision_reference.py for torchvision.models.<model> into `dir`; fails with the
-// script's output when it does not succeed.
+// Runs tools/torchvision_reference.py for torchvision.models.<model> (timm:NAME: timm's model from
+// timm_path()) into `dir`; fails with the script's output when it does not succeed.
 inline RefFiles run_torchvision_reference(const std::string& model, const RefOptions& o,
                                           const std::string& dir) {
   std::string log = dir + "/reference.log";
+  std::string extra = o.extra_args;
+  if (model.rfind("timm:", 0) == 0) extra += fmt::format(" --timm-path '{}'", timm_path());
   std::string cmd = fmt::format(
       "{} {}/tools/torchvision_reference.py --model {} --classes {} --batch {} --size {} "
-      "--seed {} --out {} {} >{} 2>&1",
+      "--seed {} --out {} {} {} >{} 2>&1",
       kPython, NETSPEC_SOURCE_DIR, model, o.classes, o.batch, o.size, o.seed, dir,
-      o.f64_logits ? "" : "--f32-logits", log);
+      o.f64_logits ? "" : "--f32-logits", extra, log);
   if (std::system(cmd.c_str()) != 0) {
     std::ifstream f(log);
     std::stringstream ss;
@@ -217,12 +284,18 @@ inline RefResult compare_eval(const NetSpec& net, const RefFiles& f, const RefOp
   return r;
 }
 
+// The whole check for a net built by the caller: the reference tool's `model` vs `net`.
+inline RefResult compare_net_with_torchvision(const NetSpec& net, const std::string& model,
+                                              const RefOptions& o = {}) {
+  TempDir dir;
+  RefFiles f = run_torchvision_reference(model, o, dir.path);
+  return compare_eval(net, f, o);
+}
+
 // The whole check: torchvision.models.<tv_model> vs models/<zoo>.json (resized per `o`).
 inline RefResult compare_zoo_with_torchvision(const std::string& zoo, const std::string& tv_model,
                                               const RefOptions& o = {}) {
-  TempDir dir;
-  RefFiles f = run_torchvision_reference(tv_model, o, dir.path);
-  return compare_eval(zoo_net(zoo, o), f, o);
+  return compare_net_with_torchvision(zoo_net(zoo, o), tv_model, o);
 }
 
 }  // namespace netspec::reference
