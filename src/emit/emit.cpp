@@ -12,6 +12,11 @@ EmitOptions EmitOptions::from_train(const TrainConfig& t, int64_t batch) {
   o.loss.label_smoothing = t.labelSmoothing;
   // focalGamma belongs to the focal losses only (its default, 2, must not turn classCE focal).
   o.loss.focal_gamma = t.lossKind == LossKind::focal ? t.focalGamma : 0.0;
+  o.loss.anchors = t.anchors;
+  o.loss.fpn_scales = t.fpnScales;
+  o.loss.diou_box = t.useDiouBox;
+  o.loss.cls_weights = t.yoloClsWeights;
+  o.loss.cls_focal_gamma = t.yoloClsFocalGamma;
   o.optim = optim::OptimConfig::from_train(t);
   o.drop_path = t.dropPath;
   o.dropout = t.dropout;

@@ -1,11 +1,18 @@
 // In-graph training losses: logits [B, N] (+ labels) -> scalar mean loss, one file per family.
 // Label layout per loss (label_type): classCE / focal use class indices i32 [B]; softLabelCE and
 // bce take f32 [B, N] targets (probabilities / multi-hot); floatTargetMse takes targets shaped
-// like the logits; tokenCE takes logits [B, T, V] and token labels i32 [B, T] (kIgnoreIndex skips).
+// like the logits; tokenCE takes logits [B, T, V] and token labels i32 [B, T] (kIgnoreIndex skips);
+// yolov1Masked takes an fpnDetect head's rows [B, N, 5 + K] and f32 labels [B, N, 6] (yolo.cpp).
 // Softmax and logsumexp subtract the max. Unlowered kinds are refused by name.
 #pragma once
+#include <vector>
+
 #include "hlo/builder.h"
 #include "spec/enums.h"
+
+namespace netspec {
+struct NetSpec;
+}
 
 namespace netspec::losses {
 
@@ -18,7 +25,28 @@ struct LossOptions {
   LossKind kind = LossKind::classCE;
   double label_smoothing = 0;  // classCE: q = (1-ε)·onehot + ε/N
   double focal_gamma = 0;      // classCE with γ > 0 is the focal loss -(1-p_t)^γ·log p_t
+  // yolov1Masked (TrainConfig anchors, fpnScales, useDiouBox, yoloClsWeights, yoloClsFocalGamma).
+  std::vector<double> anchors{};      // w,h pairs in pixels: A shared by every level, or 3·A
+  std::vector<double> fpn_scales{};   // level strides in pixels, finest first: [s, 2s, 4s]
+  bool diou_box = false;              // 1 - DIoU box loss (else MSE on σ(tx), σ(ty), tw, th)
+  std::vector<double> cls_weights{};  // per-class weights of the class CE (empty: 1)
+  double cls_focal_gamma = 0;         // focal exponent of the class CE (0: plain CE)
+  int64_t det_anchors = 0;            // anchors per cell of the head (0: one per anchor pair)
 };
+
+// The anchor rows of a yolov1Masked head with N rows: anchors per cell, rows per level (finest
+// first) and each row's anchor size in grid units (pixels / the level's stride). Fails naming
+// anchors / fpnScales when they do not fit 3 levels of A anchors per cell.
+struct YoloRows {
+  int64_t anchors = 0;
+  std::vector<int64_t> level_rows;
+  std::vector<double> anchor_w, anchor_h;  // [N]
+};
+YoloRows yolo_rows(const LossOptions& o, int64_t n);
+// o with det_anchors taken from the net's fpnDetect head (yolov1Masked; other kinds: o as is), and
+// fpnScales' coarsest stride checked against the net's detStride. Without it the anchor list is
+// read as shared by every level (A = its pair count).
+LossOptions for_net(const LossOptions& o, const NetSpec& net);
 
 bool is_lowered(LossKind k);
 // The labels' type for logits of type `logits` ([B, N]); throws for unlowered kinds.
@@ -34,6 +62,8 @@ Value* token_ce(hlo::Builder& b, Value* logits, Value* labels);
 Value* soft_label_ce(hlo::Builder& b, Value* logits, Value* targets);
 Value* bce_with_logits(hlo::Builder& b, Value* logits, Value* targets);
 Value* mse(hlo::Builder& b, Value* pred, Value* targets);
+// yolov1Masked detection loss of predictions [B, N, 5 + K] against labels [B, N, 6] (yolo.cpp).
+Value* yolo_loss(hlo::Builder& b, const LossOptions& o, Value* pred, Value* labels);
 // scale · Σ x over every element (a scalar).
 Value* mean_of_sum(hlo::Builder& b, Value* x, double scale);
 
