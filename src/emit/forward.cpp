@@ -110,7 +110,8 @@ Emitted emit_forward_like(const NetSpec& net, const ParamTable& t, ModuleKind ki
   Signature out;
   if (kind == ModuleKind::cam) {
     if (!fo.cam_features)
-      fail("emit cam", "net {} has no globalAvgPool layer (cam needs its input feature map)",
+      fail("emit cam",
+           "net {} has no globalAvgPool layer or detector head (cam needs a feature map)",
            net.name);
     out.add_value("features", fo.cam_features, "output");
   }
