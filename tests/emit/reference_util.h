@@ -64,7 +64,7 @@ inline bool torchvision_available() {
 inline std::string find_timm_in(const std::filesystem::path& p) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::is_regular_file(p / "__init__.py", ec) && p.filename() == "timm") return p.string();
+  if (fs::is_regular_file(p / "__init__.py", ec)) return p.string();  // the package itself
   if (fs::is_regular_file(p / "timm" / "__init__.py", ec)) return (p / "timm").string();
   if (!fs::is_directory(p / "lib", ec)) return "";
   std::vector<fs::path> sites;  // a venv: lib/python3.X/site-packages/timm
