@@ -114,7 +114,7 @@ TEST(Yolov1Masked, GradcheckRefAndCpu) {
   };
   std::vector<Case> cases;
   cases.push_back({yolo_opts({12, 10, 30, 20}, {4, 8, 16}, true, {0.5, 1.0, 2.0}, 2.0), 2});
-  cases.push_back({yolo_opts({12, 10, 30, 20}, {4, 8, 16}, false, {}, 0.0), 2});
+  cases.push_back({yolo_opts({12, 10, 30, 20}, {4, 8, 16}, false, {1.5, 0.5, 1.0}, 1.0), 2});
   LossOptions lv = yolo_opts({8, 6, 10, 12, 20, 16, 24, 30, 40, 36, 60, 50}, {8, 16, 32}, true,
                              {2.0, 0.5, 1.0}, 1.5);
   lv.det_anchors = 2;  // 6 pairs = 2 per level, level by level
