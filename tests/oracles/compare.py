@@ -11,7 +11,8 @@ where none exist, deterministic random inputs are made from the entry's signatur
 CASE.json tunes the check: {"rtol": r, "atol": a, "skip": {"iree": "reason"},
 "unordered": [i...] (results compared after sorting), "shape_only": [i...],
 "expect_reject": "why"} (a negative case: every engine must refuse it),
-"compile_only": {"iree": "why"} (the text must compile; the run is skipped).
+"compile_only": {"iree": "why"} (the text must compile; the run is skipped),
+"env": {"NAME": "value"} (environment for netspec's ref/cpu runs of this case).
 
 Agreement: integers and i1 exactly; floats |x - ref| <= atol + rtol * |ref| elementwise with
 rtol = 1e-5 for f32 and 1e-12 for f64, and atol just above the largest subnormal (1e-37 for f32,
@@ -129,7 +130,7 @@ def case_inputs(case: Path, text: str, work: Path):
 # Engines. Each returns ("ok", [arrays]) or ("fail", message).
 
 
-def run_netspec(netspec, backend, case: Path, inputs, work: Path):
+def run_netspec(netspec, backend, case: Path, inputs, work: Path, env=None):
     out = work / f"{case.stem}.{backend}"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
@@ -137,7 +138,8 @@ def run_netspec(netspec, backend, case: Path, inputs, work: Path):
     for p in inputs:
         cmd += ["--input", str(p)]
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S,
+                           env={**os.environ, **(env or {})})
     except subprocess.TimeoutExpired:
         return "fail", f"timed out after {TIMEOUT_S} s"
     if r.returncode != 0:
@@ -398,7 +400,7 @@ def main():
             if e in skip:
                 res[e] = ("skip", skip[e])
             elif e in ("ref", "cpu"):
-                res[e] = run_netspec(a.netspec, e, case, inputs, work)
+                res[e] = run_netspec(a.netspec, e, case, inputs, work, meta.get("env"))
         if "iree" in engines and "iree" not in skip:
             n = len(res["ref"][1]) if res.get("ref", ("",))[0] == "ok" else None
             if n is None:  # count results from the entry's declared result types
