@@ -57,11 +57,11 @@ Value* input_grad(hlo::Builder& b, const ConvAttrs& a, Value* x, Value* w, Value
   const Shape& ws = wt->type.shape();
   int64_t O = ws[0], I = ws[1];
   Shape spatial(ws.begin() + 2, ws.end());
-  if (G == 1) {
-    I64s swap{1, 0};
-    for (size_t i = 0; i < ns; ++i) swap.push_back(static_cast<int64_t>(i + 2));
-    wt = b.transpose(wt, swap);  // [I, O, S...]
-  } else {
+  // G == 1: no second transpose; the dx conv reads [O, I, S...] with its kernel feature roles
+  // swapped (kernel_input_feature = 0, kernel_output_feature = 1), which every engine takes as
+  // a layout (one fewer pass over the weights per backward conv).
+  const bool swapped = G == 1;
+  if (!swapped) {
     Shape s5{G, O / G, I};
     s5.insert(s5.end(), spatial.begin(), spatial.end());
     I64s p5{0, 2, 1};
@@ -79,8 +79,8 @@ Value* input_grad(hlo::Builder& b, const ConvAttrs& a, Value* x, Value* w, Value
   o.dims.input_batch = d.output_batch;
   o.dims.input_feature = d.output_feature;
   o.dims.input_spatial = d.output_spatial;
-  o.dims.kernel_output_feature = 0;
-  o.dims.kernel_input_feature = 1;
+  o.dims.kernel_output_feature = swapped ? 1 : 0;
+  o.dims.kernel_input_feature = swapped ? 0 : 1;
   o.dims.output_batch = d.input_batch;
   o.dims.output_feature = d.input_feature;
   o.dims.output_spatial = d.input_spatial;

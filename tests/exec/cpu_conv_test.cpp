@@ -119,5 +119,57 @@ TEST(CpuConv, InputGradOfStridedOneByOneCropsTheHighEdge) {
   expect_near(run_fn("cpu", {dy, w}, body).at(0), want, 1e-5, 1e-5, "1x1 s2 dx");
 }
 
+// The input-gradient VJP's conv(dy, reverse(w)): the planner folds a reverse read only by the
+// conv into its weight preparation (one step fewer), for the plain dx conv with swapped kernel
+// feature roles (stride 1), the lhs-dilated one (stride 2) and grouped weights; a reverse with a
+// second reader stays a step. Every case equals ref, also in check mode (which re-applies the
+// reverse before its ref kernel).
+TEST(CpuConv, KernelReverseFoldsIntoTheConvolution) {
+  struct Case {
+    Shape x, w;
+    ConvOptions o;
+    bool second_reader;
+    int want_steps;
+    std::string what;
+  };
+  ConvOptions io;
+  io.dims = ConvOptions::nchw(2);  // [b, f, 0, 1] x [i, o, 0, 1]: kernel roles swapped
+  io.dims.kernel_input_feature = 0, io.dims.kernel_output_feature = 1;
+  io.padding = {{1, 1}, {1, 1}};
+  ConvOptions dil;
+  dil.dims = ConvOptions::nchw(2);
+  dil.lhs_dilation = {2, 2};
+  dil.padding = {{1, 2}, {1, 2}};
+  ConvOptions grp;
+  grp.dims = ConvOptions::nchw(2);
+  grp.feature_group_count = 2;
+  grp.padding = {{1, 1}, {1, 1}};
+  std::vector<Case> cases = {{{2, 6, 7, 7}, {6, 4, 3, 3}, io, false, 1, "io s1"},
+                             {{2, 6, 4, 4}, {5, 6, 3, 3}, dil, false, 1, "lhs-dilated"},
+                             {{2, 6, 5, 5}, {8, 3, 3, 3}, grp, false, 1, "grouped"},
+                             {{2, 6, 7, 7}, {6, 4, 3, 3}, io, true, 3, "two readers"}};
+  for (const Case& c : cases) {
+    BodyFn body = [&](Builder& b, const Values& a) {
+      hlo::Value* r = b.reverse(a[1], {2, 3});
+      Values out{b.convolution(a[0], r, c.o, DType::kF32)};
+      if (c.second_reader) out.push_back(b.negate(r));
+      return out;
+    };
+    Tensor x = rnd(c.x, 5), w = rnd(c.w, 6);
+    auto m = make_module({type_of(x), type_of(w)}, body);
+    auto st = exec::cpu::plan_stats(*m->funcs[0]);
+    EXPECT_EQ(st.ref_steps, 0) << c.what << ": " << st.fallback_ops;
+    EXPECT_EQ(st.steps, c.want_steps) << c.what;
+    auto want = run_fn("ref", {x, w}, body);
+    auto got = run_fn("cpu", {x, w}, body);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) expect_near(got[i], want[i], 1e-5, 1e-5, c.what);
+    ::setenv("NETSPEC_CPU_CHECK", "1", 1);
+    auto checked = run_fn("cpu", {x, w}, body);
+    ::unsetenv("NETSPEC_CPU_CHECK");
+    expect_near(checked[0], want[0], 1e-5, 1e-5, c.what + " (check mode)");
+  }
+}
+
 }  // namespace
 }  // namespace netspec::testing

@@ -179,421 +179,418 @@ module @mnist_cnn_train_step {
     %164 = stablehlo.multiply %163, %46 : tensor<64xf32>
     %165 = stablehlo.broadcast_in_dim %164, dims = [1] : (tensor<64xf32>) -> tensor<8x64x14x14xf32>
     %166 = stablehlo.add %161, %165 : tensor<8x64x14x14xf32>
-    %167 = stablehlo.transpose %arg9, dims = [1, 0, 2, 3] : (tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
-    %168 = stablehlo.reverse %167, dims = [2, 3] : tensor<64x64x3x3xf32>
-    %169 = stablehlo.convolution(%166, %168) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x64x14x14xf32>, tensor<64x64x3x3xf32>) -> tensor<8x64x14x14xf32>
-    %170 = stablehlo.convolution(%64, %166) dim_numbers = [f, b, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x64x14x14xf32>, tensor<8x64x14x14xf32>) -> tensor<64x64x3x3xf32>
-    %171 = stablehlo.compare  GE, %62, %63,  FLOAT : (tensor<8x64x14x14xf32>, tensor<8x64x14x14xf32>) -> tensor<8x64x14x14xi1>
-    %172 = stablehlo.select %171, %169, %63 : tensor<8x64x14x14xi1>, tensor<8x64x14x14xf32>
-    %173 = stablehlo.multiply %172, %60 : tensor<8x64x14x14xf32>
-    %174 = stablehlo.multiply %172, %44 : tensor<8x64x14x14xf32>
-    %175 = stablehlo.reduce(%174 init: %1) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x64x14x14xf32>, tensor<f32>) -> tensor<64xf32>
-    %176 = stablehlo.reduce(%172 init: %1) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x64x14x14xf32>, tensor<f32>) -> tensor<64xf32>
-    %177 = stablehlo.negate %176 : tensor<64xf32>
-    %178 = stablehlo.multiply %177, %56 : tensor<64xf32>
-    %179 = stablehlo.multiply %177, %47 : tensor<64xf32>
-    %180 = stablehlo.add %175, %179 : tensor<64xf32>
-    %181 = stablehlo.multiply %180, %55 : tensor<64xf32>
-    %182 = stablehlo.multiply %180, %arg7 : tensor<64xf32>
-    %183 = stablehlo.divide %55, %54 : tensor<64xf32>
-    %184 = stablehlo.multiply %182, %153 : tensor<64xf32>
-    %185 = stablehlo.multiply %184, %183 : tensor<64xf32>
-    %186 = stablehlo.multiply %185, %46 : tensor<64xf32>
-    %187 = stablehlo.broadcast_in_dim %186, dims = [1] : (tensor<64xf32>) -> tensor<8x64x14x14xf32>
-    %188 = stablehlo.multiply %187, %49 : tensor<8x64x14x14xf32>
-    %189 = stablehlo.add %188, %188 : tensor<8x64x14x14xf32>
-    %190 = stablehlo.negate %189 : tensor<8x64x14x14xf32>
-    %191 = stablehlo.add %173, %189 : tensor<8x64x14x14xf32>
-    %192 = stablehlo.reduce(%190 init: %1) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x64x14x14xf32>, tensor<f32>) -> tensor<64xf32>
-    %193 = stablehlo.add %178, %192 : tensor<64xf32>
-    %194 = stablehlo.multiply %193, %46 : tensor<64xf32>
-    %195 = stablehlo.broadcast_in_dim %194, dims = [1] : (tensor<64xf32>) -> tensor<8x64x14x14xf32>
-    %196 = stablehlo.add %191, %195 : tensor<8x64x14x14xf32>
-    %197 = stablehlo.transpose %arg6, dims = [1, 0, 2, 3] : (tensor<64x32x3x3xf32>) -> tensor<32x64x3x3xf32>
-    %198 = stablehlo.reverse %197, dims = [2, 3] : tensor<32x64x3x3xf32>
-    %199 = stablehlo.convolution(%196, %198) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x64x14x14xf32>, tensor<32x64x3x3xf32>) -> tensor<8x32x14x14xf32>
-    %200 = stablehlo.convolution(%42, %196) dim_numbers = [f, b, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x32x14x14xf32>, tensor<8x64x14x14xf32>) -> tensor<64x32x3x3xf32>
-    %201 = "stablehlo.select_and_scatter"(%40, %199, %1) <{padding = dense<0> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 1, 2, 2>, window_strides = array<i64: 1, 1, 2, 2>}> ({
+    %167 = stablehlo.reverse %arg9, dims = [2, 3] : tensor<64x64x3x3xf32>
+    %168 = stablehlo.convolution(%166, %167) dim_numbers = [b, f, 0, 1]x[i, o, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x64x14x14xf32>, tensor<64x64x3x3xf32>) -> tensor<8x64x14x14xf32>
+    %169 = stablehlo.convolution(%64, %166) dim_numbers = [f, b, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x64x14x14xf32>, tensor<8x64x14x14xf32>) -> tensor<64x64x3x3xf32>
+    %170 = stablehlo.compare  GE, %62, %63,  FLOAT : (tensor<8x64x14x14xf32>, tensor<8x64x14x14xf32>) -> tensor<8x64x14x14xi1>
+    %171 = stablehlo.select %170, %168, %63 : tensor<8x64x14x14xi1>, tensor<8x64x14x14xf32>
+    %172 = stablehlo.multiply %171, %60 : tensor<8x64x14x14xf32>
+    %173 = stablehlo.multiply %171, %44 : tensor<8x64x14x14xf32>
+    %174 = stablehlo.reduce(%173 init: %1) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x64x14x14xf32>, tensor<f32>) -> tensor<64xf32>
+    %175 = stablehlo.reduce(%171 init: %1) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x64x14x14xf32>, tensor<f32>) -> tensor<64xf32>
+    %176 = stablehlo.negate %175 : tensor<64xf32>
+    %177 = stablehlo.multiply %176, %56 : tensor<64xf32>
+    %178 = stablehlo.multiply %176, %47 : tensor<64xf32>
+    %179 = stablehlo.add %174, %178 : tensor<64xf32>
+    %180 = stablehlo.multiply %179, %55 : tensor<64xf32>
+    %181 = stablehlo.multiply %179, %arg7 : tensor<64xf32>
+    %182 = stablehlo.divide %55, %54 : tensor<64xf32>
+    %183 = stablehlo.multiply %181, %153 : tensor<64xf32>
+    %184 = stablehlo.multiply %183, %182 : tensor<64xf32>
+    %185 = stablehlo.multiply %184, %46 : tensor<64xf32>
+    %186 = stablehlo.broadcast_in_dim %185, dims = [1] : (tensor<64xf32>) -> tensor<8x64x14x14xf32>
+    %187 = stablehlo.multiply %186, %49 : tensor<8x64x14x14xf32>
+    %188 = stablehlo.add %187, %187 : tensor<8x64x14x14xf32>
+    %189 = stablehlo.negate %188 : tensor<8x64x14x14xf32>
+    %190 = stablehlo.add %172, %188 : tensor<8x64x14x14xf32>
+    %191 = stablehlo.reduce(%189 init: %1) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x64x14x14xf32>, tensor<f32>) -> tensor<64xf32>
+    %192 = stablehlo.add %177, %191 : tensor<64xf32>
+    %193 = stablehlo.multiply %192, %46 : tensor<64xf32>
+    %194 = stablehlo.broadcast_in_dim %193, dims = [1] : (tensor<64xf32>) -> tensor<8x64x14x14xf32>
+    %195 = stablehlo.add %190, %194 : tensor<8x64x14x14xf32>
+    %196 = stablehlo.reverse %arg6, dims = [2, 3] : tensor<64x32x3x3xf32>
+    %197 = stablehlo.convolution(%195, %196) dim_numbers = [b, f, 0, 1]x[i, o, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x64x14x14xf32>, tensor<64x32x3x3xf32>) -> tensor<8x32x14x14xf32>
+    %198 = stablehlo.convolution(%42, %195) dim_numbers = [f, b, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x32x14x14xf32>, tensor<8x64x14x14xf32>) -> tensor<64x32x3x3xf32>
+    %199 = "stablehlo.select_and_scatter"(%40, %197, %1) <{padding = dense<0> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 1, 2, 2>, window_strides = array<i64: 1, 1, 2, 2>}> ({
     ^bb0(%arg60: tensor<f32>, %arg61: tensor<f32>):
-      %202 = stablehlo.compare  GE, %arg60, %arg61,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
-      stablehlo.return %202 : tensor<i1>
+      %200 = stablehlo.compare  GE, %arg60, %arg61,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %200 : tensor<i1>
     }, {
     ^bb0(%arg62: tensor<f32>, %arg63: tensor<f32>):
-      %203 = stablehlo.add %arg62, %arg63 : tensor<f32>
-      stablehlo.return %203 : tensor<f32>
+      %201 = stablehlo.add %arg62, %arg63 : tensor<f32>
+      stablehlo.return %201 : tensor<f32>
     }) : (tensor<8x32x28x28xf32>, tensor<8x32x14x14xf32>, tensor<f32>) -> tensor<8x32x28x28xf32>
-    %204 = stablehlo.compare  GE, %39, %21,  FLOAT : (tensor<8x32x28x28xf32>, tensor<8x32x28x28xf32>) -> tensor<8x32x28x28xi1>
-    %205 = stablehlo.select %204, %201, %21 : tensor<8x32x28x28xi1>, tensor<8x32x28x28xf32>
-    %206 = stablehlo.multiply %205, %37 : tensor<8x32x28x28xf32>
-    %207 = stablehlo.multiply %205, %23 : tensor<8x32x28x28xf32>
-    %208 = stablehlo.reduce(%207 init: %1) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x32x28x28xf32>, tensor<f32>) -> tensor<32xf32>
-    %209 = stablehlo.reduce(%205 init: %1) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x32x28x28xf32>, tensor<f32>) -> tensor<32xf32>
-    %210 = stablehlo.negate %209 : tensor<32xf32>
-    %211 = stablehlo.multiply %210, %33 : tensor<32xf32>
-    %212 = stablehlo.multiply %210, %25 : tensor<32xf32>
-    %213 = stablehlo.add %208, %212 : tensor<32xf32>
-    %214 = stablehlo.multiply %213, %32 : tensor<32xf32>
-    %215 = stablehlo.multiply %213, %arg4 : tensor<32xf32>
-    %216 = stablehlo.divide %32, %31 : tensor<32xf32>
-    %217 = stablehlo.constant dense<-5.000000e-01> : tensor<32xf32>
-    %218 = stablehlo.multiply %215, %217 : tensor<32xf32>
-    %219 = stablehlo.multiply %218, %216 : tensor<32xf32>
-    %220 = stablehlo.multiply %219, %4 : tensor<32xf32>
-    %221 = stablehlo.broadcast_in_dim %220, dims = [1] : (tensor<32xf32>) -> tensor<8x32x28x28xf32>
-    %222 = stablehlo.multiply %221, %27 : tensor<8x32x28x28xf32>
-    %223 = stablehlo.add %222, %222 : tensor<8x32x28x28xf32>
-    %224 = stablehlo.negate %223 : tensor<8x32x28x28xf32>
-    %225 = stablehlo.add %206, %223 : tensor<8x32x28x28xf32>
-    %226 = stablehlo.reduce(%224 init: %1) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x32x28x28xf32>, tensor<f32>) -> tensor<32xf32>
-    %227 = stablehlo.add %211, %226 : tensor<32xf32>
-    %228 = stablehlo.multiply %227, %4 : tensor<32xf32>
-    %229 = stablehlo.broadcast_in_dim %228, dims = [1] : (tensor<32xf32>) -> tensor<8x32x28x28xf32>
-    %230 = stablehlo.add %225, %229 : tensor<8x32x28x28xf32>
-    %231 = stablehlo.transpose %arg3, dims = [1, 0, 2, 3] : (tensor<32x32x3x3xf32>) -> tensor<32x32x3x3xf32>
-    %232 = stablehlo.reverse %231, dims = [2, 3] : tensor<32x32x3x3xf32>
-    %233 = stablehlo.convolution(%230, %232) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x32x28x28xf32>, tensor<32x32x3x3xf32>) -> tensor<8x32x28x28xf32>
-    %234 = stablehlo.convolution(%22, %230) dim_numbers = [f, b, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x32x28x28xf32>, tensor<8x32x28x28xf32>) -> tensor<32x32x3x3xf32>
-    %235 = stablehlo.compare  GE, %20, %21,  FLOAT : (tensor<8x32x28x28xf32>, tensor<8x32x28x28xf32>) -> tensor<8x32x28x28xi1>
-    %236 = stablehlo.select %235, %233, %21 : tensor<8x32x28x28xi1>, tensor<8x32x28x28xf32>
-    %237 = stablehlo.multiply %236, %18 : tensor<8x32x28x28xf32>
-    %238 = stablehlo.multiply %236, %2 : tensor<8x32x28x28xf32>
-    %239 = stablehlo.reduce(%238 init: %1) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x32x28x28xf32>, tensor<f32>) -> tensor<32xf32>
-    %240 = stablehlo.reduce(%236 init: %1) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x32x28x28xf32>, tensor<f32>) -> tensor<32xf32>
-    %241 = stablehlo.negate %240 : tensor<32xf32>
-    %242 = stablehlo.multiply %241, %14 : tensor<32xf32>
-    %243 = stablehlo.multiply %241, %5 : tensor<32xf32>
-    %244 = stablehlo.add %239, %243 : tensor<32xf32>
-    %245 = stablehlo.multiply %244, %13 : tensor<32xf32>
-    %246 = stablehlo.multiply %244, %arg1 : tensor<32xf32>
-    %247 = stablehlo.divide %13, %12 : tensor<32xf32>
-    %248 = stablehlo.multiply %246, %217 : tensor<32xf32>
-    %249 = stablehlo.multiply %248, %247 : tensor<32xf32>
-    %250 = stablehlo.multiply %249, %4 : tensor<32xf32>
-    %251 = stablehlo.broadcast_in_dim %250, dims = [1] : (tensor<32xf32>) -> tensor<8x32x28x28xf32>
-    %252 = stablehlo.multiply %251, %7 : tensor<8x32x28x28xf32>
-    %253 = stablehlo.add %252, %252 : tensor<8x32x28x28xf32>
-    %254 = stablehlo.negate %253 : tensor<8x32x28x28xf32>
-    %255 = stablehlo.add %237, %253 : tensor<8x32x28x28xf32>
-    %256 = stablehlo.reduce(%254 init: %1) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x32x28x28xf32>, tensor<f32>) -> tensor<32xf32>
-    %257 = stablehlo.add %242, %256 : tensor<32xf32>
-    %258 = stablehlo.multiply %257, %4 : tensor<32xf32>
-    %259 = stablehlo.broadcast_in_dim %258, dims = [1] : (tensor<32xf32>) -> tensor<8x32x28x28xf32>
-    %260 = stablehlo.add %255, %259 : tensor<8x32x28x28xf32>
-    %261 = stablehlo.convolution(%arg48, %260) dim_numbers = [f, b, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x1x28x28xf32>, tensor<8x32x28x28xf32>) -> tensor<32x1x3x3xf32>
-    %262 = stablehlo.convert %arg51 : (tensor<i32>) -> tensor<f32>
-    %263 = stablehlo.constant dense<9.000000e-01> : tensor<f32>
-    %264 = stablehlo.power %263, %262 : tensor<f32>
+    %202 = stablehlo.compare  GE, %39, %21,  FLOAT : (tensor<8x32x28x28xf32>, tensor<8x32x28x28xf32>) -> tensor<8x32x28x28xi1>
+    %203 = stablehlo.select %202, %199, %21 : tensor<8x32x28x28xi1>, tensor<8x32x28x28xf32>
+    %204 = stablehlo.multiply %203, %37 : tensor<8x32x28x28xf32>
+    %205 = stablehlo.multiply %203, %23 : tensor<8x32x28x28xf32>
+    %206 = stablehlo.reduce(%205 init: %1) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x32x28x28xf32>, tensor<f32>) -> tensor<32xf32>
+    %207 = stablehlo.reduce(%203 init: %1) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x32x28x28xf32>, tensor<f32>) -> tensor<32xf32>
+    %208 = stablehlo.negate %207 : tensor<32xf32>
+    %209 = stablehlo.multiply %208, %33 : tensor<32xf32>
+    %210 = stablehlo.multiply %208, %25 : tensor<32xf32>
+    %211 = stablehlo.add %206, %210 : tensor<32xf32>
+    %212 = stablehlo.multiply %211, %32 : tensor<32xf32>
+    %213 = stablehlo.multiply %211, %arg4 : tensor<32xf32>
+    %214 = stablehlo.divide %32, %31 : tensor<32xf32>
+    %215 = stablehlo.constant dense<-5.000000e-01> : tensor<32xf32>
+    %216 = stablehlo.multiply %213, %215 : tensor<32xf32>
+    %217 = stablehlo.multiply %216, %214 : tensor<32xf32>
+    %218 = stablehlo.multiply %217, %4 : tensor<32xf32>
+    %219 = stablehlo.broadcast_in_dim %218, dims = [1] : (tensor<32xf32>) -> tensor<8x32x28x28xf32>
+    %220 = stablehlo.multiply %219, %27 : tensor<8x32x28x28xf32>
+    %221 = stablehlo.add %220, %220 : tensor<8x32x28x28xf32>
+    %222 = stablehlo.negate %221 : tensor<8x32x28x28xf32>
+    %223 = stablehlo.add %204, %221 : tensor<8x32x28x28xf32>
+    %224 = stablehlo.reduce(%222 init: %1) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x32x28x28xf32>, tensor<f32>) -> tensor<32xf32>
+    %225 = stablehlo.add %209, %224 : tensor<32xf32>
+    %226 = stablehlo.multiply %225, %4 : tensor<32xf32>
+    %227 = stablehlo.broadcast_in_dim %226, dims = [1] : (tensor<32xf32>) -> tensor<8x32x28x28xf32>
+    %228 = stablehlo.add %223, %227 : tensor<8x32x28x28xf32>
+    %229 = stablehlo.reverse %arg3, dims = [2, 3] : tensor<32x32x3x3xf32>
+    %230 = stablehlo.convolution(%228, %229) dim_numbers = [b, f, 0, 1]x[i, o, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x32x28x28xf32>, tensor<32x32x3x3xf32>) -> tensor<8x32x28x28xf32>
+    %231 = stablehlo.convolution(%22, %228) dim_numbers = [f, b, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x32x28x28xf32>, tensor<8x32x28x28xf32>) -> tensor<32x32x3x3xf32>
+    %232 = stablehlo.compare  GE, %20, %21,  FLOAT : (tensor<8x32x28x28xf32>, tensor<8x32x28x28xf32>) -> tensor<8x32x28x28xi1>
+    %233 = stablehlo.select %232, %230, %21 : tensor<8x32x28x28xi1>, tensor<8x32x28x28xf32>
+    %234 = stablehlo.multiply %233, %18 : tensor<8x32x28x28xf32>
+    %235 = stablehlo.multiply %233, %2 : tensor<8x32x28x28xf32>
+    %236 = stablehlo.reduce(%235 init: %1) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x32x28x28xf32>, tensor<f32>) -> tensor<32xf32>
+    %237 = stablehlo.reduce(%233 init: %1) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x32x28x28xf32>, tensor<f32>) -> tensor<32xf32>
+    %238 = stablehlo.negate %237 : tensor<32xf32>
+    %239 = stablehlo.multiply %238, %14 : tensor<32xf32>
+    %240 = stablehlo.multiply %238, %5 : tensor<32xf32>
+    %241 = stablehlo.add %236, %240 : tensor<32xf32>
+    %242 = stablehlo.multiply %241, %13 : tensor<32xf32>
+    %243 = stablehlo.multiply %241, %arg1 : tensor<32xf32>
+    %244 = stablehlo.divide %13, %12 : tensor<32xf32>
+    %245 = stablehlo.multiply %243, %215 : tensor<32xf32>
+    %246 = stablehlo.multiply %245, %244 : tensor<32xf32>
+    %247 = stablehlo.multiply %246, %4 : tensor<32xf32>
+    %248 = stablehlo.broadcast_in_dim %247, dims = [1] : (tensor<32xf32>) -> tensor<8x32x28x28xf32>
+    %249 = stablehlo.multiply %248, %7 : tensor<8x32x28x28xf32>
+    %250 = stablehlo.add %249, %249 : tensor<8x32x28x28xf32>
+    %251 = stablehlo.negate %250 : tensor<8x32x28x28xf32>
+    %252 = stablehlo.add %234, %250 : tensor<8x32x28x28xf32>
+    %253 = stablehlo.reduce(%251 init: %1) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<8x32x28x28xf32>, tensor<f32>) -> tensor<32xf32>
+    %254 = stablehlo.add %239, %253 : tensor<32xf32>
+    %255 = stablehlo.multiply %254, %4 : tensor<32xf32>
+    %256 = stablehlo.broadcast_in_dim %255, dims = [1] : (tensor<32xf32>) -> tensor<8x32x28x28xf32>
+    %257 = stablehlo.add %252, %256 : tensor<8x32x28x28xf32>
+    %258 = stablehlo.convolution(%arg48, %257) dim_numbers = [f, b, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x1x28x28xf32>, tensor<8x32x28x28xf32>) -> tensor<32x1x3x3xf32>
+    %259 = stablehlo.convert %arg51 : (tensor<i32>) -> tensor<f32>
+    %260 = stablehlo.constant dense<9.000000e-01> : tensor<f32>
+    %261 = stablehlo.power %260, %259 : tensor<f32>
+    %262 = stablehlo.subtract %0, %261 : tensor<f32>
+    %263 = stablehlo.constant dense<9.990000e-01> : tensor<f32>
+    %264 = stablehlo.power %263, %259 : tensor<f32>
     %265 = stablehlo.subtract %0, %264 : tensor<f32>
-    %266 = stablehlo.constant dense<9.990000e-01> : tensor<f32>
-    %267 = stablehlo.power %266, %262 : tensor<f32>
-    %268 = stablehlo.subtract %0, %267 : tensor<f32>
-    %269 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
-    %270 = stablehlo.constant dense<1.000000e-01> : tensor<f32>
-    %271 = stablehlo.broadcast_in_dim %270, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
-    %272 = stablehlo.multiply %271, %261 : tensor<32x1x3x3xf32>
-    %273 = stablehlo.broadcast_in_dim %263, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
-    %274 = stablehlo.multiply %273, %arg16 : tensor<32x1x3x3xf32>
-    %275 = stablehlo.add %274, %272 : tensor<32x1x3x3xf32>
-    %276 = stablehlo.multiply %261, %261 : tensor<32x1x3x3xf32>
-    %277 = stablehlo.constant dense<1.000000e-03> : tensor<f32>
-    %278 = stablehlo.broadcast_in_dim %277, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
-    %279 = stablehlo.multiply %278, %276 : tensor<32x1x3x3xf32>
-    %280 = stablehlo.broadcast_in_dim %266, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
-    %281 = stablehlo.multiply %280, %arg32 : tensor<32x1x3x3xf32>
-    %282 = stablehlo.add %281, %279 : tensor<32x1x3x3xf32>
-    %283 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
-    %284 = stablehlo.divide %275, %283 : tensor<32x1x3x3xf32>
-    %285 = stablehlo.broadcast_in_dim %268, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
-    %286 = stablehlo.divide %282, %285 : tensor<32x1x3x3xf32>
-    %287 = stablehlo.constant dense<1.000000e-08> : tensor<f32>
-    %288 = stablehlo.broadcast_in_dim %287, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
-    %289 = stablehlo.sqrt %286 : tensor<32x1x3x3xf32>
-    %290 = stablehlo.add %289, %288 : tensor<32x1x3x3xf32>
-    %291 = stablehlo.divide %284, %290 : tensor<32x1x3x3xf32>
-    %292 = stablehlo.multiply %269, %291 : tensor<32x1x3x3xf32>
-    %293 = stablehlo.subtract %arg0, %292 : tensor<32x1x3x3xf32>
-    %294 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<32xf32>
-    %295 = stablehlo.constant dense<1.000000e-01> : tensor<32xf32>
-    %296 = stablehlo.multiply %295, %245 : tensor<32xf32>
-    %297 = stablehlo.constant dense<9.000000e-01> : tensor<32xf32>
-    %298 = stablehlo.multiply %297, %arg17 : tensor<32xf32>
-    %299 = stablehlo.add %298, %296 : tensor<32xf32>
-    %300 = stablehlo.multiply %245, %245 : tensor<32xf32>
-    %301 = stablehlo.constant dense<1.000000e-03> : tensor<32xf32>
-    %302 = stablehlo.multiply %301, %300 : tensor<32xf32>
-    %303 = stablehlo.constant dense<9.990000e-01> : tensor<32xf32>
-    %304 = stablehlo.multiply %303, %arg33 : tensor<32xf32>
-    %305 = stablehlo.add %304, %302 : tensor<32xf32>
-    %306 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<32xf32>
-    %307 = stablehlo.divide %299, %306 : tensor<32xf32>
-    %308 = stablehlo.broadcast_in_dim %268, dims = [] : (tensor<f32>) -> tensor<32xf32>
-    %309 = stablehlo.divide %305, %308 : tensor<32xf32>
-    %310 = stablehlo.constant dense<1.000000e-08> : tensor<32xf32>
-    %311 = stablehlo.sqrt %309 : tensor<32xf32>
-    %312 = stablehlo.add %311, %310 : tensor<32xf32>
-    %313 = stablehlo.divide %307, %312 : tensor<32xf32>
-    %314 = stablehlo.multiply %294, %313 : tensor<32xf32>
-    %315 = stablehlo.subtract %arg1, %314 : tensor<32xf32>
-    %316 = stablehlo.multiply %295, %240 : tensor<32xf32>
-    %317 = stablehlo.multiply %297, %arg18 : tensor<32xf32>
-    %318 = stablehlo.add %317, %316 : tensor<32xf32>
-    %319 = stablehlo.multiply %240, %240 : tensor<32xf32>
-    %320 = stablehlo.multiply %301, %319 : tensor<32xf32>
-    %321 = stablehlo.multiply %303, %arg34 : tensor<32xf32>
-    %322 = stablehlo.add %321, %320 : tensor<32xf32>
-    %323 = stablehlo.divide %318, %306 : tensor<32xf32>
-    %324 = stablehlo.divide %322, %308 : tensor<32xf32>
-    %325 = stablehlo.sqrt %324 : tensor<32xf32>
-    %326 = stablehlo.add %325, %310 : tensor<32xf32>
-    %327 = stablehlo.divide %323, %326 : tensor<32xf32>
-    %328 = stablehlo.multiply %294, %327 : tensor<32xf32>
-    %329 = stablehlo.subtract %arg2, %328 : tensor<32xf32>
-    %330 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<32x32x3x3xf32>
-    %331 = stablehlo.broadcast_in_dim %270, dims = [] : (tensor<f32>) -> tensor<32x32x3x3xf32>
-    %332 = stablehlo.multiply %331, %234 : tensor<32x32x3x3xf32>
-    %333 = stablehlo.broadcast_in_dim %263, dims = [] : (tensor<f32>) -> tensor<32x32x3x3xf32>
-    %334 = stablehlo.multiply %333, %arg19 : tensor<32x32x3x3xf32>
-    %335 = stablehlo.add %334, %332 : tensor<32x32x3x3xf32>
-    %336 = stablehlo.multiply %234, %234 : tensor<32x32x3x3xf32>
-    %337 = stablehlo.broadcast_in_dim %277, dims = [] : (tensor<f32>) -> tensor<32x32x3x3xf32>
-    %338 = stablehlo.multiply %337, %336 : tensor<32x32x3x3xf32>
-    %339 = stablehlo.broadcast_in_dim %266, dims = [] : (tensor<f32>) -> tensor<32x32x3x3xf32>
-    %340 = stablehlo.multiply %339, %arg35 : tensor<32x32x3x3xf32>
-    %341 = stablehlo.add %340, %338 : tensor<32x32x3x3xf32>
-    %342 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<32x32x3x3xf32>
-    %343 = stablehlo.divide %335, %342 : tensor<32x32x3x3xf32>
-    %344 = stablehlo.broadcast_in_dim %268, dims = [] : (tensor<f32>) -> tensor<32x32x3x3xf32>
-    %345 = stablehlo.divide %341, %344 : tensor<32x32x3x3xf32>
-    %346 = stablehlo.broadcast_in_dim %287, dims = [] : (tensor<f32>) -> tensor<32x32x3x3xf32>
-    %347 = stablehlo.sqrt %345 : tensor<32x32x3x3xf32>
-    %348 = stablehlo.add %347, %346 : tensor<32x32x3x3xf32>
-    %349 = stablehlo.divide %343, %348 : tensor<32x32x3x3xf32>
-    %350 = stablehlo.multiply %330, %349 : tensor<32x32x3x3xf32>
-    %351 = stablehlo.subtract %arg3, %350 : tensor<32x32x3x3xf32>
-    %352 = stablehlo.multiply %295, %214 : tensor<32xf32>
-    %353 = stablehlo.multiply %297, %arg20 : tensor<32xf32>
-    %354 = stablehlo.add %353, %352 : tensor<32xf32>
-    %355 = stablehlo.multiply %214, %214 : tensor<32xf32>
-    %356 = stablehlo.multiply %301, %355 : tensor<32xf32>
-    %357 = stablehlo.multiply %303, %arg36 : tensor<32xf32>
-    %358 = stablehlo.add %357, %356 : tensor<32xf32>
-    %359 = stablehlo.divide %354, %306 : tensor<32xf32>
-    %360 = stablehlo.divide %358, %308 : tensor<32xf32>
-    %361 = stablehlo.sqrt %360 : tensor<32xf32>
-    %362 = stablehlo.add %361, %310 : tensor<32xf32>
-    %363 = stablehlo.divide %359, %362 : tensor<32xf32>
-    %364 = stablehlo.multiply %294, %363 : tensor<32xf32>
-    %365 = stablehlo.subtract %arg4, %364 : tensor<32xf32>
-    %366 = stablehlo.multiply %295, %209 : tensor<32xf32>
-    %367 = stablehlo.multiply %297, %arg21 : tensor<32xf32>
-    %368 = stablehlo.add %367, %366 : tensor<32xf32>
-    %369 = stablehlo.multiply %209, %209 : tensor<32xf32>
-    %370 = stablehlo.multiply %301, %369 : tensor<32xf32>
-    %371 = stablehlo.multiply %303, %arg37 : tensor<32xf32>
-    %372 = stablehlo.add %371, %370 : tensor<32xf32>
-    %373 = stablehlo.divide %368, %306 : tensor<32xf32>
-    %374 = stablehlo.divide %372, %308 : tensor<32xf32>
-    %375 = stablehlo.sqrt %374 : tensor<32xf32>
-    %376 = stablehlo.add %375, %310 : tensor<32xf32>
-    %377 = stablehlo.divide %373, %376 : tensor<32xf32>
-    %378 = stablehlo.multiply %294, %377 : tensor<32xf32>
-    %379 = stablehlo.subtract %arg5, %378 : tensor<32xf32>
-    %380 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
-    %381 = stablehlo.broadcast_in_dim %270, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
-    %382 = stablehlo.multiply %381, %200 : tensor<64x32x3x3xf32>
-    %383 = stablehlo.broadcast_in_dim %263, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
-    %384 = stablehlo.multiply %383, %arg22 : tensor<64x32x3x3xf32>
-    %385 = stablehlo.add %384, %382 : tensor<64x32x3x3xf32>
-    %386 = stablehlo.multiply %200, %200 : tensor<64x32x3x3xf32>
-    %387 = stablehlo.broadcast_in_dim %277, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
-    %388 = stablehlo.multiply %387, %386 : tensor<64x32x3x3xf32>
-    %389 = stablehlo.broadcast_in_dim %266, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
-    %390 = stablehlo.multiply %389, %arg38 : tensor<64x32x3x3xf32>
-    %391 = stablehlo.add %390, %388 : tensor<64x32x3x3xf32>
-    %392 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
-    %393 = stablehlo.divide %385, %392 : tensor<64x32x3x3xf32>
-    %394 = stablehlo.broadcast_in_dim %268, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
-    %395 = stablehlo.divide %391, %394 : tensor<64x32x3x3xf32>
-    %396 = stablehlo.broadcast_in_dim %287, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
-    %397 = stablehlo.sqrt %395 : tensor<64x32x3x3xf32>
-    %398 = stablehlo.add %397, %396 : tensor<64x32x3x3xf32>
-    %399 = stablehlo.divide %393, %398 : tensor<64x32x3x3xf32>
-    %400 = stablehlo.multiply %380, %399 : tensor<64x32x3x3xf32>
-    %401 = stablehlo.subtract %arg6, %400 : tensor<64x32x3x3xf32>
-    %402 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<64xf32>
-    %403 = stablehlo.constant dense<1.000000e-01> : tensor<64xf32>
-    %404 = stablehlo.multiply %403, %181 : tensor<64xf32>
-    %405 = stablehlo.constant dense<9.000000e-01> : tensor<64xf32>
-    %406 = stablehlo.multiply %405, %arg23 : tensor<64xf32>
-    %407 = stablehlo.add %406, %404 : tensor<64xf32>
-    %408 = stablehlo.multiply %181, %181 : tensor<64xf32>
-    %409 = stablehlo.constant dense<1.000000e-03> : tensor<64xf32>
-    %410 = stablehlo.multiply %409, %408 : tensor<64xf32>
-    %411 = stablehlo.constant dense<9.990000e-01> : tensor<64xf32>
-    %412 = stablehlo.multiply %411, %arg39 : tensor<64xf32>
-    %413 = stablehlo.add %412, %410 : tensor<64xf32>
-    %414 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<64xf32>
-    %415 = stablehlo.divide %407, %414 : tensor<64xf32>
-    %416 = stablehlo.broadcast_in_dim %268, dims = [] : (tensor<f32>) -> tensor<64xf32>
-    %417 = stablehlo.divide %413, %416 : tensor<64xf32>
-    %418 = stablehlo.constant dense<1.000000e-08> : tensor<64xf32>
-    %419 = stablehlo.sqrt %417 : tensor<64xf32>
-    %420 = stablehlo.add %419, %418 : tensor<64xf32>
-    %421 = stablehlo.divide %415, %420 : tensor<64xf32>
-    %422 = stablehlo.multiply %402, %421 : tensor<64xf32>
-    %423 = stablehlo.subtract %arg7, %422 : tensor<64xf32>
-    %424 = stablehlo.multiply %403, %176 : tensor<64xf32>
-    %425 = stablehlo.multiply %405, %arg24 : tensor<64xf32>
-    %426 = stablehlo.add %425, %424 : tensor<64xf32>
-    %427 = stablehlo.multiply %176, %176 : tensor<64xf32>
-    %428 = stablehlo.multiply %409, %427 : tensor<64xf32>
-    %429 = stablehlo.multiply %411, %arg40 : tensor<64xf32>
-    %430 = stablehlo.add %429, %428 : tensor<64xf32>
-    %431 = stablehlo.divide %426, %414 : tensor<64xf32>
-    %432 = stablehlo.divide %430, %416 : tensor<64xf32>
-    %433 = stablehlo.sqrt %432 : tensor<64xf32>
-    %434 = stablehlo.add %433, %418 : tensor<64xf32>
-    %435 = stablehlo.divide %431, %434 : tensor<64xf32>
-    %436 = stablehlo.multiply %402, %435 : tensor<64xf32>
-    %437 = stablehlo.subtract %arg8, %436 : tensor<64xf32>
-    %438 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<64x64x3x3xf32>
-    %439 = stablehlo.broadcast_in_dim %270, dims = [] : (tensor<f32>) -> tensor<64x64x3x3xf32>
-    %440 = stablehlo.multiply %439, %170 : tensor<64x64x3x3xf32>
-    %441 = stablehlo.broadcast_in_dim %263, dims = [] : (tensor<f32>) -> tensor<64x64x3x3xf32>
-    %442 = stablehlo.multiply %441, %arg25 : tensor<64x64x3x3xf32>
-    %443 = stablehlo.add %442, %440 : tensor<64x64x3x3xf32>
-    %444 = stablehlo.multiply %170, %170 : tensor<64x64x3x3xf32>
-    %445 = stablehlo.broadcast_in_dim %277, dims = [] : (tensor<f32>) -> tensor<64x64x3x3xf32>
-    %446 = stablehlo.multiply %445, %444 : tensor<64x64x3x3xf32>
-    %447 = stablehlo.broadcast_in_dim %266, dims = [] : (tensor<f32>) -> tensor<64x64x3x3xf32>
-    %448 = stablehlo.multiply %447, %arg41 : tensor<64x64x3x3xf32>
-    %449 = stablehlo.add %448, %446 : tensor<64x64x3x3xf32>
-    %450 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<64x64x3x3xf32>
-    %451 = stablehlo.divide %443, %450 : tensor<64x64x3x3xf32>
-    %452 = stablehlo.broadcast_in_dim %268, dims = [] : (tensor<f32>) -> tensor<64x64x3x3xf32>
-    %453 = stablehlo.divide %449, %452 : tensor<64x64x3x3xf32>
-    %454 = stablehlo.broadcast_in_dim %287, dims = [] : (tensor<f32>) -> tensor<64x64x3x3xf32>
-    %455 = stablehlo.sqrt %453 : tensor<64x64x3x3xf32>
-    %456 = stablehlo.add %455, %454 : tensor<64x64x3x3xf32>
-    %457 = stablehlo.divide %451, %456 : tensor<64x64x3x3xf32>
-    %458 = stablehlo.multiply %438, %457 : tensor<64x64x3x3xf32>
-    %459 = stablehlo.subtract %arg9, %458 : tensor<64x64x3x3xf32>
-    %460 = stablehlo.multiply %403, %150 : tensor<64xf32>
-    %461 = stablehlo.multiply %405, %arg26 : tensor<64xf32>
-    %462 = stablehlo.add %461, %460 : tensor<64xf32>
-    %463 = stablehlo.multiply %150, %150 : tensor<64xf32>
-    %464 = stablehlo.multiply %409, %463 : tensor<64xf32>
-    %465 = stablehlo.multiply %411, %arg42 : tensor<64xf32>
-    %466 = stablehlo.add %465, %464 : tensor<64xf32>
-    %467 = stablehlo.divide %462, %414 : tensor<64xf32>
-    %468 = stablehlo.divide %466, %416 : tensor<64xf32>
-    %469 = stablehlo.sqrt %468 : tensor<64xf32>
-    %470 = stablehlo.add %469, %418 : tensor<64xf32>
-    %471 = stablehlo.divide %467, %470 : tensor<64xf32>
-    %472 = stablehlo.multiply %402, %471 : tensor<64xf32>
-    %473 = stablehlo.subtract %arg10, %472 : tensor<64xf32>
-    %474 = stablehlo.multiply %403, %145 : tensor<64xf32>
-    %475 = stablehlo.multiply %405, %arg27 : tensor<64xf32>
-    %476 = stablehlo.add %475, %474 : tensor<64xf32>
-    %477 = stablehlo.multiply %145, %145 : tensor<64xf32>
-    %478 = stablehlo.multiply %409, %477 : tensor<64xf32>
-    %479 = stablehlo.multiply %411, %arg43 : tensor<64xf32>
-    %480 = stablehlo.add %479, %478 : tensor<64xf32>
-    %481 = stablehlo.divide %476, %414 : tensor<64xf32>
-    %482 = stablehlo.divide %480, %416 : tensor<64xf32>
-    %483 = stablehlo.sqrt %482 : tensor<64xf32>
-    %484 = stablehlo.add %483, %418 : tensor<64xf32>
-    %485 = stablehlo.divide %481, %484 : tensor<64xf32>
-    %486 = stablehlo.multiply %402, %485 : tensor<64xf32>
-    %487 = stablehlo.subtract %arg11, %486 : tensor<64xf32>
-    %488 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<512x3136xf32>
-    %489 = stablehlo.broadcast_in_dim %270, dims = [] : (tensor<f32>) -> tensor<512x3136xf32>
-    %490 = stablehlo.multiply %489, %135 : tensor<512x3136xf32>
-    %491 = stablehlo.broadcast_in_dim %263, dims = [] : (tensor<f32>) -> tensor<512x3136xf32>
-    %492 = stablehlo.multiply %491, %arg28 : tensor<512x3136xf32>
-    %493 = stablehlo.add %492, %490 : tensor<512x3136xf32>
-    %494 = stablehlo.multiply %135, %135 : tensor<512x3136xf32>
-    %495 = stablehlo.broadcast_in_dim %277, dims = [] : (tensor<f32>) -> tensor<512x3136xf32>
-    %496 = stablehlo.multiply %495, %494 : tensor<512x3136xf32>
-    %497 = stablehlo.broadcast_in_dim %266, dims = [] : (tensor<f32>) -> tensor<512x3136xf32>
-    %498 = stablehlo.multiply %497, %arg44 : tensor<512x3136xf32>
-    %499 = stablehlo.add %498, %496 : tensor<512x3136xf32>
-    %500 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<512x3136xf32>
-    %501 = stablehlo.divide %493, %500 : tensor<512x3136xf32>
-    %502 = stablehlo.broadcast_in_dim %268, dims = [] : (tensor<f32>) -> tensor<512x3136xf32>
-    %503 = stablehlo.divide %499, %502 : tensor<512x3136xf32>
-    %504 = stablehlo.broadcast_in_dim %287, dims = [] : (tensor<f32>) -> tensor<512x3136xf32>
-    %505 = stablehlo.sqrt %503 : tensor<512x3136xf32>
-    %506 = stablehlo.add %505, %504 : tensor<512x3136xf32>
-    %507 = stablehlo.divide %501, %506 : tensor<512x3136xf32>
-    %508 = stablehlo.multiply %488, %507 : tensor<512x3136xf32>
-    %509 = stablehlo.subtract %arg12, %508 : tensor<512x3136xf32>
-    %510 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<512xf32>
-    %511 = stablehlo.broadcast_in_dim %270, dims = [] : (tensor<f32>) -> tensor<512xf32>
-    %512 = stablehlo.multiply %511, %133 : tensor<512xf32>
-    %513 = stablehlo.broadcast_in_dim %263, dims = [] : (tensor<f32>) -> tensor<512xf32>
-    %514 = stablehlo.multiply %513, %arg29 : tensor<512xf32>
-    %515 = stablehlo.add %514, %512 : tensor<512xf32>
-    %516 = stablehlo.multiply %133, %133 : tensor<512xf32>
-    %517 = stablehlo.broadcast_in_dim %277, dims = [] : (tensor<f32>) -> tensor<512xf32>
-    %518 = stablehlo.multiply %517, %516 : tensor<512xf32>
-    %519 = stablehlo.broadcast_in_dim %266, dims = [] : (tensor<f32>) -> tensor<512xf32>
-    %520 = stablehlo.multiply %519, %arg45 : tensor<512xf32>
-    %521 = stablehlo.add %520, %518 : tensor<512xf32>
-    %522 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<512xf32>
-    %523 = stablehlo.divide %515, %522 : tensor<512xf32>
-    %524 = stablehlo.broadcast_in_dim %268, dims = [] : (tensor<f32>) -> tensor<512xf32>
-    %525 = stablehlo.divide %521, %524 : tensor<512xf32>
-    %526 = stablehlo.broadcast_in_dim %287, dims = [] : (tensor<f32>) -> tensor<512xf32>
-    %527 = stablehlo.sqrt %525 : tensor<512xf32>
-    %528 = stablehlo.add %527, %526 : tensor<512xf32>
-    %529 = stablehlo.divide %523, %528 : tensor<512xf32>
-    %530 = stablehlo.multiply %510, %529 : tensor<512xf32>
-    %531 = stablehlo.subtract %arg13, %530 : tensor<512xf32>
-    %532 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<10x512xf32>
-    %533 = stablehlo.broadcast_in_dim %270, dims = [] : (tensor<f32>) -> tensor<10x512xf32>
-    %534 = stablehlo.multiply %533, %130 : tensor<10x512xf32>
-    %535 = stablehlo.broadcast_in_dim %263, dims = [] : (tensor<f32>) -> tensor<10x512xf32>
-    %536 = stablehlo.multiply %535, %arg30 : tensor<10x512xf32>
-    %537 = stablehlo.add %536, %534 : tensor<10x512xf32>
-    %538 = stablehlo.multiply %130, %130 : tensor<10x512xf32>
-    %539 = stablehlo.broadcast_in_dim %277, dims = [] : (tensor<f32>) -> tensor<10x512xf32>
-    %540 = stablehlo.multiply %539, %538 : tensor<10x512xf32>
-    %541 = stablehlo.broadcast_in_dim %266, dims = [] : (tensor<f32>) -> tensor<10x512xf32>
-    %542 = stablehlo.multiply %541, %arg46 : tensor<10x512xf32>
-    %543 = stablehlo.add %542, %540 : tensor<10x512xf32>
-    %544 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<10x512xf32>
-    %545 = stablehlo.divide %537, %544 : tensor<10x512xf32>
-    %546 = stablehlo.broadcast_in_dim %268, dims = [] : (tensor<f32>) -> tensor<10x512xf32>
-    %547 = stablehlo.divide %543, %546 : tensor<10x512xf32>
-    %548 = stablehlo.broadcast_in_dim %287, dims = [] : (tensor<f32>) -> tensor<10x512xf32>
-    %549 = stablehlo.sqrt %547 : tensor<10x512xf32>
-    %550 = stablehlo.add %549, %548 : tensor<10x512xf32>
-    %551 = stablehlo.divide %545, %550 : tensor<10x512xf32>
-    %552 = stablehlo.multiply %532, %551 : tensor<10x512xf32>
-    %553 = stablehlo.subtract %arg14, %552 : tensor<10x512xf32>
-    %554 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<10xf32>
-    %555 = stablehlo.constant dense<1.000000e-01> : tensor<10xf32>
-    %556 = stablehlo.multiply %555, %128 : tensor<10xf32>
-    %557 = stablehlo.constant dense<9.000000e-01> : tensor<10xf32>
-    %558 = stablehlo.multiply %557, %arg31 : tensor<10xf32>
-    %559 = stablehlo.add %558, %556 : tensor<10xf32>
-    %560 = stablehlo.multiply %128, %128 : tensor<10xf32>
-    %561 = stablehlo.constant dense<1.000000e-03> : tensor<10xf32>
-    %562 = stablehlo.multiply %561, %560 : tensor<10xf32>
-    %563 = stablehlo.constant dense<9.990000e-01> : tensor<10xf32>
-    %564 = stablehlo.multiply %563, %arg47 : tensor<10xf32>
-    %565 = stablehlo.add %564, %562 : tensor<10xf32>
-    %566 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<10xf32>
-    %567 = stablehlo.divide %559, %566 : tensor<10xf32>
-    %568 = stablehlo.broadcast_in_dim %268, dims = [] : (tensor<f32>) -> tensor<10xf32>
-    %569 = stablehlo.divide %565, %568 : tensor<10xf32>
-    %570 = stablehlo.constant dense<1.000000e-08> : tensor<10xf32>
-    %571 = stablehlo.sqrt %569 : tensor<10xf32>
-    %572 = stablehlo.add %571, %570 : tensor<10xf32>
-    %573 = stablehlo.divide %567, %572 : tensor<10xf32>
-    %574 = stablehlo.multiply %554, %573 : tensor<10xf32>
-    %575 = stablehlo.subtract %arg15, %574 : tensor<10xf32>
-    return %293, %315, %329, %351, %365, %379, %401, %423, %437, %459, %473, %487, %509, %531, %553, %575, %275, %299, %318, %335, %354, %368, %385, %407, %426, %443, %462, %476, %493, %515, %537, %559, %282, %305, %322, %341, %358, %372, %391, %413, %430, %449, %466, %480, %499, %521, %543, %565, %110, %5, %10, %25, %30, %47, %52, %67, %72 : tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<512x3136xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<512x3136xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<512x3136xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<f32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>
+    %266 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
+    %267 = stablehlo.constant dense<1.000000e-01> : tensor<f32>
+    %268 = stablehlo.broadcast_in_dim %267, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
+    %269 = stablehlo.multiply %268, %258 : tensor<32x1x3x3xf32>
+    %270 = stablehlo.broadcast_in_dim %260, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
+    %271 = stablehlo.multiply %270, %arg16 : tensor<32x1x3x3xf32>
+    %272 = stablehlo.add %271, %269 : tensor<32x1x3x3xf32>
+    %273 = stablehlo.multiply %258, %258 : tensor<32x1x3x3xf32>
+    %274 = stablehlo.constant dense<1.000000e-03> : tensor<f32>
+    %275 = stablehlo.broadcast_in_dim %274, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
+    %276 = stablehlo.multiply %275, %273 : tensor<32x1x3x3xf32>
+    %277 = stablehlo.broadcast_in_dim %263, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
+    %278 = stablehlo.multiply %277, %arg32 : tensor<32x1x3x3xf32>
+    %279 = stablehlo.add %278, %276 : tensor<32x1x3x3xf32>
+    %280 = stablehlo.broadcast_in_dim %262, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
+    %281 = stablehlo.divide %272, %280 : tensor<32x1x3x3xf32>
+    %282 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
+    %283 = stablehlo.divide %279, %282 : tensor<32x1x3x3xf32>
+    %284 = stablehlo.constant dense<1.000000e-08> : tensor<f32>
+    %285 = stablehlo.broadcast_in_dim %284, dims = [] : (tensor<f32>) -> tensor<32x1x3x3xf32>
+    %286 = stablehlo.sqrt %283 : tensor<32x1x3x3xf32>
+    %287 = stablehlo.add %286, %285 : tensor<32x1x3x3xf32>
+    %288 = stablehlo.divide %281, %287 : tensor<32x1x3x3xf32>
+    %289 = stablehlo.multiply %266, %288 : tensor<32x1x3x3xf32>
+    %290 = stablehlo.subtract %arg0, %289 : tensor<32x1x3x3xf32>
+    %291 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<32xf32>
+    %292 = stablehlo.constant dense<1.000000e-01> : tensor<32xf32>
+    %293 = stablehlo.multiply %292, %242 : tensor<32xf32>
+    %294 = stablehlo.constant dense<9.000000e-01> : tensor<32xf32>
+    %295 = stablehlo.multiply %294, %arg17 : tensor<32xf32>
+    %296 = stablehlo.add %295, %293 : tensor<32xf32>
+    %297 = stablehlo.multiply %242, %242 : tensor<32xf32>
+    %298 = stablehlo.constant dense<1.000000e-03> : tensor<32xf32>
+    %299 = stablehlo.multiply %298, %297 : tensor<32xf32>
+    %300 = stablehlo.constant dense<9.990000e-01> : tensor<32xf32>
+    %301 = stablehlo.multiply %300, %arg33 : tensor<32xf32>
+    %302 = stablehlo.add %301, %299 : tensor<32xf32>
+    %303 = stablehlo.broadcast_in_dim %262, dims = [] : (tensor<f32>) -> tensor<32xf32>
+    %304 = stablehlo.divide %296, %303 : tensor<32xf32>
+    %305 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<32xf32>
+    %306 = stablehlo.divide %302, %305 : tensor<32xf32>
+    %307 = stablehlo.constant dense<1.000000e-08> : tensor<32xf32>
+    %308 = stablehlo.sqrt %306 : tensor<32xf32>
+    %309 = stablehlo.add %308, %307 : tensor<32xf32>
+    %310 = stablehlo.divide %304, %309 : tensor<32xf32>
+    %311 = stablehlo.multiply %291, %310 : tensor<32xf32>
+    %312 = stablehlo.subtract %arg1, %311 : tensor<32xf32>
+    %313 = stablehlo.multiply %292, %237 : tensor<32xf32>
+    %314 = stablehlo.multiply %294, %arg18 : tensor<32xf32>
+    %315 = stablehlo.add %314, %313 : tensor<32xf32>
+    %316 = stablehlo.multiply %237, %237 : tensor<32xf32>
+    %317 = stablehlo.multiply %298, %316 : tensor<32xf32>
+    %318 = stablehlo.multiply %300, %arg34 : tensor<32xf32>
+    %319 = stablehlo.add %318, %317 : tensor<32xf32>
+    %320 = stablehlo.divide %315, %303 : tensor<32xf32>
+    %321 = stablehlo.divide %319, %305 : tensor<32xf32>
+    %322 = stablehlo.sqrt %321 : tensor<32xf32>
+    %323 = stablehlo.add %322, %307 : tensor<32xf32>
+    %324 = stablehlo.divide %320, %323 : tensor<32xf32>
+    %325 = stablehlo.multiply %291, %324 : tensor<32xf32>
+    %326 = stablehlo.subtract %arg2, %325 : tensor<32xf32>
+    %327 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<32x32x3x3xf32>
+    %328 = stablehlo.broadcast_in_dim %267, dims = [] : (tensor<f32>) -> tensor<32x32x3x3xf32>
+    %329 = stablehlo.multiply %328, %231 : tensor<32x32x3x3xf32>
+    %330 = stablehlo.broadcast_in_dim %260, dims = [] : (tensor<f32>) -> tensor<32x32x3x3xf32>
+    %331 = stablehlo.multiply %330, %arg19 : tensor<32x32x3x3xf32>
+    %332 = stablehlo.add %331, %329 : tensor<32x32x3x3xf32>
+    %333 = stablehlo.multiply %231, %231 : tensor<32x32x3x3xf32>
+    %334 = stablehlo.broadcast_in_dim %274, dims = [] : (tensor<f32>) -> tensor<32x32x3x3xf32>
+    %335 = stablehlo.multiply %334, %333 : tensor<32x32x3x3xf32>
+    %336 = stablehlo.broadcast_in_dim %263, dims = [] : (tensor<f32>) -> tensor<32x32x3x3xf32>
+    %337 = stablehlo.multiply %336, %arg35 : tensor<32x32x3x3xf32>
+    %338 = stablehlo.add %337, %335 : tensor<32x32x3x3xf32>
+    %339 = stablehlo.broadcast_in_dim %262, dims = [] : (tensor<f32>) -> tensor<32x32x3x3xf32>
+    %340 = stablehlo.divide %332, %339 : tensor<32x32x3x3xf32>
+    %341 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<32x32x3x3xf32>
+    %342 = stablehlo.divide %338, %341 : tensor<32x32x3x3xf32>
+    %343 = stablehlo.broadcast_in_dim %284, dims = [] : (tensor<f32>) -> tensor<32x32x3x3xf32>
+    %344 = stablehlo.sqrt %342 : tensor<32x32x3x3xf32>
+    %345 = stablehlo.add %344, %343 : tensor<32x32x3x3xf32>
+    %346 = stablehlo.divide %340, %345 : tensor<32x32x3x3xf32>
+    %347 = stablehlo.multiply %327, %346 : tensor<32x32x3x3xf32>
+    %348 = stablehlo.subtract %arg3, %347 : tensor<32x32x3x3xf32>
+    %349 = stablehlo.multiply %292, %212 : tensor<32xf32>
+    %350 = stablehlo.multiply %294, %arg20 : tensor<32xf32>
+    %351 = stablehlo.add %350, %349 : tensor<32xf32>
+    %352 = stablehlo.multiply %212, %212 : tensor<32xf32>
+    %353 = stablehlo.multiply %298, %352 : tensor<32xf32>
+    %354 = stablehlo.multiply %300, %arg36 : tensor<32xf32>
+    %355 = stablehlo.add %354, %353 : tensor<32xf32>
+    %356 = stablehlo.divide %351, %303 : tensor<32xf32>
+    %357 = stablehlo.divide %355, %305 : tensor<32xf32>
+    %358 = stablehlo.sqrt %357 : tensor<32xf32>
+    %359 = stablehlo.add %358, %307 : tensor<32xf32>
+    %360 = stablehlo.divide %356, %359 : tensor<32xf32>
+    %361 = stablehlo.multiply %291, %360 : tensor<32xf32>
+    %362 = stablehlo.subtract %arg4, %361 : tensor<32xf32>
+    %363 = stablehlo.multiply %292, %207 : tensor<32xf32>
+    %364 = stablehlo.multiply %294, %arg21 : tensor<32xf32>
+    %365 = stablehlo.add %364, %363 : tensor<32xf32>
+    %366 = stablehlo.multiply %207, %207 : tensor<32xf32>
+    %367 = stablehlo.multiply %298, %366 : tensor<32xf32>
+    %368 = stablehlo.multiply %300, %arg37 : tensor<32xf32>
+    %369 = stablehlo.add %368, %367 : tensor<32xf32>
+    %370 = stablehlo.divide %365, %303 : tensor<32xf32>
+    %371 = stablehlo.divide %369, %305 : tensor<32xf32>
+    %372 = stablehlo.sqrt %371 : tensor<32xf32>
+    %373 = stablehlo.add %372, %307 : tensor<32xf32>
+    %374 = stablehlo.divide %370, %373 : tensor<32xf32>
+    %375 = stablehlo.multiply %291, %374 : tensor<32xf32>
+    %376 = stablehlo.subtract %arg5, %375 : tensor<32xf32>
+    %377 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
+    %378 = stablehlo.broadcast_in_dim %267, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
+    %379 = stablehlo.multiply %378, %198 : tensor<64x32x3x3xf32>
+    %380 = stablehlo.broadcast_in_dim %260, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
+    %381 = stablehlo.multiply %380, %arg22 : tensor<64x32x3x3xf32>
+    %382 = stablehlo.add %381, %379 : tensor<64x32x3x3xf32>
+    %383 = stablehlo.multiply %198, %198 : tensor<64x32x3x3xf32>
+    %384 = stablehlo.broadcast_in_dim %274, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
+    %385 = stablehlo.multiply %384, %383 : tensor<64x32x3x3xf32>
+    %386 = stablehlo.broadcast_in_dim %263, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
+    %387 = stablehlo.multiply %386, %arg38 : tensor<64x32x3x3xf32>
+    %388 = stablehlo.add %387, %385 : tensor<64x32x3x3xf32>
+    %389 = stablehlo.broadcast_in_dim %262, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
+    %390 = stablehlo.divide %382, %389 : tensor<64x32x3x3xf32>
+    %391 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
+    %392 = stablehlo.divide %388, %391 : tensor<64x32x3x3xf32>
+    %393 = stablehlo.broadcast_in_dim %284, dims = [] : (tensor<f32>) -> tensor<64x32x3x3xf32>
+    %394 = stablehlo.sqrt %392 : tensor<64x32x3x3xf32>
+    %395 = stablehlo.add %394, %393 : tensor<64x32x3x3xf32>
+    %396 = stablehlo.divide %390, %395 : tensor<64x32x3x3xf32>
+    %397 = stablehlo.multiply %377, %396 : tensor<64x32x3x3xf32>
+    %398 = stablehlo.subtract %arg6, %397 : tensor<64x32x3x3xf32>
+    %399 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<64xf32>
+    %400 = stablehlo.constant dense<1.000000e-01> : tensor<64xf32>
+    %401 = stablehlo.multiply %400, %180 : tensor<64xf32>
+    %402 = stablehlo.constant dense<9.000000e-01> : tensor<64xf32>
+    %403 = stablehlo.multiply %402, %arg23 : tensor<64xf32>
+    %404 = stablehlo.add %403, %401 : tensor<64xf32>
+    %405 = stablehlo.multiply %180, %180 : tensor<64xf32>
+    %406 = stablehlo.constant dense<1.000000e-03> : tensor<64xf32>
+    %407 = stablehlo.multiply %406, %405 : tensor<64xf32>
+    %408 = stablehlo.constant dense<9.990000e-01> : tensor<64xf32>
+    %409 = stablehlo.multiply %408, %arg39 : tensor<64xf32>
+    %410 = stablehlo.add %409, %407 : tensor<64xf32>
+    %411 = stablehlo.broadcast_in_dim %262, dims = [] : (tensor<f32>) -> tensor<64xf32>
+    %412 = stablehlo.divide %404, %411 : tensor<64xf32>
+    %413 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<64xf32>
+    %414 = stablehlo.divide %410, %413 : tensor<64xf32>
+    %415 = stablehlo.constant dense<1.000000e-08> : tensor<64xf32>
+    %416 = stablehlo.sqrt %414 : tensor<64xf32>
+    %417 = stablehlo.add %416, %415 : tensor<64xf32>
+    %418 = stablehlo.divide %412, %417 : tensor<64xf32>
+    %419 = stablehlo.multiply %399, %418 : tensor<64xf32>
+    %420 = stablehlo.subtract %arg7, %419 : tensor<64xf32>
+    %421 = stablehlo.multiply %400, %175 : tensor<64xf32>
+    %422 = stablehlo.multiply %402, %arg24 : tensor<64xf32>
+    %423 = stablehlo.add %422, %421 : tensor<64xf32>
+    %424 = stablehlo.multiply %175, %175 : tensor<64xf32>
+    %425 = stablehlo.multiply %406, %424 : tensor<64xf32>
+    %426 = stablehlo.multiply %408, %arg40 : tensor<64xf32>
+    %427 = stablehlo.add %426, %425 : tensor<64xf32>
+    %428 = stablehlo.divide %423, %411 : tensor<64xf32>
+    %429 = stablehlo.divide %427, %413 : tensor<64xf32>
+    %430 = stablehlo.sqrt %429 : tensor<64xf32>
+    %431 = stablehlo.add %430, %415 : tensor<64xf32>
+    %432 = stablehlo.divide %428, %431 : tensor<64xf32>
+    %433 = stablehlo.multiply %399, %432 : tensor<64xf32>
+    %434 = stablehlo.subtract %arg8, %433 : tensor<64xf32>
+    %435 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<64x64x3x3xf32>
+    %436 = stablehlo.broadcast_in_dim %267, dims = [] : (tensor<f32>) -> tensor<64x64x3x3xf32>
+    %437 = stablehlo.multiply %436, %169 : tensor<64x64x3x3xf32>
+    %438 = stablehlo.broadcast_in_dim %260, dims = [] : (tensor<f32>) -> tensor<64x64x3x3xf32>
+    %439 = stablehlo.multiply %438, %arg25 : tensor<64x64x3x3xf32>
+    %440 = stablehlo.add %439, %437 : tensor<64x64x3x3xf32>
+    %441 = stablehlo.multiply %169, %169 : tensor<64x64x3x3xf32>
+    %442 = stablehlo.broadcast_in_dim %274, dims = [] : (tensor<f32>) -> tensor<64x64x3x3xf32>
+    %443 = stablehlo.multiply %442, %441 : tensor<64x64x3x3xf32>
+    %444 = stablehlo.broadcast_in_dim %263, dims = [] : (tensor<f32>) -> tensor<64x64x3x3xf32>
+    %445 = stablehlo.multiply %444, %arg41 : tensor<64x64x3x3xf32>
+    %446 = stablehlo.add %445, %443 : tensor<64x64x3x3xf32>
+    %447 = stablehlo.broadcast_in_dim %262, dims = [] : (tensor<f32>) -> tensor<64x64x3x3xf32>
+    %448 = stablehlo.divide %440, %447 : tensor<64x64x3x3xf32>
+    %449 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<64x64x3x3xf32>
+    %450 = stablehlo.divide %446, %449 : tensor<64x64x3x3xf32>
+    %451 = stablehlo.broadcast_in_dim %284, dims = [] : (tensor<f32>) -> tensor<64x64x3x3xf32>
+    %452 = stablehlo.sqrt %450 : tensor<64x64x3x3xf32>
+    %453 = stablehlo.add %452, %451 : tensor<64x64x3x3xf32>
+    %454 = stablehlo.divide %448, %453 : tensor<64x64x3x3xf32>
+    %455 = stablehlo.multiply %435, %454 : tensor<64x64x3x3xf32>
+    %456 = stablehlo.subtract %arg9, %455 : tensor<64x64x3x3xf32>
+    %457 = stablehlo.multiply %400, %150 : tensor<64xf32>
+    %458 = stablehlo.multiply %402, %arg26 : tensor<64xf32>
+    %459 = stablehlo.add %458, %457 : tensor<64xf32>
+    %460 = stablehlo.multiply %150, %150 : tensor<64xf32>
+    %461 = stablehlo.multiply %406, %460 : tensor<64xf32>
+    %462 = stablehlo.multiply %408, %arg42 : tensor<64xf32>
+    %463 = stablehlo.add %462, %461 : tensor<64xf32>
+    %464 = stablehlo.divide %459, %411 : tensor<64xf32>
+    %465 = stablehlo.divide %463, %413 : tensor<64xf32>
+    %466 = stablehlo.sqrt %465 : tensor<64xf32>
+    %467 = stablehlo.add %466, %415 : tensor<64xf32>
+    %468 = stablehlo.divide %464, %467 : tensor<64xf32>
+    %469 = stablehlo.multiply %399, %468 : tensor<64xf32>
+    %470 = stablehlo.subtract %arg10, %469 : tensor<64xf32>
+    %471 = stablehlo.multiply %400, %145 : tensor<64xf32>
+    %472 = stablehlo.multiply %402, %arg27 : tensor<64xf32>
+    %473 = stablehlo.add %472, %471 : tensor<64xf32>
+    %474 = stablehlo.multiply %145, %145 : tensor<64xf32>
+    %475 = stablehlo.multiply %406, %474 : tensor<64xf32>
+    %476 = stablehlo.multiply %408, %arg43 : tensor<64xf32>
+    %477 = stablehlo.add %476, %475 : tensor<64xf32>
+    %478 = stablehlo.divide %473, %411 : tensor<64xf32>
+    %479 = stablehlo.divide %477, %413 : tensor<64xf32>
+    %480 = stablehlo.sqrt %479 : tensor<64xf32>
+    %481 = stablehlo.add %480, %415 : tensor<64xf32>
+    %482 = stablehlo.divide %478, %481 : tensor<64xf32>
+    %483 = stablehlo.multiply %399, %482 : tensor<64xf32>
+    %484 = stablehlo.subtract %arg11, %483 : tensor<64xf32>
+    %485 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<512x3136xf32>
+    %486 = stablehlo.broadcast_in_dim %267, dims = [] : (tensor<f32>) -> tensor<512x3136xf32>
+    %487 = stablehlo.multiply %486, %135 : tensor<512x3136xf32>
+    %488 = stablehlo.broadcast_in_dim %260, dims = [] : (tensor<f32>) -> tensor<512x3136xf32>
+    %489 = stablehlo.multiply %488, %arg28 : tensor<512x3136xf32>
+    %490 = stablehlo.add %489, %487 : tensor<512x3136xf32>
+    %491 = stablehlo.multiply %135, %135 : tensor<512x3136xf32>
+    %492 = stablehlo.broadcast_in_dim %274, dims = [] : (tensor<f32>) -> tensor<512x3136xf32>
+    %493 = stablehlo.multiply %492, %491 : tensor<512x3136xf32>
+    %494 = stablehlo.broadcast_in_dim %263, dims = [] : (tensor<f32>) -> tensor<512x3136xf32>
+    %495 = stablehlo.multiply %494, %arg44 : tensor<512x3136xf32>
+    %496 = stablehlo.add %495, %493 : tensor<512x3136xf32>
+    %497 = stablehlo.broadcast_in_dim %262, dims = [] : (tensor<f32>) -> tensor<512x3136xf32>
+    %498 = stablehlo.divide %490, %497 : tensor<512x3136xf32>
+    %499 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<512x3136xf32>
+    %500 = stablehlo.divide %496, %499 : tensor<512x3136xf32>
+    %501 = stablehlo.broadcast_in_dim %284, dims = [] : (tensor<f32>) -> tensor<512x3136xf32>
+    %502 = stablehlo.sqrt %500 : tensor<512x3136xf32>
+    %503 = stablehlo.add %502, %501 : tensor<512x3136xf32>
+    %504 = stablehlo.divide %498, %503 : tensor<512x3136xf32>
+    %505 = stablehlo.multiply %485, %504 : tensor<512x3136xf32>
+    %506 = stablehlo.subtract %arg12, %505 : tensor<512x3136xf32>
+    %507 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<512xf32>
+    %508 = stablehlo.broadcast_in_dim %267, dims = [] : (tensor<f32>) -> tensor<512xf32>
+    %509 = stablehlo.multiply %508, %133 : tensor<512xf32>
+    %510 = stablehlo.broadcast_in_dim %260, dims = [] : (tensor<f32>) -> tensor<512xf32>
+    %511 = stablehlo.multiply %510, %arg29 : tensor<512xf32>
+    %512 = stablehlo.add %511, %509 : tensor<512xf32>
+    %513 = stablehlo.multiply %133, %133 : tensor<512xf32>
+    %514 = stablehlo.broadcast_in_dim %274, dims = [] : (tensor<f32>) -> tensor<512xf32>
+    %515 = stablehlo.multiply %514, %513 : tensor<512xf32>
+    %516 = stablehlo.broadcast_in_dim %263, dims = [] : (tensor<f32>) -> tensor<512xf32>
+    %517 = stablehlo.multiply %516, %arg45 : tensor<512xf32>
+    %518 = stablehlo.add %517, %515 : tensor<512xf32>
+    %519 = stablehlo.broadcast_in_dim %262, dims = [] : (tensor<f32>) -> tensor<512xf32>
+    %520 = stablehlo.divide %512, %519 : tensor<512xf32>
+    %521 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<512xf32>
+    %522 = stablehlo.divide %518, %521 : tensor<512xf32>
+    %523 = stablehlo.broadcast_in_dim %284, dims = [] : (tensor<f32>) -> tensor<512xf32>
+    %524 = stablehlo.sqrt %522 : tensor<512xf32>
+    %525 = stablehlo.add %524, %523 : tensor<512xf32>
+    %526 = stablehlo.divide %520, %525 : tensor<512xf32>
+    %527 = stablehlo.multiply %507, %526 : tensor<512xf32>
+    %528 = stablehlo.subtract %arg13, %527 : tensor<512xf32>
+    %529 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<10x512xf32>
+    %530 = stablehlo.broadcast_in_dim %267, dims = [] : (tensor<f32>) -> tensor<10x512xf32>
+    %531 = stablehlo.multiply %530, %130 : tensor<10x512xf32>
+    %532 = stablehlo.broadcast_in_dim %260, dims = [] : (tensor<f32>) -> tensor<10x512xf32>
+    %533 = stablehlo.multiply %532, %arg30 : tensor<10x512xf32>
+    %534 = stablehlo.add %533, %531 : tensor<10x512xf32>
+    %535 = stablehlo.multiply %130, %130 : tensor<10x512xf32>
+    %536 = stablehlo.broadcast_in_dim %274, dims = [] : (tensor<f32>) -> tensor<10x512xf32>
+    %537 = stablehlo.multiply %536, %535 : tensor<10x512xf32>
+    %538 = stablehlo.broadcast_in_dim %263, dims = [] : (tensor<f32>) -> tensor<10x512xf32>
+    %539 = stablehlo.multiply %538, %arg46 : tensor<10x512xf32>
+    %540 = stablehlo.add %539, %537 : tensor<10x512xf32>
+    %541 = stablehlo.broadcast_in_dim %262, dims = [] : (tensor<f32>) -> tensor<10x512xf32>
+    %542 = stablehlo.divide %534, %541 : tensor<10x512xf32>
+    %543 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<10x512xf32>
+    %544 = stablehlo.divide %540, %543 : tensor<10x512xf32>
+    %545 = stablehlo.broadcast_in_dim %284, dims = [] : (tensor<f32>) -> tensor<10x512xf32>
+    %546 = stablehlo.sqrt %544 : tensor<10x512xf32>
+    %547 = stablehlo.add %546, %545 : tensor<10x512xf32>
+    %548 = stablehlo.divide %542, %547 : tensor<10x512xf32>
+    %549 = stablehlo.multiply %529, %548 : tensor<10x512xf32>
+    %550 = stablehlo.subtract %arg14, %549 : tensor<10x512xf32>
+    %551 = stablehlo.broadcast_in_dim %arg50, dims = [] : (tensor<f32>) -> tensor<10xf32>
+    %552 = stablehlo.constant dense<1.000000e-01> : tensor<10xf32>
+    %553 = stablehlo.multiply %552, %128 : tensor<10xf32>
+    %554 = stablehlo.constant dense<9.000000e-01> : tensor<10xf32>
+    %555 = stablehlo.multiply %554, %arg31 : tensor<10xf32>
+    %556 = stablehlo.add %555, %553 : tensor<10xf32>
+    %557 = stablehlo.multiply %128, %128 : tensor<10xf32>
+    %558 = stablehlo.constant dense<1.000000e-03> : tensor<10xf32>
+    %559 = stablehlo.multiply %558, %557 : tensor<10xf32>
+    %560 = stablehlo.constant dense<9.990000e-01> : tensor<10xf32>
+    %561 = stablehlo.multiply %560, %arg47 : tensor<10xf32>
+    %562 = stablehlo.add %561, %559 : tensor<10xf32>
+    %563 = stablehlo.broadcast_in_dim %262, dims = [] : (tensor<f32>) -> tensor<10xf32>
+    %564 = stablehlo.divide %556, %563 : tensor<10xf32>
+    %565 = stablehlo.broadcast_in_dim %265, dims = [] : (tensor<f32>) -> tensor<10xf32>
+    %566 = stablehlo.divide %562, %565 : tensor<10xf32>
+    %567 = stablehlo.constant dense<1.000000e-08> : tensor<10xf32>
+    %568 = stablehlo.sqrt %566 : tensor<10xf32>
+    %569 = stablehlo.add %568, %567 : tensor<10xf32>
+    %570 = stablehlo.divide %564, %569 : tensor<10xf32>
+    %571 = stablehlo.multiply %551, %570 : tensor<10xf32>
+    %572 = stablehlo.subtract %arg15, %571 : tensor<10xf32>
+    return %290, %312, %326, %348, %362, %376, %398, %420, %434, %456, %470, %484, %506, %528, %550, %572, %272, %296, %315, %332, %351, %365, %382, %404, %423, %440, %459, %473, %490, %512, %534, %556, %279, %302, %319, %338, %355, %369, %388, %410, %427, %446, %463, %477, %496, %518, %540, %562, %110, %5, %10, %25, %30, %47, %52, %67, %72 : tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<512x3136xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<512x3136xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<512x3136xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<f32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>
   }
 }

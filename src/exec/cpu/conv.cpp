@@ -194,7 +194,9 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
   return c;
 }
 
-std::optional<Compiled> compile_conv(const hlo::Op& op) {
+// rhs_flipped: the kernel operand holds the spatial reverse of the kernel this op convolves with
+// (compile_conv_rhs_reversed); the weight preparation flips it back.
+std::optional<Compiled> compile_conv_impl(const hlo::Op& op, bool rhs_flipped) {
   if (op.operands.size() != 2) return std::nullopt;
   auto* cd = op.attrs.get_if<hlo::ConvDims>("dimension_numbers");
   if (!cd) return std::nullopt;
@@ -246,9 +248,11 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
       ker_sp *= op.operand_type(1).dim(cd->kernel_spatial[i]);
     }
     const char* nobw = std::getenv("NETSPEC_CONV_NO_BWD_WEIGHTS");
-    if (unit_lhs && g.groups == 1 && (bgc > 1 || out_sp < ker_sp) && !(nobw && *nobw))
+    if (unit_lhs && g.groups == 1 && (bgc > 1 || out_sp < ker_sp) && !(nobw && *nobw)) {
+      if (rhs_flipped) return std::nullopt;  // the "kernel" is dy here, not a weight
       if (auto c = compile_conv_bwd_weights(op, *cd, g.ns, g.strides, g.rhs_dil, g.pad_lo, bgc))
         return c;
+    }
   }
   if (bgc != 1) return std::nullopt;
   const Shape& xs = op.operand_type(0).shape();
@@ -297,6 +301,20 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
     wd.insert(wd.end(), ksz.begin(), ksz.end());
     wst.insert(wst.end(), kst.begin(), kst.end());
     dnnl::memory::desc w_user(wd, dt::f32, wst);
+    // A flipped kernel operand is first copied back to kernel order, densely, into scratch.
+    std::vector<int64_t> unflip_dims(wd.begin(), wd.end()), unflip_st(wst.begin(), wst.end());
+    int64_t unflip_base = 0;
+    if (rhs_flipped) {
+      for (size_t i = 0; i < g.ns; ++i) {
+        const size_t k = wd.size() - g.ns + i;
+        unflip_base += (wd[k] - 1) * wst[k];
+        unflip_st[k] = -wst[k];
+      }
+      std::vector<int64_t> dense = row_major_strides(unflip_dims);
+      w_user = dnnl::memory::desc(wd, dt::f32, dims_t(dense.begin(), dense.end()));
+    }
+    const size_t unflip_bytes =
+        rhs_flipped ? al(static_cast<size_t>(num_elements(unflip_dims)) * 4) : 0;
     dims_t st(g.strides.begin(), g.strides.end()), pl(g.pad_lo.begin(), g.pad_lo.end()),
         pr(g.pad_hi.begin(), g.pad_hi.end());
     // Default: oneDNN picks its layouts (jit:avx512_core on blocked nChw16c, plus reorders).
@@ -328,7 +346,7 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
     Side xs_{x_user, pd.src_desc(), make_reorder(x_user, pd.src_desc())};
     Side ws_{w_user, pd.weights_desc(), make_reorder(w_user, pd.weights_desc())};
     Side ys_{y_user, pd.dst_desc(), make_reorder(pd.dst_desc(), y_user)};
-    size_t off = place_sides({&xs_, &ws_, &ys_}, 0);
+    size_t off = place_sides({&xs_, &ws_, &ys_}, unflip_bytes);
     size_t pad_off = off, pad_bytes = pd.scratchpad_desc().get_size();
     c.scratch_bytes = off + pad_bytes;
     auto prim = std::make_shared<dnnl::convolution_forward>(pd);
@@ -336,7 +354,12 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
     c.run = [=](const RunArgs& a) {
       auto& e = dnnl_engine();
       const void* xp = xs_.in(a.in[0]->raw(), a.scratch);
-      const void* wp = ws_.in(a.in[1]->raw(), a.scratch);
+      const void* w_src = a.in[1]->raw();
+      if (rhs_flipped) {
+        strided_copy(a.scratch, a.in[1]->data<float>() + unflip_base, unflip_dims, unflip_st, 4);
+        w_src = a.scratch;
+      }
+      const void* wp = ws_.in(w_src, a.scratch);
       void* yi = ys_.out(a.out[0]->raw(), a.scratch);
       std::unordered_map<int, dnnl::memory> args{
           {DNNL_ARG_SRC, dnnl::memory(xs_.prim, e, const_cast<void*>(xp))},
@@ -385,9 +408,9 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
   wd.insert(wd.end(), ksz.begin(), ksz.end());
   std::vector<int64_t> flip_dims(wd.begin(), wd.end()), flip_st{s_o * (O / G), s_i, s_o};
   int64_t flip_base = 0;
-  for (size_t i = 0; i < g.ns; ++i) {
-    flip_st.push_back(-kst[i]);
-    flip_base += (ksz[i] - 1) * kst[i];
+  for (size_t i = 0; i < g.ns; ++i) {  // (an already flipped operand is copied straight)
+    flip_st.push_back(rhs_flipped ? kst[i] : -kst[i]);
+    if (!rhs_flipped) flip_base += (ksz[i] - 1) * kst[i];
   }
   dims_t wd_prim = G > 1 ? wd : dims_t(wd.begin() + 1, wd.end());
   std::vector<int64_t> wdp_rs =
@@ -436,7 +459,21 @@ std::optional<Compiled> compile_conv(const hlo::Op& op) {
   return c;
 }
 
+std::optional<Compiled> compile_conv(const hlo::Op& op) { return compile_conv_impl(op, false); }
+
 }  // namespace
+
+std::optional<Compiled> compile_conv_rhs_reversed(const hlo::Op& conv) {
+  if (conv.kind != hlo::OpKind::kConvolution || conv.operands.size() != 2) return std::nullopt;
+  const hlo::Op* rev = conv.operand(1)->def;
+  auto* cd = conv.attrs.get_if<hlo::ConvDims>("dimension_numbers");
+  if (!rev || rev->kind != hlo::OpKind::kReverse || !cd) return std::nullopt;
+  hlo::I64s dims = i64s_attr(*rev, "dimensions"), want = cd->kernel_spatial;
+  std::sort(dims.begin(), dims.end());
+  std::sort(want.begin(), want.end());
+  if (dims != want) return std::nullopt;
+  return compile_conv_impl(conv, true);
+}
 
 void register_conv(Compiler* t) {
   t[static_cast<size_t>(hlo::OpKind::kConvolution)] = compile_conv;

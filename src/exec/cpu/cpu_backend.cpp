@@ -20,6 +20,7 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "exec/backend.h"
 #include "exec/cpu/kernels.h"
@@ -79,6 +80,9 @@ struct Step {
   int scratch = -1;                   // buffer id
   std::vector<int> release;           // non-arena values whose last use is this step
   const FusedGroup* fused = nullptr;  // a fused elementwise group (op = its last op)
+  // A convolution reading its kernel's reverse op operand directly (compile_conv_rhs_reversed):
+  // operand 1 is that op's input; check mode reverses it before running the ref kernel.
+  const hlo::Op* absorbed_reverse = nullptr;
   std::string label;  // NETSPEC_PROFILE: "mnemonic [fast|ref|view] operand types -> result"
 };
 
@@ -227,8 +231,29 @@ std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
   const char* nofuse = std::getenv("NETSPEC_NO_FUSION");
   if (!(nofuse && *nofuse && std::string_view(nofuse) != "0"))
     P.fusion = find_fusion_groups(*f.body);
+  // Kernel reverses read only by one convolution are folded into it (the VJP's flipped weights).
+  std::unordered_map<const hlo::Op*, Compiled> conv_rev;  // conv -> kernel reading w directly
+  std::unordered_set<const hlo::Op*> absorbed;            // those reverse ops: no step of their own
+  {
+    std::unordered_map<const hlo::Value*, int> uses;
+    hlo::walk(*f.body, [&](const hlo::Op& o) {
+      for (auto* v : o.operands) ++uses[v];
+    });
+    for (const auto& up : f.body->ops) {
+      const hlo::Op& op = *up;
+      if (op.kind != OpKind::kConvolution || op.operands.size() != 2) continue;
+      const hlo::Op* rev = op.operand(1)->def;
+      if (!rev || rev->kind != OpKind::kReverse || uses[op.operand(1)] != 1 || !all_tensors(op))
+        continue;
+      if (auto c = compile_conv_rhs_reversed(op)) {
+        conv_rev.emplace(&op, std::move(*c));
+        absorbed.insert(rev);
+      }
+    }
+  }
   for (const auto& up : f.body->ops) {
     const hlo::Op& op = *up;
+    if (absorbed.count(&op)) continue;
     if (op.kind == OpKind::kFuncReturn || op.kind == OpKind::kReturn) {
       for (auto* v : op.operands) {
         int id = id_of(v);
@@ -281,8 +306,11 @@ std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
     }
     Step st;
     st.op = &op;
+    auto folded = conv_rev.find(&op);
+    if (folded != conv_rev.end()) st.absorbed_reverse = op.operand(1)->def;
     bool tensors_only = true;
     for (auto* v : op.operands) {
+      if (st.absorbed_reverse && st.ins.size() == 1) v = st.absorbed_reverse->operand(0);
       int id = id_of(v);
       if (id < 0 || P.vals[id].src == Src::kTuple) tensors_only = false;
       st.ins.push_back(id);
@@ -303,7 +331,11 @@ std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
       continue;
     }
     std::optional<Compiled> c;
-    if (Compiler comp = table[static_cast<size_t>(op.kind)]; comp && all_tensors(op)) c = comp(op);
+    if (folded != conv_rev.end()) {
+      c = std::move(folded->second);
+    } else if (Compiler comp = table[static_cast<size_t>(op.kind)]; comp && all_tensors(op)) {
+      c = comp(op);
+    }
     if (c) {
       st.kind = c->view ? StepKind::kView : StepKind::kFast;
       st.compiled = std::move(*c);
@@ -531,6 +563,8 @@ struct Checker {
     std::vector<Tensor> in_t;
     for (int id : st.ins) in_t.push_back(vals[static_cast<size_t>(id)].clone());
     ref::RunContext ctx;
+    if (st.absorbed_reverse)
+      in_t[1] = ref::kernel_for(OpKind::kReverse)(*st.absorbed_reverse, {in_t[1]}, ctx).at(0);
     return k(*st.op, in_t, ctx);
   }
   void compare(const Step& st, size_t index, const std::vector<Tensor>& want,

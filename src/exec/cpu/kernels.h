@@ -41,6 +41,10 @@ void register_reduce(Compiler* table);
 void register_dot(Compiler* table);
 void register_conv(Compiler* table);
 void register_window(Compiler* table);  // after register_reduce: 2-D pooling fast paths
+// A convolution whose kernel operand is `reverse(w, kernel spatial dims)`, compiled to read w
+// itself and flip it while preparing its weights (the planner then skips the reverse: the
+// input-gradient VJP's flipped kernels cost no pass of their own). nullopt: no such fast path.
+std::optional<Compiled> compile_conv_rhs_reversed(const hlo::Op& conv);
 // reduce.cpp's reduce_window for any rank (the pooling kernels fall back to it).
 std::optional<Compiled> compile_reduce_window_generic(const hlo::Op& op);
 
