@@ -54,7 +54,9 @@ Emitted emit_module(const NetSpec& net, ModuleKind kind, const EmitOptions& o) {
   ParamTable t = build_param_table(net);
   if (kind == ModuleKind::forward || kind == ModuleKind::eval || kind == ModuleKind::cam)
     return emit_forward_like(net, t, kind, o);
-  return emit_train_like(net, t, kind, o);
+  EmitOptions bound = o;
+  bound.loss = losses::for_net(o.loss, net);  // detector losses take the head's anchor count
+  return emit_train_like(net, t, kind, bound);
 }
 
 }  // namespace netspec::emit
