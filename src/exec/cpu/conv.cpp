@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 #include "exec/cpu/dnnl_util.h"
 #include "exec/cpu/kernels.h"
@@ -335,10 +336,35 @@ std::optional<Compiled> compile_conv_impl(const hlo::Op& op, bool rhs_flipped) {
     }
     try {
       if (!plain) {
-        dnnl::convolution_forward::desc desc(
-            dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-            any_md(x_user.dims()), any_md(wd), any_md(y_user.dims()), st, dil, pl, pr);
-        pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
+        // Ungrouped 2-D convs whose channels are multiples of 16 use the blocked nChw16c layout
+        // (jit:avx512_core, what PyTorch's ideep picks): left to choose ("any"), oneDNN 2.6 takes
+        // brgconv on NHWC, measured ~5-8 % slower per resnet18-cifar step (docs/performance.md).
+        // NETSPEC_CONV_ANY=1 restores oneDNN's own choice.
+        static const bool any_layout = [] {
+          const char* e = std::getenv("NETSPEC_CONV_ANY");
+          return e && *e && std::string_view(e) != "0";
+        }();
+        auto make_pd = [&](bool blocked) {
+          auto act_md = [&](const dims_t& d) {
+            if (blocked && d.size() == 4 && d[1] % 16 == 0)
+              return dnnl::memory::desc(d, dt::f32, dnnl::memory::format_tag::nChw16c);
+            return any_md(d);
+          };
+          dnnl::convolution_forward::desc desc(
+              dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+              act_md(x_user.dims()), any_md(wd), act_md(y_user.dims()), st, dil, pl, pr);
+          return dnnl::convolution_forward::primitive_desc(desc, attr, eng);
+        };
+        bool blocked = !any_layout && G == 1 && g.ns == 2;
+        if (blocked) {
+          try {
+            pd = make_pd(true);
+            blocked = std::string(pd.impl_info_str()).rfind("ref", 0) != 0;
+          } catch (const dnnl::error&) {
+            blocked = false;
+          }
+        }
+        if (!blocked) pd = make_pd(false);
       }
     } catch (const dnnl::error&) {
       return std::nullopt;
