@@ -11,6 +11,7 @@
 #include "emit/emit.h"
 #include "exec/backend.h"
 #include "spec/param_table.h"
+#include "tests/train/train_test_util.h"
 #include "train/checkpoint.h"
 #include "train/stepper.h"
 #include "train/trainer.h"
@@ -30,15 +31,7 @@ NetSpec tiny_convnext() {
       .build();
 }
 
-Tensor data(Shape s, uint64_t seed) {
-  Tensor t(DType::kF32, s);
-  uint64_t z = seed;
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    z = z * 6364136223846793005ULL + 1442695040888963407ULL;
-    t.data<float>()[i] = static_cast<float>(static_cast<double>(z >> 11) * 0x1.0p-53 * 2 - 1);
-  }
-  return t;
-}
+Tensor data(const Shape& s, uint64_t seed) { return test_util::uniform_noise(s, seed); }
 
 struct TrainRun {
   std::vector<double> losses;

@@ -17,6 +17,7 @@
 #include "data/loader.h"
 #include "exec/backend.h"
 #include "spec/param_table.h"
+#include "tests/train/train_test_util.h"
 #include "train/checkpoint.h"
 #include "train/signals.h"
 #include "train/stepper.h"
@@ -27,16 +28,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string tmpdir(const std::string& name) {
-  auto p = fs::temp_directory_path() / ("netspec_loop_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p.string();
-}
+std::string tmpdir(const std::string& name) { return test_util::tmpdir("loop", name); }
 
-const char* kNet = R"({"name": "small", "inputChannels": 1, "inputHeight": 28, "inputWidth": 28,
-  "layers": [{"kind": "flatten"}, {"kind": "dense", "in": 784, "out": 32, "act": "relu"},
-             {"kind": "dense", "in": 32, "out": 10}]})";
+const char* kNet = test_util::kSmallMlp;
 
 const Splits& synthetic() {
   static Splits s = [] {

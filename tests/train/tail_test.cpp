@@ -20,6 +20,7 @@
 #include "data/loader.h"
 #include "exec/backend.h"
 #include "spec/param_table.h"
+#include "tests/train/train_test_util.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
 #include "train/signals.h"
@@ -31,16 +32,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string tmpdir(const std::string& name) {
-  auto p = fs::temp_directory_path() / ("netspec_tail_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p.string();
-}
+std::string tmpdir(const std::string& name) { return test_util::tmpdir("tail", name); }
 
-const char* kNet = R"({"name": "small", "inputChannels": 1, "inputHeight": 28, "inputWidth": 28,
-  "layers": [{"kind": "flatten"}, {"kind": "dense", "in": 784, "out": 32, "act": "relu"},
-             {"kind": "dense", "in": 32, "out": 10}]})";
+const char* kNet = test_util::kSmallMlp;
 
 // 320 training samples: batch 96 leaves a tail of 32.
 const Splits& synthetic() {
@@ -107,15 +101,7 @@ TrainState deep(const TrainState& s) {
   return o;
 }
 
-Tensor noise(Shape s, uint64_t seed) {
-  Tensor t(DType::kF32, s);
-  uint64_t z = seed;
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    z = z * 6364136223846793005ULL + 1442695040888963407ULL;
-    t.data<float>()[i] = static_cast<float>(static_cast<double>(z >> 11) * 0x1.0p-53 * 2 - 1);
-  }
-  return t;
-}
+Tensor noise(const Shape& s, uint64_t seed) { return test_util::uniform_noise(s, seed); }
 
 TEST(TailBatch, EpochTrainsEverySampleOnceInCeilSteps) {
   // 320 = 3·96 + 32: 4 updates per epoch, 320 samples each.
