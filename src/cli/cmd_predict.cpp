@@ -25,7 +25,9 @@ bool ends_with(const std::string& s, const std::string& suf) {
 }
 
 // One input sample f32 shaped like the net's input (no batch dim).
-Tensor load_input(const std::string& path, const Shape& in, DatasetKind kind) {
+// Images are resized and centre-cropped as the evaluation split is (image folders:
+// testCropRatio; the fixed-size datasets: the whole image).
+Tensor load_input(const std::string& path, const Shape& in, DatasetKind kind, double crop_ratio) {
   if (ends_with(path, ".npy")) {
     Tensor t = read_npy(path);
     if (t.dtype() != DType::kF32 || t.shape() != in)
@@ -37,11 +39,11 @@ Tensor load_input(const std::string& path, const Shape& in, DatasetKind kind) {
   data::Normalization norm = data::dataset_normalization(kind);
   const int64_t c = in[0], h = in[1], w = in[2];
   if (c == 3 && norm.mean.size() == 3)
-    return data::preprocess_image(path, h, w, norm.mean, norm.std);
+    return data::preprocess_image(path, h, w, norm.mean, norm.std, crop_ratio);
   // Grayscale net (decoded images are RGB): the channel mean of the [0, 1] image, normalised.
   if (c != 1 || norm.mean.empty())
     fail("predict", "{}: no normalisation for a {}-channel net on {}", path, c, enum_name(kind));
-  Tensor rgb = data::preprocess_image(path, h, w, {0, 0, 0}, {1, 1, 1});
+  Tensor rgb = data::preprocess_image(path, h, w, {0, 0, 0}, {1, 1, 1}, crop_ratio);
   Tensor g(DType::kF32, in);
   const float* p = rgb.data<float>();
   for (int64_t i = 0; i < h * w; ++i)
@@ -87,7 +89,8 @@ void register_predict_command(CLI::App& app) {
     Tensor x(DType::kF32, xs);
     const size_t row = x.nbytes() / static_cast<size_t>(n);
     for (int64_t i = 0; i < n; ++i) {
-      Tensor t = load_input(o->inputs[i], table.input, c.dataset);
+      Tensor t = load_input(o->inputs[i], table.input, c.dataset,
+                            c.dataset == DatasetKind::imagenette ? c.testCropRatio : 1.0);
       std::memcpy(static_cast<uint8_t*>(x.raw()) + i * row, t.raw(), row);
     }
     auto probs = train::softmax_rows(ev.logits(s.params, s.running, x), n);

@@ -106,7 +106,7 @@ Splits load_dataset(DatasetKind kind, const LoadOptions& o) {
     ImageFolder tr = load_image_folder((fs::path(o.dir) / "train").string(), o.height, o.width,
                                        kImageNetNorm, o.limit);
     ImageFolder va = load_image_folder((fs::path(o.dir) / "val").string(), o.height, o.width,
-                                       kImageNetNorm, 0, tr.classes);
+                                       kImageNetNorm, 0, tr.classes, o.test_crop_ratio);
     s.train = std::move(tr.ds);
     s.test = std::move(va.ds);
     s.class_names = std::move(tr.classes);

@@ -29,8 +29,9 @@ struct LoadOptions {
   int64_t limit = 0;   // > 0: keep this many training samples (image folders: evenly strided)
   int64_t height = 0;  // image folders: the net's input H x W (required)
   int64_t width = 0;
-  int seq_len = 0;    // text: window length T (required)
-  uint64_t seed = 0;  // text: the epoch-0 training windows
+  int seq_len = 0;               // text: window length T (required)
+  uint64_t seed = 0;             // text: the epoch-0 training windows
+  double test_crop_ratio = 1.0;  // image folders: the evaluation split's centre-crop ratio
 };
 
 Splits load_dataset(DatasetKind kind, const LoadOptions& o);

@@ -185,21 +185,26 @@ Tensor decode_image(const std::string& path) {
   fail("image", "{}: not a JPEG or PNG file ({} bytes, unknown magic)", path, b.size());
 }
 
-Tensor resize_center_crop(const Tensor& img, int64_t height, int64_t width) {
+Tensor resize_center_crop(const Tensor& img, int64_t height, int64_t width, double crop_ratio) {
   if (img.dtype() != DType::kUI8 || img.rank() != 3 || img.shape()[0] != 3)
     fail("image", "resize expects ui8 [3, H, W] (got {})", img.type_str());
   if (height < 1 || width < 1)
     fail("image", "target size must be positive (got {}x{})", height, width);
+  if (!(crop_ratio > 0 && crop_ratio <= 1))
+    fail("image", "crop ratio must be in (0, 1] (got {})", crop_ratio);
   const int64_t ih = img.shape()[1], iw = img.shape()[2];
-  // Resized size: the axis with the larger scale lands exactly on the target; the other keeps
-  // the aspect ratio (truncated, as torchvision), never below the target.
+  // The size the image must cover: the crop, or floor(crop / ratio) (torchvision's int()).
+  const auto ch = static_cast<int64_t>(static_cast<double>(height) / crop_ratio);
+  const auto cw = static_cast<int64_t>(static_cast<double>(width) / crop_ratio);
+  // Resized size: the axis with the larger scale lands exactly on the cover size; the other
+  // keeps the aspect ratio (truncated, as torchvision), never below it.
   int64_t rh, rw;
-  if (static_cast<double>(height) / ih >= static_cast<double>(width) / iw) {
-    rh = height;
-    rw = std::max(width, static_cast<int64_t>(static_cast<double>(height) * iw / ih));
+  if (static_cast<double>(ch) / ih >= static_cast<double>(cw) / iw) {
+    rh = ch;
+    rw = std::max(cw, static_cast<int64_t>(static_cast<double>(ch) * iw / ih));
   } else {
-    rw = width;
-    rh = std::max(height, static_cast<int64_t>(static_cast<double>(width) * ih / iw));
+    rw = cw;
+    rh = std::max(ch, static_cast<int64_t>(static_cast<double>(cw) * ih / iw));
   }
   // Python's round (half to even), as torchvision's CenterCrop.
   const auto top = static_cast<int64_t>(std::nearbyint((rh - height) / 2.0));
@@ -233,10 +238,11 @@ Tensor resize_center_crop(const Tensor& img, int64_t height, int64_t width) {
 }
 
 Tensor preprocess_image(const std::string& path, int64_t height, int64_t width,
-                        const std::vector<float>& mean, const std::vector<float>& std) {
+                        const std::vector<float>& mean, const std::vector<float>& std,
+                        double crop_ratio) {
   if (mean.size() != 3 || std.size() != 3)
     fail("image", "mean and std need 3 values (got {} and {})", mean.size(), std.size());
-  Tensor u = resize_center_crop(decode_image(path), height, width);
+  Tensor u = resize_center_crop(decode_image(path), height, width, crop_ratio);
   Tensor f(DType::kF32, {3, height, width});
   const int64_t hw = height * width;
   for (int64_t c = 0; c < 3; ++c)
@@ -248,7 +254,7 @@ Tensor preprocess_image(const std::string& path, int64_t height, int64_t width,
 
 ImageFolder load_image_folder(const std::string& split_dir, int64_t height, int64_t width,
                               const Normalization& norm, int64_t limit,
-                              const std::vector<std::string>& classes) {
+                              const std::vector<std::string>& classes, double crop_ratio) {
   if (height < 1 || width < 1)
     fail("image-folder", "{}: the input size is needed (got {}x{})", split_dir, height, width);
   if (!fs::is_directory(split_dir)) fail("image-folder", "{}: no such directory", split_dir);
@@ -289,7 +295,7 @@ ImageFolder load_image_folder(const std::string& split_dir, int64_t height, int6
   const size_t row = static_cast<size_t>(3 * height * width);
   parallel_for(n, 1, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
-      Tensor t = resize_center_crop(decode_image(files[i].first), height, width);
+      Tensor t = resize_center_crop(decode_image(files[i].first), height, width, crop_ratio);
       std::memcpy(f.ds.x.data<uint8_t>() + i * row, t.raw(), row);
       f.ds.y.data<int32_t>()[i] = files[i].second;
     }

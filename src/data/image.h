@@ -17,10 +17,14 @@ Tensor decode_image(const std::string& path);
 // shorter side becomes H, the longer int(H·long/short) as torchvision's Resize(H)), bilinear with
 // PIL's antialiasing when shrinking (triangle filter widened by the scale), then the centre crop
 // (offset round((size - H) / 2), half to even as Python).
-Tensor resize_center_crop(const Tensor& img, int64_t height, int64_t width);
+// crop_ratio < 1 (torchvision's eval recipe, Resize(int(H / r)) + CenterCrop(H)): the image is
+// scaled to cover floor(H / r) x floor(W / r) and the centre H x W is kept.
+Tensor resize_center_crop(const Tensor& img, int64_t height, int64_t width,
+                          double crop_ratio = 1.0);
 // decode + resize_center_crop + (v / 255 - mean[c]) / std[c] -> f32 [3, H, W] (for predict).
 Tensor preprocess_image(const std::string& path, int64_t height, int64_t width,
-                        const std::vector<float>& mean, const std::vector<float>& std);
+                        const std::vector<float>& mean, const std::vector<float>& std,
+                        double crop_ratio = 1.0);
 
 struct ImageFolder {
   Dataset ds;  // x ui8 [N, 3, H, W] with mean/std attached, y i32 [N]
@@ -31,6 +35,7 @@ struct ImageFolder {
 // every class stays represented). `classes` non-empty: the folder must have exactly these.
 ImageFolder load_image_folder(const std::string& split_dir, int64_t height, int64_t width,
                               const Normalization& norm, int64_t limit = 0,
-                              const std::vector<std::string>& classes = {});
+                              const std::vector<std::string>& classes = {},
+                              double crop_ratio = 1.0);
 
 }  // namespace netspec::data

@@ -145,6 +145,7 @@ data::Splits load_for_net(const TrainConfig& c, const ParamTable& table, const s
   lo.dir = dir;
   lo.limit = limit;
   lo.seed = static_cast<uint64_t>(c.seed);
+  lo.test_crop_ratio = c.testCropRatio;  // image folders' evaluation split
   if (table.input.size() == 3) lo.height = table.input[1], lo.width = table.input[2];
   if (c.dataset == DatasetKind::text && !table.input.empty())
     lo.seq_len = static_cast<int>(table.input[0]);

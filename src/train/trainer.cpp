@@ -128,6 +128,8 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   refuse(!c.runningBN, "runningBN = false");
   refuse(!c.bootstrapBackbone.empty(), "bootstrapBackbone");
   refuse(c.trainRes != 0, "trainRes");
+  refuse(c.headPriorBias, "headPriorBias");
+  refuse(!c.lossWeights.empty(), "lossWeights (perPixelWeightedCE is not lowered)");
   const bool text = data.text != nullptr;
   if (text) {
     const int64_t nv = token_vocab(net), tv = data.text->vocab.size();

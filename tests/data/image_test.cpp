@@ -153,6 +153,26 @@ TEST(Image, ResizeIsAntialiasedBilinearAndCropsTheCentre) {
   for (int64_t i = 0; i < up.numel(); ++i) ASSERT_EQ(up.data<uint8_t>()[i], 77);
 }
 
+TEST(Image, CropRatioCoversTheLargerSizeThenKeepsTheCentre) {
+  // Ratio 0.875 at 7x7: cover floor(7 / 0.875) = 8, i.e. the 8x8 image unscaled, then the centre
+  // 7x7 at offset round(0.5) = 0 (half to even): rows and columns 0..6.
+  Tensor p = ramp(8, 8, 10);
+  Tensor c = resize_center_crop(p, 7, 7, 0.875);
+  ASSERT_EQ(c.shape(), (Shape{3, 7, 7}));
+  for (int y = 0; y < 7; ++y)
+    for (int x = 0; x < 7; ++x) EXPECT_EQ(at(c, 2, y, x), at(p, 2, y, x)) << y << "," << x;
+  // Ratio 0.5 at 4x4 from 8x8: cover 8, crop the centre 4x4 (offset 2), no resampling.
+  Tensor h = resize_center_crop(p, 4, 4, 0.5);
+  for (int y = 0; y < 4; ++y)
+    for (int x = 0; x < 4; ++x) EXPECT_EQ(at(h, 0, y, x), at(p, 0, y + 2, x + 2));
+  // Ratio 1 is the plain resize; out-of-range ratios are refused.
+  Tensor one = resize_center_crop(p, 4, 4, 1.0), plain = resize_center_crop(p, 4, 4);
+  for (int64_t i = 0; i < one.numel(); ++i)
+    ASSERT_EQ(one.data<uint8_t>()[i], plain.data<uint8_t>()[i]);
+  EXPECT_THROW(resize_center_crop(p, 4, 4, 0.0), Error);
+  EXPECT_THROW(resize_center_crop(p, 4, 4, 1.5), Error);
+}
+
 TEST(Image, PreprocessNormalisesWithMeanAndStd) {
   std::string d = tmpdir("prep");
   std::vector<uint8_t> px(4 * 4 * 3);

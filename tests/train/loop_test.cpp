@@ -271,6 +271,22 @@ TEST(Loop, UnsupportedFieldsAreRefused) {
   SpecFile s = small(1);
   s.train->useEMA = true;
   EXPECT_THROW(run_training(s, synthetic(), {}), Error);
+  for (auto set : {+[](TrainConfig& c) { c.headPriorBias = true; },
+                   +[](TrainConfig& c) {
+                     c.lossWeights = {1.0, 2.0};
+                   }}) {
+    s = small(1);
+    set(*s.train);
+    try {
+      run_training(s, synthetic(), {});
+      FAIL() << "expected a refusal";
+    } catch (const Error& e) {
+      const std::string m = e.what();
+      EXPECT_TRUE(m.find("headPriorBias") != std::string::npos ||
+                  m.find("lossWeights") != std::string::npos)
+          << m;
+    }
+  }
   s = small(1);
   s.train->gradAccumSteps = 2;
   s.train->lossKind = LossKind::focal;
