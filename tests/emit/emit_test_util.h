@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "autodiff/gradcheck.h"
 #include "autodiff/vjp.h"
@@ -22,23 +25,28 @@ inline Tensor random_tensor(const hlo::Type& t, uint64_t seed, bool positive = f
     s = s * 6364136223846793005ULL + 1442695040888963407ULL;
     double u = static_cast<double>(s >> 11) / 9007199254740992.0;  // [0, 1)
     double v = positive ? u : 2 * u - 1;
-    if (t.dtype() == DType::kF32) out.data<float>()[i] = static_cast<float>(v);
-    else if (t.dtype() == DType::kF64) out.data<double>()[i] = v;
-    else if (t.dtype() == DType::kI32) out.data<int32_t>()[i] = static_cast<int32_t>(u * 3);
+    if (t.dtype() == DType::kF32)
+      out.data<float>()[i] = static_cast<float>(v);
+    else if (t.dtype() == DType::kF64)
+      out.data<double>()[i] = v;
+    else if (t.dtype() == DType::kI32)
+      out.data<int32_t>()[i] = static_cast<int32_t>(u * 3);
   }
   return out;
 }
 
 inline std::vector<Tensor> run_main(const hlo::Module& m, const std::vector<Tensor>& in,
                                     const std::string& backend = "ref") {
-  auto exe = exec::make_backend(backend)->load(std::shared_ptr<const hlo::Module>(hlo::clone_module(m)));
+  auto exe =
+      exec::make_backend(backend)->load(std::shared_ptr<const hlo::Module>(hlo::clone_module(m)));
   return exe->run("main", in);
 }
 
 inline double max_abs_diff(const Tensor& a, const Tensor& b) {
   EXPECT_EQ(a.shape(), b.shape());
   double d = 0;
-  for (int64_t i = 0; i < a.numel(); ++i) d = std::max(d, std::abs(a.as_double(i) - b.as_double(i)));
+  for (int64_t i = 0; i < a.numel(); ++i)
+    d = std::max(d, std::abs(a.as_double(i) - b.as_double(i)));
   return d;
 }
 
@@ -68,8 +76,8 @@ inline std::vector<Tensor> loss_grads(const NetSpec& net, const EmitOptions& o,
   in.push_back(x);
   in.push_back(labels);
   in.push_back(Tensor::scalar_f32(1));
-  auto exe = exec::make_backend("ref")->load(
-      std::shared_ptr<const hlo::Module>(std::move(e.module)));
+  auto exe =
+      exec::make_backend("ref")->load(std::shared_ptr<const hlo::Module>(std::move(e.module)));
   std::vector<Tensor> out = exe->run("loss_vjp", in);
   return {out.begin() + 1, out.end()};
 }
@@ -88,5 +96,37 @@ struct StepSetup {
     labels = Tensor::from<int>(DType::kI32, {4}, {0, 1, 1, 0});
   }
 };
+
+// The loss of `steps` train steps on the cpu executor on one repeated batch (x, labels) from
+// `params` (optimizer state zero), lr fixed: what the zoo tests use to see a net learn. Fails
+// the test on a non-finite loss; prints the losses as "[ train ] name: loss a -> b -> ...".
+inline std::vector<double> train_step_losses(const NetSpec& net, const EmitOptions& o,
+                                             std::vector<Tensor> params, const Tensor& x,
+                                             const Tensor& labels, double lr, int steps = 4) {
+  Emitted e = emit_module(net, ModuleKind::train_step, o);
+  const size_t n_state = e.manifest.inputs.size() - 4;  // P, optimizer state | x, labels, lr, step
+  for (size_t i = params.size(); i < n_state; ++i)
+    params.emplace_back(DType::kF32, e.manifest.inputs[i].shape);  // zero-filled
+  EXPECT_EQ(e.manifest.outputs.at(n_state).role, "loss");
+  auto exe =
+      exec::make_backend("cpu")->load(std::shared_ptr<const hlo::Module>(std::move(e.module)));
+  std::vector<double> losses;
+  std::string shown;
+  for (int step = 1; step <= steps; ++step) {
+    std::vector<Tensor> in = params;
+    in.push_back(x);
+    in.push_back(labels);
+    in.push_back(Tensor::scalar_f32(static_cast<float>(lr)));
+    in.push_back(Tensor::from<int>(DType::kI32, {}, {step}));
+    std::vector<Tensor> out = exe->run("main", in);
+    losses.push_back(out.at(n_state).as_double(0));
+    shown += (step > 1 ? " -> " : "") + std::to_string(losses.back());
+    EXPECT_TRUE(std::isfinite(losses.back())) << net.name << " step " << step;
+    if (!std::isfinite(losses.back())) break;
+    params.assign(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n_state));
+  }
+  std::cout << "[ train ] " << net.name << ": loss " << shown << "\n";
+  return losses;
+}
 
 }  // namespace netspec::emit::testing
