@@ -170,7 +170,7 @@ GradcheckReport gradcheck(const hlo::Module& m, const GradcheckOptions& o) {
     }
     r.max_rel = scale > 0 ? r.max_abs / scale
                           : (r.max_abs > 0 ? std::numeric_limits<double>::infinity() : 0);
-    r.ok = r.max_rel <= o.tolerance;
+    r.ok = r.max_rel <= o.tolerance || r.max_abs <= o.zero_abs;
     rep.ok = rep.ok && r.ok;
     rep.inputs.push_back(r);
   }

@@ -30,6 +30,10 @@ struct GradcheckOptions {
   std::map<size_t, bool> positive_inputs;  // per-input override of `positive`
   std::map<size_t, Tensor> fixed_inputs;   // inputs given verbatim (indices, masks, ...)
   int64_t int_max = 3;  // integer inputs without a fixed value: uniform in [0, int_max)
+  // An input also passes when max |vjp - fd| <= zero_abs: for parameters whose exact gradient is
+  // 0 (a bias or BN β feeding conv + BN, which cancels any per-channel shift), the relative error
+  // of two rounding-noise numbers means nothing. 0: off (relative check only).
+  double zero_abs = 0;
 };
 
 struct InputReport {

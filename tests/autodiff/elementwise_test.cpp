@@ -139,5 +139,29 @@ TEST(ElementwiseVjp, ElementwiseMapIsLiftedAndDifferentiated) {
   EXPECT_EQ(count_ops(*gf, OpKind::kMap), 0);
 }
 
+TEST(Gradcheck, ZeroAbsPassesAnExactlyZeroGradientAndNothingElse) {
+  // f(x, b) = Σ sin(x + b - mean(x + b)): b cancels, so df/db = 0 exactly; the vjp's rounding
+  // noise against finite differences' is a relative error near 1. zero_abs passes that input;
+  // x's gradient is still checked relatively.
+  auto m = make_module({f32({8}), f32({})}, [&](Builder& b, auto a) {
+    Value* y = b.add(a[0], b.broadcast_in_dim(a[1], {8}, {}));
+    Value* sum = b.reduce(y, b.scalar(0, DType::kF32), {0}, OpKind::kAdd);
+    Value* mean = b.divide(sum, b.scalar(8, DType::kF32));
+    Value* c = b.subtract(y, b.broadcast_in_dim(mean, {8}, {}));
+    return std::vector<Value*>{
+        b.reduce(b.unary(OpKind::kSine, c), b.scalar(0, DType::kF32), {0}, OpKind::kAdd)};
+  });
+  GradcheckOptions o;
+  GradcheckReport plain = gradcheck(*m, o);
+  ASSERT_EQ(plain.inputs.size(), 2u);
+  EXPECT_TRUE(plain.inputs[0].ok) << plain.str();
+  EXPECT_FALSE(plain.inputs[1].ok) << "b's gradient is noise vs noise: " << plain.str();
+  EXPECT_LT(plain.inputs[1].max_abs, 1e-9) << plain.str();
+  o.zero_abs = 1e-9;
+  GradcheckReport z = gradcheck(*m, o);
+  EXPECT_TRUE(z.ok) << z.str();
+  EXPECT_LE(z.inputs[0].max_rel, z.tolerance);
+}
+
 }  // namespace
 }  // namespace netspec::autodiff::testing
