@@ -9,11 +9,12 @@ namespace {
 
 constexpr double kRelTol = 1e-4;
 
-void expect_matches(const std::string& zoo, const std::string& tv_model, RefOptions o = {}) {
+void expect_matches(const std::string& zoo, const std::string& tv_model, RefOptions o = {},
+                    double rel_tol = kRelTol) {
   RefResult r = compare_zoo_with_torchvision(zoo, tv_model, o);
   std::cout << "[ reference ] " << r.str() << "\n";
   EXPECT_GT(r.max_abs_ref, 0) << r.str();
-  EXPECT_LE(r.max_abs_diff, kRelTol * r.max_abs_ref) << r.str();
+  EXPECT_LE(r.max_abs_diff, rel_tol * r.max_abs_ref) << r.str();
 }
 
 TEST(ReferenceResnetMobile, Resnet18) {
@@ -103,11 +104,16 @@ TEST(ReferenceResnetMobile, EfficientnetB0) {
 
 TEST(ReferenceResnetMobile, EfficientnetV2S) {
   NETSPEC_SKIP_WITHOUT_TORCHVISION();
-  // torch 1.13's f64 forward of this net costs ~25 s of CPU: its logits are taken in f32 (torch's
-  // own f32 vs f64 gap here is ~4e-6 relative, far inside the tolerance).
+  // torch 1.13's f64 forward of this net costs ~25 s of CPU: its logits are taken in f32.
+  // With random weights and randomised BN this net amplifies f32 rounding ~300x (logits up to
+  // 932): single convs are within 3e-7 of f64, the logits only within 1e-4. Measured against
+  // f64 logits: torch's own f32 run 3.0e-5, netspec 8.6e-5 (1.3e-5 with oneDNN's brgconv
+  // layouts, although each nChw16c conv alone is 2-3x closer to f64); against torch's f32 run,
+  // netspec 1.15e-4. Hence 2e-4 here, still 10x below the mistakes this check exists for
+  // (a wrong BN or LN eps moves logits by >= 2.7e-3).
   RefOptions o;
   o.f64_logits = false;
-  expect_matches("efficientnet-v2-s", "efficientnet_v2_s", o);
+  expect_matches("efficientnet-v2-s", "efficientnet_v2_s", o, 2e-4);
 }
 
 // The loader refuses weights that do not fit, naming the tensor, instead of loading something
