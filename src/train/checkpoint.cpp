@@ -62,7 +62,7 @@ void save_checkpoint(const std::string& path, const ParamTable& t, const TrainSt
                  {"step", std::to_string(s.step)},
                  {"batch_in_epoch", std::to_string(s.batch_in_epoch)},
                  {"loss_sum", fmt::format("{:a}", s.loss_sum)},
-                 {"format", "netspec-checkpoint-1"}};
+                 {"format", "netspec-checkpoint-2"}};
   write_safetensors(path, st);
 }
 
@@ -79,8 +79,16 @@ void load_checkpoint(const std::string& path, const ParamTable& t, TrainState& s
     s.step = std::stoll(meta(st, "step", path));
     s.batch_in_epoch = std::stoll(meta(st, "batch_in_epoch", path, "0"));
     s.loss_sum = std::strtod(meta(st, "loss_sum", path, "0").c_str(), nullptr);
+    const std::string fmt_name = meta(st, "format", path, "netspec-checkpoint-1");
+    const std::string prefix = "netspec-checkpoint-";
+    if (fmt_name.rfind(prefix, 0) != 0)
+      fail("train", "{}: not a netspec checkpoint (format '{}')", path, fmt_name);
+    s.format = std::stoi(fmt_name.substr(prefix.size()));
+    if (s.format < 1 || s.format > 2)
+      fail("train", "{}: checkpoint format {} is newer than this netspec reads (1..2)", path,
+           s.format);
   } catch (const std::logic_error&) {
-    fail("train", "{}: checkpoint metadata epoch/step are not numbers", path);
+    fail("train", "{}: checkpoint metadata epoch/step/format are not numbers", path);
   }
 }
 

@@ -156,6 +156,8 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     fs::create_directories(dir);
     if (fs::exists(last)) {
       load_checkpoint(last, table, s);
+      // Format 1 summed per-update mean losses; every update it made mid-epoch was full.
+      if (s.format < 2) s.loss_sum *= static_cast<double>(batch) * c.gradAccumSteps;
       if (o.log)
         *o.log << fmt::format("resuming {} at epoch {} batch {} (step {})\n", last, s.epoch + 1,
                               s.batch_in_epoch, s.step);

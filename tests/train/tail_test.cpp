@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/safetensors.h"
 #include "data/data_test_util.h"
 #include "data/idx_fixture.h"
 #include "data/loader.h"
@@ -275,6 +276,40 @@ TEST(TailBatch, StopAtEveryStepAndResumeMatchesUninterrupted) {
       EXPECT_EQ(epochs[e].samples, 320);
       EXPECT_EQ(epochs[e].val.loss, full.epochs[e].val.loss) << e;
     }
+  }
+}
+
+// A mid-epoch checkpoint of format 1 (before the tail was trained: loss_sum = Σ per-update mean
+// losses) resumes with the same epoch train loss as an uninterrupted run (the trainer rescales
+// it); an unknown format is refused by name.
+TEST(TailBatch, FormatOneMidEpochCheckpointResumesWithTheRightTrainLoss) {
+  TrainResult full = run_training(small(1, 96, 1), synthetic(), {});
+  std::string run = tmpdir("format1");
+  request_stop(true);
+  TrainResult first = run_training(small(1, 96, 1), synthetic(), {run, "cpu", nullptr});
+  request_stop(false);
+  ASSERT_TRUE(first.interrupted);
+  const std::string last = run + "/last.safetensors";
+  SafeTensors st = read_safetensors(last);
+  ASSERT_EQ(st.metadata.at("format"), "netspec-checkpoint-2");
+  ASSERT_EQ(st.metadata.at("batch_in_epoch"), "1");
+  const double v2 = std::strtod(st.metadata.at("loss_sum").c_str(), nullptr);
+  st.metadata["format"] = "netspec-checkpoint-1";
+  st.metadata["loss_sum"] = fmt::format("{:a}", v2 / 96);  // one full update of 96 samples
+  write_safetensors(last, st);
+  TrainResult rest = run_training(small(1, 96, 1), synthetic(), {run, "cpu", nullptr});
+  ASSERT_EQ(rest.epochs.size(), 1u);
+  EXPECT_NEAR(rest.epochs[0].train_loss, full.epochs[0].train_loss,
+              1e-12 * std::abs(full.epochs[0].train_loss));
+  EXPECT_TRUE(same(rest.params, full.params));
+
+  st.metadata["format"] = "netspec-checkpoint-9";
+  write_safetensors(last, st);
+  try {
+    run_training(small(1, 96, 1), synthetic(), {run, "cpu", nullptr});
+    FAIL() << "expected the format to be refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("checkpoint format 9"), std::string::npos) << e.what();
   }
 }
 
