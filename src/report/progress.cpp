@@ -17,7 +17,7 @@ std::string format_duration(double seconds) {
 }
 
 std::string format_progress(const std::string& label, int64_t done, int64_t total, double elapsed_s,
-                            double loss, int64_t samples_per_step, int width) {
+                            double loss, double samples_per_step, int width) {
   std::string bar;
   if (width > 0) {
     int fill = total > 0 ? static_cast<int>(width * std::min(done, total) / total) : 0;
@@ -27,7 +27,7 @@ std::string format_progress(const std::string& label, int64_t done, int64_t tota
   double rate = elapsed_s > 0 ? static_cast<double>(done) / elapsed_s : 0;
   std::string eta = rate > 0 ? format_duration(static_cast<double>(total - done) / rate) : "?";
   return fmt::format("{} {}{}/{} loss {:.4f} {:.0f} samples/s ETA {}", label, bar, done, total,
-                     loss, rate * static_cast<double>(samples_per_step), eta);
+                     loss, rate * samples_per_step, eta);
 }
 
 Progress::Progress(std::ostream& os, bool tty, std::string label, int64_t total,
@@ -41,18 +41,22 @@ Progress::Progress(std::ostream& os, bool tty, std::string label, int64_t total,
       t0_(Clock::now()),
       last_(t0_) {}
 
-void Progress::update(int64_t done, double loss) {
+void Progress::update(int64_t done, double loss, int64_t samples) {
   auto now = Clock::now();
+  // Samples per step so far: exact when the caller counts them (a tail batch is smaller).
+  const double sps = samples >= 0 && done > 0
+                         ? static_cast<double>(samples) / static_cast<double>(done)
+                         : static_cast<double>(sps_);
   double since = std::chrono::duration<double>(now - last_).count();
   double el = std::chrono::duration<double>(now - t0_).count();
   if (tty_) {
     if (since < 0.125 && done < total_) return;
-    os_ << '\r' << format_progress(label_, done, total_, el, loss, sps_, 30) << "\x1b[K"
+    os_ << '\r' << format_progress(label_, done, total_, el, loss, sps, 30) << "\x1b[K"
         << std::flush;
     drawn_ = true;
   } else {
     if (since < every_ || done >= total_) return;
-    os_ << format_progress(label_, done, total_, el, loss, sps_, 0) << '\n' << std::flush;
+    os_ << format_progress(label_, done, total_, el, loss, sps, 0) << '\n' << std::flush;
   }
   last_ = now;
 }

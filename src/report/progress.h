@@ -11,7 +11,7 @@ namespace netspec::report {
 
 // "epoch 1/2 [#####.....] 234/468 loss 0.5123 9876 samples/s ETA 0:12" (bar only when width > 0).
 std::string format_progress(const std::string& label, int64_t done, int64_t total, double elapsed_s,
-                            double loss, int64_t samples_per_step, int width);
+                            double loss, double samples_per_step, int width);
 // 75 -> "1:15", 3725 -> "1:02:05".
 std::string format_duration(double seconds);
 
@@ -19,8 +19,10 @@ class Progress {
  public:
   Progress(std::ostream& os, bool tty, std::string label, int64_t total, int64_t samples_per_step,
            double plain_every_s = 10);
-  // `done` steps of `total` finished (counted from this object's start), `loss` the running mean.
-  void update(int64_t done, double loss);
+  // `done` steps of `total` finished (counted from this object's start), `loss` the running mean;
+  // `samples` (>= 0): the samples those steps held, for the rate (a short tail batch counts as
+  // what it is); < 0: done · samples_per_step.
+  void update(int64_t done, double loss, int64_t samples = -1);
   // Erases the bar on a terminal (the caller then prints its epoch line).
   void finish();
 

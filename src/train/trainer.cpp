@@ -256,7 +256,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
       samples += n;
       run_samples += n;
       ++s.step;
-      if (prog) prog->update(b + 1 - b0, loss_sum / static_cast<double>(samples));
+      if (prog) prog->update(b + 1 - b0, loss_sum / static_cast<double>(samples), run_samples);
       if (stop_requested() && b + 1 < spe) {
         s.batch_in_epoch = b + 1;
         s.loss_sum = loss_sum;

@@ -38,6 +38,9 @@ TEST(Progress, FormatsBarRateAndEta) {
   EXPECT_EQ(s, "epoch 1/2 [#####...............] 100/400 loss 0.5123 320 samples/s ETA 0:30");
   EXPECT_EQ(format_duration(3725), "1:02:05");
   EXPECT_EQ(format_progress("e", 0, 10, 0, 0, 8, 0), "e 0/10 loss 0.0000 0 samples/s ETA ?");
+  // 3 full steps of 8 and a tail of 6 in 2 s: 30 samples at 2 steps/s x 7.5 samples per step.
+  EXPECT_EQ(format_progress("e", 4, 4, 2.0, 0.5, 30.0 / 4, 0),
+            "e 4/4 loss 0.5000 15 samples/s ETA 0:00");
 }
 
 TEST(Progress, PlainModePrintsPeriodicLinesAndTtyRedraws) {
