@@ -8,18 +8,10 @@
 #include <random>
 
 #include "core/error.h"
+#include "core/hash.h"
 
 namespace netspec::data {
 namespace {
-
-// splitmix64 finaliser: a well-mixed 64-bit hash, so nearby (seed, epoch, index) keys give
-// independent draws.
-uint64_t mix(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 bool is_image(const Dataset& ds) { return ds.x.rank() == 4; }
 
@@ -33,15 +25,16 @@ int Augment::pad_for(int64_t h, int64_t w) const {
 AugmentDraw augment_draw(const Augment& a, uint64_t seed, int64_t epoch, int64_t index, int64_t h,
                          int64_t w) {
   AugmentDraw d;
-  uint64_t k = mix(mix(mix(seed) ^ static_cast<uint64_t>(epoch)) ^ static_cast<uint64_t>(index));
+  uint64_t k = splitmix64(splitmix64(splitmix64(seed) ^ static_cast<uint64_t>(epoch)) ^
+                          static_cast<uint64_t>(index));
   const int64_t p = a.pad_for(h, w);
   if (a.crop) {
-    d.dy = static_cast<int64_t>(mix(k ^ 1) % static_cast<uint64_t>(2 * p + 1));
-    d.dx = static_cast<int64_t>(mix(k ^ 2) % static_cast<uint64_t>(2 * p + 1));
+    d.dy = static_cast<int64_t>(splitmix64(k ^ 1) % static_cast<uint64_t>(2 * p + 1));
+    d.dx = static_cast<int64_t>(splitmix64(k ^ 2) % static_cast<uint64_t>(2 * p + 1));
   } else {
     d.dy = d.dx = p;  // the centre window: the image itself
   }
-  d.flip = a.flip && (mix(k ^ 3) >> 63) != 0;
+  d.flip = a.flip && (splitmix64(k ^ 3) >> 63) != 0;
   return d;
 }
 

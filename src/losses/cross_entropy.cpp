@@ -24,15 +24,20 @@ Value* class_ce(hlo::Builder& b, Value* logits, Value* labels, double eps, doubl
   Value* iota = b.iota(hlo::Type::tensor(DType::kI32, t.shape()), 1);
   Value* lab = b.broadcast_in_dim(labels, t.shape(), {0});
   Value* onehot = b.convert(b.compare(iota, lab, "EQ"), t.dtype());
-  Value* q = b.add(b.multiply(onehot, b.constant_splat(1 - eps, t)),
-                   b.constant_splat(eps / double(n), t));
-  Value* lsm = log_softmax(b, logits);
-  Value* term = b.multiply(q, lsm);
-  if (gamma > 0) {  // -(1-p)^γ·q·log p
+  Value* q =
+      b.add(b.multiply(onehot, b.constant_splat(1 - eps, t)), b.constant_splat(eps / double(n), t));
+  return mean_of_sum(b, focal_log_probs(b, q, log_softmax(b, logits), gamma),
+                     -1.0 / double(t.dim(0)));
+}
+
+Value* focal_log_probs(hlo::Builder& b, Value* w, Value* lsm, double gamma) {
+  Value* term = b.multiply(w, lsm);
+  if (gamma > 0) {
+    const hlo::Type& t = lsm->type;
     Value* one_minus_p = b.subtract(b.constant_splat(1, t), b.exponential(lsm));
     term = b.multiply(term, b.power(one_minus_p, b.constant_splat(gamma, t)));
   }
-  return mean_of_sum(b, term, -1.0 / double(t.dim(0)));
+  return term;
 }
 
 // loss = -1/B Σ_i Σ_j y_ij log softmax(z)_ij for target distributions y.

@@ -61,6 +61,11 @@ Value* class_ce(hlo::Builder& b, Value* logits, Value* labels, double smoothing,
 Value* token_ce(hlo::Builder& b, Value* logits, Value* labels);
 Value* soft_label_ce(hlo::Builder& b, Value* logits, Value* targets);
 Value* bce_with_logits(hlo::Builder& b, Value* logits, Value* targets);
+// Elementwise binary CE on logits z against targets y: max(z, 0) - z·y + log(1 + exp(-|z|)).
+Value* bce_terms(hlo::Builder& b, Value* z, Value* y);
+// Elementwise w·(1 - p)^γ·log p from log-probabilities lsm (γ = 0: w·log p); the weighted,
+// optionally focal, cross-entropy terms before the sum and the minus sign.
+Value* focal_log_probs(hlo::Builder& b, Value* w, Value* lsm, double gamma);
 Value* mse(hlo::Builder& b, Value* pred, Value* targets);
 // yolov1Masked detection loss of predictions [B, N, 5 + K] against labels [B, N, 6] (yolo.cpp).
 Value* yolo_loss(hlo::Builder& b, const LossOptions& o, Value* pred, Value* labels);

@@ -138,11 +138,9 @@ Value* yolo_loss(hlo::Builder& b, const LossOptions& o, Value* pred, Value* labe
   // Targets of non-object rows are replaced by 0 so no label garbage (inf, NaN) reaches the sum.
   auto target = [&](int64_t j) { return b.select(pos, col(b, labels, j), b.constant_splat(0, t)); };
 
-  // Objectness: BCE on logits max(z, 0) - z·m + log(1 + exp(-|z|)), mean over the N rows.
-  Value* z = col(b, pred, 4);
-  Value* bce = b.add(b.subtract(b.maximum(z, b.constant_splat(0, t)), b.multiply(z, m)),
-                     b.log_plus_one(b.exponential(b.negate(b.abs(z)))));
-  Value* l_obj = b.multiply(row_sum(b, bce), b.constant_splat(1.0 / double(n), tb));
+  // Objectness: BCE on logits, mean over the N rows.
+  Value* l_obj = b.multiply(row_sum(b, bce_terms(b, col(b, pred, 4), m)),
+                            b.constant_splat(1.0 / double(n), tb));
 
   Value* sx = b.logistic(col(b, pred, 0));
   Value* sy = b.logistic(col(b, pred, 1));
@@ -171,11 +169,7 @@ Value* yolo_loss(hlo::Builder& b, const LossOptions& o, Value* pred, Value* labe
       Tensor wt = Tensor::from<double>(pt.dtype(), {k}, o.cls_weights);
       w = b.multiply(w, b.broadcast_in_dim(b.constant(std::move(wt)), tk.shape(), {2}));
     }
-    Value* term = b.multiply(w, lsm);
-    if (o.cls_focal_gamma > 0) {
-      Value* one_minus_p = b.subtract(b.constant_splat(1, tk), b.exponential(lsm));
-      term = b.multiply(term, b.power(one_minus_p, b.constant_splat(o.cls_focal_gamma, tk)));
-    }
+    Value* term = focal_log_probs(b, w, lsm, o.cls_focal_gamma);
     Value* ce = b.negate(b.reduce(term, b.scalar(0, pt.dtype()), {2}, hlo::OpKind::kAdd));
     per_row = b.add(per_row, ce);
   }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/hash.h"
 #include "emit/emit.h"
 
 namespace netspec::train {
@@ -106,18 +107,6 @@ void check_tail_manifest(const emit::Manifest& full, const emit::Manifest& tail,
 
 Stepper::~Stepper() = default;
 
-namespace {
-
-// splitmix64 finaliser: a bijective mix, good enough to turn counters into uniform bits.
-uint64_t mix(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-}  // namespace
-
 Tensor draw_keep_mask(const emit::TensorInfo& ti, uint64_t seed, int64_t step, size_t index) {
   const double p = ti.rate;
   if (!(p >= 0 && p < 1))
@@ -126,11 +115,13 @@ Tensor draw_keep_mask(const emit::TensorInfo& ti, uint64_t seed, int64_t step, s
     fail("train", "mask '{}' dtype (got {}, expected f32 or f64)", ti.name, dtype_name(ti.dtype));
   Tensor m(ti.dtype, ti.shape);
   const double keep = 1 / (1 - p);
-  const uint64_t base = mix(mix(mix(seed) ^ static_cast<uint64_t>(step)) ^ index);
+  const uint64_t base =
+      splitmix64(splitmix64(splitmix64(seed) ^ static_cast<uint64_t>(step)) ^ index);
   for (int64_t e = 0; e < m.numel(); ++e) {
     // u in [0, 1) from the top 53 bits; keep with probability 1 - p.
     const double u =
-        static_cast<double>(mix(base ^ mix(static_cast<uint64_t>(e))) >> 11) * 0x1.0p-53;
+        static_cast<double>(splitmix64(base ^ splitmix64(static_cast<uint64_t>(e))) >> 11) *
+        0x1.0p-53;
     const double v = u >= p ? keep : 0.0;
     if (ti.dtype == DType::kF32)
       m.data<float>()[e] = static_cast<float>(v);

@@ -242,12 +242,10 @@ std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
     for (const auto& up : f.body->ops) {
       const hlo::Op& op = *up;
       if (op.kind != OpKind::kConvolution || op.operands.size() != 2) continue;
-      const hlo::Op* rev = op.operand(1)->def;
-      if (!rev || rev->kind != OpKind::kReverse || uses[op.operand(1)] != 1 || !all_tensors(op))
-        continue;
-      if (auto c = compile_conv_rhs_reversed(op)) {
+      if (uses[op.operand(1)] != 1 || !all_tensors(op)) continue;
+      if (auto c = compile_conv_rhs_reversed(op)) {  // nullopt unless operand 1 is a reverse
         conv_rev.emplace(&op, std::move(*c));
-        absorbed.insert(rev);
+        absorbed.insert(op.operand(1)->def);
       }
     }
   }

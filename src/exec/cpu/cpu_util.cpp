@@ -16,7 +16,8 @@ void copy_typed(T* dst, const T* src, const std::vector<int64_t>& dims,
   std::vector<int64_t> dst_st = row_major_strides(dims);
   const int64_t inner = dims[static_cast<size_t>(r - 1)];
   const int64_t inner_s = sst[static_cast<size_t>(r - 1)];
-  int64_t p = -1;  // another dim whose source stride is 1: tile (p, last) to keep both streams local
+  int64_t p =
+      -1;  // another dim whose source stride is 1: tile (p, last) to keep both streams local
   if (inner_s != 1 && r >= 2)
     for (int64_t d = r - 2; d >= 0; --d)
       if (sst[static_cast<size_t>(d)] == 1 && dims[static_cast<size_t>(d)] > 1) {
@@ -92,12 +93,18 @@ void strided_copy(void* dst, const void* src, const std::vector<int64_t>& dims_i
     return;
   }
   switch (elem) {
-    case 1: return copy_typed(static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src), dims, st);
-    case 2: return copy_typed(static_cast<uint16_t*>(dst), static_cast<const uint16_t*>(src), dims, st);
-    case 4: return copy_typed(static_cast<uint32_t*>(dst), static_cast<const uint32_t*>(src), dims, st);
-    case 8: return copy_typed(static_cast<uint64_t*>(dst), static_cast<const uint64_t*>(src), dims, st);
-    case 16: return copy_typed(static_cast<Bytes16*>(dst), static_cast<const Bytes16*>(src), dims, st);
-    default: break;
+    case 1:
+      return copy_typed(static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src), dims, st);
+    case 2:
+      return copy_typed(static_cast<uint16_t*>(dst), static_cast<const uint16_t*>(src), dims, st);
+    case 4:
+      return copy_typed(static_cast<uint32_t*>(dst), static_cast<const uint32_t*>(src), dims, st);
+    case 8:
+      return copy_typed(static_cast<uint64_t*>(dst), static_cast<const uint64_t*>(src), dims, st);
+    case 16:
+      return copy_typed(static_cast<Bytes16*>(dst), static_cast<const Bytes16*>(src), dims, st);
+    default:
+      break;
   }
   fail("cpu", "strided_copy: unsupported element size {}", elem);
 }
@@ -116,6 +123,24 @@ hlo::I64s i64s_attr(const hlo::Op& op, const std::string& name) {
     return v;
   }
   return {};
+}
+
+std::optional<WindowAttrs> undilated_window(const hlo::Op& op, size_t r) {
+  WindowAttrs w;
+  w.win = i64s_attr(op, "window_dimensions");
+  w.strides = i64s_attr(op, "window_strides");
+  if (w.strides.empty()) w.strides.assign(r, 1);
+  for (const char* name : {"base_dilations", "window_dilations"})
+    for (int64_t v : i64s_attr(op, name))
+      if (v != 1) return std::nullopt;
+  hlo::I64s pad = i64s_attr(op, "padding");
+  w.lo.assign(r, 0);
+  if (!pad.empty()) {
+    if (pad.size() != 2 * r) return std::nullopt;
+    for (size_t d = 0; d < r; ++d) w.lo[d] = pad[2 * d];
+  }
+  if (w.win.size() != r || w.strides.size() != r) return std::nullopt;
+  return w;
 }
 
 }  // namespace netspec::exec::cpu

@@ -48,6 +48,15 @@ std::optional<Compiled> compile_conv_rhs_reversed(const hlo::Op& conv);
 // reduce.cpp's reduce_window for any rank (the pooling kernels fall back to it).
 std::optional<Compiled> compile_reduce_window_generic(const hlo::Op& op);
 
+// A reduce_window / select_and_scatter window over rank r: window_dimensions, window_strides
+// (default 1) and the low padding of each dim; nullopt when a dilation is not 1 or a list has the
+// wrong length (cpu_util.cpp).
+struct WindowAttrs {
+  hlo::I64s win, strides;
+  std::vector<int64_t> lo;
+};
+std::optional<WindowAttrs> undilated_window(const hlo::Op& op, size_t r);
+
 // Elementwise fusion (fusion.cpp): chains of f32 elementwise ops (and the broadcasts they read)
 // over one shape run as one tiled kernel. A group runs at the position of its last op; `ins` are
 // the values it reads from outside, `outs` the member values read outside it (in op order).

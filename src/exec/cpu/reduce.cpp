@@ -305,23 +305,9 @@ std::optional<Compiled> compile_reduce_window_generic(const hlo::Op& op) {
   DType t = op.operand_type(0).dtype();
   if (op.operand_type(1).dtype() != t || op.result(0)->type.dtype() != t) return std::nullopt;
   const Shape& in = op.operand_type(0).shape();
-  size_t r = in.size();
-  I64s win = i64s_attr(op, "window_dimensions");
-  I64s strides = i64s_attr(op, "window_strides");
-  I64s bd = i64s_attr(op, "base_dilations"), wd = i64s_attr(op, "window_dilations");
-  if (strides.empty()) strides.assign(r, 1);
-  for (int64_t v : bd)
-    if (v != 1) return std::nullopt;
-  for (int64_t v : wd)
-    if (v != 1) return std::nullopt;
-  I64s pad = i64s_attr(op, "padding");
-  std::vector<int64_t> lo(r, 0);
-  if (!pad.empty()) {
-    if (pad.size() != 2 * r) return std::nullopt;
-    for (size_t d = 0; d < r; ++d) lo[d] = pad[2 * d];
-  }
-  if (win.size() != r || strides.size() != r) return std::nullopt;
-  return dispatch<WindowMaker>(t, *k, in, op.result(0)->type.shape(), win, strides, lo);
+  std::optional<WindowAttrs> w = undilated_window(op, in.size());
+  if (!w) return std::nullopt;
+  return dispatch<WindowMaker>(t, *k, in, op.result(0)->type.shape(), w->win, w->strides, w->lo);
 }
 
 void register_reduce(Compiler* t) {

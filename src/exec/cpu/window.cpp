@@ -29,19 +29,10 @@ struct Pool2d {
 std::optional<Pool2d> pool_geometry(const hlo::Op& op, const Shape& big, const Shape& small) {
   const size_t r = big.size();
   if (small.size() != r || r == 0) return std::nullopt;
-  I64s win = i64s_attr(op, "window_dimensions");
-  I64s str = i64s_attr(op, "window_strides");
-  if (str.empty()) str.assign(r, 1);
-  for (const char* name : {"base_dilations", "window_dilations"})
-    for (int64_t v : i64s_attr(op, name))
-      if (v != 1) return std::nullopt;
-  I64s pad = i64s_attr(op, "padding");
-  std::vector<int64_t> lo(r, 0);
-  if (!pad.empty()) {
-    if (pad.size() != 2 * r) return std::nullopt;
-    for (size_t d = 0; d < r; ++d) lo[d] = pad[2 * d];
-  }
-  if (win.size() != r || str.size() != r) return std::nullopt;
+  std::optional<WindowAttrs> w = undilated_window(op, r);
+  if (!w) return std::nullopt;
+  const I64s &win = w->win, &str = w->strides;
+  const std::vector<int64_t>& lo = w->lo;
   std::vector<size_t> active, plane;
   for (size_t d = 0; d < r; ++d) {
     if (win[d] < 1 || str[d] < 1 || lo[d] < 0) return std::nullopt;
