@@ -13,7 +13,7 @@
 #include "core/error.h"
 #include "emit/emit.h"
 #include "emit/probes.h"
-#include "hlo/printer.h"
+#include "hlo/text/printer.h"
 #include "spec/zoo.h"
 
 namespace netspec::cli {

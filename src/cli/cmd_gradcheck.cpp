@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "autodiff/gradcheck.h"
+#include "gradcheck/gradcheck.h"
 #include "cli/commands.h"
-#include "hlo/parser.h"
+#include "hlo/text/parser.h"
 
 namespace netspec::cli {
 namespace {

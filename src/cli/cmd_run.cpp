@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "core/npy.h"
 #include "exec/backend.h"
-#include "hlo/parser.h"
+#include "hlo/text/parser.h"
 
 namespace netspec::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "hlo/printer.h"
+#include "hlo/text/printer.h"
 #include "test_util.h"
 
 namespace netspec::autodiff::testing {

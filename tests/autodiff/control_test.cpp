@@ -1,8 +1,8 @@
 // Control flow, calls, custom VJPs, tuples, and the properties of generated modules: cleanup ran
 // (no duplicates), forward values are reused, and forward+VJP round-trips through the printer
 // and parser with the same numbers on both executors.
-#include "hlo/parser.h"
-#include "hlo/printer.h"
+#include "hlo/text/parser.h"
+#include "hlo/text/printer.h"
 #include "test_util.h"
 
 namespace netspec::autodiff::testing {

@@ -9,7 +9,7 @@
 #include <memory>
 #include <random>
 
-#include "autodiff/gradcheck.h"
+#include "gradcheck/gradcheck.h"
 #include "autodiff/vjp.h"
 #include "exec/backend.h"
 #include "hlo/builder.h"

@@ -8,8 +8,8 @@
 
 #include "emit/probes.h"
 #include "emit_test_util.h"
-#include "hlo/parser.h"
-#include "hlo/printer.h"
+#include "hlo/text/parser.h"
+#include "hlo/text/printer.h"
 
 namespace netspec::emit::testing {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "autodiff/gradcheck.h"
+#include "gradcheck/gradcheck.h"
 #include "autodiff/vjp.h"
 #include "emit/emit.h"
 #include "exec/backend.h"

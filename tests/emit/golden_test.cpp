@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "emit/emit.h"
-#include "hlo/printer.h"
+#include "hlo/text/printer.h"
 #include "spec/param_table.h"
 #include "spec/zoo.h"
 

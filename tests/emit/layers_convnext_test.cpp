@@ -7,7 +7,7 @@
 
 #include "emit_test_util.h"
 #include "hlo/builder.h"
-#include "hlo/printer.h"
+#include "hlo/text/printer.h"
 #include "layers/convnet_blocks.h"
 #include "spec/spec_json.h"
 

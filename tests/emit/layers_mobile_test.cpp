@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "emit_test_util.h"
-#include "hlo/printer.h"
+#include "hlo/text/printer.h"
 #include "spec/zoo.h"
 
 namespace netspec::emit::testing {

@@ -3,8 +3,8 @@
 // and run.
 #include "autodiff/vjp.h"
 #include "emit_test_util.h"
-#include "hlo/parser.h"
-#include "hlo/printer.h"
+#include "hlo/text/parser.h"
+#include "hlo/text/printer.h"
 #include "spec/zoo.h"
 
 namespace netspec::emit::testing {

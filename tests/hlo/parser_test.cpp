@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "hlo/parser.h"
-#include "hlo/printer.h"
+#include "hlo/text/parser.h"
+#include "hlo/text/printer.h"
 
 namespace netspec::hlo {
 namespace {

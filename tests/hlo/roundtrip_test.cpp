@@ -9,8 +9,8 @@
 #include <set>
 #include <sstream>
 
-#include "hlo/parser.h"
-#include "hlo/printer.h"
+#include "hlo/text/parser.h"
+#include "hlo/text/printer.h"
 #include "parser_samples.h"
 
 namespace netspec::hlo {

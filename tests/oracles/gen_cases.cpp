@@ -12,7 +12,7 @@
 #include <set>
 
 #include "core/npy.h"
-#include "hlo/printer.h"
+#include "hlo/text/printer.h"
 #include "hlo/verify.h"
 
 namespace netspec::oracles {

@@ -25,7 +25,7 @@
 #include "exec/backend.h"
 #include "exec/cpu/kernels.h"
 #include "exec/ref/interpreter.h"
-#include "hlo/printer.h"
+#include "hlo/text/printer.h"
 
 namespace netspec::exec::cpu {
 namespace {

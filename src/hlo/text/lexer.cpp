@@ -1,4 +1,4 @@
-#include "hlo/lexer.h"
+#include "hlo/text/lexer.h"
 
 #include <fmt/format.h>
 

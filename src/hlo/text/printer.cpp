@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "hlo/parser_float.h"
-#include "hlo/printer_impl.h"
+#include "hlo/text/parser_float.h"
+#include "hlo/text/printer_impl.h"
 
 namespace netspec::hlo {
 

@@ -11,8 +11,8 @@
 
 #include "hlo/builder.h"
 #include "hlo/ir.h"
-#include "hlo/lexer.h"
-#include "hlo/parser.h"
+#include "hlo/text/lexer.h"
+#include "hlo/text/parser.h"
 
 namespace netspec::hlo {
 
@@ -94,6 +94,8 @@ class Parser {
   void parse_generic_func_header(std::vector<FuncBody>& bodies);
   void parse_func_body(const FuncBody& fb);
   void skip_braces();  // skips a balanced `{...}` starting at '{'
+  AttrValue parse_array_attr(Location loc);                // parser_attrs.cpp
+  std::optional<AttrValue> parse_hash_attr(Location loc);  // parser_attrs.cpp
 
   Lexer lex_;
   int depth_ = 0;

@@ -1,6 +1,6 @@
 // Gradient checker (see gradcheck.h): f64 copy, kink-avoiding sampler, VJP vs central
 // differences of <ybar, f(x)>.
-#include "autodiff/gradcheck.h"
+#include "gradcheck/gradcheck.h"
 
 #include <fmt/format.h>
 

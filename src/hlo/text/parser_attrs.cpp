@@ -8,8 +8,8 @@
 #include <cstring>
 #include <set>
 
-#include "hlo/parser_float.h"
-#include "hlo/parser_impl.h"
+#include "hlo/text/parser_float.h"
+#include "hlo/text/parser_impl.h"
 
 namespace netspec::hlo {
 namespace {
@@ -109,6 +109,107 @@ static void parse_fields(Parser& p, std::string_view what, F&& on_field) {
   p.expect(">", fmt::format("closing #stablehlo.{}", what));
 }
 
+// `array<i64: 1, 2>`, `array<i1: true>` (after `array`).
+AttrValue Parser::parse_array_attr(Location loc) {
+  expect("<", "after 'array'");
+  std::string et = expect_ident("an array element type");
+  if (et != "i64" && et != "i1" && et != "i32") error(loc, fmt::format("unsupported array<{}>", et));
+  I64s ints;
+  std::vector<bool> bools;
+  if (accept(":")) {
+    do {
+      if (et == "i1") {
+        if (accept_kw("true")) bools.push_back(true);
+        else if (accept_kw("false")) bools.push_back(false);
+        else bools.push_back(parse_int("array element") != 0);
+      } else {
+        if (ints.size() > (1u << 24)) error(loc, "array too long");
+        ints.push_back(parse_int("array element"));
+      }
+    } while (accept(","));
+  }
+  expect(">", "closing array<...>");
+  if (et == "i1") return bools;
+  return ints;
+}
+
+// `#stablehlo<kind VALUE>` enums and the #stablehlo.dot/conv/gather/scatter/channel_handle
+// attributes; other dialects' attributes are skipped (nullopt).
+std::optional<AttrValue> Parser::parse_hash_attr(Location loc) {
+  std::string h = next().text;
+  if (h == "stablehlo" && peek().punct("<")) {
+    expect("<", "opening a #stablehlo enum");
+    std::string kind = expect_ident("an enum kind");
+    std::string v = expect_ident("an enum value");
+    expect(">", "closing a #stablehlo enum");
+    return EnumAttr{kind, v};
+  }
+  if (h == "stablehlo.dot") {
+    DotDims d;
+    parse_fields(*this, "dot", [&](const std::string& n) {
+      if (n == "lhs_batching_dimensions") d.lhs_batching = parse_int_list(n);
+      else if (n == "rhs_batching_dimensions") d.rhs_batching = parse_int_list(n);
+      else if (n == "lhs_contracting_dimensions") d.lhs_contracting = parse_int_list(n);
+      else if (n == "rhs_contracting_dimensions") d.rhs_contracting = parse_int_list(n);
+      else return false;
+      return true;
+    });
+    return d;
+  }
+  if (h == "stablehlo.conv") {
+    expect("<", "opening #stablehlo.conv");
+    ConvDims d;
+    if (accept_kw("raw")) error(loc, "#stablehlo.conv<raw ...> is not supported; use the [b, 0, f]x... form");
+    d = parse_conv_dims(*this);
+    expect(">", "closing #stablehlo.conv");
+    return d;
+  }
+  if (h == "stablehlo.gather") {
+    GatherDims d;
+    parse_fields(*this, "gather", [&](const std::string& n) {
+      if (n == "offset_dims") d.offset_dims = parse_int_list(n);
+      else if (n == "collapsed_slice_dims") d.collapsed_slice_dims = parse_int_list(n);
+      else if (n == "operand_batching_dims") d.operand_batching_dims = parse_int_list(n);
+      else if (n == "start_indices_batching_dims") d.start_indices_batching_dims = parse_int_list(n);
+      else if (n == "start_index_map") d.start_index_map = parse_int_list(n);
+      else if (n == "index_vector_dim") d.index_vector_dim = parse_int(n);
+      else return false;
+      return true;
+    });
+    return d;
+  }
+  if (h == "stablehlo.scatter") {
+    ScatterDims d;
+    parse_fields(*this, "scatter", [&](const std::string& n) {
+      if (n == "update_window_dims") d.update_window_dims = parse_int_list(n);
+      else if (n == "inserted_window_dims") d.inserted_window_dims = parse_int_list(n);
+      else if (n == "input_batching_dims") d.input_batching_dims = parse_int_list(n);
+      else if (n == "scatter_indices_batching_dims") d.scatter_indices_batching_dims = parse_int_list(n);
+      else if (n == "scatter_dims_to_operand_dims") d.scatter_dims_to_operand_dims = parse_int_list(n);
+      else if (n == "index_vector_dim") d.index_vector_dim = parse_int(n);
+      else return false;
+      return true;
+    });
+    return d;
+  }
+  if (h == "stablehlo.channel_handle") {
+    ChannelHandle c;
+    parse_fields(*this, "channel_handle", [&](const std::string& n) {
+      if (n == "handle") c.handle = parse_int(n);
+      else if (n == "type") c.type = parse_int(n);
+      else return false;
+      return true;
+    });
+    return c;
+  }
+  if (peek().punct("<")) {  // another dialect's attribute
+    next();
+    skip_balanced_value();
+    expect(">", "closing an attribute");
+  }
+  return std::nullopt;
+}
+
 std::optional<AttrValue> Parser::parse_attr_value() {
   DepthGuard g(*this, peek().loc);
   const Token& t = peek();
@@ -143,28 +244,7 @@ std::optional<AttrValue> Parser::parse_attr_value() {
     if (id == "true") return true;
     if (id == "false") return false;
     if (id == "unit") return UnitAttr{};
-    if (id == "array") {
-      expect("<", "after 'array'");
-      std::string et = expect_ident("an array element type");
-      if (et != "i64" && et != "i1" && et != "i32") error(loc, fmt::format("unsupported array<{}>", et));
-      I64s ints;
-      std::vector<bool> bools;
-      if (accept(":")) {
-        do {
-          if (et == "i1") {
-            if (accept_kw("true")) bools.push_back(true);
-            else if (accept_kw("false")) bools.push_back(false);
-            else bools.push_back(parse_int("array element") != 0);
-          } else {
-            if (ints.size() > (1u << 24)) error(loc, "array too long");
-            ints.push_back(parse_int("array element"));
-          }
-        } while (accept(","));
-      }
-      expect(">", "closing array<...>");
-      if (et == "i1") return bools;
-      return ints;
-    }
+    if (id == "array") return parse_array_attr(loc);
     if (id == "dense") {
       expect("<", "after 'dense'");
       Tensor v = parse_dense_literal(Type(), loc);
@@ -184,80 +264,7 @@ std::optional<AttrValue> Parser::parse_attr_value() {
     }
     return std::nullopt;
   }
-  if (t.kind == Tok::kHashId) {
-    std::string h = next().text;
-    if (h == "stablehlo" && peek().punct("<")) {
-      expect("<", "opening a #stablehlo enum");
-      std::string kind = expect_ident("an enum kind");
-      std::string v = expect_ident("an enum value");
-      expect(">", "closing a #stablehlo enum");
-      return EnumAttr{kind, v};
-    }
-    if (h == "stablehlo.dot") {
-      DotDims d;
-      parse_fields(*this, "dot", [&](const std::string& n) {
-        if (n == "lhs_batching_dimensions") d.lhs_batching = parse_int_list(n);
-        else if (n == "rhs_batching_dimensions") d.rhs_batching = parse_int_list(n);
-        else if (n == "lhs_contracting_dimensions") d.lhs_contracting = parse_int_list(n);
-        else if (n == "rhs_contracting_dimensions") d.rhs_contracting = parse_int_list(n);
-        else return false;
-        return true;
-      });
-      return d;
-    }
-    if (h == "stablehlo.conv") {
-      expect("<", "opening #stablehlo.conv");
-      ConvDims d;
-      if (accept_kw("raw")) error(loc, "#stablehlo.conv<raw ...> is not supported; use the [b, 0, f]x... form");
-      d = parse_conv_dims(*this);
-      expect(">", "closing #stablehlo.conv");
-      return d;
-    }
-    if (h == "stablehlo.gather") {
-      GatherDims d;
-      parse_fields(*this, "gather", [&](const std::string& n) {
-        if (n == "offset_dims") d.offset_dims = parse_int_list(n);
-        else if (n == "collapsed_slice_dims") d.collapsed_slice_dims = parse_int_list(n);
-        else if (n == "operand_batching_dims") d.operand_batching_dims = parse_int_list(n);
-        else if (n == "start_indices_batching_dims") d.start_indices_batching_dims = parse_int_list(n);
-        else if (n == "start_index_map") d.start_index_map = parse_int_list(n);
-        else if (n == "index_vector_dim") d.index_vector_dim = parse_int(n);
-        else return false;
-        return true;
-      });
-      return d;
-    }
-    if (h == "stablehlo.scatter") {
-      ScatterDims d;
-      parse_fields(*this, "scatter", [&](const std::string& n) {
-        if (n == "update_window_dims") d.update_window_dims = parse_int_list(n);
-        else if (n == "inserted_window_dims") d.inserted_window_dims = parse_int_list(n);
-        else if (n == "input_batching_dims") d.input_batching_dims = parse_int_list(n);
-        else if (n == "scatter_indices_batching_dims") d.scatter_indices_batching_dims = parse_int_list(n);
-        else if (n == "scatter_dims_to_operand_dims") d.scatter_dims_to_operand_dims = parse_int_list(n);
-        else if (n == "index_vector_dim") d.index_vector_dim = parse_int(n);
-        else return false;
-        return true;
-      });
-      return d;
-    }
-    if (h == "stablehlo.channel_handle") {
-      ChannelHandle c;
-      parse_fields(*this, "channel_handle", [&](const std::string& n) {
-        if (n == "handle") c.handle = parse_int(n);
-        else if (n == "type") c.type = parse_int(n);
-        else return false;
-        return true;
-      });
-      return c;
-    }
-    if (peek().punct("<")) {  // another dialect's attribute
-      next();
-      skip_balanced_value();
-      expect(">", "closing an attribute");
-    }
-    return std::nullopt;
-  }
+  if (t.kind == Tok::kHashId) return parse_hash_attr(loc);
   if (t.punct("[")) {
     next();
     std::vector<EnumAttr> enums;

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "hlo/parser_impl.h"
+#include "hlo/text/parser_impl.h"
 #include "hlo/verify.h"
 
 namespace netspec::hlo {

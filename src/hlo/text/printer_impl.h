@@ -4,7 +4,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "hlo/printer.h"
+#include "hlo/text/printer.h"
 
 namespace netspec::hlo {
 

@@ -1,0 +1,62 @@
+// Internal: the custom (pretty) syntaxes of StableHLO ops, each as a print/parse pair written
+// side by side in its family's file (syntax_basic, syntax_shape, syntax_dot_conv,
+// syntax_control). custom_syntax(kind) finds the pair; ops without one use the generic form.
+// Not a public header.
+#pragma once
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hlo/text/parser_impl.h"
+#include "hlo/text/printer_impl.h"
+
+namespace netspec::hlo {
+
+// An op read from its custom syntax: the parse side fills the fields, then calls done().
+struct OpText {
+  Parser& p;
+  Block* block;
+  OpKind kind;
+  Location loc;
+  Attrs attrs;
+  std::vector<Value*> operands;
+  std::vector<Type> types;
+  std::vector<std::unique_ptr<Block>> regions;
+  bool comma = false;  // read_operands ate a trailing comma
+
+  Op* done();
+  // Operands up to the first non-value; sets `comma` when one more comma was eaten.
+  void read_operands();
+  void need_comma(std::string_view what) const;  // errors unless `comma`
+  void opt_attrs();                              // an optional `{...}` attribute dictionary
+  void keyword_eq(std::string_view kw);          // `kw =`
+  // `: T` (operands and the result share T) or `: (T, ...) -> R`.
+  void same_or_functional_type();
+  void functional_type();  // `: (T, ...) -> R`
+  void check_operand_types(const std::vector<Type>& ins) const;
+};
+
+struct Syntax {
+  // Writes the custom form after `%r = `; returns false (having written nothing) when the op
+  // carries attributes the syntax cannot show, so that the generic form is used.
+  bool (*print)(Printer& pr, const Op& op, int indent);
+  // Reads the custom form after the op's name.
+  Op* (*parse)(OpText& t);
+};
+
+// nullptr for ops that have only the generic form (if, case, sort, gather, ...).
+const Syntax* custom_syntax(OpKind kind);
+
+// Each family's part of the table: the syntax of `kind`, or nullptr when not in the family.
+const Syntax* basic_syntax(OpKind kind);
+const Syntax* shape_syntax(OpKind kind);
+const Syntax* dot_conv_syntax(OpKind kind);
+const Syntax* control_syntax(OpKind kind);
+
+// --- shared by the printers ---
+bool only_attrs(const Op& op, std::initializer_list<std::string_view> known);
+std::string same_or_functional(const Op& op);  // `T` when all types agree, else (..) -> R
+
+}  // namespace netspec::hlo
