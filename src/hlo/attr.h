@@ -62,15 +62,24 @@ struct ChannelHandle {  // #stablehlo.channel_handle<handle = 1, type = 1>
   bool operator==(const ChannelHandle&) const = default;
 };
 
+// #stablehlo.dot_algorithm<...>: how dot_general may compute (input precisions, accumulation,
+// decomposition). A hint for accelerators: netspec's executors compute in the operand type.
+struct DotAlgorithm {
+  std::string lhs_precision_type, rhs_precision_type, accumulation_type;  // f32, tf32, bf16, ...
+  int64_t lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1;
+  bool allow_imprecise_accumulation = false;
+  bool operator==(const DotAlgorithm&) const = default;
+};
+
 // Dense elements compare by type and bytes.
 struct DenseAttr {
   Tensor value;
   bool operator==(const DenseAttr& o) const;
 };
 
-using AttrValue = std::variant<bool, IntAttr, UnitAttr, std::string, I64s, std::vector<bool>, DenseAttr,
-                               EnumAttr, std::vector<EnumAttr>, SymbolRef, DotDims, ConvDims,
-                               GatherDims, ScatterDims, ChannelHandle>;
+using AttrValue = std::variant<bool, IntAttr, UnitAttr, std::string, I64s, std::vector<bool>,
+                               DenseAttr, EnumAttr, std::vector<EnumAttr>, SymbolRef, DotDims,
+                               ConvDims, GatherDims, ScatterDims, ChannelHandle, DotAlgorithm>;
 
 class Attrs {
  public:

@@ -38,8 +38,26 @@ void check_precision(const Op& op) {
       fail(mn(op), "unknown precision (got {}, expected DEFAULT|HIGH|HIGHEST)", e.value);
 }
 
+// C21-C24: with an algorithm, precisions are DEFAULT and the decomposition counts positive.
+void check_dot_algorithm(const Op& op) {
+  if (!op.attrs.has("algorithm")) return;
+  auto* a = op.attrs.get_if<DotAlgorithm>("algorithm");
+  if (!a) fail(mn(op), "algorithm must be a #stablehlo.dot_algorithm");
+  if (auto* p = op.attrs.get_if<std::vector<EnumAttr>>("precision_config"))
+    for (const auto& e : *p)
+      if (e.value != "DEFAULT")
+        fail(mn(op), "precision_config must be DEFAULT when an algorithm is given (got {})",
+             e.value);
+  for (auto [n, v] :
+       {std::pair<const char*, int64_t>{"lhs_component_count", a->lhs_component_count},
+        {"rhs_component_count", a->rhs_component_count},
+        {"num_primitive_operations", a->num_primitive_operations}})
+    if (v < 1) fail(mn(op), "algorithm {} must be > 0 (got {})", n, v);
+}
+
 std::vector<Type> rule_dot_general(const Op& op, const std::vector<Type>& given) {
   expect_num_operands(op, 2);
+  check_dot_algorithm(op);
   const Type& a = tensor_operand(op, 0, "lhs");
   const Type& b = tensor_operand(op, 1, "rhs");
   if (a.dtype() != b.dtype())

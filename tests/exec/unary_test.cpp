@@ -108,6 +108,14 @@ TEST_P(UnaryTest, BitcastConvert) {
   expect_equal(bc(i8({1, 4}, {4, 3, 2, 1}), Type::tensor(DType::kI32, {1})),
                i32({1}, {0x01020304}));
   expect_equal(bc(f64({}, {1.0}), Type::tensor(DType::kUI32, {2})), ui32({2}, {0, 0x3FF00000u}));
+  // i1 is one bit, least significant first (the StableHLO interpreter's i64 <-> 64xi1 cases):
+  // 0xC5 = 0b11000101 and 0x01.
+  expect_equal(bc(i8({2}, {-59, 1}), Type::tensor(DType::kI1, {2, 8})),
+               i1({2, 8}, {1, 0, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0}));
+  expect_equal(
+      bc(i1({16}, {1, 0, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0}), Type::tensor(DType::kI16, {})),
+      make<int64_t>(DType::kI16, {}, {0x01C5}));
+  expect_equal(bc(i1({2}, {1, 0}), Type::tensor(DType::kI1, {2})), i1({2}, {1, 0}));
 }
 
 TEST_P(UnaryTest, ReducePrecision) {
@@ -121,8 +129,11 @@ TEST_P(UnaryTest, ReducePrecision) {
   // f16-like (5, 10): overflow -> inf, values below the smallest normal flush to ±0.
   expect_equal(rp(f32({5}, {70000, -70000, 65504, 1e-8, -1e-5}), 5, 10),
                f32({5}, {kInf, -kInf, 65504, 0.0, -0.0}));
-  // NaN survives even with no mantissa bits left (XLA: NaN, not inf).
-  expect_equal(rp(f32({2}, {kNaN, -kNaN}), 5, 0), f32({2}, {kNaN, kNaN}));
+  // With no mantissa bits left NaN becomes +inf: the StableHLO interpreter's result (its test
+  // reduce_precision_op_test_f64_zero_mantissa_bits; XLA CPU keeps NaN). Other values round.
+  expect_equal(rp(f32({3}, {kNaN, -kNaN, 1.5}), 5, 0), f32({3}, {kInf, kInf, 2.0}));
+  expect_equal(rp(f64({3}, {kNaN, -kInf, 1.25}), 5, 0), f64({3}, {kInf, -kInf, 1.0}));
+  expect_equal(rp(f64({1}, {kNaN}), 11, 1), f64({1}, {kNaN}));
 }
 
 TEST_P(UnaryTest, ZeroSize) {

@@ -204,12 +204,28 @@ std::vector<Tensor> eval_convert(const hlo::Op& op, const std::vector<Tensor>& i
 
 // bitcast_convert: same bytes, reinterpreted. A narrower result gains a trailing dim of
 // ratio elements (little-endian order); a wider one drops the operand's trailing dim.
+// i1 is one bit: i1 element k is bit k of the other side's little-endian bytes (LSB first, as
+// StableHLO's interpreter does: 0x..EF -> [1, 1, 1, 1, 0, 1, 1, 1, ...]).
 std::vector<Tensor> eval_bitcast_convert(const hlo::Op& op, const std::vector<Tensor>& in,
                                          RunContext&) {
   Tensor out = result_tensor(op);
-  if ((is_bool(out.dtype()) || is_bool(in[0].dtype())) && out.dtype() != in[0].dtype())
-    fail("bitcast_convert", "i1 can only be bitcast to i1 (got {} -> {})",
-         dtype_name(in[0].dtype()), dtype_name(out.dtype()));
+  bool bits_in = is_bool(in[0].dtype()), bits_out = is_bool(out.dtype());
+  if (bits_in != bits_out) {
+    const Tensor& bits = bits_in ? in[0] : out;
+    const Tensor& bytes = bits_in ? out : in[0];
+    if (bits.numel() != static_cast<int64_t>(bytes.nbytes()) * 8)
+      fail("bitcast_convert", "bit counts differ (got {} -> {})", in[0].type_str(), out.type_str());
+    const auto* b = static_cast<const uint8_t*>(in[0].raw());
+    auto* o = static_cast<uint8_t*>(out.raw());
+    if (bits_in) {
+      std::memset(o, 0, out.nbytes());
+      for (int64_t k = 0; k < bits.numel(); ++k)
+        o[k / 8] |= static_cast<uint8_t>((b[k] != 0) << (k % 8));
+    } else {
+      for (int64_t k = 0; k < bits.numel(); ++k) o[k] = (b[k / 8] >> (k % 8)) & 1;
+    }
+    return {out};
+  }
   if (out.nbytes() != in[0].nbytes())
     fail("bitcast_convert", "byte sizes differ (got {} -> {})", in[0].type_str(), out.type_str());
   if (out.nbytes()) std::memcpy(out.raw(), in[0].raw(), out.nbytes());
@@ -218,7 +234,8 @@ std::vector<Tensor> eval_bitcast_convert(const hlo::Op& op, const std::vector<Te
 
 // reduce_precision: rounds the mantissa to `mantissa_bits` (round to nearest even) and clamps
 // the exponent range to `exponent_bits` (overflow -> ±inf, underflow -> ±0), as XLA does.
-// NaN stays NaN. Checked against XLA CPU (jaxlib 0.10) on the values in unary_test.
+// NaN stays NaN unless mantissa_bits is 0 (then +inf, the spec). Checked against XLA CPU (jaxlib
+// 0.10) on the values in unary_test.
 template <typename F, typename U>
 F reduce_precision_one(F x, int exp_bits, int man_bits) {
   constexpr int kBits = sizeof(F) * 8;
@@ -244,8 +261,10 @@ F reduce_precision_one(F x, int exp_bits, int man_bits) {
     else if (e <= (min_e << kMan))
       b = b & sign;
   }
-  // NaN stays NaN (XLA selects the input back, whatever mantissa_bits is).
-  return std::isnan(x) ? x : std::bit_cast<F>(b);
+  // NaN stays NaN while a mantissa bit is left to hold it; with none it becomes +inf, as the
+  // StableHLO spec's interpreter gives (XLA CPU keeps the NaN there).
+  if (std::isnan(x)) return man_bits > 0 ? x : std::numeric_limits<F>::infinity();
+  return std::bit_cast<F>(b);
 }
 
 std::vector<Tensor> eval_reduce_precision(const hlo::Op& op, const std::vector<Tensor>& in,

@@ -133,6 +133,42 @@ AttrValue Parser::parse_array_attr(Location loc) {
   return ints;
 }
 
+// `<lhs_precision_type = tf32, ..., allow_imprecise_accumulation = false>`: the body of
+// #stablehlo.dot_algorithm and of dot_general's pretty `algorithm = <...>`.
+DotAlgorithm parse_dot_algorithm(Parser& p) {
+  DotAlgorithm a;
+  Location loc = p.peek().loc;
+  parse_fields(p, "dot_algorithm", [&](const std::string& n) {
+    if (n == "lhs_precision_type")
+      a.lhs_precision_type = p.expect_ident("a precision type");
+    else if (n == "rhs_precision_type")
+      a.rhs_precision_type = p.expect_ident("a precision type");
+    else if (n == "accumulation_type")
+      a.accumulation_type = p.expect_ident("an accumulation type");
+    else if (n == "lhs_component_count")
+      a.lhs_component_count = p.parse_int(n);
+    else if (n == "rhs_component_count")
+      a.rhs_component_count = p.parse_int(n);
+    else if (n == "num_primitive_operations")
+      a.num_primitive_operations = p.parse_int(n);
+    else if (n == "allow_imprecise_accumulation") {
+      if (p.accept_kw("true"))
+        a.allow_imprecise_accumulation = true;
+      else if (p.accept_kw("false"))
+        a.allow_imprecise_accumulation = false;
+      else
+        p.error_here(fmt::format("expected true or false (got '{}')", p.peek().text));
+    } else {
+      return false;
+    }
+    return true;
+  });
+  if (a.lhs_precision_type.empty() || a.rhs_precision_type.empty() || a.accumulation_type.empty())
+    p.error(loc,
+            "a dot algorithm needs lhs_precision_type, rhs_precision_type and accumulation_type");
+  return a;
+}
+
 // `#stablehlo<kind VALUE>` enums and the #stablehlo.dot/conv/gather/scatter/channel_handle
 // attributes; other dialects' attributes are skipped (nullopt).
 std::optional<AttrValue> Parser::parse_hash_attr(Location loc) {
@@ -192,6 +228,7 @@ std::optional<AttrValue> Parser::parse_hash_attr(Location loc) {
     });
     return d;
   }
+  if (h == "stablehlo.dot_algorithm") return parse_dot_algorithm(*this);
   if (h == "stablehlo.channel_handle") {
     ChannelHandle c;
     parse_fields(*this, "channel_handle", [&](const std::string& n) {

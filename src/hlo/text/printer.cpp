@@ -160,6 +160,15 @@ std::string conv_dims_str(const ConvDims& d) {
          side(d.output_batch, d.output_feature, d.output_spatial, 'b', 'f');
 }
 
+std::string dot_algorithm_fields(const DotAlgorithm& a) {
+  return fmt::format(
+      "lhs_precision_type = {}, rhs_precision_type = {}, accumulation_type = {}, "
+      "lhs_component_count = {}, rhs_component_count = {}, num_primitive_operations = {}, "
+      "allow_imprecise_accumulation = {}",
+      a.lhs_precision_type, a.rhs_precision_type, a.accumulation_type, a.lhs_component_count,
+      a.rhs_component_count, a.num_primitive_operations, a.allow_imprecise_accumulation);
+}
+
 static void field(std::vector<std::string>& fs, const char* name, const I64s& v) {
   if (!v.empty()) fs.push_back(fmt::format("{} = {}", name, ints_str(v)));
 }
@@ -219,9 +228,11 @@ std::string attr_str(const AttrValue& v) {
           field(fs, "scatter_dims_to_operand_dims", x.scatter_dims_to_operand_dims);
           fs.push_back(fmt::format("index_vector_dim = {}", x.index_vector_dim));
           return fmt::format("#stablehlo.scatter<{}>", fmt::join(fs, ", "));
-        } else {
-          static_assert(std::is_same_v<T, ChannelHandle>);
+        } else if constexpr (std::is_same_v<T, ChannelHandle>) {
           return fmt::format("#stablehlo.channel_handle<handle = {}, type = {}>", x.handle, x.type);
+        } else {
+          static_assert(std::is_same_v<T, DotAlgorithm>);
+          return fmt::format("#stablehlo.dot_algorithm<{}>", dot_algorithm_fields(x));
         }
       },
       v);

@@ -44,6 +44,7 @@ std::string dense_str(const Tensor& t);  // `dense<...> : tensor<...>`
 std::string dense_body(const Tensor& t);  // the part between `dense<` and `>`
 std::string ints_str(const I64s& v);      // [1, 2]
 std::string conv_dims_str(const ConvDims& d);
+std::string dot_algorithm_fields(const DotAlgorithm& a);  // `lhs_precision_type = tf32, ...`
 std::string functional_type(const Op& op);  // (T, ...) -> R
 std::string indent_str(int n);
 

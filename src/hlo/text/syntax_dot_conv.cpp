@@ -1,6 +1,7 @@
 // Custom syntaxes of dot_general (`batching_dims = [0] x [0], contracting_dims = [2] x [1],
-// precision = [..]`) and convolution (`dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
-// window = {stride = [..], pad = [[..]], lhs_dilate = [..], rhs_dilate = [..], reverse = [..]}`).
+// precision = [..], algorithm = <..>`) and convolution (`dim_numbers = [b, 0, 1, f]x[0, 1, i,
+// o]->[b, 0, 1, f], window = {stride = [..], pad = [[..]], lhs_dilate = [..], rhs_dilate = [..],
+// reverse = [..]}`).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,7 +10,8 @@
 
 namespace netspec::hlo {
 
-ConvDims parse_conv_dims(Parser& p);  // parser_attrs.cpp
+ConvDims parse_conv_dims(Parser& p);          // parser_attrs.cpp
+DotAlgorithm parse_dot_algorithm(Parser& p);  // parser_attrs.cpp
 
 namespace {
 
@@ -34,8 +36,9 @@ bool print_dot_general(Printer& pr, const Op& op, int) {
   const Attrs& a = op.attrs;
   auto* d = a.get_if<DotDims>("dot_dimension_numbers");
   auto* p = a.get_if<std::vector<EnumAttr>>("precision_config");
-  if (!d || !only_attrs(op, {"dot_dimension_numbers", "precision_config"}) ||
-      (a.has("precision_config") && !p))
+  auto* alg = a.get_if<DotAlgorithm>("algorithm");
+  if (!d || !only_attrs(op, {"dot_dimension_numbers", "precision_config", "algorithm"}) ||
+      (a.has("precision_config") && !p) || (a.has("algorithm") && !alg))
     return false;
   std::string s = fmt::format("{} {}, ", op.name(), pr.operands_str(op));
   if (!d->lhs_batching.empty() || !d->rhs_batching.empty())
@@ -44,6 +47,7 @@ bool print_dot_general(Printer& pr, const Op& op, int) {
   s += fmt::format("contracting_dims = {} x {}", ints_str(d->lhs_contracting),
                    ints_str(d->rhs_contracting));
   if (p) s += ", precision = " + precision_str(*p);
+  if (alg) s += ", algorithm = <" + dot_algorithm_fields(*alg) + ">";
   pr.out_ += s + " : " + functional_type(op);
   return true;
 }
@@ -66,10 +70,12 @@ Op* parse_dot_general(OpText& t) {
   t.attrs.set("dot_dimension_numbers", d);
   while (p.accept(",")) {
     Location kl = p.peek().loc;
-    std::string key = p.expect_ident("precision = [...]");
+    std::string key = p.expect_ident("precision = [...] or algorithm = <...>");
     p.expect("=", "after a keyword");
     if (key == "precision")
       t.attrs.set("precision_config", precision_list(p));
+    else if (key == "algorithm")
+      t.attrs.set("algorithm", parse_dot_algorithm(p));
     else
       p.error(kl, fmt::format("unsupported dot_general clause '{}'", key));
   }
