@@ -96,9 +96,10 @@ std::vector<std::string> iree_flags(const CompileArgs& a) {
   f.push_back("--iree-input-demote-f64-to-f32=false");
   f.push_back("--iree-input-demote-i64-to-i32=false");
   for (std::string& x : split_ws(env_or("IREE_EXTRA_FLAGS", ""))) f.push_back(std::move(x));
-  f.push_back(a.in);
   f.push_back("-o");
   f.push_back(a.out);
+  f.push_back("--");  // the input last, after `--`: a path starting with '-' is not a flag
+  f.push_back(a.in);
   return f;
 }
 

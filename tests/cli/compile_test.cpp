@@ -73,6 +73,20 @@ TEST(CompileCommand, NotInstalledSaysSoAndExits2) {
   EXPECT_FALSE(fs::exists(d / "t.vmfb"));
 }
 
+// An input path that starts with '-' reaches iree-compile after `--`, so it is not read as a flag.
+TEST(CompileCommand, DashPathIsPassedAfterDoubleDash) {
+  fs::path d = temp_dir("dash");
+  fs::path fake = fake_iree(d);
+  std::ofstream(d / "-net.mlir") << kTiny;
+  Result r = run_netspec("cd " + d.string() + " && NETSPEC_IREE_COMPILE=" + fake.string() +
+                             " IREE_BACKEND= IREE_CHIP= IREE_EXTRA_FLAGS=",
+                         "compile --iree -o out.vmfb -- -net.mlir");
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::string got = read(d / "out.vmfb");
+  EXPECT_NE(got.find("-o\nout.vmfb\n--\n-net.mlir\n"), std::string::npos) << got;
+  EXPECT_EQ(got.substr(got.size() - std::string("--\n-net.mlir\n").size()), "--\n-net.mlir\n");
+}
+
 TEST(CompileCommand, FlagsComeFromTheEnvironment) {
   fs::path d = temp_dir("flags");
   fs::path in = write_tiny(d), fake = fake_iree(d), out = d / "t.vmfb";
@@ -82,9 +96,11 @@ TEST(CompileCommand, FlagsComeFromTheEnvironment) {
   Result r = run_netspec(base + " IREE_BACKEND= IREE_CHIP= IREE_EXTRA_FLAGS=", args);
   ASSERT_EQ(r.status, 0) << r.out;
   std::string got = read(out);
-  EXPECT_EQ(got, "--iree-hal-target-backends=llvm-cpu\n--iree-llvmcpu-target-cpu=host\n"
-                 "--iree-input-demote-f64-to-f32=false\n--iree-input-demote-i64-to-i32=false\n" +
-                     in.string() + "\n-o\n" + out.string() + "\n");
+  EXPECT_EQ(got,
+            "--iree-hal-target-backends=llvm-cpu\n--iree-llvmcpu-target-cpu=host\n"
+            "--iree-input-demote-f64-to-f32=false\n--iree-input-demote-i64-to-i32=false\n"
+            "-o\n" +
+                out.string() + "\n--\n" + in.string() + "\n");
   // The command is printed before it runs.
   EXPECT_NE(r.out.find(fake.string() + " --iree-hal-target-backends=llvm-cpu"), std::string::npos)
       << r.out;
@@ -94,7 +110,8 @@ TEST(CompileCommand, FlagsComeFromTheEnvironment) {
   got = read(out);
   EXPECT_NE(got.find("--iree-hal-target-backends=cuda\n--iree-cuda-target=sm_80\n"),
             std::string::npos) << got;
-  EXPECT_NE(got.find("--x=1\n--y\n" + in.string()), std::string::npos) << got;
+  EXPECT_NE(got.find("--x=1\n--y\n-o\n" + out.string() + "\n--\n" + in.string()), std::string::npos)
+      << got;
 
   r = run_netspec(base + " IREE_BACKEND=rocm IREE_CHIP=gfx942", args);
   ASSERT_EQ(r.status, 0) << r.out;
