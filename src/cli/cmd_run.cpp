@@ -4,10 +4,11 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <memory>
+#include <sstream>
 
 #include "cli/commands.h"
+#include "core/file_check.h"
 #include "core/npy.h"
 #include "exec/backend.h"
 #include "hlo/text/parser.h"
@@ -23,6 +24,7 @@ struct RunArgs {
   std::string backend = "cpu";
   int replicas = 1;
   bool split = false;
+  RunLimitArgs limits;
 };
 
 // "[1, 2, 3, ... (10 values)]": the first few elements in row-major order.
@@ -79,11 +81,13 @@ void run_module(const RunArgs& a, std::shared_ptr<const hlo::Module> module, con
 
 void run_command(const RunArgs& a) {
   if (a.replicas < 1) fail("run", "--replicas must be >= 1 (got {})", a.replicas);
+  apply_run_limits("run", a.limits);
   if (!a.split) {
     std::shared_ptr<const hlo::Module> m = hlo::parse_file(a.file);
     run_module(a, m, a.output_dir, "");
     return;
   }
+  require_regular_file("run", a.file);
   std::ifstream in(a.file);
   if (!in) fail("run", "cannot open '{}'", a.file);
   std::stringstream ss;
@@ -114,6 +118,7 @@ void register_run_command(CLI::App& app) {
                   "Run N replicas on N threads (all_reduce combines them); inputs are shared, or give N x args inputs")
       ->capture_default_str();
   cmd->add_flag("--split", args->split, "Run every module of a file split by '// -----' (default: the first)");
+  add_run_limit_flags(cmd, args->limits);
   cmd->callback([args] { run_command(*args); });
 }
 

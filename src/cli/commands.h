@@ -3,6 +3,8 @@
 // the message and exits with status 2.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string_view>
 
 namespace netspec::cli {
 
@@ -13,6 +15,16 @@ void register_gradcheck_command(CLI::App& app);
 void register_emit_command(CLI::App& app);
 void register_compile_command(CLI::App& app);
 void register_train_command(CLI::App& app);
+
+// --max-iterations and --timeout of `run` and `gradcheck` (exec/limits.h): each while op stops
+// with an error after that many iterations, every run after that many seconds.
+inline constexpr int64_t kDefaultMaxIterations = 10'000'000;
+struct RunLimitArgs {
+  int64_t max_iterations = kDefaultMaxIterations;
+  double timeout_s = 0;  // 0: no limit
+};
+void add_run_limit_flags(CLI::App* cmd, RunLimitArgs& a);
+void apply_run_limits(std::string_view where, const RunLimitArgs& a);  // validates, then sets
 
 // Later commands register themselves (no shared list to edit): cmd_<name>.cpp ends with
 //   NETSPEC_REGISTER_COMMAND(bench, register_bench_command)

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/file_check.h"
+
 namespace netspec {
 namespace {
 
@@ -154,6 +156,7 @@ void write_npy(const std::string& path, const Tensor& t) {
 }
 
 Tensor read_npy(const std::string& path) {
+  require_regular_file("npy", path);
   std::ifstream f(path, std::ios::binary);
   if (!f) fail("npy", "cannot open '{}'", path);
   std::stringstream ss;

@@ -4,6 +4,7 @@
 // of every VJP rule, layer and loss.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,11 +35,17 @@ struct GradcheckOptions {
   // 0 (a bias or BN β feeding conv + BN, which cancels any per-channel shift), the relative error
   // of two rounding-noise numbers means nothing. 0: off (relative check only).
   double zero_abs = 0;
+  // Finite differences cost two runs per coordinate: an input with more than max_coords elements
+  // is checked on max_coords distinct coordinates drawn with the seed (0: every coordinate).
+  int64_t max_coords = 0;
+  // Called after each checked coordinate (input index, coordinates done, coordinates to check).
+  std::function<void(size_t input, int64_t done, int64_t total)> progress;
 };
 
 struct InputReport {
   size_t index = 0;
   int64_t numel = 0;
+  int64_t checked = 0;  // coordinates compared (numel unless sampled, see max_coords)
   double max_abs = 0;  // max_j |vjp_j - fd_j|
   double max_rel = 0;  // max_abs / max_j max(|vjp_j|, |fd_j|) (0 when both are all zero)
   bool ok = true;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "hlo/verify_internal.h"
@@ -316,6 +317,59 @@ class ModuleVerifier {
   std::unordered_set<const Value*> visible_;
 };
 
+// Every func.call op of a block and its nested regions.
+void collect_calls(const Block& b, std::vector<const Op*>& out) {
+  for (const auto& op : b.ops) {
+    if (op->kind == OpKind::kCall) out.push_back(op.get());
+    for (const auto& r : op->regions)
+      if (r) collect_calls(*r, out);
+  }
+}
+
+// The call graph must be acyclic: the executors run calls by recursion with no depth limit, so
+// a function that reaches itself would recurse until the stack overflows. Iterative DFS.
+void verify_acyclic_calls(const Module& m) {
+  std::unordered_map<const Func*, std::vector<const Op*>> calls;
+  for (const auto& f : m.funcs) collect_calls(*f->body, calls[f.get()]);
+  enum State { kNew, kOnPath, kDone };
+  std::unordered_map<const Func*, State> state;
+  struct Frame {
+    const Func* f;
+    size_t next;
+  };
+  for (const auto& root : m.funcs) {
+    if (state[root.get()] != kNew) continue;
+    std::vector<Frame> path{{root.get(), 0}};
+    state[root.get()] = kOnPath;
+    while (!path.empty()) {
+      Frame& top = path.back();
+      const auto& cs = calls[top.f];
+      if (top.next == cs.size()) {
+        state[top.f] = kDone;
+        path.pop_back();
+        continue;
+      }
+      const Op* call = cs[top.next++];
+      const Func* callee = m.find(call->attrs.get<SymbolRef>("callee").name);
+      if (!callee || state[callee] == kDone) continue;
+      if (state[callee] == kOnPath) {
+        std::string cycle;
+        bool in = false;
+        for (const Frame& fr : path) {
+          in = in || fr.f == callee;
+          if (in) cycle += "@" + fr.f->name + " -> ";
+        }
+        throw VerifyError(fmt::format("[call] recursive call: {}@{} (the call graph must be "
+                                      "acyclic; recursion is not supported)",
+                                      cycle, callee->name),
+                          call->loc);
+      }
+      state[callee] = kOnPath;
+      path.push_back({callee, 0});
+    }
+  }
+}
+
 // Regions each op carries (-1: case, one or more branches).
 int expected_regions(OpKind k) {
   switch (k) {
@@ -368,6 +422,7 @@ void verify_module(const Module& m) {
   ModuleVerifier v(m);
   try {
     v.run();
+    verify_acyclic_calls(m);
   } catch (const VerifyError&) {
     throw;
   } catch (const Error& e) {

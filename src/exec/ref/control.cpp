@@ -1,15 +1,25 @@
 // Reference kernels: while, if, case, optimization_barrier, func.call. Regions run through
 // run_block and see enclosing values via ctx.scope. (tuple / get_tuple_element: run_block.)
+#include "exec/limits.h"
 #include "exec/ref/kernel_util.h"
 
 namespace netspec::exec::ref {
 namespace {
 
-// while: vals = operands; while cond(vals): vals = body(vals).
+// while: vals = operands; while cond(vals): vals = body(vals). Bounded by run_limits()
+// (iteration cap and deadline) so that a condition that never turns false ends in an Error.
 std::vector<Tensor> eval_while(const hlo::Op& op, const std::vector<Tensor>& in, RunContext& ctx) {
   std::vector<Tensor> vals = in;
-  while (pred_at(run_block(*op.region(0), vals, ctx).at(0)))
+  const int64_t cap = run_limits().max_while_iterations;
+  for (int64_t it = 0; pred_at(run_block(*op.region(0), vals, ctx).at(0)); ++it) {
+    if (cap > 0 && it >= cap)
+      fail("while",
+           "the loop ran {} iterations and its condition is still true (limit: "
+           "--max-iterations {})",
+           it, cap);
+    check_deadline("while");
     vals = run_block(*op.region(1), vals, ctx);
+  }
   return vals;
 }
 

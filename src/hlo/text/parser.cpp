@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/file_check.h"
 #include "hlo/text/parser_impl.h"
 #include "hlo/verify.h"
 
@@ -664,6 +665,9 @@ std::unique_ptr<Module> Parser::parse_module() {
     verify_module(*m);
   } catch (const ParseError&) {
     throw;
+  } catch (const VerifyError& e) {  // at the offending op when the verifier knows it
+    Location at = e.location().line ? e.location() : mloc.line ? mloc : Location{1, 1};
+    error(at, e.what());
   } catch (const std::exception& e) {
     error(mloc.line ? mloc : Location{1, 1}, e.what());
   }
@@ -715,6 +719,7 @@ std::vector<std::unique_ptr<Module>> parse_split_modules(std::string_view text, 
 }
 
 std::unique_ptr<Module> parse_file(const std::string& path) {
+  require_regular_file("parse", path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("[parse] cannot open '{}'", path));
   std::stringstream ss;
