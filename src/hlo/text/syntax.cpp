@@ -84,9 +84,16 @@ std::string same_or_functional(const Op& op) {
 }
 
 const Syntax* custom_syntax(OpKind kind) {
-  for (auto* family : {shape_syntax, dot_conv_syntax, control_syntax})
-    if (const Syntax* s = family(kind)) return s;
-  return basic_syntax(kind);  // the elementwise form is the default, except for generic-only ops
+  static const SyntaxTable table = [] {
+    SyntaxTable t{};
+    register_basic_syntaxes(t);
+    register_shape_syntaxes(t);
+    register_dot_conv_syntaxes(t);
+    register_control_syntaxes(t);
+    return t;
+  }();
+  const Syntax& s = table.by_kind[static_cast<size_t>(kind)];
+  return s.print ? &s : nullptr;
 }
 
 bool Printer::print_custom_op(const Op& op, int indent) {

@@ -1,8 +1,10 @@
 // Internal: the custom (pretty) syntaxes of StableHLO ops, each as a print/parse pair written
 // side by side in its family's file (syntax_basic, syntax_shape, syntax_dot_conv,
-// syntax_control). custom_syntax(kind) finds the pair; ops without one use the generic form.
+// syntax_control), registered by one line each. custom_syntax(kind) finds the pair; ops without
+// one use the generic form.
 // Not a public header.
 #pragma once
+#include <array>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -49,11 +51,17 @@ struct Syntax {
 // nullptr for ops that have only the generic form (if, case, sort, gather, ...).
 const Syntax* custom_syntax(OpKind kind);
 
-// Each family's part of the table: the syntax of `kind`, or nullptr when not in the family.
-const Syntax* basic_syntax(OpKind kind);
-const Syntax* shape_syntax(OpKind kind);
-const Syntax* dot_conv_syntax(OpKind kind);
-const Syntax* control_syntax(OpKind kind);
+// Indexed by OpKind; a null print marks the generic form only. Each family file fills its ops.
+struct SyntaxTable {
+  std::array<Syntax, kNumOpKinds> by_kind{};
+  void set(OpKind k, decltype(Syntax::print) print, decltype(Syntax::parse) parse) {
+    by_kind[static_cast<size_t>(k)] = {print, parse};
+  }
+};
+void register_basic_syntaxes(SyntaxTable& t);  // and the elementwise default
+void register_shape_syntaxes(SyntaxTable& t);
+void register_dot_conv_syntaxes(SyntaxTable& t);
+void register_control_syntaxes(SyntaxTable& t);
 
 // --- shared by the printers ---
 bool only_attrs(const Op& op, std::initializer_list<std::string_view> known);

@@ -160,44 +160,22 @@ Op* parse_elementwise(OpText& t) {
   return t.done();
 }
 
-constexpr Syntax kConstant{print_constant, parse_constant};
-constexpr Syntax kIota{print_iota, parse_iota};
-constexpr Syntax kCompare{print_compare, parse_compare};
-constexpr Syntax kSelect{print_select, parse_select};
-constexpr Syntax kReducePrecision{print_reduce_precision, parse_reduce_precision};
-constexpr Syntax kRngBitGenerator{print_rng_bit_generator, parse_rng_bit_generator};
-constexpr Syntax kElementwise{print_elementwise, parse_elementwise};
-
 }  // namespace
 
-const Syntax* basic_syntax(OpKind kind) {
-  switch (kind) {
-    case OpKind::kConstant:
-      return &kConstant;
-    case OpKind::kIota:
-      return &kIota;
-    case OpKind::kCompare:
-      return &kCompare;
-    case OpKind::kSelect:
-      return &kSelect;
-    case OpKind::kReducePrecision:
-      return &kReducePrecision;
-    case OpKind::kRngBitGenerator:
-      return &kRngBitGenerator;
-    // Generic form only (their regions or dimension attributes have no pretty form here).
-    case OpKind::kIf:
-    case OpKind::kCase:
-    case OpKind::kMap:
-    case OpKind::kSort:
-    case OpKind::kGather:
-    case OpKind::kScatter:
-    case OpKind::kReduceWindow:
-    case OpKind::kSelectAndScatter:
-    case OpKind::kAllReduce:
-      return nullptr;
-    default:
-      return &kElementwise;
-  }
+void register_basic_syntaxes(SyntaxTable& t) {
+  for (size_t k = 0; k < kNumOpKinds; ++k)
+    t.set(static_cast<OpKind>(k), print_elementwise, parse_elementwise);
+  t.set(OpKind::kConstant, print_constant, parse_constant);
+  t.set(OpKind::kIota, print_iota, parse_iota);
+  t.set(OpKind::kCompare, print_compare, parse_compare);
+  t.set(OpKind::kSelect, print_select, parse_select);
+  t.set(OpKind::kReducePrecision, print_reduce_precision, parse_reduce_precision);
+  t.set(OpKind::kRngBitGenerator, print_rng_bit_generator, parse_rng_bit_generator);
+  // Generic form only (their regions or dimension attributes have no pretty form here).
+  for (OpKind k :
+       {OpKind::kIf, OpKind::kCase, OpKind::kMap, OpKind::kSort, OpKind::kGather, OpKind::kScatter,
+        OpKind::kReduceWindow, OpKind::kSelectAndScatter, OpKind::kAllReduce})
+    t.set(k, nullptr, nullptr);
 }
 
 }  // namespace netspec::hlo

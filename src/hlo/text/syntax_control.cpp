@@ -229,28 +229,15 @@ Op* parse_operands_then_types(OpText& t) {
   return t.done();
 }
 
-constexpr Syntax kReduce{print_reduce, parse_reduce};
-constexpr Syntax kWhile{print_while, parse_while};
-constexpr Syntax kCall{print_call, parse_call};
-constexpr Syntax kOperandsThenTypes{print_operands_then_types, parse_operands_then_types};
-
 }  // namespace
 
-const Syntax* control_syntax(OpKind kind) {
-  switch (kind) {
-    case OpKind::kReduce:
-      return &kReduce;
-    case OpKind::kWhile:
-      return &kWhile;
-    case OpKind::kCall:
-      return &kCall;
-    case OpKind::kReturn:
-    case OpKind::kFuncReturn:
-    case OpKind::kOptimizationBarrier:
-      return &kOperandsThenTypes;
-    default:
-      return nullptr;
-  }
+void register_control_syntaxes(SyntaxTable& t) {
+  t.set(OpKind::kReduce, print_reduce, parse_reduce);
+  t.set(OpKind::kWhile, print_while, parse_while);
+  t.set(OpKind::kCall, print_call, parse_call);
+  t.set(OpKind::kReturn, print_operands_then_types, parse_operands_then_types);
+  t.set(OpKind::kFuncReturn, print_operands_then_types, parse_operands_then_types);
+  t.set(OpKind::kOptimizationBarrier, print_operands_then_types, parse_operands_then_types);
 }
 
 }  // namespace netspec::hlo

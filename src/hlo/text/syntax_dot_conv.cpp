@@ -1,7 +1,6 @@
 // Custom syntaxes of dot_general (`batching_dims = [0] x [0], contracting_dims = [2] x [1],
-// precision = [..], algorithm = <..>`) and convolution (`dim_numbers = [b, 0, 1, f]x[0, 1, i,
-// o]->[b, 0, 1, f], window = {stride = [..], pad = [[..]], lhs_dilate = [..], rhs_dilate = [..],
-// reverse = [..]}`).
+// precision = [..], algorithm = <..>`) and convolution (`dim_numbers = [b, 0, 1, f]x[0, 1, i, o]
+// ->[b, 0, 1, f], window = {stride = [..], pad = [[..]], lhs_dilate, rhs_dilate, reverse}`).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -202,20 +201,11 @@ Op* parse_convolution(OpText& t) {
   return t.done();
 }
 
-constexpr Syntax kDotGeneral{print_dot_general, parse_dot_general};
-constexpr Syntax kConvolution{print_convolution, parse_convolution};
-
 }  // namespace
 
-const Syntax* dot_conv_syntax(OpKind kind) {
-  switch (kind) {
-    case OpKind::kDotGeneral:
-      return &kDotGeneral;
-    case OpKind::kConvolution:
-      return &kConvolution;
-    default:
-      return nullptr;
-  }
+void register_dot_conv_syntaxes(SyntaxTable& t) {
+  t.set(OpKind::kDotGeneral, print_dot_general, parse_dot_general);
+  t.set(OpKind::kConvolution, print_convolution, parse_convolution);
 }
 
 }  // namespace netspec::hlo

@@ -169,37 +169,18 @@ Op* parse_get_tuple_element(OpText& t) {
   return t.done();
 }
 
-constexpr Syntax kDims{print_dims, parse_dims};
-constexpr Syntax kSlice{print_slice, parse_slice};
-constexpr Syntax kDynamicSlice{print_dynamic_slice, parse_dynamic_slice};
-constexpr Syntax kConcatenate{print_concatenate, parse_concatenate};
-constexpr Syntax kPad{print_pad, parse_pad};
-constexpr Syntax kTuple{print_tuple, parse_tuple};
-constexpr Syntax kGetTupleElement{print_get_tuple_element, parse_get_tuple_element};
-
 }  // namespace
 
-const Syntax* shape_syntax(OpKind kind) {
-  switch (kind) {
-    case OpKind::kBroadcastInDim:
-    case OpKind::kTranspose:
-    case OpKind::kReverse:
-      return &kDims;
-    case OpKind::kSlice:
-      return &kSlice;
-    case OpKind::kDynamicSlice:
-      return &kDynamicSlice;
-    case OpKind::kConcatenate:
-      return &kConcatenate;
-    case OpKind::kPad:
-      return &kPad;
-    case OpKind::kTuple:
-      return &kTuple;
-    case OpKind::kGetTupleElement:
-      return &kGetTupleElement;
-    default:
-      return nullptr;
-  }
+void register_shape_syntaxes(SyntaxTable& t) {
+  t.set(OpKind::kBroadcastInDim, print_dims, parse_dims);
+  t.set(OpKind::kTranspose, print_dims, parse_dims);
+  t.set(OpKind::kReverse, print_dims, parse_dims);
+  t.set(OpKind::kSlice, print_slice, parse_slice);
+  t.set(OpKind::kDynamicSlice, print_dynamic_slice, parse_dynamic_slice);
+  t.set(OpKind::kConcatenate, print_concatenate, parse_concatenate);
+  t.set(OpKind::kPad, print_pad, parse_pad);
+  t.set(OpKind::kTuple, print_tuple, parse_tuple);
+  t.set(OpKind::kGetTupleElement, print_get_tuple_element, parse_get_tuple_element);
 }
 
 }  // namespace netspec::hlo
