@@ -1,6 +1,7 @@
 // VJP rules of the elementwise families (unary, binary, logic, select/clamp, convert). Each rule
 // states its formula; y is the op's result, dy its cotangent.
 #include "autodiff/rules.h"
+#include "hlo/op_family.h"
 
 namespace netspec::autodiff {
 namespace {
@@ -167,7 +168,8 @@ V clamp(VjpCtx& c) {
 }  // namespace
 
 void register_elementwise_vjps(VjpRule* t) {
-  auto set = [&](OpKind k, VjpRule r) { t[static_cast<size_t>(k)] = r; };
+  hlo::FamilyTable<VjpRule> ft(t, "vjp_elementwise.cpp", {"unary", "binary"});
+  auto set = [&](OpKind k, VjpRule r) { ft.set(k, r); };
   set(OpKind::kNegate, negate);
   set(OpKind::kAbs, abs);
   set(OpKind::kExponential, exponential);
@@ -201,10 +203,7 @@ void register_elementwise_vjps(VjpRule* t) {
                    OpKind::kShiftLeft,
                    OpKind::kShiftRightArithmetic,
                    OpKind::kShiftRightLogical,
-                   OpKind::kCompare,
-                   OpKind::kConstant,
-                   OpKind::kIota,
-                   OpKind::kRngBitGenerator})
+                   OpKind::kCompare})
     set(k, no_grad);
   set(OpKind::kAdd, add);
   set(OpKind::kSubtract, subtract);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "autodiff/rules.h"
+#include "hlo/op_family.h"
 
 namespace netspec::autodiff {
 namespace {
@@ -154,7 +155,8 @@ V pad(VjpCtx& c) {
 }  // namespace
 
 void register_shape_vjps(VjpRule* t) {
-  auto set = [&](OpKind k, VjpRule r) { t[static_cast<size_t>(k)] = r; };
+  hlo::FamilyTable<VjpRule> ft(t, "vjp_shape.cpp", {"shape"});
+  auto set = [&](OpKind k, VjpRule r) { ft.set(k, r); };
   set(OpKind::kReshape, reshape);
   set(OpKind::kTranspose, transpose);
   set(OpKind::kReverse, reverse);

@@ -17,6 +17,7 @@
 
 #include "exec/cpu/dnnl_util.h"
 #include "exec/cpu/kernels.h"
+#include "hlo/op_family.h"
 
 namespace netspec::exec::cpu {
 namespace {
@@ -502,7 +503,8 @@ std::optional<Compiled> compile_conv_rhs_reversed(const hlo::Op& conv) {
 }
 
 void register_conv(Compiler* t) {
-  t[static_cast<size_t>(hlo::OpKind::kConvolution)] = compile_conv;
+  hlo::FamilyTable<Compiler> ft(t, "conv.cpp", {"conv"});
+  ft.set(hlo::OpKind::kConvolution, compile_conv);
 }
 
 }  // namespace netspec::exec::cpu

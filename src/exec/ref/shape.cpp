@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "exec/ref/kernel_util.h"
+#include "hlo/op_family.h"
 
 namespace netspec::exec::ref {
 namespace {
@@ -175,8 +176,9 @@ std::vector<Tensor> eval_reverse(const hlo::Op& op, const std::vector<Tensor>& i
 }  // namespace
 
 void register_shape_kernels(Kernel* t) {
+  hlo::FamilyTable<Kernel> ft(t, "shape.cpp", {"shape"});
   using K = hlo::OpKind;
-  auto set = [&](K k, Kernel f) { t[static_cast<size_t>(k)] = f; };
+  auto set = [&](K k, Kernel f) { ft.set(k, f); };
   set(K::kReshape, eval_reshape);
   set(K::kBroadcastInDim, eval_broadcast_in_dim);
   set(K::kTranspose, eval_transpose);
