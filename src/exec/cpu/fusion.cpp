@@ -257,18 +257,26 @@ void run_program(const Program& p, const RunArgs& args) {
   });
 }
 
-}  // namespace
-
-FusionPlan find_fusion_groups(const hlo::Block& body) {
-  struct G {
-    FusedGroup g;
-    int64_t n = 0;
-    bool sealed = false;
-    std::unordered_map<const hlo::Op*, bool> members;
-  };
-  std::vector<G> groups;
+// Candidate groups before pruning: each with its domain size and whether an outside reader has
+// sealed it; group_of maps non-broadcast member results to their group.
+struct Candidate {
+  FusedGroup g;
+  int64_t n = 0;
+  bool sealed = false;
+  std::unordered_map<const hlo::Op*, bool> members;
+};
+struct Grouping {
+  std::vector<Candidate> groups;
   std::unordered_map<const Value*, int> group_of;             // non-broadcast member results
   std::unordered_map<const Value*, const hlo::Op*> bcast_of;  // fusable broadcasts (absorbed)
+};
+
+// The greedy grouping pass (see the file comment), members in program order.
+Grouping greedy_groups(const hlo::Block& body) {
+  Grouping gr;
+  auto& groups = gr.groups;
+  auto& group_of = gr.group_of;
+  auto& bcast_of = gr.bcast_of;
   auto seal_reader = [&](const Value* v, int except) {
     auto it = group_of.find(v);
     if (it != group_of.end() && it->second != except)
@@ -289,7 +297,7 @@ FusionPlan find_fusion_groups(const hlo::Block& body) {
       for (auto* v : op.operands) {
         auto it = group_of.find(v);
         if (it == group_of.end()) continue;
-        const G& g = groups[static_cast<size_t>(it->second)];
+        const Candidate& g = groups[static_cast<size_t>(it->second)];
         if (!g.sealed && g.n == n) cands.push_back(it->second);
       }
       if (!cands.empty()) join = *std::max_element(cands.begin(), cands.end());
@@ -297,9 +305,9 @@ FusionPlan find_fusion_groups(const hlo::Block& body) {
       // yet, so both may run together at this op). Members are re-sorted by position below.
       for (int other : cands) {
         if (other == join) continue;
-        G& from = groups[static_cast<size_t>(other)];
+        Candidate& from = groups[static_cast<size_t>(other)];
         if (from.g.ops.empty()) continue;
-        G& to = groups[static_cast<size_t>(join)];
+        Candidate& to = groups[static_cast<size_t>(join)];
         for (const hlo::Op* m : from.g.ops) {
           if (to.members.count(m)) continue;
           to.members[m] = true;
@@ -314,7 +322,7 @@ FusionPlan find_fusion_groups(const hlo::Block& body) {
         groups.push_back({});
         groups.back().n = n;
       }
-      G& g = groups[static_cast<size_t>(join)];
+      Candidate& g = groups[static_cast<size_t>(join)];
       // Broadcasts read by this op are recomputed inside the group (before their first reader).
       for (auto* v : op.operands) {
         auto b = bcast_of.find(v);
@@ -329,7 +337,7 @@ FusionPlan find_fusion_groups(const hlo::Block& body) {
         for (auto* v : inner.operands) seal_reader(v, -1);
       });
     if (join >= 0) {
-      G& g = groups[static_cast<size_t>(join)];
+      Candidate& g = groups[static_cast<size_t>(join)];
       g.g.ops.push_back(&op);
       g.members[&op] = true;
       group_of[op.result(0)] = join;
@@ -338,12 +346,22 @@ FusionPlan find_fusion_groups(const hlo::Block& body) {
   // Program order is a topological order: merged groups are put back into it.
   std::unordered_map<const hlo::Op*, size_t> pos;
   for (size_t i = 0; i < body.ops.size(); ++i) pos[body.ops[i].get()] = i;
-  for (G& g : groups)
+  for (Candidate& g : groups)
     std::sort(g.g.ops.begin(), g.g.ops.end(), [&](const hlo::Op* a, const hlo::Op* b) {
       // A broadcast is placed right before its first reader in the group (it sits earlier in
       // program order anyway, so position order is valid for it too).
       return pos[a] < pos[b];
     });
+  return gr;
+}
+
+}  // namespace
+
+FusionPlan find_fusion_groups(const hlo::Block& body) {
+  Grouping gr = greedy_groups(body);
+  auto& groups = gr.groups;
+  auto& group_of = gr.group_of;
+  auto& bcast_of = gr.bcast_of;
   // Keep groups of two or more ops; a broadcast counts (it is not materialised any more).
   std::vector<int> kept_index(groups.size(), -1);
   FusionPlan plan;
