@@ -109,14 +109,13 @@ V optimization_barrier(VjpCtx& c) { return c.dy; }  // dx_i = dy_i
 
 void register_control_vjps(VjpRule* t) {
   hlo::FamilyTable<VjpRule> ft(t, "vjp_control.cpp", {"control"});
-  auto set = [&](OpKind k, VjpRule r) { ft.set(k, r); };
-  set(OpKind::kIf, if_);
-  set(OpKind::kCase, case_);
-  set(OpKind::kCall, call);
-  set(OpKind::kWhile, while_);
-  set(OpKind::kTuple, tuple);
-  set(OpKind::kGetTupleElement, get_tuple_element);
-  set(OpKind::kOptimizationBarrier, optimization_barrier);
+  ft.set(OpKind::kIf, if_);
+  ft.set(OpKind::kCase, case_);
+  ft.set(OpKind::kCall, call);
+  ft.set(OpKind::kWhile, while_);
+  ft.set(OpKind::kTuple, tuple);
+  ft.set(OpKind::kGetTupleElement, get_tuple_element);
+  ft.set(OpKind::kOptimizationBarrier, optimization_barrier);
 }
 
 }  // namespace netspec::autodiff

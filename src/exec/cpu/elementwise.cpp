@@ -244,17 +244,16 @@ std::optional<Compiled> compile_clamp(const hlo::Op& op) {
 
 void register_elementwise(Compiler* t) {
   hlo::FamilyTable<Compiler> ft(t, "elementwise.cpp", {"unary", "binary"});
-  auto set = [&](OpKind k, Compiler c) { ft.set(k, c); };
-#define SET_UNARY(KIND) set(OpKind::KIND, compile_unary<OpKind::KIND>);
+#define SET_UNARY(KIND) ft.set(OpKind::KIND, compile_unary<OpKind::KIND>);
   NETSPEC_SCALAR_UNARY_KINDS(SET_UNARY)
 #undef SET_UNARY
-#define SET_BINARY(KIND) set(OpKind::KIND, compile_binary<OpKind::KIND>);
+#define SET_BINARY(KIND) ft.set(OpKind::KIND, compile_binary<OpKind::KIND>);
   NETSPEC_SCALAR_BINARY_KINDS(SET_BINARY)
 #undef SET_BINARY
-  set(OpKind::kConvert, compile_convert);
-  set(OpKind::kCompare, compile_compare);
-  set(OpKind::kSelect, compile_select);
-  set(OpKind::kClamp, compile_clamp);
+  ft.set(OpKind::kConvert, compile_convert);
+  ft.set(OpKind::kCompare, compile_compare);
+  ft.set(OpKind::kSelect, compile_select);
+  ft.set(OpKind::kClamp, compile_clamp);
 }
 
 }  // namespace netspec::exec::cpu

@@ -136,13 +136,12 @@ std::vector<Tensor> eval_select(const hlo::Op& op, const std::vector<Tensor>& in
 void register_binary_kernels(Kernel* t) {
   hlo::FamilyTable<Kernel> ft(t, "binary.cpp", {"binary"});
   using K = hlo::OpKind;
-  auto set = [&](K k, Kernel f) { ft.set(k, f); };
-#define SET_BINARY(KIND) set(K::KIND, eval_binary<K::KIND>);
+#define SET_BINARY(KIND) ft.set(K::KIND, eval_binary<K::KIND>);
   NETSPEC_SCALAR_BINARY_KINDS(SET_BINARY)
 #undef SET_BINARY
-  set(K::kCompare, eval_compare);
-  set(K::kClamp, eval_clamp);
-  set(K::kSelect, eval_select);
+  ft.set(K::kCompare, eval_compare);
+  ft.set(K::kClamp, eval_clamp);
+  ft.set(K::kSelect, eval_select);
 }
 
 }  // namespace netspec::exec::ref

@@ -138,13 +138,12 @@ std::vector<Tensor> eval_reduce_precision(const hlo::Op& op, const std::vector<T
 void register_unary_kernels(Kernel* t) {
   hlo::FamilyTable<Kernel> ft(t, "unary.cpp", {"unary"});
   using K = hlo::OpKind;
-  auto set = [&](K k, Kernel f) { ft.set(k, f); };
-#define SET_UNARY(KIND) set(K::KIND, eval_unary<K::KIND>);
+#define SET_UNARY(KIND) ft.set(K::KIND, eval_unary<K::KIND>);
   NETSPEC_SCALAR_UNARY_KINDS(SET_UNARY)
 #undef SET_UNARY
-  set(K::kConvert, eval_convert);
-  set(K::kBitcastConvert, eval_bitcast_convert);
-  set(K::kReducePrecision, eval_reduce_precision);
+  ft.set(K::kConvert, eval_convert);
+  ft.set(K::kBitcastConvert, eval_bitcast_convert);
+  ft.set(K::kReducePrecision, eval_reduce_precision);
 }
 
 }  // namespace netspec::exec::ref
