@@ -42,8 +42,13 @@ void register_dot_vjps(VjpRule* t);
 void register_conv_vjps(VjpRule* t);
 void register_reduce_vjps(VjpRule* t);
 void register_window_vjps(VjpRule* t);
-void register_gather_vjps(VjpRule* t);
+void register_gather_sort_vjps(VjpRule* t);
 void register_control_vjps(VjpRule* t);
+void register_collective_vjps(VjpRule* t);
+
+// The rule table; every op but the terminators has a rule (no_grad and refusing rules count),
+// which tests/autodiff/coverage_test.cpp checks.
+VjpRule vjp_rule_for(hlo::OpKind k);
 
 // The rule for ops whose results carry no cotangent to their operands (compare, iota, integer
 // and boolean ops, rng, piecewise-constant float ops like floor).

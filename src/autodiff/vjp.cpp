@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "autodiff/rules.h"
+#include "hlo/op_family.h"
 #include "hlo/passes.h"
 
 namespace netspec::autodiff {
@@ -42,12 +43,22 @@ const std::array<VjpRule, hlo::kNumOpKinds>& rule_table() {
     register_conv_vjps(t.data());
     register_reduce_vjps(t.data());
     register_window_vjps(t.data());
-    register_gather_vjps(t.data());
+    register_gather_sort_vjps(t.data());
     register_control_vjps(t.data());
+    register_collective_vjps(t.data());
+    // The misc family (constant, iota, rng_bit_generator) makes values from nothing it could
+    // differentiate: zero cotangent.
+    hlo::FamilyTable<VjpRule>(t.data(), "vjp.cpp", {"misc"}).set_family("misc", no_grad);
     return t;
   }();
   return table;
 }
+
+}  // namespace
+
+VjpRule vjp_rule_for(OpKind k) { return rule_table()[static_cast<size_t>(k)]; }
+
+namespace {
 
 bool is_terminator(const Op& op) {
   return op.kind == OpKind::kReturn || op.kind == OpKind::kFuncReturn;

@@ -1,8 +1,9 @@
-// VJP rules of control flow, tuples, calls and collectives. if/case: a new if/case on the same
+// VJP rules of control flow, tuples and calls. if/case: a new if/case on the same
 // predicate whose branches re-emit the forward branch and differentiate it, returning the
 // cotangents of the outer values the branches use. func.call: the callee's registered custom
 // backward (plain calls were inlined before differentiation). while: refused unless wrapped.
 #include "autodiff/rules.h"
+#include "hlo/op_family.h"
 
 namespace netspec::autodiff {
 namespace {
@@ -104,38 +105,17 @@ V get_tuple_element(VjpCtx& c) {  // dt = tuple(0, ..., dy at index, ..., 0)
 
 V optimization_barrier(VjpCtx& c) { return c.dy; }  // dx_i = dy_i
 
-// all_reduce(sum): the transpose of a cross-replica sum is a cross-replica sum of dy.
-V all_reduce(VjpCtx& c) {
-  auto comb = region_combiner(*c.op.region(0));
-  if (!comb || *comb != OpKind::kAdd)
-    fail("vjp", "stablehlo.all_reduce is differentiable only with an add body");
-  std::vector<hlo::I64s> groups;
-  if (auto* g = c.op.attrs.get_if<hlo::DenseAttr>("replica_groups"); g && g->value.rank() == 2) {
-    int64_t rows = g->value.shape()[0], cols = g->value.shape()[1];
-    for (int64_t i = 0; i < rows; ++i) {
-      hlo::I64s row;
-      for (int64_t j = 0; j < cols; ++j)
-        if (int64_t v = g->value.as_int64(i * cols + j); v >= 0) row.push_back(v);
-      groups.push_back(row);
-    }
-  }
-  V dys;
-  for (size_t i = 0; i < c.op.results.size(); ++i) dys.push_back(c.dy_or_zero(i));
-  return c.b.all_reduce(dys, groups, OpKind::kAdd);
-}
-
 }  // namespace
 
 void register_control_vjps(VjpRule* t) {
-  auto set = [&](OpKind k, VjpRule r) { t[static_cast<size_t>(k)] = r; };
-  set(OpKind::kIf, if_);
-  set(OpKind::kCase, case_);
-  set(OpKind::kCall, call);
-  set(OpKind::kWhile, while_);
-  set(OpKind::kTuple, tuple);
-  set(OpKind::kGetTupleElement, get_tuple_element);
-  set(OpKind::kOptimizationBarrier, optimization_barrier);
-  set(OpKind::kAllReduce, all_reduce);
+  hlo::FamilyTable<VjpRule> ft(t, "vjp_control.cpp", {"control"});
+  ft.set(OpKind::kIf, if_);
+  ft.set(OpKind::kCase, case_);
+  ft.set(OpKind::kCall, call);
+  ft.set(OpKind::kWhile, while_);
+  ft.set(OpKind::kTuple, tuple);
+  ft.set(OpKind::kGetTupleElement, get_tuple_element);
+  ft.set(OpKind::kOptimizationBarrier, optimization_barrier);
 }
 
 }  // namespace netspec::autodiff

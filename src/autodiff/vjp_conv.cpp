@@ -4,6 +4,7 @@
 // (input grad: feature_group_count; weight grad: batch_group_count). General dimension numbers.
 // A batch-grouped convolution (what a grouped weight gradient is) is differentiated per group.
 #include "autodiff/rules.h"
+#include "hlo/op_family.h"
 
 namespace netspec::autodiff {
 namespace {
@@ -178,6 +179,9 @@ std::vector<Value*> convolution(VjpCtx& c) {
 
 }  // namespace
 
-void register_conv_vjps(VjpRule* t) { t[static_cast<size_t>(OpKind::kConvolution)] = convolution; }
+void register_conv_vjps(VjpRule* t) {
+  hlo::FamilyTable<VjpRule> ft(t, "vjp_conv.cpp", {"conv"});
+  ft.set(OpKind::kConvolution, convolution);
+}
 
 }  // namespace netspec::autodiff

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "autodiff/rules.h"
+#include "hlo/op_family.h"
 
 namespace netspec::autodiff {
 namespace {
@@ -95,6 +96,9 @@ std::vector<Value*> dot_general(VjpCtx& c) {
 
 }  // namespace
 
-void register_dot_vjps(VjpRule* t) { t[static_cast<size_t>(OpKind::kDotGeneral)] = dot_general; }
+void register_dot_vjps(VjpRule* t) {
+  hlo::FamilyTable<VjpRule> ft(t, "vjp_dot.cpp", {"dot"});
+  ft.set(OpKind::kDotGeneral, dot_general);
+}
 
 }  // namespace netspec::autodiff

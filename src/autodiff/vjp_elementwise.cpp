@@ -1,6 +1,7 @@
 // VJP rules of the elementwise families (unary, binary, logic, select/clamp, convert). Each rule
 // states its formula; y is the op's result, dy its cotangent.
 #include "autodiff/rules.h"
+#include "hlo/op_family.h"
 
 namespace netspec::autodiff {
 namespace {
@@ -167,56 +168,41 @@ V clamp(VjpCtx& c) {
 }  // namespace
 
 void register_elementwise_vjps(VjpRule* t) {
-  auto set = [&](OpKind k, VjpRule r) { t[static_cast<size_t>(k)] = r; };
-  set(OpKind::kNegate, negate);
-  set(OpKind::kAbs, abs);
-  set(OpKind::kExponential, exponential);
-  set(OpKind::kExponentialMinusOne, expm1);
-  set(OpKind::kLog, log);
-  set(OpKind::kLogPlusOne, log1p);
-  set(OpKind::kLogistic, logistic);
-  set(OpKind::kTanh, tanh);
-  set(OpKind::kSqrt, sqrt);
-  set(OpKind::kRsqrt, rsqrt);
-  set(OpKind::kCbrt, cbrt);
-  set(OpKind::kSine, sine);
-  set(OpKind::kCosine, cosine);
-  set(OpKind::kTan, tan);
-  set(OpKind::kReducePrecision, identity);
-  set(OpKind::kConvert, convert);
+  hlo::FamilyTable<VjpRule> ft(t, "vjp_elementwise.cpp", {"unary", "binary"});
+  ft.set(OpKind::kNegate, negate);
+  ft.set(OpKind::kAbs, abs);
+  ft.set(OpKind::kExponential, exponential);
+  ft.set(OpKind::kExponentialMinusOne, expm1);
+  ft.set(OpKind::kLog, log);
+  ft.set(OpKind::kLogPlusOne, log1p);
+  ft.set(OpKind::kLogistic, logistic);
+  ft.set(OpKind::kTanh, tanh);
+  ft.set(OpKind::kSqrt, sqrt);
+  ft.set(OpKind::kRsqrt, rsqrt);
+  ft.set(OpKind::kCbrt, cbrt);
+  ft.set(OpKind::kSine, sine);
+  ft.set(OpKind::kCosine, cosine);
+  ft.set(OpKind::kTan, tan);
+  ft.set(OpKind::kReducePrecision, identity);
+  ft.set(OpKind::kConvert, convert);
   // Piecewise constant or non-float: zero cotangent (dy does not reach the operands).
-  for (OpKind k : {OpKind::kSign,
-                   OpKind::kFloor,
-                   OpKind::kCeil,
-                   OpKind::kRoundNearestAfz,
-                   OpKind::kRoundNearestEven,
-                   OpKind::kIsFinite,
-                   OpKind::kNot,
-                   OpKind::kPopcnt,
-                   OpKind::kCountLeadingZeros,
-                   OpKind::kBitcastConvert,
-                   OpKind::kAnd,
-                   OpKind::kOr,
-                   OpKind::kXor,
-                   OpKind::kShiftLeft,
-                   OpKind::kShiftRightArithmetic,
-                   OpKind::kShiftRightLogical,
-                   OpKind::kCompare,
-                   OpKind::kConstant,
-                   OpKind::kIota,
-                   OpKind::kRngBitGenerator})
-    set(k, no_grad);
-  set(OpKind::kAdd, add);
-  set(OpKind::kSubtract, subtract);
-  set(OpKind::kMultiply, multiply);
-  set(OpKind::kDivide, divide);
-  set(OpKind::kRemainder, remainder);
-  set(OpKind::kPower, power);
-  set(OpKind::kMaximum, maximum);
-  set(OpKind::kMinimum, minimum);
-  set(OpKind::kAtan2, atan2);
-  set(OpKind::kSelect, select);
-  set(OpKind::kClamp, clamp);
+  for (OpKind k : {OpKind::kSign, OpKind::kFloor, OpKind::kCeil, OpKind::kRoundNearestAfz,
+                   OpKind::kRoundNearestEven, OpKind::kIsFinite, OpKind::kNot, OpKind::kPopcnt,
+                   OpKind::kCountLeadingZeros, OpKind::kBitcastConvert, OpKind::kAnd, OpKind::kOr,
+                   OpKind::kXor, OpKind::kShiftLeft, OpKind::kShiftRightArithmetic,
+                   OpKind::kShiftRightLogical, OpKind::kCompare})
+    ft.set(k, no_grad);
+  ft.set(OpKind::kAdd, add);
+  ft.set(OpKind::kSubtract, subtract);
+  ft.set(OpKind::kMultiply, multiply);
+  ft.set(OpKind::kDivide, divide);
+  ft.set(OpKind::kRemainder, remainder);
+  ft.set(OpKind::kPower, power);
+  ft.set(OpKind::kMaximum, maximum);
+  ft.set(OpKind::kMinimum, minimum);
+  ft.set(OpKind::kAtan2, atan2);
+  ft.set(OpKind::kSelect, select);
+  ft.set(OpKind::kClamp, clamp);
 }
 
 }  // namespace netspec::autodiff

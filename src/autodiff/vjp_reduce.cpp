@@ -1,8 +1,9 @@
-// VJP rules of reduce (single input with an add / maximum / minimum / multiply body) and sort.
+// VJP rules of reduce (single input with an add / maximum / minimum / multiply body).
 // Variadic reduces (argmax-style pairs) are refused with a message pointing at custom VJPs.
 #include <algorithm>
 
 #include "autodiff/rules.h"
+#include "hlo/op_family.h"
 #include "hlo/passes.h"
 
 namespace netspec::autodiff {
@@ -65,54 +66,21 @@ std::vector<Value*> reduce(VjpCtx& c) {
   return {dx, dinit};
 }
 
-// y_i = sort(x_i) along d: re-sort with an extra iota operand to get the permutation p, then
-// dx_i = the dy_i sorted back by p (a second sort keyed on p; no scatter, no one-hot).
-std::vector<Value*> sort(VjpCtx& c) {
-  hlo::Builder& b = c.b;
-  int64_t dim = c.op.attrs.get_int("dimension");
-  bool stable = c.op.attrs.get_bool_or("is_stable", false);
-  const hlo::Type& t0 = c.x(0)->type;
-  std::vector<Value*> ins(c.op.operands.begin(), c.op.operands.end());
-  ins.push_back(b.iota(hlo::Type::tensor(DType::kI64, t0.shape()), dim));
-  const hlo::Block& cmp = *c.op.region(0);
-  // Same comparator; the two extra (iota) arguments are unused.
-  auto comparator = [&](hlo::Builder& rb, const std::vector<Value*>& args) {
-    hlo::ValueMap map;
-    for (size_t i = 0; i < cmp.args.size(); ++i) map[cmp.arg(i)] = args[i];
-    std::vector<Value*> out;
-    for (const auto& op : cmp.ops) {
-      if (op->kind == OpKind::kReturn) {
-        for (Value* v : op->operands) out.push_back(hlo::lookup(map, v));
-        break;
-      }
-      hlo::clone_op(rb.block(), *op, map);
-    }
-    return out;
-  };
-  std::vector<Value*> sorted = b.sort(ins, dim, stable, comparator);
-  Value* perm = sorted.back();
-  std::vector<Value*> keyed{perm};
-  std::vector<size_t> which;
-  for (size_t i = 0; i < c.op.operands.size(); ++i)
-    if (c.wants[i]) {
-      keyed.push_back(c.dy_or_zero(i));
-      which.push_back(i);
-    }
-  std::vector<Value*> out(c.op.operands.size(), nullptr);
-  if (which.empty()) return out;
-  auto by_perm = [](hlo::Builder& rb, const std::vector<Value*>& args) {
-    return std::vector<Value*>{rb.compare(args[0], args[1], "LT")};
-  };
-  std::vector<Value*> back = b.sort(keyed, dim, false, by_perm);
-  for (size_t k = 0; k < which.size(); ++k) out[which[k]] = back[k + 1];
-  return out;
+// map: the engine lifts a map whose body is elementwise to whole-tensor ops before differentiating
+// (vjp.cpp); any other map reaches this rule and is refused.
+std::vector<Value*> map_refused(VjpCtx& c) {
+  fail("vjp",
+       "{} is differentiable only when its body is elementwise ops on its arguments (got a "
+       "body with {} ops that could not be lifted; use a custom VJP)",
+       c.op.name(), c.op.region(0)->ops.size());
 }
 
 }  // namespace
 
 void register_reduce_vjps(VjpRule* t) {
-  t[static_cast<size_t>(OpKind::kReduce)] = reduce;
-  t[static_cast<size_t>(OpKind::kSort)] = sort;
+  hlo::FamilyTable<VjpRule> ft(t, "vjp_reduce.cpp", {"reduce"});
+  ft.set(OpKind::kReduce, reduce);
+  ft.set(OpKind::kMap, map_refused);
 }
 
 }  // namespace netspec::autodiff

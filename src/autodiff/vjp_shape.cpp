@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "autodiff/rules.h"
+#include "hlo/op_family.h"
 
 namespace netspec::autodiff {
 namespace {
@@ -154,16 +155,16 @@ V pad(VjpCtx& c) {
 }  // namespace
 
 void register_shape_vjps(VjpRule* t) {
-  auto set = [&](OpKind k, VjpRule r) { t[static_cast<size_t>(k)] = r; };
-  set(OpKind::kReshape, reshape);
-  set(OpKind::kTranspose, transpose);
-  set(OpKind::kReverse, reverse);
-  set(OpKind::kBroadcastInDim, broadcast_in_dim);
-  set(OpKind::kSlice, slice);
-  set(OpKind::kDynamicSlice, dynamic_slice);
-  set(OpKind::kDynamicUpdateSlice, dynamic_update_slice);
-  set(OpKind::kConcatenate, concatenate);
-  set(OpKind::kPad, pad);
+  hlo::FamilyTable<VjpRule> ft(t, "vjp_shape.cpp", {"shape"});
+  ft.set(OpKind::kReshape, reshape);
+  ft.set(OpKind::kTranspose, transpose);
+  ft.set(OpKind::kReverse, reverse);
+  ft.set(OpKind::kBroadcastInDim, broadcast_in_dim);
+  ft.set(OpKind::kSlice, slice);
+  ft.set(OpKind::kDynamicSlice, dynamic_slice);
+  ft.set(OpKind::kDynamicUpdateSlice, dynamic_update_slice);
+  ft.set(OpKind::kConcatenate, concatenate);
+  ft.set(OpKind::kPad, pad);
 }
 
 }  // namespace netspec::autodiff

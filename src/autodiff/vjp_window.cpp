@@ -5,6 +5,7 @@
 #include <string>
 
 #include "autodiff/rules.h"
+#include "hlo/op_family.h"
 
 namespace netspec::autodiff {
 namespace {
@@ -144,8 +145,9 @@ std::vector<Value*> select_and_scatter(VjpCtx& c) {
 }  // namespace
 
 void register_window_vjps(VjpRule* t) {
-  t[static_cast<size_t>(OpKind::kReduceWindow)] = reduce_window;
-  t[static_cast<size_t>(OpKind::kSelectAndScatter)] = select_and_scatter;
+  hlo::FamilyTable<VjpRule> ft(t, "vjp_window.cpp", {"window"});
+  ft.set(OpKind::kReduceWindow, reduce_window);
+  ft.set(OpKind::kSelectAndScatter, select_and_scatter);
 }
 
 }  // namespace netspec::autodiff

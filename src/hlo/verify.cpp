@@ -209,6 +209,7 @@ const std::array<InferRule, kNumOpKinds>& rule_table() {
     register_reduce_window_rules(t.data());
     register_gather_sort_rules(t.data());
     register_control_rules(t.data());
+    register_collective_rules(t.data());
     return t;
   }();
   return table;

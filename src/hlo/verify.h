@@ -41,5 +41,6 @@ void register_dot_conv_rules(InferRule* table);
 void register_reduce_window_rules(InferRule* table);
 void register_gather_sort_rules(InferRule* table);
 void register_control_rules(InferRule* table);
+void register_collective_rules(InferRule* table);
 
 }  // namespace netspec::hlo

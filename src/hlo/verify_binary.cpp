@@ -1,4 +1,5 @@
 // Type rules: elementwise binary ops, compare, clamp, select.
+#include "hlo/op_family.h"
 #include "hlo/verify_internal.h"
 
 namespace netspec::hlo {
@@ -99,14 +100,15 @@ std::vector<Type> rule_select(const Op& op, const std::vector<Type>& given) {
 }  // namespace
 
 void register_binary_rules(InferRule* t) {
+  FamilyTable<InferRule> ft(t, "verify_binary.cpp", {"binary"});
   for (OpKind k : {OpKind::kAdd, OpKind::kSubtract, OpKind::kMultiply, OpKind::kDivide,
                    OpKind::kRemainder, OpKind::kPower, OpKind::kMaximum, OpKind::kMinimum,
                    OpKind::kAtan2, OpKind::kAnd, OpKind::kOr, OpKind::kXor, OpKind::kShiftLeft,
                    OpKind::kShiftRightArithmetic, OpKind::kShiftRightLogical})
-    t[static_cast<size_t>(k)] = rule_binary;
-  t[static_cast<size_t>(OpKind::kCompare)] = rule_compare;
-  t[static_cast<size_t>(OpKind::kClamp)] = rule_clamp;
-  t[static_cast<size_t>(OpKind::kSelect)] = rule_select;
+    ft.set(k, rule_binary);
+  ft.set(OpKind::kCompare, rule_compare);
+  ft.set(OpKind::kClamp, rule_clamp);
+  ft.set(OpKind::kSelect, rule_select);
 }
 
 }  // namespace netspec::hlo

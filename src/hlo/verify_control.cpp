@@ -1,5 +1,6 @@
 // Type rules: while, if, case, tuple, get_tuple_element, optimization_barrier, func.call,
 // stablehlo.return and func.return (terminators: their parent's rule checks their types).
+#include "hlo/op_family.h"
 #include "hlo/verify_internal.h"
 
 namespace netspec::hlo {
@@ -94,15 +95,16 @@ std::vector<Type> rule_terminator(const Op& op, const std::vector<Type>& given) 
 }  // namespace
 
 void register_control_rules(InferRule* t) {
-  t[static_cast<size_t>(OpKind::kWhile)] = rule_while;
-  t[static_cast<size_t>(OpKind::kIf)] = rule_if;
-  t[static_cast<size_t>(OpKind::kCase)] = rule_case;
-  t[static_cast<size_t>(OpKind::kTuple)] = rule_tuple;
-  t[static_cast<size_t>(OpKind::kGetTupleElement)] = rule_get_tuple_element;
-  t[static_cast<size_t>(OpKind::kOptimizationBarrier)] = rule_optimization_barrier;
-  t[static_cast<size_t>(OpKind::kCall)] = rule_call;
-  t[static_cast<size_t>(OpKind::kReturn)] = rule_terminator;
-  t[static_cast<size_t>(OpKind::kFuncReturn)] = rule_terminator;
+  FamilyTable<InferRule> ft(t, "verify_control.cpp", {"control"});
+  ft.set(OpKind::kWhile, rule_while);
+  ft.set(OpKind::kIf, rule_if);
+  ft.set(OpKind::kCase, rule_case);
+  ft.set(OpKind::kTuple, rule_tuple);
+  ft.set(OpKind::kGetTupleElement, rule_get_tuple_element);
+  ft.set(OpKind::kOptimizationBarrier, rule_optimization_barrier);
+  ft.set(OpKind::kCall, rule_call);
+  ft.set(OpKind::kReturn, rule_terminator);
+  ft.set(OpKind::kFuncReturn, rule_terminator);
 }
 
 }  // namespace netspec::hlo

@@ -2,6 +2,7 @@
 // operands' (preferred element type); the shape is always inferred and checked.
 #include <set>
 
+#include "hlo/op_family.h"
 #include "hlo/verify_internal.h"
 
 namespace netspec::hlo {
@@ -170,8 +171,9 @@ std::vector<Type> rule_convolution(const Op& op, const std::vector<Type>& given)
 }  // namespace
 
 void register_dot_conv_rules(InferRule* t) {
-  t[static_cast<size_t>(OpKind::kDotGeneral)] = rule_dot_general;
-  t[static_cast<size_t>(OpKind::kConvolution)] = rule_convolution;
+  FamilyTable<InferRule> ft(t, "verify_dot_conv.cpp", {"dot", "conv"});
+  ft.set(OpKind::kDotGeneral, rule_dot_general);
+  ft.set(OpKind::kConvolution, rule_convolution);
 }
 
 }  // namespace netspec::hlo

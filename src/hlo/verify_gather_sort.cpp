@@ -1,4 +1,5 @@
 // Type rules: gather, scatter (incl. operand/input batching dims), sort.
+#include "hlo/op_family.h"
 #include "hlo/verify_internal.h"
 
 namespace netspec::hlo {
@@ -187,9 +188,10 @@ std::vector<Type> rule_sort(const Op& op, const std::vector<Type>& given) {
 }  // namespace
 
 void register_gather_sort_rules(InferRule* t) {
-  t[static_cast<size_t>(OpKind::kGather)] = rule_gather;
-  t[static_cast<size_t>(OpKind::kScatter)] = rule_scatter;
-  t[static_cast<size_t>(OpKind::kSort)] = rule_sort;
+  FamilyTable<InferRule> ft(t, "verify_gather_sort.cpp", {"gather", "sort"});
+  ft.set(OpKind::kGather, rule_gather);
+  ft.set(OpKind::kScatter, rule_scatter);
+  ft.set(OpKind::kSort, rule_sort);
 }
 
 }  // namespace netspec::hlo

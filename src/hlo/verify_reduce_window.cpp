@@ -1,4 +1,5 @@
 // Type rules: reduce, reduce_window, select_and_scatter, map (the region-carrying reductions).
+#include "hlo/op_family.h"
 #include "hlo/verify_internal.h"
 
 namespace netspec::hlo {
@@ -149,10 +150,11 @@ std::vector<Type> rule_map(const Op& op, const std::vector<Type>& given) {
 }  // namespace
 
 void register_reduce_window_rules(InferRule* t) {
-  t[static_cast<size_t>(OpKind::kReduce)] = rule_reduce;
-  t[static_cast<size_t>(OpKind::kReduceWindow)] = rule_reduce_window;
-  t[static_cast<size_t>(OpKind::kSelectAndScatter)] = rule_select_and_scatter;
-  t[static_cast<size_t>(OpKind::kMap)] = rule_map;
+  FamilyTable<InferRule> ft(t, "verify_reduce_window.cpp", {"reduce", "window"});
+  ft.set(OpKind::kReduce, rule_reduce);
+  ft.set(OpKind::kReduceWindow, rule_reduce_window);
+  ft.set(OpKind::kSelectAndScatter, rule_select_and_scatter);
+  ft.set(OpKind::kMap, rule_map);
 }
 
 }  // namespace netspec::hlo

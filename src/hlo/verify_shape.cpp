@@ -1,5 +1,6 @@
 // Type rules: reshape, broadcast_in_dim, transpose, slice, dynamic_slice, dynamic_update_slice,
 // concatenate, pad, reverse.
+#include "hlo/op_family.h"
 #include "hlo/verify_internal.h"
 
 namespace netspec::hlo {
@@ -186,15 +187,16 @@ std::vector<Type> rule_reverse(const Op& op, const std::vector<Type>& given) {
 }  // namespace
 
 void register_shape_rules(InferRule* t) {
-  t[static_cast<size_t>(OpKind::kReshape)] = rule_reshape;
-  t[static_cast<size_t>(OpKind::kBroadcastInDim)] = rule_broadcast_in_dim;
-  t[static_cast<size_t>(OpKind::kTranspose)] = rule_transpose;
-  t[static_cast<size_t>(OpKind::kSlice)] = rule_slice;
-  t[static_cast<size_t>(OpKind::kDynamicSlice)] = rule_dynamic_slice;
-  t[static_cast<size_t>(OpKind::kDynamicUpdateSlice)] = rule_dynamic_update_slice;
-  t[static_cast<size_t>(OpKind::kConcatenate)] = rule_concatenate;
-  t[static_cast<size_t>(OpKind::kPad)] = rule_pad;
-  t[static_cast<size_t>(OpKind::kReverse)] = rule_reverse;
+  FamilyTable<InferRule> ft(t, "verify_shape.cpp", {"shape"});
+  ft.set(OpKind::kReshape, rule_reshape);
+  ft.set(OpKind::kBroadcastInDim, rule_broadcast_in_dim);
+  ft.set(OpKind::kTranspose, rule_transpose);
+  ft.set(OpKind::kSlice, rule_slice);
+  ft.set(OpKind::kDynamicSlice, rule_dynamic_slice);
+  ft.set(OpKind::kDynamicUpdateSlice, rule_dynamic_update_slice);
+  ft.set(OpKind::kConcatenate, rule_concatenate);
+  ft.set(OpKind::kPad, rule_pad);
+  ft.set(OpKind::kReverse, rule_reverse);
 }
 
 }  // namespace netspec::hlo

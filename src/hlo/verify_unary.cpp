@@ -1,5 +1,6 @@
 // Type rules: elementwise unary ops, convert, bitcast_convert, reduce_precision.
 // All share the operand's shape; element-type classes follow each op's spec "Inputs" table.
+#include "hlo/op_family.h"
 #include "hlo/verify_internal.h"
 
 namespace netspec::hlo {
@@ -82,13 +83,11 @@ std::vector<Type> rule_reduce_precision(const Op& op, const std::vector<Type>& g
 }  // namespace
 
 void register_unary_rules(InferRule* t) {
-#define X(e, name, family) \
-  if (std::string_view(#family) == "unary") t[static_cast<size_t>(OpKind::e)] = rule_unary;
-#include "hlo/ops.def"
-#undef X
-  t[static_cast<size_t>(OpKind::kConvert)] = rule_convert;
-  t[static_cast<size_t>(OpKind::kBitcastConvert)] = rule_bitcast_convert;
-  t[static_cast<size_t>(OpKind::kReducePrecision)] = rule_reduce_precision;
+  FamilyTable<InferRule> ft(t, "verify_unary.cpp", {"unary"});
+  ft.set_family("unary", rule_unary);
+  ft.set(OpKind::kConvert, rule_convert);
+  ft.set(OpKind::kBitcastConvert, rule_bitcast_convert);
+  ft.set(OpKind::kReducePrecision, rule_reduce_precision);
 }
 
 }  // namespace netspec::hlo

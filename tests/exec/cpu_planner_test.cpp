@@ -171,18 +171,21 @@ TEST(CpuPlanner, ResultsDoNotAliasTheArenaAcrossRuns) {
 }
 
 TEST(CpuPlanner, FallsBackToRefKernelsAndReportsThem) {
-  // remainder and sort have no fast path: they run on the ref kernels.
+  // reduce_precision has no fast path: it runs on the ref kernel; remainder and add run on the
+  // cpu kernels of the scalar table.
   BodyFn body = [](Builder& b, const Values& a) {
     Value* r = b.remainder(a[0], a[1]);
-    return Values{b.add(r, a[1])};
+    Value* f = b.reduce_precision(b.convert(r, DType::kF32), 8, 7);  // bf16 rounding
+    return Values{b.add(r, a[1]), f};
   };
   Tensor x = i32({3}, {7, -7, 5}), y = i32({3}, {3, 3, 0x7fffffff});
   auto st = stats_of({type_of(x), type_of(y)}, body);
   EXPECT_EQ(st.ref_steps, 1);
-  EXPECT_EQ(st.fallback_ops, "remainder");
+  EXPECT_EQ(st.fallback_ops, "reduce_precision");
   // 7 % 3 = 1, -7 % 3 = -1 (sign of the dividend), 5 % big = 5; then + y wraps for the last.
-  expect_equal(run_fn("cpu", {x, y}, body).at(0),
-               i32({3}, {4, 2, static_cast<int64_t>(int32_t(0x80000004u))}));
+  auto out = run_fn("cpu", {x, y}, body);
+  expect_equal(out.at(0), i32({3}, {4, 2, static_cast<int64_t>(int32_t(0x80000004u))}));
+  expect_equal(out.at(1), f32({3}, {1, -1, 5}));
 }
 
 TEST(CpuPlanner, WhileRegionSeesPlannedValues) {

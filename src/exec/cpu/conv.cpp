@@ -17,6 +17,7 @@
 
 #include "exec/cpu/dnnl_util.h"
 #include "exec/cpu/kernels.h"
+#include "hlo/op_family.h"
 
 namespace netspec::exec::cpu {
 namespace {
@@ -197,7 +198,9 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
 
 // rhs_flipped: the kernel operand holds the spatial reverse of the kernel this op convolves with
 // (compile_conv_rhs_reversed); the weight preparation flips it back.
-std::optional<Compiled> compile_conv_impl(const hlo::Op& op, bool rhs_flipped) {
+// Parses a convolution's attributes (f32 operands, 1-3 spatial dims, no window reversal);
+// nullopt when the cpu kernels do not take this form.
+std::optional<ConvGeom> conv_geom(const hlo::Op& op) {
   if (op.operands.size() != 2) return std::nullopt;
   auto* cd = op.attrs.get_if<hlo::ConvDims>("dimension_numbers");
   if (!cd) return std::nullopt;
@@ -211,7 +214,6 @@ std::optional<Compiled> compile_conv_impl(const hlo::Op& op, bool rhs_flipped) {
   g.d = *cd;
   g.ns = cd->input_spatial.size();
   if (g.ns < 1 || g.ns > 3) return std::nullopt;
-  const int64_t bgc = op.attrs.get_int_or("batch_group_count", 1);
   g.groups = op.attrs.get_int_or("feature_group_count", 1);
   for (auto* name : {"window_reversal"}) {
     if (auto* wr = op.attrs.get_if<std::vector<bool>>(name))
@@ -238,169 +240,184 @@ std::optional<Compiled> compile_conv_impl(const hlo::Op& op, bool rhs_flipped) {
   }
   if (g.strides.size() != g.ns || g.lhs_dil.size() != g.ns || g.rhs_dil.size() != g.ns)
     return std::nullopt;
-  // The weight-gradient form: a batch-grouped conv, or a "kernel" (dy) larger than the result
-  // (dW is k x k while dy is the activation's size). Both mean backward-weights.
-  {
-    bool unit_lhs =
-        std::all_of(g.lhs_dil.begin(), g.lhs_dil.end(), [](int64_t v) { return v == 1; });
-    int64_t out_sp = 1, ker_sp = 1;
-    for (size_t i = 0; i < g.ns; ++i) {
-      out_sp *= op.result(0)->type.dim(cd->output_spatial[i]);
-      ker_sp *= op.operand_type(1).dim(cd->kernel_spatial[i]);
-    }
-    const char* nobw = std::getenv("NETSPEC_CONV_NO_BWD_WEIGHTS");
-    if (unit_lhs && g.groups == 1 && (bgc > 1 || out_sp < ker_sp) && !(nobw && *nobw)) {
-      if (rhs_flipped) return std::nullopt;  // the "kernel" is dy here, not a weight
-      if (auto c = compile_conv_bwd_weights(op, *cd, g.ns, g.strides, g.rhs_dil, g.pad_lo, bgc))
-        return c;
-    }
-  }
-  if (bgc != 1) return std::nullopt;
-  const Shape& xs = op.operand_type(0).shape();
+  return g;
+}
+
+dnnl::memory::desc any_md(const dims_t& d) {
+  return dnnl::memory::desc(d, dt::f32, dnnl::memory::format_tag::any);
+}
+
+// The operand layouts both convolution paths share, from the dimension numbers.
+struct ConvLayout {
+  Shape xs, ys;
+  int64_t G = 1, O = 0, KI = 0;  // groups, output and per-group input features
+  std::vector<int64_t> y_order;
+  dnnl::memory::desc x_user, y_user;
+  int64_t s_o = 0, s_i = 0;  // kernel strides of its output / input feature dims
+  dims_t ksz, kst, dil;      // kernel spatial sizes and strides; rhs dilation - 1 (oneDNN's)
+};
+
+std::optional<ConvLayout> conv_layout(const hlo::Op& op, const ConvGeom& g) {
+  const hlo::ConvDims* cd = &g.d;
+  ConvLayout L;
+  L.xs = op.operand_type(0).shape();
   const Shape& ws = op.operand_type(1).shape();
-  const Shape& ys = op.result(0)->type.shape();
-  const int64_t G = g.groups;
-  const int64_t O = ws[static_cast<size_t>(cd->kernel_output_feature)];
-  const int64_t KI = ws[static_cast<size_t>(cd->kernel_input_feature)];
-  if (G < 1 || O % G != 0) return std::nullopt;
-  bool transposed =
-      std::any_of(g.lhs_dil.begin(), g.lhs_dil.end(), [](int64_t v) { return v != 1; });
+  L.ys = op.result(0)->type.shape();
+  L.G = g.groups;
+  L.O = ws[static_cast<size_t>(cd->kernel_output_feature)];
+  L.KI = ws[static_cast<size_t>(cd->kernel_input_feature)];
+  if (L.G < 1 || L.O % L.G != 0) return std::nullopt;
   for (size_t i = 0; i < g.ns; ++i)
     if (g.rhs_dil[i] < 1 || g.strides[i] < 1 || g.lhs_dil[i] < 1) return std::nullopt;
-
-  std::vector<int64_t> x_order{cd->input_batch, cd->input_feature},
-      y_order{cd->output_batch, cd->output_feature};
+  std::vector<int64_t> x_order{cd->input_batch, cd->input_feature};
+  L.y_order = {cd->output_batch, cd->output_feature};
   for (int64_t s : cd->input_spatial) x_order.push_back(s);
-  for (int64_t s : cd->output_spatial) y_order.push_back(s);
-  dnnl::memory::desc x_user = user_md(xs, x_order), y_user = user_md(ys, y_order);
+  for (int64_t s : cd->output_spatial) L.y_order.push_back(s);
+  L.x_user = user_md(L.xs, x_order);
+  L.y_user = user_md(L.ys, L.y_order);
   std::vector<int64_t> wrs = row_major_strides(ws);
-  const int64_t s_o = wrs[static_cast<size_t>(cd->kernel_output_feature)];
-  const int64_t s_i = wrs[static_cast<size_t>(cd->kernel_input_feature)];
-  dims_t ksz, kst;
+  L.s_o = wrs[static_cast<size_t>(cd->kernel_output_feature)];
+  L.s_i = wrs[static_cast<size_t>(cd->kernel_input_feature)];
   for (int64_t s : cd->kernel_spatial) {
-    ksz.push_back(ws[static_cast<size_t>(s)]);
-    kst.push_back(wrs[static_cast<size_t>(s)]);
+    L.ksz.push_back(ws[static_cast<size_t>(s)]);
+    L.kst.push_back(wrs[static_cast<size_t>(s)]);
   }
-  dims_t dil;
-  for (int64_t r : g.rhs_dil) dil.push_back(r - 1);
-  auto any_md = [](const dims_t& d) {
-    return dnnl::memory::desc(d, dt::f32, dnnl::memory::format_tag::any);
-  };
+  for (int64_t r : g.rhs_dil) L.dil.push_back(r - 1);
+  return L;
+}
+
+// A direct convolution on oneDNN's forward primitive (rhs_flipped: the kernel operand is read
+// spatially reversed, see compile_conv_rhs_reversed).
+std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout& L,
+                                            bool rhs_flipped) {
+  const int64_t G = L.G, O = L.O, KI = L.KI, s_o = L.s_o, s_i = L.s_i;
+  const dims_t &ksz = L.ksz, &kst = L.kst, &dil = L.dil;
+  const dnnl::memory::desc &x_user = L.x_user, &y_user = L.y_user;
   auto attr = dnnl_user_scratchpad_attr();
   auto& eng = dnnl_engine();
   Compiled c;
-
-  if (!transposed) {
-    for (size_t i = 0; i < g.ns; ++i)
-      if (g.pad_lo[i] < 0 || g.pad_hi[i] < 0) return std::nullopt;
-    // Weights: (O, I, K...) or grouped (G, O/G, I, K...).
-    dims_t wd, wst;
-    if (G > 1)
-      wd = {G, O / G, KI}, wst = {s_o * (O / G), s_o, s_i};
-    else
-      wd = {O, KI}, wst = {s_o, s_i};
-    wd.insert(wd.end(), ksz.begin(), ksz.end());
-    wst.insert(wst.end(), kst.begin(), kst.end());
-    dnnl::memory::desc w_user(wd, dt::f32, wst);
-    // A flipped kernel operand is first copied back to kernel order, densely, into scratch.
-    std::vector<int64_t> unflip_dims(wd.begin(), wd.end()), unflip_st(wst.begin(), wst.end());
-    int64_t unflip_base = 0;
-    if (rhs_flipped) {
-      for (size_t i = 0; i < g.ns; ++i) {
-        const size_t k = wd.size() - g.ns + i;
-        unflip_base += (wd[k] - 1) * wst[k];
-        unflip_st[k] = -wst[k];
-      }
-      std::vector<int64_t> dense = row_major_strides(unflip_dims);
-      w_user = dnnl::memory::desc(wd, dt::f32, dims_t(dense.begin(), dense.end()));
+  for (size_t i = 0; i < g.ns; ++i)
+    if (g.pad_lo[i] < 0 || g.pad_hi[i] < 0) return std::nullopt;
+  // Weights: (O, I, K...) or grouped (G, O/G, I, K...).
+  dims_t wd, wst;
+  if (G > 1)
+    wd = {G, O / G, KI}, wst = {s_o * (O / G), s_o, s_i};
+  else
+    wd = {O, KI}, wst = {s_o, s_i};
+  wd.insert(wd.end(), ksz.begin(), ksz.end());
+  wst.insert(wst.end(), kst.begin(), kst.end());
+  dnnl::memory::desc w_user(wd, dt::f32, wst);
+  // A flipped kernel operand is first copied back to kernel order, densely, into scratch.
+  std::vector<int64_t> unflip_dims(wd.begin(), wd.end()), unflip_st(wst.begin(), wst.end());
+  int64_t unflip_base = 0;
+  if (rhs_flipped) {
+    for (size_t i = 0; i < g.ns; ++i) {
+      const size_t k = wd.size() - g.ns + i;
+      unflip_base += (wd[k] - 1) * wst[k];
+      unflip_st[k] = -wst[k];
     }
-    const size_t unflip_bytes =
-        rhs_flipped ? al(static_cast<size_t>(num_elements(unflip_dims)) * 4) : 0;
-    dims_t st(g.strides.begin(), g.strides.end()), pl(g.pad_lo.begin(), g.pad_lo.end()),
-        pr(g.pad_hi.begin(), g.pad_hi.end());
-    // Default: oneDNN picks its layouts (jit:avx512_core on blocked nChw16c, plus reorders).
-    // NETSPEC_CONV_PLAIN=1 keeps the user's src/dst layouts instead (gemm-based impl, no
-    // reorders), if a non-reference implementation exists; see docs/performance.md.
-    dnnl::convolution_forward::primitive_desc pd;
-    bool plain = std::getenv("NETSPEC_CONV_PLAIN") != nullptr;
-    try {
-      if (plain) {
-        dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                             dnnl::algorithm::convolution_direct, x_user,
-                                             any_md(wd), y_user, st, dil, pl, pr);
-        pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
-        if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) plain = false;
-      }
-    } catch (const dnnl::error&) {
-      plain = false;
-    }
-    try {
-      if (!plain) {
-        // Ungrouped 2-D convs whose channels are multiples of 16 use the blocked nChw16c layout
-        // (jit:avx512_core, what PyTorch's ideep picks): left to choose ("any"), oneDNN 2.6 takes
-        // brgconv on NHWC, measured ~5-8 % slower per resnet18-cifar step (docs/performance.md).
-        // NETSPEC_CONV_ANY=1 restores oneDNN's own choice.
-        static const bool any_layout = [] {
-          const char* e = std::getenv("NETSPEC_CONV_ANY");
-          return e && *e && std::string_view(e) != "0";
-        }();
-        auto make_pd = [&](bool blocked) {
-          auto act_md = [&](const dims_t& d) {
-            if (blocked && d.size() == 4 && d[1] % 16 == 0)
-              return dnnl::memory::desc(d, dt::f32, dnnl::memory::format_tag::nChw16c);
-            return any_md(d);
-          };
-          dnnl::convolution_forward::desc desc(
-              dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-              act_md(x_user.dims()), any_md(wd), act_md(y_user.dims()), st, dil, pl, pr);
-          return dnnl::convolution_forward::primitive_desc(desc, attr, eng);
-        };
-        bool blocked = !any_layout && G == 1 && g.ns == 2;
-        if (blocked) {
-          try {
-            pd = make_pd(true);
-            blocked = std::string(pd.impl_info_str()).rfind("ref", 0) != 0;
-          } catch (const dnnl::error&) {
-            blocked = false;
-          }
-        }
-        if (!blocked) pd = make_pd(false);
-      }
-    } catch (const dnnl::error&) {
-      return std::nullopt;
-    }
-    Side xs_{x_user, pd.src_desc(), make_reorder(x_user, pd.src_desc())};
-    Side ws_{w_user, pd.weights_desc(), make_reorder(w_user, pd.weights_desc())};
-    Side ys_{y_user, pd.dst_desc(), make_reorder(pd.dst_desc(), y_user)};
-    size_t off = place_sides({&xs_, &ws_, &ys_}, unflip_bytes);
-    size_t pad_off = off, pad_bytes = pd.scratchpad_desc().get_size();
-    c.scratch_bytes = off + pad_bytes;
-    auto prim = std::make_shared<dnnl::convolution_forward>(pd);
-    auto pad_md = pd.scratchpad_desc();
-    c.run = [=](const RunArgs& a) {
-      auto& e = dnnl_engine();
-      const void* xp = xs_.in(a.in[0]->raw(), a.scratch);
-      const void* w_src = a.in[1]->raw();
-      if (rhs_flipped) {
-        strided_copy(a.scratch, a.in[1]->data<float>() + unflip_base, unflip_dims, unflip_st, 4);
-        w_src = a.scratch;
-      }
-      const void* wp = ws_.in(w_src, a.scratch);
-      void* yi = ys_.out(a.out[0]->raw(), a.scratch);
-      std::unordered_map<int, dnnl::memory> args{
-          {DNNL_ARG_SRC, dnnl::memory(xs_.prim, e, const_cast<void*>(xp))},
-          {DNNL_ARG_WEIGHTS, dnnl::memory(ws_.prim, e, const_cast<void*>(wp))},
-          {DNNL_ARG_DST, dnnl::memory(ys_.prim, e, yi)}};
-      if (pad_bytes)
-        args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(pad_md, e, a.scratch + pad_off)});
-      prim->execute(dnnl_stream(), args);
-      ys_.finish(a.out[0]->raw(), a.scratch);
-      dnnl_stream().wait();
-    };
-    return c;
+    std::vector<int64_t> dense = row_major_strides(unflip_dims);
+    w_user = dnnl::memory::desc(wd, dt::f32, dims_t(dense.begin(), dense.end()));
   }
+  const size_t unflip_bytes =
+      rhs_flipped ? al(static_cast<size_t>(num_elements(unflip_dims)) * 4) : 0;
+  dims_t st(g.strides.begin(), g.strides.end()), pl(g.pad_lo.begin(), g.pad_lo.end()),
+      pr(g.pad_hi.begin(), g.pad_hi.end());
+  // Default: oneDNN picks its layouts (jit:avx512_core on blocked nChw16c, plus reorders).
+  // NETSPEC_CONV_PLAIN=1 keeps the user's src/dst layouts instead (gemm-based impl, no
+  // reorders), if a non-reference implementation exists; see docs/performance.md.
+  dnnl::convolution_forward::primitive_desc pd;
+  bool plain = std::getenv("NETSPEC_CONV_PLAIN") != nullptr;
+  try {
+    if (plain) {
+      dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                           dnnl::algorithm::convolution_direct, x_user, any_md(wd),
+                                           y_user, st, dil, pl, pr);
+      pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
+      if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) plain = false;
+    }
+  } catch (const dnnl::error&) {
+    plain = false;
+  }
+  try {
+    if (!plain) {
+      // Ungrouped 2-D convs whose channels are multiples of 16 use the blocked nChw16c layout
+      // (jit:avx512_core, what PyTorch's ideep picks): left to choose ("any"), oneDNN 2.6 takes
+      // brgconv on NHWC, measured ~5-8 % slower per resnet18-cifar step (docs/performance.md).
+      // NETSPEC_CONV_ANY=1 restores oneDNN's own choice.
+      static const bool any_layout = [] {
+        const char* e = std::getenv("NETSPEC_CONV_ANY");
+        return e && *e && std::string_view(e) != "0";
+      }();
+      auto make_pd = [&](bool blocked) {
+        auto act_md = [&](const dims_t& d) {
+          if (blocked && d.size() == 4 && d[1] % 16 == 0)
+            return dnnl::memory::desc(d, dt::f32, dnnl::memory::format_tag::nChw16c);
+          return any_md(d);
+        };
+        dnnl::convolution_forward::desc desc(
+            dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+            act_md(x_user.dims()), any_md(wd), act_md(y_user.dims()), st, dil, pl, pr);
+        return dnnl::convolution_forward::primitive_desc(desc, attr, eng);
+      };
+      bool blocked = !any_layout && G == 1 && g.ns == 2;
+      if (blocked) {
+        try {
+          pd = make_pd(true);
+          blocked = std::string(pd.impl_info_str()).rfind("ref", 0) != 0;
+        } catch (const dnnl::error&) {
+          blocked = false;
+        }
+      }
+      if (!blocked) pd = make_pd(false);
+    }
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+  Side xs_{x_user, pd.src_desc(), make_reorder(x_user, pd.src_desc())};
+  Side ws_{w_user, pd.weights_desc(), make_reorder(w_user, pd.weights_desc())};
+  Side ys_{y_user, pd.dst_desc(), make_reorder(pd.dst_desc(), y_user)};
+  size_t off = place_sides({&xs_, &ws_, &ys_}, unflip_bytes);
+  size_t pad_off = off, pad_bytes = pd.scratchpad_desc().get_size();
+  c.scratch_bytes = off + pad_bytes;
+  auto prim = std::make_shared<dnnl::convolution_forward>(pd);
+  auto pad_md = pd.scratchpad_desc();
+  c.run = [=](const RunArgs& a) {
+    auto& e = dnnl_engine();
+    const void* xp = xs_.in(a.in[0]->raw(), a.scratch);
+    const void* w_src = a.in[1]->raw();
+    if (rhs_flipped) {
+      strided_copy(a.scratch, a.in[1]->data<float>() + unflip_base, unflip_dims, unflip_st, 4);
+      w_src = a.scratch;
+    }
+    const void* wp = ws_.in(w_src, a.scratch);
+    void* yi = ys_.out(a.out[0]->raw(), a.scratch);
+    std::unordered_map<int, dnnl::memory> args{
+        {DNNL_ARG_SRC, dnnl::memory(xs_.prim, e, const_cast<void*>(xp))},
+        {DNNL_ARG_WEIGHTS, dnnl::memory(ws_.prim, e, const_cast<void*>(wp))},
+        {DNNL_ARG_DST, dnnl::memory(ys_.prim, e, yi)}};
+    if (pad_bytes) args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(pad_md, e, a.scratch + pad_off)});
+    prim->execute(dnnl_stream(), args);
+    ys_.finish(a.out[0]->raw(), a.scratch);
+    dnnl_stream().wait();
+  };
+  return c;
+}
 
-  // Transposed: y = backward_data(x) of a forward conv from y-shaped src to x-shaped dst.
+// A transposed convolution (lhs_dilation > 1: the input gradient of a strided conv) as
+// oneDNN's backward-data primitive of a forward conv from y-shaped src to x-shaped dst.
+std::optional<Compiled> compile_conv_transposed(const ConvGeom& g, const ConvLayout& L,
+                                                bool rhs_flipped) {
+  const hlo::ConvDims* cd = &g.d;
+  const Shape &xs = L.xs, &ys = L.ys;
+  const int64_t G = L.G, O = L.O, KI = L.KI, s_o = L.s_o, s_i = L.s_i;
+  const dims_t &ksz = L.ksz, &kst = L.kst, &dil = L.dil;
+  const std::vector<int64_t>& y_order = L.y_order;
+  const dnnl::memory::desc& x_user = L.x_user;
+  dnnl::memory::desc y_user = L.y_user;
+  auto attr = dnnl_user_scratchpad_attr();
+  auto& eng = dnnl_engine();
+  Compiled c;
   for (size_t i = 0; i < g.ns; ++i)
     if (g.strides[i] != 1) return std::nullopt;
   const int64_t Cx = xs[static_cast<size_t>(cd->input_feature)];
@@ -485,6 +502,38 @@ std::optional<Compiled> compile_conv_impl(const hlo::Op& op, bool rhs_flipped) {
   return c;
 }
 
+std::optional<Compiled> compile_conv_impl(const hlo::Op& op, bool rhs_flipped) {
+  std::optional<ConvGeom> geom = conv_geom(op);
+  if (!geom) return std::nullopt;
+  const ConvGeom& g = *geom;
+  const hlo::ConvDims* cd = &g.d;
+  const int64_t bgc = op.attrs.get_int_or("batch_group_count", 1);
+  // The weight-gradient form: a batch-grouped conv, or a "kernel" (dy) larger than the result
+  // (dW is k x k while dy is the activation's size). Both mean backward-weights.
+  {
+    bool unit_lhs =
+        std::all_of(g.lhs_dil.begin(), g.lhs_dil.end(), [](int64_t v) { return v == 1; });
+    int64_t out_sp = 1, ker_sp = 1;
+    for (size_t i = 0; i < g.ns; ++i) {
+      out_sp *= op.result(0)->type.dim(cd->output_spatial[i]);
+      ker_sp *= op.operand_type(1).dim(cd->kernel_spatial[i]);
+    }
+    const char* nobw = std::getenv("NETSPEC_CONV_NO_BWD_WEIGHTS");
+    if (unit_lhs && g.groups == 1 && (bgc > 1 || out_sp < ker_sp) && !(nobw && *nobw)) {
+      if (rhs_flipped) return std::nullopt;  // the "kernel" is dy here, not a weight
+      if (auto c = compile_conv_bwd_weights(op, *cd, g.ns, g.strides, g.rhs_dil, g.pad_lo, bgc))
+        return c;
+    }
+  }
+  if (bgc != 1) return std::nullopt;
+  std::optional<ConvLayout> L = conv_layout(op, g);
+  if (!L) return std::nullopt;
+  bool transposed =
+      std::any_of(g.lhs_dil.begin(), g.lhs_dil.end(), [](int64_t v) { return v != 1; });
+  return transposed ? compile_conv_transposed(g, *L, rhs_flipped)
+                    : compile_conv_direct(g, *L, rhs_flipped);
+}
+
 std::optional<Compiled> compile_conv(const hlo::Op& op) { return compile_conv_impl(op, false); }
 
 }  // namespace
@@ -502,7 +551,8 @@ std::optional<Compiled> compile_conv_rhs_reversed(const hlo::Op& conv) {
 }
 
 void register_conv(Compiler* t) {
-  t[static_cast<size_t>(hlo::OpKind::kConvolution)] = compile_conv;
+  hlo::FamilyTable<Compiler> ft(t, "conv.cpp", {"conv"});
+  ft.set(hlo::OpKind::kConvolution, compile_conv);
 }
 
 }  // namespace netspec::exec::cpu

@@ -9,6 +9,7 @@
 #include "core/thread_pool.h"
 #include "exec/cpu/dnnl_util.h"
 #include "exec/cpu/kernels.h"
+#include "hlo/op_family.h"
 
 namespace netspec::exec::cpu {
 
@@ -184,6 +185,9 @@ std::optional<Compiled> compile_dot(const hlo::Op& op) {
 
 }  // namespace
 
-void register_dot(Compiler* t) { t[static_cast<size_t>(hlo::OpKind::kDotGeneral)] = compile_dot; }
+void register_dot(Compiler* t) {
+  hlo::FamilyTable<Compiler> ft(t, "dot.cpp", {"dot"});
+  ft.set(hlo::OpKind::kDotGeneral, compile_dot);
+}
 
 }  // namespace netspec::exec::cpu

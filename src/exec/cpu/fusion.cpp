@@ -3,8 +3,8 @@
 // run as one kernel: the domain is cut into tiles of kTile elements, each tile runs the group's
 // ops one after another on small per-thread buffers (L1/L2 resident) and writes only the values
 // used outside the group. Scalar and "row/column" broadcasts feeding the group are read in place
-// instead of being materialised. Per element the math is the same as elementwise.cpp (same
-// functors, same libm calls), so results equal the unfused kernels.
+// instead of being materialised. Per element the math is exec/scalar_ops.h, as in the unfused
+// kernels, so results equal them.
 //
 // Grouping (greedy, in program order): an op joins the most recent unsealed group that produced
 // one of its operands with the same domain size; a group is sealed as soon as an op outside it
@@ -21,6 +21,7 @@
 
 #include "core/thread_pool.h"
 #include "exec/cpu/kernels.h"
+#include "exec/scalar_ops.h"
 
 namespace netspec::exec::cpu {
 namespace {
@@ -30,34 +31,14 @@ using hlo::Value;
 
 constexpr int64_t kTile = 512;
 
-enum class Opc : uint8_t {
-  kAdd,
-  kSub,
-  kMul,
-  kDiv,
-  kMax,
-  kMin,
-  kNeg,
-  kAbs,
-  kExp,
-  kExpm1,
-  kLog,
-  kLog1p,
-  kLogistic,
-  kTanh,
-  kSqrt,
-  kRsqrt,
-  kEq,
-  kNe,
-  kLt,
-  kLe,
-  kGt,
-  kGe,
-  kSelect,
-  kCopy,
-  kBcast,
-  kLoadBool
-};
+// The kinds a group may hold besides compare, select, convert and broadcast_in_dim: their math is
+// Scalar<K>::apply on f32 (exec/scalar_ops.h), the same inline code as the unfused kernels.
+// clang-format off
+#define FUSED_UNARY_KINDS(X) \
+  X(kNegate) X(kAbs) X(kExponential) X(kExponentialMinusOne) X(kLog) X(kLogPlusOne) X(kLogistic) \
+  X(kTanh) X(kSqrt) X(kRsqrt)
+#define FUSED_BINARY_KINDS(X) X(kAdd) X(kSubtract) X(kMultiply) X(kDivide) X(kMaximum) X(kMinimum)
+// clang-format on
 
 // Broadcast of an operand whose kept dims are one consecutive run of the result's dims:
 // result element i reads operand element (i / inner) % size.
@@ -86,117 +67,55 @@ std::optional<BcastMap> bcast_map(const hlo::Op& op) {
   return m;
 }
 
-std::optional<Opc> compare_opc(const hlo::Op& op) {
+std::optional<CmpDir> fused_cmp_dir(const hlo::Op& op) {
   auto* dir = op.attrs.get_if<hlo::EnumAttr>("comparison_direction");
   if (!dir) return std::nullopt;
   if (auto* c = op.attrs.get_if<hlo::EnumAttr>("compare_type"))
     if (!(c->value.empty() || c->value == "FLOAT")) return std::nullopt;
-  const std::string& d = dir->value;
-  if (d == "EQ") return Opc::kEq;
-  if (d == "NE") return Opc::kNe;
-  if (d == "LT") return Opc::kLt;
-  if (d == "LE") return Opc::kLe;
-  if (d == "GT") return Opc::kGt;
-  if (d == "GE") return Opc::kGe;
-  return std::nullopt;
+  return cmp_dir(dir->value);
 }
 
 bool is_f32(const hlo::Type& t) { return t.is_tensor() && t.dtype() == DType::kF32; }
 bool is_i1(const hlo::Type& t) { return t.is_tensor() && t.dtype() == DType::kI1; }
 
-// The fused opcode of `op` when it can be a group member (f32 values, i1 masks), else nullopt.
-std::optional<Opc> member_opc(const hlo::Op& op) {
-  if (op.results.size() != 1 || !op.regions.empty() || !all_tensors(op)) return std::nullopt;
+// Can `op` be a group member (f32 values, i1 masks)?
+bool fusable(const hlo::Op& op) {
+  if (op.results.size() != 1 || !op.regions.empty() || !all_tensors(op)) return false;
   const hlo::Type& r = op.result(0)->type;
-  if (r.numel() == 0) return std::nullopt;
+  if (r.numel() == 0) return false;
   auto same_shape = [&](size_t i) { return op.operand_type(i).shape() == r.shape(); };
   switch (op.kind) {
-    case OpKind::kAdd:
-    case OpKind::kSubtract:
-    case OpKind::kMultiply:
-    case OpKind::kDivide:
-    case OpKind::kMaximum:
-    case OpKind::kMinimum: {
-      if (!is_f32(r) || !is_f32(op.operand_type(0)) || !is_f32(op.operand_type(1)))
-        return std::nullopt;
-      if (!same_shape(0) || !same_shape(1)) return std::nullopt;
-      switch (op.kind) {
-        case OpKind::kAdd:
-          return Opc::kAdd;
-        case OpKind::kSubtract:
-          return Opc::kSub;
-        case OpKind::kMultiply:
-          return Opc::kMul;
-        case OpKind::kDivide:
-          return Opc::kDiv;
-        case OpKind::kMaximum:
-          return Opc::kMax;
-        default:
-          return Opc::kMin;
-      }
-    }
-    case OpKind::kNegate:
-    case OpKind::kAbs:
-    case OpKind::kExponential:
-    case OpKind::kExponentialMinusOne:
-    case OpKind::kLog:
-    case OpKind::kLogPlusOne:
-    case OpKind::kLogistic:
-    case OpKind::kTanh:
-    case OpKind::kSqrt:
-    case OpKind::kRsqrt: {
-      if (!is_f32(r) || !is_f32(op.operand_type(0)) || !same_shape(0)) return std::nullopt;
-      switch (op.kind) {
-        case OpKind::kNegate:
-          return Opc::kNeg;
-        case OpKind::kAbs:
-          return Opc::kAbs;
-        case OpKind::kExponential:
-          return Opc::kExp;
-        case OpKind::kExponentialMinusOne:
-          return Opc::kExpm1;
-        case OpKind::kLog:
-          return Opc::kLog;
-        case OpKind::kLogPlusOne:
-          return Opc::kLog1p;
-        case OpKind::kLogistic:
-          return Opc::kLogistic;
-        case OpKind::kTanh:
-          return Opc::kTanh;
-        case OpKind::kSqrt:
-          return Opc::kSqrt;
-        default:
-          return Opc::kRsqrt;
-      }
-    }
+#define CASE(KIND) case OpKind::KIND:
+    FUSED_BINARY_KINDS(CASE)
+    return is_f32(r) && is_f32(op.operand_type(0)) && is_f32(op.operand_type(1)) && same_shape(0) &&
+           same_shape(1);
+    FUSED_UNARY_KINDS(CASE)
+    return is_f32(r) && is_f32(op.operand_type(0)) && same_shape(0);
+#undef CASE
     case OpKind::kCompare:
-      if (!is_i1(r) || !is_f32(op.operand_type(0)) || !is_f32(op.operand_type(1)))
-        return std::nullopt;
-      if (!same_shape(0) || !same_shape(1)) return std::nullopt;
-      return compare_opc(op);
+      return is_i1(r) && is_f32(op.operand_type(0)) && is_f32(op.operand_type(1)) &&
+             same_shape(0) && same_shape(1) && fused_cmp_dir(op);
     case OpKind::kSelect:
-      if (!is_f32(r) || !is_i1(op.operand_type(0)) || !same_shape(0) || !same_shape(1) ||
-          !same_shape(2))
-        return std::nullopt;
-      return Opc::kSelect;
-    case OpKind::kConvert:
-      if (!is_f32(r) || !same_shape(0)) return std::nullopt;
-      if (is_f32(op.operand_type(0))) return Opc::kCopy;
-      if (is_i1(op.operand_type(0))) return Opc::kCopy;  // masks are 0/1 floats inside a group
-      return std::nullopt;
+      return is_f32(r) && is_i1(op.operand_type(0)) && same_shape(0) && same_shape(1) &&
+             same_shape(2);
+    case OpKind::kConvert:  // f32 -> f32 copies; i1 masks are 0/1 floats inside a group
+      return is_f32(r) && same_shape(0) &&
+             (is_f32(op.operand_type(0)) || is_i1(op.operand_type(0)));
     case OpKind::kBroadcastInDim:
-      if (!is_f32(r) || !is_f32(op.operand_type(0)) || !bcast_map(op)) return std::nullopt;
-      return Opc::kBcast;
+      return is_f32(r) && is_f32(op.operand_type(0)) && bcast_map(op).has_value();
     default:
-      return std::nullopt;
+      return false;
   }
 }
 
+// One step of a group program, keyed by the member's OpKind. kConvert copies its operand, or
+// loads an external i1 input as 0/1 floats; kBroadcastInDim reads external input `a` through map.
 struct Instr {
-  Opc op = Opc::kCopy;
+  OpKind op = OpKind::kConvert;
+  CmpDir dir = CmpDir::kEq;    // kCompare
   int dst = -1;                // slot
   int a = -1, b = -1, c = -1;  // operand refs: slot >= 0, external input k as -(k + 1)
-  BcastMap map;                // kBcast / kLoadBool read external input `a` through this map
+  BcastMap map;                // kBroadcastInDim
   // Binary ops: operand a / b is a pinned scalar broadcast, read as one register value instead
   // of streaming its constant slot (keeps the tile's working set in L1 on long chains).
   bool scalar_a = false, scalar_b = false;
@@ -242,18 +161,6 @@ void binary(float* d, const float* a, const float* b, int64_t n, bool sa, bool s
   }
 }
 
-// IEEE maximum/minimum as in elementwise.cpp: NaN if either is NaN, and -0 < +0.
-inline float fmax_ieee(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return a + b;
-  if (a == b) return std::signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-inline float fmin_ieee(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return a + b;
-  if (a == b) return std::signbit(a) ? a : b;
-  return a < b ? a : b;
-}
-
 void run_program(const Program& p, const RunArgs& args) {
   const int64_t n_tiles = (p.n + kTile - 1) / kTile;
   std::vector<const float*> in_f(p.in_is_i1.size());
@@ -270,96 +177,45 @@ void run_program(const Program& p, const RunArgs& args) {
         return r >= 0 ? slot(r) : in_f[static_cast<size_t>(-r - 1)] + off;
       };
       for (const Instr& in : p.code) {
-        const bool pinned = in.op == Opc::kBcast && in.map.size == 1;
+        const bool pinned = in.op == OpKind::kBroadcastInDim && in.map.size == 1;
         if (pinned && pinned_done) continue;
         float* d = slot(in.dst);
         switch (in.op) {
-          case Opc::kAdd:
-            binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
-                   [](float x, float y) { return x + y; });
+#define RUN_BINARY(KIND)                                                        \
+  case OpKind::KIND:                                                            \
+    binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,                \
+           [](float x, float y) { return Scalar<OpKind::KIND>::apply(x, y); }); \
+    break;
+#define RUN_UNARY(KIND)                                                             \
+  case OpKind::KIND:                                                                \
+    unary(d, ref(in.a), n, [](float x) { return Scalar<OpKind::KIND>::apply(x); }); \
+    break;
+          FUSED_BINARY_KINDS(RUN_BINARY)
+          FUSED_UNARY_KINDS(RUN_UNARY)
+#undef RUN_BINARY
+#undef RUN_UNARY
+          case OpKind::kCompare:  // masks are 0/1 floats inside a group
+            with_cmp_dir(in.dir, [&](auto dir) {
+              binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b, [](float x, float y) {
+                return compare<decltype(dir)::value>(x, y) ? 1.f : 0.f;
+              });
+            });
             break;
-          case Opc::kSub:
-            binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
-                   [](float x, float y) { return x - y; });
-            break;
-          case Opc::kMul:
-            binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
-                   [](float x, float y) { return x * y; });
-            break;
-          case Opc::kDiv:
-            binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
-                   [](float x, float y) { return x / y; });
-            break;
-          case Opc::kMax:
-            binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b, fmax_ieee);
-            break;
-          case Opc::kMin:
-            binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b, fmin_ieee);
-            break;
-          case Opc::kNeg:
-            unary(d, ref(in.a), n, [](float x) { return -x; });
-            break;
-          case Opc::kAbs:
-            unary(d, ref(in.a), n, [](float x) { return std::fabs(x); });
-            break;
-          case Opc::kExp:
-            unary(d, ref(in.a), n, [](float x) { return std::exp(x); });
-            break;
-          case Opc::kExpm1:
-            unary(d, ref(in.a), n, [](float x) { return std::expm1(x); });
-            break;
-          case Opc::kLog:
-            unary(d, ref(in.a), n, [](float x) { return std::log(x); });
-            break;
-          case Opc::kLog1p:
-            unary(d, ref(in.a), n, [](float x) { return std::log1p(x); });
-            break;
-          case Opc::kLogistic:
-            unary(d, ref(in.a), n, [](float x) { return 1.f / (1.f + std::exp(-x)); });
-            break;
-          case Opc::kTanh:
-            unary(d, ref(in.a), n, [](float x) { return std::tanh(x); });
-            break;
-          case Opc::kSqrt:
-            unary(d, ref(in.a), n, [](float x) { return std::sqrt(x); });
-            break;
-          case Opc::kRsqrt:
-            unary(d, ref(in.a), n, [](float x) { return 1.f / std::sqrt(x); });
-            break;
-          case Opc::kEq:
-            binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
-                   [](float x, float y) { return x == y ? 1.f : 0.f; });
-            break;
-          case Opc::kNe:
-            binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
-                   [](float x, float y) { return x != y ? 1.f : 0.f; });
-            break;
-          case Opc::kLt:
-            binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
-                   [](float x, float y) { return x < y ? 1.f : 0.f; });
-            break;
-          case Opc::kLe:
-            binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
-                   [](float x, float y) { return x <= y ? 1.f : 0.f; });
-            break;
-          case Opc::kGt:
-            binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
-                   [](float x, float y) { return x > y ? 1.f : 0.f; });
-            break;
-          case Opc::kGe:
-            binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
-                   [](float x, float y) { return x >= y ? 1.f : 0.f; });
-            break;
-          case Opc::kSelect: {
+          case OpKind::kSelect: {
             const float *c = ref(in.a), *x = ref(in.b), *y = ref(in.c);
 #pragma GCC ivdep
             for (int64_t j = 0; j < n; ++j) d[j] = c[j] != 0.f ? x[j] : y[j];
             break;
           }
-          case Opc::kCopy:
-            std::memcpy(d, ref(in.a), static_cast<size_t>(n) * sizeof(float));
+          case OpKind::kConvert:
+            if (in.a < 0 && p.in_is_i1[static_cast<size_t>(-in.a - 1)]) {
+              const bool* src = args.in[static_cast<size_t>(-in.a - 1)]->data<bool>() + off;
+              for (int64_t j = 0; j < n; ++j) d[j] = src[j] ? 1.f : 0.f;
+            } else {
+              std::memcpy(d, ref(in.a), static_cast<size_t>(n) * sizeof(float));
+            }
             break;
-          case Opc::kBcast: {
+          case OpKind::kBroadcastInDim: {
             const float* src = args.in[static_cast<size_t>(-in.a - 1)]->data<float>();
             const int64_t inner = in.map.inner, size = in.map.size;
             if (size == 1) {
@@ -383,11 +239,8 @@ void run_program(const Program& p, const RunArgs& args) {
             }
             break;
           }
-          case Opc::kLoadBool: {
-            const bool* src = args.in[static_cast<size_t>(-in.a - 1)]->data<bool>() + off;
-            for (int64_t j = 0; j < n; ++j) d[j] = src[j] ? 1.f : 0.f;
-            break;
-          }
+          default:
+            fail("cpu fusion", "{} is not a fusable op", op_name(in.op));
         }
       }
       pinned_done = true;
@@ -404,18 +257,26 @@ void run_program(const Program& p, const RunArgs& args) {
   });
 }
 
-}  // namespace
-
-FusionPlan find_fusion_groups(const hlo::Block& body) {
-  struct G {
-    FusedGroup g;
-    int64_t n = 0;
-    bool sealed = false;
-    std::unordered_map<const hlo::Op*, bool> members;
-  };
-  std::vector<G> groups;
+// Candidate groups before pruning: each with its domain size and whether an outside reader has
+// sealed it; group_of maps non-broadcast member results to their group.
+struct Candidate {
+  FusedGroup g;
+  int64_t n = 0;
+  bool sealed = false;
+  std::unordered_map<const hlo::Op*, bool> members;
+};
+struct Grouping {
+  std::vector<Candidate> groups;
   std::unordered_map<const Value*, int> group_of;             // non-broadcast member results
   std::unordered_map<const Value*, const hlo::Op*> bcast_of;  // fusable broadcasts (absorbed)
+};
+
+// The greedy grouping pass (see the file comment), members in program order.
+Grouping greedy_groups(const hlo::Block& body) {
+  Grouping gr;
+  auto& groups = gr.groups;
+  auto& group_of = gr.group_of;
+  auto& bcast_of = gr.bcast_of;
   auto seal_reader = [&](const Value* v, int except) {
     auto it = group_of.find(v);
     if (it != group_of.end() && it->second != except)
@@ -423,20 +284,20 @@ FusionPlan find_fusion_groups(const hlo::Block& body) {
   };
   for (const auto& up : body.ops) {
     const hlo::Op& op = *up;
-    std::optional<Opc> opc = member_opc(op);
+    const bool member = fusable(op);
     int join = -1;
-    if (opc && *opc == Opc::kBcast) {
+    if (member && op.kind == OpKind::kBroadcastInDim) {
       seal_reader(op.operand(0), -1);
       bcast_of[op.result(0)] = &op;
       continue;
     }
-    if (opc) {
+    if (member) {
       const int64_t n = op.result(0)->type.numel();
       std::vector<int> cands;
       for (auto* v : op.operands) {
         auto it = group_of.find(v);
         if (it == group_of.end()) continue;
-        const G& g = groups[static_cast<size_t>(it->second)];
+        const Candidate& g = groups[static_cast<size_t>(it->second)];
         if (!g.sealed && g.n == n) cands.push_back(it->second);
       }
       if (!cands.empty()) join = *std::max_element(cands.begin(), cands.end());
@@ -444,9 +305,9 @@ FusionPlan find_fusion_groups(const hlo::Block& body) {
       // yet, so both may run together at this op). Members are re-sorted by position below.
       for (int other : cands) {
         if (other == join) continue;
-        G& from = groups[static_cast<size_t>(other)];
+        Candidate& from = groups[static_cast<size_t>(other)];
         if (from.g.ops.empty()) continue;
-        G& to = groups[static_cast<size_t>(join)];
+        Candidate& to = groups[static_cast<size_t>(join)];
         for (const hlo::Op* m : from.g.ops) {
           if (to.members.count(m)) continue;
           to.members[m] = true;
@@ -461,7 +322,7 @@ FusionPlan find_fusion_groups(const hlo::Block& body) {
         groups.push_back({});
         groups.back().n = n;
       }
-      G& g = groups[static_cast<size_t>(join)];
+      Candidate& g = groups[static_cast<size_t>(join)];
       // Broadcasts read by this op are recomputed inside the group (before their first reader).
       for (auto* v : op.operands) {
         auto b = bcast_of.find(v);
@@ -476,7 +337,7 @@ FusionPlan find_fusion_groups(const hlo::Block& body) {
         for (auto* v : inner.operands) seal_reader(v, -1);
       });
     if (join >= 0) {
-      G& g = groups[static_cast<size_t>(join)];
+      Candidate& g = groups[static_cast<size_t>(join)];
       g.g.ops.push_back(&op);
       g.members[&op] = true;
       group_of[op.result(0)] = join;
@@ -485,12 +346,22 @@ FusionPlan find_fusion_groups(const hlo::Block& body) {
   // Program order is a topological order: merged groups are put back into it.
   std::unordered_map<const hlo::Op*, size_t> pos;
   for (size_t i = 0; i < body.ops.size(); ++i) pos[body.ops[i].get()] = i;
-  for (G& g : groups)
+  for (Candidate& g : groups)
     std::sort(g.g.ops.begin(), g.g.ops.end(), [&](const hlo::Op* a, const hlo::Op* b) {
       // A broadcast is placed right before its first reader in the group (it sits earlier in
       // program order anyway, so position order is valid for it too).
       return pos[a] < pos[b];
     });
+  return gr;
+}
+
+}  // namespace
+
+FusionPlan find_fusion_groups(const hlo::Block& body) {
+  Grouping gr = greedy_groups(body);
+  auto& groups = gr.groups;
+  auto& group_of = gr.group_of;
+  auto& bcast_of = gr.bcast_of;
   // Keep groups of two or more ops; a broadcast counts (it is not materialised any more).
   std::vector<int> kept_index(groups.size(), -1);
   FusionPlan plan;
@@ -598,8 +469,8 @@ Compiled compile_fused(const FusedGroup& g) {
     if (auto it = slot_of.find(v); it != slot_of.end()) return it->second;
     int k = in_index.at(v);
     if (!p.in_is_i1[static_cast<size_t>(k)]) return -(k + 1);
-    Instr ld;
-    ld.op = Opc::kLoadBool;
+    Instr ld;  // kConvert of an external i1 input loads it
+    ld.op = OpKind::kConvert;
     ld.dst = alloc();
     ld.a = -(k + 1);
     p.code.push_back(ld);
@@ -608,11 +479,12 @@ Compiled compile_fused(const FusedGroup& g) {
   };
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const hlo::Op& op = *g.ops[i];
-    std::optional<Opc> opc = member_opc(op);
-    if (!opc) fail("cpu fusion", "{} cannot be fused", op.name());
+    if (!fusable(op)) fail("cpu fusion", "{} cannot be fused", op.name());
     Instr in;
-    in.op = *opc;
-    if (*opc == Opc::kBcast) {
+    in.op = op.kind;
+    if (op.kind == OpKind::kCompare) in.dir = *fused_cmp_dir(op);
+    const bool is_bcast = op.kind == OpKind::kBroadcastInDim;
+    if (is_bcast) {
       auto k = in_index.find(op.operand(0));
       if (k == in_index.end()) fail("cpu fusion", "broadcast of a group member");
       in.a = -(k->second + 1);
@@ -623,7 +495,7 @@ Compiled compile_fused(const FusedGroup& g) {
     }
     // Free operand slots whose last reader is this op (before allocating the result, so the
     // result may reuse one: every kernel reads element j before writing element j).
-    bool pinned = *opc == Opc::kBcast && in.map.size == 1;
+    bool pinned = is_bcast && in.map.size == 1;
     for (auto* v : op.operands) {
       auto it = slot_of.find(v);
       if (it == slot_of.end() || last_use[v] != i) continue;
@@ -634,7 +506,7 @@ Compiled compile_fused(const FusedGroup& g) {
     auto is_pinned = [&](int r) {
       return r >= 0 && std::find(p.pinned.begin(), p.pinned.end(), r) != p.pinned.end();
     };
-    if (op.operands.size() == 2 && *opc != Opc::kBcast)
+    if (op.operands.size() == 2 && !is_bcast)
       in.scalar_a = is_pinned(in.a), in.scalar_b = is_pinned(in.b);
     in.dst = pinned ? p.slots++ : alloc();
     if (pinned) p.pinned.push_back(in.dst);
@@ -648,7 +520,7 @@ Compiled compile_fused(const FusedGroup& g) {
   c.pointwise = true;
   // Non-scalar broadcasts read other positions than the tile being written: never in place.
   for (const Instr& in : p.code)
-    if (in.op == Opc::kBcast && in.map.size > 1) c.no_alias.push_back(-in.a - 1);
+    if (in.op == OpKind::kBroadcastInDim && in.map.size > 1) c.no_alias.push_back(-in.a - 1);
   c.run = [p](const RunArgs& a) { run_program(p, a); };
   return c;
 }

@@ -40,7 +40,7 @@ void register_shape(Compiler* table);
 void register_reduce(Compiler* table);
 void register_dot(Compiler* table);
 void register_conv(Compiler* table);
-void register_window(Compiler* table);  // after register_reduce: 2-D pooling fast paths
+void register_window(Compiler* table);  // reduce_window (2-D pooling, else the generic one)
 // A convolution whose kernel operand is `reverse(w, kernel spatial dims)`, compiled to read w
 // itself and flip it while preparing its weights (the planner then skips the reverse: the
 // input-gradient VJP's flipped kernels cost no pass of their own). nullopt: no such fast path.

@@ -12,6 +12,8 @@
 
 #include "core/thread_pool.h"
 #include "exec/cpu/kernels.h"
+#include "exec/scalar_ops.h"
+#include "hlo/op_family.h"
 
 namespace netspec::exec::cpu {
 namespace {
@@ -43,39 +45,10 @@ std::optional<OpKind> match_body(const hlo::Block& b) {
   }
 }
 
+// The reducer's scalar math (exec/scalar_ops.h): i1 add / maximum are or, multiply / minimum and.
 template <typename T, OpKind K>
 struct Combine {
-  T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>) {
-      if constexpr (K == OpKind::kAnd || K == OpKind::kMultiply || K == OpKind::kMinimum)
-        return a && b;
-      else
-        return a || b;
-    } else if constexpr (std::is_floating_point_v<T>) {
-      if constexpr (K == OpKind::kAdd) return a + b;
-      if constexpr (K == OpKind::kMultiply) return a * b;
-      if constexpr (K == OpKind::kMaximum) {
-        if (std::isnan(a) || std::isnan(b)) return a + b;
-        if (a == b) return std::signbit(a) ? b : a;
-        return a > b ? a : b;
-      }
-      if constexpr (K == OpKind::kMinimum) {
-        if (std::isnan(a) || std::isnan(b)) return a + b;
-        if (a == b) return std::signbit(a) ? a : b;
-        return a < b ? a : b;
-      }
-      return a;
-    } else {
-      using U = std::make_unsigned_t<T>;
-      if constexpr (K == OpKind::kAdd) return T(U(a) + U(b));
-      if constexpr (K == OpKind::kMultiply) return T(U(a) * U(b));
-      if constexpr (K == OpKind::kMaximum) return a > b ? a : b;
-      if constexpr (K == OpKind::kMinimum) return a < b ? a : b;
-      if constexpr (K == OpKind::kAnd) return T(a & b);
-      if constexpr (K == OpKind::kOr) return T(a | b);
-      return a;
-    }
-  }
+  T operator()(T a, T b) const { return Scalar<K>::apply(a, b); }
 };
 
 // acc folded with p[0..n) in order; f32 sums of 32+ contiguous elements use 16 partial sums
@@ -311,8 +284,8 @@ std::optional<Compiled> compile_reduce_window_generic(const hlo::Op& op) {
 }
 
 void register_reduce(Compiler* t) {
-  t[static_cast<size_t>(OpKind::kReduce)] = compile_reduce;
-  t[static_cast<size_t>(OpKind::kReduceWindow)] = compile_reduce_window_generic;
+  hlo::FamilyTable<Compiler> ft(t, "reduce.cpp", {"reduce"});
+  ft.set(OpKind::kReduce, compile_reduce);
 }
 
 }  // namespace netspec::exec::cpu

@@ -6,6 +6,7 @@
 
 #include "core/thread_pool.h"
 #include "exec/cpu/kernels.h"
+#include "hlo/op_family.h"
 
 namespace netspec::exec::cpu {
 namespace {
@@ -172,14 +173,15 @@ std::optional<Compiled> compile_pad(const hlo::Op& op) {
 }  // namespace
 
 void register_shape(Compiler* t) {
+  hlo::FamilyTable<Compiler> ft(t, "shape_ops.cpp", {"shape"});
   using hlo::OpKind;
-  t[static_cast<size_t>(OpKind::kReshape)] = compile_reshape;
-  t[static_cast<size_t>(OpKind::kBroadcastInDim)] = compile_broadcast;
-  t[static_cast<size_t>(OpKind::kTranspose)] = compile_transpose;
-  t[static_cast<size_t>(OpKind::kSlice)] = compile_slice;
-  t[static_cast<size_t>(OpKind::kReverse)] = compile_reverse;
-  t[static_cast<size_t>(OpKind::kConcatenate)] = compile_concatenate;
-  t[static_cast<size_t>(OpKind::kPad)] = compile_pad;
+  ft.set(OpKind::kReshape, compile_reshape);
+  ft.set(OpKind::kBroadcastInDim, compile_broadcast);
+  ft.set(OpKind::kTranspose, compile_transpose);
+  ft.set(OpKind::kSlice, compile_slice);
+  ft.set(OpKind::kReverse, compile_reverse);
+  ft.set(OpKind::kConcatenate, compile_concatenate);
+  ft.set(OpKind::kPad, compile_pad);
 }
 
 }  // namespace netspec::exec::cpu

@@ -9,6 +9,8 @@
 
 #include "core/thread_pool.h"
 #include "exec/cpu/kernels.h"
+#include "exec/scalar_ops.h"
+#include "hlo/op_family.h"
 
 namespace netspec::exec::cpu {
 namespace {
@@ -71,12 +73,8 @@ std::optional<Pool2d> pool_geometry(const hlo::Op& op, const Shape& big, const S
   return g;
 }
 
-// IEEE maximum as in the ref body: NaN if either is NaN, and -0 < +0.
-inline float fmax_ieee(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return a + b;
-  if (a == b) return std::signbit(a) ? b : a;
-  return a > b ? a : b;
-}
+// IEEE maximum as in the ref body (exec/scalar_ops.h): the first NaN propagates, -0 < +0.
+inline float fmax_ieee(float a, float b) { return Scalar<OpKind::kMaximum>::apply(a, b); }
 
 // The single op of a two-argument region `(a, b) -> op(x, y)`; sets `swapped` when x = b.
 const hlo::Op* body_op(const hlo::Block& b, bool& swapped) {
@@ -223,8 +221,9 @@ std::optional<Compiled> compile_reduce_window_any(const hlo::Op& op) {
 }  // namespace
 
 void register_window(Compiler* t) {
-  t[static_cast<size_t>(OpKind::kReduceWindow)] = compile_reduce_window_any;
-  t[static_cast<size_t>(OpKind::kSelectAndScatter)] = compile_select_and_scatter;
+  hlo::FamilyTable<Compiler> ft(t, "window.cpp", {"window"});
+  ft.set(OpKind::kReduceWindow, compile_reduce_window_any);
+  ft.set(OpKind::kSelectAndScatter, compile_select_and_scatter);
 }
 
 }  // namespace netspec::exec::cpu

@@ -1,12 +1,12 @@
-// Reference kernels: elementwise binary ops, compare, clamp, select. Integer arithmetic wraps;
-// division/remainder by zero and INT_MIN / -1 follow XLA (the spec leaves them open):
-// x / 0 = -1 (all bits set), x % 0 = x, INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0.
+// Reference kernels: elementwise binary ops, compare, clamp, select. The scalar math (integer
+// wrapping, XLA's division-by-zero results, IEEE max/min) is exec/scalar_ops.h.
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
-#include "exec/ref/binary_ops.h"
 #include "exec/ref/kernel_util.h"
+#include "exec/scalar_ops.h"
+#include "hlo/op_family.h"
 
 namespace netspec::exec::ref {
 namespace {
@@ -20,57 +20,26 @@ void check_same(const hlo::Op& op, const Tensor& a, const Tensor& b) {
     fail(op_mnemonic(op.kind), "operand types differ (got {} and {})", a.type_str(), b.type_str());
 }
 
-// Elementwise a op b for the element types where f is defined (Ok<T> says which).
-template <template <typename> class Ok, typename F>
-std::vector<Tensor> zip(const hlo::Op& op, const std::vector<Tensor>& in, F&& f) {
+// An op of the scalar table (exec/scalar_ops.h): result[i] = Scalar<K>::apply(a[i], b[i]).
+template <hlo::OpKind K>
+std::vector<Tensor> eval_binary(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
+  using S = Scalar<K>;
   check_same(op, in[0], in[1]);
   Tensor out = result_tensor(op);
   std::string where(op_mnemonic(op.kind));
   visit_dtype(in[0].dtype(), where.c_str(), [&](auto z) {
     using T = decltype(z);
-    if constexpr (Ok<T>::value) {
+    if constexpr (in_domain<S::kDomain, T>()) {
       const T* a = in[0].data<T>();
       const T* b = in[1].data<T>();
       T* o = out.data<T>();
-      for (int64_t i = 0; i < out.numel(); ++i) o[i] = f(a[i], b[i]);
+      for (int64_t i = 0; i < out.numel(); ++i) o[i] = S::apply(a[i], b[i]);
     } else {
       bad_type(op, in[0].dtype());
     }
   });
   return {out};
 }
-
-template <typename T>
-struct Any : std::true_type {};
-template <typename T>
-struct NotBool : std::bool_constant<!std::is_same_v<T, bool>> {};
-template <typename T>
-struct FloatOnly : std::is_floating_point<T> {};
-template <typename T>
-struct IntOrBool : std::is_integral<T> {};
-template <typename T>
-struct IntOnly : std::bool_constant<std::is_integral_v<T> && !std::is_same_v<T, bool>> {};
-
-#define BINARY(NAME, OK)                                                                           \
-  std::vector<Tensor> eval_##NAME(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) { \
-    return zip<OK>(op, in, [](auto a, auto b) { return bin_##NAME(a, b); });                       \
-  }
-BINARY(add, Any)
-BINARY(subtract, NotBool)
-BINARY(multiply, Any)
-BINARY(divide, NotBool)
-BINARY(remainder, NotBool)
-BINARY(power, NotBool)
-BINARY(maximum, Any)
-BINARY(minimum, Any)
-BINARY(atan2, FloatOnly)
-BINARY(and, IntOrBool)
-BINARY(or, IntOrBool)
-BINARY(xor, IntOrBool)
-BINARY(shift_left, IntOnly)
-BINARY(shift_right_arithmetic, IntOnly)
-BINARY(shift_right_logical, IntOnly)
-#undef BINARY
 
 // Total order key of a float: -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN.
 template <typename T>
@@ -83,21 +52,18 @@ auto total_order_key(T x) {
 }
 
 template <typename T>
-bool compare_dir(const std::string& dir, T a, T b) {
-  if (dir == "EQ") return a == b;
-  if (dir == "NE") return a != b;
-  if (dir == "LT") return a < b;
-  if (dir == "LE") return a <= b;
-  if (dir == "GT") return a > b;
-  if (dir == "GE") return a >= b;
-  fail("compare", "unknown comparison_direction '{}'", dir);
+bool compare_dir(CmpDir dir, T a, T b) {
+  return with_cmp_dir(dir, [&](auto d) { return compare<decltype(d)::value>(a, b); });
 }
 
 // compare: FLOAT is IEEE (NaN unordered: only NE is true); TOTALORDER orders every bit
 // pattern; SIGNED/UNSIGNED reinterpret integers; i1 compares as unsigned (false < true).
 std::vector<Tensor> eval_compare(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
   check_same(op, in[0], in[1]);
-  const std::string& dir = op.attrs.get_enum("comparison_direction");
+  const std::string& dir_name = op.attrs.get_enum("comparison_direction");
+  std::optional<CmpDir> d = cmp_dir(dir_name);
+  if (!d) fail("compare", "unknown comparison_direction '{}'", dir_name);
+  const CmpDir dir = *d;
   std::string ctype;
   if (auto* e = op.attrs.get_if<hlo::EnumAttr>("compare_type")) ctype = e->value;
   Tensor out = result_tensor(op);
@@ -147,7 +113,7 @@ std::vector<Tensor> eval_clamp(const hlo::Op& op, const std::vector<Tensor>& in,
     T* o = out.data<T>();
     bool sl = lo.rank() == 0, sh = hi.rank() == 0;
     for (int64_t i = 0; i < out.numel(); ++i)
-      o[i] = bin_minimum(bin_maximum(px[i], pl[sl ? 0 : i]), ph[sh ? 0 : i]);
+      o[i] = Scalar<hlo::OpKind::kClamp>::apply(pl[sl ? 0 : i], px[i], ph[sh ? 0 : i]);
   });
   return {out};
 }
@@ -168,26 +134,14 @@ std::vector<Tensor> eval_select(const hlo::Op& op, const std::vector<Tensor>& in
 }  // namespace
 
 void register_binary_kernels(Kernel* t) {
+  hlo::FamilyTable<Kernel> ft(t, "binary.cpp", {"binary"});
   using K = hlo::OpKind;
-  auto set = [&](K k, Kernel f) { t[static_cast<size_t>(k)] = f; };
-  set(K::kAdd, eval_add);
-  set(K::kSubtract, eval_subtract);
-  set(K::kMultiply, eval_multiply);
-  set(K::kDivide, eval_divide);
-  set(K::kRemainder, eval_remainder);
-  set(K::kPower, eval_power);
-  set(K::kMaximum, eval_maximum);
-  set(K::kMinimum, eval_minimum);
-  set(K::kAtan2, eval_atan2);
-  set(K::kAnd, eval_and);
-  set(K::kOr, eval_or);
-  set(K::kXor, eval_xor);
-  set(K::kShiftLeft, eval_shift_left);
-  set(K::kShiftRightArithmetic, eval_shift_right_arithmetic);
-  set(K::kShiftRightLogical, eval_shift_right_logical);
-  set(K::kCompare, eval_compare);
-  set(K::kClamp, eval_clamp);
-  set(K::kSelect, eval_select);
+#define SET_BINARY(KIND) ft.set(K::KIND, eval_binary<K::KIND>);
+  NETSPEC_SCALAR_BINARY_KINDS(SET_BINARY)
+#undef SET_BINARY
+  ft.set(K::kCompare, eval_compare);
+  ft.set(K::kClamp, eval_clamp);
+  ft.set(K::kSelect, eval_select);
 }
 
 }  // namespace netspec::exec::ref

@@ -2,6 +2,7 @@
 // folds, element by element, the contributions of the replicas in its group (in group order)
 // with the computation region. A replica in no listed group, or a single replica, keeps its own.
 #include "exec/ref/kernel_util.h"
+#include "hlo/op_family.h"
 
 namespace netspec::exec::ref {
 namespace {
@@ -70,7 +71,8 @@ std::vector<Tensor> eval_all_reduce(const hlo::Op& op, const std::vector<Tensor>
 }  // namespace
 
 void register_collective_kernels(Kernel* t) {
-  t[static_cast<size_t>(hlo::OpKind::kAllReduce)] = eval_all_reduce;
+  hlo::FamilyTable<Kernel> ft(t, "collective.cpp", {"collective"});
+  ft.set(hlo::OpKind::kAllReduce, eval_all_reduce);
 }
 
 }  // namespace netspec::exec::ref

@@ -2,6 +2,7 @@
 // run_block and see enclosing values via ctx.scope. (tuple / get_tuple_element: run_block.)
 #include "exec/limits.h"
 #include "exec/ref/kernel_util.h"
+#include "hlo/op_family.h"
 
 namespace netspec::exec::ref {
 namespace {
@@ -53,12 +54,13 @@ std::vector<Tensor> eval_call(const hlo::Op& op, const std::vector<Tensor>& in, 
 }  // namespace
 
 void register_control_kernels(Kernel* t) {
+  hlo::FamilyTable<Kernel> ft(t, "control.cpp", {"control"});
   using K = hlo::OpKind;
-  t[static_cast<size_t>(K::kWhile)] = eval_while;
-  t[static_cast<size_t>(K::kIf)] = eval_if;
-  t[static_cast<size_t>(K::kCase)] = eval_case;
-  t[static_cast<size_t>(K::kOptimizationBarrier)] = eval_optimization_barrier;
-  t[static_cast<size_t>(K::kCall)] = eval_call;
+  ft.set(K::kWhile, eval_while);
+  ft.set(K::kIf, eval_if);
+  ft.set(K::kCase, eval_case);
+  ft.set(K::kOptimizationBarrier, eval_optimization_barrier);
+  ft.set(K::kCall, eval_call);
 }
 
 }  // namespace netspec::exec::ref

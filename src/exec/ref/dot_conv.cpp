@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "exec/ref/kernel_util.h"
+#include "hlo/op_family.h"
 
 namespace netspec::exec::ref {
 namespace {
@@ -172,8 +173,9 @@ std::vector<Tensor> eval_convolution(const hlo::Op& op, const std::vector<Tensor
 }  // namespace
 
 void register_dot_conv_kernels(Kernel* t) {
-  t[static_cast<size_t>(hlo::OpKind::kDotGeneral)] = eval_dot_general;
-  t[static_cast<size_t>(hlo::OpKind::kConvolution)] = eval_convolution;
+  hlo::FamilyTable<Kernel> ft(t, "dot_conv.cpp", {"dot", "conv"});
+  ft.set(hlo::OpKind::kDotGeneral, eval_dot_general);
+  ft.set(hlo::OpKind::kConvolution, eval_convolution);
 }
 
 }  // namespace netspec::exec::ref

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "exec/ref/kernel_util.h"
+#include "hlo/op_family.h"
 
 namespace netspec::exec::ref {
 namespace {
@@ -157,10 +158,11 @@ std::vector<Tensor> eval_sort(const hlo::Op& op, const std::vector<Tensor>& in, 
 }  // namespace
 
 void register_gather_sort_kernels(Kernel* t) {
+  hlo::FamilyTable<Kernel> ft(t, "gather_sort.cpp", {"gather", "sort"});
   using K = hlo::OpKind;
-  t[static_cast<size_t>(K::kGather)] = eval_gather;
-  t[static_cast<size_t>(K::kScatter)] = eval_scatter;
-  t[static_cast<size_t>(K::kSort)] = eval_sort;
+  ft.set(K::kGather, eval_gather);
+  ft.set(K::kScatter, eval_scatter);
+  ft.set(K::kSort, eval_sort);
 }
 
 }  // namespace netspec::exec::ref

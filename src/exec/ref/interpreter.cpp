@@ -51,6 +51,11 @@ const Kernel* kernel_table() {
   return table.data();
 }
 
+bool run_by_block(hlo::OpKind k) {
+  using K = hlo::OpKind;
+  return k == K::kReturn || k == K::kFuncReturn || k == K::kTuple || k == K::kGetTupleElement;
+}
+
 Kernel kernel_for(hlo::OpKind k) { return kernel_table()[static_cast<size_t>(k)]; }
 
 namespace {

@@ -47,6 +47,9 @@ using Kernel = std::vector<Tensor> (*)(const hlo::Op& op, const std::vector<Tens
 // naming the op).
 const Kernel* kernel_table();
 Kernel kernel_for(hlo::OpKind k);
+// The ops run_block evaluates itself (terminators, tuple, get_tuple_element): no kernel.
+// Every other op has one (tests/exec/op_coverage_test.cpp checks).
+bool run_by_block(hlo::OpKind k);
 
 // Runs a block (function body or region) on argument tensors; returns the terminator's operands.
 // stablehlo.tuple / get_tuple_element values live only inside a block: run_block handles them

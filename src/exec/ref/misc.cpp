@@ -1,5 +1,6 @@
 // Reference kernels: constant, iota (rng_bit_generator lives in rng.cpp).
 #include "exec/ref/kernel_util.h"
+#include "hlo/op_family.h"
 
 namespace netspec::exec::ref {
 namespace {
@@ -43,9 +44,10 @@ std::vector<Tensor> eval_rng_bit_generator(const hlo::Op& op, const std::vector<
                                            RunContext& ctx);
 
 void register_misc_kernels(Kernel* t) {
-  t[static_cast<size_t>(hlo::OpKind::kConstant)] = eval_constant;
-  t[static_cast<size_t>(hlo::OpKind::kIota)] = eval_iota;
-  t[static_cast<size_t>(hlo::OpKind::kRngBitGenerator)] = eval_rng_bit_generator;
+  hlo::FamilyTable<Kernel> ft(t, "misc.cpp", {"misc"});
+  ft.set(hlo::OpKind::kConstant, eval_constant);
+  ft.set(hlo::OpKind::kIota, eval_iota);
+  ft.set(hlo::OpKind::kRngBitGenerator, eval_rng_bit_generator);
 }
 
 }  // namespace netspec::exec::ref

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "exec/ref/kernel_util.h"
+#include "hlo/op_family.h"
 
 namespace netspec::exec::ref {
 namespace {
@@ -157,11 +158,12 @@ std::vector<Tensor> eval_map(const hlo::Op& op, const std::vector<Tensor>& in, R
 }  // namespace
 
 void register_reduce_window_kernels(Kernel* t) {
+  hlo::FamilyTable<Kernel> ft(t, "reduce_window.cpp", {"reduce", "window"});
   using K = hlo::OpKind;
-  t[static_cast<size_t>(K::kReduce)] = eval_reduce;
-  t[static_cast<size_t>(K::kReduceWindow)] = eval_reduce_window;
-  t[static_cast<size_t>(K::kSelectAndScatter)] = eval_select_and_scatter;
-  t[static_cast<size_t>(K::kMap)] = eval_map;
+  ft.set(K::kReduce, eval_reduce);
+  ft.set(K::kReduceWindow, eval_reduce_window);
+  ft.set(K::kSelectAndScatter, eval_select_and_scatter);
+  ft.set(K::kMap, eval_map);
 }
 
 }  // namespace netspec::exec::ref

@@ -1,6 +1,6 @@
 // ScalarRegion: per-element evaluation of reducer / comparator regions (see kernel_util.h).
-#include "exec/ref/binary_ops.h"
 #include "exec/ref/kernel_util.h"
+#include "exec/scalar_ops.h"
 
 namespace netspec::exec::ref {
 
@@ -28,8 +28,8 @@ ScalarRegion::ScalarRegion(const hlo::Block& block, RunContext& ctx) : block_(bl
   bool swapped = op.operand(0) == block.arg(1) && op.operand(1) == block.arg(0);
   if (!direct && !swapped) return;
   if (block.arg(0)->type != op.result()->type || block.arg(1)->type != op.result()->type) return;
-  float a = 0, b = 0;
-  if (!apply_binary(op.kind, a, a, b)) return;  // only kinds apply_binary knows
+  std::optional<Domain> d = binary_domain(op.kind);  // the scalar table's binary ops
+  if (!d || !op.result()->type.is_tensor() || !in_domain(*d, op.result()->type.dtype())) return;
   fast_kind_ = op.kind;
   swapped_ = swapped;
 }
@@ -48,12 +48,8 @@ void ScalarRegion::apply_fast(const Tensor& a, int64_t ia, const Tensor& b, int6
   visit_dtype(a.dtype(), "region", [&](auto z) {
     using T = decltype(z);
     T x = a.data<T>()[ia], y = b.data<T>()[ib];
-    T r{};
-    if (swapped_)
-      apply_binary(*fast_kind_, y, x, r);
-    else
-      apply_binary(*fast_kind_, x, y, r);
-    out.data<T>()[io] = r;
+    out.data<T>()[io] =
+        swapped_ ? apply_binary(*fast_kind_, y, x) : apply_binary(*fast_kind_, x, y);
   });
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "exec/ref/kernel_util.h"
+#include "hlo/op_family.h"
 
 namespace netspec::exec::ref {
 namespace {
@@ -175,17 +176,17 @@ std::vector<Tensor> eval_reverse(const hlo::Op& op, const std::vector<Tensor>& i
 }  // namespace
 
 void register_shape_kernels(Kernel* t) {
+  hlo::FamilyTable<Kernel> ft(t, "shape.cpp", {"shape"});
   using K = hlo::OpKind;
-  auto set = [&](K k, Kernel f) { t[static_cast<size_t>(k)] = f; };
-  set(K::kReshape, eval_reshape);
-  set(K::kBroadcastInDim, eval_broadcast_in_dim);
-  set(K::kTranspose, eval_transpose);
-  set(K::kSlice, eval_slice);
-  set(K::kDynamicSlice, eval_dynamic_slice);
-  set(K::kDynamicUpdateSlice, eval_dynamic_update_slice);
-  set(K::kConcatenate, eval_concatenate);
-  set(K::kPad, eval_pad);
-  set(K::kReverse, eval_reverse);
+  ft.set(K::kReshape, eval_reshape);
+  ft.set(K::kBroadcastInDim, eval_broadcast_in_dim);
+  ft.set(K::kTranspose, eval_transpose);
+  ft.set(K::kSlice, eval_slice);
+  ft.set(K::kDynamicSlice, eval_dynamic_slice);
+  ft.set(K::kDynamicUpdateSlice, eval_dynamic_update_slice);
+  ft.set(K::kConcatenate, eval_concatenate);
+  ft.set(K::kPad, eval_pad);
+  ft.set(K::kReverse, eval_reverse);
 }
 
 }  // namespace netspec::exec::ref

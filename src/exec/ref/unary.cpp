@@ -1,17 +1,20 @@
-// Reference kernels: elementwise unary ops, convert, bitcast_convert, reduce_precision.
-// Integer arithmetic wraps (two's complement); float math is the C library's in the element type.
+// Reference kernels: elementwise unary ops (their scalar math is exec/scalar_ops.h), convert,
+// bitcast_convert, reduce_precision. Float math is the C library's in the element type.
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
 #include "exec/ref/kernel_util.h"
+#include "exec/scalar_ops.h"
+#include "hlo/op_family.h"
 
 namespace netspec::exec::ref {
 namespace {
 
-template <typename T>
-constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+[[noreturn]] void bad_type(const hlo::Op& op, DType t) {
+  fail(op_mnemonic(op.kind), "element type {} is not supported", dtype_name(t));
+}
 
 // Applies f to every element; f receives the element (typed) and returns the result element.
 template <typename F>
@@ -27,165 +30,24 @@ Tensor map_same(const hlo::Op& op, const Tensor& x, F&& f) {
   return out;
 }
 
-[[noreturn]] void bad_type(const hlo::Op& op, DType t) {
-  fail(op_mnemonic(op.kind), "element type {} is not supported", dtype_name(t));
-}
-
-// Float-only op: f(double-or-float) in the element type.
-#define FLOAT_UNARY(NAME, EXPR)                                                                    \
-  std::vector<Tensor> eval_##NAME(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) { \
-    if (!is_float(in[0].dtype())) bad_type(op, in[0].dtype());                                     \
-    return {map_same(op, in[0], [](auto x) -> decltype(x) {                                        \
-      using T = decltype(x);                                                                       \
-      if constexpr (std::is_floating_point_v<T>) {                                                 \
-        return static_cast<T>(EXPR);                                                               \
-      } else {                                                                                     \
-        return x;                                                                                  \
-      }                                                                                            \
-    })};                                                                                           \
-  }
-
-FLOAT_UNARY(exponential, std::exp(x))
-FLOAT_UNARY(exponential_minus_one, std::expm1(x))
-FLOAT_UNARY(log, std::log(x))
-FLOAT_UNARY(log_plus_one, std::log1p(x))
-FLOAT_UNARY(logistic, T(1) / (T(1) + std::exp(-x)))  // 1 / (1 + e^-x)
-FLOAT_UNARY(tanh, std::tanh(x))
-FLOAT_UNARY(sqrt, std::sqrt(x))
-FLOAT_UNARY(rsqrt, T(1) / std::sqrt(x))
-FLOAT_UNARY(cbrt, std::cbrt(x))
-FLOAT_UNARY(sine, std::sin(x))
-FLOAT_UNARY(cosine, std::cos(x))
-FLOAT_UNARY(tan, std::tan(x))
-FLOAT_UNARY(floor, std::floor(x))
-FLOAT_UNARY(ceil, std::ceil(x))
-FLOAT_UNARY(round_nearest_afz, std::round(x))       // ties away from zero: 2.5 -> 3, -2.5 -> -3
-FLOAT_UNARY(round_nearest_even, std::nearbyint(x))  // default FE_TONEAREST: 2.5 -> 2
-#undef FLOAT_UNARY
-
-// negate: integers wrap (-INT_MIN = INT_MIN); unsigned is 2^N - x.
-std::vector<Tensor> eval_negate(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
-  if (is_bool(in[0].dtype())) bad_type(op, in[0].dtype());
-  return {map_same(op, in[0], [](auto x) -> decltype(x) {
-    using T = decltype(x);
-    if constexpr (kIsInt<T>) {
-      using U = std::make_unsigned_t<T>;
-      return static_cast<T>(U(0) - static_cast<U>(x));
-    } else {
-      return -x;
-    }
-  })};
-}
-
-// abs: |x|; abs(INT_MIN) wraps to INT_MIN; abs(-0.0) = +0.0, abs(NaN) = NaN.
-std::vector<Tensor> eval_abs(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
-  if (is_bool(in[0].dtype())) bad_type(op, in[0].dtype());
-  return {map_same(op, in[0], [](auto x) -> decltype(x) {
-    using T = decltype(x);
-    if constexpr (std::is_floating_point_v<T>) {
-      return std::fabs(x);
-    } else if constexpr (std::is_signed_v<T>) {
-      using U = std::make_unsigned_t<T>;
-      return x < 0 ? static_cast<T>(U(0) - static_cast<U>(x)) : x;
-    } else {
-      return x;
-    }
-  })};
-}
-
-// sign: -1, 0, 1; floats keep the sign of zero and NaN stays NaN.
-std::vector<Tensor> eval_sign(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
-  if (is_bool(in[0].dtype())) bad_type(op, in[0].dtype());
-  return {map_same(op, in[0], [](auto x) -> decltype(x) {
-    using T = decltype(x);
-    if constexpr (std::is_floating_point_v<T>) {
-      if (std::isnan(x) || x == T(0)) return x;
-      return x < 0 ? T(-1) : T(1);
-    } else {
-      return x < T(0) ? static_cast<T>(-1) : (x == T(0) ? T(0) : T(1));
-    }
-  })};
-}
-
-// is_finite: true unless inf or NaN (float operands only).
-std::vector<Tensor> eval_is_finite(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
-  if (!is_float(in[0].dtype())) bad_type(op, in[0].dtype());
+// An op of the scalar table (exec/scalar_ops.h): result[i] = Scalar<K>::apply(x[i]).
+template <hlo::OpKind K>
+std::vector<Tensor> eval_unary(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
+  using S = Scalar<K>;
+  const Tensor& x = in[0];
+  if (!in_domain(S::kDomain, x.dtype())) bad_type(op, x.dtype());
   Tensor out = result_tensor(op);
-  uint8_t* o = static_cast<uint8_t*>(out.raw());
-  visit_dtype(in[0].dtype(), "is_finite", [&](auto z) {
+  std::string where(op_mnemonic(op.kind));
+  visit_dtype(x.dtype(), where.c_str(), [&](auto z) {
     using T = decltype(z);
-    if constexpr (std::is_floating_point_v<T>) {
-      const T* a = in[0].data<T>();
-      for (int64_t i = 0; i < in[0].numel(); ++i) o[i] = std::isfinite(a[i]) ? 1 : 0;
+    if constexpr (in_domain<S::kDomain, T>()) {
+      using R = decltype(S::apply(T{}));
+      const T* a = x.data<T>();
+      R* o = out.data<R>();
+      for (int64_t i = 0; i < x.numel(); ++i) o[i] = S::apply(a[i]);
     }
   });
   return {out};
-}
-
-// not: logical not for i1, bitwise not for integers.
-std::vector<Tensor> eval_not(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
-  if (is_float(in[0].dtype())) bad_type(op, in[0].dtype());
-  return {map_same(op, in[0], [](auto x) -> decltype(x) {
-    using T = decltype(x);
-    if constexpr (std::is_same_v<T, bool>) {
-      return !x;
-    } else if constexpr (kIsInt<T>) {
-      return static_cast<T>(~x);
-    } else {
-      return x;
-    }
-  })};
-}
-
-// popcnt: number of set bits of the two's complement pattern.
-std::vector<Tensor> eval_popcnt(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
-  if (!is_integer(in[0].dtype())) bad_type(op, in[0].dtype());
-  return {map_same(op, in[0], [](auto x) -> decltype(x) {
-    using T = decltype(x);
-    if constexpr (kIsInt<T>) {
-      return static_cast<T>(std::popcount(static_cast<std::make_unsigned_t<T>>(x)));
-    } else {
-      return x;
-    }
-  })};
-}
-
-// count_leading_zeros: leading zero bits (the bit width for 0).
-std::vector<Tensor> eval_count_leading_zeros(const hlo::Op& op, const std::vector<Tensor>& in,
-                                             RunContext&) {
-  if (!is_integer(in[0].dtype())) bad_type(op, in[0].dtype());
-  return {map_same(op, in[0], [](auto x) -> decltype(x) {
-    using T = decltype(x);
-    if constexpr (kIsInt<T>) {
-      return static_cast<T>(std::countl_zero(static_cast<std::make_unsigned_t<T>>(x)));
-    } else {
-      return x;
-    }
-  })};
-}
-
-// One element conversion. Float -> integer truncates toward zero; the spec leaves out-of-range
-// results undefined (TBD), so we follow XLA CPU: saturate to the destination range, NaN -> 0.
-// Integer -> integer wraps modulo 2^N; anything -> i1 is (x != 0); i1 -> anything is 0 or 1.
-template <typename To, typename From>
-To convert_one(From x) {
-  if constexpr (std::is_same_v<To, bool>) {
-    return x != From(0);
-  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
-    if (std::isnan(x)) return To(0);
-    From t = std::trunc(x);
-    // Compare in long double-free form: bounds as From (2^63 is exact in float/double).
-    if (t <= static_cast<From>(std::numeric_limits<To>::min()))
-      return std::numeric_limits<To>::min();
-    if (t >= static_cast<From>(std::numeric_limits<To>::max()))
-      return std::numeric_limits<To>::max();
-    return static_cast<To>(t);
-  } else if constexpr (std::is_integral_v<From> && std::is_integral_v<To>) {
-    // C++20 integral conversion is modular.
-    return static_cast<To>(x);
-  } else {
-    return static_cast<To>(x);
-  }
 }
 
 std::vector<Tensor> eval_convert(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
@@ -196,7 +58,7 @@ std::vector<Tensor> eval_convert(const hlo::Op& op, const std::vector<Tensor>& i
       using To = decltype(zt);
       const From* a = in[0].data<From>();
       To* o = out.data<To>();
-      for (int64_t i = 0; i < in[0].numel(); ++i) o[i] = convert_one<To>(a[i]);
+      for (int64_t i = 0; i < in[0].numel(); ++i) o[i] = convert_scalar<To>(a[i]);
     });
   });
   return {out};
@@ -293,34 +155,14 @@ std::vector<Tensor> eval_reduce_precision(const hlo::Op& op, const std::vector<T
 }  // namespace
 
 void register_unary_kernels(Kernel* t) {
+  hlo::FamilyTable<Kernel> ft(t, "unary.cpp", {"unary"});
   using K = hlo::OpKind;
-  auto set = [&](K k, Kernel f) { t[static_cast<size_t>(k)] = f; };
-  set(K::kNegate, eval_negate);
-  set(K::kAbs, eval_abs);
-  set(K::kSign, eval_sign);
-  set(K::kExponential, eval_exponential);
-  set(K::kExponentialMinusOne, eval_exponential_minus_one);
-  set(K::kLog, eval_log);
-  set(K::kLogPlusOne, eval_log_plus_one);
-  set(K::kLogistic, eval_logistic);
-  set(K::kTanh, eval_tanh);
-  set(K::kSqrt, eval_sqrt);
-  set(K::kRsqrt, eval_rsqrt);
-  set(K::kCbrt, eval_cbrt);
-  set(K::kSine, eval_sine);
-  set(K::kCosine, eval_cosine);
-  set(K::kTan, eval_tan);
-  set(K::kFloor, eval_floor);
-  set(K::kCeil, eval_ceil);
-  set(K::kRoundNearestAfz, eval_round_nearest_afz);
-  set(K::kRoundNearestEven, eval_round_nearest_even);
-  set(K::kIsFinite, eval_is_finite);
-  set(K::kNot, eval_not);
-  set(K::kPopcnt, eval_popcnt);
-  set(K::kCountLeadingZeros, eval_count_leading_zeros);
-  set(K::kConvert, eval_convert);
-  set(K::kBitcastConvert, eval_bitcast_convert);
-  set(K::kReducePrecision, eval_reduce_precision);
+#define SET_UNARY(KIND) ft.set(K::KIND, eval_unary<K::KIND>);
+  NETSPEC_SCALAR_UNARY_KINDS(SET_UNARY)
+#undef SET_UNARY
+  ft.set(K::kConvert, eval_convert);
+  ft.set(K::kBitcastConvert, eval_bitcast_convert);
+  ft.set(K::kReducePrecision, eval_reduce_precision);
 }
 
 }  // namespace netspec::exec::ref

@@ -1,10 +1,12 @@
-// VJP rules of gather and scatter: gather's transpose is a scatter-add with the mirrored
+// VJP rules of gather, scatter and sort. Sort: re-sort with an iota to get the permutation.
+// Gather and scatter: gather's transpose is a scatter-add with the mirrored
 // dimension numbers and scatter-add's update gradient a gather — never a dense one-hot.
 // Caveat (as in XLA): gather clamps out-of-range start indices while scatter skips them, so the
 // rules assume in-range indices.
 #include <algorithm>
 
 #include "autodiff/rules.h"
+#include "hlo/op_family.h"
 
 namespace netspec::autodiff {
 namespace {
@@ -94,11 +96,56 @@ std::vector<Value*> scatter(VjpCtx& c) {
   return out;
 }
 
+// y_i = sort(x_i) along d: re-sort with an extra iota operand to get the permutation p, then
+// dx_i = the dy_i sorted back by p (a second sort keyed on p; no scatter, no one-hot).
+std::vector<Value*> sort(VjpCtx& c) {
+  hlo::Builder& b = c.b;
+  int64_t dim = c.op.attrs.get_int("dimension");
+  bool stable = c.op.attrs.get_bool_or("is_stable", false);
+  const hlo::Type& t0 = c.x(0)->type;
+  std::vector<Value*> ins(c.op.operands.begin(), c.op.operands.end());
+  ins.push_back(b.iota(hlo::Type::tensor(DType::kI64, t0.shape()), dim));
+  const hlo::Block& cmp = *c.op.region(0);
+  // Same comparator; the two extra (iota) arguments are unused.
+  auto comparator = [&](hlo::Builder& rb, const std::vector<Value*>& args) {
+    hlo::ValueMap map;
+    for (size_t i = 0; i < cmp.args.size(); ++i) map[cmp.arg(i)] = args[i];
+    std::vector<Value*> out;
+    for (const auto& op : cmp.ops) {
+      if (op->kind == OpKind::kReturn) {
+        for (Value* v : op->operands) out.push_back(hlo::lookup(map, v));
+        break;
+      }
+      hlo::clone_op(rb.block(), *op, map);
+    }
+    return out;
+  };
+  std::vector<Value*> sorted = b.sort(ins, dim, stable, comparator);
+  Value* perm = sorted.back();
+  std::vector<Value*> keyed{perm};
+  std::vector<size_t> which;
+  for (size_t i = 0; i < c.op.operands.size(); ++i)
+    if (c.wants[i]) {
+      keyed.push_back(c.dy_or_zero(i));
+      which.push_back(i);
+    }
+  std::vector<Value*> out(c.op.operands.size(), nullptr);
+  if (which.empty()) return out;
+  auto by_perm = [](hlo::Builder& rb, const std::vector<Value*>& args) {
+    return std::vector<Value*>{rb.compare(args[0], args[1], "LT")};
+  };
+  std::vector<Value*> back = b.sort(keyed, dim, false, by_perm);
+  for (size_t k = 0; k < which.size(); ++k) out[which[k]] = back[k + 1];
+  return out;
+}
+
 }  // namespace
 
-void register_gather_vjps(VjpRule* t) {
-  t[static_cast<size_t>(OpKind::kGather)] = gather;
-  t[static_cast<size_t>(OpKind::kScatter)] = scatter;
+void register_gather_sort_vjps(VjpRule* t) {
+  hlo::FamilyTable<VjpRule> ft(t, "vjp_gather_sort.cpp", {"gather", "sort"});
+  ft.set(OpKind::kGather, gather);
+  ft.set(OpKind::kScatter, scatter);
+  ft.set(OpKind::kSort, sort);
 }
 
 }  // namespace netspec::autodiff

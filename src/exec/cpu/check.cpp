@@ -1,0 +1,107 @@
+// Check mode (NETSPEC_CPU_CHECK=1): each fast step is compared with its ref kernel run on copies
+// of the same operands, and each operand with the snapshot taken when it was produced.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+
+#include "exec/cpu/plan.h"
+#include "hlo/text/printer.h"
+
+namespace netspec::exec::cpu {
+namespace {
+
+using hlo::OpKind;
+
+// Largest |a - b| scaled by (1 + max |b|) for floats; 0 or 1 (bytes differ) otherwise.
+double tensor_diff(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return 1e300;
+  if (!is_float(a.dtype())) return a.nbytes() && std::memcmp(a.raw(), b.raw(), a.nbytes()) ? 1 : 0;
+  double d = 0, m = 0;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    double x = a.as_double(i), y = b.as_double(i);
+    if (std::isnan(x) != std::isnan(y)) return 1e300;
+    if (!std::isnan(x)) d = std::max(d, std::abs(x - y));
+    if (std::isfinite(y)) m = std::max(m, std::abs(y));
+  }
+  return d / (1 + m);
+}
+
+double check_tolerance(DType t) { return t == DType::kF64 ? 1e-9 : is_float(t) ? 2e-3 : 0; }
+
+}  // namespace
+
+void Checker::operands_intact(const Step& st, size_t index, const std::vector<Tensor>& vals,
+                              bool after) const {
+  for (size_t i = 0; i < st.ins.size(); ++i) {
+    int id = st.ins[i];
+    const void* p = vals[static_cast<size_t>(id)].raw();
+    bool shared = false;
+    for (int o : st.outs) shared = shared || (p && vals[static_cast<size_t>(o)].raw() == p);
+    if (after && shared) continue;
+    if (producer[static_cast<size_t>(id)] < 0) continue;  // argument or constant
+    const Tensor& s = snap[static_cast<size_t>(id)];
+    if (tensor_diff(vals[static_cast<size_t>(id)], s) != 0)
+      fail("cpu check",
+           "step {} ({}): operand {} ({}, from step {} {}) was overwritten {} "
+           "(buffer reused while live)",
+           index, st.op->name(), i, s.type_str(), producer[static_cast<size_t>(id)],
+           P.steps[static_cast<size_t>(producer[static_cast<size_t>(id)])].op->name(),
+           after ? "while this step ran" : "before this step");
+  }
+}
+
+std::vector<Tensor> Checker::ref_outputs(const Step& st, const std::vector<Tensor>& vals) const {
+  if (st.fused) {  // run the group's ops one by one on the ref kernels
+    std::unordered_map<const hlo::Value*, Tensor> env;
+    for (size_t k = 0; k < st.ins.size(); ++k)
+      env[st.fused->ins[k]] = vals[static_cast<size_t>(st.ins[k])].clone();
+    ref::RunContext ctx;
+    for (const hlo::Op* op : st.fused->ops) {
+      std::vector<Tensor> in_t;
+      for (auto* v : op->operands) in_t.push_back(env.at(v));
+      env[op->result(0)] = ref::kernel_for(op->kind)(*op, in_t, ctx).at(0);
+    }
+    std::vector<Tensor> out;
+    for (const hlo::Value* v : st.fused->outs) out.push_back(env.at(v));
+    return out;
+  }
+  ref::Kernel k = ref::kernel_for(st.op->kind);
+  if (!k || !st.op->regions.empty()) return {};
+  std::vector<Tensor> in_t;
+  for (int id : st.ins) in_t.push_back(vals[static_cast<size_t>(id)].clone());
+  ref::RunContext ctx;
+  if (st.absorbed_reverse)
+    in_t[1] = ref::kernel_for(OpKind::kReverse)(*st.absorbed_reverse, {in_t[1]}, ctx).at(0);
+  return k(*st.op, in_t, ctx);
+}
+
+void Checker::compare(const Step& st, size_t index, const std::vector<Tensor>& want,
+                      const std::vector<Tensor>& vals) const {
+  for (size_t i = 0; i < want.size() && i < st.outs.size(); ++i) {
+    const Tensor& got = vals[static_cast<size_t>(st.outs[i])];
+    double d = tensor_diff(got, want[i]);
+    if (d > check_tolerance(got.dtype())) {
+      std::string operands;
+      for (int id : st.ins)
+        operands += (operands.empty() ? "" : ", ") + vals[static_cast<size_t>(id)].type_str();
+      if (std::getenv("NETSPEC_CPU_CHECK_DUMP"))
+        std::fprintf(stderr, "%s\n", hlo::print_func(*P.func).c_str());
+      fail("cpu check",
+           "step {} ({}({}) -> {}): fast kernel result {} disagrees with ref "
+           "(got scaled max diff {:.3e}, expected <= {:.1e})",
+           index, st.op->name(), operands, got.type_str(), i, d, check_tolerance(got.dtype()));
+    }
+  }
+}
+
+void Checker::record(const Step& st, size_t index, const std::vector<Tensor>& vals) {
+  for (int id : st.outs) {
+    snap[static_cast<size_t>(id)] = vals[static_cast<size_t>(id)].clone();
+    producer[static_cast<size_t>(id)] = static_cast<int>(index);
+  }
+}
+
+}  // namespace netspec::exec::cpu

@@ -1,0 +1,341 @@
+// The cpu executor's planner (see cpu_backend.h): value ids, one step per op (fast kernel, view,
+// fused group or ref fallback), liveness, and arena buffers with in-place reuse.
+#include "exec/cpu/plan.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace netspec::exec::cpu {
+namespace {
+
+using hlo::OpKind;
+
+const Compiler* compiler_table() {
+  static const std::array<Compiler, hlo::kNumOpKinds> table = [] {
+    std::array<Compiler, hlo::kNumOpKinds> t{};
+    register_elementwise(t.data());
+    register_shape(t.data());
+    register_reduce(t.data());
+    register_dot(t.data());
+    register_conv(t.data());
+    register_window(t.data());
+    return t;
+  }();
+  return table.data();
+}
+
+bool env_on(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && std::string_view(v) != "0";
+}
+
+int new_val(Plan& P, const hlo::Value* v) {
+  int id = static_cast<int>(P.vals.size());
+  P.vals.push_back({});
+  P.vals.back().type = v->type;
+  P.ids[v] = id;
+  return id;
+}
+int id_of(const Plan& P, const hlo::Value* v) {
+  auto it = P.ids.find(v);
+  return it == P.ids.end() ? -1 : it->second;
+}
+
+// Kernel reverses read only by one convolution are folded into it (the VJP's flipped weights):
+// conv -> kernel reading w directly; the reverse ops get no step of their own.
+struct ConvFolds {
+  std::unordered_map<const hlo::Op*, Compiled> conv_rev;
+  std::unordered_set<const hlo::Op*> absorbed;
+};
+ConvFolds fold_conv_reverses(const hlo::Func& f) {
+  ConvFolds r;
+  std::unordered_map<const hlo::Value*, int> uses;
+  hlo::walk(*f.body, [&](const hlo::Op& o) {
+    for (auto* v : o.operands) ++uses[v];
+  });
+  for (const auto& up : f.body->ops) {
+    const hlo::Op& op = *up;
+    if (op.kind != OpKind::kConvolution || op.operands.size() != 2) continue;
+    if (uses[op.operand(1)] != 1 || !all_tensors(op)) continue;
+    if (auto c = compile_conv_rhs_reversed(op)) {  // nullopt unless operand 1 is a reverse
+      r.conv_rev.emplace(&op, std::move(*c));
+      r.absorbed.insert(op.operand(1)->def);
+    }
+  }
+  return r;
+}
+
+// The step of fused group g (it runs at its last op).
+void add_fused_step(Plan& P, const hlo::Op& op, const FusedGroup& g) {
+  Step st;
+  st.op = &op;
+  st.fused = &g;
+  st.kind = StepKind::kFast;
+  for (const hlo::Value* v : g.ins) {
+    int id = id_of(P, v);
+    if (id < 0 || P.vals[id].src == Src::kTuple)
+      fail("cpu", "fusion group input {} has no value (planner bug)", v->type.str());
+    st.ins.push_back(id);
+  }
+  for (const hlo::Value* v : g.outs) st.outs.push_back(new_val(P, v));
+  st.compiled = compile_fused(g);
+  if (P.profile) st.label = fused_label(g, op);
+  P.steps.push_back(std::move(st));
+}
+
+// The step of one op: a folded convolution, the op's fast kernel, a view, or its ref kernel.
+// Constants and iota are evaluated here instead. False: the function must run on ref.
+bool add_op_step(Plan& P, const hlo::Op& op, ConvFolds& folds) {
+  const Compiler* table = compiler_table();
+  Step st;
+  st.op = &op;
+  auto folded = folds.conv_rev.find(&op);
+  if (folded != folds.conv_rev.end()) st.absorbed_reverse = op.operand(1)->def;
+  bool tensors_only = true;
+  for (auto* v : op.operands) {
+    if (st.absorbed_reverse && st.ins.size() == 1) v = st.absorbed_reverse->operand(0);
+    int id = id_of(P, v);
+    if (id < 0 || P.vals[id].src == Src::kTuple) tensors_only = false;
+    st.ins.push_back(id);
+  }
+  for (const auto& r : op.results)
+    if (!r->type.is_tensor()) tensors_only = false;
+  if (!tensors_only && op.kind != OpKind::kAllReduce) return false;
+  for (const auto& r : op.results) st.outs.push_back(new_val(P, r.get()));
+  // Ops without operands or regions (constant, iota) are evaluated once, here.
+  if ((op.kind == OpKind::kConstant || op.kind == OpKind::kIota) && ref::kernel_for(op.kind)) {
+    ref::RunContext ctx;
+    std::vector<Tensor> out = ref::kernel_for(op.kind)(op, {}, ctx);
+    P.vals[st.outs[0]].src = Src::kConst;
+    P.vals[st.outs[0]].constant = std::move(out.at(0));
+    return true;
+  }
+  std::optional<Compiled> c;
+  if (folded != folds.conv_rev.end()) {
+    c = std::move(folded->second);
+  } else if (Compiler comp = table[static_cast<size_t>(op.kind)]; comp && all_tensors(op)) {
+    c = comp(op);
+  }
+  if (c) {
+    st.kind = c->view ? StepKind::kView : StepKind::kFast;
+    st.compiled = std::move(*c);
+  } else {
+    st.kind = StepKind::kRef;
+    st.ref_kernel = ref::kernel_for(op.kind);
+  }
+  if (P.profile) st.label = step_label(op, st.kind);
+  P.steps.push_back(std::move(st));
+  return true;
+}
+
+// One step per op of f's body (tuples resolved to their elements, fused members skipped until
+// their group's last op). False: something only ref can run (tuple-typed values).
+bool plan_steps(Plan& P, const hlo::Func& f) {
+  ConvFolds folds = fold_conv_reverses(f);
+  for (const auto& up : f.body->ops) {
+    const hlo::Op& op = *up;
+    if (folds.absorbed.count(&op)) continue;
+    if (op.kind == OpKind::kFuncReturn || op.kind == OpKind::kReturn) {
+      bool ok = true;
+      for (auto* v : op.operands) {
+        int id = id_of(P, v);
+        if (id < 0 || P.vals[id].src == Src::kTuple) ok = false;
+        P.results.push_back(id);
+      }
+      return ok;
+    }
+    if (op.kind == OpKind::kTuple) {
+      int id = new_val(P, op.result());
+      P.vals[id].src = Src::kTuple;
+      for (auto* v : op.operands) P.vals[id].tuple_elems.push_back(id_of(P, v));
+      continue;
+    }
+    if (op.kind == OpKind::kGetTupleElement) {
+      int t = id_of(P, op.operand(0));
+      int64_t idx = op.attrs.get_int_or("index", -1);
+      if (t < 0 || P.vals[t].src != Src::kTuple || idx < 0 ||
+          idx >= static_cast<int64_t>(P.vals[t].tuple_elems.size()))
+        return false;
+      P.ids[op.result()] = P.vals[t].tuple_elems[static_cast<size_t>(idx)];
+      continue;
+    }
+    if (P.fusion.skip_bcast.count(&op)) continue;
+    if (auto mem = P.fusion.member_of.find(&op); mem != P.fusion.member_of.end()) {
+      const size_t gi = static_cast<size_t>(mem->second);
+      if (P.fusion.last_op_of[gi] == &op) add_fused_step(P, op, P.fusion.groups[gi]);
+      continue;
+    }
+    if (!add_op_step(P, op, folds)) return false;
+  }
+  return true;
+}
+
+// Liveness: last step that reads each value (uses inside regions count for the owning step).
+void plan_liveness(Plan& P) {
+  const int n_steps = static_cast<int>(P.steps.size());
+  for (int s = 0; s < n_steps; ++s) {
+    Step& st = P.steps[static_cast<size_t>(s)];
+    auto use = [&](int id) {
+      if (id < 0) return;
+      P.vals[id].last_use = std::max(P.vals[id].last_use, s);
+      for (int e : P.vals[id].tuple_elems) P.vals[e].last_use = std::max(P.vals[e].last_use, s);
+    };
+    for (int id : st.ins) use(id);
+    for (const auto& r : st.op->regions)
+      hlo::walk(*r, [&](const hlo::Op& inner) {
+        for (auto* v : inner.operands) use(id_of(P, v));
+      });
+  }
+  for (int id : P.results) P.vals[id].last_use = n_steps;
+}
+
+// A result of pointwise step s takes over the buffer of an operand that dies at s (same byte
+// size, not in the kernel's no_alias list); false if none can be claimed.
+bool claim_operand_buffer(Plan& P, const Step& st, int s, ValInfo& R, size_t bytes, int end,
+                          std::vector<int>& claimed) {
+  for (size_t oi = 0; oi < st.ins.size(); ++oi) {
+    const int o = st.ins[oi];
+    const auto& na = st.compiled.no_alias;
+    if (std::find(na.begin(), na.end(), static_cast<int>(oi)) != na.end()) continue;
+    const ValInfo& O = P.vals[o];
+    bool owns = O.src == Src::kBuffer || (O.src == Src::kView && O.buffer >= 0);
+    if (!owns || type_bytes(O.type) != bytes) continue;
+    Buffer& b = P.buffers[static_cast<size_t>(O.buffer)];
+    if (b.end != s || std::count(claimed.begin(), claimed.end(), O.buffer)) continue;
+    R.buffer = O.buffer;
+    b.end = end;
+    claimed.push_back(O.buffer);
+    ++P.stats.inplace;
+    return true;
+  }
+  return false;
+}
+
+// Buffers, with in-place reuse of a dying operand's buffer for pointwise kernels; function
+// results get fresh per-run storage; non-arena values are released after their last use.
+void plan_buffers(Plan& P) {
+  const int n_steps = static_cast<int>(P.steps.size());
+  for (int s = 0; s < n_steps; ++s) {
+    Step& st = P.steps[static_cast<size_t>(s)];
+    ++P.stats.steps;
+    if (st.kind == StepKind::kRef) {
+      ++P.stats.ref_steps;
+      std::string name(op_mnemonic(st.op->kind));
+      if (P.stats.fallback_ops.find(name) == std::string::npos)
+        P.stats.fallback_ops += (P.stats.fallback_ops.empty() ? "" : ",") + name;
+      continue;  // results are kDynamic
+    }
+    ++P.stats.fast_steps;
+    if (st.kind == StepKind::kView) {
+      int r = st.outs[0], src = st.ins[0];
+      P.vals[r].src = Src::kView;
+      P.vals[r].view_of = src;
+      ++P.stats.views;
+      // A view (also a view of a view) keeps its root's arena buffer alive while it is live.
+      const ValInfo& S = P.vals[src];
+      if (S.src == Src::kBuffer || (S.src == Src::kView && S.buffer >= 0)) {
+        P.vals[r].buffer = S.buffer;
+        Buffer& b = P.buffers[static_cast<size_t>(P.vals[src].buffer)];
+        b.end = std::max(b.end, std::max(P.vals[r].last_use, s));
+      }
+      continue;
+    }
+    std::vector<int> claimed;
+    for (int r : st.outs) {
+      ValInfo& R = P.vals[r];
+      R.src = Src::kBuffer;
+      size_t bytes = type_bytes(R.type);
+      P.stats.value_bytes += bytes;
+      int end = std::max(R.last_use, s);
+      if (st.compiled.pointwise && bytes > 0)
+        claim_operand_buffer(P, st, s, R, bytes, end, claimed);
+      if (R.buffer < 0) {
+        R.buffer = static_cast<int>(P.buffers.size());
+        P.buffers.push_back({bytes, s, end, bytes == 0, 0});
+      }
+    }
+    if (st.compiled.scratch_bytes > 0) {
+      st.scratch = static_cast<int>(P.buffers.size());
+      P.buffers.push_back({st.compiled.scratch_bytes, s, s, false, 0});
+    }
+  }
+  for (int id : P.results) {
+    int v = id;
+    while (P.vals[v].src == Src::kView) v = P.vals[v].view_of;
+    if (P.vals[v].src == Src::kBuffer)
+      P.buffers[static_cast<size_t>(P.vals[v].buffer)].fresh = true;
+  }
+  // Non-arena values are dropped after their last use so their memory goes early.
+  for (size_t id = 0; id < P.vals.size(); ++id) {
+    const ValInfo& V = P.vals[id];
+    if ((V.src == Src::kDynamic || V.src == Src::kView) && V.last_use >= 0 && V.last_use < n_steps)
+      P.steps[static_cast<size_t>(V.last_use)].release.push_back(static_cast<int>(id));
+  }
+}
+
+// First-fit offsets for arena buffers, largest first; buffers whose [start, end] intervals
+// overlap never share bytes.
+size_t assign_offsets(std::vector<Buffer>& bufs) {
+  std::vector<int> order;
+  for (size_t i = 0; i < bufs.size(); ++i)
+    if (!bufs[i].fresh && bufs[i].bytes > 0) order.push_back(static_cast<int>(i));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return bufs[a].bytes > bufs[b].bytes; });
+  std::vector<int> placed;
+  size_t total = 0;
+  for (int b : order) {
+    Buffer& B = bufs[b];
+    std::vector<std::pair<size_t, size_t>> busy;  // [offset, offset + size)
+    for (int p : placed) {
+      const Buffer& P = bufs[p];
+      if (P.start <= B.end && B.start <= P.end)
+        busy.push_back({P.offset, P.offset + align_up(P.bytes)});
+    }
+    std::sort(busy.begin(), busy.end());
+    size_t off = 0, need = align_up(B.bytes);
+    for (auto [lo, hi] : busy) {
+      if (off + need <= lo) break;
+      off = std::max(off, hi);
+    }
+    B.offset = off;
+    total = std::max(total, off + need);
+    placed.push_back(b);
+  }
+  return total;
+}
+
+}  // namespace
+
+std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
+  auto plan = std::make_unique<Plan>();
+  Plan& P = *plan;
+  P.func = &f;
+  P.check = env_on("NETSPEC_CPU_CHECK");
+  P.profile = env_on("NETSPEC_PROFILE");
+  for (size_t i = 0; i < f.num_args(); ++i) {
+    int id = new_val(P, f.arg(i));
+    P.vals[id].src = Src::kArg;
+    P.vals[id].arg = static_cast<int>(i);
+  }
+  if (!env_on("NETSPEC_NO_FUSION")) P.fusion = find_fusion_groups(*f.body);
+  if (!plan_steps(P, f)) {
+    P.whole_on_ref = true;
+    P.stats.whole_function_on_ref = true;
+    return plan;
+  }
+  plan_liveness(P);
+  plan_buffers(P);
+  P.prof_ms.assign(P.steps.size(), 0.0);
+  P.arena_bytes = assign_offsets(P.buffers);
+  P.stats.arena_bytes = P.arena_bytes;
+  return plan;
+}
+
+PlanStats plan_stats(const hlo::Func& f) { return build_plan(f)->stats; }
+
+}  // namespace netspec::exec::cpu

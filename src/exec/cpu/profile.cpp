@@ -1,0 +1,99 @@
+// NETSPEC_PROFILE=1: wall time per step summed over a plan's runs, merged into one process-wide
+// profile when the plan dies and printed to stderr at exit (per function, op kind and step).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <mutex>
+
+#include "exec/cpu/plan.h"
+
+namespace netspec::exec::cpu {
+namespace {
+
+// Process-wide profile: per op kind and per distinct step label, printed at exit.
+struct Profile {
+  std::mutex mu;
+  std::map<std::string, std::pair<double, int64_t>> by_kind, by_step;  // ms, calls
+  std::map<std::string, std::pair<double, int64_t>> by_func;           // ms, runs
+  ~Profile() {
+    if (by_kind.empty()) return;
+    auto top = [](const std::map<std::string, std::pair<double, int64_t>>& m, size_t n) {
+      std::vector<std::pair<std::string, std::pair<double, int64_t>>> v(m.begin(), m.end());
+      std::sort(v.begin(), v.end(),
+                [](auto& a, auto& b) { return a.second.first > b.second.first; });
+      if (v.size() > n) v.resize(n);
+      return v;
+    };
+    double total = 0;
+    for (auto& [k, v] : by_kind) total += v.first;
+    std::fprintf(stderr, "NETSPEC_PROFILE (cpu executor, wall ms summed over runs)\n");
+    for (auto& [k, v] : by_func)
+      std::fprintf(stderr, "  function %s: %lld runs, %.3f ms/run\n", k.c_str(),
+                   static_cast<long long>(v.second),
+                   v.first / static_cast<double>(std::max<int64_t>(v.second, 1)));
+    std::fprintf(stderr, "  by op kind:\n");
+    for (auto& [k, v] : top(by_kind, 40))
+      std::fprintf(stderr, "  %10.2f ms %5.1f%% %8lld calls  %s\n", v.first, 100 * v.first / total,
+                   static_cast<long long>(v.second), k.c_str());
+    std::fprintf(stderr, "  top steps:\n");
+    for (auto& [k, v] : top(by_step, 40))
+      std::fprintf(stderr, "  %10.2f ms %5.1f%% %8lld calls  %s\n", v.first, 100 * v.first / total,
+                   static_cast<long long>(v.second), k.c_str());
+  }
+};
+Profile& global_profile() {
+  static Profile p;
+  return p;
+}
+
+}  // namespace
+
+Plan::~Plan() {
+  if (!profile || prof_runs == 0) return;
+  Profile& pr = global_profile();
+  std::lock_guard<std::mutex> lk(pr.mu);
+  double sum = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step& st = steps[i];
+    std::string kind =
+        st.fused ? std::string("fusion")
+                 : std::string(op_mnemonic(st.op->kind)) + (st.kind == StepKind::kRef    ? " [ref]"
+                                                            : st.kind == StepKind::kView ? " [view]"
+                                                                                         : "");
+    auto& k = pr.by_kind[kind];
+    k.first += prof_ms[i];
+    k.second += prof_runs;
+    auto& s = pr.by_step[st.label];
+    s.first += prof_ms[i];
+    s.second += prof_runs;
+    sum += prof_ms[i];
+  }
+  auto& f = pr.by_func[func->name];
+  f.first += sum;
+  f.second += prof_runs;
+}
+
+std::string step_label(const hlo::Op& op, StepKind kind) {
+  std::string label = std::string(op_mnemonic(op.kind)) + (kind == StepKind::kRef    ? " [ref] "
+                                                           : kind == StepKind::kView ? " [view] "
+                                                                                     : " ");
+  for (size_t i = 0; i < op.operands.size(); ++i)
+    label += (i ? ", " : "") + op.operand(i)->type.str();
+  label += " -> " + op.result(0)->type.str();
+  if (op.kind == hlo::OpKind::kConvolution)
+    label += fmt::format(" bgc={} fgc={} lhs_dil={}", op.attrs.get_int_or("batch_group_count", 1),
+                         op.attrs.get_int_or("feature_group_count", 1),
+                         fmt::join(i64s_attr(op, "lhs_dilation"), "x"));
+  return label;
+}
+
+std::string fused_label(const FusedGroup& g, const hlo::Op& last) {
+  std::string label = fmt::format("fusion[{} ops:", g.ops.size());
+  for (const hlo::Op* m : g.ops) label += " " + std::string(op_mnemonic(m->kind));
+  return label + "] -> " + last.result(0)->type.str();
+}
+
+}  // namespace netspec::exec::cpu
