@@ -62,20 +62,32 @@ echo "   root ready in $(mmss "$(secs "$t0" "$(now)")")"
 mkdir -p "$root/root/netspec"
 (cd "$repo" && git ls-files -z | tar --null -T - --ignore-failed-read -cf - 2>/dev/null) |
   tar -C "$root/root/netspec" -xf -
+# The host's network set-up, nothing else: its resolver and, where the host reaches the internet
+# through a TLS-intercepting proxy (it names a CA bundle in PIP_CERT, REQUESTS_CA_BUNDLE or
+# SSL_CERT_FILE), that bundle for pip in the root; a plain machine needs neither.
 cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+pip_cert=()
+for ca in "${PIP_CERT:-}" "${REQUESTS_CA_BUNDLE:-}" "${SSL_CERT_FILE:-}"; do
+  if [[ -n $ca && -f $ca ]]; then
+    cp -L "$ca" "$root/etc/ssl/fresh-check-host-ca.crt"
+    pip_cert=(PIP_CERT=/etc/ssl/fresh-check-host-ca.crt)
+    echo "   pip in the root trusts the host's CA bundle $ca (PIP_CERT)"
+    break
+  fi
+done
 
 # Runs a command line inside the root as root, in a private mount namespace (its mounts vanish
 # with it), with a clean environment.
 in_root() {
   unshare --mount --propagation private -- /bin/bash -c '
     set -e
-    r=$1; shift
+    r=$1 env=$2; shift 2
     mount -t proc proc "$r/proc"
     mount --rbind /dev "$r/dev"
     mount --rbind /sys "$r/sys"
-    exec chroot "$r" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+    exec chroot "$r" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb $env \
       PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-      /bin/bash -c "cd /root/netspec && $*"' fresh "$root" "$@"
+      /bin/bash -c "cd /root/netspec && $*"' fresh "$root" "${pip_cert[*]}" "$@"
 }
 
 # Times one part; appends "name seconds status" to the results.
