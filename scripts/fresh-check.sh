@@ -69,8 +69,8 @@ cp -L /etc/resolv.conf "$root/etc/resolv.conf"
 pip_cert=()
 for ca in "${PIP_CERT:-}" "${REQUESTS_CA_BUNDLE:-}" "${SSL_CERT_FILE:-}"; do
   if [[ -n $ca && -f $ca ]]; then
-    cp -L "$ca" "$root/etc/ssl/fresh-check-host-ca.crt"
-    pip_cert=(PIP_CERT=/etc/ssl/fresh-check-host-ca.crt)
+    cp -L "$ca" "$root/etc/fresh-check-host-ca.crt"
+    pip_cert=(PIP_CERT=/etc/fresh-check-host-ca.crt)
     echo "   pip in the root trusts the host's CA bundle $ca (PIP_CERT)"
     break
   fi
