@@ -23,6 +23,7 @@ PERTURB_EPS below); a case drawn at a max-pool tie or a ReLU kink draws new inpu
 
 Usage: gen_emitted.py --netspec BIN --out DIR [--nets a,b] [--modules m,n] [--batch B]
        [--no-conditioning] [--report]
+       gen_emitted.py --self-test
 """
 from __future__ import annotations
 
@@ -153,6 +154,24 @@ def sensitivity(got: list[np.ndarray], want: list[np.ndarray]) -> float:
     return worst
 
 
+def self_test() -> int:
+    """sensitivity() on hand-made results: 0 when equal, the budget ratio otherwise."""
+    f = np.array([1.0, -2.0, 0.0])
+    checks = [
+        (sensitivity([f], [f]), 0.0),
+        # |0.5e-4| / (1e-4 + 1e-4·2) = 1/6 at element 1
+        (sensitivity([f + np.array([0, 0.5e-4, 0])], [f]), 1 / 6),
+        (sensitivity([np.array([1, 2], np.int32)], [np.array([1, 3], np.int32)]), np.inf),
+        (sensitivity([np.array([np.nan, 1], np.float32)], [np.array([np.nan, 1], np.float32)]), 0),
+        (sensitivity([np.array([np.inf], np.float32)], [np.array([1.0], np.float32)]), np.inf),
+    ]
+    bad = [(i, got, want) for i, (got, want) in enumerate(checks)
+           if not (got == want or abs(got - want) <= 1e-3 * abs(want))]
+    for i, got, want in bad:
+        print(f"FAIL self-test {i}: sensitivity {got} (expected {want})")
+    return 1 if bad else 0
+
+
 def conditioning(netspec: Path, mlir: Path, manifest: dict, inputs: list[np.ndarray],
                  rng: np.random.Generator) -> float:
     """The worst sensitivity() of PERTURB_RUNS perturbed runs against the unperturbed one."""
@@ -237,6 +256,8 @@ def make_case(netspec, net, module, batch, out: Path, classes, optimizer=None, s
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    if "--self-test" in sys.argv[1:]:
+        return self_test()
     ap.add_argument("--netspec", type=Path, required=True)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--nets", default=",".join(NETS))
