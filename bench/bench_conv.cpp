@@ -28,7 +28,7 @@ double conv_gflops(const Shape& xs, const Shape& ws, const hlo::ConvOptions& o, 
 }  // namespace
 
 int main(int, char** argv) {
-  netspec::ensure_library_environment(argv);
+  netspec::ensure_library_environment(argv, /*openblas=*/true);
   bench::SgemmBest s = bench::measure_sgemm();
   hlo::ConvOptions o;
   o.dims = hlo::ConvOptions::nchw(2);

@@ -10,7 +10,7 @@
 using namespace netspec;
 
 int main(int, char** argv) {
-  netspec::ensure_library_environment(argv);
+  netspec::ensure_library_environment(argv, /*openblas=*/true);
   const int64_t n = 1024;
   auto m = std::make_shared<hlo::Module>();
   hlo::Type t = hlo::Type::tensor(DType::kF32, {n, n});

@@ -3,8 +3,9 @@
 # train step (forward + cross-entropy + backward + SGD-momentum step) of torchvision.models.NAME
 # (1000 classes unless --classes) on random data, median ms/step, with the same fair settings as run.sh. Run it
 # right after `netspec bench NET --input CxHxW --batch B --optimizer sgd` (same run, same load).
-#   OPENBLAS_CORETYPE=SkylakeX OMP_WAIT_POLICY=passive \
-#     /usr/bin/python3 bench/torchvision_peer.py mobilenet_v2 --input 3x32x32 --batch 32
+#   OMP_WAIT_POLICY=passive /usr/bin/python3 bench/torchvision_peer.py mobilenet_v2 --input 3x32x32 --batch 32
+# (on an AVX-512 CPU also OPENBLAS_CORETYPE=SkylakeX, which Debian 12's OpenBLAS misdetects;
+# never on an AVX2-only CPU: SIGILL; docs/install.md)
 import argparse, statistics, time
 
 import torch

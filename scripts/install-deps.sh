@@ -1,31 +1,56 @@
 #!/usr/bin/env bash
-# Installs everything netspec needs on Debian 12: build and runtime libraries from Debian's
-# packages (apt-get; python3-torchvision only as a reference oracle for tests), then the test oracles (jax/jaxlib, IREE, timm) from PyPI into a venv in
-# the build tree (scripts/install-oracles.sh). Idempotent and quiet on success.
-#   scripts/install-deps.sh [BUILD_DIR]      (default: build)
-#   NETSPEC_ORACLES=0 skips the PyPI oracles.
+# Installs what netspec needs on Debian 12 (docs/install.md says what each package is for).
+#   scripts/install-deps.sh                    the product: compiler, CMake, Ninja, the libraries
+#                                              netspec links and the Fashion-MNIST package
+#   scripts/install-deps.sh --test [BUILD_DIR] also the test-only packages (gtest, OpenBLAS for
+#                                              the benches, ccache, Debian's python3 with torch +
+#                                              torchvision as reference oracles) and the PyPI
+#                                              oracles (jax/jaxlib, IREE, timm) in BUILD_DIR/venv
+#                                              (default build; NETSPEC_ORACLES=0 skips them)
+# apt-get runs as root or through sudo, with --no-install-recommends: every package a step needs
+# is named here (a fresh root proves it: scripts/fresh-check.sh). Idempotent, quiet on success.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+test_deps=no
+if [[ ${1:-} == --test ]]; then
+  test_deps=yes
+  shift
+fi
 build_dir=${1:-build}
 
+# The product: g++ (not build-essential: no make or dpkg-dev needed), CMake + Ninja, the
+# libraries netspec links (oneDNN, Eigen, CLI11, nlohmann-json, fmt, zlib, libpng, libjpeg) and
+# the dataset the README's main job trains on.
 packages=(
-  build-essential cmake ninja-build ccache pkg-config
-  libeigen3-dev libdnnl-dev libopenblas-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-  zlib1g-dev libgtest-dev libpng-dev libjpeg62-turbo-dev
-  python3 python3-venv python3-numpy
-  python3-torchvision
+  g++ cmake ninja-build
+  libdnnl-dev libeigen3-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+  zlib1g-dev libpng-dev libjpeg62-turbo-dev
   dataset-fashion-mnist
 )
+# Tests and benchmarks only: gtest, OpenBLAS (the benches compare against its sgemm), ccache
+# (rebuilds), Debian's python3 with torch/torchvision/PIL/numpy (reference architectures and
+# image resizing), python3-venv for the PyPI oracles' venv.
+if [[ $test_deps == yes ]]; then
+  packages+=(
+    libgtest-dev libopenblas-dev ccache
+    python3 python3-venv python3-numpy python3-pil python3-torchvision
+  )
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
-  sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  sudo=()
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "install-deps: run as root (no sudo) to install: ${missing[*]}" >&2; exit 1; }
+    sudo=(sudo)
+  fi
   log=$(mktemp)
-  if ! { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
-        --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+  if ! { "${sudo[@]}" apt-get update -qq &&
+         DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq \
+           --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
     echo "install-deps: apt-get install failed for: ${missing[*]} (log: $log)" >&2
     tail -20 "$log" >&2
     exit 1
@@ -33,6 +58,6 @@ if ((${#missing[@]})); then
   rm -f "$log"
 fi
 
-if [ "${NETSPEC_ORACLES:-1}" != "0" ] && [ -x "$here/install-oracles.sh" ]; then
+if [[ $test_deps == yes && ${NETSPEC_ORACLES:-1} != 0 ]]; then
   "$here/install-oracles.sh" "$build_dir"
 fi

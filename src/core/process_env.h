@@ -1,16 +1,26 @@
-// Process environment that libraries read only when they load. Debian 12's OpenBLAS 0.3.21
-// misdetects this CPU generation (generic kernels, ~4x slower) unless OPENBLAS_CORETYPE is set;
-// libgomp's default spin-waiting makes oneDNN's OpenMP threads fight our own thread pool for the
-// cores (OMP_WAIT_POLICY=passive measured 2-6x faster convolutions under load, see
-// docs/performance.md). Both must be in the environment before the libraries load, so main()
-// re-executes the program once with them set (user-set values are kept).
+// Process environment that libraries read only when they load. libgomp's default spin-waiting
+// makes oneDNN's OpenMP threads fight our own thread pool for the cores (OMP_WAIT_POLICY=passive
+// measured 2-6x faster convolutions under load, see docs/performance.md), so netspec's main()
+// re-executes itself once with it set. Debian 12's OpenBLAS 0.3.21 picks generic kernels (~4x
+// slower) on Intel AVX-512 generations it does not know (Sapphire/Emerald Rapids); netspec does
+// not load OpenBLAS, but the benchmarks do and the tests' Python reference children (Debian's
+// torch) do: openblas_coretype() decides for them from the CPU found at run time.
 #pragma once
 
 namespace netspec {
 
-// Sets OPENBLAS_CORETYPE=SkylakeX and OMP_WAIT_POLICY=passive when absent and re-executes
-// /proc/self/exe with argv; returns normally when both are already set, when
-// NETSPEC_NO_REEXEC is set, or when exec fails.
-void ensure_library_environment(char** argv);
+// The OPENBLAS_CORETYPE for a process that loads OpenBLAS: the user's value when set; else
+// "SkylakeX" when this CPU has AVX-512 F/BW/DQ/VL (the ISA those kernels use); else nullptr
+// (an AVX2-only CPU, where OpenBLAS's own detection is right and SkylakeX would be SIGILL).
+const char* openblas_coretype();
+
+// Puts openblas_coretype() into this process's environment when it is not there, so that the
+// children started after it (python with torch) inherit it.
+void export_openblas_coretype();
+
+// Sets OMP_WAIT_POLICY=passive (and, with `openblas`, exports openblas_coretype()) when absent
+// and re-executes /proc/self/exe with argv; returns normally when nothing had to be set, when
+// NETSPEC_NO_REEXEC is set, or when exec fails. User-set values are kept.
+void ensure_library_environment(char** argv, bool openblas = false);
 
 }  // namespace netspec

@@ -10,14 +10,27 @@
 #ifndef NETSPEC_MODELS_DIR
 #define NETSPEC_MODELS_DIR "models"
 #endif
+#ifndef NETSPEC_MODELS_REL
+#define NETSPEC_MODELS_REL "../share/netspec/models"
+#endif
 
 namespace netspec {
 namespace fs = std::filesystem;
 
-std::string zoo_dir() {
-  if (const char* env = std::getenv("NETSPEC_MODELS_DIR"); env && *env) return env;
+std::string zoo_dir_for(const char* env, const fs::path& exe) {
+  if (env && *env) return env;
+  if (!exe.empty()) {
+    fs::path installed = exe.parent_path() / NETSPEC_MODELS_REL;
+    if (fs::is_directory(installed)) return installed.lexically_normal().string();
+  }
   if (fs::is_directory(NETSPEC_MODELS_DIR)) return NETSPEC_MODELS_DIR;
   return "models";
+}
+
+std::string zoo_dir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return zoo_dir_for(std::getenv("NETSPEC_MODELS_DIR"), ec ? fs::path() : exe);
 }
 
 std::vector<std::string> zoo_names() {

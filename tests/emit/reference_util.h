@@ -30,6 +30,7 @@
 
 #include "core/error.h"
 #include "core/npy.h"
+#include "core/process_env.h"
 #include "core/safetensors.h"
 #include "emit/emit.h"
 #include "exec/backend.h"
@@ -43,6 +44,7 @@ inline const char* kPython = "/usr/bin/python3";  // Debian's: torch 1.13 + torc
 // True when Debian's python3 can import torch and torchvision (checked once per process).
 inline bool torchvision_available() {
   static const bool ok = [] {
+    export_openblas_coretype();  // Debian's torch loads OpenBLAS: SkylakeX only on AVX-512 CPUs
     std::string cmd =
         std::string(kPython) + " -c 'import torch, torchvision, numpy' >/dev/null 2>&1";
     return std::system(cmd.c_str()) == 0;
@@ -175,6 +177,7 @@ struct RefFiles {
 inline RefFiles run_torchvision_reference(const std::string& model, const RefOptions& o,
                                           const std::string& dir) {
   std::string log = dir + "/reference.log";
+  export_openblas_coretype();
   std::string extra = o.extra_args;
   if (model.rfind("timm:", 0) == 0) extra += fmt::format(" --timm-path '{}'", timm_path());
   std::string cmd = fmt::format(

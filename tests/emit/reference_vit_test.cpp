@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/process_env.h"
 #include "core/safetensors.h"
 #include "emit/emit.h"
 #include "exec/backend.h"
@@ -101,6 +102,7 @@ print("ok", sum(p.numel() for p in m.parameters()))
 )PY";
 
 bool torch_available() {
+  export_openblas_coretype();  // Debian's torch loads OpenBLAS: SkylakeX only on AVX-512 CPUs
   static const bool ok =
       std::system(fmt::format("{} -c 'import torch' >/dev/null 2>&1", kPython).c_str()) == 0;
   return ok;

@@ -3,7 +3,10 @@
 // Reference counts were computed with torchvision 0.14 (Debian python3-torchvision) and timm
 // 1.0: sum(p.numel() for p in model(num_classes=N).parameters()).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "spec/param_table.h"
@@ -114,6 +117,25 @@ TEST(Zoo, ResolveByNameAndPathAndMiss) {
               std::string::npos)
         << e.what();
   }
+}
+
+// The rule: $NETSPEC_MODELS_DIR, else <exe dir>/../share/netspec/models (installed), else the
+// source tree's models/ (compiled in for build dirs).
+TEST(Zoo, DirIsEnvThenInstalledThenSourceTree) {
+  namespace fs = std::filesystem;
+  fs::path prefix = fs::temp_directory_path() / ("zoo_dir_" + std::to_string(::getpid()));
+  fs::remove_all(prefix);
+  fs::create_directories(prefix / "bin");
+  fs::path exe = prefix / "bin" / "netspec";
+  std::ofstream(exe) << "";
+  EXPECT_EQ(zoo_dir_for("/some/where", exe), "/some/where");
+  // No installed zoo beside the binary: the source tree's models/.
+  EXPECT_EQ(fs::canonical(zoo_dir_for(nullptr, exe)), fs::canonical(models()));
+  EXPECT_EQ(fs::canonical(zoo_dir_for("", fs::path())), fs::canonical(models()));
+  fs::create_directories(prefix / "share" / "netspec" / "models");
+  EXPECT_EQ(zoo_dir_for(nullptr, exe), (prefix / "share" / "netspec" / "models").string());
+  EXPECT_EQ(zoo_dir_for("/some/where", exe), "/some/where");
+  fs::remove_all(prefix);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@ fi
 cases="$build/oracles/emitted/cases"
 rm -rf "$cases" "$build/oracles/emitted/work"
 status=0
+"$py" "$here/gen_emitted.py" --self-test || status=$?
 "$py" "$here/gen_emitted.py" --netspec "$netspec" --out "$cases" || status=$?
 # cpu first: it is the baseline every other engine is judged against.
 "$py" "$here/../compare.py" --cases "$cases" --work "$build/oracles/emitted/work" \
