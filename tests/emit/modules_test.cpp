@@ -6,6 +6,7 @@
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "spec/zoo.h"
+#include "layers/param_table.h"
 
 namespace netspec::emit::testing {
 namespace {
