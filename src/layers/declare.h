@@ -1,6 +1,6 @@
 // Declarations without IR, for the kinds whose lowering is not written yet: the same names,
 // shapes and FLOPs their accounting has always had, on per-sample shapes (Fm, no batch dim).
-// A kind's body wraps its LowerCtx in a Decl, declares, and ends in c.ctx.not_lowered(shape).
+// A kind's body wraps its LowerCtx lc in a Decl, declares, and ends in lc.not_lowered(shape).
 // When the kind gets lowered its body switches to the IR helpers of lower.h (which declare the
 // same parameters) and its FLOPs come from the ops it emits.
 #pragma once
