@@ -16,6 +16,7 @@
 #include "emit/emit.h"
 #include "exec/backend.h"
 #include "exec/cpu/cpu_backend.h"
+#include "layers/param_table.h"
 #include "spec/param_table.h"
 #include "spec/zoo.h"
 #include "train/trainer.h"
@@ -128,7 +129,7 @@ void register_bench_command(CLI::App& app) {
     const int64_t batch = c.batchSize;
 
     auto te = Clock::now();
-    emit::Emitted step = emit::emit_module(spec.net, ModuleKind::train_step,
+    emit::Emitted step = emit::emit_module(spec.net, table, ModuleKind::train_step,
                                            emit::EmitOptions::from_train(c, batch));
     const double emit_s = std::chrono::duration<double>(Clock::now() - te).count();
     const emit::Manifest m = step.manifest;

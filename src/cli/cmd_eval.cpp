@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "layers/param_table.h"
 #include "spec/param_table.h"
 #include "spec/zoo.h"
 #include "train/checkpoint.h"
@@ -36,7 +37,7 @@ void register_eval_command(CLI::App& app) {
     if (o->batch > 0) c.batchSize = o->batch;
     ParamTable table = build_param_table(spec.net);
     auto backend = exec::make_backend(o->backend);
-    train::Evaluator ev(spec.net, c.batchSize, *backend);
+    train::Evaluator ev(spec.net, c.batchSize, *backend, &table);
     train::TrainState s =
         train::make_state(train::init_params(table, c.init, 0), {}, ev.manifest());
     train::load_checkpoint(o->checkpoint, table, s, false);

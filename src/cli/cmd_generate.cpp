@@ -22,6 +22,7 @@
 #include "data/text.h"
 #include "emit/emit.h"
 #include "exec/backend.h"
+#include "layers/lower.h"
 #include "spec/param_table.h"
 #include "spec/spec_json.h"
 
@@ -63,7 +64,7 @@ SpecFile load_run_spec(const fs::path& dir) {
 // Padding after the context is exact when no layer lets a position see later ones.
 bool causal_only(const NetSpec& net) {
   for (const Layer& l : net.layers)
-    if (const auto* t = std::get_if<TransformerEncoder>(&l); t && !t->causalMask) return false;
+    if (auto* f = layers::traits(l).non_causal; f && f(l)) return false;
   return true;
 }
 
@@ -95,17 +96,17 @@ void generate_command(const GenerateArgs& a) {
   if (!(a.temperature >= 0)) fail("generate", "--temperature must be >= 0 (got {})", a.temperature);
   SpecFile spec = load_run_spec(dir);
   const NetSpec& net = spec.net;
-  const auto* emb = net.layers.empty() ? nullptr : std::get_if<TokenPositionEmbed>(&net.layers[0]);
-  if (!emb || !emb->idsInput)
+  const layers::LayerTraits* emb = net.layers.empty() ? nullptr : &layers::traits(net.layers[0]);
+  if (!emb || !emb->ids_input || !emb->ids_input(net.layers[0]))
     fail("generate",
          "{}: not a token model (the first layer must be tokenPositionEmbed with "
          "idsInput)",
          net.name);
-  const int64_t t = emb->seqLen;
+  const int64_t t = emb->seq_len(net.layers[0]), emb_vocab = emb->vocab(net.layers[0]);
   data::Vocab vocab = data::load_vocab((dir / "vocab.json").string());
-  if (vocab.size() < 1 || vocab.size() > emb->vocab)
+  if (vocab.size() < 1 || vocab.size() > emb_vocab)
     fail("generate", "vocabulary of {} characters does not fit the model's {} token ids",
-         vocab.size(), emb->vocab);
+         vocab.size(), emb_vocab);
   std::vector<int32_t> ids = vocab.encode(a.prompt);
   if (ids.empty()) fail("generate", "--prompt must hold at least one character");
 

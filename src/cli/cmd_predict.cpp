@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/npy.h"
 #include "data/image.h"
+#include "layers/param_table.h"
 #include "spec/param_table.h"
 #include "spec/zoo.h"
 #include "train/checkpoint.h"
@@ -80,7 +81,7 @@ void register_predict_command(CLI::App& app) {
     }
     auto backend = exec::make_backend(o->backend);
     const int64_t n = static_cast<int64_t>(o->inputs.size());
-    train::Evaluator ev(spec.net, n, *backend);
+    train::Evaluator ev(spec.net, n, *backend, &table);
     train::TrainState s =
         train::make_state(train::init_params(table, c.init, 0), {}, ev.manifest());
     train::load_checkpoint(o->checkpoint, table, s, false);

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "layers/param_table.h"
 #include "spec/param_table.h"
 #include "spec/summary.h"
 #include "spec/zoo.h"

@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "layers/param_table.h"
 #include "report/progress.h"
 #include "spec/param_table.h"
 #include "spec/summary.h"
@@ -89,6 +90,7 @@ void register_train_command(CLI::App& app) {
     to.backend = o->backend;
     to.log = &std::cout;
     to.tty = report::is_terminal(STDOUT_FILENO);
+    to.table = &table;
     train::TrainResult r = train::run_training(spec, data, to);
     if (r.interrupted) {
       std::cout << "stopped by signal\n" << std::flush;

@@ -14,14 +14,20 @@
 namespace netspec::emit {
 namespace {
 
-// Ramp families: blocks of one family share one ramp over the net.
-enum class Ramp { kLast, kCount };  // i/(N-1) (ConvNeXt, ViT) | i/N (EfficientNet)
+// Ramp families (the kind's traits): blocks of one family share one ramp over the net.
+std::pair<std::string, layers::Ramp> family(const std::string& kind) {
+  const layers::LayerTraits& t = layers::traits(kind);
+  if (t.ramp == layers::Ramp::none || !t.ramp_family)
+    fail("emit drop_path", "no stochastic-depth ramp for layer kind {}", kind);
+  return {t.ramp_family, t.ramp};
+}
 
-std::pair<std::string, Ramp> family(const std::string& kind) {
-  if (kind == "convNextStage") return {"convnext", Ramp::kLast};
-  if (kind == "transformerEncoder") return {"vit", Ramp::kLast};
-  if (kind == "mbConv" || kind == "fusedMbConv") return {"efficientnet", Ramp::kCount};
-  fail("emit drop_path", "no stochastic-depth ramp for layer kind {}", kind);
+// Kinds with a drop-path ramp, for messages.
+std::string ramp_kinds() {
+  std::vector<std::string_view> ks;
+  for (std::string_view k : layer_kind_names())
+    if (layers::traits(k).ramp != layers::Ramp::none) ks.push_back(k);
+  return fmt::format("{}", fmt::join(ks, ", "));
 }
 
 }  // namespace
@@ -39,7 +45,7 @@ std::vector<double> drop_path_rates(const std::vector<layers::DropPathBlock>& bl
     auto [fam, ramp] = family(d.kind);
     const double i = ordinal.at({d.layer, d.block});
     const double n = count.at(fam);
-    if (ramp == Ramp::kCount)  // torchvision EfficientNet: p · block_id / total_blocks
+    if (ramp == layers::Ramp::count)  // torchvision EfficientNet: p · block_id / total_blocks
       r.push_back(p * i / n);
     else  // torchvision ConvNeXt p · block_id / (total - 1); timm linspace(0, p, N)
       r.push_back(n > 1 ? p * i / (n - 1) : 0.0);
@@ -49,7 +55,7 @@ std::vector<double> drop_path_rates(const std::vector<layers::DropPathBlock>& bl
 
 size_t classifier_layer(const NetSpec& net) {
   for (size_t i = net.layers.size(); i-- > 0;)
-    if (std::holds_alternative<Dense>(net.layers[i])) return i;
+    if (layers::traits(net.layers[i]).classifier) return i;
   fail("emit dropout", "net {} has no dense classifier layer for dropout", net.name);
 }
 
@@ -68,10 +74,8 @@ std::vector<TensorInfo> train_masks(const NetSpec& net, const ParamTable& t, con
     layers::DropPath rec;
     emit_forward_graph(b, net, t, params, f->arg(t.params.size()), true, {}, &rec);
     if (rec.blocks.empty())
-      fail("emit drop_path",
-           "dropPath {} > 0 but net {} has no block with stochastic depth (convNextStage, "
-           "mbConv, fusedMbConv, transformerEncoder)",
-           o.drop_path, net.name);
+      fail("emit drop_path", "dropPath {} > 0 but net {} has no block with stochastic depth ({})",
+           o.drop_path, net.name, ramp_kinds());
     std::vector<double> rates = drop_path_rates(rec.blocks, o.drop_path);
     for (size_t k = 0; k < rec.blocks.size(); ++k) {
       const auto& d = rec.blocks[k];

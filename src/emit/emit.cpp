@@ -2,6 +2,7 @@
 #include "emit/emit.h"
 
 #include "emit/signature.h"
+#include "layers/param_table.h"
 
 namespace netspec::emit {
 
@@ -24,8 +25,8 @@ EmitOptions EmitOptions::from_train(const TrainConfig& t, int64_t batch) {
 }
 
 hlo::Type input_type(const NetSpec& net, const ParamTable& t, const EmitOptions& o) {
-  bool ids = !net.layers.empty() && std::holds_alternative<TokenPositionEmbed>(net.layers[0]) &&
-             std::get<TokenPositionEmbed>(net.layers[0]).idsInput;
+  const auto* first = net.layers.empty() ? nullptr : &layers::traits(net.layers[0]);
+  bool ids = first && first->ids_input && first->ids_input(net.layers[0]);
   return hlo::Type::tensor(ids ? DType::kI32 : o.dtype, with_batch(o.batch, t.input));
 }
 
@@ -49,9 +50,14 @@ Manifest make_manifest(const NetSpec& net, ModuleKind kind, const EmitOptions& o
 }
 
 Emitted emit_module(const NetSpec& net, ModuleKind kind, const EmitOptions& o) {
+  layers::check_lowerable(net);
+  return emit_module(net, build_param_table(net), kind, o);
+}
+
+Emitted emit_module(const NetSpec& net, const ParamTable& t, ModuleKind kind,
+                    const EmitOptions& o) {
   if (o.batch < 1) fail("emit", "batch must be >= 1 (got {})", o.batch);
   layers::check_lowerable(net);
-  ParamTable t = build_param_table(net);
   if (kind == ModuleKind::forward || kind == ModuleKind::eval || kind == ModuleKind::cam)
     return emit_forward_like(net, t, kind, o);
   EmitOptions bound = o;

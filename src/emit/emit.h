@@ -39,6 +39,10 @@ struct Emitted {
 
 // Builds the module `kind` for `net` (entry @main). Throws netspec::Error naming the first layer
 // that is not lowered, or the unlowered loss / optimizer.
+// The table is build_param_table(net), built once per net by the caller and passed down; the
+// overload without it builds it.
+Emitted emit_module(const NetSpec& net, const ParamTable& table, ModuleKind kind,
+                    const EmitOptions& o);
 Emitted emit_module(const NetSpec& net, ModuleKind kind, const EmitOptions& o);
 
 struct ForwardOut {

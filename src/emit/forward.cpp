@@ -31,13 +31,14 @@ ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTa
                        &out.batch_stats,
                        train ? drop : nullptr,
                        &history,
-                       &out.cam_features};
+                       &out.cam_features,
+                       &table};
     c.params.assign(params.begin() + info.first_param,
                     params.begin() + info.first_param + info.num_params);
     if (!train)
       c.running.assign(running.begin() + info.first_bn,
                        running.begin() + info.first_bn + info.num_bn);
-    if (info.kind == "globalAvgPool") out.cam_features = x;
+    if (layers::traits(info.kind).cam_source) out.cam_features = x;
     if (i == cls) x = b.multiply(x, dropout_mask);  // classifier dropout (inverted scaling)
     x = layers::lower_layer(c, net.layers[i], x);
   }

@@ -13,6 +13,17 @@ Value* flash_attention(LowerCtx& c, Value* q, Value* k, Value* v, bool causal);
 // rotary embedding applied to [B, H, T, dh] (rotate-half, base 10000), positions 0..T-1
 Value* apply_rope(hlo::Builder& b, Value* x);
 
+// The pre-norm transformer block (timm ViT Block) on x [B, T, D]: norm1, attn.qkv, attn.proj,
+// norm2, mlp.fc1, mlp.fc2 in the caller's scope; `block` is its drop-path ordinal
+// (transformer_encoder.cpp).
+struct VitOptions {
+  int64_t heads, mlp_dim;
+  bool causal = false, flash = false, rope = false;
+};
+Value* vit_block(LowerCtx& c, Value* x, const VitOptions& o, int block);
+// "heads do not divide dim (got dim 10, heads 3)".
+void check_heads(LowerCtx& c, int dim, int heads);
+
 }  // namespace netspec::layers
 
 namespace netspec::layers {

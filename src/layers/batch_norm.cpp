@@ -1,11 +1,13 @@
-// batchNorm: BN over an image's channels (or a vector's features) + act. Also the shared BN
-// helper: y = (x - μ)·rsqrt(σ² + eps)·γ + β, μ/σ² over every dim but 1 (biased σ², as PyTorch
-// normalises); train reports (μ, σ²) per BN, eval reads the running (μ, σ²) inputs.
+// batchNorm: BatchNorm2d over an image's channels (or BatchNorm1d over a vector) + act. Also the
+// shared BN helper: y = (x - μ)·rsqrt(σ² + eps)·γ + β, μ/σ² over every dim but 1 (biased σ², as
+// PyTorch normalises); train reports (μ, σ²) per BN, eval reads the running (μ, σ²) inputs.
 #include "layers/lower.h"
 
 namespace netspec::layers {
 
-Value* batch_norm(LowerCtx& c, Value* x, Value* gamma, Value* beta) {
+Value* batch_norm(LowerCtx& c, Value* x, const Bn& bn) {
+  Value* gamma = bn.gamma;
+  Value* beta = bn.beta;
   hlo::Builder& b = c.b;
   BnStats s;
   if (c.train) {
@@ -26,19 +28,21 @@ Value* batch_norm(LowerCtx& c, Value* x, Value* gamma, Value* beta) {
     s.count = count;
     if (c.batch_stats) c.batch_stats->push_back(s);
   } else {
-    s = c.next_running();
+    s = bn.running;
   }
   Value* inv_std = b.rsqrt(b.add(s.var, b.constant_splat(c.net.bnEps, s.var->type)));
-  Value* scale = b.multiply(gamma, inv_std);                      // γ / √(σ² + eps)
-  Value* shift = b.subtract(beta, b.multiply(s.mean, scale));     // β - μ·scale
+  Value* scale = b.multiply(gamma, inv_std);                   // γ / √(σ² + eps)
+  Value* shift = b.subtract(beta, b.multiply(s.mean, scale));  // β - μ·scale
   return b.add(b.multiply(x, bcast(b, scale, x, 1)), bcast(b, shift, x, 1));
 }
 
 Value* lower_batch_norm(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<BatchNorm>(layer);
-  Value* gamma = c.next_param();
-  Value* beta = c.next_param();
-  return activation(c.b, batch_norm(c, x, gamma, beta), l.act);
+  if (c.info.in.size() == 1)
+    c.vec(l.ch);
+  else
+    c.image(l.ch);
+  return activation(c.b, batch_norm(c, x, c.bn("", l.ch)), l.act);
 }
 
 NETSPEC_REGISTER_LAYER(batchNorm, lower_batch_norm)

@@ -7,11 +7,15 @@ namespace netspec::layers {
 
 Value* lower_bottleneck_block(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<BottleneckBlock>(layer);
+  c.check(l.oc % 4 == 0, "oc must be a multiple of 4 (expansion 4) (got {})", l.oc);
+  c.image(l.ic);
+  const int64_t width = l.oc / 4;
   for (int i = 0; i < l.nBlocks; ++i) {
+    Scope s(c, fmt::format("block{}", i));
     int64_t stride = i == 0 ? l.firstStride : 1;
-    Value* y = conv_bn_act(c, x, 1, Padding::same, Activation::relu);
-    y = conv_bn_act(c, y, stride, Padding::same, Activation::relu);
-    y = conv_bn_act(c, y, 1, Padding::same, Activation::identity);
+    Value* y = conv_bn_act(c, "", x, {width, 1}, Activation::relu, "conv1", "bn1");
+    y = conv_bn_act(c, "", y, {width, 3, stride}, Activation::relu, "conv2", "bn2");
+    y = conv_bn_act(c, "", y, {l.oc, 1}, Activation::identity, "conv3", "bn3");
     x = activation(c.b, c.b.add(y, shortcut(c, x, l.oc, stride)), Activation::relu);
   }
   return x;

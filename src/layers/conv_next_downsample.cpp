@@ -4,12 +4,17 @@
 
 namespace netspec::layers {
 
+Value* channel_norm(LowerCtx& c, const std::string& name, Value* x, Norm n) {
+  if (n == Norm::ln) return layer_norm(c, name, x, 1);
+  return batch_norm(c, x, c.bn(name, x->type.dim(1)));
+}
+
 Value* lower_conv_next_downsample(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<ConvNextDownsample>(layer);
-  Value* gamma = c.next_param();
-  Value* beta = c.next_param();
-  Value* y = l.norm == Norm::ln ? layer_norm(c, x, gamma, beta, 1) : batch_norm(c, x, gamma, beta);
-  return conv_bias_act(c, y, 2, Padding::valid, Activation::identity);
+  Fm f = c.image(l.ic);
+  c.check(f.h % 2 == 0 && f.w % 2 == 0, "needs an even feature map (got {}x{})", f.h, f.w);
+  Value* y = channel_norm(c, "0", x, l.norm);
+  return conv(c, "1", y, {l.oc, 2, 2, 1, true, Padding::valid});
 }
 
 NETSPEC_REGISTER_LAYER(convNextDownsample, lower_conv_next_downsample)

@@ -6,10 +6,11 @@ namespace netspec::layers {
 
 Value* lower_conv_next_stem(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<ConvNextStem>(layer);
-  Value* y = conv_bias_act(c, x, l.patch, Padding::valid, Activation::identity);
-  Value* gamma = c.next_param();
-  Value* beta = c.next_param();
-  return layer_norm(c, y, gamma, beta, 1);
+  Fm f = c.image(l.ic);
+  c.check(f.h % l.patch == 0 && f.w % l.patch == 0,
+          "patch does not divide the image (got {}x{}, patch {})", f.h, f.w, l.patch);
+  Value* y = conv(c, "0", x, {l.oc, l.patch, l.patch, 1, true, Padding::valid});
+  return layer_norm(c, "1", y, 1);
 }
 
 NETSPEC_REGISTER_LAYER(convNextStem, lower_conv_next_stem)

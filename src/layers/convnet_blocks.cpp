@@ -37,17 +37,8 @@ Value* max_pool(hlo::Builder& b, Value* x, int64_t k, int64_t s, Pad2 ph, Pad2 p
   return b.reduce_window(x, init, window(k, s, ph, pw), hlo::OpKind::kMaximum);
 }
 
-Value* conv_bias_act(LowerCtx& c, Value* x, int64_t stride, Padding pad, Activation a) {
-  Value* w = c.next_param();
-  Value* bias = c.next_param();
-  Value* y = conv(c, x, w, stride, pad);
-  return activation(c.b, c.b.add(y, bcast(c.b, bias, y, 1)), a);
-}
-
-Value* bn_act(LowerCtx& c, Value* x, Activation a) {
-  Value* gamma = c.next_param();
-  Value* beta = c.next_param();
-  return activation(c.b, batch_norm(c, x, gamma, beta), a);
+Value* bn_act(LowerCtx& c, const std::string& name, Value* x, Activation a) {
+  return activation(c.b, batch_norm(c, x, c.bn(name, x->type.dim(1))), a);
 }
 
 Value* concat_channels(hlo::Builder& b, const std::vector<Value*>& xs) {

@@ -18,10 +18,8 @@ Value* channel_shuffle(hlo::Builder& b, Value* x, int64_t groups);
 // window sum by k² (nn.AvgPool2d's default count_include_pad = True); max_pool pads with -inf.
 Value* avg_pool(hlo::Builder& b, Value* x, int64_t k, int64_t s, Pad2 ph, Pad2 pw);
 Value* max_pool(hlo::Builder& b, Value* x, int64_t k, int64_t s, Pad2 ph, Pad2 pw);
-// conv (next params: weight, bias) + bias + activation, as conv2d does.
-Value* conv_bias_act(LowerCtx& c, Value* x, int64_t stride, Padding pad, Activation a);
-// BN (next params: gamma, beta) then activation: the pre-activation unit of DenseNet.
-Value* bn_act(LowerCtx& c, Value* x, Activation a);
+// BN "<name>" then activation: the pre-activation unit of DenseNet.
+Value* bn_act(LowerCtx& c, const std::string& name, Value* x, Activation a);
 // Concatenation along channels (dim 1).
 Value* concat_channels(hlo::Builder& b, const std::vector<Value*>& xs);
 // Channels [lo, hi) of [B, C, H, W].

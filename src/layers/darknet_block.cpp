@@ -8,15 +8,18 @@ namespace netspec::layers {
 
 Value* lower_darknet_block(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<DarknetBlock>(layer);
+  c.check(l.ch % 2 == 0, "ch must be even (got {})", l.ch);
+  c.image(l.ch);
   Activation act = c.net.convBnAct;
   for (int i = 0; i < l.nBlocks; ++i) {
-    Value* y = conv_bn_act(c, x, 1, Padding::same, act);
-    y = conv_bn_act(c, y, 1, Padding::same, act);
+    Scope s(c, fmt::format("block{}", i));
+    Value* y = conv_bn_act(c, "cv1", x, {l.ch / 2, 1}, act);
+    y = conv_bn_act(c, "cv2", y, {l.ch, 3}, act);
     x = c.b.add(x, y);
   }
   return x;
 }
 
-NETSPEC_REGISTER_LAYER(darknetBlock, lower_darknet_block)
+NETSPEC_REGISTER_LAYER(darknetBlock, lower_darknet_block, {.field_min = {{"ch", 2}}})
 
 }  // namespace netspec::layers

@@ -5,10 +5,15 @@
 
 namespace netspec::layers {
 
-Value* lower_fire_module(LowerCtx& c, const Layer&, Value* x) {
-  Value* s = conv_bias_act(c, x, 1, Padding::same, Activation::relu);
-  Value* e1 = conv_bias_act(c, s, 1, Padding::same, Activation::relu);
-  Value* e3 = conv_bias_act(c, s, 1, Padding::same, Activation::relu);
+Value* lower_fire_module(LowerCtx& c, const Layer& layer, Value* x) {
+  const auto& l = std::get<FireModule>(layer);
+  c.image(l.ic);
+  auto unit = [&](const char* name, Value* in, int64_t oc, int64_t k) {
+    return activation(c.b, conv(c, name, in, {oc, k, 1, 1, true}), Activation::relu);
+  };
+  Value* s = unit("squeeze", x, l.squeeze, 1);
+  Value* e1 = unit("expand1x1", s, l.e1x1, 1);
+  Value* e3 = unit("expand3x3", s, l.e3x3, 3);
   return concat_channels(c.b, {e1, e3});
 }
 

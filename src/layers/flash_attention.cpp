@@ -186,6 +186,9 @@ std::vector<Value*> flash_attention_lse(hlo::Builder& b, Value* q, Value* k, Val
 }
 
 Value* flash_attention(LowerCtx& c, Value* q, Value* k, Value* v, bool causal) {
+  // q·kᵀ and p·v inside the loop: 2·2·B·H·T·T·dh (the ParamTable's count, as dense attention)
+  const Shape& s = q->type.shape();
+  c.add_flops(4 * s[0] * s[1] * s[2] * s[2] * s[3]);
   return flash_attention_lse(c.b, q, k, v, causal, flash_block(q->type.dim(2)))[0];
 }
 

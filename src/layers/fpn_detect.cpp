@@ -1,6 +1,6 @@
 // fpnDetect: a multi-scale anchor head (YOLOv3/v5-style output layout, FPN neck like
 // torchvision's FeaturePyramidNetwork). Input C5 [B, c5, h, w]; C4 [c4, 2h, 2w] and C3
-// [c3, 4h, 4w] are tapped from earlier layer inputs exactly as the accounting taps them.
+// [c3, 4h, 4w] are the latest earlier layer inputs of those shapes (tap).
 //   inner_i = lateral_i(C_i) (1x1 + bias);  P5 = inner_5, P4 = inner_4 + up2(P5),
 //   P3 = inner_3 + up2(P4) (nearest 2x);   F_i = smooth_i(P_i) (3x3 + bias)
 //   head (shared by the three levels): towerDepth x (3x3 conv + BN + net.convBnAct), pred 1x1
@@ -9,6 +9,7 @@
 // BN of the shared tower: ONE statistic over every position of all three levels (the levels are
 // flattened and concatenated before the BN): the accounting has one BnDesc per tower conv, and
 // train (batch stats) and eval (one running stat) then normalise the same population.
+// FLOPs: every level's convs are emitted, so the shared head counts once per level.
 // CAM features: F_3, the finest smoothed map [B, g5, 4h, 4w] (docs/abi.md).
 #include "layers/lower.h"
 
@@ -22,15 +23,10 @@ Value* up2(hlo::Builder& b, Value* x) {
   return b.reshape(y, {s[0], s[1], 2 * s[2], 2 * s[3]});
 }
 
-Value* conv_bias(LowerCtx& c, Value* x, Value* w, Value* bias) {
-  Value* y = conv(c, x, w, 1, Padding::same);
-  return c.b.add(y, bcast(c.b, bias, y, 1));
-}
-
-// One shared tower layer on every level: per-level 3x3 conv, then one BN over the concatenated
-// positions [B, C, Σ H_i·W_i], then the activation; returns the per-level maps.
-std::vector<Value*> tower_layer(LowerCtx& c, const std::vector<Value*>& xs, Value* w, Value* gamma,
-                                Value* beta) {
+// One shared tower layer on every level: per-level 3x3 conv (weight w), then one BN over the
+// concatenated positions [B, C, Σ H_i·W_i], then the activation; returns the per-level maps.
+std::vector<Value*> tower_layer(LowerCtx& c, const std::vector<Value*>& xs, Value* w,
+                                const Bn& bn) {
   hlo::Builder& b = c.b;
   std::vector<Value*> flat;
   for (Value* x : xs) {
@@ -38,7 +34,7 @@ std::vector<Value*> tower_layer(LowerCtx& c, const std::vector<Value*>& xs, Valu
     const Shape& s = y->type.shape();
     flat.push_back(b.reshape(y, {s[0], s[1], s[2] * s[3]}));
   }
-  Value* y = activation(b, batch_norm(c, b.concatenate(flat, 2), gamma, beta), c.net.convBnAct);
+  Value* y = activation(b, batch_norm(c, b.concatenate(flat, 2), bn), c.net.convBnAct);
   std::vector<Value*> out;
   int64_t at = 0;
   for (Value* x : xs) {
@@ -51,53 +47,66 @@ std::vector<Value*> tower_layer(LowerCtx& c, const std::vector<Value*>& xs, Valu
   return out;
 }
 
+// A conv declared once ("<name>.weight" [oc, ic, k, k], ".bias") and applied to several maps.
+struct SharedConv {
+  Value *w, *bias;
+  SharedConv(LowerCtx& c, const std::string& name, int64_t ic, int64_t oc, int64_t k)
+      : w(c.param(name + ".weight", {oc, ic, k, k}, ParamInit::convWeight, true)),
+        bias(c.param(name + ".bias", {oc}, ParamInit::zeros, false)) {}
+  Value* operator()(LowerCtx& c, Value* x) const {
+    Value* y = conv(c, x, w, 1, Padding::same);
+    return c.b.add(y, bcast(c.b, bias, y, 1));
+  }
+};
+
 Value* lower_fpn_detect(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<FpnDetect>(layer);
+  Fm c5 = c.image(l.c5);
+  if (c.net.detStride > 0 && c.net.inputHeight > 0)
+    c.channels_match("detStride (input height / C5 height)", c.net.inputHeight / c5.h,
+                     c.net.detStride);
   hlo::Builder& b = c.b;
-  const Shape& s5 = x->type.shape();
-  std::vector<Value*> levels{c.tap("C3", l.c3, 4 * s5[2], 4 * s5[3]),
-                             c.tap("C4", l.c4, 2 * s5[2], 2 * s5[3]), x};
-  // Parameters in the accounting's order: lateral.i, smooth.i (i = 0..2), tower.d, pred.
-  struct Pair {
-    Value *w, *bias;
-  };
-  std::vector<Pair> lateral, smooth;
+  std::vector<Value*> levels{c.tap("C3", l.c3, 4 * c5.h, 4 * c5.w),
+                             c.tap("C4", l.c4, 2 * c5.h, 2 * c5.w), x};
+  // Declared per level: lateral.i (1x1 ci -> g5), smooth.i (3x3); then tower.d, pred.
+  std::vector<SharedConv> lateral, smooth;
   for (int i = 0; i < 3; ++i) {
-    Value* lw = c.next_param();
-    lateral.push_back({lw, c.next_param()});
-    Value* sw = c.next_param();
-    smooth.push_back({sw, c.next_param()});
+    lateral.emplace_back(c, fmt::format("lateral.{}", i), levels[i]->type.dim(1), l.g5, 1);
+    smooth.emplace_back(c, fmt::format("smooth.{}", i), l.g5, l.g5, 3);
   }
   // Top-down pathway on the (unsmoothed) inner maps, coarsest first.
   std::vector<Value*> p(3);
-  p[2] = conv_bias(c, levels[2], lateral[2].w, lateral[2].bias);
-  for (int i = 1; i >= 0; --i)
-    p[i] = b.add(conv_bias(c, levels[i], lateral[i].w, lateral[i].bias), up2(b, p[i + 1]));
+  p[2] = lateral[2](c, levels[2]);
+  for (int i = 1; i >= 0; --i) p[i] = b.add(lateral[i](c, levels[i]), up2(b, p[i + 1]));
   std::vector<Value*> f(3);
-  for (int i = 0; i < 3; ++i) f[i] = conv_bias(c, p[i], smooth[i].w, smooth[i].bias);
+  for (int i = 0; i < 3; ++i) f[i] = smooth[i](c, p[i]);
   if (c.cam_features) *c.cam_features = f[0];
   for (int d = 0; d < l.towerDepth; ++d) {
-    Value* w = c.next_param();
-    Value* gamma = c.next_param();
-    Value* beta = c.next_param();
-    f = tower_layer(c, f, w, gamma, beta);
+    std::string name = fmt::format("tower.{}", d);
+    Value* w = c.param(name + ".conv.weight", {l.g5, l.g5, 3, 3}, ParamInit::convWeight, true);
+    f = tower_layer(c, f, w, c.bn(name + ".bn", l.g5));
   }
-  Value* pw = c.next_param();
-  Value* pb = c.next_param();
+  const int64_t batch = x->type.dim(0), a = l.anchors, oc = l.oc;
+  SharedConv pred(c, "pred", l.g5, a * oc, 1);
   std::vector<Value*> rows;
-  const int64_t batch = s5[0], a = l.anchors, oc = l.oc;
   for (Value* fi : f) {
     const Shape& s = fi->type.shape();
     // [B, A·oc, H, W] -> [B, A, oc, H, W] -> [B, H, W, A, oc] -> [B, H·W·A, oc]
-    Value* y = b.reshape(conv_bias(c, fi, pw, pb), {batch, a, oc, s[2], s[3]});
+    Value* y = b.reshape(pred(c, fi), {batch, a, oc, s[2], s[3]});
     y = b.transpose(y, {0, 3, 4, 1, 2});
     rows.push_back(b.reshape(y, {batch, s[2] * s[3] * a, oc}));
   }
   return b.concatenate(rows, 1);
 }
 
+std::pair<int64_t, int64_t> detector(const Layer& layer) {
+  const auto& l = std::get<FpnDetect>(layer);
+  return {l.anchors, l.oc};
+}
+
 }  // namespace
 
-NETSPEC_REGISTER_LAYER(fpnDetect, lower_fpn_detect)
+NETSPEC_REGISTER_LAYER(fpnDetect, lower_fpn_detect,
+                       {.detector = detector, .field_min = {{"towerDepth", 0}}})
 
 }  // namespace netspec::layers

@@ -7,13 +7,17 @@
 
 namespace netspec::layers {
 
-Value* lower_inception_module(LowerCtx& c, const Layer&, Value* x) {
+Value* lower_inception_module(LowerCtx& c, const Layer& layer, Value* x) {
+  const auto& l = std::get<InceptionModule>(layer);
+  c.image(l.ic);
   Activation act = c.net.convBnAct;
-  auto unit = [&](Value* in) { return conv_bn_act(c, in, 1, Padding::same, act); };
-  Value* b1 = unit(x);
-  Value* b2 = unit(unit(x));
-  Value* b3 = unit(unit(x));
-  Value* b4 = unit(max_pool(c.b, x, 3, 1, {1, 1}, {1, 1}));
+  auto unit = [&](const char* name, Value* in, int64_t oc, int64_t k) {
+    return conv_bn_act(c, name, in, {oc, k}, act);
+  };
+  Value* b1 = unit("branch1", x, l.b1, 1);
+  Value* b2 = unit("branch2.1", unit("branch2.0", x, l.b2reduce, 1), l.b2, 3);
+  Value* b3 = unit("branch3.1", unit("branch3.0", x, l.b3reduce, 1), l.b3, 3);
+  Value* b4 = unit("branch4.1", max_pool(c.b, x, 3, 1, {1, 1}, {1, 1}), l.b4, 1);
   return concat_channels(c.b, {b1, b2, b3, b4});
 }
 

@@ -1,20 +1,24 @@
 // invertedResidual (torchvision MobileNetV2 InvertedResidual), nBlocks of
 //   y = bn(project(act(bn(dw3x3(act(bn(expand1x1(x)))))))), out = y + x when stride 1 and ic == oc;
-// the expand conv is absent when expand == 1; act is the net's convBnAct (relu6); the project
-// is linear. Stride on the first block's depthwise conv.
+// the expand conv is absent when expand == 1; hidden = c_in · expand; act is the net's
+// convBnAct (relu6); the project is linear. Stride on the first block's depthwise conv.
 #include "layers/squeeze_excite.h"
 
 namespace netspec::layers {
 
 Value* lower_inverted_residual(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<InvertedResidual>(layer);
+  check_stride12(c, l.stride);
+  c.image(l.ic);
   const Activation act = c.net.convBnAct;
   for (int i = 0; i < l.nBlocks; ++i) {
+    Scope s(c, fmt::format("block{}", i));
     int64_t stride = i == 0 ? l.stride : 1;
+    int64_t hidden = x->type.dim(1) * l.expand;
     Value* y = x;
-    if (l.expand != 1) y = conv_bn_act(c, y, 1, Padding::same, act);
-    y = conv_bn_act(c, y, stride, Padding::same, act);
-    y = conv_bn_act(c, y, 1, Padding::same, Activation::identity);
+    if (l.expand != 1) y = conv_bn_act(c, "expand", y, {hidden, 1}, act);
+    y = conv_bn_act(c, "dw", y, {hidden, 3, stride, hidden}, act);
+    y = conv_bn_act(c, "project", y, {l.oc, 1}, Activation::identity);
     x = skip_add(c, x, y, stride);
   }
   return x;

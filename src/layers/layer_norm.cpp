@@ -23,11 +23,19 @@ Value* layer_norm(LowerCtx& c, Value* x, Value* gamma, Value* beta, int64_t fd) 
   return b.add(b.multiply(y, bcast(b, gamma, y, fd)), bcast(b, beta, y, fd));
 }
 
-Value* lower_layer_norm(LowerCtx& c, const Layer&, Value* x) {
-  Value* gamma = c.next_param();
-  Value* beta = c.next_param();
+Value* layer_norm(LowerCtx& c, const std::string& name, Value* x, int64_t fd) {
+  int64_t d = x->type.dim(fd);
+  Value* gamma = c.param(dot(name, "weight"), {d}, ParamInit::ones, false);
+  Value* beta = c.param(dot(name, "bias"), {d}, ParamInit::zeros, false);
+  return layer_norm(c, x, gamma, beta, fd);
+}
+
+Value* lower_layer_norm(LowerCtx& c, const Layer& layer, Value* x) {
+  const auto& l = std::get<LayerNorm>(layer);
+  const Shape& in = c.info.in;
+  c.channels_match("normalized dim", in.size() == 3 ? in[0] : in.back(), l.dim);
   int64_t rank = x->type.rank();
-  return layer_norm(c, x, gamma, beta, rank == 4 ? 1 : rank - 1);
+  return layer_norm(c, "", x, rank == 4 ? 1 : rank - 1);
 }
 
 NETSPEC_REGISTER_LAYER(layerNorm, lower_layer_norm)

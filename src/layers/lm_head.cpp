@@ -3,14 +3,14 @@
 
 namespace netspec::layers {
 
-Value* lower_lm_head(LowerCtx& c, const Layer&, Value* x) {
-  Value* w = c.next_param();
-  hlo::DotDims d;
-  d.lhs_contracting = {2};
-  d.rhs_contracting = {1};
-  return c.b.dot_general(x, w, d);
+Value* lower_lm_head(LowerCtx& c, const Layer& layer, Value* x) {
+  const auto& l = std::get<LmHead>(layer);
+  c.channels_match("sequence length", c.tokens(l.dModel), l.seqLen);
+  return linear(c, "", x, l.vocab, false);
 }
 
-NETSPEC_REGISTER_LAYER(lmHead, lower_lm_head)
+static int64_t lm_vocab(const Layer& l) { return std::get<LmHead>(l).vocab; }
+
+NETSPEC_REGISTER_LAYER(lmHead, lower_lm_head, {.vocab = lm_vocab})
 
 }  // namespace netspec::layers

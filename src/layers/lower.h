@@ -1,16 +1,24 @@
-// Layer lowering: a table from layer kind to its forward emitter (one file per kind in
-// src/layers/, each registering itself with NETSPEC_REGISTER_LAYER). An emitter gets a LowerCtx
-// (builder, the layer's ParamTable slice as IR values, train/eval switch, BN running stats in eval,
-// a BN batch-stat sink in train) and the input value [B, ...], and returns the output. A kind
-// without an emitter is refused with its name and layer index (lower_layer), never skipped. Helpers
-// shared by several kinds are declared below.
+// Layer kinds: one file per kind in src/layers/, each a body written once against a LowerCtx and
+// registered with NETSPEC_REGISTER_LAYER. The body validates its fields, DECLARES each parameter
+// where it uses it (c.param / c.bn, or a shared helper below that declares its own) and emits IR.
+// Run in accounting mode (build_param_table, layers/param_table.h) on a scratch builder at
+// batch 1, the declarations become the ParamTable (names, shapes, init, decay, BN list) and the
+// emitted dot_general / convolution ops its FLOPs; run in lowering mode (emit/), each declaration
+// returns the next function argument after checking its name and shape against the ParamTable.
+// So the parameter order of the two modes matches by construction. A kind whose IR is not written
+// yet keeps its accounting in the same form and ends in c.not_lowered(shape): lowering refuses it
+// by name and layer index, never skips it.
 #pragma once
+#include <fmt/format.h>
+
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "core/error.h"
 #include "hlo/builder.h"
+#include "layers/param_table.h"
 #include "spec/param_table.h"
 
 namespace netspec::layers {
@@ -24,13 +32,20 @@ struct BnStats {
   int64_t count = 0;  // train: elements averaged per channel (B·H·W), for n/(n-1) on the host
 };
 
+// A declared BatchNorm: γ, β and (eval) its running statistics.
+struct Bn {
+  Value* gamma = nullptr;
+  Value* beta = nullptr;
+  BnStats running;
+};
+
 // Stochastic depth (dropPath): the blocks that torchvision/timm give a drop-path branch call
 // LowerCtx::drop_path once per branch. Every call is recorded (the emitter counts them in a dry
 // run to size the module's mask inputs and their ramped rates); when `masks` is non-empty each
 // residual branch is multiplied by the next mask [B] (0 or 1/(1-p), broadcast over the sample).
 struct DropPathBlock {
   int layer = 0;         // layer index
-  std::string kind;      // layer kind (picks the ramp formula, see emit/drop_path.cpp)
+  std::string kind;      // layer kind (its traits give the ramp, see emit/drop_path.cpp)
   int block = 0;         // block ordinal inside the layer
   int branch = 0;        // branch inside the block (transformer: 0 attn, 1 mlp)
   bool residual = true;  // false: counted in the ramp, no skip connection, so no mask
@@ -41,11 +56,27 @@ struct DropPath {
   size_t used = 0;
 };
 
+// A feature map [c, h, w] (per sample): shape arithmetic of the kinds not lowered yet.
+struct Fm {
+  int64_t c, h, w;
+  Shape shape() const { return {c, h, w}; }
+};
+
+// Accounting mode state (set by build_param_table): the table being built, this layer's row,
+// the scratch function whose arguments stand for the declared parameters.
+struct Accounting {
+  ParamTable& table;
+  LayerInfo& info;
+  hlo::Block* body;
+  std::vector<Shape>& skips;  // side stack (unetDown pushes its input, unetUp pops, pairTile...)
+  int64_t explicit_flops = 0;
+};
+
 struct LowerCtx {
   hlo::Builder& b;
   const NetSpec& net;
-  const LayerInfo& info;         // index, kind, per-sample in/out shapes
-  std::vector<Value*> params;    // this layer's params, ParamTable order
+  const LayerInfo& info;         // index, kind, per-sample in (and, lowering, out) shapes
+  std::vector<Value*> params;    // lowering: this layer's params, ParamTable order
   bool train = true;             // train: BN on batch statistics; eval: on running stats
   std::vector<BnStats> running;  // eval: this layer's BN running stats, BnDesc order
   std::vector<BnStats>* batch_stats = nullptr;  // train: each BN appends its batch mean/var
@@ -55,45 +86,122 @@ struct LowerCtx {
   const std::vector<Value*>* history = nullptr;
   // A layer that defines the net's CAM features (a detector head) stores them here.
   Value** cam_features = nullptr;
+  const ParamTable* table = nullptr;  // lowering: declarations are checked against it
+  Accounting* acct = nullptr;         // set: accounting mode
 
-  // Next parameter / running stat in order; fails naming the layer when the slice runs out.
-  Value* next_param();
-  BnStats next_running();
-  // Checks every parameter and BN was consumed (an emitter/ParamTable mismatch otherwise).
-  void finish() const;
+  bool accounting() const { return acct != nullptr; }
   std::string where() const;
+  template <typename... A>
+  [[noreturn]] void fail(fmt::format_string<A...> f, A&&... a) const {
+    netspec::fail(where(), f, std::forward<A>(a)...);
+  }
+  template <typename... A>
+  void check(bool ok, fmt::format_string<A...> f, A&&... a) const {
+    if (!ok) fail(f, std::forward<A>(a)...);
+  }
+
+  // --- validation of the layer's fields against its per-sample input info.in ---
+  // Field must be >= lo: "ic must be >= 1 (got 0)". (Int fields get this generically, see
+  // LayerTraits::field_min; bodies call it for derived values.)
+  void positive(const char* field, int64_t v, int64_t lo = 1) const;
+  // Input must be an image with `c` channels (c < 0: any); returns it.
+  Fm image(int64_t c) const;
+  // Input must be a token sequence [T, d] (d < 0: any); returns T.
+  int64_t tokens(int64_t d) const;
+  // Input must be a vector [d]; returns d.
+  int64_t vec(int64_t d) const;
+  void channels_match(const char* what, int64_t got, int64_t expected) const;
+
+  // --- declarations: names are "layers.<index>.<scope...>.<leaf>" ---
+  // The parameter `leaf` [shape]: accounting records it and returns a fresh value of that shape;
+  // lowering returns the next parameter argument (its name and shape must be the table's).
+  Value* param(const std::string& leaf, const Shape& shape, ParamInit init, bool decay);
+  // BatchNorm "<name>.weight" / ".bias" [ch] and its running statistics (one BnDesc).
+  Bn bn(const std::string& name, int64_t ch);
+  std::string full(const std::string& leaf) const;
+  std::vector<std::string> scope{};
+  // FLOPs the emitted dot_general / convolution ops do not show (a loop, a kind not lowered).
+  void add_flops(int64_t f) {
+    if (acct) acct->explicit_flops += f;
+  }
+  // The end of a kind not lowered yet: accounting returns a placeholder [1, out...]; lowering
+  // refuses the layer by kind and index.
+  Value* not_lowered(const Shape& out);
+
   // The latest earlier layer input (searching back from this layer's) whose per-sample shape is
-  // [ch, h, w], as the ParamTable's accounting taps it; fails naming `what` when there is none.
+  // [ch, h, w]; fails naming `what` when there is none.
   Value* tap(const char* what, int64_t ch, int64_t h, int64_t w) const;
   // branch · mask[b] (see DropPath) or branch. block: the block's ordinal in this layer;
   // branch_id > 0: a further branch of the same block (same rate, own mask); residual: the block
   // has a skip connection (else it is only counted in the ramp).
   Value* drop_path(Value* branch, int block, int branch_id = 0, bool residual = true);
+  // Checks every parameter and BN was declared (lowering).
+  void finish() const;
 
   size_t param_pos = 0, bn_pos = 0;
 };
 
+// RAII name scope: Scope s(c, "block0") makes c.param("conv1.weight") "layers.i.block0.conv1...".
+class Scope {
+ public:
+  Scope(LowerCtx& c, std::string s) : c_(c) { c_.scope.push_back(std::move(s)); }
+  ~Scope() { c_.scope.pop_back(); }
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+ private:
+  LowerCtx& c_;
+};
+
+// "a" + "weight" -> "a.weight"; "" + "weight" -> "weight".
+std::string dot(const std::string& a, const char* b);
+
 using Emitter = Value* (*)(LowerCtx& c, const Layer& layer, Value* x);
 
-// The emitter for a kind, or nullptr if it is not lowered yet.
+// What the rest of the system needs to know about a kind, declared at its registration so that
+// emit/, losses/, train/ and cli/ never name a kind.
+enum class Ramp { none, last, count };  // drop-path rate i/(N-1) (ConvNeXt, ViT) | i/N (EffNet)
+struct LayerTraits {
+  bool lowered = true;                // false: accounting only, lowering refuses (not_lowered)
+  const char* ramp_family = nullptr;  // drop-path ramp family ("vit"), shared by its kinds
+  Ramp ramp = Ramp::none;
+  bool cam_source = false;  // its input is the net's CAM feature map (globalAvgPool)
+  bool classifier = false;  // a classifier-dropout site (its input is masked), last one wins
+  // Token models: the net input is integer ids (first layer), the vocabulary, the context.
+  bool (*ids_input)(const Layer&) = nullptr;
+  int64_t (*vocab)(const Layer&) = nullptr;
+  int64_t (*seq_len)(const Layer&) = nullptr;
+  bool (*non_causal)(const Layer&) = nullptr;  // a position may see later ones
+  // Detector heads: anchors per cell and classes per anchor (yolo losses), else nullptr.
+  std::pair<int64_t, int64_t> (*detector)(const Layer&) = nullptr;
+  // Every int field must be >= 1 (checked before the body, in field order) unless listed here
+  // with its own lower bound: {{"preDWk", 0}}.
+  std::vector<std::pair<std::string_view, int>> field_min{};
+};
+
+// The body for a kind (nullptr if unknown) and its traits.
 Emitter find_emitter(std::string_view kind);
-// Kinds with an emitter, in spec order.
+const LayerTraits& traits(std::string_view kind);
+const LayerTraits& traits(const Layer& layer);
+// Kinds with IR, in spec order.
 std::vector<std::string_view> lowered_kinds();
 // Throws `[layer 3 swinStage] layer kind is not lowered yet (lowered: ...)` if any layer of the
-// net has no emitter. Called when a module is built, before any op is emitted.
+// net has no IR. Called when a module is built, before any op is emitted.
 void check_lowerable(const NetSpec& net);
-// Emits one layer (refuses kinds without an emitter) and checks the output shape against the
+// Emits one layer (refuses kinds without IR) and checks the output shape against the
 // ParamTable's per-sample shape.
 Value* lower_layer(LowerCtx& c, const Layer& layer, Value* x);
 
 // Each src/layers/<kind>.cpp ends with one registration line (no shared table to edit):
 //   NETSPEC_REGISTER_LAYER(residualBlock, lower_residual_block)
+//   NETSPEC_REGISTER_LAYER(swinStage, account_swin_stage, {.lowered = false})
 // The library is linked whole-archive so these static registrars are never dropped.
 struct EmitterRegistrar {
-  EmitterRegistrar(std::string_view kind, Emitter e);
+  EmitterRegistrar(std::string_view kind, Emitter e, LayerTraits t = {});
 };
-#define NETSPEC_REGISTER_LAYER(kind, fn) \
-  static const ::netspec::layers::EmitterRegistrar registrar_##kind{#kind, fn};
+#define NETSPEC_REGISTER_LAYER(kind, fn, ...)                        \
+  static const ::netspec::layers::EmitterRegistrar registrar_##kind{ \
+      #kind, fn __VA_OPT__(, ) __VA_ARGS__};
 
 // --- shared helpers ---
 // Elementwise activation (activation.cpp).
@@ -107,19 +215,36 @@ Value* bcast(hlo::Builder& b, Value* v, Value* like, int64_t dim);
 // s > 1 (xlaSame: extra row high; symmetric: (k-1)/2 both sides), xlaSame's split when s == 1.
 std::pair<int64_t, int64_t> spatial_padding(int64_t h, int64_t k, int64_t s, Padding pad,
                                             PadStyle style);
+// Output size of a conv: `same` keeps ceil(h / s); `valid` gives (h - k_eff) / s + 1 with
+// k_eff = d (k - 1) + 1.
+int64_t conv_out(int64_t h, int64_t k, int64_t s, Padding p, int64_t d = 1);
 // NCHW conv with OIHW weight w (groups from the weight's in-channel dim), padding per dim
 // from spatial_padding (conv2d.cpp).
 Value* conv(LowerCtx& c, Value* x, Value* w, int64_t stride, Padding pad);
+// Declares "<name>.weight" [oc, ic/groups, k, k] (+ "<name>.bias" [oc]) and applies it to x:
+// conv (+ bias). Checks groups divide the channels and the map does not vanish.
+struct ConvSpec {
+  int64_t oc, k, stride = 1, groups = 1;
+  bool bias = false;
+  Padding pad = Padding::same;
+};
+Value* conv(LowerCtx& c, const std::string& name, Value* x, const ConvSpec& s);
 // BatchNorm (batch_norm.cpp) over all dims but 1 (channels): train uses the batch mean and
-// biased variance and reports them to c.batch_stats; eval uses the next running stats.
-Value* batch_norm(LowerCtx& c, Value* x, Value* gamma, Value* beta);
+// biased variance and reports them to c.batch_stats; eval uses the declared running stats.
+Value* batch_norm(LowerCtx& c, Value* x, const Bn& bn);
 // LayerNorm of x over dim `fd` (biased variance, eps NetSpec::lnEps), γ/β of x's size along fd
-// (layer_norm.cpp).
+// (layer_norm.cpp). The declaring form adds "<name>.weight" / ".bias".
 Value* layer_norm(LowerCtx& c, Value* x, Value* gamma, Value* beta, int64_t fd);
-// conv (no bias) + BN + activation, the torchvision Conv2dNormActivation unit (conv_bn.cpp).
-Value* conv_bn_act(LowerCtx& c, Value* x, int64_t stride, Padding pad, Activation a);
-// Residual shortcut (residual_block.cpp): x, or 1x1 conv (stride) + BN when the stride or the
-// width changes.
+Value* layer_norm(LowerCtx& c, const std::string& name, Value* x, int64_t fd);
+// y = x·Wᵀ + b over the last dim (nn.Linear): declares "<name>.weight" [out, in] (+ bias)
+// (dense.cpp).
+Value* linear(LowerCtx& c, const std::string& name, Value* x, int64_t out, bool bias = true);
+// conv "<name>.conv" (no bias) + BN "<name>.bn" + activation, the torchvision
+// Conv2dNormActivation unit (conv_bn.cpp); `conv` and `bn` name the two parts.
+Value* conv_bn_act(LowerCtx& c, const std::string& name, Value* x, const ConvSpec& s, Activation a,
+                   const char* conv = "conv", const char* bn = "bn");
+// Residual shortcut (residual_block.cpp): x, or 1x1 conv (stride) + BN "downsample.0/.1" when
+// the stride or the width changes.
 Value* shortcut(LowerCtx& c, Value* x, int64_t oc, int64_t stride);
 
 }  // namespace netspec::layers

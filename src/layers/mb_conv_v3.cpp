@@ -8,11 +8,16 @@ namespace netspec::layers {
 
 Value* lower_mb_conv_v3(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<MbConvV3>(layer);
+  c.check(l.k % 2 == 1, "kernel must be odd (got {})", l.k);
+  check_stride12(c, l.stride);
+  c.image(l.ic);
+  const int64_t e = l.expandCh;
   Value* y = x;
-  if (l.expandCh != l.ic) y = conv_bn_act(c, y, 1, Padding::same, l.act);
-  y = conv_bn_act(c, y, l.stride, Padding::same, l.act);
-  if (l.useSE) y = squeeze_excite(c, y, Activation::relu, SeGate::hardSigmoid);
-  y = conv_bn_act(c, y, 1, Padding::same, Activation::identity);
+  if (e != l.ic) y = conv_bn_act(c, "expand", y, {e, 1}, l.act);
+  y = conv_bn_act(c, "dw", y, {e, l.k, l.stride, e}, l.act);
+  if (l.useSE)
+    y = squeeze_excite(c, "se", y, make_divisible(e / 4), Activation::relu, SeGate::hardSigmoid);
+  y = conv_bn_act(c, "project", y, {l.oc, 1}, Activation::identity);
   return skip_add(c, x, y, l.stride);
 }
 

@@ -1,22 +1,25 @@
 // residualBlock (torchvision BasicBlock), nBlocks of
 //   out = relu(bn2(conv2(relu(bn1(conv1(x))))) + shortcut(x)),
 // 3x3 convs, stride on conv1 of the first block; shortcut = 1x1 conv (stride) + BN when the
-// stride or the width changes, else x. Params: conv1, bn1, conv2, bn2, downsample.0, .1.
+// stride or the width changes, else x. Names follow torchvision: block<i>.conv1 / bn1 /
+// downsample.0 / .1.
 #include "layers/lower.h"
 
 namespace netspec::layers {
 
 Value* shortcut(LowerCtx& c, Value* x, int64_t oc, int64_t stride) {
   if (stride == 1 && x->type.dim(1) == oc) return x;
-  return conv_bn_act(c, x, stride, Padding::same, Activation::identity);
+  return conv_bn_act(c, "downsample", x, {oc, 1, stride}, Activation::identity, "0", "1");
 }
 
 Value* lower_residual_block(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<ResidualBlock>(layer);
+  c.image(l.ic);
   for (int i = 0; i < l.nBlocks; ++i) {
+    Scope s(c, fmt::format("block{}", i));
     int64_t stride = i == 0 ? l.firstStride : 1;
-    Value* y = conv_bn_act(c, x, stride, Padding::same, Activation::relu);
-    y = conv_bn_act(c, y, 1, Padding::same, Activation::identity);
+    Value* y = conv_bn_act(c, "", x, {l.oc, 3, stride}, Activation::relu, "conv1", "bn1");
+    y = conv_bn_act(c, "", y, {l.oc, 3}, Activation::identity, "conv2", "bn2");
     x = activation(c.b, c.b.add(y, shortcut(c, x, l.oc, stride)), Activation::relu);
   }
   return x;

@@ -7,34 +7,38 @@
 
 namespace netspec::layers {
 namespace {
-Value* branch2(LowerCtx& c, Value* x, int64_t stride) {
+Value* branch2(LowerCtx& c, Value* x, int64_t bf, int64_t stride) {
   Activation act = c.net.convBnAct;
-  Value* y = conv_bn_act(c, x, 1, Padding::same, act);
-  y = conv_bn_act(c, y, stride, Padding::same, Activation::identity);
-  return conv_bn_act(c, y, 1, Padding::same, act);
+  Value* y = conv_bn_act(c, "branch2.pw1", x, {bf, 1}, act);
+  y = conv_bn_act(c, "branch2.dw", y, {bf, 3, stride, bf}, Activation::identity);
+  return conv_bn_act(c, "branch2.pw2", y, {bf, 1}, act);
 }
 }  // namespace
 
 Value* lower_shuffle_v2_block(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<ShuffleV2Block>(layer);
+  c.check(l.oc % 2 == 0, "oc must be even (got {})", l.oc);
+  c.image(l.ic);
   hlo::Builder& b = c.b;
   int64_t bf = l.oc / 2;
   for (int u = 0; u < l.nUnits; ++u) {
+    Scope s(c, fmt::format("unit{}", u));
     Value* out;
     if (u == 0) {
-      Value* b1 = conv_bn_act(c, x, 2, Padding::same, Activation::identity);
-      b1 = conv_bn_act(c, b1, 1, Padding::same, c.net.convBnAct);
-      out = concat_channels(b, {b1, branch2(c, x, 2)});
+      int64_t ic = x->type.dim(1);
+      Value* b1 = conv_bn_act(c, "branch1.dw", x, {ic, 3, 2, ic}, Activation::identity);
+      b1 = conv_bn_act(c, "branch1.pw", b1, {bf, 1}, c.net.convBnAct);
+      out = concat_channels(b, {b1, branch2(c, x, bf, 2)});
     } else {
       Value* x1 = slice_channels(b, x, 0, bf);
       Value* x2 = slice_channels(b, x, bf, l.oc);
-      out = concat_channels(b, {x1, branch2(c, x2, 1)});
+      out = concat_channels(b, {x1, branch2(c, x2, bf, 1)});
     }
     x = channel_shuffle(b, out, 2);
   }
   return x;
 }
 
-NETSPEC_REGISTER_LAYER(shuffleV2Block, lower_shuffle_v2_block)
+NETSPEC_REGISTER_LAYER(shuffleV2Block, lower_shuffle_v2_block, {.field_min = {{"oc", 2}}})
 
 }  // namespace netspec::layers

@@ -2,26 +2,16 @@
 #include "layers/squeeze_excite.h"
 
 namespace netspec::layers {
-namespace {
 
-// 1x1 conv with bias on a [B, C, 1, 1] map: y = W·s + b.
-Value* fc(LowerCtx& c, Value* s) {
-  Value* w = c.next_param();
-  Value* bias = c.next_param();
-  Value* y = conv(c, s, w, 1, Padding::valid);
-  return c.b.add(y, bcast(c.b, bias, y, 1));
-}
-
-}  // namespace
-
-Value* squeeze_excite(LowerCtx& c, Value* x, Activation act, SeGate gate) {
+Value* squeeze_excite(LowerCtx& c, const std::string& name, Value* x, int64_t squeeze,
+                      Activation act, SeGate gate) {
   hlo::Builder& b = c.b;
   const Shape& xs = x->type.shape();
   Value* sum = b.reduce(x, b.scalar(0, x->type.dtype()), {2, 3}, hlo::OpKind::kAdd);
   Value* mean = b.multiply(sum, b.constant_splat(1.0 / double(xs[2] * xs[3]), sum->type));
   Value* s = b.reshape(mean, {xs[0], xs[1], 1, 1});
-  s = activation(b, fc(c, s), act);
-  s = fc(c, s);
+  s = activation(b, conv(c, name + ".fc1", s, {squeeze, 1, 1, 1, true, Padding::valid}), act);
+  s = conv(c, name + ".fc2", s, {xs[1], 1, 1, 1, true, Padding::valid});
   if (gate == SeGate::sigmoid) {
     s = b.logistic(s);
   } else {  // hard-sigmoid = relu6(s + 3) / 6

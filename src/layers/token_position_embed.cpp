@@ -10,13 +10,17 @@ namespace netspec::layers {
 
 Value* lower_token_position_embed(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<TokenPositionEmbed>(layer);
+  if (l.idsInput)
+    c.vec(l.seqLen);
+  else
+    c.channels_match("sequence length", c.tokens(l.vocab), l.seqLen);
   hlo::Builder& b = c.b;
-  Value* w = c.next_param();
-  DType dt = w->type.dtype();
   int64_t batch = x->type.dim(0), t = l.seqLen, d = l.dModel, v = l.vocab;
-  Value* y = nullptr;
   if (l.idsInput && !is_integer(x->type.dtype()))
-    fail(c.where(), "token ids must be an integer tensor [B, {}] (got {})", t, x->type.str());
+    c.fail("token ids must be an integer tensor [B, {}] (got {})", t, x->type.str());
+  Value* w = c.param("tok_emb.weight", {v, d}, ParamInit::embedding, true);
+  DType dt = w->type.dtype();
+  Value* y = nullptr;
   if (l.idsInput && l.gather) {
     hlo::GatherDims g;
     g.offset_dims = {2};
@@ -37,10 +41,16 @@ Value* lower_token_position_embed(LowerCtx& c, const Layer& layer, Value* x) {
     dd.rhs_contracting = {0};
     y = b.dot_general(rows, w, dd);
   }
-  if (l.posEmb) y = b.add(y, b.broadcast_in_dim(c.next_param(), {batch, t, d}, {1, 2}));
-  return y;
+  if (!l.posEmb) return y;
+  Value* pos = c.param("pos_emb", {t, d}, ParamInit::posEmbed, false);
+  return b.add(y, b.broadcast_in_dim(pos, {batch, t, d}, {1, 2}));
 }
 
-NETSPEC_REGISTER_LAYER(tokenPositionEmbed, lower_token_position_embed)
+static bool ids_input(const Layer& l) { return std::get<TokenPositionEmbed>(l).idsInput; }
+static int64_t vocab(const Layer& l) { return std::get<TokenPositionEmbed>(l).vocab; }
+static int64_t seq_len(const Layer& l) { return std::get<TokenPositionEmbed>(l).seqLen; }
+
+NETSPEC_REGISTER_LAYER(tokenPositionEmbed, lower_token_position_embed,
+                       {.ids_input = ids_input, .vocab = vocab, .seq_len = seq_len})
 
 }  // namespace netspec::layers

@@ -12,23 +12,6 @@
 namespace netspec::layers {
 namespace {
 
-// y = x·Wᵀ + b over the last dim (nn.Linear).
-Value* linear(LowerCtx& c, Value* x) {
-  Value* w = c.next_param();
-  Value* bias = c.next_param();
-  hlo::DotDims d;
-  d.lhs_contracting = {x->type.rank() - 1};
-  d.rhs_contracting = {1};
-  Value* y = c.b.dot_general(x, w, d);
-  return c.b.add(y, bcast(c.b, bias, y, y->type.rank() - 1));
-}
-
-Value* ln(LowerCtx& c, Value* x) {
-  Value* g = c.next_param();
-  Value* beta = c.next_param();
-  return layer_norm(c, x, g, beta, x->type.rank() - 1);
-}
-
 // [B, T, 3D] channels [s·D, (s+1)·D) -> [B, H, T, dh].
 Value* head_split(hlo::Builder& b, Value* qkv, int64_t s, int64_t heads) {
   const Shape& sh = qkv->type.shape();
@@ -37,35 +20,53 @@ Value* head_split(hlo::Builder& b, Value* qkv, int64_t s, int64_t heads) {
   return b.transpose(b.reshape(part, {sh[0], sh[1], heads, d / heads}), {0, 2, 1, 3});
 }
 
-Value* self_attention(LowerCtx& c, const TransformerEncoder& l, Value* h) {
+Value* self_attention(LowerCtx& c, const VitOptions& o, Value* h) {
   hlo::Builder& b = c.b;
-  Value* qkv = linear(c, h);  // attn.qkv
-  Value* q = head_split(b, qkv, 0, l.heads);
-  Value* k = head_split(b, qkv, 1, l.heads);
-  Value* v = head_split(b, qkv, 2, l.heads);
-  if (l.rope) {
+  const Shape& sh = h->type.shape();
+  Value* qkv = linear(c, "attn.qkv", h, 3 * sh[2]);
+  Value* q = head_split(b, qkv, 0, o.heads);
+  Value* k = head_split(b, qkv, 1, o.heads);
+  Value* v = head_split(b, qkv, 2, o.heads);
+  if (o.rope) {
     q = apply_rope(b, q);
     k = apply_rope(b, k);
   }
-  Value* o = l.flashAttn ? flash_attention(c, q, k, v, l.causalMask)
-                         : dense_attention(b, q, k, v, l.causalMask);
-  const Shape& sh = h->type.shape();
-  o = b.reshape(b.transpose(o, {0, 2, 1, 3}), sh);  // [B, T, H, dh] -> [B, T, D]
-  return linear(c, o);                              // attn.proj
+  Value* out =
+      o.flash ? flash_attention(c, q, k, v, o.causal) : dense_attention(b, q, k, v, o.causal);
+  out = b.reshape(b.transpose(out, {0, 2, 1, 3}), sh);  // [B, T, H, dh] -> [B, T, D]
+  return linear(c, "attn.proj", out, sh[2]);
 }
 
 }  // namespace
 
+Value* vit_block(LowerCtx& c, Value* x, const VitOptions& o, int block) {
+  hlo::Builder& b = c.b;
+  // timm Block: x + drop_path(attn(norm1(x))), then x + drop_path(mlp(norm2(x))).
+  x = b.add(x, c.drop_path(self_attention(c, o, layer_norm(c, "norm1", x, 2)), block, 0));
+  Value* h = activation(b, linear(c, "mlp.fc1", layer_norm(c, "norm2", x, 2), o.mlp_dim),
+                        Activation::gelu);
+  return b.add(x, c.drop_path(linear(c, "mlp.fc2", h, x->type.dim(2)), block, 1));
+}
+
+void check_heads(LowerCtx& c, int dim, int heads) {
+  c.check(dim % heads == 0, "heads do not divide dim (got dim {}, heads {})", dim, heads);
+}
+
 Value* lower_transformer_encoder(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<TransformerEncoder>(layer);
+  check_heads(c, l.dim, l.heads);
+  if (l.rope)
+    c.check((l.dim / l.heads) % 2 == 0, "rope needs an even head dim (got {})", l.dim / l.heads);
+  c.check(!(l.keepSequence && l.meanToken),
+          "keepSequence and meanToken exclude each other (all tokens, or their mean)");
+  c.tokens(l.dim);
   hlo::Builder& b = c.b;
+  const VitOptions o{l.heads, l.mlpDim, l.causalMask, l.flashAttn, l.rope};
   for (int i = 0; i < l.nBlocks; ++i) {
-    // timm Block: x + drop_path(attn(norm1(x))), then x + drop_path(mlp(norm2(x))).
-    x = b.add(x, c.drop_path(self_attention(c, l, ln(c, x)), i, 0));  // norm1, attn
-    Value* h = activation(b, linear(c, ln(c, x)), Activation::gelu);  // norm2, mlp.fc1
-    x = b.add(x, c.drop_path(linear(c, h), i, 1));                    // mlp.fc2
+    Scope s(c, fmt::format("blocks.{}", i));
+    x = vit_block(c, x, o, i);
   }
-  x = ln(c, x);  // norm
+  x = layer_norm(c, "norm", x, 2);
   if (l.keepSequence) return x;
   const Shape& sh = x->type.shape();
   if (l.meanToken) {  // (1/T)·Σ_t x[:, t, :]
@@ -75,6 +76,9 @@ Value* lower_transformer_encoder(LowerCtx& c, const Layer& layer, Value* x) {
   return b.reshape(b.slice(x, {0, 0, 0}, {sh[0], 1, sh[2]}), {sh[0], sh[2]});
 }
 
-NETSPEC_REGISTER_LAYER(transformerEncoder, lower_transformer_encoder)
+static bool sees_future(const Layer& l) { return !std::get<TransformerEncoder>(l).causalMask; }
+
+NETSPEC_REGISTER_LAYER(transformerEncoder, lower_transformer_encoder,
+                       {.ramp_family = "vit", .ramp = Ramp::last, .non_causal = sees_future})
 
 }  // namespace netspec::layers

@@ -4,9 +4,12 @@
 
 namespace netspec::layers {
 
-Value* lower_transition_layer(LowerCtx& c, const Layer&, Value* x) {
-  Value* y = bn_act(c, x, c.net.convBnAct);
-  y = conv(c, y, c.next_param(), 1, Padding::same);
+Value* lower_transition_layer(LowerCtx& c, const Layer& layer, Value* x) {
+  const auto& l = std::get<TransitionLayer>(layer);
+  Fm f = c.image(l.ic);
+  c.check(f.h >= 2 && f.w >= 2, "feature map too small to pool (got {}x{})", f.h, f.w);
+  Value* y = bn_act(c, "norm", x, c.net.convBnAct);
+  y = conv(c, "conv", y, {l.oc, 1});
   return avg_pool(c.b, y, 2, 2, {0, 0}, {0, 0});
 }
 

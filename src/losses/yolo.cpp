@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "core/tensor.h"
+#include "layers/lower.h"
 #include "losses/loss.h"
 #include "spec/layer.h"
 
@@ -109,11 +110,11 @@ YoloRows yolo_rows(const LossOptions& o, int64_t n) {
 LossOptions for_net(const LossOptions& o, const NetSpec& net) {
   LossOptions r = o;
   if (o.kind != LossKind::yolov1Masked) return r;
-  const FpnDetect* head = nullptr;
+  const Layer* head = nullptr;
   for (const Layer& l : net.layers)
-    if (std::holds_alternative<FpnDetect>(l)) head = &std::get<FpnDetect>(l);
-  if (!head) fail("loss yolov1Masked", "net {} has no fpnDetect head", net.name);
-  r.det_anchors = head->anchors;
+    if (layers::traits(l).detector) head = &l;
+  if (!head) fail("loss yolov1Masked", "net {} has no detector head (fpnDetect)", net.name);
+  r.det_anchors = layers::traits(*head).detector(*head).first;
   if (net.detStride > 0 && o.fpn_scales.size() == 3 && o.fpn_scales[2] != net.detStride)
     fail("loss yolov1Masked",
          "fpnScales: the coarsest stride must be the net's detStride (got {}, "

@@ -1,8 +1,9 @@
 // ParamTable: the one source of truth derived from a NetSpec. For every layer: its output
 // shape, its parameter tensors (hierarchical name, shape, init rule, weight-decay flag) in the
 // order signatures, checkpoints and optimizers use, its BN layers (running statistics) and its
-// forward FLOPs per sample. build_param_table() also validates: any inconsistency throws
-// netspec::Error `[layer 4 residualBlock] input channels (got 32, expected 64)`.
+// forward FLOPs per sample. build_param_table() (layers/param_table.h: the layer kinds' bodies
+// derive it) also validates: any inconsistency throws netspec::Error
+// `[layer 4 residualBlock] input channels (got 32, expected 64)`.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -38,8 +39,8 @@ struct LayerInfo {
   std::string kind;
   Shape in;
   Shape out;
-  int64_t params = 0;  // parameter elements
-  int64_t flops = 0;   // forward FLOPs per sample, 2 per multiply-accumulate
+  int64_t params = 0;                   // parameter elements
+  int64_t flops = 0;                    // forward FLOPs per sample, 2 per multiply-accumulate
   int first_param = 0, num_params = 0;  // slice of ParamTable::params
   int first_bn = 0, num_bn = 0;         // slice of ParamTable::bns
 };
@@ -53,9 +54,6 @@ struct ParamTable {
   int64_t total_params() const;
   int64_t total_flops() const;
 };
-
-// Validates the spec and derives the table. Throws netspec::Error naming layer index and kind.
-ParamTable build_param_table(const NetSpec& net);
 
 // Sets the class count of the net's head: the last layer with a class-count field (dense.out,
 // conv2d.oc, detrHeads.nClasses, lmHead is excluded). Throws if the net has no such layer.

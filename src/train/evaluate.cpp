@@ -50,10 +50,13 @@ EvalMetrics Scorer::result() const {
   return m;
 }
 
-Evaluator::Evaluator(const NetSpec& net, int64_t batch, exec::Backend& backend) : batch_(batch) {
+Evaluator::Evaluator(const NetSpec& net, int64_t batch, exec::Backend& backend,
+                     const ParamTable* table)
+    : batch_(batch) {
   emit::EmitOptions eo;
   eo.batch = batch;
-  emit::Emitted e = emit::emit_module(net, ModuleKind::eval, eo);
+  emit::Emitted e = table ? emit::emit_module(net, *table, ModuleKind::eval, eo)
+                          : emit::emit_module(net, ModuleKind::eval, eo);
   manifest_ = e.manifest;
   exe_ = backend.load(std::shared_ptr<const hlo::Module>(std::move(e.module)));
 }

@@ -12,6 +12,7 @@
 #include "emit/manifest.h"
 #include "exec/backend.h"
 #include "spec/layer.h"
+#include "spec/param_table.h"
 
 namespace netspec::train {
 
@@ -31,7 +32,9 @@ struct Scorer {
 
 class Evaluator {
  public:
-  Evaluator(const NetSpec& net, int64_t batch, exec::Backend& backend);
+  // table: build_param_table(net) when the caller has it (nullptr: built here).
+  Evaluator(const NetSpec& net, int64_t batch, exec::Backend& backend,
+            const ParamTable* table = nullptr);
   const emit::Manifest& manifest() const { return manifest_; }
   int64_t batch() const { return batch_; }
   // Logits [B, C] of one full batch x.

@@ -6,14 +6,16 @@
 #include "core/error.h"
 #include "core/hash.h"
 #include "emit/emit.h"
+#include "layers/param_table.h"
 
 namespace netspec::train {
 
 struct Stepper::Module {
   emit::Manifest manifest;
   std::unique_ptr<exec::Executable> exe;
-  Module(const NetSpec& net, ModuleKind kind, const emit::EmitOptions& eo, exec::Backend& be) {
-    emit::Emitted e = emit::emit_module(net, kind, eo);
+  Module(const NetSpec& net, const ParamTable& t, ModuleKind kind, const emit::EmitOptions& eo,
+         exec::Backend& be) {
+    emit::Emitted e = emit::emit_module(net, t, kind, eo);
     manifest = e.manifest;
     exe = be.load(std::shared_ptr<const hlo::Module>(std::move(e.module)));
   }
@@ -23,8 +25,10 @@ struct Stepper::Modules {
   std::unique_ptr<Module> fused, forward, vjp;
 };
 
-Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be)
+Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be,
+                 const ParamTable* table)
     : net_(net),
+      table_(table ? *table : build_param_table(net)),
       config_(c),
       backend_(be),
       accum_(c.gradAccumSteps),
@@ -45,7 +49,7 @@ Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be)
            "gradAccumSteps > 1 supports lossKind classCE only (got {}); set "
            "gradAccumSteps to 1 or use a larger batchSize",
            enum_name(c.lossKind));
-    optimizer_ = std::make_unique<Module>(net, ModuleKind::optimizer,
+    optimizer_ = std::make_unique<Module>(net, table_, ModuleKind::optimizer,
                                           emit::EmitOptions::from_train(c, batch_), be);
   }
   modules(batch_);
@@ -60,10 +64,10 @@ const Stepper::Modules& Stepper::modules(int64_t n) {
   const emit::EmitOptions eo = emit::EmitOptions::from_train(config_, n);
   auto m = std::make_unique<Modules>();
   if (accum_ <= 1) {
-    m->fused = std::make_unique<Module>(net_, ModuleKind::train_step, eo, backend_);
+    m->fused = std::make_unique<Module>(net_, table_, ModuleKind::train_step, eo, backend_);
   } else {
-    m->forward = std::make_unique<Module>(net_, ModuleKind::forward, eo, backend_);
-    m->vjp = std::make_unique<Module>(net_, ModuleKind::vjp, eo, backend_);
+    m->forward = std::make_unique<Module>(net_, table_, ModuleKind::forward, eo, backend_);
+    m->vjp = std::make_unique<Module>(net_, table_, ModuleKind::vjp, eo, backend_);
   }
   if (n != batch_) {
     const Modules& full = modules(batch_);

@@ -19,6 +19,7 @@
 #include "emit/manifest.h"
 #include "exec/backend.h"
 #include "spec/layer.h"
+#include "spec/param_table.h"
 #include "spec/train_config.h"
 #include "train/checkpoint.h"
 
@@ -26,7 +27,9 @@ namespace netspec::train {
 
 class Stepper {
  public:
-  Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& backend);
+  // table: build_param_table(net) when the caller has it (nullptr: built here, once).
+  Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& backend,
+          const ParamTable* table = nullptr);
   ~Stepper();
   int accum() const { return accum_; }
   int64_t batch() const { return batch_; }
@@ -47,6 +50,7 @@ class Stepper {
   const Modules& modules(int64_t n);
 
   NetSpec net_;
+  ParamTable table_;
   TrainConfig config_;
   exec::Backend& backend_;
   int accum_;

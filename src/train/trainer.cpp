@@ -14,6 +14,8 @@
 #include "data/loader.h"
 #include "data/text.h"
 #include "exec/backend.h"
+#include "layers/lower.h"
+#include "layers/param_table.h"
 #include "report/metrics_log.h"
 #include "report/plot.h"
 #include "report/progress.h"
@@ -52,10 +54,8 @@ report::Row metrics_row(const EpochMetrics& m, bool text) {
 int64_t token_vocab(const NetSpec& net) {
   int64_t v = -1;
   auto take = [&](int64_t n) { v = v < 0 ? n : std::min(v, n); };
-  for (const Layer& l : net.layers) {
-    if (const auto* e = std::get_if<TokenPositionEmbed>(&l)) take(e->vocab);
-    if (const auto* h = std::get_if<LmHead>(&l)) take(h->vocab);
-  }
+  for (const Layer& l : net.layers)
+    if (auto* f = layers::traits(l).vocab) take(f(l));
   return v;
 }
 
@@ -109,7 +109,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   const TrainConfig c = spec.train.value_or(TrainConfig{});
   validate(c);
   const NetSpec& net = spec.net;
-  const ParamTable table = build_param_table(net);
+  const ParamTable table = o.table ? *o.table : build_param_table(net);
   const int64_t batch = c.batchSize;
   if (data.train.x.shape().size() < 2 ||
       Shape(data.train.x.shape().begin() + 1, data.train.x.shape().end()) != table.input)
@@ -144,8 +144,8 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   }
 
   auto backend = exec::make_backend(o.backend);
-  Stepper stepper(net, c, *backend);
-  Evaluator evaluator(net, batch, *backend);
+  Stepper stepper(net, c, *backend, &table);
+  Evaluator evaluator(net, batch, *backend, &table);
   TrainState s = make_state(init_params(table, c.init, static_cast<uint64_t>(c.seed)),
                             stepper.state_manifest(), evaluator.manifest());
 

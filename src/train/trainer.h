@@ -42,9 +42,10 @@ using data::Splits;
 struct TrainOptions {
   std::string run_dir;  // empty: no checkpoints or metrics files
   std::string backend = "cpu";
-  std::ostream* log = nullptr;   // resume/epoch lines and progress; nullptr: silent
-  bool tty = false;              // progress bar redrawn in place (else plain periodic lines)
-  double progress_every_s = 10;  // plain progress line period; < 0: none
+  std::ostream* log = nullptr;        // resume/epoch lines and progress; nullptr: silent
+  bool tty = false;                   // progress bar redrawn in place (else plain periodic lines)
+  double progress_every_s = 10;       // plain progress line period; < 0: none
+  const ParamTable* table = nullptr;  // build_param_table(spec.net) if the caller has it
 };
 
 struct EpochMetrics {

@@ -2,6 +2,7 @@
 // forward of the net cut before that pool) and its logits are the eval module's; the logits are
 // also recomputed by hand from the features (spatial mean, then the dense head).
 #include "emit_test_util.h"
+#include "layers/param_table.h"
 
 namespace netspec::emit::testing {
 namespace {

@@ -5,6 +5,7 @@
 
 #include "emit_test_util.h"
 #include "hlo/builder.h"
+#include "layers/param_table.h"
 #include "spec/spec_json.h"
 
 namespace netspec::emit::testing {

@@ -3,6 +3,7 @@
 // block's branch for that sample, gradcheck (f64) through masked blocks, the per-block rates
 // follow torchvision's / timm's ramps, and the forward / eval modules take no masks.
 #include "emit_test_util.h"
+#include "layers/param_table.h"
 
 namespace netspec::emit::testing {
 namespace {

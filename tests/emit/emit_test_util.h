@@ -14,6 +14,7 @@
 #include "exec/backend.h"
 #include "hlo/ir.h"
 #include "hlo/passes.h"
+#include "layers/param_table.h"
 
 namespace netspec::emit::testing {
 

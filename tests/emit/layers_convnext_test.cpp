@@ -9,6 +9,7 @@
 #include "hlo/builder.h"
 #include "hlo/text/printer.h"
 #include "layers/convnet_blocks.h"
+#include "layers/param_table.h"
 #include "spec/spec_json.h"
 
 namespace netspec::emit::testing {

@@ -7,6 +7,7 @@
 
 #include "emit_test_util.h"
 #include "hlo/text/printer.h"
+#include "layers/param_table.h"
 #include "spec/zoo.h"
 
 namespace netspec::emit::testing {

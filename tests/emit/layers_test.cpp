@@ -118,6 +118,45 @@ TEST(EmitLayers, UnloweredKindIsRefusedByNameAndIndex) {
   }
 }
 
+// Lowering checks each declaration against the ParamTable: a table that disagrees with the
+// body (here a renamed and a reshaped entry) is an internal error naming both.
+TEST(EmitLayers, DeclarationDisagreeingWithTheTableIsRefused) {
+  NetSpec net = NetBuilder("two").input(4).add(Dense{4, 5}).add(Dense{5, 3}).build();
+  ParamTable t = build_param_table(net);
+  ASSERT_EQ(t.params[2].name, "layers.1.weight");
+  ParamTable renamed = t;
+  renamed.params[2].name = "layers.1.other";
+  try {
+    emit_module(net, renamed, ModuleKind::forward, opts());
+    FAIL() << "expected a refusal";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("[layer 1 dense] internal: parameter 1 declared as "
+                                         "layers.1.weight [3, 5] (expected layers.1.other [3, 5]"),
+              std::string::npos)
+        << e.what();
+  }
+  ParamTable reshaped = t;
+  reshaped.params[3].shape = {4};
+  EXPECT_THROW(emit_module(net, reshaped, ModuleKind::forward, opts()), Error);
+  EXPECT_NO_THROW(emit_module(net, t, ModuleKind::forward, opts()));
+}
+
+// Every kind has a registered body; the lowered ones are those whose traits say so.
+TEST(EmitLayers, EveryKindHasABodyAndTraits) {
+  size_t lowered = 0;
+  for (std::string_view k : layer_kind_names()) {
+    EXPECT_NE(layers::find_emitter(k), nullptr) << k;
+    lowered += layers::traits(k).lowered;
+  }
+  EXPECT_EQ(lowered, layers::lowered_kinds().size());
+  EXPECT_FALSE(layers::traits("swinStage").lowered);
+  EXPECT_EQ(layers::traits("convNextStage").ramp, layers::Ramp::last);
+  EXPECT_EQ(layers::traits("mbConv").ramp, layers::Ramp::count);
+  EXPECT_TRUE(layers::traits("globalAvgPool").cam_source);
+  Layer det = FpnDetect{.oc = 7, .c3 = 8, .c4 = 8, .c5 = 8, .g5 = 8, .anchors = 2};
+  EXPECT_EQ(layers::traits(det).detector(det), (std::pair<int64_t, int64_t>(2, 7)));
+}
+
 TEST(EmitLayers, SamePaddingFollowsPadStyle) {
   using layers::spatial_padding;
   using P = std::pair<int64_t, int64_t>;

@@ -9,6 +9,7 @@
 #include "emit_test_util.h"
 #include "hlo/builder.h"
 #include "layers/attention.h"
+#include "layers/param_table.h"
 #include "spec/zoo.h"
 
 namespace netspec::emit::testing {

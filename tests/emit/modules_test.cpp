@@ -6,6 +6,7 @@
 #include "hlo/text/parser.h"
 #include "hlo/text/printer.h"
 #include "spec/zoo.h"
+#include "layers/param_table.h"
 
 namespace netspec::emit::testing {
 namespace {

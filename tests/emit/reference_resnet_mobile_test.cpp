@@ -2,6 +2,7 @@
 // of torchvision's model (random weights, randomised BN statistics: tools/torchvision_reference.py)
 // and their eval logits on the cpu executor equal torchvision's (f64) within
 // max|Δ| <= 1e-4 · max|ref| on a 2x3x64x64 input with 10 classes. Skips without torchvision.
+#include "layers/param_table.h"
 #include "reference_util.h"
 
 namespace netspec::reference {

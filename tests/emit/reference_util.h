@@ -34,6 +34,7 @@
 #include "core/safetensors.h"
 #include "emit/emit.h"
 #include "exec/backend.h"
+#include "layers/param_table.h"
 #include "spec/param_table.h"
 #include "spec/spec_json.h"
 

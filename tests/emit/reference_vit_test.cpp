@@ -20,6 +20,7 @@
 #include "core/safetensors.h"
 #include "emit/emit.h"
 #include "exec/backend.h"
+#include "layers/param_table.h"
 #include "spec/param_table.h"
 #include "spec/zoo.h"
 

@@ -5,6 +5,7 @@
 #include "spec/param_table.h"
 #include "spec/spec_json.h"
 #include "spec/summary.h"
+#include "layers/param_table.h"
 
 namespace netspec {
 namespace {

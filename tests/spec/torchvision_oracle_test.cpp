@@ -7,6 +7,7 @@
 
 #include "spec/param_table.h"
 #include "spec/spec_json.h"
+#include "layers/param_table.h"
 
 namespace netspec {
 namespace {

@@ -11,6 +11,7 @@
 
 #include "spec/param_table.h"
 #include "spec/zoo.h"
+#include "layers/param_table.h"
 
 namespace netspec {
 namespace {

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "emit/emit.h"
 #include "exec/backend.h"
+#include "layers/param_table.h"
 #include "spec/param_table.h"
 #include "tests/train/train_test_util.h"
 #include "train/checkpoint.h"

@@ -20,6 +20,7 @@
 #include "data/idx_fixture.h"
 #include "data/loader.h"
 #include "exec/backend.h"
+#include "layers/param_table.h"
 #include "spec/param_table.h"
 #include "tests/train/train_test_util.h"
 #include "train/checkpoint.h"

@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "data/text.h"
+#include "layers/param_table.h"
 #include "spec/spec_json.h"
 #include "spec/zoo.h"
 #include "train/config.h"

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/safetensors.h"
 #include "data/idx_fixture.h"
+#include "layers/param_table.h"
 #include "spec/zoo.h"
 #include "train/trainer.h"
 
