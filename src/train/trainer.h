@@ -45,6 +45,7 @@ struct TrainOptions {
   std::ostream* log = nullptr;   // resume/epoch lines and progress; nullptr: silent
   bool tty = false;              // progress bar redrawn in place (else plain periodic lines)
   double progress_every_s = 10;  // plain progress line period; < 0: none
+  exec::BackendOptions backend_options{};  // xla: plugin path, devices
 };
 
 struct EpochMetrics {
