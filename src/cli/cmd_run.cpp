@@ -57,7 +57,9 @@ void run_module(const RunArgs& a, std::shared_ptr<const hlo::Module> module, con
   const hlo::Func* f = module->entry(a.entry);
   std::vector<Tensor> inputs;
   for (const auto& p : a.inputs) inputs.push_back(read_npy(p));
-  auto backend = exec::make_backend(a.backend, a.engine);
+  exec::BackendOptions engine = a.engine;
+  if (engine.devices <= 0) engine.devices = a.replicas;  // xla: one PJRT device per replica
+  auto backend = exec::make_backend(a.backend, engine);
   auto exe = backend->load(module);
   if (a.replicas == 1) {
     emit_results(exe->run(f->name, inputs), out_dir, label);
