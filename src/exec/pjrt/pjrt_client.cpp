@@ -84,6 +84,9 @@ const PJRT_Api* load_api(const std::string& path) {
   static std::map<std::string, const PJRT_Api*> loaded;
   std::lock_guard lock(mu);
   if (auto it = loaded.find(path); it != loaded.end()) return it->second;
+  // XLA logs INFO lines to stderr (e.g. "cpu_device_count set via create_options"); keep its
+  // warnings and errors only, unless the user chose a level.
+  ::setenv("TF_CPP_MIN_LOG_LEVEL", "1", 0);
   void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) fail("xla", "cannot load PJRT plugin {}: {}", path, ::dlerror());
   using GetApi = const PJRT_Api* (*)();
