@@ -36,3 +36,10 @@ fi
 if [ "${NETSPEC_ORACLES:-1}" != "0" ] && [ -x "$here/install-oracles.sh" ]; then
   "$here/install-oracles.sh" "$build_dir"
 fi
+
+# Optional engines (PJRT CPU plugin + header, IREE tools) for the xla/iree backend tests; a
+# failure only means those tests skip. NETSPEC_ENGINES=0 leaves them out.
+if [ "${NETSPEC_ENGINES:-1}" != "0" ] && [ -x "$here/install-engines.sh" ]; then
+  "$here/install-engines.sh" "$build_dir" ||
+    echo "install-deps: engines not installed (xla/iree tests will skip)" >&2
+fi

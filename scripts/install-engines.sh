@@ -25,7 +25,6 @@ fi
 
 python=/usr/bin/python3
 [[ -x $python ]] || die "Debian's /usr/bin/python3 is missing (apt-get install python3 python3-venv)"
-command -v unzip >/dev/null || die "unzip is missing (apt-get install unzip)"
 mkdir -p "$engines/wheels"
 : >"$log"
 
@@ -34,10 +33,20 @@ mkdir -p "$engines/wheels"
   die "pip download of the PJRT wheels failed; see $log"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-unzip -q -o "$engines"/wheels/lammps_jax_pjrt_cpu-0.11.2-*.whl -d "$tmp/plugin" ||
+# unzip WHEEL DIR [MEMBER_PREFIX]: a wheel is a zip; Python's zipfile avoids needing unzip.
+unzip_wheel() {
+  "$python" - "$@" <<'PY'
+import sys, zipfile
+whl, dest = sys.argv[1], sys.argv[2]
+prefix = sys.argv[3] if len(sys.argv) > 3 else ""
+with zipfile.ZipFile(whl) as z:
+    z.extractall(dest, [n for n in z.namelist() if n.startswith(prefix)])
+PY
+}
+unzip_wheel "$engines"/wheels/lammps_jax_pjrt_cpu-0.11.2-*.whl "$tmp/plugin" ||
   die "could not unpack the PJRT CPU plugin wheel"
-unzip -q -o "$engines"/wheels/xla_cpu_pjrt-0.0.1-*.whl 'xla_plugins/xla_cpu_pjrt/include/*' \
-  -d "$tmp/header" || die "could not unpack the PJRT header wheel"
+unzip_wheel "$engines"/wheels/xla_cpu_pjrt-0.0.1-*.whl "$tmp/header" \
+  xla_plugins/xla_cpu_pjrt/include/ || die "could not unpack the PJRT header wheel"
 mkdir -p "$engines/pjrt" "$engines/include/xla/pjrt/c"
 mv -f "$tmp/plugin/lammps_jax_pjrt_cpu/pjrt_c_api_cpu_plugin.so" "$engines/pjrt/"
 cp "$tmp/plugin"/lammps_jax_pjrt_cpu-0.11.2.dist-info/licenses/* "$engines/pjrt/"
