@@ -61,3 +61,11 @@ fi
 if [[ $test_deps == yes && ${NETSPEC_ORACLES:-1} != 0 ]]; then
   "$here/install-oracles.sh" "$build_dir"
 fi
+
+# Optional engines (PJRT CPU plugin + header, IREE tools) for the xla/iree backend tests, with
+# --test only (users opt in with scripts/install-engines.sh); a failure only means those tests
+# skip. NETSPEC_ENGINES=0 leaves them out.
+if [[ $test_deps == yes && ${NETSPEC_ENGINES:-1} != 0 ]]; then
+  "$here/install-engines.sh" "$build_dir" ||
+    echo "install-deps: engines not installed (xla/iree tests will skip)" >&2
+fi

@@ -1,8 +1,10 @@
 // `netspec bench NET|FILE.json [--batch B] [--optimizer NAME] [--input CxHxW] [--steps N]
-// [--warmup N] [--backend cpu|ref]`: emits the fused train step, feeds it synthetic data (random
-// inputs, random labels of the manifest's dtype and shape), runs warm-up steps, then times N
-// steps (the executor call only, parameters and optimizer state fed back as in training) and
-// prints median / min / max ms per step, samples/s and peak memory (max RSS; the cpu plan's arena).
+// [--warmup N] [--backend cpu|ref|xla|iree]`: emits the fused train step, feeds it synthetic data
+// (random inputs, random labels of the manifest's dtype and shape), runs warm-up steps, then
+// times N steps (the executor call only, parameters and optimizer state fed back as in training,
+// through a Session: on xla they stay in device buffers) and prints median / min / max ms per
+// step, samples/s and peak memory (max RSS; the cpu plan's arena). iree: iree-benchmark-module
+// times N calls of the step on the same inputs (each a step from the same state).
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include "exec/backend.h"
 #include "exec/cpu/cpu_backend.h"
 #include "layers/param_table.h"
+#include "exec/iree/iree_backend.h"
 #include "spec/param_table.h"
 #include "spec/zoo.h"
 #include "train/trainer.h"
@@ -84,6 +87,7 @@ double median(std::vector<double> v) {
 void register_bench_command(CLI::App& app) {
   struct Opts {
     std::string net, optimizer, input, backend = "cpu";
+    exec::BackendOptions engine;
     int batch = 0, steps = 20, warmup = 3;
   };
   auto o = std::make_shared<Opts>();
@@ -96,13 +100,11 @@ void register_bench_command(CLI::App& app) {
   cmd->add_option("--input", o->input, "per-sample input CxHxW (or C) instead of the spec's");
   cmd->add_option("--steps", o->steps, "timed steps")->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "untimed steps first")->capture_default_str();
-  cmd->add_option("--backend", o->backend, "cpu | ref")->capture_default_str();
+  add_backend_options(cmd, o->backend, o->engine);
   cmd->callback([o] {
     if (o->steps < 1) fail("bench", "--steps must be >= 1 (got {})", o->steps);
     if (o->warmup < 0) fail("bench", "--warmup must be >= 0 (got {})", o->warmup);
     if (o->batch < 0) fail("bench", "--batch must be >= 1 (got {})", o->batch);
-    if (o->backend != "cpu" && o->backend != "ref")
-      fail("bench", "unknown --backend '{}' (expected cpu, ref)", o->backend);
     SpecFile spec = resolve_net(o->net);
     TrainConfig c = spec.train.value_or(TrainConfig{});
     if (o->batch > 0) c.batchSize = o->batch;
@@ -145,7 +147,7 @@ void register_bench_command(CLI::App& app) {
           ps.fallback_ops.empty() ? "" : " (",
           ps.fallback_ops.empty() ? "" : ps.fallback_ops + ")");
     }
-    auto exe = exec::make_backend(o->backend)->load(mod);
+    std::unique_ptr<exec::Backend> backend = exec::make_backend(o->backend, o->engine);
 
     std::mt19937 rng(static_cast<uint32_t>(c.seed));
     std::vector<Tensor> params = train::init_params(table, c.init, static_cast<uint64_t>(c.seed));
@@ -183,24 +185,39 @@ void register_bench_command(CLI::App& app) {
 
     std::vector<double> ms;
     double loss = 0, first_loss = 0;
+    size_t loss_out = m.outputs.size();
+    for (size_t k = 0; k < m.outputs.size(); ++k)
+      if (m.outputs[k].role == "loss") loss_out = k;
+    if (o->backend == "iree") {
+      // One process times the calls: each starts from the initial state (no feedback).
+      const double t = exec::iree::benchmark_ms(mod, "main", in, o->steps);
+      ms.assign(1, t);
+      std::cout << fmt::format("ms/step median {:.2f} (iree-benchmark-module, {} repetitions)  "
+                               "samples/s {:.0f}\n",
+                               t, o->steps, static_cast<double>(batch) * 1000.0 / t);
+      return;
+    }
+    auto exe = backend->load(mod);
+    // Parameters and optimizer state are the session's state: output k feeds input slot k.
+    std::vector<exec::Feedback> fb;
+    size_t p = 0, q = 0;
+    for (size_t k = 0; k < m.outputs.size(); ++k) {
+      const auto& ti = m.outputs[k];
+      if (ti.role == "param" && p < param_slot.size())
+        fb.push_back({param_slot[p++], k});
+      else if (ti.role == "optimizer_state" && q < opt_slot.size())
+        fb.push_back({opt_slot[q++], k});
+    }
+    auto session = exe->open_session("main", fb);
+    for (const exec::Feedback& f : fb) session->set_state(f.input, in[f.input]);
     for (int s = 0; s < o->warmup + o->steps; ++s) {
       if (step_slot >= 0)
         in[static_cast<size_t>(step_slot)] = Tensor::from<int32_t>(DType::kI32, {}, {s + 1});
       auto t0 = Clock::now();
-      std::vector<Tensor> out = exe->run("main", in);
+      std::vector<Tensor> out = session->step(in);
       double dt = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
       if (s >= o->warmup) ms.push_back(dt);
-      // Feed updated parameters and optimizer state back, as training does.
-      size_t p = 0, q = 0;
-      for (size_t k = 0; k < m.outputs.size(); ++k) {
-        const auto& ti = m.outputs[k];
-        if (ti.role == "param" && p < param_slot.size())
-          in[param_slot[p++]] = std::move(out[k]);
-        else if (ti.role == "optimizer_state" && q < opt_slot.size())
-          in[opt_slot[q++]] = std::move(out[k]);
-        else if (ti.role == "loss")
-          loss = out[k].as_double(0);
-      }
+      if (loss_out < out.size()) loss = out[loss_out].as_double(0);
       if (s == 0) first_loss = loss;
     }
     rusage ru{};

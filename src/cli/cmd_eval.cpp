@@ -1,5 +1,5 @@
 // `netspec eval NET|FILE.json --checkpoint PATH [--dataset NAME] [--data DIR] [--batch B]
-// [--backend cpu|ref]`: loads the parameters and BN running statistics from a checkpoint (last
+// [--backend cpu|ref|xla]`: loads the parameters and BN running statistics from a checkpoint (last
 // or best) and prints the test split's loss, top-1, top-5 (when classes > 5) and sample count.
 #include <iostream>
 
@@ -19,6 +19,7 @@ namespace {
 void register_eval_command(CLI::App& app) {
   struct Opts {
     std::string net, checkpoint, dataset, data, backend = "cpu";
+    exec::BackendOptions engine;
     int batch = 0;
   };
   auto o = std::make_shared<Opts>();
@@ -29,14 +30,14 @@ void register_eval_command(CLI::App& app) {
   cmd->add_option("--dataset", o->dataset, "fashion-mnist | mnist | ... (default: the spec's)");
   cmd->add_option("--data", o->data, "dataset directory (default: the Debian package's)");
   cmd->add_option("--batch", o->batch, "evaluation batch size (default: the spec's)");
-  cmd->add_option("--backend", o->backend, "cpu | ref")->capture_default_str();
+  add_backend_options(cmd, o->backend, o->engine);
   cmd->callback([o] {
     SpecFile spec = resolve_net(o->net);
     TrainConfig c = spec.train.value_or(TrainConfig{});
     if (!o->dataset.empty()) c.dataset = train::parse_dataset(o->dataset);
     if (o->batch > 0) c.batchSize = o->batch;
     ParamTable table = build_param_table(spec.net);
-    auto backend = exec::make_backend(o->backend);
+    auto backend = exec::make_backend(o->backend, o->engine);
     train::Evaluator ev(spec.net, c.batchSize, *backend, &table);
     train::TrainState s =
         train::make_state(train::init_params(table, c.init, 0), {}, ev.manifest());

@@ -56,6 +56,7 @@ Tensor load_input(const std::string& path, const Shape& in, DatasetKind kind, do
 void register_predict_command(CLI::App& app) {
   struct Opts {
     std::string net, checkpoint, dataset, backend = "cpu";
+    exec::BackendOptions engine;
     std::vector<std::string> inputs;
     int top = 5;
   };
@@ -67,7 +68,7 @@ void register_predict_command(CLI::App& app) {
   cmd->add_option("--dataset", o->dataset,
                   "dataset the net was trained on: class names, normalisation (default: spec's)");
   cmd->add_option("--top", o->top, "probabilities shown per input")->capture_default_str();
-  cmd->add_option("--backend", o->backend, "cpu | ref")->capture_default_str();
+  add_backend_options(cmd, o->backend, o->engine);
   cmd->callback([o] {
     SpecFile spec = resolve_net(o->net);
     TrainConfig c = spec.train.value_or(TrainConfig{});
@@ -79,7 +80,7 @@ void register_predict_command(CLI::App& app) {
     } catch (const Error&) {
       // datasets without fixed names (image folders): indices are printed
     }
-    auto backend = exec::make_backend(o->backend);
+    auto backend = exec::make_backend(o->backend, o->engine);
     const int64_t n = static_cast<int64_t>(o->inputs.size());
     train::Evaluator ev(spec.net, n, *backend, &table);
     train::TrainState s =

@@ -22,6 +22,7 @@ struct RunArgs {
   std::vector<std::string> inputs;
   std::string output_dir;
   std::string backend = "cpu";
+  exec::BackendOptions engine;
   int replicas = 1;
   bool split = false;
   RunLimitArgs limits;
@@ -58,7 +59,9 @@ void run_module(const RunArgs& a, std::shared_ptr<const hlo::Module> module, con
   const hlo::Func* f = module->entry(a.entry);
   std::vector<Tensor> inputs;
   for (const auto& p : a.inputs) inputs.push_back(read_npy(p));
-  auto backend = exec::make_backend(a.backend);
+  exec::BackendOptions engine = a.engine;
+  if (engine.devices <= 0) engine.devices = a.replicas;  // xla: one PJRT device per replica
+  auto backend = exec::make_backend(a.backend, engine);
   auto exe = backend->load(module);
   if (a.replicas == 1) {
     emit_results(exe->run(f->name, inputs), out_dir, label);
@@ -104,16 +107,14 @@ void run_command(const RunArgs& a) {
 
 void register_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
-  auto* cmd = app.add_subcommand("run", "Run a function of a StableHLO module on a CPU executor");
+  auto* cmd = app.add_subcommand("run", "Run a function of a StableHLO module on an executor (cpu, ref, xla, iree)");
   cmd->add_option("file", args->file, "StableHLO text file (.mlir), pretty or generic form")->required();
   cmd->add_option("--entry", args->entry, "Function to run (default: main, else the only public function)");
   cmd->add_option("--input", args->inputs, "Input .npy file, one per argument in order (repeatable)");
   cmd->add_option("--output-dir", args->output_dir,
                   "Write results as DIR/result<i>.npy (replicas: DIR/replica<r>/..., --split: DIR/part<k>/...); "
                   "default: print shapes and leading values");
-  cmd->add_option("--backend", args->backend, "Executor: ref (reference, the oracle) or cpu (fast)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"ref", "cpu"}));
+  add_backend_options(cmd, args->backend, args->engine);
   cmd->add_option("--replicas", args->replicas,
                   "Run N replicas on N threads (all_reduce combines them); inputs are shared, or give N x args inputs")
       ->capture_default_str();

@@ -1,6 +1,6 @@
 // `netspec train NET|FILE.json [--dataset NAME] [--data DIR] [--epochs N] [--batch B] [--lr X]
 // [--optimizer NAME] [--schedule NAME] [--config FILE.json] [--run-dir DIR] [--seed S]
-// [--backend cpu|ref] [--set field=value]... [--limit N]`. The TrainConfig is the spec's "train"
+// [--backend cpu|ref|xla] [--set field=value]... [--limit N]`. The TrainConfig is the spec's "train"
 // object, then --config, then the flags, then each --set in order; it is validated before the
 // run directory is touched. SIGINT/SIGTERM: the step finishes, `last` is saved, exit 130.
 #include <unistd.h>
@@ -24,13 +24,14 @@ namespace netspec::cli {
 void register_train_command(CLI::App& app) {
   struct Opts {
     std::string net, dataset, data, optimizer, schedule, config, run_dir, backend = "cpu";
+    exec::BackendOptions engine;
     std::vector<std::string> sets;
     int epochs = 0, batch = 0, seed = -1;
     double lr = 0;
     int64_t limit = 0;
   };
   auto o = std::make_shared<Opts>();
-  CLI::App* cmd = app.add_subcommand("train", "Train a network on a dataset (CPU executor)");
+  CLI::App* cmd = app.add_subcommand("train", "Train a network on a dataset (--backend cpu, ref or xla)");
   cmd->add_option("net", o->net, "zoo net name or a spec .json file")->required();
   cmd->add_option("--dataset", o->dataset, "fashion-mnist | mnist | ... (default: the spec's)");
   cmd->add_option("--data", o->data,
@@ -47,10 +48,15 @@ void register_train_command(CLI::App& app) {
   cmd->add_option("--run-dir", o->run_dir,
                   "checkpoints (last, best), config.json, metrics.csv/.jsonl, loss.png; resumes");
   cmd->add_option("--seed", o->seed, "seed for init and shuffling (default: the spec's)");
-  cmd->add_option("--backend", o->backend, "cpu | ref")->capture_default_str();
+  add_backend_options(cmd, o->backend, o->engine);
   cmd->add_option("--limit", o->limit, "use only the first N training samples");
   cmd->footer("\n" + train::config_help());
   cmd->callback([o] {
+    // IREE's PyPI tools run one process per call: the state would cross files every step.
+    if (o->backend == "iree")
+      fail("train",
+           "--backend iree cannot keep training state between steps with IREE's command-line "
+           "tools (docs/engines.md); use --backend xla or cpu");
     SpecFile spec = resolve_net(o->net);
     TrainConfig c = spec.train.value_or(TrainConfig{});
     if (!o->config.empty()) train::apply_config_file(c, o->config);
@@ -88,6 +94,7 @@ void register_train_command(CLI::App& app) {
     train::TrainOptions to;
     to.run_dir = o->run_dir;
     to.backend = o->backend;
+    to.backend_options = o->engine;
     to.log = &std::cout;
     to.tty = report::is_terminal(STDOUT_FILENO);
     to.table = &table;

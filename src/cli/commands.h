@@ -4,9 +4,16 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
+#include "exec/backend.h"
+
 namespace netspec::cli {
+
+// Adds --backend (a registered backend: ref, cpu, xla, iree) and the xla backend's
+// --pjrt-plugin PATH / --pjrt-devices N to a command (backend_options.cpp).
+void add_backend_options(CLI::App* cmd, std::string& backend, exec::BackendOptions& opts);
 
 void register_run_command(CLI::App& app);
 void register_summary_command(CLI::App& app);

@@ -2,12 +2,92 @@
 
 #include <fmt/format.h>
 
-namespace netspec::exec {
+#include <map>
 
-std::unique_ptr<Backend> make_backend(std::string_view name) {
-  if (name == "ref") return make_ref_backend();
-  if (name == "cpu") return make_cpu_backend();
-  fail("backend", "unknown backend '{}' (known: ref, cpu)", name);
+namespace netspec::exec {
+namespace {
+
+std::map<std::string, BackendFactory, std::less<>>& registry() {
+  static std::map<std::string, BackendFactory, std::less<>> r;
+  return r;
+}
+
+// State held as host tensors: each step fills the state inputs, runs, keeps the fed outputs.
+class HostSession final : public Session {
+ public:
+  HostSession(Executable& exe, std::string entry, std::vector<Feedback> fb)
+      : exe_(exe), entry_(std::move(entry)), fb_(std::move(fb)) {}
+
+  void set_state(size_t input, const Tensor& t) override {
+    const size_t k = slot(input);
+    state_[k] = t;
+    set_[k] = true;
+  }
+
+  std::vector<Tensor> step(const std::vector<Tensor>& inputs) override {
+    std::vector<Tensor> in = inputs;
+    for (size_t k = 0; k < fb_.size(); ++k) {
+      if (fb_[k].input >= in.size())
+        fail("session", "state input {} is past the {} inputs given", fb_[k].input, in.size());
+      if (k >= set_.size() || !set_[k])
+        fail("session", "state input {} was never set", fb_[k].input);
+      in[fb_[k].input] = state_[k];
+    }
+    std::vector<Tensor> out = exe_.run(entry_, in);
+    for (size_t k = 0; k < fb_.size(); ++k)
+      if (fb_[k].output != Feedback::kKeep) state_[k] = std::move(out.at(fb_[k].output));
+    for (const Feedback& f : fb_)
+      if (f.output != Feedback::kKeep) out.at(f.output) = Tensor();
+    return out;
+  }
+
+  Tensor state(size_t input) override { return state_.at(slot(input)); }
+
+ private:
+  size_t slot(size_t input) {
+    for (size_t k = 0; k < fb_.size(); ++k)
+      if (fb_[k].input == input) {
+        if (state_.size() != fb_.size()) {
+          state_.resize(fb_.size());
+          set_.resize(fb_.size());
+        }
+        return k;
+      }
+    fail("session", "input {} is not a state input", input);
+  }
+  Executable& exe_;
+  std::string entry_;
+  std::vector<Feedback> fb_;
+  std::vector<Tensor> state_;
+  std::vector<bool> set_;
+};
+
+}  // namespace
+
+std::unique_ptr<Session> Executable::open_session(std::string_view entry,
+                                                  std::vector<Feedback> feedback) {
+  return std::make_unique<HostSession>(*this, std::string(entry), std::move(feedback));
+}
+
+BackendRegistrar::BackendRegistrar(const char* name, BackendFactory factory) {
+  registry()[name] = std::move(factory);
+}
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> v;
+  for (const auto& [n, f] : registry()) v.push_back(n);
+  return v;
+}
+
+std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& opts) {
+  auto it = registry().find(name);
+  if (it != registry().end()) return it->second(opts);
+  if (name == "xla")
+    fail("backend",
+         "netspec was built without PJRT support (the xla backend needs "
+         "xla/pjrt/c/pjrt_c_api.h at build time: run scripts/install-engines.sh, then "
+         "reconfigure with cmake)");
+  fail("backend", "unknown backend '{}' (known: {})", name, fmt::join(backend_names(), ", "));
 }
 
 void check_inputs(const hlo::Func& f, const std::vector<Tensor>& inputs) {

@@ -1,8 +1,11 @@
 // The executor interface. A Backend loads a verified Module into an Executable, which runs one
 // function on host tensors and returns host tensors. `ref` is the definition (obvious per-element
-// code, the oracle); `cpu` is the fast one (planned, arena-backed, oneDNN for contractions).
-// Replicated runs execute N copies on N threads; all_reduce combines across them.
+// code, the oracle); `cpu` is the fast one (planned, arena-backed, oneDNN for contractions); `xla`
+// runs the printed module through a PJRT plugin (exec/pjrt); `iree` through IREE's tools.
+// Replicated runs execute N copies (threads, or N devices); all_reduce combines across them.
+// A Session keeps a function's state (e.g. parameters) where the backend holds it between calls.
 #pragma once
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -14,6 +17,28 @@
 
 namespace netspec::exec {
 
+// Output `output` of one call becomes input `input` of the next; output kKeep: the input is
+// state that no output replaces (e.g. parameters during evaluation).
+struct Feedback {
+  static constexpr size_t kKeep = static_cast<size_t>(-1);
+  size_t input = 0, output = 0;
+};
+
+// A stateful run of one function. The fed-back inputs ("state") live in the backend between
+// calls (host tensors for ref/cpu, device buffers for xla): only the other inputs go in and only
+// the other outputs come out per step. State must be set once before the first step.
+class Session {
+ public:
+  virtual ~Session() = default;
+  // Sets state input `input` (one of the feedback inputs) from the host.
+  virtual void set_state(size_t input, const Tensor& t) = 0;
+  // One call. `inputs` has one entry per function argument; entries at state inputs are ignored
+  // (pass empty Tensors). Returns one entry per output; the fed-back ones are empty Tensors.
+  virtual std::vector<Tensor> step(const std::vector<Tensor>& inputs) = 0;
+  // The current value of state input `input`, copied to the host.
+  virtual Tensor state(size_t input) = 0;
+};
+
 class Executable {
  public:
   virtual ~Executable() = default;
@@ -21,8 +46,17 @@ class Executable {
   // mistyped input throws an Error naming the argument and its expected type.
   virtual std::vector<Tensor> run(std::string_view entry, const std::vector<Tensor>& inputs) = 0;
   // Runs `entry` as inputs.size() replicas in parallel threads (replica id = index).
-  virtual std::vector<std::vector<Tensor>> run_replicated(std::string_view entry,
-                                                          const std::vector<std::vector<Tensor>>& inputs) = 0;
+  virtual std::vector<std::vector<Tensor>> run_replicated(
+      std::string_view entry, const std::vector<std::vector<Tensor>>& inputs) = 0;
+  // A session over `entry`; the default keeps the state as host tensors and calls run().
+  virtual std::unique_ptr<Session> open_session(std::string_view entry,
+                                                std::vector<Feedback> feedback);
+};
+
+// Options a backend may read; each ignores what it does not use.
+struct BackendOptions {
+  std::string pjrt_plugin;  // xla: plugin .so (else $NETSPEC_PJRT_PLUGIN, else the install dir)
+  int devices = 0;  // xla on a CPU plugin: in-process devices (0: 1, or $NETSPEC_PJRT_DEVICES)
 };
 
 class Backend {
@@ -32,10 +66,21 @@ class Backend {
   virtual std::unique_ptr<Executable> load(std::shared_ptr<const hlo::Module> module) = 0;
 };
 
-// "ref" or "cpu"; throws an Error listing the known names otherwise.
-std::unique_ptr<Backend> make_backend(std::string_view name);
-std::unique_ptr<Backend> make_ref_backend();
-std::unique_ptr<Backend> make_cpu_backend();
+using BackendFactory = std::function<std::unique_ptr<Backend>(const BackendOptions&)>;
+
+// Each backend registers itself (NETSPEC_REGISTER_BACKEND in its own file), so this library
+// depends on none of them; binaries link the backends whole-archive (CMake: netspec_backends).
+struct BackendRegistrar {
+  BackendRegistrar(const char* name, BackendFactory factory);
+};
+#define NETSPEC_REGISTER_BACKEND(name, factory) \
+  static const ::netspec::exec::BackendRegistrar backend_registrar_##name{#name, factory};
+
+// A registered backend by name ("ref", "cpu", "xla", "iree"); throws an Error listing the
+// registered names otherwise (and saying so when xla was left out of the build).
+std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& opts = {});
+// Registered names, sorted.
+std::vector<std::string> backend_names();
 
 // Checks inputs against a function signature ("[run] argument 1 (%arg1) expects tensor<4xf32>,
 // got tensor<3xf32>"). Shared by the backends.

@@ -82,11 +82,30 @@ EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<
                            const data::Dataset& ds) const {
   data::Loader ld(ds, batch_, false, 0);
   ld.start_epoch(0);
+  // Parameters and running statistics are session state, set once per evaluation (on xla they
+  // stay on the device); only the batches go in.
+  std::vector<exec::Feedback> keep;
+  std::vector<Tensor> in(manifest_.inputs.size());
+  size_t pi = 0, ri = 0, xi = in.size();
+  for (size_t k = 0; k < manifest_.inputs.size(); ++k) {
+    const auto& ti = manifest_.inputs[k];
+    if (ti.role == "param" || ti.role == "bn_running_stat")
+      keep.push_back({k, exec::Feedback::kKeep});
+    else if (ti.role == "input")
+      xi = k;
+    else
+      fail("eval", "eval input '{}' has unknown role {}", ti.name, ti.role);
+  }
+  auto session = exe_->open_session("main", keep);
+  for (size_t k = 0; k < manifest_.inputs.size(); ++k)
+    if (k != xi)
+      session->set_state(k,
+                         manifest_.inputs[k].role == "param" ? params.at(pi++) : running.at(ri++));
   Scorer s;
   for (int64_t b = 0; b < ld.num_batches(); ++b) {
-    Tensor x, y;
-    int64_t n = ld.batch(b, x, y);
-    s.add(logits(params, running, x), y, n);
+    Tensor y;
+    int64_t n = ld.batch(b, in.at(xi), y);
+    s.add(std::move(session->step(in).at(0)), y, n);
   }
   return s.result();
 }

@@ -182,6 +182,50 @@ double class_ce_and_grad(const Tensor& logits, const Tensor& labels, double eps,
   return loss / static_cast<double>(b);
 }
 
+// Opens the session on the first full-batch step (state from s) and sets it again from s when
+// a different TrainState is passed (s is then the truth).
+void Stepper::bind(TrainState& s, const Module& fm) {
+  if (session_ && bound_ == &s) return;
+  if (!session_) {
+    const emit::Manifest& m = fm.manifest;
+    std::vector<size_t> p_in, o_in;
+    for (size_t k = 0; k < m.inputs.size(); ++k) {
+      if (m.inputs[k].role == "param") p_in.push_back(k);
+      if (m.inputs[k].role == "optimizer_state") o_in.push_back(k);
+    }
+    size_t pi = 0, si = 0;
+    for (size_t k = 0; k < m.outputs.size(); ++k) {
+      const std::string& role = m.outputs[k].role;
+      if (role == "param" && pi < p_in.size()) {
+        feedback_.push_back({p_in[pi], k});
+        state_src_.emplace_back('p', pi++);
+      } else if (role == "optimizer_state" && si < o_in.size()) {
+        feedback_.push_back({o_in[si], k});
+        state_src_.emplace_back('o', si++);
+      }
+    }
+    if (pi != p_in.size() || si != o_in.size())
+      fail("train", "train_step returns {} of {} params and {} of {} optimizer states", pi,
+           p_in.size(), si, o_in.size());
+    session_ = fm.exe->open_session("main", feedback_);
+  }
+  for (size_t k = 0; k < feedback_.size(); ++k) {
+    const auto& [kind, i] = state_src_[k];
+    session_->set_state(feedback_[k].input, kind == 'p' ? s.params.at(i) : s.opt.at(i));
+  }
+  bound_ = &s;
+  stale_ = false;
+}
+
+void Stepper::sync(TrainState& s) {
+  if (!session_ || !stale_ || bound_ != &s) return;
+  for (size_t k = 0; k < feedback_.size(); ++k) {
+    const auto& [kind, i] = state_src_[k];
+    (kind == 'p' ? s.params : s.opt).at(i) = session_->state(feedback_[k].input);
+  }
+  stale_ = false;
+}
+
 double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
                      double lr, int64_t step) {
   if (xs.empty() || xs.size() > static_cast<size_t>(accum_) || ys.size() != xs.size())
@@ -190,7 +234,12 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
   const Tensor lr_t = Tensor::scalar_f32(static_cast<float>(lr));
   const Tensor step_t = Tensor::from<int64_t>(DType::kI32, {}, {step});
   if (accum_ <= 1) {
+    const bool full = xs[0].shape().at(0) == batch_;
     const Module& fm = *modules(xs[0].shape().at(0)).fused;
+    if (full)
+      bind(s, fm);
+    else
+      sync(s);  // the tail module is fed from the host state
     const emit::Manifest& sm = fm.manifest;
     std::vector<Tensor> in;
     size_t pi = 0, si = 0, mi = 0;
@@ -212,20 +261,25 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
       else
         fail("train", "train_step input '{}' has unknown role {}", ti.name, ti.role);
     }
-    std::vector<Tensor> out = fm.exe->run("main", in);
+    std::vector<Tensor> out = full ? session_->step(in) : fm.exe->run("main", in);
     pi = si = 0;
     size_t bi = 0;
     double loss = 0;
     for (size_t k = 0; k < sm.outputs.size(); ++k) {
       const auto& ti = sm.outputs[k];
-      if (ti.role == "param")
+      if (ti.role == "param" && !full)
         s.params[pi++] = std::move(out[k]);
-      else if (ti.role == "optimizer_state")
+      else if (ti.role == "optimizer_state" && !full)
         s.opt[si++] = std::move(out[k]);
       else if (ti.role == "loss")
         loss = out[k].as_double(0);
       else if (ti.role == "bn_batch_stat")  // ti.count is this batch's n·H·W
         update_running(s, bi, ti, out[k]);
+    }
+    if (full) {
+      stale_ = true;
+    } else if (session_ && bound_ == &s) {
+      bound_ = nullptr;  // the next full step sets the session from s
     }
     return loss;
   }

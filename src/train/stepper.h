@@ -9,6 +9,10 @@
 // Tail batch (PyTorch's drop_last=False): a micro-batch of n < batchSize rows runs on modules
 // emitted at batch n, compiled on first use and kept; their manifests must equal the full-batch
 // ones except for the batch dimension (checked), so params / optimizer state / BN stats carry over.
+// State on the backend: the fused full-batch step runs in an exec::Session whose state is the
+// parameters and optimizer state (device buffers on xla), so s.params / s.opt go stale after a
+// step until sync(s) copies them back (before evaluation and checkpoints). A tail batch syncs,
+// runs on the host-fed tail module and sets the session's state again.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -41,6 +45,9 @@ class Stepper {
   // over them too). `step` is 1-based.
   double step(TrainState& s, const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
               double lr, int64_t step);
+  // Copies the parameters and optimizer state the session holds into s (a no-op when s is
+  // current). Call before reading s.params / s.opt.
+  void sync(TrainState& s);
   // Batch sizes that have modules compiled (batch() always; a tail size once it was used).
   std::vector<int64_t> compiled_batches() const;
 
@@ -59,6 +66,14 @@ class Stepper {
   double bn_momentum_, smoothing_;
   std::map<int64_t, std::unique_ptr<Modules>> by_batch_;
   std::unique_ptr<Module> optimizer_;
+  // The full-batch fused step's session: feedback_[k] is state k, taken from s.params (kind 'p')
+  // or s.opt ('o') at index state_src_[k].second. stale_: s lags the session.
+  std::unique_ptr<exec::Session> session_;
+  std::vector<exec::Feedback> feedback_;
+  std::vector<std::pair<char, size_t>> state_src_;
+  const TrainState* bound_ = nullptr;
+  bool stale_ = false;
+  void bind(TrainState& s, const Module& fm);
   void update_running(TrainState& s, size_t& bi, const emit::TensorInfo& ti, const Tensor& batch);
 };
 

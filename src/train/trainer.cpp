@@ -143,7 +143,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
            tv, nv);
   }
 
-  auto backend = exec::make_backend(o.backend);
+  auto backend = exec::make_backend(o.backend, o.backend_options);
   Stepper stepper(net, c, *backend, &table);
   Evaluator evaluator(net, batch, *backend, &table);
   TrainState s = make_state(init_params(table, c.init, static_cast<uint64_t>(c.seed)),
@@ -258,6 +258,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
       ++s.step;
       if (prog) prog->update(b + 1 - b0, loss_sum / static_cast<double>(samples), run_samples);
       if (stop_requested() && b + 1 < spe) {
+        stepper.sync(s);  // the backend's params / optimizer state into s for the checkpoint
         s.batch_in_epoch = b + 1;
         s.loss_sum = loss_sum;
         if (prog) prog->finish();
@@ -273,6 +274,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
       }
     }
     if (prog) prog->finish();
+    stepper.sync(s);  // evaluation and checkpoints read s.params / s.opt
     s.epoch = epoch;
     s.batch_in_epoch = 0;
     s.loss_sum = 0;

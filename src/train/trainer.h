@@ -46,6 +46,7 @@ struct TrainOptions {
   bool tty = false;                   // progress bar redrawn in place (else plain periodic lines)
   double progress_every_s = 10;       // plain progress line period; < 0: none
   const ParamTable* table = nullptr;  // build_param_table(spec.net) if the caller has it
+  exec::BackendOptions backend_options{};  // xla: plugin path, devices
 };
 
 struct EpochMetrics {

@@ -64,8 +64,9 @@ TEST(CompileCommand, NotInstalledSaysSoAndExits2) {
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find(kMessage), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("scripts/install-oracles.sh"), std::string::npos) << r.out;
-  // An empty PATH alone: not installed unless BUILD_DIR/venv/bin holds it.
-  if (!fs::exists(fs::path(NETSPEC_BINARY_DIR) / "venv/bin/iree-compile")) {
+  // An empty PATH alone: not installed unless BUILD_DIR/venv/bin or engines/venv/bin holds it.
+  if (!fs::exists(fs::path(NETSPEC_BINARY_DIR) / "venv/bin/iree-compile") &&
+      !fs::exists(fs::path(NETSPEC_BINARY_DIR) / "engines/venv/bin/iree-compile")) {
     r = run_netspec("PATH= NETSPEC_IREE_COMPILE=", args);
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_NE(r.out.find(kMessage), std::string::npos) << r.out;

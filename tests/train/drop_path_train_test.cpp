@@ -59,6 +59,7 @@ TrainRun train(int seed, double drop_path, double dropout, int steps = 4) {
     Tensor y = Tensor::from<int32_t>(DType::kI32, {8}, {0, 1, 2, 0, 1, 2, 0, 1});
     r.losses.push_back(st.step(s, {x}, {y}, 1e-2, k));
   }
+  st.sync(s);
   r.params = s.params;
   return r;
 }

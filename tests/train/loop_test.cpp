@@ -209,6 +209,7 @@ TEST(Loop, GradAccumEqualsOneBigBatch) {
       double lb = sa.step(b, {x0, x1}, {y0, y1}, 0.05, step);
       EXPECT_NEAR(la, lb, 1e-5) << enum_name(opt) << " step " << step;
     }
+    sb.sync(a);
     const double tol = opt == OptimizerKind::sgd ? 1e-6 : 1e-4;
     double worst = 0, moved = 0;
     for (size_t i = 0; i < a.params.size(); ++i)

@@ -279,8 +279,8 @@ bool all_tensors(const hlo::Op& op) {
 }  // namespace netspec::exec::cpu
 
 namespace netspec::exec {
-std::unique_ptr<Backend> make_cpu_backend() {
+NETSPEC_REGISTER_BACKEND(cpu, [](const BackendOptions&) -> std::unique_ptr<Backend> {
   cpu::tune_malloc_once();
   return std::make_unique<cpu::CpuBackend>();
-}
+})
 }  // namespace netspec::exec

@@ -47,6 +47,8 @@ class RefBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_ref_backend() { return std::make_unique<RefBackend>(); }
+NETSPEC_REGISTER_BACKEND(ref, [](const BackendOptions&) -> std::unique_ptr<Backend> {
+  return std::make_unique<RefBackend>();
+})
 
 }  // namespace netspec::exec

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# GPU check (issue 15), run on the GPU machine from the repository root with build/gpu-pack
+# carried (bench/gpu/pack.sh prepares it here): netspec --backend xla through the machine's
+# preinstalled CUDA PJRT plugin (jax-cuda13-pjrt) beside the same models in PyTorch eager,
+# torch.compile and JAX (bench/gpu/jax_reference.py, same XLA), then the first steps' losses of
+# --backend xla against --backend cpu on the same synthetic data. Under 8 minutes; every part
+# has its own timeout so one hang cannot eat the rest. Writes ${OUT:-/tmp}/gpu-check.log (and
+# stderr).
+#   run: bench/gpu/check.sh            carry: build/gpu-pack
+# Knobs (for a dry run on a CPU machine): GPU_CHECK_PLUGIN (a PJRT plugin .so), GPU_CHECK_SIZE
+# (resnet50's image side, default 224), GPU_CHECK_BATCH (default 128), GPU_CHECK_STEPS (default 20),
+# GPU_CHECK_DEVICE (torch device, default cuda), PYTHON (default python3).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+log=${OUT:-/tmp}/gpu-check.log
+: >"$log"
+say() { echo "$*" | tee -a "$log" >&2; }
+py=${PYTHON:-python3}
+size=${GPU_CHECK_SIZE:-224}
+batch=${GPU_CHECK_BATCH:-128}
+steps=${GPU_CHECK_STEPS:-20}
+tdev=${GPU_CHECK_DEVICE:-cuda}
+pack=build/gpu-pack
+[[ -x $pack/bin/netspec ]] || { say "check: no $pack/bin/netspec (bench/gpu/pack.sh)"; exit 1; }
+export LD_LIBRARY_PATH="$PWD/$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export NETSPEC_MODELS_DIR="$PWD/models"
+ns=$PWD/$pack/bin/netspec
+
+# The CUDA plugin jax-cuda13-pjrt (or 12) installed: jax_plugins/xla_cuda13/xla_cuda_plugin.so.
+plugin=${GPU_CHECK_PLUGIN:-}
+if [[ -z $plugin ]]; then
+  plugin=$("$py" - <<'PY' 2>/dev/null
+import glob, importlib.util, os
+for name in ("jax_plugins.xla_cuda13", "jax_plugins.xla_cuda12"):
+    try:
+        spec = importlib.util.find_spec(name)
+    except ModuleNotFoundError:
+        spec = None
+    if spec and spec.submodule_search_locations:
+        for d in spec.submodule_search_locations:
+            hits = glob.glob(os.path.join(d, "xla_cuda_plugin.so"))
+            if hits:
+                print(hits[0]); raise SystemExit
+PY
+)
+fi
+[[ -n $plugin && -f $plugin ]] || { say "check: no CUDA PJRT plugin found (jax-cuda13-pjrt)"; exit 1; }
+say "== $(date -u +%FT%TZ) gpu check; plugin $plugin"
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$log" >&2
+say "$(lscpu | grep -m1 'Model name')"
+
+run() {  # run SECONDS CMD...: one part, its output into the log; skipped past 7.5 minutes
+  local t=$1; shift
+  if (( SECONDS + 10 > 450 )); then say "skipped (the 8-minute budget is spent): $*"; return; fi
+  (( SECONDS + t > 470 )) && t=$(( 470 - SECONDS ))
+  say "\$ $*"
+  timeout "$t" "$@" 2>&1 | grep -v '^I0000\|^WARNING: All log messages' | tail -4 | tee -a "$log" >&2
+  local rc=${PIPESTATUS[0]}
+  [[ $rc == 0 ]] || say "   (exit $rc)"
+}
+
+# vit-tiny's spec fixes its patch count (224/16 = 14x14): GPU_CHECK_SIZE applies to resnet50 only.
+side() { [[ $1 == vit-tiny ]] && echo 224 || echo "$size"; }
+for m in resnet50 vit-tiny; do
+  opt=$([[ $m == resnet50 ]] && echo sgd || echo adamw)
+  s=$(side "$m")
+  run 120 "$ns" bench "$m" --batch "$batch" --optimizer "$opt" --input "3x${s}x${s}" \
+    --steps "$steps" --warmup 3 --backend xla --pjrt-plugin "$plugin"
+  run 120 "$py" bench/gpu/jax_reference.py --model "$m" --batch "$batch" --size "$s" \
+    --steps "$steps" --warmup 3
+  run 60 "$py" bench/gpu/torch_reference.py --model "$m" --batch "$batch" --size "$s" \
+    --steps "$steps" --warmup 3 --device "$tdev"
+  run 90 "$py" bench/gpu/torch_reference.py --model "$m" --compile --batch "$batch" \
+    --size "$s" --steps "$steps" --warmup 3 --device "$tdev"
+done
+
+# Same synthetic data and initial parameters (netspec bench's seed): the first step's loss and
+# the loss after 3 steps on xla must equal cpu's within f32 tolerance (relative 1e-3).
+for m in resnet50 vit-tiny; do
+  opt=$([[ $m == resnet50 ]] && echo sgd || echo adamw)
+  s=$(side "$m")
+  for b in cpu xla; do
+    run 60 "$ns" bench "$m" --batch 4 --optimizer "$opt" --input "3x${s}x${s}" --steps 2 \
+      --warmup 1 --backend "$b" --pjrt-plugin "$plugin"
+    grep -o 'loss [-0-9.e+]* -> [-0-9.e+]*' "$log" | tail -1 >"/tmp/gpu-check-$m-$b"
+  done
+  read -r _ c1 _ c3 <"/tmp/gpu-check-$m-cpu" || true
+  read -r _ x1 _ x3 <"/tmp/gpu-check-$m-xla" || true
+  say "$m losses cpu $c1 -> $c3, xla $x1 -> $x3: $(awk -v a="$c1" -v b="$x1" -v c="$c3" \
+    -v d="$x3" 'function ok(p, q) { return p != "" && q != "" && (p - q) ^ 2 <= (1e-3 * p) ^ 2 }
+    BEGIN { print (ok(a, b) && ok(c, d)) ? "EQUAL within 1e-3" : "DIFFERENT" }')"
+done
+say "== done $(date -u +%FT%TZ)"
