@@ -11,7 +11,7 @@ build_dir=${1:-build}
 packages=(
   build-essential cmake ninja-build ccache pkg-config
   libeigen3-dev libdnnl-dev libopenblas-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-  zlib1g-dev libgtest-dev libpng-dev libjpeg62-turbo-dev
+  zlib1g-dev libgtest-dev libpng-dev libjpeg62-turbo-dev libgloo-dev
   python3 python3-venv python3-numpy
   python3-torchvision
   dataset-fashion-mnist

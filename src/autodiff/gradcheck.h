@@ -34,6 +34,10 @@ struct GradcheckOptions {
   // 0 (a bias or BN β feeding conv + BN, which cancels any per-channel shift), the relative error
   // of two rounding-noise numbers means nothing. 0: off (relative check only).
   double zero_abs = 0;
+  // > 1: the function runs replicated (run_replicated; all_reduce meets across the replicas).
+  // Each replica gets its own inputs and cotangent; replica r's input gradient is compared with
+  // finite differences of Σ_s <ybar_s, f_s> when only replica r's copy of the input moves.
+  int replicas = 1;
 };
 
 struct InputReport {

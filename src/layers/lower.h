@@ -55,6 +55,8 @@ struct LowerCtx {
   const std::vector<Value*>* history = nullptr;
   // A layer that defines the net's CAM features (a detector head) stores them here.
   Value** cam_features = nullptr;
+  // Sync-BN (sync_bn.cpp): > 1 sums BN statistics over that many replicas with all_reduce.
+  int64_t bn_sync_replicas = 1;
 
   // Next parameter / running stat in order; fails naming the layer when the slice runs out.
   Value* next_param();
@@ -113,6 +115,10 @@ Value* conv(LowerCtx& c, Value* x, Value* w, int64_t stride, Padding pad);
 // BatchNorm (batch_norm.cpp) over all dims but 1 (channels): train uses the batch mean and
 // biased variance and reports them to c.batch_stats; eval uses the next running stats.
 Value* batch_norm(LowerCtx& c, Value* x, Value* gamma, Value* beta);
+// Sync-BN (sync_bn.cpp): a per-channel partial sum made global (all_reduce over the replicas when
+// c.bn_sync_replicas > 1, else itself), and the element count it then covers (count·replicas).
+Value* bn_replica_sum(LowerCtx& c, Value* partial_sum);
+int64_t bn_replica_count(const LowerCtx& c, int64_t local_count);
 // LayerNorm of x over dim `fd` (biased variance, eps NetSpec::lnEps), γ/β of x's size along fd
 // (layer_norm.cpp).
 Value* layer_norm(LowerCtx& c, Value* x, Value* gamma, Value* beta, int64_t fd);

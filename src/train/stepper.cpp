@@ -23,15 +23,23 @@ struct Stepper::Modules {
   std::unique_ptr<Module> fused, forward, vjp;
 };
 
-Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be)
+Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be,
+                 const DataParallel& dp)
     : net_(net),
       config_(c),
       backend_(be),
+      dp_(dp),
       accum_(c.gradAccumSteps),
       batch_(c.batchSize),
       seed_(static_cast<uint64_t>(c.seed)),
       bn_momentum_(c.bnMomentum),
       smoothing_(c.labelSmoothing) {
+  if (dp_.replicas > 1 && accum_ > 1)
+    fail("train", "data-parallel replicas ({}) with gradAccumSteps > 1 (got {}): set one to 1",
+         dp_.replicas, accum_);
+  if (dp_.replicas > 1 && batch_ % dp_.replicas != 0)
+    fail("train", "batchSize {} does not divide into {} replicas (a shard each)", batch_,
+         dp_.replicas);
   if (accum_ > 1) {
     // The forward / vjp modules take no keep masks: dropout would silently be off.
     if (c.dropPath > 0 || c.dropout > 0)
@@ -57,7 +65,10 @@ const Stepper::Modules& Stepper::modules(int64_t n) {
   if (it != by_batch_.end()) return *it->second;
   if (n < 1 || n > batch_)
     fail("train", "micro-batch of {} samples (expected 1..{}, the batchSize)", n, batch_);
-  const emit::EmitOptions eo = emit::EmitOptions::from_train(config_, n);
+  if (n % dp_.replicas != 0)
+    fail("train", "batch of {} samples does not divide into {} replicas", n, dp_.replicas);
+  emit::EmitOptions eo = emit::EmitOptions::from_train(config_, n / dp_.replicas);
+  eo.replicas = dp_.replicas;
   auto m = std::make_unique<Modules>();
   if (accum_ <= 1) {
     m->fused = std::make_unique<Module>(net_, ModuleKind::train_step, eo, backend_);
@@ -67,7 +78,9 @@ const Stepper::Modules& Stepper::modules(int64_t n) {
   }
   if (n != batch_) {
     const Modules& full = modules(batch_);
-    if (m->fused) check_tail_manifest(full.fused->manifest, m->fused->manifest, batch_, n);
+    if (m->fused)  // data parallel: the manifests hold the per-replica shard sizes
+      check_tail_manifest(full.fused->manifest, m->fused->manifest, batch_ / dp_.replicas,
+                          n / dp_.replicas);
     if (m->forward) check_tail_manifest(full.forward->manifest, m->forward->manifest, batch_, n);
     if (m->vjp) check_tail_manifest(full.vjp->manifest, m->vjp->manifest, batch_, n);
   }
@@ -203,12 +216,13 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
         in.push_back(lr_t);
       else if (ti.name == "step")
         in.push_back(step_t);
-      else if (ti.role == "mask")  // shaped by this batch's manifest: [n] / [n, F] on a tail
-        in.push_back(draw_keep_mask(ti, seed_, step, mi++));
+      else if (ti.role == "mask")  // [n] / [n, F] at this (global) batch, sharded with x
+        in.push_back(draw_keep_mask(global_info(ti, dp_.replicas), seed_, step, mi++));
       else
         fail("train", "train_step input '{}' has unknown role {}", ti.name, ti.role);
     }
-    std::vector<Tensor> out = fm.exe->run("main", in);
+    std::vector<Tensor> out =
+        dp_.replicas > 1 ? run_data_parallel(*fm.exe, sm, in, dp_) : fm.exe->run("main", in);
     pi = si = 0;
     size_t bi = 0;
     double loss = 0;

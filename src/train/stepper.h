@@ -21,12 +21,16 @@
 #include "spec/layer.h"
 #include "spec/train_config.h"
 #include "train/checkpoint.h"
+#include "train/data_parallel.h"
 
 namespace netspec::train {
 
 class Stepper {
  public:
-  Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& backend);
+  // dp.replicas > 1: the fused train step runs data parallel on shards of each batch
+  // (data_parallel.h); a batch must then divide by the replicas.
+  Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& backend,
+          const DataParallel& dp = {});
   ~Stepper();
   int accum() const { return accum_; }
   int64_t batch() const { return batch_; }
@@ -49,6 +53,7 @@ class Stepper {
   NetSpec net_;
   TrainConfig config_;
   exec::Backend& backend_;
+  DataParallel dp_;
   int accum_;
   int64_t batch_;
   uint64_t seed_;

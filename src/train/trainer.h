@@ -18,6 +18,7 @@
 #include "data/datasets.h"
 #include "spec/param_table.h"
 #include "spec/spec_json.h"
+#include "train/data_parallel.h"
 #include "train/evaluate.h"
 
 namespace netspec::train {
@@ -45,6 +46,10 @@ struct TrainOptions {
   std::ostream* log = nullptr;   // resume/epoch lines and progress; nullptr: silent
   bool tty = false;              // progress bar redrawn in place (else plain periodic lines)
   double progress_every_s = 10;  // plain progress line period; < 0: none
+  // Data parallel (data_parallel.h): R replica threads, or one replica per process (comm set;
+  // only rank 0 gets a run_dir and a log, every rank takes rank 0's state at the start). A tail
+  // batch that does not divide by R loses its last (n mod R) samples.
+  DataParallel dp = {};
 };
 
 struct EpochMetrics {
