@@ -36,6 +36,9 @@ int launch(int nproc, const std::string& addr, int port, const std::vector<std::
     pid_t pid = ::fork();
     if (pid < 0) fail("launch", "fork failed for rank {} ({})", r, std::strerror(errno));
     if (pid == 0) {
+      // Its own process group: a terminal's Ctrl-C reaches launch alone, which passes it on
+      // once (a second SIGINT would kill a rank before it saved).
+      ::setpgid(0, 0);
       ::setenv("RANK", std::to_string(r).c_str(), 1);
       ::setenv("LOCAL_RANK", std::to_string(r).c_str(), 1);
       ::setenv("WORLD_SIZE", std::to_string(nproc).c_str(), 1);
@@ -58,7 +61,7 @@ int launch(int nproc, const std::string& addr, int port, const std::vector<std::
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
   int status_out = 0, alive = nproc;
-  bool stopping = false;
+  bool stopping = false, forwarded = false;
   auto kill_all = [&](int sig) {
     for (pid_t p : pids)
       if (p > 0) ::kill(p, sig);
@@ -68,6 +71,7 @@ int launch(int nproc, const std::string& addr, int port, const std::vector<std::
     if (g_forward) {
       kill_all(g_forward);
       g_forward = 0;
+      forwarded = true;
     }
     int st = 0;
     pid_t p = ::waitpid(-1, &st, WNOHANG);
@@ -77,7 +81,7 @@ int launch(int nproc, const std::string& addr, int port, const std::vector<std::
           pids[r] = -1;
           --alive;
           const int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-          if (code != 0 && status_out == 0) {
+          if (code != 0 && status_out == 0 && !(forwarded && code == 130)) {
             status_out = code;
             std::cerr << fmt::format(
                 "[launch] rank {} exited with status {}; stopping the others\n", r, code);
@@ -93,7 +97,7 @@ int launch(int nproc, const std::string& addr, int port, const std::vector<std::
     if (stopping && std::chrono::steady_clock::now() > stop_deadline) kill_all(SIGKILL);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  return status_out;
+  return status_out == 0 && forwarded ? 130 : status_out;
 }
 
 void register_launch_command(CLI::App& app) {

@@ -132,6 +132,36 @@ TEST(LaunchCli, DeadOrStoppedRankStopsTheOtherWithinTheTimeoutAndRestartResumes)
   }
 }
 
+// Ctrl-C (SIGINT to launch's whole process group) reaches every rank once, through launch: all
+// stop after the same step, rank 0 saves `last`, launch exits 130, and a relaunch resumes.
+TEST(LaunchCli, SigintStopsAllRanksWhichResume) {
+  fs::path dir = temp_dir("ns_launch_", "sigint");
+  std::string out = run_script(fmt::format(
+      "setsid {}/netspec launch --nproc 2 -- {} > {}/launch.log 2>&1 & p=$!; i=0; "
+      "while [ ! -f {}/run/last.safetensors ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); "
+      "done; sleep 0.3; /bin/kill -INT -- -$p; wait $p; echo status=$?",
+      NETSPEC_BINARY_DIR, train_args(dir / "run", 30), dir.string(), dir.string()));
+  const std::string log = slurp(dir / "launch.log");
+  EXPECT_NE(out.find("status=130"), std::string::npos) << out << log;
+  EXPECT_NE(log.find("rerun to resume"), std::string::npos) << log;
+  EXPECT_EQ(log.find("Terminated"), std::string::npos) << log;
+  Result again = sh("launch --nproc 2 -- " + train_args(dir / "run", 2));
+  ASSERT_EQ(again.status, 0) << again.out;
+  EXPECT_NE(again.out.find("resuming"), std::string::npos) << again.out;
+}
+
+TEST(LaunchCli, EmitWritesAReplicaModuleWithItsManifest) {
+  fs::path dir = temp_dir("ns_launch_", "emit");
+  Result r = sh(fmt::format("emit {} --module train_step --batch 16 --replicas 4 --sync-bn -o {}",
+                            spec_file().string(), (dir / "dp.mlir").string()));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string m = slurp(dir / "dp.manifest.json");
+  for (const char* key : {"\"replicas\": 4", "\"global_batch\": 64", "\"sync_bn\": true",
+                          "\"sharded\": true", "\"count\": 12544"})  // 4 x 16 x 14x14
+    EXPECT_NE(m.find(key), std::string::npos) << key << "\n" << m;
+  EXPECT_NE(slurp(dir / "dp.mlir").find("stablehlo.all_reduce"), std::string::npos);
+}
+
 TEST(LaunchCli, FailingRankFailsTheLaunchAndReplicasAreBounded) {
   Result r = sh("launch --nproc 2 -- train no-such-net");
   EXPECT_NE(r.status, 0);
