@@ -24,7 +24,7 @@ build_dir=${1:-build}
 packages=(
   g++ cmake ninja-build
   libdnnl-dev libeigen3-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-  zlib1g-dev libpng-dev libjpeg62-turbo-dev
+  zlib1g-dev libpng-dev libjpeg62-turbo-dev libgloo-dev
   dataset-fashion-mnist
 )
 # Tests and benchmarks only: gtest, OpenBLAS (the benches compare against its sgemm), ccache

@@ -24,6 +24,8 @@ struct EmitArgs {
   std::string module = "forward";
   int64_t batch = 1;
   int classes = 0;
+  int replicas = 1;
+  bool sync_bn = false;
   std::string optimizer, loss, out;
   bool generic = false;
   emit::AttentionProbe probe;  // --module probe-attention
@@ -77,7 +79,10 @@ void emit_command(const EmitArgs& a) {
   if (!a.optimizer.empty()) tc.optimizer = parse_or_fail<OptimizerKind>("--optimizer", a.optimizer);
   if (!a.loss.empty()) tc.lossKind = parse_or_fail<LossKind>("--loss", a.loss);
   ModuleKind kind = parse_or_fail<ModuleKind>("--module", a.module);
-  write_outputs(a, emit::emit_module(spec.net, kind, emit::EmitOptions::from_train(tc, a.batch)));
+  if (a.sync_bn) tc.syncBN = true;
+  emit::EmitOptions eo = emit::EmitOptions::from_train(tc, a.batch);
+  eo.replicas = a.replicas;
+  write_outputs(a, emit::emit_module(spec.net, kind, eo));
 }
 
 }  // namespace
@@ -115,6 +120,10 @@ void register_emit_command(CLI::App& app) {
   cmd->add_option("--batch", args->batch, "batch size baked into the module")
       ->capture_default_str();
   cmd->add_option("--classes", args->classes, "resize the classifier head to N classes");
+  cmd->add_option("--replicas", args->replicas,
+                  "data parallel: emit one of R replicas (--batch is the shard; train_step/loss "
+                  "average gradients and loss with all_reduce)");
+  cmd->add_flag("--sync-bn", args->sync_bn, "with --replicas: BN statistics over all replicas");
   cmd->add_option("--optimizer", args->optimizer, "override the spec's optimizer");
   cmd->add_option("--loss", args->loss, "override the spec's loss");
   cmd->add_flag("--generic", args->generic, "print MLIR's generic op form");

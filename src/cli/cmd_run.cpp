@@ -83,7 +83,8 @@ void run_module(const RunArgs& a, std::shared_ptr<const hlo::Module> module, con
 }
 
 void run_command(const RunArgs& a) {
-  if (a.replicas < 1) fail("run", "--replicas must be >= 1 (got {})", a.replicas);
+  if (a.replicas < 1 || a.replicas > exec::kMaxReplicas)
+    fail("run", "--replicas must be in 1..{} (got {})", exec::kMaxReplicas, a.replicas);
   apply_run_limits("run", a.limits);
   if (!a.split) {
     std::shared_ptr<const hlo::Module> m = hlo::parse_file(a.file);

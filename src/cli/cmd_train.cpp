@@ -3,14 +3,20 @@
 // [--backend cpu|ref|xla] [--set field=value]... [--limit N]`. The TrainConfig is the spec's "train"
 // object, then --config, then the flags, then each --set in order; it is validated before the
 // run directory is touched. SIGINT/SIGTERM: the step finishes, `last` is saved, exit 130.
+// Data parallel (docs/distributed.md): --replicas R runs R replica threads; WORLD_SIZE > 1 in the
+// environment (torchrun convention, or `netspec launch`) makes this process one replica of a
+// group: it joins the others (refusing a different config or net) and only rank 0 prints and
+// writes the run dir.
 #include <unistd.h>
 
 #include <cstdlib>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "core/error.h"
 #include "layers/param_table.h"
+#include "dist/process_group.h"
 #include "report/progress.h"
 #include "spec/param_table.h"
 #include "spec/summary.h"
@@ -26,7 +32,7 @@ void register_train_command(CLI::App& app) {
     std::string net, dataset, data, optimizer, schedule, config, run_dir, backend = "cpu";
     exec::BackendOptions engine;
     std::vector<std::string> sets;
-    int epochs = 0, batch = 0, seed = -1;
+    int epochs = 0, batch = 0, seed = -1, replicas = 1;
     double lr = 0;
     int64_t limit = 0;
   };
@@ -50,6 +56,9 @@ void register_train_command(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "seed for init and shuffling (default: the spec's)");
   add_backend_options(cmd, o->backend, o->engine);
   cmd->add_option("--limit", o->limit, "use only the first N training samples");
+  cmd->add_option("--replicas", o->replicas,
+                  "data-parallel replicas on threads of this process, each training batch/R "
+                  "samples of every step (processes: WORLD_SIZE, see `netspec launch`)");
   cmd->footer("\n" + train::config_help());
   cmd->callback([o] {
     // IREE's PyPI tools run one process per call: the state would cross files every step.
@@ -82,27 +91,50 @@ void register_train_command(CLI::App& app) {
     for (const auto& s : o->sets) train::apply_set(c, s);
     validate(c);
     spec.train = c;
+    if (o->replicas < 1 || o->replicas > exec::kMaxReplicas)
+      fail("train", "--replicas must be in 1..{} (got {})", exec::kMaxReplicas, o->replicas);
+    // A process group (WORLD_SIZE > 1): join before loading data, so a mismatch stops at once.
+    std::unique_ptr<dist::ProcessGroup> group;
+    train::TrainOptions to;
+    to.dp.replicas = o->replicas;
+    if (auto env = dist::dist_env_from_environment(); env && env->world > 1) {
+      if (o->replicas > 1)
+        fail("train",
+             "--replicas {} with WORLD_SIZE {}: a process group runs one replica per "
+             "process",
+             o->replicas, env->world);
+      nlohmann::ordered_json fp;
+      fp["spec"] = nlohmann::ordered_json::parse(dump_spec(spec));
+      fp["backend"] = o->backend;
+      fp["limit"] = o->limit;
+      fp["world"] = env->world;
+      group = dist::ProcessGroup::join(*env, fp.dump());
+      to.dp = {env->world, &group->comm(), env->rank};
+    }
+    const bool rank0 = to.dp.rank == 0;
     ParamTable table = build_param_table(spec.net);
     train::Splits data = train::load_for_net(c, table, o->data, o->limit);
 
-    std::cout << fmt::format("train {} on {}: {} train / {} test samples, backend {}\n",
-                             spec.net.name, enum_name(c.dataset), data.train.size(),
-                             data.test.size(), o->backend);
-    std::cout << train::format_config(c) << format_summary(spec.net, table, c.batchSize)
-              << std::flush;
+    if (rank0) {
+      std::cout << fmt::format("train {} on {}: {} train / {} test samples, backend {}\n",
+                               spec.net.name, enum_name(c.dataset), data.train.size(),
+                               data.test.size(), o->backend);
+      std::cout << train::format_config(c) << format_summary(spec.net, table, c.batchSize)
+                << std::flush;
+    }
     train::install_stop_handlers();
-    train::TrainOptions to;
-    to.run_dir = o->run_dir;
+    to.run_dir = rank0 ? o->run_dir : "";  // rank 0 writes; the others take its state
     to.backend = o->backend;
     to.backend_options = o->engine;
-    to.log = &std::cout;
+    to.log = rank0 ? &std::cout : nullptr;
     to.tty = report::is_terminal(STDOUT_FILENO);
     to.table = &table;
     train::TrainResult r = train::run_training(spec, data, to);
     if (r.interrupted) {
-      std::cout << "stopped by signal\n" << std::flush;
+      if (rank0) std::cout << "stopped by signal\n" << std::flush;
       std::exit(130);
     }
+    if (!rank0) return;
     for (auto it = r.epochs.rbegin(); it != r.epochs.rend(); ++it)
       if (it->evaluated && data.text) {
         std::cout << fmt::format(

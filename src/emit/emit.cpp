@@ -3,6 +3,7 @@
 
 #include "emit/signature.h"
 #include "layers/param_table.h"
+#include "exec/replicas.h"
 
 namespace netspec::emit {
 
@@ -21,6 +22,7 @@ EmitOptions EmitOptions::from_train(const TrainConfig& t, int64_t batch) {
   o.optim = optim::OptimConfig::from_train(t);
   o.drop_path = t.dropPath;
   o.dropout = t.dropout;
+  o.sync_bn = t.syncBN;
   return o;
 }
 
@@ -44,7 +46,13 @@ Manifest make_manifest(const NetSpec& net, ModuleKind kind, const EmitOptions& o
   m.module = std::string(enum_name(kind));
   m.net = net.name;
   m.batch = o.batch;
+  m.replicas = o.replicas;
+  m.sync_bn = o.replicas > 1 && o.sync_bn;
   m.inputs = in.infos;
+  // Batch-carrying inputs are split across replicas (x, labels, masks; never params or state).
+  if (o.replicas > 1)
+    for (auto& ti : m.inputs)
+      ti.sharded = ti.role == "input" || ti.role == "label" || ti.role == "mask";
   m.outputs = out.infos;
   return m;
 }
@@ -57,6 +65,8 @@ Emitted emit_module(const NetSpec& net, ModuleKind kind, const EmitOptions& o) {
 Emitted emit_module(const NetSpec& net, const ParamTable& t, ModuleKind kind,
                     const EmitOptions& o) {
   if (o.batch < 1) fail("emit", "batch must be >= 1 (got {})", o.batch);
+  if (o.replicas < 1 || o.replicas > exec::kMaxReplicas)
+    fail("emit", "replicas must be in 1..{} (got {})", exec::kMaxReplicas, o.replicas);
   layers::check_lowerable(net);
   if (kind == ModuleKind::forward || kind == ModuleKind::eval || kind == ModuleKind::cam)
     return emit_forward_like(net, t, kind, o);

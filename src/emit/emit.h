@@ -28,6 +28,11 @@ struct EmitOptions {
   // Train step and loss only: stochastic-depth rate (max of the ramp) and classifier dropout.
   // > 0 adds keep-mask inputs (role "mask", drop_path.cpp); forward / eval / cam never take them.
   double drop_path = 0, dropout = 0;
+  // Data parallel (docs/distributed.md): the module is one of `replicas` copies, each given a
+  // batch shard of `batch` samples; > 1 averages the gradients and the loss with all_reduce
+  // before the optimizer. sync_bn: BN statistics over all replicas' shards (the global batch).
+  int replicas = 1;
+  bool sync_bn = false;
   // Takes loss, label smoothing, focal gamma and the optimizer fields from a TrainConfig.
   static EmitOptions from_train(const TrainConfig& t, int64_t batch);
 };
@@ -53,10 +58,12 @@ struct ForwardOut {
 // The one traversal: emits every layer at b's position. `running` (eval only) holds one entry
 // per BnDesc of the table. Train only: `drop` gives the drop-path blocks their masks (or records
 // them), `dropout_mask` multiplies the input of the classifier (the last dense layer).
+// sync_bn_replicas > 1 (train): BN statistics are all_reduce'd over that many replicas.
 ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTable& table,
                               const std::vector<hlo::Value*>& params, hlo::Value* x, bool train,
                               const std::vector<layers::BnStats>& running = {},
-                              layers::DropPath* drop = nullptr, hlo::Value* dropout_mask = nullptr);
+                              layers::DropPath* drop = nullptr, hlo::Value* dropout_mask = nullptr,
+                              int64_t sync_bn_replicas = 1);
 
 // The keep-mask inputs of the train step / loss for o.drop_path and o.dropout (empty when both
 // are 0): one [B] per residual drop-path branch in emission order, each with its rate p_i, then

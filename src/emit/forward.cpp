@@ -10,7 +10,7 @@ namespace netspec::emit {
 ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTable& table,
                               const std::vector<hlo::Value*>& params, hlo::Value* x, bool train,
                               const std::vector<layers::BnStats>& running, layers::DropPath* drop,
-                              hlo::Value* dropout_mask) {
+                              hlo::Value* dropout_mask, int64_t sync_bn_replicas) {
   layers::check_lowerable(net);
   if (params.size() != table.params.size())
     fail("emit", "parameter count (got {}, expected {})", params.size(), table.params.size());
@@ -33,6 +33,7 @@ ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTa
                        &history,
                        &out.cam_features,
                        &table};
+    c.bn_sync_replicas = sync_bn_replicas;
     c.params.assign(params.begin() + info.first_param,
                     params.begin() + info.first_param + info.num_params);
     if (!train)

@@ -16,6 +16,7 @@ nlohmann::ordered_json entries(const std::vector<TensorInfo>& ts) {
     e["role"] = t.role;
     if (t.count > 0) e["count"] = t.count;
     if (t.role == "mask") e["rate"] = t.rate;
+    if (t.sharded) e["sharded"] = true;
     a.push_back(std::move(e));
   }
   return a;
@@ -28,6 +29,11 @@ std::string Manifest::to_json() const {
   j["module"] = module;
   j["net"] = net;
   j["batch"] = batch;
+  if (replicas > 1) {  // absent for one replica (the single-device ABI is unchanged)
+    j["replicas"] = replicas;
+    j["global_batch"] = batch * replicas;
+    j["sync_bn"] = sync_bn;
+  }
   j["entry"] = entry;
   j["inputs"] = entries(inputs);
   j["outputs"] = entries(outputs);

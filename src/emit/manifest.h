@@ -18,12 +18,15 @@ struct TensorInfo {
   std::string role;
   int64_t count = 0;  // bn_batch_stat: elements averaged (n for the unbiased n/(n-1) correction)
   double rate = 0;    // mask: drop probability p (values are 0 or 1/(1-p))
+  bool sharded = false;  // data parallel: each replica gets its shard (dim 0) of the global batch
 };
 
 struct Manifest {
   std::string module;  // forward | eval | cam | train_step | vjp | optimizer | loss
   std::string net;
-  int64_t batch = 0;
+  int64_t batch = 0;     // per replica (a shard) when replicas > 1
+  int replicas = 1;      // data parallel: the module runs as this many replicas (all_reduce)
+  bool sync_bn = false;  // replicas > 1: BN statistics over the global batch
   std::string entry = "main";
   std::vector<TensorInfo> inputs, outputs;
   std::string to_json() const;  // pretty JSON, stable key order

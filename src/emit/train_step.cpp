@@ -37,7 +37,18 @@ void add_masks(Signature& in, const std::vector<TensorInfo>& masks) {
   }
 }
 
-// @name(params..., x, labels, masks...) -> (loss[, batch_mean/var per BN]).
+// Data parallel: (1/R)·Σ_r v_r over the R replicas (one all_reduce for all of `vs`); v if R = 1.
+std::vector<hlo::Value*> replica_mean(hlo::Builder& b, const std::vector<hlo::Value*>& vs,
+                                      int replicas) {
+  if (replicas <= 1 || vs.empty()) return vs;
+  std::vector<hlo::Value*> sums = b.all_reduce(vs, {}, hlo::OpKind::kAdd);
+  for (auto& v : sums)
+    v = b.multiply(v, b.constant_splat(1.0 / static_cast<double>(replicas), v->type));
+  return sums;
+}
+
+// @name(params..., x, labels, masks...) -> (loss[, batch_mean/var per BN]); with replicas the
+// loss is the global mean over all shards (the same in every replica).
 hlo::Func* add_loss_func(hlo::Module& m, const std::string& name, const NetSpec& net,
                          const ParamTable& t, const EmitOptions& o, bool with_stats, Signature& in,
                          Signature& out, const std::vector<TensorInfo>& masks) {
@@ -56,9 +67,11 @@ hlo::Func* add_loss_func(hlo::Module& m, const std::string& name, const NetSpec&
     else
       drop.masks.push_back(a);
   }
-  ForwardOut fo = emit_forward_graph(b, net, t, args_of(f, 0, np), f->arg(np), true, {},
-                                     drop.masks.empty() ? nullptr : &drop, dropout);
-  out.add_value("loss", losses::emit_loss(b, o.loss, fo.logits, f->arg(np + 1)), "loss");
+  ForwardOut fo =
+      emit_forward_graph(b, net, t, args_of(f, 0, np), f->arg(np), true, {},
+                         drop.masks.empty() ? nullptr : &drop, dropout, o.sync_bn ? o.replicas : 1);
+  hlo::Value* loss = losses::emit_loss(b, o.loss, fo.logits, f->arg(np + 1));
+  out.add_value("loss", replica_mean(b, {loss}, o.replicas).at(0), "loss");
   if (with_stats) add_batch_stats(out, t, fo.batch_stats);
   b.func_return(out.values);
   return f;
@@ -132,7 +145,9 @@ Emitted emit_train_like(const NetSpec& net, const ParamTable& t, ModuleKind kind
     for (size_t k = 0; k < lout.values.size(); ++k)  // cotangents: 1 for the loss, 0 for stats
       args.push_back(b.constant_splat(k == 0 ? 1.0 : 0.0, lout.values[k]->type));
     std::vector<hlo::Value*> r = hlo::inline_call(f->body.get(), *g, args);
-    std::vector<hlo::Value*> grads(r.begin() + lout.values.size(), r.end());
+    // Each replica's VJP seeds 1 on the global mean loss L, so Σ_r g_r = R·∇L: average them.
+    std::vector<hlo::Value*> grads =
+        replica_mean(b, {r.begin() + lout.values.size(), r.end()}, o.replicas);
     optim::UpdateResult u =
         optim::apply_update(b, o.optim, t, args_of(f, 0, np), grads, args_of(f, np, ns),
                             f->arg(np + ns + 2), f->arg(np + ns + 3));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "exec/replicas.h"
 #include "hlo/ir.h"
 
 namespace netspec::exec {
@@ -48,6 +49,11 @@ class Executable {
   // Runs `entry` as inputs.size() replicas in parallel threads (replica id = index).
   virtual std::vector<std::vector<Tensor>> run_replicated(
       std::string_view entry, const std::vector<std::vector<Tensor>>& inputs) = 0;
+  // Runs `entry` as replica `replica_id` of the comm.num_replicas() replicas meeting in `comm`
+  // (the others in other processes: dist::GlooComm). Backends without it refuse by name.
+  virtual std::vector<Tensor> run_as_replica(std::string_view entry,
+                                             const std::vector<Tensor>& inputs, Communicator& comm,
+                                             int replica_id);
   // A session over `entry`; the default keeps the state as host tensors and calls run().
   virtual std::unique_ptr<Session> open_session(std::string_view entry,
                                                 std::vector<Feedback> feedback);

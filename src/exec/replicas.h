@@ -1,12 +1,14 @@
-// Replica communication for all_reduce: N replicas run on N threads and meet at each
-// all_reduce; every replica contributes its tensors and receives the combination over its
-// replica group. One ReplicaComm per replicated run. When a replica fails, abort() wakes the
-// others (their exchange throws ReplicaAborted) so a replicated run never hangs.
+// Replica communication for all_reduce. A Communicator is where the replicas of a replicated run
+// meet: ReplicaComm for N replicas on N threads of one process, dist::GlooComm for replicas in
+// different processes or machines (src/dist). Every replica contributes its tensors and receives
+// the combination over its replica group. When a replica fails, abort() wakes the others (their
+// exchange throws ReplicaAborted) so a replicated run never hangs.
 #pragma once
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "core/error.h"
@@ -14,20 +16,38 @@
 
 namespace netspec::exec {
 
+// Most replicas one run may have (threads are created per replica; `run --replicas` and the
+// trainer refuse more instead of exhausting the machine).
+constexpr int kMaxReplicas = 1024;
+
 // Thrown by exchange() in the surviving replicas after another replica failed.
 class ReplicaAborted : public Error {
  public:
   ReplicaAborted() : Error("[all_reduce] another replica failed; this replica stopped") {}
 };
 
-class ReplicaComm {
+class Communicator {
  public:
-  explicit ReplicaComm(int num_replicas) : n_(num_replicas), slots_(static_cast<size_t>(num_replicas)) {}
-  int num_replicas() const { return n_; }
-  // Blocks until all N replicas have called exchange for this round, then returns every
-  // replica's contribution (indexed by replica id). Rounds are matched by call order.
+  virtual ~Communicator() = default;
+  virtual int num_replicas() const = 0;
+  // Blocks until every replica has called exchange for this round, then returns every replica's
+  // contribution (indexed by replica id). Rounds are matched by call order.
+  virtual std::vector<std::vector<Tensor>> exchange(int replica_id, std::vector<Tensor> mine) = 0;
+  // Native sum over all replicas of each tensor (every replica gets identical bits); nullopt when
+  // not offered (the caller folds exchange()'s contributions itself).
+  virtual std::optional<std::vector<Tensor>> sum_all(int /*replica_id*/,
+                                                     const std::vector<Tensor>& /*xs*/) {
+    return std::nullopt;
+  }
+};
+
+class ReplicaComm final : public Communicator {
+ public:
+  explicit ReplicaComm(int num_replicas)
+      : n_(num_replicas), slots_(static_cast<size_t>(num_replicas)) {}
+  int num_replicas() const override { return n_; }
   // Throws ReplicaAborted once abort() was called.
-  std::vector<std::vector<Tensor>> exchange(int replica_id, std::vector<Tensor> mine);
+  std::vector<std::vector<Tensor>> exchange(int replica_id, std::vector<Tensor> mine) override;
   void abort();
 
  private:
@@ -41,8 +61,10 @@ class ReplicaComm {
   bool aborted_ = false;
 };
 
-// Runs body(replica_id, comm) for n replicas on n threads and returns each replica's results.
-// If any replica throws, the others are aborted and the first real error is rethrown.
+// Runs body(replica_id, comm) for n replicas (1..kMaxReplicas) on n threads and returns each
+// replica's results. If any replica throws, the others are aborted and the first real error is
+// rethrown; if a thread cannot be created, the started ones are aborted and joined and an Error
+// says so.
 std::vector<std::vector<Tensor>> run_on_replicas(
     int n, const std::function<std::vector<Tensor>(int replica_id, ReplicaComm& comm)>& body);
 

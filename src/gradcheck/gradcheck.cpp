@@ -145,66 +145,87 @@ GradcheckReport gradcheck(const hlo::Module& m, const GradcheckOptions& o) {
   auto backend = exec::make_backend(o.backend);
   auto exe = backend->load(mod);
 
+  if (o.replicas < 1) fail("gradcheck", "replicas must be >= 1 (got {})", o.replicas);
+  const size_t nrep = static_cast<size_t>(o.replicas);
   uint64_t state = o.seed * 0x2545f4914f6cdd1dull + 1;
-  std::vector<Tensor> xs;
-  for (size_t i = 0; i < f->num_args(); ++i) {
-    auto it = o.fixed_inputs.find(i);
-    Tensor t = it != o.fixed_inputs.end() ? it->second : sample_input(f->arg(i)->type, i, o, state);
-    if (is_float(t.dtype()) &&
-        t.dtype() != DType::kF64) {  // fixed f32 inputs: promote like the module
-      Tensor d(DType::kF64, t.shape());
-      for (int64_t j = 0; j < t.numel(); ++j) d.data<double>()[j] = t.as_double(j);
-      t = d;
+  // Per replica: inputs, then the output cotangents (replica 0 draws exactly as one replica).
+  std::vector<std::vector<Tensor>> xs(nrep), ybars(nrep);
+  for (size_t rep_i = 0; rep_i < nrep; ++rep_i) {
+    for (size_t i = 0; i < f->num_args(); ++i) {
+      auto it = o.fixed_inputs.find(i);
+      Tensor t =
+          it != o.fixed_inputs.end() ? it->second : sample_input(f->arg(i)->type, i, o, state);
+      if (is_float(t.dtype()) &&
+          t.dtype() != DType::kF64) {  // fixed f32 inputs: promote like the module
+        Tensor d(DType::kF64, t.shape());
+        for (int64_t j = 0; j < t.numel(); ++j) d.data<double>()[j] = t.as_double(j);
+        t = d;
+      }
+      xs[rep_i].push_back(t);
     }
-    xs.push_back(t);
+    for (const auto& rt : f->result_types) {
+      if (!rt.is_tensor())
+        fail("gradcheck", "@{} returns a {} (expected tensors)", f->name, rt.str());
+      Tensor t(rt.dtype(), rt.shape());
+      if (is_float(rt.dtype()))
+        for (int64_t j = 0; j < t.numel(); ++j) t.data<double>()[j] = 2 * uniform(state) - 1;
+      ybars[rep_i].push_back(t);
+    }
   }
-  std::vector<Tensor> ybars;
-  for (const auto& rt : f->result_types) {
-    if (!rt.is_tensor())
-      fail("gradcheck", "@{} returns a {} (expected tensors)", f->name, rt.str());
-    Tensor t(rt.dtype(), rt.shape());
-    if (is_float(rt.dtype()))
-      for (int64_t j = 0; j < t.numel(); ++j) t.data<double>()[j] = 2 * uniform(state) - 1;
-    ybars.push_back(t);
-  }
-  std::vector<Tensor> args = xs;
-  args.insert(args.end(), ybars.begin(), ybars.end());
-  std::vector<Tensor> outs = exe->run(gname, args);
+  auto run_all = [&](const std::string& name, const std::vector<std::vector<Tensor>>& in) {
+    if (nrep == 1) return std::vector<std::vector<Tensor>>{exe->run(name, in[0])};
+    return exe->run_replicated(name, in);
+  };
+  // Σ_r <ybar_r, f_r(x)>.
+  auto objective = [&](const std::vector<std::vector<Tensor>>& in) {
+    std::vector<std::vector<Tensor>> ys = run_all(fname, in);
+    double s = 0;
+    for (size_t r = 0; r < nrep; ++r) s += dot_outputs(ys[r], ybars[r]);
+    return s;
+  };
+  std::vector<std::vector<Tensor>> args = xs;
+  for (size_t r = 0; r < nrep; ++r) args[r].insert(args[r].end(), ybars[r].begin(), ybars[r].end());
+  std::vector<std::vector<Tensor>> outs = run_all(gname, args);
   size_t ny = f->result_types.size();
 
   const double h = o.step;
   for (size_t k = 0; k < wrt.size(); ++k) {
     size_t i = wrt[k];
-    const Tensor& xbar = outs.at(ny + k);
     InputReport r;
     r.index = i;
-    r.numel = xs[i].numel();
+    r.numel = xs[0][i].numel();
     double scale = 0;
     std::vector<int64_t> coords = coordinates(r.numel, o.max_coords, state);
     r.checked = static_cast<int64_t>(coords.size());
-    // One working copy of input i, perturbed at one coordinate at a time and restored after.
-    std::vector<Tensor> xv = xs;
-    xv[i] = xs[i].clone();
-    const size_t es = dtype_size(xs[i].dtype());
-    auto* work = static_cast<uint8_t*>(xv[i].raw());
-    const auto* orig = static_cast<const uint8_t*>(xs[i].raw());
-    for (size_t c = 0; c < coords.size(); ++c) {
-      int64_t j = coords[c];
-      exec::check_deadline("gradcheck");
-      auto restore = [&] { std::memcpy(work + j * es, orig + j * es, es); };
-      add_to_element(xv[i], j, h);
-      double fp = dot_outputs(exe->run(fname, xv), ybars);
-      restore();
-      add_to_element(xv[i], j, -h);
-      double fm = dot_outputs(exe->run(fname, xv), ybars);
-      restore();
-      double fd = (fp - fm) / (2 * h);
-      double ad = xbar.as_double(j);
-      r.max_abs = std::max(r.max_abs, std::abs(ad - fd));
-      scale = std::max({scale, std::abs(ad), std::abs(fd)});
-      if (!std::isfinite(ad) || !std::isfinite(fd))
-        r.max_abs = std::numeric_limits<double>::infinity();
-      if (o.progress) o.progress(i, static_cast<int64_t>(c + 1), r.checked);
+    const size_t es = dtype_size(xs[0][i].dtype());
+    const int64_t total = r.checked * static_cast<int64_t>(nrep);
+    for (size_t rr = 0; rr < nrep; ++rr) {
+      const Tensor& xbar = outs[rr].at(ny + k);
+      // One working copy of replica rr's input i, perturbed at one coordinate at a time and
+      // restored after.
+      std::vector<std::vector<Tensor>> xv = xs;
+      xv[rr][i] = xs[rr][i].clone();
+      auto* work = static_cast<uint8_t*>(xv[rr][i].raw());
+      const auto* orig = static_cast<const uint8_t*>(xs[rr][i].raw());
+      for (size_t c = 0; c < coords.size(); ++c) {
+        int64_t j = coords[c];
+        exec::check_deadline("gradcheck");
+        auto restore = [&] { std::memcpy(work + j * es, orig + j * es, es); };
+        add_to_element(xv[rr][i], j, h);
+        double fp = objective(xv);
+        restore();
+        add_to_element(xv[rr][i], j, -h);
+        double fm = objective(xv);
+        restore();
+        double fd = (fp - fm) / (2 * h);
+        double ad = xbar.as_double(j);
+        r.max_abs = std::max(r.max_abs, std::abs(ad - fd));
+        scale = std::max({scale, std::abs(ad), std::abs(fd)});
+        if (!std::isfinite(ad) || !std::isfinite(fd))
+          r.max_abs = std::numeric_limits<double>::infinity();
+        if (o.progress)
+          o.progress(i, static_cast<int64_t>(rr * coords.size() + c + 1), total);
+      }
     }
     r.max_rel = scale > 0 ? r.max_abs / scale
                           : (r.max_abs > 0 ? std::numeric_limits<double>::infinity() : 0);

@@ -40,6 +40,10 @@ struct GradcheckOptions {
   int64_t max_coords = 0;
   // Called after each checked coordinate (input index, coordinates done, coordinates to check).
   std::function<void(size_t input, int64_t done, int64_t total)> progress;
+  // > 1: the function runs replicated (run_replicated; all_reduce meets across the replicas).
+  // Each replica gets its own inputs and cotangent; replica r's input gradient is compared with
+  // finite differences of Σ_s <ybar_s, f_s> when only replica r's copy of the input moves.
+  int replicas = 1;
 };
 
 struct InputReport {

@@ -18,12 +18,14 @@ Value* batch_norm(LowerCtx& c, Value* x, const Bn& bn) {
         dims.push_back(d);
         count *= x->type.dim(d);
       }
+    count = bn_replica_count(c, count);  // sync-BN: the global batch's elements
     Value* zero = b.scalar(0, x->type.dtype());
-    Value* sum = b.reduce(x, zero, dims, hlo::OpKind::kAdd);
+    Value* sum = bn_replica_sum(c, b.reduce(x, zero, dims, hlo::OpKind::kAdd));
     Value* inv_n = b.constant_splat(1.0 / static_cast<double>(count), sum->type);
     s.mean = b.multiply(sum, inv_n);
     Value* centered = b.subtract(x, bcast(b, s.mean, x, 1));
-    Value* sq = b.reduce(b.multiply(centered, centered), zero, dims, hlo::OpKind::kAdd);
+    Value* sq =
+        bn_replica_sum(c, b.reduce(b.multiply(centered, centered), zero, dims, hlo::OpKind::kAdd));
     s.var = b.multiply(sq, inv_n);
     s.count = count;
     if (c.batch_stats) c.batch_stats->push_back(s);

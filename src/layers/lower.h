@@ -88,6 +88,8 @@ struct LowerCtx {
   Value** cam_features = nullptr;
   const ParamTable* table = nullptr;  // lowering: declarations are checked against it
   Accounting* acct = nullptr;         // set: accounting mode
+  // Sync-BN (sync_bn.cpp): > 1 sums BN statistics over that many replicas with all_reduce.
+  int64_t bn_sync_replicas = 1;
 
   bool accounting() const { return acct != nullptr; }
   std::string where() const;
@@ -232,6 +234,10 @@ Value* conv(LowerCtx& c, const std::string& name, Value* x, const ConvSpec& s);
 // BatchNorm (batch_norm.cpp) over all dims but 1 (channels): train uses the batch mean and
 // biased variance and reports them to c.batch_stats; eval uses the declared running stats.
 Value* batch_norm(LowerCtx& c, Value* x, const Bn& bn);
+// Sync-BN (sync_bn.cpp): a per-channel partial sum made global (all_reduce over the replicas when
+// c.bn_sync_replicas > 1, else itself), and the element count it then covers (count·replicas).
+Value* bn_replica_sum(LowerCtx& c, Value* partial_sum);
+int64_t bn_replica_count(const LowerCtx& c, int64_t local_count);
 // LayerNorm of x over dim `fd` (biased variance, eps NetSpec::lnEps), γ/β of x's size along fd
 // (layer_norm.cpp). The declaring form adds "<name>.weight" / ".bias".
 Value* layer_norm(LowerCtx& c, Value* x, Value* gamma, Value* beta, int64_t fd);

@@ -68,6 +68,7 @@ using DoubleList = std::vector<double>;
   F(bool, useTTA, false, "test-time augmentation") \
   F(int, ttaSamples, 2, "TTA views averaged per sample") \
   F(bool, runningBN, true, "keep BN running statistics for eval (else batch stats)") \
+  F(bool, syncBN, false, "BN batch statistics over all data-parallel replicas") \
   F(double, bnMomentum, 0.1, "BN running-stat momentum, weight of the NEW batch (PyTorch)") \
   F(InitKind, init, InitKind::he, "parameter init family") \
   F(bool, bf16, false, "bf16 matmuls with f32 accumulation") \

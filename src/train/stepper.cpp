@@ -26,16 +26,23 @@ struct Stepper::Modules {
 };
 
 Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be,
-                 const ParamTable* table)
+                 const ParamTable* table, const DataParallel& dp)
     : net_(net),
       table_(table ? *table : build_param_table(net)),
       config_(c),
       backend_(be),
+      dp_(dp),
       accum_(c.gradAccumSteps),
       batch_(c.batchSize),
       seed_(static_cast<uint64_t>(c.seed)),
       bn_momentum_(c.bnMomentum),
       smoothing_(c.labelSmoothing) {
+  if (dp_.replicas > 1 && accum_ > 1)
+    fail("train", "data-parallel replicas ({}) with gradAccumSteps > 1 (got {}): set one to 1",
+         dp_.replicas, accum_);
+  if (dp_.replicas > 1 && batch_ % dp_.replicas != 0)
+    fail("train", "batchSize {} does not divide into {} replicas (a shard each)", batch_,
+         dp_.replicas);
   if (accum_ > 1) {
     // The forward / vjp modules take no keep masks: dropout would silently be off.
     if (c.dropPath > 0 || c.dropout > 0)
@@ -61,7 +68,10 @@ const Stepper::Modules& Stepper::modules(int64_t n) {
   if (it != by_batch_.end()) return *it->second;
   if (n < 1 || n > batch_)
     fail("train", "micro-batch of {} samples (expected 1..{}, the batchSize)", n, batch_);
-  const emit::EmitOptions eo = emit::EmitOptions::from_train(config_, n);
+  if (n % dp_.replicas != 0)
+    fail("train", "batch of {} samples does not divide into {} replicas", n, dp_.replicas);
+  emit::EmitOptions eo = emit::EmitOptions::from_train(config_, n / dp_.replicas);
+  eo.replicas = dp_.replicas;
   auto m = std::make_unique<Modules>();
   if (accum_ <= 1) {
     m->fused = std::make_unique<Module>(net_, table_, ModuleKind::train_step, eo, backend_);
@@ -71,7 +81,9 @@ const Stepper::Modules& Stepper::modules(int64_t n) {
   }
   if (n != batch_) {
     const Modules& full = modules(batch_);
-    if (m->fused) check_tail_manifest(full.fused->manifest, m->fused->manifest, batch_, n);
+    if (m->fused)  // data parallel: the manifests hold the per-replica shard sizes
+      check_tail_manifest(full.fused->manifest, m->fused->manifest, batch_ / dp_.replicas,
+                          n / dp_.replicas);
     if (m->forward) check_tail_manifest(full.forward->manifest, m->forward->manifest, batch_, n);
     if (m->vjp) check_tail_manifest(full.vjp->manifest, m->vjp->manifest, batch_, n);
   }
@@ -234,9 +246,11 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
   const Tensor lr_t = Tensor::scalar_f32(static_cast<float>(lr));
   const Tensor step_t = Tensor::from<int64_t>(DType::kI32, {}, {step});
   if (accum_ <= 1) {
-    const bool full = xs[0].shape().at(0) == batch_;
+    // Full single-replica batches keep the state in the backend's session; tail batches and
+    // data-parallel runs feed it from the host state.
+    const bool in_session = xs[0].shape().at(0) == batch_ && dp_.replicas <= 1;
     const Module& fm = *modules(xs[0].shape().at(0)).fused;
-    if (full)
+    if (in_session)
       bind(s, fm);
     else
       sync(s);  // the tail module is fed from the host state
@@ -256,27 +270,29 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
         in.push_back(lr_t);
       else if (ti.name == "step")
         in.push_back(step_t);
-      else if (ti.role == "mask")  // shaped by this batch's manifest: [n] / [n, F] on a tail
-        in.push_back(draw_keep_mask(ti, seed_, step, mi++));
+      else if (ti.role == "mask")  // [n] / [n, F] at this (global) batch, sharded with x
+        in.push_back(draw_keep_mask(global_info(ti, dp_.replicas), seed_, step, mi++));
       else
         fail("train", "train_step input '{}' has unknown role {}", ti.name, ti.role);
     }
-    std::vector<Tensor> out = full ? session_->step(in) : fm.exe->run("main", in);
+    std::vector<Tensor> out = in_session          ? session_->step(in)
+                              : dp_.replicas > 1 ? run_data_parallel(*fm.exe, sm, in, dp_)
+                                                 : fm.exe->run("main", in);
     pi = si = 0;
     size_t bi = 0;
     double loss = 0;
     for (size_t k = 0; k < sm.outputs.size(); ++k) {
       const auto& ti = sm.outputs[k];
-      if (ti.role == "param" && !full)
+      if (ti.role == "param" && !in_session)
         s.params[pi++] = std::move(out[k]);
-      else if (ti.role == "optimizer_state" && !full)
+      else if (ti.role == "optimizer_state" && !in_session)
         s.opt[si++] = std::move(out[k]);
       else if (ti.role == "loss")
         loss = out[k].as_double(0);
       else if (ti.role == "bn_batch_stat")  // ti.count is this batch's n·H·W
         update_running(s, bi, ti, out[k]);
     }
-    if (full) {
+    if (in_session) {
       stale_ = true;
     } else if (session_ && bound_ == &s) {
       bound_ = nullptr;  // the next full step sets the session from s

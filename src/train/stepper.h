@@ -26,14 +26,17 @@
 #include "spec/param_table.h"
 #include "spec/train_config.h"
 #include "train/checkpoint.h"
+#include "train/data_parallel.h"
 
 namespace netspec::train {
 
 class Stepper {
  public:
   // table: build_param_table(net) when the caller has it (nullptr: built here, once).
+  // dp.replicas > 1: the fused train step runs data parallel on shards of each batch
+  // (data_parallel.h); a batch must then divide by the replicas.
   Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& backend,
-          const ParamTable* table = nullptr);
+          const ParamTable* table = nullptr, const DataParallel& dp = {});
   ~Stepper();
   int accum() const { return accum_; }
   int64_t batch() const { return batch_; }
@@ -60,6 +63,7 @@ class Stepper {
   ParamTable table_;
   TrainConfig config_;
   exec::Backend& backend_;
+  DataParallel dp_;
   int accum_;
   int64_t batch_;
   uint64_t seed_;

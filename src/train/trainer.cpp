@@ -144,7 +144,8 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   }
 
   auto backend = exec::make_backend(o.backend, o.backend_options);
-  Stepper stepper(net, c, *backend, &table);
+  Stepper stepper(net, c, *backend, &table, o.dp);
+  const int reps = o.dp.replicas;
   Evaluator evaluator(net, batch, *backend, &table);
   TrainState s = make_state(init_params(table, c.init, static_cast<uint64_t>(c.seed)),
                             stepper.state_manifest(), evaluator.manifest());
@@ -207,6 +208,17 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   if (s.epoch >= c.epochs && o.log)
     *o.log << fmt::format("nothing to do: {} already has {} of {} epochs\n", last, s.epoch,
                           c.epochs);
+  broadcast_state(s, o.dp);  // processes: every rank resumes from rank 0's checkpoint
+  const int64_t tail = train_ds.size() % batch;
+  if (reps > 1 && tail % reps != 0 && tail < reps)
+    fail("train",
+         "the epoch's last batch has {} samples, fewer than the {} replicas (choose a batchSize "
+         "that leaves a larger remainder of the {} samples, or use --limit)",
+         tail, reps, train_ds.size());
+  if (reps > 1 && o.log)
+    *o.log << fmt::format("data parallel: {} replicas{}, {} samples each per step{}\n", reps,
+                          o.dp.multi_process() ? " (processes)" : " (threads)", batch / reps,
+                          c.syncBN ? ", sync-BN" : "");
   res.first_epoch = s.epoch + 1;
   res.first_batch = s.batch_in_epoch;
 
@@ -238,6 +250,11 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
       int64_t n = 0;  // samples in this update
       for (int64_t j = b * k; j < std::min<int64_t>((b + 1) * k, nb); ++j) {
         if (!pf.next(mb)) fail("train", "loader ended early (batch {} of {})", j, nb);
+        if (mb.valid % reps != 0) {  // data parallel: equal shards (drops < R samples)
+          mb.valid -= mb.valid % reps;
+          mb.x = first_rows(mb.x, mb.valid);
+          mb.y = first_rows(mb.y, mb.valid);
+        }
         n += mb.valid;
         xs.push_back(std::move(mb.x));
         ys.push_back(std::move(mb.y));
@@ -257,7 +274,8 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
       run_samples += n;
       ++s.step;
       if (prog) prog->update(b + 1 - b0, loss_sum / static_cast<double>(samples), run_samples);
-      if (stop_requested() && b + 1 < spe) {
+      const bool stop = any_rank(stop_requested(), o.dp);  // processes: all stop together
+      if (stop && b + 1 < spe) {
         stepper.sync(s);  // the backend's params / optimizer state into s for the checkpoint
         s.batch_in_epoch = b + 1;
         s.loss_sum = loss_sum;
@@ -317,7 +335,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         save_checkpoint(last, table, s, net.name);
     }
     if (m.best) best_top1 = m.val.top1;
-    if (stop_requested() && epoch < c.epochs) {
+    if (any_rank(stop_requested(), o.dp) && epoch < c.epochs) {
       if (!last.empty() && epoch % c.checkpointEveryNEpochs != 0)
         save_checkpoint(last, table, s, net.name);
       if (o.log) *o.log << fmt::format("interrupted after epoch {}; rerun to resume\n", epoch);

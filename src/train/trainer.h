@@ -18,6 +18,7 @@
 #include "data/datasets.h"
 #include "spec/param_table.h"
 #include "spec/spec_json.h"
+#include "train/data_parallel.h"
 #include "train/evaluate.h"
 
 namespace netspec::train {
@@ -47,6 +48,10 @@ struct TrainOptions {
   double progress_every_s = 10;       // plain progress line period; < 0: none
   const ParamTable* table = nullptr;  // build_param_table(spec.net) if the caller has it
   exec::BackendOptions backend_options{};  // xla: plugin path, devices
+  // Data parallel (data_parallel.h): R replica threads, or one replica per process (comm set;
+  // only rank 0 gets a run_dir and a log, every rank takes rank 0's state at the start). A tail
+  // batch that does not divide by R loses its last (n mod R) samples.
+  DataParallel dp = {};
 };
 
 struct EpochMetrics {

@@ -7,7 +7,11 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
+
+#include "data/idx_fixture.h"
 
 namespace netspec::cli_test {
 
@@ -38,6 +42,32 @@ inline std::filesystem::path temp_dir(const std::string& prefix, const std::stri
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
+}
+
+// Runs a /bin/sh script (single quotes not allowed inside) and returns its stdout.
+inline std::string run_script(const std::string& script) {
+  FILE* p = popen(("sh -c '" + script + "'").c_str(), "r");
+  std::string out;
+  char buf[256];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  pclose(p);
+  return out;
+}
+
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), {}};
+}
+
+// A synthetic Fashion-MNIST-shaped set in a fresh temp dir (the class lights one image tile):
+// n_train training and n_test test samples drawn from `seed` and seed + 1.
+inline std::filesystem::path synthetic_fashion(const std::string& prefix, int n_train, int n_test,
+                                               int seed) {
+  std::filesystem::path p = temp_dir(prefix, "data");
+  test::write_synthetic_split(p.string(), "train", n_train, seed);
+  test::write_synthetic_split(p.string(), "t10k", n_test, seed + 1);
+  return p;
 }
 
 }  // namespace netspec::cli_test

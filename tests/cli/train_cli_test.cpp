@@ -19,11 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), {}};
-}
-
 std::vector<std::string> lines(const fs::path& p) {
   std::ifstream f(p);
   std::vector<std::string> v;
@@ -33,12 +28,7 @@ std::vector<std::string> lines(const fs::path& p) {
 
 // A synthetic Fashion-MNIST-shaped set (the class lights one image tile), made once.
 const fs::path& data_dir() {
-  static fs::path d = [] {
-    fs::path p = temp_dir("ns_train_cli_", "data");
-    test::write_synthetic_split(p.string(), "train", 3000, 21);
-    test::write_synthetic_split(p.string(), "t10k", 200, 22);
-    return p;
-  }();
+  static fs::path d = synthetic_fashion("ns_train_cli_", 3000, 200, 21);
   return d;
 }
 
@@ -58,12 +48,7 @@ int run_and_signal(const std::string& args, const fs::path& run, const fs::path&
       "while [ ! -f {}/last.safetensors ] && [ $i -lt 2000 ]; do sleep 0.01; i=$((i+1)); done; "
       "kill -{} $p; wait $p; echo status=$?",
       NETSPEC_BINARY_DIR, args, log.string(), run.string(), sig);
-  FILE* p = popen(("sh -c '" + script + "'").c_str(), "r");
-  std::string out;
-  char buf[256];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
+  const std::string out = run_script(script);
   auto at = out.find("status=");
   return at == std::string::npos ? -1 : std::stoi(out.substr(at + 7));
 }

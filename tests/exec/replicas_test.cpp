@@ -3,6 +3,11 @@
 #include "exec/replicas.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 
 namespace netspec::exec {
 namespace {
@@ -38,6 +43,39 @@ TEST(Replicas, FailingReplicaAbortsTheOthersAndItsErrorIsReported) {
     EXPECT_STREQ(e.what(), "[test] replica 2 broke");
   }
   EXPECT_THROW(run_on_replicas(0, [](int, ReplicaComm&) { return std::vector<Tensor>{}; }), Error);
+}
+
+// Child of the death test: caps the address space ~256 MiB above what is mapped, then asks for
+// kMaxReplicas threads; exits 0 when that ends in an Error (printed), 1 when all ran.
+void replicas_under_memory_limit() {
+  long pages = 0;
+  std::ifstream("/proc/self/statm") >> pages;  // current virtual size in pages
+  const rlim_t cap =
+      static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + (256u << 20);
+  rlimit lim{cap, cap};
+  setrlimit(RLIMIT_AS, &lim);
+  try {
+    run_on_replicas(kMaxReplicas, [](int r, ReplicaComm& comm) {
+      comm.exchange(r, {});
+      return std::vector<Tensor>{};
+    });
+    std::fprintf(stderr, "all replicas ran\n");
+    std::_Exit(1);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    std::_Exit(0);
+  }
+}
+
+// Issue 25 item 3: more replicas than threads can be created (here: under an address-space limit
+// that fits a few dozen 8 MiB thread stacks) ends in an Error naming the replica, not in
+// std::terminate ("terminate called without an active exception"); too many is refused first.
+TEST(Replicas, ThreadCreationFailureIsAnErrorAndReplicasAreBounded) {
+  EXPECT_THROW(
+      run_on_replicas(kMaxReplicas + 1, [](int, ReplicaComm&) { return std::vector<Tensor>{}; }),
+      Error);
+  EXPECT_EXIT(replicas_under_memory_limit(), ::testing::ExitedWithCode(0),
+              "could not start replica [0-9]+ of 1024");
 }
 
 }  // namespace

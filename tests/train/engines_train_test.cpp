@@ -12,6 +12,7 @@
 #include "emit/emit.h"
 #include "engine_util.h"
 #include "exec/backend.h"
+#include "layers/param_table.h"
 #include "spec/param_table.h"
 #include "spec/zoo.h"
 #include "train/checkpoint.h"

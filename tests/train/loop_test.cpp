@@ -55,13 +55,7 @@ SpecFile small(int epochs, int batch = 32) {
   return s;
 }
 
-bool same_params(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].nbytes() != b[i].nbytes() || std::memcmp(a[i].raw(), b[i].raw(), a[i].nbytes()))
-      return false;
-  return true;
-}
+using test_util::same_bits;
 
 std::vector<std::string> lines(const std::string& path) {
   std::ifstream f(path);
@@ -79,11 +73,11 @@ TEST(Loop, SameSeedSameNumbersBitForBit) {
     EXPECT_EQ(a.epochs[e].val.loss, b.epochs[e].val.loss);
     EXPECT_EQ(a.epochs[e].val.top1, b.epochs[e].val.top1);
   }
-  EXPECT_TRUE(same_params(a.params, b.params));
+  EXPECT_TRUE(same_bits(a.params, b.params));
   SpecFile other = small(2);
   other.train->seed = 8;
   TrainResult c = run_training(other, synthetic(), {});
-  EXPECT_FALSE(same_params(a.params, c.params));
+  EXPECT_FALSE(same_bits(a.params, c.params));
 }
 
 TEST(Loop, StopSavesMidEpochAndResumeMatchesUninterrupted) {
@@ -113,7 +107,7 @@ TEST(Loop, StopSavesMidEpochAndResumeMatchesUninterrupted) {
   // Same numbers as the run that was never stopped, including the epoch's mean train loss.
   EXPECT_EQ(r2.epochs[0].train_loss, full.epochs[0].train_loss);
   EXPECT_EQ(r2.epochs[1].val.loss, full.epochs[1].val.loss);
-  EXPECT_TRUE(same_params(r2.params, full.params));
+  EXPECT_TRUE(same_bits(r2.params, full.params));
   auto csv = lines(run + "/metrics.csv");
   ASSERT_EQ(csv.size(), 3u);
   EXPECT_EQ(csv[0].rfind("epoch,step,lr,train_loss,val_loss,val_top1,val_top5,val_count", 0), 0u);

@@ -62,13 +62,7 @@ SpecFile small(int epochs, int batch, int accum = 1) {
   return s;
 }
 
-bool same(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].nbytes() != b[i].nbytes() || std::memcmp(a[i].raw(), b[i].raw(), a[i].nbytes()))
-      return false;
-  return true;
-}
+using test_util::same_bits;
 
 double max_diff(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
   double w = 0;
@@ -131,12 +125,12 @@ TEST(TailBatch, EpochTrainsEverySampleOnceInCeilSteps) {
   TrainResult exact = run_training(small(2, 320), synthetic(), {});
   EXPECT_EQ(big.steps, 2);
   EXPECT_EQ(big.epochs[1].samples, 320);
-  EXPECT_TRUE(same(big.params, exact.params));
+  EXPECT_TRUE(same_bits(big.params, exact.params));
   EXPECT_EQ(big.epochs[1].train_loss, exact.epochs[1].train_loss);
   // ... and different from dropping them (batch 320 is not 256 + nothing).
   TrainResult less = run_training(small(2, 256), synthetic(), {});
   EXPECT_EQ(less.steps, 4);
-  EXPECT_FALSE(same(less.params, exact.params));
+  EXPECT_FALSE(same_bits(less.params, exact.params));
 }
 
 // BN (convBn) with dropPath (a convNextStage) and dropout: a tail step on the full-batch stepper is
@@ -177,10 +171,10 @@ TEST(TailBatch, TailModuleEqualsTheModuleEmittedAtThatBatch) {
   native.sync(b);  // batch 5 is native's full batch: its state is in the session
   EXPECT_EQ(la, lb);
   EXPECT_TRUE(std::isfinite(la));
-  EXPECT_TRUE(same(a.params, b.params));
-  EXPECT_TRUE(same(a.opt, b.opt));
-  EXPECT_TRUE(same(a.running, b.running));
-  EXPECT_FALSE(same(a.running, running_before));  // the tail's BN batch stats were taken
+  EXPECT_TRUE(same_bits(a.params, b.params));
+  EXPECT_TRUE(same_bits(a.opt, b.opt));
+  EXPECT_TRUE(same_bits(a.running, b.running));
+  EXPECT_FALSE(same_bits(a.running, running_before));  // the tail's BN batch stats were taken
   EXPECT_EQ(full.compiled_batches(), (std::vector<int64_t>{5, 8}));
   EXPECT_EQ(full2.compiled_batches(), (std::vector<int64_t>{8}));  // lazily: only when used
   std::string e = test::error_of([&] { full.step(a, {noise({9, 2, 4, 4}, 3)}, {y8}, 1e-2, 3); });
@@ -273,7 +267,7 @@ TEST(TailBatch, StopAtEveryStepAndResumeMatchesUninterrupted) {
     } while (r.interrupted && calls < 20);
     EXPECT_FALSE(r.interrupted);
     EXPECT_EQ(calls, steps);
-    EXPECT_TRUE(same(r.params, full.params)) << "accum " << accum;
+    EXPECT_TRUE(same_bits(r.params, full.params)) << "accum " << accum;
     ASSERT_EQ(epochs.size(), 2u);
     for (size_t e = 0; e < 2; ++e) {
       EXPECT_EQ(epochs[e].train_loss, full.epochs[e].train_loss) << e;
@@ -305,7 +299,7 @@ TEST(TailBatch, FormatOneMidEpochCheckpointResumesWithTheRightTrainLoss) {
   ASSERT_EQ(rest.epochs.size(), 1u);
   EXPECT_NEAR(rest.epochs[0].train_loss, full.epochs[0].train_loss,
               1e-12 * std::abs(full.epochs[0].train_loss));
-  EXPECT_TRUE(same(rest.params, full.params));
+  EXPECT_TRUE(same_bits(rest.params, full.params));
 
   st.metadata["format"] = "netspec-checkpoint-9";
   write_safetensors(last, st);

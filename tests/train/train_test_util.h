@@ -3,8 +3,10 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "core/tensor.h"
 
@@ -34,6 +36,15 @@ inline Tensor uniform_noise(const Shape& s, uint64_t seed) {
     t.data<float>()[i] = static_cast<float>(static_cast<double>(z >> 11) * 0x1.0p-53 * 2 - 1);
   }
   return t;
+}
+
+// Same tensors bit for bit (sizes and bytes).
+inline bool same_bits(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].nbytes() != b[i].nbytes() || std::memcmp(a[i].raw(), b[i].raw(), a[i].nbytes()))
+      return false;
+  return true;
 }
 
 }  // namespace netspec::train::test_util

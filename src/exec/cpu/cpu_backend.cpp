@@ -206,6 +206,18 @@ class CpuExecutable final : public Executable {
     return run_plan(*e.plan, s, inputs, ctx);
   }
 
+  // One replica of a group whose other members run elsewhere (another process): state slot 0.
+  std::vector<Tensor> run_as_replica(std::string_view entry, const std::vector<Tensor>& inputs,
+                                     Communicator& comm, int replica_id) override {
+    Entry& e = entry_for(entry);
+    State& s = state_for(e, 0);
+    std::lock_guard<std::mutex> lk(s.mu);
+    ref::RunContext ctx;
+    ctx.replica_id = replica_id;
+    ctx.comm = &comm;
+    return run_plan(*e.plan, s, inputs, ctx);
+  }
+
   std::vector<std::vector<Tensor>> run_replicated(
       std::string_view entry, const std::vector<std::vector<Tensor>>& inputs) override {
     int n = static_cast<int>(inputs.size());

@@ -1,6 +1,7 @@
 // Reference kernel: all_reduce. Every replica hands its operands to ReplicaComm::exchange and
 // folds, element by element, the contributions of the replicas in its group (in group order)
 // with the computation region. A replica in no listed group, or a single replica, keeps its own.
+// A sum over one group of all replicas uses the communicator's native sum when it has one (Gloo).
 #include "exec/ref/kernel_util.h"
 #include "hlo/op_family.h"
 
@@ -39,13 +40,17 @@ std::vector<Tensor> eval_all_reduce(const hlo::Op& op, const std::vector<Tensor>
   if (!ctx.comm) return in;  // one replica: the group is {self}
   int n = ctx.comm->num_replicas();
   std::vector<I64s> groups = replica_groups(op, n);
+  ScalarRegion body(*op.region(0), ctx);
+  if (groups.size() == 1 && static_cast<int>(groups[0].size()) == n &&
+      body.fast_kind() == hlo::OpKind::kAdd) {
+    if (auto sums = ctx.comm->sum_all(ctx.replica_id, in)) return *sums;
+  }
   std::vector<std::vector<Tensor>> all = ctx.comm->exchange(ctx.replica_id, in);
   const I64s* mine = nullptr;
   for (const auto& g : groups)
     for (int64_t r : g)
       if (r == ctx.replica_id) mine = &g;
   if (!mine) return in;
-  ScalarRegion body(*op.region(0), ctx);
   std::vector<Tensor> outs;
   for (size_t k = 0; k < in.size(); ++k) {
     Tensor acc = all[static_cast<size_t>((*mine)[0])][k].clone();

@@ -35,7 +35,7 @@ class Scope {
 
 struct RunContext {
   int replica_id = 0;
-  ReplicaComm* comm = nullptr;   // null for a single replica
+  Communicator* comm = nullptr;  // null for a single replica
   const Scope* scope = nullptr;  // innermost scope of the block being run (see Scope)
 };
 

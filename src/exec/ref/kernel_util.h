@@ -114,6 +114,7 @@ class ScalarRegion {
   std::vector<Tensor> operator()(const std::vector<Tensor>& args) const;
   // Fast form for 2-argument single-op regions: out[io] = a[ia] op b[ib]; false if not fast.
   bool fast() const { return fast_kind_.has_value(); }
+  std::optional<hlo::OpKind> fast_kind() const { return fast_kind_; }
   void apply_fast(const Tensor& a, int64_t ia, const Tensor& b, int64_t ib, Tensor& out,
                   int64_t io) const;
 

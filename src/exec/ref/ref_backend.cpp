@@ -20,6 +20,16 @@ class RefExecutable final : public Executable {
     return ref::run_func(f, inputs, ctx);
   }
 
+  std::vector<Tensor> run_as_replica(std::string_view entry, const std::vector<Tensor>& inputs,
+                                     Communicator& comm, int replica_id) override {
+    const hlo::Func& f = *module_->entry(entry);
+    check_inputs(f, inputs);
+    ref::RunContext ctx;
+    ctx.replica_id = replica_id;
+    ctx.comm = &comm;
+    return ref::run_func(f, inputs, ctx);
+  }
+
   std::vector<std::vector<Tensor>> run_replicated(
       std::string_view entry, const std::vector<std::vector<Tensor>>& inputs) override {
     const hlo::Func& f = *module_->entry(entry);

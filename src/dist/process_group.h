@@ -1,0 +1,45 @@
+// Replicas in several processes or machines (docs/distributed.md). The torchrun convention:
+// each process is started with RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (and LOCAL_RANK) in
+// its environment. join() meets the others through a TCP store served by rank 0 (tcp_store.h),
+// checks that every rank runs the same resolved config + net (refusing, by the first differing
+// field, otherwise), and connects a Gloo full mesh over TCP whose allreduce/allgather serve the
+// modules' all_reduce (GlooComm). Every collective and the rendezvous fail after `timeout` with
+// an Error naming the rank and what it waited for: a dead or hung rank stops the others.
+#pragma once
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "exec/replicas.h"
+
+namespace netspec::dist {
+
+struct DistEnv {
+  int rank = 0, world = 1, local_rank = 0;
+  std::string master_addr = "127.0.0.1";
+  int master_port = 29500;
+  // Network interface for Gloo's sockets (GLOO_SOCKET_IFNAME), else the address that reaches
+  // MASTER_ADDR's host name (loopback for 127.0.0.1 / localhost).
+  std::string iface;
+  std::chrono::milliseconds timeout{60000};  // NETSPEC_DIST_TIMEOUT seconds (default 60)
+};
+
+// The process group from the environment: nullopt when WORLD_SIZE is unset (a plain run).
+// Throws naming the variable when one is missing or malformed.
+std::optional<DistEnv> dist_env_from_environment();
+
+class ProcessGroup {
+ public:
+  // `fingerprint`: JSON of everything that must agree across ranks (resolved spec, flags).
+  static std::unique_ptr<ProcessGroup> join(const DistEnv& env, const std::string& fingerprint);
+  virtual ~ProcessGroup() = default;
+  virtual exec::Communicator& comm() = 0;
+  virtual const DistEnv& env() const = 0;
+};
+
+// The first place where two JSON texts differ, as "path: A vs B" ("" when equal). Used to name a
+// mismatched rank's config.
+std::string json_difference(const std::string& a, const std::string& b);
+
+}  // namespace netspec::dist

@@ -1,0 +1,115 @@
+// Data-parallel replicas of the train step (see data_parallel.h).
+#include "train/data_parallel.h"
+
+#include <cstring>
+
+#include "core/error.h"
+
+namespace netspec::train {
+namespace {
+
+// Rank 0's tensors on every rank: an all_reduce sum to which the other ranks add zeros.
+std::vector<Tensor> from_rank0(std::vector<Tensor> ts, const DataParallel& dp) {
+  if (dp.rank != 0)
+    for (auto& t : ts) {
+      t = t.clone();
+      std::memset(t.raw(), 0, t.nbytes());
+    }
+  auto sums = dp.comm->sum_all(dp.rank, ts);
+  if (!sums) fail("train", "the process group's communicator has no sum all_reduce");
+  return *sums;
+}
+
+}  // namespace
+
+Tensor shard_rows(const Tensor& t, int parts, int index) {
+  if (t.rank() < 1 || parts < 1 || t.shape()[0] % parts != 0)
+    fail("train", "cannot split {} into {} equal shards along dim 0", t.type_str(), parts);
+  if (parts == 1) return t;
+  const int64_t rows = t.shape()[0] / parts;
+  Shape s = t.shape();
+  s[0] = rows;
+  Tensor out(t.dtype(), s);
+  const size_t bytes = out.nbytes();
+  std::memcpy(out.raw(), static_cast<const uint8_t*>(t.raw()) + bytes * static_cast<size_t>(index),
+              bytes);
+  return out;
+}
+
+Tensor first_rows(const Tensor& t, int64_t n) {
+  if (t.rank() < 1 || n < 0 || n > t.shape()[0])
+    fail("train", "cannot take {} rows of {}", n, t.type_str());
+  Shape s = t.shape();
+  s[0] = n;
+  Tensor out(t.dtype(), s);
+  std::memcpy(out.raw(), t.raw(), out.nbytes());
+  return out;
+}
+
+emit::TensorInfo global_info(const emit::TensorInfo& ti, int replicas) {
+  emit::TensorInfo g = ti;
+  if (ti.sharded && !g.shape.empty()) g.shape[0] *= replicas;
+  return g;
+}
+
+std::vector<Tensor> run_data_parallel(exec::Executable& exe, const emit::Manifest& m,
+                                      const std::vector<Tensor>& in, const DataParallel& dp) {
+  if (m.replicas != dp.replicas)
+    fail("train", "train step emitted for {} replicas (expected {})", m.replicas, dp.replicas);
+  if (in.size() != m.inputs.size())
+    fail("train", "train step inputs (got {}, expected {})", in.size(), m.inputs.size());
+  auto shard_of = [&](int r) {
+    std::vector<Tensor> mine;
+    for (size_t i = 0; i < in.size(); ++i)
+      mine.push_back(m.inputs[i].sharded ? shard_rows(in[i], dp.replicas, r) : in[i]);
+    return mine;
+  };
+  if (!dp.multi_process()) {
+    std::vector<std::vector<Tensor>> per;
+    for (int r = 0; r < dp.replicas; ++r) per.push_back(shard_of(r));
+    return std::move(exe.run_replicated("main", per).at(0));
+  }
+  std::vector<Tensor> out = exe.run_as_replica("main", shard_of(dp.rank), *dp.comm, dp.rank);
+  // Without sync-BN each rank's batch statistics are its shard's: take rank 0's on every rank.
+  std::vector<size_t> stats;
+  for (size_t k = 0; k < m.outputs.size(); ++k)
+    if (m.outputs[k].role == "bn_batch_stat") stats.push_back(k);
+  if (!stats.empty() && !m.sync_bn) {
+    std::vector<Tensor> mine;
+    for (size_t k : stats) mine.push_back(out[k]);
+    std::vector<Tensor> r0 = from_rank0(std::move(mine), dp);
+    for (size_t j = 0; j < stats.size(); ++j) out[stats[j]] = std::move(r0[j]);
+  }
+  return out;
+}
+
+void broadcast_state(TrainState& s, const DataParallel& dp) {
+  if (!dp.multi_process()) return;
+  std::vector<Tensor> ts;
+  for (auto* group : {&s.params, &s.opt, &s.running})
+    for (const Tensor& t : *group) ts.push_back(t);
+  // Scalars ride along as f64 (exact for counts below 2^53).
+  ts.push_back(Tensor::from<double>(
+      DType::kF64, {5},
+      {static_cast<double>(s.epoch), static_cast<double>(s.step),
+       static_cast<double>(s.batch_in_epoch), s.loss_sum, static_cast<double>(s.format)}));
+  std::vector<Tensor> got = from_rank0(std::move(ts), dp);
+  size_t i = 0;
+  for (auto* group : {&s.params, &s.opt, &s.running})
+    for (Tensor& t : *group) t = std::move(got[i++]);
+  const Tensor& sc = got.at(i);
+  s.epoch = static_cast<int>(sc.as_double(0));
+  s.step = static_cast<int64_t>(sc.as_double(1));
+  s.batch_in_epoch = static_cast<int64_t>(sc.as_double(2));
+  s.loss_sum = sc.as_double(3);
+  s.format = static_cast<int>(sc.as_double(4));
+}
+
+bool any_rank(bool stop, const DataParallel& dp) {
+  if (!dp.multi_process()) return stop;
+  auto sums = dp.comm->sum_all(dp.rank, {Tensor::from<double>(DType::kF64, {}, {stop ? 1.0 : 0})});
+  if (!sums) fail("train", "the process group's communicator has no sum all_reduce");
+  return sums->at(0).as_double(0) > 0;
+}
+
+}  // namespace netspec::train
