@@ -19,7 +19,7 @@ fi
 build_dir=${1:-build}
 
 # The product: g++ (not build-essential: no make or dpkg-dev needed), CMake + Ninja, the
-# libraries netspec links (oneDNN, Eigen, CLI11, nlohmann-json, fmt, zlib, libpng, libjpeg) and
+# libraries netspec links (oneDNN, Eigen, CLI11, nlohmann-json, fmt, zlib, libpng, libjpeg, Gloo) and
 # the dataset the README's main job trains on.
 packages=(
   g++ cmake ninja-build
