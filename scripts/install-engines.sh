@@ -28,7 +28,14 @@ python=/usr/bin/python3
 mkdir -p "$engines/wheels"
 : >"$log"
 
-"$python" -m pip download --quiet --disable-pip-version-check --no-input --no-deps \
+# The venv first: its pip downloads the wheels (Debian's python3 has no pip without python3-pip).
+venv="$engines/venv"
+if [[ ! -x $venv/bin/python ]] || ! "$venv/bin/python" -c 'import sys' >/dev/null 2>&1; then
+  rm -rf "$venv"
+  "$python" -m venv "$venv" >>"$log" 2>&1 ||
+    die "could not create $venv (apt-get install python3-venv); see $log"
+fi
+"$venv/bin/python" -m pip download --quiet --disable-pip-version-check --no-input --no-deps \
   --only-binary=:all: -d "$engines/wheels" "$pjrt_plugin_pin" "$pjrt_header_pin" >>"$log" 2>&1 ||
   die "pip download of the PJRT wheels failed; see $log"
 tmp=$(mktemp -d)
@@ -53,12 +60,6 @@ cp "$tmp/plugin"/lammps_jax_pjrt_cpu-0.11.2.dist-info/licenses/* "$engines/pjrt/
 mv -f "$tmp/header/xla_plugins/xla_cpu_pjrt/include/pjrt_c_api.h" "$engines/include/xla/pjrt/c/"
 rm -f "$engines"/wheels/*.whl
 
-venv="$engines/venv"
-if [[ ! -x $venv/bin/python ]] || ! "$venv/bin/python" -c 'import sys' >/dev/null 2>&1; then
-  rm -rf "$venv"
-  "$python" -m venv "$venv" >>"$log" 2>&1 ||
-    die "could not create $venv (apt-get install python3-venv); see $log"
-fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
   "${iree_pins[@]}" >>"$log" 2>&1 || die "pip install of IREE failed; see $log"
 
