@@ -8,6 +8,7 @@
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -277,6 +278,10 @@ std::optional<DistEnv> dist_env_from_environment() {
 
 std::unique_ptr<ProcessGroup> ProcessGroup::join(const DistEnv& env,
                                                  const std::string& fingerprint) {
+  // Gloo writes to its peers' sockets without MSG_NOSIGNAL: when a peer rank dies, the default
+  // SIGPIPE would kill this rank silently (exit 141) instead of letting the write fail with
+  // EPIPE, which Gloo reports as an error we name. Ranks ignore SIGPIPE from here on.
+  std::signal(SIGPIPE, SIG_IGN);
   return std::make_unique<GlooGroup>(env, fingerprint);
 }
 
