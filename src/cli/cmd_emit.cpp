@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "core/file_check.h"
 #include "emit/emit.h"
 #include "emit/probes.h"
 #include "hlo/text/printer.h"
@@ -40,10 +41,7 @@ E parse_or_fail(const std::string& flag, const std::string& s) {
 }
 
 void write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  if (!f) fail("emit", "cannot write '{}'", path);
-  f << text;
-  if (!f) fail("emit", "write to '{}' failed", path);
+  write_file_atomic(path, text, "emit");
 }
 
 void write_outputs(const EmitArgs& a, const emit::Emitted& e) {

@@ -3,6 +3,7 @@
 // centre-cropped to the net's input, normalised with the dataset's mean/std; grayscale nets take
 // the channel mean) or .npy tensors already shaped like the net's input (used as they are).
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <numeric>
 
@@ -95,8 +96,18 @@ void register_predict_command(CLI::App& app) {
                             c.dataset == DatasetKind::imagenette ? c.testCropRatio : 1.0);
       std::memcpy(static_cast<uint8_t*>(x.raw()) + i * row, t.raw(), row);
     }
-    auto probs = train::softmax_rows(ev.logits(s.params, s.running, x), n);
+    const Tensor logits = ev.logits(s.params, s.running, x);
+    auto probs = train::softmax_rows(logits, n);
+    const int64_t classes = logits.shape().at(1);
+    std::vector<std::string> bad;  // inputs whose logits are not finite (NaN input, bad weights)
     for (int64_t i = 0; i < n; ++i) {
+      const float* l = logits.data<float>() + i * classes;
+      if (!std::all_of(l, l + classes, [](float v) { return std::isfinite(v); })) {
+        std::cout << fmt::format("{}: no prediction (the net's outputs are not finite)\n",
+                                 o->inputs[i]);
+        bad.push_back(o->inputs[i]);
+        continue;
+      }
       const auto& p = probs[i];
       std::vector<size_t> idx(p.size());
       std::iota(idx.begin(), idx.end(), 0);
@@ -108,6 +119,11 @@ void register_predict_command(CLI::App& app) {
       for (size_t k = 0; k < std::min(idx.size(), static_cast<size_t>(std::max(1, o->top))); ++k)
         std::cout << fmt::format("  {:>6.2f}%  {} ({})\n", 100 * p[idx[k]], name(idx[k]), idx[k]);
     }
+    if (!bad.empty())
+      fail("predict",
+           "{} of {} inputs gave non-finite outputs (NaN or Inf in the input or the checkpoint; "
+           "first: {})",
+           bad.size(), n, bad[0]);
   });
 }
 

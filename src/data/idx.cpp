@@ -1,11 +1,13 @@
 // IDX reader: big-endian header (0, 0, type 0x08 = ubyte, ndims), dims as big-endian u32, data.
 #include "data/idx.h"
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <filesystem>
 
 #include "core/error.h"
+#include "core/file_check.h"
 
 namespace netspec::data {
 namespace {
@@ -55,9 +57,13 @@ std::string find_file(const std::string& dir, const std::string& stem) {
 }  // namespace
 
 std::string read_maybe_gz(const std::string& path) {
-  if (!std::filesystem::exists(path)) fail("idx", "{}: no such file", path);
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) fail("idx", "{}: cannot open", path);
+  // Checked before opening: a FIFO or a device is refused by name, never read (or waited on).
+  int fd = open_regular_file("idx", path);
+  gzFile f = gzdopen(fd, "rb");
+  if (!f) {
+    ::close(fd);
+    fail("idx", "{}: cannot open", path);
+  }
   std::string out;
   char buf[1 << 16];
   for (;;) {

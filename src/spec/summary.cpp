@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "core/checked.h"
+
 namespace netspec {
 
 std::string group_digits(int64_t v) {
@@ -35,10 +37,10 @@ std::string format_summary(const NetSpec& net, const ParamTable& t, int batch) {
   for (const auto& l : t.layers)
     out += fmt::format("{:>4}  {:<20} {:<18} {:>14} {:>18}\n", l.index, l.kind,
                        shape_with_batch(l.out, batch), group_digits(l.params),
-                       group_digits(l.flops * b));
+                       group_digits(checked_mul(l.flops, b, "flops")));
   out += fmt::format("total params {} ({} tensors)  FLOPs {} ({:.3f} GFLOPs per sample)\n",
                      group_digits(t.total_params()), t.params.size(),
-                     group_digits(t.total_flops() * b), t.total_flops() / 1e9);
+                     group_digits(checked_mul(t.total_flops(), b, "flops")), t.total_flops() / 1e9);
   out += fmt::format("BN layers {}  output {}\n", t.bns.size(), shape_with_batch(t.output, batch));
   return out;
 }

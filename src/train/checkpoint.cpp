@@ -1,6 +1,9 @@
 // Checkpoint save/load (see checkpoint.h).
 #include "train/checkpoint.h"
 
+#include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
@@ -25,6 +28,16 @@ std::string meta(const SafeTensors& st, const std::string& key, const std::strin
   if (it != st.metadata.end()) return it->second;
   if (!fallback.empty()) return fallback;
   fail("train", "{}: checkpoint metadata has no '{}'", path, key);
+}
+
+// A whole non-negative decimal number (no sign, no spaces, no trailing text).
+int64_t counter(const std::string& v, const char* field, const std::string& path) {
+  int64_t n = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (v.empty() || v[0] == '-' || v[0] == '+' || ec != std::errc() || p != v.data() + v.size())
+    fail("train", "{}: metadata '{}' is not a non-negative whole number (got '{}')", path, field,
+         v);
+  return n;
 }
 
 }  // namespace
@@ -74,22 +87,32 @@ void load_checkpoint(const std::string& path, const ParamTable& t, TrainState& s
     for (size_t i = 0; i < s.opt.size(); ++i) load_into(st, s.opt_names[i], s.opt[i], path);
   for (size_t i = 0; i < s.running.size(); ++i)
     load_into(st, s.running_names[i], s.running[i], path);
-  try {
-    s.epoch = std::stoi(meta(st, "epoch", path));
-    s.step = std::stoll(meta(st, "step", path));
-    s.batch_in_epoch = std::stoll(meta(st, "batch_in_epoch", path, "0"));
-    s.loss_sum = std::strtod(meta(st, "loss_sum", path, "0").c_str(), nullptr);
-    const std::string fmt_name = meta(st, "format", path, "netspec-checkpoint-1");
-    const std::string prefix = "netspec-checkpoint-";
-    if (fmt_name.rfind(prefix, 0) != 0)
-      fail("train", "{}: not a netspec checkpoint (format '{}')", path, fmt_name);
-    s.format = std::stoi(fmt_name.substr(prefix.size()));
-    if (s.format < 1 || s.format > 2)
-      fail("train", "{}: checkpoint format {} is newer than this netspec reads (1..2)", path,
-           s.format);
-  } catch (const std::logic_error&) {
-    fail("train", "{}: checkpoint metadata epoch/step/format are not numbers", path);
-  }
+  // Metadata is validated as strictly as the tensors: whole non-negative decimal numbers, a
+  // finite loss sum and a known format; a bad value names the file and the field.
+  const std::string fmt_name = meta(st, "format", path, "netspec-checkpoint-1");
+  if (fmt_name == "netspec-checkpoint-1" || fmt_name == "netspec-checkpoint-2")
+    s.format = fmt_name.back() - '0';
+  else if (fmt_name.rfind("netspec-checkpoint-", 0) == 0)
+    fail("train",
+         "{}: metadata 'format' is '{}' (expected netspec-checkpoint-1 or -2; newer "
+         "than this netspec?)",
+         path, fmt_name);
+  else
+    fail("train", "{}: not a netspec checkpoint (metadata 'format' is '{}')", path, fmt_name);
+  const int64_t epoch = counter(meta(st, "epoch", path), "epoch", path);
+  if (epoch > INT32_MAX) fail("train", "{}: metadata 'epoch' is too large (got {})", path, epoch);
+  s.epoch = static_cast<int>(epoch);
+  s.step = counter(meta(st, "step", path), "step", path);
+  s.batch_in_epoch = counter(meta(st, "batch_in_epoch", path, "0"), "batch_in_epoch", path);
+  // Every epoch and every saved mid-epoch position took at least one step.
+  if (s.step < s.epoch + s.batch_in_epoch)
+    fail("train", "{}: metadata 'step' {} is less than epoch {} + batch_in_epoch {}", path, s.step,
+         s.epoch, s.batch_in_epoch);
+  const std::string ls = meta(st, "loss_sum", path, "0");
+  char* end = nullptr;
+  s.loss_sum = std::strtod(ls.c_str(), &end);
+  if (ls.empty() || *end || !std::isfinite(s.loss_sum))
+    fail("train", "{}: metadata 'loss_sum' is not a finite number (got '{}')", path, ls);
 }
 
 }  // namespace netspec::train

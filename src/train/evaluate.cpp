@@ -79,7 +79,7 @@ Tensor Evaluator::logits(const std::vector<Tensor>& params, const std::vector<Te
 }
 
 EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
-                           const data::Dataset& ds) const {
+                           const data::Dataset& ds, const std::function<bool()>& stop) const {
   data::Loader ld(ds, batch_, false, 0);
   ld.start_epoch(0);
   // Parameters and running statistics are session state, set once per evaluation (on xla they
@@ -106,6 +106,11 @@ EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<
     Tensor y;
     int64_t n = ld.batch(b, in.at(xi), y);
     s.add(std::move(session->step(in).at(0)), y, n);
+    if (stop && stop() && b + 1 < ld.num_batches()) {
+      EvalMetrics m = s.result();
+      m.interrupted = true;
+      return m;
+    }
   }
   return s.result();
 }

@@ -3,6 +3,7 @@
 // scored), and softmax probabilities for `netspec predict`.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@ struct EvalMetrics {
   double loss = 0, top1 = 0, top5 = 0;  // top5 only meaningful when has_top5
   int64_t count = 0;                    // scored rows: samples (tokens for text)
   bool has_top5 = false;                // classes > 5
+  bool interrupted = false;             // `stop` said yes before the last batch
 };
 
 // Accumulates scores of logits [B, C] rows against labels (first n rows).
@@ -40,8 +42,9 @@ class Evaluator {
   // Logits [B, C] of one full batch x.
   Tensor logits(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
                 const Tensor& x) const;
+  // `stop` is asked after each batch; a yes ends the evaluation there (metrics.interrupted).
   EvalMetrics run(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
-                  const data::Dataset& ds) const;
+                  const data::Dataset& ds, const std::function<bool()>& stop = {}) const;
 
  private:
   int64_t batch_;

@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include "core/error.h"
+#include "core/file_check.h"
 #include "core/safetensors.h"
 #include "data/loader.h"
 #include "data/text.h"
@@ -20,6 +21,7 @@
 #include "report/plot.h"
 #include "report/progress.h"
 #include "train/checkpoint.h"
+#include "train/divergence.h"
 #include "train/signals.h"
 #include "train/stepper.h"
 
@@ -111,10 +113,18 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   const NetSpec& net = spec.net;
   const ParamTable table = o.table ? *o.table : build_param_table(net);
   const int64_t batch = c.batchSize;
-  if (data.train.x.shape().size() < 2 ||
-      Shape(data.train.x.shape().begin() + 1, data.train.x.shape().end()) != table.input)
-    fail("train", "dataset sample shape does not match the net's input (got {}, expected {})",
-         data.train.x.type_str(), shape_str(table.input));
+  // Every split is checked now, not after an epoch of training (a test split of another image
+  // size failed only at the first evaluation, naming a module argument).
+  auto check_split = [&](const data::Dataset& d, const char* name) {
+    if (d.x.shape().size() < 2 || Shape(d.x.shape().begin() + 1, d.x.shape().end()) != table.input)
+      fail("train", "{} split sample shape does not match the net's input (got {}, expected {})",
+           name, d.x.type_str(), "Nx" + shape_str(table.input));
+    if (d.y.rank() < 1 || d.y.shape()[0] != d.x.shape()[0])
+      fail("train", "{} split has {} labels for {} samples", name,
+           d.y.rank() < 1 ? 0 : d.y.shape()[0], d.x.shape()[0]);
+  };
+  check_split(data.train, "training");
+  if (data.test.x.rank() > 0) check_split(data.test, "test");
   // Fields whose machinery does not exist yet are refused, never silently ignored.
   auto refuse = [](bool on, const char* field) {
     if (on) fail("train", "{} is not supported by the trainer yet (set it to its default)", field);
@@ -154,7 +164,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   const std::string last = o.run_dir.empty() ? "" : (dir / "last.safetensors").string();
   double best_top1 = -1;
   if (!o.run_dir.empty()) {
-    fs::create_directories(dir);
+    ensure_writable_dir("train", dir.string(), "run dir");
     if (fs::exists(last)) {
       load_checkpoint(last, table, s);
       // Format 1 summed per-update mean losses; every update it made mid-epoch was full.
@@ -221,6 +231,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
                           c.syncBN ? ", sync-BN" : "");
   res.first_epoch = s.epoch + 1;
   res.first_batch = s.batch_in_epoch;
+  DivergenceGuard guard;
+  // Evaluation stops after its current step on SIGINT/SIGTERM (all ranks together).
+  const auto eval_stop = [&] { return any_rank(stop_requested(), o.dp); };
 
   for (int epoch = s.epoch + 1; epoch <= c.epochs; ++epoch) {
     auto t0 = Clock::now();
@@ -263,11 +276,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
       auto ts = Clock::now();
       double loss = stepper.step(s, xs, ys, lr, s.step + 1);
       step_secs += secs(ts);
-      if (!std::isfinite(loss))
-        fail("train",
-             "loss is {} at step {} (epoch {}, batch {}); stopped, the last checkpoint "
-             "is kept",
-             loss, s.step + 1, epoch, b + 1);
+      guard.check_step(loss, s.step + 1, epoch, b + 1);
       // The epoch's train loss is the mean over its samples: Σ loss·n / Σ n.
       loss_sum += loss * static_cast<double>(n);
       samples += n;
@@ -307,9 +316,14 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     m.ms_per_step = run_steps > 0 ? 1e3 * step_secs / run_steps : 0;
     m.samples_per_s = step_secs > 0 ? static_cast<double>(run_samples) / step_secs : 0;
     if (epoch % c.evalEveryNEpochs == 0 || epoch == c.epochs) {
-      m.val = evaluator.run(s.params, s.running, data.test);
-      m.evaluated = true;
-      m.best = m.val.count > 0 && m.val.top1 > best_top1;
+      m.val = evaluator.run(s.params, s.running, data.test, eval_stop);
+      // Interrupted: the epoch's row has no validation fields (as an epoch not evaluated).
+      m.evaluated = !m.val.interrupted;
+      if (m.evaluated) guard.check_eval(m.val.loss, epoch);
+      m.best = m.evaluated && m.val.count > 0 && m.val.top1 > best_top1;
+      if (m.val.interrupted && o.log)
+        *o.log << fmt::format("interrupted during the evaluation of epoch {}; it is skipped\n",
+                              epoch);
     }
     m.seconds = secs(t0);
     res.epochs.push_back(m);
@@ -335,7 +349,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         save_checkpoint(last, table, s, net.name);
     }
     if (m.best) best_top1 = m.val.top1;
-    if (any_rank(stop_requested(), o.dp) && epoch < c.epochs) {
+    if (any_rank(stop_requested(), o.dp) && (epoch < c.epochs || m.val.interrupted)) {
       if (!last.empty() && epoch % c.checkpointEveryNEpochs != 0)
         save_checkpoint(last, table, s, net.name);
       if (o.log) *o.log << fmt::format("interrupted after epoch {}; rerun to resume\n", epoch);
