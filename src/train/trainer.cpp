@@ -197,7 +197,6 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
           "text: {} characters, {} train / {} validation tokens; unigram bpc {:.4f}\n",
           data.text->vocab.size(), data.text->train.size(), data.text->val.size(), res.unigram_bpc);
   }
-  report::MetricsLog mlog(o.run_dir, s.epoch);
 
   // Text: training windows are redrawn each epoch from the corpus (seed, epoch).
   data::Dataset train_ds = data.train;
@@ -218,6 +217,8 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   if (s.epoch >= c.epochs && o.log)
     *o.log << fmt::format("nothing to do: {} already has {} of {} epochs\n", last, s.epoch,
                           c.epochs);
+  // Rows past the checkpoint's epoch are dropped only now, after every check of the resume point.
+  report::MetricsLog mlog(o.run_dir, s.epoch);
   broadcast_state(s, o.dp);  // processes: every rank resumes from rank 0's checkpoint
   const int64_t tail = train_ds.size() % batch;
   if (reps > 1 && tail % reps != 0 && tail < reps)

@@ -85,6 +85,17 @@ TEST(HardeningTrain, BadCheckpointMetadataIsRefusedAndKeepsMetricsRows) {
     EXPECT_TRUE(has(r, c.want)) << r.out;
     EXPECT_EQ(lines(run / "metrics.jsonl"), rows) << "a refused resume deleted metrics rows";
   }
+  // Well-formed metadata at a position the data cannot have: refused before any row is dropped
+  // (the epoch-1 row would be stale for an epoch-0 checkpoint, but this one is not verified).
+  SafeTensors far = good;
+  far.metadata["epoch"] = "0";
+  far.metadata["batch_in_epoch"] = "999";
+  far.metadata["step"] = "1000";
+  write_safetensors(path, far);
+  Result r = sh(train_args(run, 2));
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(has(r, "checkpoint is at update 999 of an epoch of 20 updates")) << r.out;
+  EXPECT_EQ(lines(run / "metrics.jsonl"), rows);
 }
 
 TEST(HardeningTrain, ATestSplitOfAnotherImageSizeFailsBeforeTraining) {
@@ -152,6 +163,23 @@ TEST(HardeningTrain, ARunDirThatCannotBeOneIsNamed) {
   EXPECT_TRUE(
       has(o, "[run] output dir '" + (d / "afile").string() + "' exists and is a regular file"))
       << o.out;
+}
+
+TEST(HardeningTrain, SpecBombsAndDuplicateKeysAreRefusedFast) {
+  fs::path d = temp_dir("ns_hard_train_", "specjson");
+  std::ofstream(d / "bomb.json") << std::string(200000, '[');
+  auto t0 = std::chrono::steady_clock::now();
+  Result r = sh("summary " + (d / "bomb.json").string());
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(has(r, "bomb.json:1:65: error: JSON nested deeper than 64 levels")) << r.out;
+  EXPECT_LT(secs, 1.0);  // 35 s and 5.6 GB before the cap
+  std::ofstream(d / "dup.json") << "{\"name\": \"d\", \"inputChannels\": 4,\n"
+                                   " \"layers\": [{\"kind\": \"dense\", \"in\": 4, "
+                                   "\"out\": 3, \"out\": 5}]}";
+  r = sh("summary " + (d / "dup.json").string());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(has(r, "dup.json:2:50: error: duplicate key \"out\" (first at 2:40")) << r.out;
 }
 
 TEST(HardeningTrain, ANegativeDimensionInATypeIsNamed) {

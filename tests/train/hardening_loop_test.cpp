@@ -18,6 +18,7 @@
 #include "train/checkpoint.h"
 #include "train/divergence.h"
 #include "train/evaluate.h"
+#include "train/signals.h"
 #include "train/trainer.h"
 
 namespace netspec::train {
@@ -110,6 +111,31 @@ TEST(HardeningLoop, EvaluationStopsAfterTheCurrentStepWhenAsked) {
   EvalMetrics full = ev.run(st.params, st.running, synthetic().test, [] { return false; });
   EXPECT_FALSE(full.interrupted);
   EXPECT_EQ(full.count, 96);
+}
+
+// A stop requested at an epoch's last step lands in the evaluation: it ends after its current
+// step, the epoch's training is saved in `last`, its row has no validation fields.
+TEST(HardeningLoop, AStopDuringEvaluationEndsItAfterTheCurrentStep) {
+  const std::string run = test_util::tmpdir("hard_loop", "stop_eval");
+  SpecFile s = small(3);
+  s.train->batchSize = 64;
+  s.train->gradAccumSteps = 2;  // 128 samples: one update per epoch; eval batches of 64 of 96
+  std::ostringstream log;
+  request_stop(true);
+  TrainResult r = run_training(s, synthetic(), {run, "cpu", &log});
+  request_stop(false);
+  EXPECT_TRUE(r.interrupted);
+  ASSERT_EQ(r.epochs.size(), 1u);
+  EXPECT_FALSE(r.epochs[0].evaluated);
+  EXPECT_TRUE(r.epochs[0].val.interrupted);
+  EXPECT_EQ(r.epochs[0].val.count, 64);  // the first eval step only
+  EXPECT_NE(log.str().find("interrupted during the evaluation of epoch 1"), std::string::npos)
+      << log.str();
+  EXPECT_EQ(read_safetensors(run + "/last.safetensors").metadata.at("epoch"), "1");
+  auto rows = lines(run + "/metrics.jsonl");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_NE(rows[0].find("\"val_loss\": null"), std::string::npos) << rows[0];
+  EXPECT_FALSE(fs::exists(run + "/best.safetensors"));
 }
 
 }  // namespace
