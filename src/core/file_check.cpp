@@ -44,10 +44,14 @@ int open_regular_file(std::string_view where, const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) fail(where, "cannot open '{}' ({})", path, std::strerror(errno));
   struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    mode_t m = st.st_mode;
+  if (::fstat(fd, &st) != 0) {
+    int e = errno;
     ::close(fd);
-    not_regular(where, path, m);
+    fail(where, "cannot read '{}' ({})", path, std::strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    not_regular(where, path, st.st_mode);
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   return fd;
