@@ -45,6 +45,7 @@ Canvas::Canvas(const std::string& svg_path, int width, int height)
     : width_(width), height_(height), svg_(true), path_(svg_path) {
   surface_ = cairo_svg_surface_create(svg_path.c_str(), width, height);
   check(cairo_surface_status(surface_), svg_path);
+  cairo_svg_surface_set_document_unit(surface_, CAIRO_SVG_UNIT_PX);  // as large as the PNG
   cr_ = cairo_create(surface_);
   rect(0, 0, width, height, kWhite);
 }

@@ -12,9 +12,9 @@ namespace netspec::report {
 namespace {
 
 // Shortens s with "…" until it fits `w` pixels at `size`.
-std::string fit(const Canvas& c, std::string s, double size, double w) {
-  if (c.text_width(s, size) <= w) return s;
-  while (!s.empty() && c.text_width(s + "...", size) > w) s.pop_back();
+std::string fit(const Canvas& c, std::string s, double size, double w, bool bold = false) {
+  if (c.text_width(s, size, bold) <= w) return s;
+  while (!s.empty() && c.text_width(s + "...", size, bold) > w) s.pop_back();
   return s + "...";
 }
 
@@ -53,7 +53,7 @@ std::string grid_png(const std::vector<Tile>& tiles, int cols, int cell) {
       y += lh;
     }
     if (t.truth) {
-      c.text(x, y, fit(c, "label: " + *t.truth, fs, cell), fs, kNeutral, Align::left, true);
+      c.text(x, y, fit(c, "label: " + *t.truth, fs, cell, true), fs, kNeutral, Align::left, true);
       y += lh;
     }
     for (size_t k = 0; k < t.top.size(); ++k) {
@@ -62,7 +62,7 @@ std::string grid_png(const std::vector<Tile>& tiles, int cols, int cell) {
                       : k == 0                     ? kWrong
                                                    : kNeutral;
       std::string line = fmt::format("{:5.1f}%  {}", 100 * t.top[k].second, t.top[k].first);
-      c.text(x, y, fit(c, line, fs, cell), fs, col, Align::left, k == 0);
+      c.text(x, y, fit(c, line, fs, cell, k == 0), fs, col, Align::left, k == 0);
       y += lh;
     }
   }
@@ -75,7 +75,7 @@ std::string cam_panel_png(const RgbImage& input, const RgbImage& overlaid, const
   const int w = static_cast<int>(2 * size + 3 * pad);
   const int h = static_cast<int>(size + 2 * pad + lh * (1.5 + static_cast<double>(top.size())));
   Canvas c(w, h);
-  c.text(pad, pad + fs, fit(c, title, fs, w - 2 * pad), fs, kNeutral, Align::left, true);
+  c.text(pad, pad + fs, fit(c, title, fs, w - 2 * pad, true), fs, kNeutral, Align::left, true);
   const double y = pad + lh * 1.5;
   const bool small = input.width < size && input.height < size;
   c.image(input, pad, y, size, size, small);

@@ -14,6 +14,8 @@
 #include "cli/cli_util.h"
 #include "core/npy.h"
 #include "core/tensor.h"
+#include "exec/backend.h"
+#include "viz/cam.h"
 
 namespace netspec::cli_test {
 namespace {
@@ -135,6 +137,33 @@ TEST(ReportCli, CamWritesAHeatmapPerImageAndPrintsTop5) {
   Result n = sh(fmt::format("cam --net {} --checkpoint {} {} -o {}", r.spec.string(),
                             (r.run / "last.safetensors").string(), a.string(), out.string()));
   EXPECT_EQ(n.status, 0) << n.out;
+}
+
+// The synthetic class c is told by one lit 7x7 tile: Grad-CAM of the true class should peak there.
+TEST(ReportCli, GradCamOfTheTrueClassPeaksOnItsTile) {
+  const TrainedRun& r = trained();
+  ASSERT_EQ(r.train.status, 0) << r.train.out;
+  viz::Model m = viz::load_model(r.run.string(), "", "");
+  auto be = exec::make_backend("cpu");
+  viz::GradCam gc(m, 1, *be);
+  int hits = 0;
+  std::string where;
+  for (int c = 0; c < 10; ++c) {
+    Tensor x = viz::stack({read_npy(sample_npy(c, r.dir).string())});
+    viz::CamOut o = gc.run(x, 1, c).at(0);
+    ASSERT_EQ(o.h, 14);  // after the stride-2 conv
+    const size_t at =
+        static_cast<size_t>(std::max_element(o.map.begin(), o.map.end()) - o.map.begin());
+    const int py = static_cast<int>(at / 14) * 2 + 1, px = static_cast<int>(at % 14) * 2 + 1;
+    // Inside the tile, give or take 2 px (a 14x14 cell spans 2 input pixels, its receptive field
+    // more).
+    const int ty = 7 * (c / 4), tx = 7 * (c % 4);
+    hits += py >= ty - 2 && py <= ty + 8 && px >= tx - 2 && px <= tx + 8;
+    where += fmt::format(" class {}: peak at ({}, {});", c, py, px);
+  }
+  std::cout << fmt::format("[ grad-cam ] peak on the class's tile for {}/10 classes:{}\n", hits,
+                           where);
+  EXPECT_GE(hits, 9) << where;
 }
 
 TEST(ReportCli, PredictPngDrawsAGrid) {

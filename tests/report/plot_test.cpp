@@ -135,6 +135,7 @@ TEST(Plot, SvgAndBadPaths) {
   std::string svg = slurp(d + "/a.svg");
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(svg.find("<path"), std::string::npos);
+  EXPECT_NE(svg.find("width=\"960px\""), std::string::npos) << svg.substr(0, 300);
   EXPECT_THROW(write_plot("/nonexistent_dir_xyz/a.png", s), std::exception);
   EXPECT_THROW(write_plot(d + "/a.gif", s), std::exception);
 }
