@@ -19,11 +19,12 @@
 #include "report/metrics_log.h"
 #include "report/plot.h"
 #include "report/progress.h"
-#include "train/checkpoint.h"
 #include "train/averaging.h"
 #include "train/batch_augment.h"
+#include "train/checkpoint.h"
 #include "train/signals.h"
 #include "train/stepper.h"
+#include "train/tta.h"
 
 namespace netspec::train {
 namespace {
@@ -123,7 +124,8 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   };
   refuse(c.randAugment || c.autoAugment, "randAugment/autoAugment");
   refuse(c.repeatedAug != 1, "repeatedAug");
-  refuse(c.useTTA, "useTTA");
+  if (c.useTTA && !c.augment)
+    fail("train", "useTTA averages views of the training augmentation: set augment = true");
   refuse(c.bf16 || c.bf16Conv, "bf16/bf16Conv");
   refuse(!c.runningBN, "runningBN = false");
   refuse(!c.bootstrapBackbone.empty(), "bootstrapBackbone");
@@ -320,9 +322,14 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
       m.best = m.val.count > 0 && m.val.top1 > best_top1;
     }
     // Each average (EMA / SWA / SWAG) evaluated and saved beside the weights.
-    const std::string avg = averages.any() ? averages.end_epoch(epoch, s, train_ds, data.test,
-                                                                m.evaluated, o.run_dir, net.name)
-                                           : "";
+    std::string avg = averages.any() ? averages.end_epoch(epoch, s, train_ds, data.test,
+                                                          m.evaluated, o.run_dir, net.name)
+                                     : "";
+    if (c.useTTA && m.evaluated)  // ttaSamples augmented views per sample, logits averaged
+      avg += fmt::format("  tta top-1 {:.2f}%",
+                         100 * evaluate_tta(evaluator, s.params, s.running, data.test, aug,
+                                            c.ttaSamples, static_cast<uint64_t>(c.seed) + 1)
+                                   .top1);
     m.seconds = secs(t0);
     std::string line = epoch_line(m, c.epochs, text);
     line.insert(line.size() - 1, avg);
