@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/safetensors.h"
 #include "data/loader.h"
+#include "data/repeated_aug.h"
 #include "data/text.h"
 #include "exec/backend.h"
 #include "layers/lower.h"
@@ -123,7 +124,6 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     if (on) fail("train", "{} is not supported by the trainer yet (set it to its default)", field);
   };
   refuse(c.randAugment || c.autoAugment, "randAugment/autoAugment");
-  refuse(c.repeatedAug != 1, "repeatedAug");
   if (c.useTTA && !c.augment)
     fail("train", "useTTA averages views of the training augmentation: set augment = true");
   refuse(c.bf16 || c.bf16Conv, "bf16/bf16Conv");
@@ -194,6 +194,12 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
 
   // Text: training windows are redrawn each epoch from the corpus (seed, epoch).
   data::Dataset train_ds = data.train;
+  // Repeated augmentation: each epoch's rows (timm RepeatAugSampler; the same count every epoch).
+  auto ra_epoch = [&](int epoch) {
+    return data::repeated_aug_epoch(data.train, c.repeatedAug, static_cast<uint64_t>(c.seed),
+                                    epoch - 1);
+  };
+  if (c.repeatedAug > 1 && !text) train_ds = ra_epoch(1);
   const data::Augment aug = c.augment ? data::Augment::standard() : data::Augment{};
   const BatchAugment batch_aug(c, table, data.train);  // erasing, mixup/cutmix, soft targets
   if (c.augment && data.train.x.shape().size() != 4)
@@ -233,6 +239,8 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     if (data.text)
       train_ds = data::text_windows(*data.text, true, static_cast<int>(train_ds.x.shape().at(1)),
                                     static_cast<uint64_t>(c.seed), epoch - 1);
+    else if (c.repeatedAug > 1)
+      train_ds = ra_epoch(epoch);
     // Batches are assembled on a worker thread while the step runs (Prefetcher); identical to
     // calling the loader in order. A mid-epoch resume skips the batches already used.
     data::Loader train_ld(train_ds, batch, true, static_cast<uint64_t>(c.seed), aug);
