@@ -55,7 +55,7 @@ void LowerCtx::channels_match(const char* what, int64_t got, int64_t expected) c
 }
 
 // The most parameter tensors a net may declare (ResNet-152 has ~470, ViT-L ~300).
-constexpr size_t kMaxParamTensors = 100000;
+constexpr size_t kMaxParamTensors = 20000;
 
 std::string LowerCtx::full(const std::string& leaf) const {
   std::string s = fmt::format("layers.{}", info.index);

@@ -95,6 +95,7 @@ void fuzz(const std::vector<std::string>& seeds,
     for (int r = 1 + static_cast<int>(rng() % 3); r > 0; --r) m = mutate(m, rng);
     ++n;
     if (trace) put(trace, m);  // a hang or crash leaves its input here
+    auto t0 = std::chrono::steady_clock::now();
     try {
       target(m);
       ++ok;
@@ -105,6 +106,10 @@ void fuzz(const std::vector<std::string>& seeds,
                     << m.substr(0, 2000);
       if (++failures > 5) break;
     }
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (took > 1.0)  // worth a look: a reader that is slow on some input
+      std::printf("fuzz: slow mutant (%.1f s):\n%s\n", took, m.substr(0, 3000).c_str());
   }
   std::printf("fuzz: %d mutants, %d accepted, seed %llu\n", n, ok,
               static_cast<unsigned long long>(seed));
