@@ -4,6 +4,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <fmt/ranges.h>
+
 #include <filesystem>
 
 #include "core/error.h"
@@ -35,7 +37,11 @@ std::vector<int64_t> parse_header(const std::string& b, const std::string& path,
   int64_t total = 1;
   for (int i = 0; i < nd; ++i) {
     dims.push_back(be32(b, 4 + 4 * i));
-    total *= dims.back();
+    // Dims past the file's size are refused before their product can overflow.
+    if (__builtin_mul_overflow(total, dims.back(), &total) ||
+        total > static_cast<int64_t>(b.size()))
+      fail("idx", "{}: truncated (got {} bytes, the header's dims [{}] need more)", path,
+           b.size(), fmt::join(dims, ", "));
   }
   if (b.size() != hdr + static_cast<size_t>(total)) {
     if (b.size() < hdr + static_cast<size_t>(total))

@@ -14,6 +14,7 @@
 #include "data/idx.h"
 #include "data/image.h"
 #include "data/text.h"
+#include "tests/data/idx_fixture.h"
 #include "tests/data/image_fixture.h"
 
 namespace netspec::data {
@@ -124,6 +125,18 @@ TEST(DataHardening, AJpegClaimingTooManyPixelsIsRefusedBeforeAllocating) {
             std::string::npos)
       << e;
   EXPECT_LT(max_rss_kb() - before, 100 * 1024);
+}
+
+// Found by the fuzz test under UBSan: dims whose product overflows int64 (signed overflow, UB).
+TEST(DataHardening, IdxDimsWhoseProductOverflowsAreRefused) {
+  fs::path d = fresh_dir("idx_dims");
+  std::string b = test::idx_bytes({2628368067u, 4000000000u, 4000000000u}, {1, 2, 3});
+  test::write_raw((d / "x.idx").string(), b);
+  std::string e = error_of([&] { read_idx_images((d / "x.idx").string()); });
+  EXPECT_NE(e.find("x.idx: truncated (got 19 bytes, the header's dims [2628368067] "
+                   "need more)"),
+            std::string::npos)
+      << e;
 }
 
 }  // namespace
