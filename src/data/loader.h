@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "data/dataset.h"
+#include "data/rand_augment.h"
 
 namespace netspec::data {
 
@@ -29,9 +30,12 @@ struct Augment {
   // 28x28, 8 for 64x64, 28 for 224x224.
   int pad = -1;
   bool flip = false;
+  // RandAugment / AutoAugment's ImageNet policy after crop/flip, on ui8 images (rand_augment.h).
+  bool rand_augment = false, auto_augment = false;
+  RandAugmentConfig ra{};
   // What TrainConfig::augment turns on.
   static Augment standard() { return {true, -1, true}; }
-  bool any() const { return crop || flip; }
+  bool any() const { return crop || flip || rand_augment || auto_augment; }
   // The padding actually used for an H x W image.
   int pad_for(int64_t h, int64_t w) const;
 };

@@ -123,7 +123,6 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   auto refuse = [](bool on, const char* field) {
     if (on) fail("train", "{} is not supported by the trainer yet (set it to its default)", field);
   };
-  refuse(c.randAugment || c.autoAugment, "randAugment/autoAugment");
   if (c.useTTA && !c.augment)
     fail("train", "useTTA averages views of the training augmentation: set augment = true");
   refuse(c.bf16 || c.bf16Conv, "bf16/bf16Conv");
@@ -200,7 +199,11 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
                                     epoch - 1);
   };
   if (c.repeatedAug > 1 && !text) train_ds = ra_epoch(1);
-  const data::Augment aug = c.augment ? data::Augment::standard() : data::Augment{};
+  data::Augment aug = c.augment ? data::Augment::standard() : data::Augment{};
+  aug.rand_augment = c.randAugment;  // RandAugment / AutoAugment after crop/flip (ui8 images)
+  aug.auto_augment = c.autoAugment;
+  aug.ra = {c.randAugmentN,          c.randAugmentM,        c.randAugmentMstd, 0.5,
+            c.randAugmentIncreasing, c.randAugmentGeometric};
   const BatchAugment batch_aug(c, table, data.train);  // erasing, mixup/cutmix, soft targets
   if (c.augment && data.train.x.shape().size() != 4)
     fail("train", "augment needs image data [N, C, H, W] (got {})", data.train.x.type_str());

@@ -21,20 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// timm/data/mixup.py of the oracle venv (BUILD_DIR/venv or any build dir's), "" if none.
-std::string timm_mixup_py() {
-  std::vector<fs::path> venvs = {fs::path(NETSPEC_BINARY_DIR) / "venv"};
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(fs::path(NETSPEC_SOURCE_DIR) / "build", ec))
-    venvs.push_back(e.path() / "venv");
-  for (const auto& v : venvs)
-    for (const auto& l : fs::directory_iterator(v / "lib", ec)) {
-      fs::path p = l.path() / "site-packages/timm/data/mixup.py";
-      if (fs::exists(p, ec)) return p.string();
-    }
-  return "";
-}
-
 bool torchvision_ok() {
   export_openblas_coretype();
   return std::system("/usr/bin/python3 -c 'import torch, torchvision' >/dev/null 2>&1") == 0;
@@ -49,7 +35,7 @@ Tensor images(int64_t b, int64_t c, int64_t h, int64_t w) {
 }
 
 TEST(MixReference, MixupCutmixMatchTimmAndErasingMatchesTorchvision) {
-  const std::string mix_py = timm_mixup_py();
+  const std::string mix_py = test::timm_file("data/mixup.py");
   if (mix_py.empty() || !torchvision_ok())
     GTEST_SKIP() << "needs /usr/bin/python3 with torch + torchvision and timm's mixup.py in the "
                     "oracle venv (scripts/install-oracles.sh)";
