@@ -17,8 +17,8 @@
 #include "exec/backend.h"
 #include "layers/lower.h"
 #include "layers/param_table.h"
+#include "report/loss_plot.h"
 #include "report/metrics_log.h"
-#include "report/plot.h"
 #include "report/progress.h"
 #include "train/averaging.h"
 #include "train/batch_augment.h"
@@ -53,6 +53,17 @@ report::Row metrics_row(const EpochMetrics& m, bool text) {
   return r;
 }
 
+// One steps.csv row. grad-norm is not logged: the fused train step does not return it.
+report::Row step_row(int64_t step, double epoch, double loss, double lr, int64_t n, double s) {
+  return {{"step", static_cast<double>(step)},
+          {"epoch", epoch},
+          {"train_loss", loss},
+          {"lr", lr},
+          {"samples", static_cast<double>(n)},
+          {"ms", 1e3 * s},
+          {"samples_per_s", s > 0 ? n / s : 0.0}};
+}
+
 // The net's token-id range: the smallest vocab of its tokenPositionEmbed / lmHead layers
 // (-1 when it has neither, i.e. it is not a token model).
 int64_t token_vocab(const NetSpec& net) {
@@ -76,21 +87,6 @@ void save_or_check_vocab(const data::Vocab& v, const fs::path& p) {
     return;
   }
   data::save_vocab(v, p.string());
-}
-
-void write_plot(const std::string& path, const std::vector<report::Row>& rows) {
-  report::PlotSpec ps;
-  report::Curve tl{"train loss", {}, {214, 39, 40}, false};
-  report::Curve vl{"val loss", {}, {31, 119, 180}, false};
-  report::Curve va{"val top-1", {}, {44, 160, 44}, true};
-  for (const auto& r : rows) {
-    double e = report::get(r, "epoch").value_or(0);
-    if (auto v = report::get(r, "train_loss")) tl.points.emplace_back(e, *v);
-    if (auto v = report::get(r, "val_loss")) vl.points.emplace_back(e, *v);
-    if (auto v = report::get(r, "val_top1")) va.points.emplace_back(e, *v);
-  }
-  ps.curves = {tl, vl, va};
-  report::write_png(path, report::Plot(ps).image());
 }
 
 std::string epoch_line(const EpochMetrics& m, int epochs, bool text) {
@@ -190,6 +186,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
           data.text->vocab.size(), data.text->train.size(), data.text->val.size(), res.unigram_bpc);
   }
   report::MetricsLog mlog(o.run_dir, s.epoch);
+  report::MetricsLog slog(o.run_dir, s.step, "steps", "step");  // per step, flushed with `last`
 
   // Text: training windows are redrawn each epoch from the corpus (seed, epoch).
   data::Dataset train_ds = data.train;
@@ -290,6 +287,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
       samples += n;
       run_samples += n;
       ++s.step;
+      slog.append(
+          step_row(s.step, epoch - 1 + static_cast<double>(b + 1) / spe, loss, lr, n, secs(ts)),
+          false);
       if (averages.per_step()) {
         stepper.sync(s);
         averages.after_step(s);
@@ -301,6 +301,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         s.batch_in_epoch = b + 1;
         s.loss_sum = loss_sum;
         if (prog) prog->finish();
+        slog.flush();
         if (!last.empty()) save_checkpoint(last, table, s, net.name);
         if (o.log)
           *o.log << fmt::format(
@@ -350,8 +351,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     // Order matters for a kill at any point: rows, then best, then last (a resume drops rows
     // past `last` and recomputes them bit for bit).
     mlog.append(metrics_row(m, text));
+    slog.flush();
     if (!o.run_dir.empty()) {
-      write_plot((dir / "loss.png").string(), mlog.rows());
+      report::write_loss_plots(o.run_dir, mlog.rows(), slog.rows());
       if (m.best) {
         save_checkpoint((dir / "best.safetensors").string(), table, s, net.name);
         nlohmann::ordered_json b;
