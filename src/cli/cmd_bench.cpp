@@ -90,11 +90,13 @@ void register_bench_command(CLI::App& app) {
     std::string net, optimizer, input, backend = "cpu";
     exec::BackendOptions engine;
     int batch = 0, steps = 20, warmup = 3, replicas = 1;
+    double lr = 0;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = app.add_subcommand("bench", "Time the train step on synthetic data");
   cmd->add_option("net", o->net, "zoo net name or a spec .json file")->required();
   cmd->add_option("--batch", o->batch, "batch size (default: the spec's)");
+  cmd->add_option("--lr", o->lr, "learning rate fed to the step (default: the spec's)");
   cmd->add_option("--optimizer", o->optimizer,
                   "sgd | adam | adamw | rmsprop | lamb (default: the spec's; adamw = adam with "
                   "weightDecay 0.01 unless the spec sets one)");
@@ -111,6 +113,7 @@ void register_bench_command(CLI::App& app) {
     SpecFile spec = resolve_net(o->net);
     TrainConfig c = spec.train.value_or(TrainConfig{});
     if (o->batch > 0) c.batchSize = o->batch;
+    if (o->lr > 0) c.learningRate = o->lr;
     if (!o->optimizer.empty()) {
       std::string name = o->optimizer;
       if (name == "adamw" || name == "adamW") {
