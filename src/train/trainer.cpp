@@ -217,10 +217,12 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
          "the epoch's last batch has {} samples, fewer than the {} replicas (choose a batchSize "
          "that leaves a larger remainder of the {} samples, or use --limit)",
          tail, reps, train_ds.size());
+  const char* where = o.dp.multi_process() ? " (processes)"
+                      : o.backend == "xla" ? " (devices)"
+                                           : " (threads)";
   if (reps > 1 && o.log)
-    *o.log << fmt::format("data parallel: {} replicas{}, {} samples each per step{}\n", reps,
-                          o.dp.multi_process() ? " (processes)" : " (threads)", batch / reps,
-                          c.syncBN ? ", sync-BN" : "");
+    *o.log << fmt::format("data parallel: {} replicas{}, {} samples each per step{}\n", reps, where,
+                          batch / reps, c.syncBN ? ", sync-BN" : "");
   res.first_epoch = s.epoch + 1;
   res.first_batch = s.batch_in_epoch;
 
