@@ -1,12 +1,12 @@
 // `netspec train NET|FILE.json [--dataset NAME] [--data DIR] [--epochs N] [--batch B] [--lr X]
 // [--optimizer NAME] [--schedule NAME] [--config FILE.json] [--run-dir DIR] [--seed S]
-// [--backend cpu|ref|xla] [--set field=value]... [--limit N]`. The TrainConfig is the spec's "train"
-// object, then --config, then the flags, then each --set in order; it is validated before the
-// run directory is touched. SIGINT/SIGTERM: the step finishes, `last` is saved, exit 130.
-// Data parallel (docs/distributed.md): --replicas R runs R replica threads; WORLD_SIZE > 1 in the
-// environment (torchrun convention, or `netspec launch`) makes this process one replica of a
-// group: it joins the others (refusing a different config or net) and only rank 0 prints and
-// writes the run dir.
+// [--backend cpu|ref|xla] [--set field=value]... [--limit N]`. The TrainConfig is the spec's
+// "train" object, then --config, then the flags, then each --set in order; it is validated before
+// the run directory is touched. SIGINT/SIGTERM: the step finishes, `last` is saved, exit 130. Data
+// parallel (docs/distributed.md): --replicas R runs R replica threads (xla: R devices); WORLD_SIZE
+// > 1 in the environment (torchrun convention, or `netspec launch`) makes this process R replicas
+// of a group: it joins the others (refusing a different config or net) and only rank 0 prints and
+// writes the run dir. xla across processes is refused (refuse_xla_across_processes).
 #include <unistd.h>
 
 #include <cstdlib>
@@ -57,8 +57,9 @@ void register_train_command(CLI::App& app) {
   add_backend_options(cmd, o->backend, o->engine);
   cmd->add_option("--limit", o->limit, "use only the first N training samples");
   cmd->add_option("--replicas", o->replicas,
-                  "data-parallel replicas on threads of this process, each training batch/R "
-                  "samples of every step (processes: WORLD_SIZE, see `netspec launch`)");
+                  "data-parallel replicas in this process (cpu: threads, xla: devices), each "
+                  "training batch/R samples of every step; with WORLD_SIZE (`netspec launch`), "
+                  "replicas per process");
   cmd->footer("\n" + train::config_help());
   cmd->callback([o] {
     // IREE's PyPI tools run one process per call: the state would cross files every step.
@@ -98,18 +99,19 @@ void register_train_command(CLI::App& app) {
     train::TrainOptions to;
     to.dp.replicas = o->replicas;
     if (auto env = dist::dist_env_from_environment(); env && env->world > 1) {
-      if (o->replicas > 1)
-        fail("train",
-             "--replicas {} with WORLD_SIZE {}: a process group runs one replica per "
-             "process",
-             o->replicas, env->world);
+      if (o->backend == "xla") refuse_xla_across_processes("train", env->world);
+      if (static_cast<int64_t>(env->world) * o->replicas > exec::kMaxReplicas)
+        fail("train", "WORLD_SIZE {} x --replicas {} is more than {} replicas", env->world,
+             o->replicas, exec::kMaxReplicas);
       nlohmann::ordered_json fp;
       fp["spec"] = nlohmann::ordered_json::parse(dump_spec(spec));
       fp["backend"] = o->backend;
       fp["limit"] = o->limit;
       fp["world"] = env->world;
+      fp["replicas"] = o->replicas;
       group = dist::ProcessGroup::join(*env, fp.dump());
-      to.dp = {env->world, &group->comm(), env->rank};
+      // --replicas R: R replica threads in each process (WORLD_SIZE · R replicas in all).
+      to.dp = {env->world * o->replicas, &group->comm(), env->rank, o->replicas};
     }
     const bool rank0 = to.dp.rank == 0;
     ParamTable table = build_param_table(spec.net);

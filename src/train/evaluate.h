@@ -22,11 +22,17 @@ struct EvalMetrics {
   bool has_top5 = false;                // classes > 5
 };
 
-// Accumulates scores of logits [B, C] rows against labels (first n rows).
+// Accumulates scores of logits [B, C] rows against labels (first n rows). The loss is summed per
+// batch, then the batch sums in batch order, so a split evaluation that folds the same batch sums
+// in the same order gets the same bits.
 struct Scorer {
   double loss_sum = 0;
   int64_t top1 = 0, top5 = 0, count = 0, classes = 0;
-  void add(const Tensor& logits, const Tensor& labels, int64_t n);
+  void add(const Tensor& logits, const Tensor& labels, int64_t n) {
+    loss_sum += score(logits, labels, n);
+  }
+  // Adds the counts of one batch and returns its loss sum (not added to loss_sum).
+  double score(const Tensor& logits, const Tensor& labels, int64_t n);
   EvalMetrics result() const;
 };
 
@@ -40,8 +46,12 @@ class Evaluator {
   // Logits [B, C] of one full batch x.
   Tensor logits(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
                 const Tensor& x) const;
+  // group set (replicas in several processes, this one `rank`): each rank scores the batches
+  // b ≡ rank (mod ranks) and the per-batch loss sums and counts are summed across the ranks
+  // (each batch's sum has one non-zero contributor, so the sums are exact): every rank gets the
+  // bits a single process computes.
   EvalMetrics run(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
-                  const data::Dataset& ds) const;
+                  const data::Dataset& ds, exec::Communicator* group = nullptr, int rank = 0) const;
 
  private:
   int64_t batch_;

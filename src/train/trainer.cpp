@@ -140,7 +140,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
            tv, nv);
   }
 
-  auto backend = exec::make_backend(o.backend, o.backend_options);
+  exec::BackendOptions bo = o.backend_options;
+  if (!o.dp.multi_process()) bo.devices = std::max(bo.devices, o.dp.replicas);  // xla: R devices
+  auto backend = exec::make_backend(o.backend, bo);
   Stepper stepper(net, c, *backend, &table, o.dp);
   const int reps = o.dp.replicas;
   Evaluator evaluator(net, batch, *backend, &table);
@@ -225,10 +227,12 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
          "the epoch's last batch has {} samples, fewer than the {} replicas (choose a batchSize "
          "that leaves a larger remainder of the {} samples, or use --limit)",
          tail, reps, train_ds.size());
+  const char* where = o.dp.multi_process() ? " (processes)"
+                      : o.backend == "xla" ? " (devices)"
+                                           : " (threads)";
   if (reps > 1 && o.log)
-    *o.log << fmt::format("data parallel: {} replicas{}, {} samples each per step{}\n", reps,
-                          o.dp.multi_process() ? " (processes)" : " (threads)", batch / reps,
-                          c.syncBN ? ", sync-BN" : "");
+    *o.log << fmt::format("data parallel: {} replicas{}, {} samples each per step{}\n", reps, where,
+                          batch / reps, c.syncBN ? ", sync-BN" : "");
   res.first_epoch = s.epoch + 1;
   res.first_batch = s.batch_in_epoch;
 
@@ -329,7 +333,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     m.ms_per_step = run_steps > 0 ? 1e3 * step_secs / run_steps : 0;
     m.samples_per_s = step_secs > 0 ? static_cast<double>(run_samples) / step_secs : 0;
     if (epoch % c.evalEveryNEpochs == 0 || epoch == c.epochs) {
-      m.val = evaluator.run(s.params, s.running, data.test);
+      m.val = evaluator.run(s.params, s.running, data.test, o.dp.comm, o.dp.rank);
       m.evaluated = true;
       m.best = m.val.count > 0 && m.val.top1 > best_top1;
     }
