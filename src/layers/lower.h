@@ -245,6 +245,9 @@ Value* layer_norm(LowerCtx& c, const std::string& name, Value* x, int64_t fd);
 // y = x·Wᵀ + b over the last dim (nn.Linear): declares "<name>.weight" [out, in] (+ bias)
 // (dense.cpp).
 Value* linear(LowerCtx& c, const std::string& name, Value* x, int64_t out, bool bias = true);
+// The same with weights already declared (a kind whose declaration order differs from its use
+// order): x·Wᵀ (+ bias) over the last dim.
+Value* linear_apply(hlo::Builder& b, Value* x, Value* w, Value* bias = nullptr);
 // conv "<name>.conv" (no bias) + BN "<name>.bn" + activation, the torchvision
 // Conv2dNormActivation unit (conv_bn.cpp); `conv` and `bn` name the two parts.
 Value* conv_bn_act(LowerCtx& c, const std::string& name, Value* x, const ConvSpec& s, Activation a,

@@ -2,7 +2,8 @@
 // Label layout per loss (label_type): classCE / focal use class indices i32 [B]; softLabelCE and
 // bce take f32 [B, N] targets (probabilities / multi-hot); floatTargetMse takes targets shaped
 // like the logits; tokenCE takes logits [B, T, V] and token labels i32 [B, T] (kIgnoreIndex skips);
-// yolov1Masked takes an fpnDetect head's rows [B, N, 5 + K] and f32 labels [B, N, 6] (yolo.cpp).
+// yolov1Masked takes an fpnDetect head's rows [B, N, 5 + K] and f32 labels [B, N, 6] (yolo.cpp);
+// detrSet takes detrHeads rows [B, Q, K + 5] and matched per-query targets [B, Q, 5] (detr.cpp).
 // Softmax and logsumexp subtract the max. Unlowered kinds are refused by name.
 #pragma once
 #include <vector>
@@ -69,6 +70,8 @@ Value* focal_log_probs(hlo::Builder& b, Value* w, Value* lsm, double gamma);
 Value* mse(hlo::Builder& b, Value* pred, Value* targets);
 // yolov1Masked detection loss of predictions [B, N, 5 + K] against labels [B, N, 6] (yolo.cpp).
 Value* yolo_loss(hlo::Builder& b, const LossOptions& o, Value* pred, Value* labels);
+// DETR's set loss of detrHeads rows [B, Q, K + 5] against matched targets [B, Q, 5] (detr.cpp).
+Value* detr_set_loss(hlo::Builder& b, Value* pred, Value* labels);
 // scale · Σ x over every element (a scalar).
 Value* mean_of_sum(hlo::Builder& b, Value* x, double scale);
 

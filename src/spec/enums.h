@@ -37,7 +37,7 @@ NETSPEC_ENUM(PadStyle, NETSPEC_PAD_STYLES)
 #define NETSPEC_LOSS_KINDS(X)                                                              \
   X(classCE) X(softLabelCE) X(perPixelCE) X(perPixelDice) X(perPixelDiceCE)                \
   X(perPixelWeightedCE) X(perPixelFocalCE) X(floatTargetMse) X(yolov1Masked) X(bce) X(tokenCE) \
-  X(focal)
+  X(focal) X(detrSet)
 NETSPEC_ENUM(LossKind, NETSPEC_LOSS_KINDS)
 // adam becomes AdamW (decoupled decay) when weightDecay > 0.
 #define NETSPEC_OPTIMIZERS(X) X(sgd) X(adam) X(rmsprop) X(lamb) X(muon) X(shampoo)
