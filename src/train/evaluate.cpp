@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "data/loader.h"
 #include "emit/emit.h"
+#include "train/seg_metrics.h"
 
 namespace netspec::train {
 
@@ -101,13 +102,22 @@ EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<
     if (k != xi)
       session->set_state(k,
                          manifest_.inputs[k].role == "param" ? params.at(pi++) : running.at(ri++));
+  const bool seg = manifest_.outputs.at(0).shape.size() == 4 && ds.y.rank() == 3;
   Scorer s;
+  SegScorer ss;
   for (int64_t b = 0; b < ld.num_batches(); ++b) {
     Tensor y;
     int64_t n = ld.batch(b, in.at(xi), y);
-    s.add(std::move(session->step(in).at(0)), y, n);
+    Tensor logits = std::move(session->step(in).at(0));
+    if (seg)
+      ss.add(logits, y, n);
+    else
+      s.add(logits, y, n);
   }
-  return s.result();
+  if (!seg) return s.result();
+  EvalMetrics m;
+  ss.fill(m);
+  return m;
 }
 
 std::vector<std::vector<double>> softmax_rows(const Tensor& logits, int64_t n) {

@@ -31,7 +31,8 @@ using Clock = std::chrono::steady_clock;
 
 double secs(Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); }
 
-report::Row metrics_row(const EpochMetrics& m, bool text) {
+// seg_classes > 0 (segmentation): val_top1 is the pixel accuracy; mIoU, Dice and per-class IoU.
+report::Row metrics_row(const EpochMetrics& m, bool text, int64_t seg_classes) {
   auto opt = [&](double v, bool on) { return on ? std::optional<double>(v) : std::nullopt; };
   const bool e = m.evaluated;
   report::Row r = {{"epoch", m.epoch},
@@ -46,6 +47,13 @@ report::Row metrics_row(const EpochMetrics& m, bool text) {
                    {"ms_per_step", m.ms_per_step},
                    {"samples_per_s", m.samples_per_s}};
   if (text) r.emplace_back("val_bpc", opt(bits_per_char(m.val.loss), e));
+  if (seg_classes > 0) {
+    r.emplace_back("val_miou", opt(m.val.miou, e));
+    r.emplace_back("val_dice", opt(m.val.dice, e));
+    for (int64_t k = 0; k < seg_classes; ++k)
+      r.emplace_back(fmt::format("val_iou_{}", k), opt(e ? m.val.iou.at(size_t(k)) : 0,
+                                                       e && !std::isnan(m.val.iou.at(size_t(k)))));
+  }
   return r;
 }
 
@@ -94,7 +102,13 @@ std::string epoch_line(const EpochMetrics& m, int epochs, bool text) {
   if (m.evaluated) {
     s += fmt::format("  val loss {:.4f}", m.val.loss);
     if (text) s += fmt::format("  val bpc {:.4f}", bits_per_char(m.val.loss));
-    s += fmt::format("  top-1 {:.2f}%", 100 * m.val.top1);
+    if (m.val.seg) {
+      s += fmt::format("  mIoU {:.4f}  dice {:.4f}  pixel acc {:.2f}%  IoU", m.val.miou, m.val.dice,
+                       100 * m.val.top1);
+      for (double v : m.val.iou) s += fmt::format(" {:.3f}", v);
+    } else {
+      s += fmt::format("  top-1 {:.2f}%", 100 * m.val.top1);
+    }
     if (m.val.has_top5) s += fmt::format("  top-5 {:.2f}%", 100 * m.val.top5);
   }
   s += fmt::format("  ({:.1f} s, {:.2f} ms/step, {:.0f} samples/s, lr {:.3g})", m.seconds,
@@ -166,7 +180,8 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     if (fs::exists(dir / "best.json")) {
       std::ifstream f(dir / "best.json");
       try {
-        best_top1 = nlohmann::json::parse(f).at("val_top1").get<double>();
+        auto j = nlohmann::json::parse(f);
+        best_top1 = j.value("val_score", j.at("val_top1").get<double>());
       } catch (const nlohmann::json::exception&) {
         best_top1 = -1;  // unreadable: the next evaluation rewrites it
       }
@@ -188,6 +203,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
           data.text->vocab.size(), data.text->train.size(), data.text->val.size(), res.unigram_bpc);
   }
   report::MetricsLog mlog(o.run_dir, s.epoch);
+  // Segmentation: per-pixel logits [C, H, W] against label maps [N, H, W].
+  const int64_t seg_classes =
+      table.output.size() == 3 && data.test.y.rank() == 3 ? table.output[0] : 0;
 
   // Text: training windows are redrawn each epoch from the corpus (seed, epoch).
   data::Dataset train_ds = data.train;
@@ -309,7 +327,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     if (epoch % c.evalEveryNEpochs == 0 || epoch == c.epochs) {
       m.val = evaluator.run(s.params, s.running, data.test);
       m.evaluated = true;
-      m.best = m.val.count > 0 && m.val.top1 > best_top1;
+      m.best = m.val.count > 0 && m.val.score() > best_top1;
     }
     m.seconds = secs(t0);
     res.epochs.push_back(m);
@@ -317,7 +335,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
 
     // Order matters for a kill at any point: rows, then best, then last (a resume drops rows
     // past `last` and recomputes them bit for bit).
-    mlog.append(metrics_row(m, text));
+    mlog.append(metrics_row(m, text, seg_classes));
     if (!o.run_dir.empty()) {
       write_plot((dir / "loss.png").string(), mlog.rows());
       if (m.best) {
@@ -329,12 +347,14 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         b["val_top1"] = m.val.top1;
         if (m.val.has_top5) b["val_top5"] = m.val.top5;
         b["val_count"] = m.val.count;
+        b["val_score"] = m.val.score();  // what "best" compares: mIoU (seg) or top-1
+        if (m.val.seg) b["val_miou"] = m.val.miou;
         write_file_atomic((dir / "best.json").string(), b.dump(2) + "\n");
       }
       if (epoch % c.checkpointEveryNEpochs == 0 || epoch == c.epochs)
         save_checkpoint(last, table, s, net.name);
     }
-    if (m.best) best_top1 = m.val.top1;
+    if (m.best) best_top1 = m.val.score();
     if (any_rank(stop_requested(), o.dp) && epoch < c.epochs) {
       if (!last.empty() && epoch % c.checkpointEveryNEpochs != 0)
         save_checkpoint(last, table, s, net.name);
