@@ -19,12 +19,12 @@ fi
 build_dir=${1:-build}
 
 # The product: g++ (not build-essential: no make or dpkg-dev needed), CMake + Ninja, the
-# libraries netspec links (oneDNN, Eigen, CLI11, nlohmann-json, fmt, zlib, libpng, libjpeg, Gloo) and
-# the dataset the README's main job trains on.
+# libraries netspec links (oneDNN, Eigen, CLI11, nlohmann-json, fmt, zlib, libpng, libjpeg, Gloo,
+# NIfTI) and the dataset the README's main job trains on.
 packages=(
   g++ cmake ninja-build
   libdnnl-dev libeigen3-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-  zlib1g-dev libpng-dev libjpeg62-turbo-dev libgloo-dev
+  zlib1g-dev libpng-dev libjpeg62-turbo-dev libgloo-dev libnifti2-dev
   dataset-fashion-mnist
 )
 # Tests and benchmarks only: gtest, OpenBLAS (the benches compare against its sgemm), ccache

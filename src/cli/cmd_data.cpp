@@ -19,7 +19,7 @@ struct SynthTask {
   void (*fn)(const data::SynthOptions&);
 };
 constexpr SynthTask kTasks[] = {
-    {"seg", "pets", data::synth_seg},
+    {"seg", "pets|brats", data::synth_seg},
 };
 
 std::string task_names() {

@@ -16,7 +16,7 @@ struct SynthOptions {
 };
 
 // Segmentation (synth_seg.cpp): pets = Oxford-IIIT Pets layout (textured blob "pets" on textured
-// backgrounds, trimaps with a border band); brats = MSD Task01 layout.
+// backgrounds, trimaps with a border band); brats = MSD Task01_BrainTumour layout (NIfTI-1).
 void synth_seg(const SynthOptions& o);
 
 }  // namespace netspec::data

@@ -3,14 +3,22 @@
 // r(θ) = r0·(1 + Σ_k a_k cos(kθ + φ_k)) carries its own striped/spotted texture and colour. The
 // trimap marks pixels with |ρ - r(θ)| < band as border (3), inside as pet (1), the rest as
 // background (2); band = 3.5 % of the shorter side. 80 % of the names go to trainval.txt.
+// brats: n MSD Task01 cases (240 x 240 x 8 x 4 float32 images, uint8 labels, dataset.json): an
+// elliptic "brain" with per-modality intensity and texture, and a tumour of nested shells
+// (enhancing ring 3 around a non-enhancing core 2, inside edema 1) whose radius varies over z;
+// FLAIR and T2 are bright on edema, T1gd on the enhancing ring, T1w dark on the tumour.
 #include <fmt/format.h>
+#include <nifti1_io.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <numbers>
 #include <random>
+#include <vector>
 
 #include "core/error.h"
 #include "data/image_write.h"
@@ -104,12 +112,89 @@ void synth_pets(const SynthOptions& o) {
   }
 }
 
+// Writes a 3D/4D float32 or uint8 NIfTI-1 volume (gzip-compressed when path ends in .gz).
+void write_nifti(const std::string& path, const std::vector<int>& dims, int datatype,
+                 const void* data, size_t bytes) {
+  int d[8] = {int(dims.size()), 1, 1, 1, 1, 1, 1, 1};
+  for (size_t i = 0; i < dims.size(); ++i) d[i + 1] = dims[i];
+  nifti_image* nim = nifti_make_new_nim(d, datatype, 1);  // 1: allocate the data
+  if (!nim || !nim->data || nifti_set_filenames(nim, path.c_str(), 0, 1) != 0)
+    fail("synth", "{}: cannot set up the NIfTI image", path);
+  std::memcpy(nim->data, data, bytes);
+  nifti_image_write(nim);
+  nifti_image_free(nim);
+  if (!fs::is_regular_file(path)) fail("synth", "{}: NIfTI write failed", path);
+}
+
+void brats_case(std::mt19937_64& rng, const fs::path& dir, const std::string& name) {
+  constexpr int kX = 240, kY = 240, kZ = 8;
+  constexpr int64_t kPlane = int64_t{kX} * kY, kVol = kPlane * kZ;
+  std::uniform_real_distribution<double> u(0, 1);
+  std::normal_distribution<double> noise(0, 1);
+  const double bx = 120 + 10 * (u(rng) - 0.5), by = 120 + 10 * (u(rng) - 0.5);
+  const double ax = 70 + 15 * u(rng), ay = 85 + 15 * u(rng);
+  const double tr = 14 + 14 * u(rng), ta = u(rng) * 6.28, td = 0.25 + 0.35 * u(rng);
+  const double tx = bx + td * ax * std::cos(ta), ty = by + td * ay * std::sin(ta);
+  const double base[4] = {300, 500, 550, 400}, tex = 0.04 + 0.04 * u(rng);
+  // Intensity factor per modality and class (background of the brain, edema, core, ring).
+  const double gain[4][4] = {
+      {1, 1.8, 1.2, 1.3}, {1, 0.9, 0.6, 0.7}, {1, 1.0, 0.8, 2.0}, {1, 1.6, 1.5, 1.4}};
+  std::vector<float> img(size_t(4 * kVol), 0.f);
+  std::vector<uint8_t> lab(size_t(kVol), 0);
+  for (int z = 0; z < kZ; ++z) {
+    const double zf = 1 - std::pow((z - (kZ - 1) / 2.0) / kZ, 2) * 1.5;  // smaller at the ends
+    const double rt = tr * (0.6 + 0.4 * std::sin(3.14 * (z + 1) / (kZ + 1)));
+    for (int y = 0; y < kY; ++y)
+      for (int x = 0; x < kX; ++x) {
+        const double ex = (x - bx) / (ax * zf), ey = (y - by) / (ay * zf);
+        if (ex * ex + ey * ey >= 1) continue;
+        const double d = std::hypot(x - tx, y - ty) / rt;
+        const int cls = d < 0.6 ? 2 : d < 1.0 ? 3 : d < 1.7 ? 1 : 0;
+        const int64_t i = z * kPlane + int64_t{y} * kX + x;
+        lab[size_t(i)] = uint8_t(cls);
+        const double t = 1 + 0.15 * std::sin(tex * x) * std::cos(tex * y);
+        for (int m = 0; m < 4; ++m)
+          img[size_t(m * kVol + i)] =
+              float(std::max(1.0, base[m] * gain[m][cls] * t + 15 * noise(rng)));
+      }
+  }
+  write_nifti((dir / "imagesTr" / (name + ".nii.gz")).string(), {kX, kY, kZ, 4}, DT_FLOAT32,
+              img.data(), img.size() * sizeof(float));
+  write_nifti((dir / "labelsTr" / (name + ".nii.gz")).string(), {kX, kY, kZ}, DT_UINT8, lab.data(),
+              lab.size());
+}
+
+void synth_brats(const SynthOptions& o) {
+  const fs::path dir(o.out);
+  fs::create_directories(dir / "imagesTr");
+  fs::create_directories(dir / "labelsTr");
+  nlohmann::ordered_json j;
+  j["name"] = "BRATS";
+  j["description"] = "netspec synthetic stand-in for MSD Task01_BrainTumour";
+  j["modality"] = {{"0", "FLAIR"}, {"1", "T1w"}, {"2", "t1gd"}, {"3", "T2w"}};
+  j["labels"] = {
+      {"0", "background"}, {"1", "edema"}, {"2", "non-enhancing tumor"}, {"3", "enhancing tumour"}};
+  j["numTraining"] = o.n;
+  j["training"] = nlohmann::json::array();
+  for (int64_t i = 0; i < o.n; ++i) {
+    std::mt19937_64 rng(o.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(i));
+    const std::string name = fmt::format("BRATS_{:03d}", i + 1);
+    brats_case(rng, dir, name);
+    j["training"].push_back(
+        {{"image", "./imagesTr/" + name + ".nii.gz"}, {"label", "./labelsTr/" + name + ".nii.gz"}});
+  }
+  std::ofstream f(dir / "dataset.json");
+  f << j.dump(4) << "\n";
+  if (!f) fail("synth", "{}: cannot write dataset.json", o.out);
+}
+
 }  // namespace
 
 void synth_seg(const SynthOptions& o) {
   if (o.n < 2) fail("synth", "--n must be >= 2 (got {}): one train and one test sample", o.n);
   if (o.format == "pets") return synth_pets(o);
-  fail("synth", "seg --format {}: unknown (expected pets)", o.format);
+  if (o.format == "brats") return synth_brats(o);
+  fail("synth", "seg --format {}: unknown (expected pets or brats)", o.format);
 }
 
 }  // namespace netspec::data

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 
+#include "data/brats.h"
 #include "data/datasets.h"
 #include "data/image.h"
 #include "data/loader.h"
@@ -66,6 +67,39 @@ TEST(SegData, SynthPetsWritesTheReleaseLayoutAndReadsBack) {
       b(again + "/images/synth_00004.jpg", std::ios::binary);
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(a), {}),
             std::string(std::istreambuf_iterator<char>(b), {}));
+}
+
+// 6 synthetic MSD cases of 8 slices: case 5 (index 4) is the test split; every slice holds brain;
+// each modality is z-scored over the brain (mean 0, std 1 there; 0 outside).
+TEST(SegData, SynthBratsReadsBackAsMsdTask01) {
+  const std::string dir = test::tmpdir("brats");
+  synth_seg({.format = "brats", .n = 6, .out = dir, .seed = 2});
+  EXPECT_TRUE(fs::exists(fs::path(dir) / "imagesTr" / "BRATS_001.nii.gz"));
+  EXPECT_TRUE(fs::exists(fs::path(dir) / "labelsTr" / "BRATS_006.nii.gz"));
+  BratsSplits b = load_brats(dir, 224, 224);
+  EXPECT_EQ(b.train.x.shape(), (Shape{5 * 8, 4, 224, 224}));
+  EXPECT_EQ(b.test.y.shape(), (Shape{8, 224, 224}));
+  std::vector<int64_t> hist(4);
+  for (int64_t i = 0; i < b.train.y.numel(); ++i) ++hist[size_t(b.train.y.data<int32_t>()[i])];
+  for (int k = 0; k < 4; ++k) EXPECT_GT(hist[size_t(k)], 0) << k;
+  // Modality 0 of case 1 (the first 8 slices): brain voxels have mean 0 and variance 1.
+  double s = 0, s2 = 0, n = 0;
+  const int64_t plane = 224 * 224;
+  for (int64_t z = 0; z < 8; ++z)
+    for (int64_t i = 0; i < plane; ++i) {
+      const float v = b.train.x.data<float>()[(z * 4 + 0) * plane + i];
+      if (v != 0) s += v, s2 += double(v) * v, n += 1;
+    }
+  EXPECT_NEAR(s / n, 0, 1e-3);
+  EXPECT_NEAR(s2 / n, 1, 1e-2);
+  LoadOptions o;
+  o.dir = dir;
+  o.height = o.width = 224;
+  EXPECT_EQ(load_dataset(DatasetKind::brats224, o).class_names, kBratsClasses);
+  EXPECT_NE(test::error_of([&] { load_dataset(DatasetKind::brats, o); }).find("240x240"),
+            std::string::npos);
+  EXPECT_NE(test::error_of([&] { load_brats(dir, 256, 256); }).find("smaller than"),
+            std::string::npos);
 }
 
 TEST(SegData, RefusalsNameTheProblem) {
