@@ -24,8 +24,9 @@ struct EvalMetrics {
   bool seg = false;
   double miou = 0, dice = 0;            // means over the classes present
   std::vector<double> iou, class_dice;  // per class (NaN: absent from labels and predictions)
-  // What the best checkpoint is chosen by: mIoU for segmentation, else top-1.
-  double score() const { return seg ? miou : top1; }
+  bool regression = false;              // DDPM: loss is the noise-prediction MSE, lower is better
+  // What the best checkpoint is chosen by: mIoU for segmentation, -loss for regression, else top-1.
+  double score() const { return regression ? -loss : seg ? miou : top1; }
 };
 
 // Accumulates scores of logits [B, C] rows against labels (first n rows).

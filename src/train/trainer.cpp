@@ -6,7 +6,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
 #include "core/error.h"
@@ -20,6 +22,7 @@
 #include "report/plot.h"
 #include "report/progress.h"
 #include "train/checkpoint.h"
+#include "train/ddpm.h"
 #include "train/signals.h"
 #include "train/stepper.h"
 
@@ -102,7 +105,9 @@ std::string epoch_line(const EpochMetrics& m, int epochs, bool text) {
   if (m.evaluated) {
     s += fmt::format("  val loss {:.4f}", m.val.loss);
     if (text) s += fmt::format("  val bpc {:.4f}", bits_per_char(m.val.loss));
-    if (m.val.seg) {
+    if (m.val.regression) {
+      s += fmt::format("  (noise mse)");
+    } else if (m.val.seg) {
       s += fmt::format("  mIoU {:.4f}  dice {:.4f}  pixel acc {:.2f}%  IoU", m.val.miou, m.val.dice,
                        100 * m.val.top1);
       for (double v : m.val.iou) s += fmt::format(" {:.3f}", v);
@@ -125,8 +130,11 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   const NetSpec& net = spec.net;
   const ParamTable table = o.table ? *o.table : build_param_table(net);
   const int64_t batch = c.batchSize;
-  if (data.train.x.shape().size() < 2 ||
-      Shape(data.train.x.shape().begin() + 1, data.train.x.shape().end()) != table.input)
+  Shape sample = data.train.x.shape().size() < 2
+                     ? Shape{}
+                     : Shape(data.train.x.shape().begin() + 1, data.train.x.shape().end());
+  if (c.ddpm && sample.size() == 3) ++sample[0];  // DDPM adds the t/T input channel
+  if (sample.empty() || sample != table.input)
     fail("train", "dataset sample shape does not match the net's input (got {}, expected {})",
          data.train.x.type_str(), shape_str(table.input));
   // Fields whose machinery does not exist yet are refused, never silently ignored.
@@ -166,7 +174,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
 
   const fs::path dir = o.run_dir;
   const std::string last = o.run_dir.empty() ? "" : (dir / "last.safetensors").string();
-  double best_top1 = -1;
+  double best_top1 = -std::numeric_limits<double>::infinity();  // scores may be negative (-mse)
   if (!o.run_dir.empty()) {
     fs::create_directories(dir);
     if (fs::exists(last)) {
@@ -183,7 +191,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         auto j = nlohmann::json::parse(f);
         best_top1 = j.value("val_score", j.at("val_top1").get<double>());
       } catch (const nlohmann::json::exception&) {
-        best_top1 = -1;  // unreadable: the next evaluation rewrites it
+        best_top1 = -std::numeric_limits<double>::infinity();  // unreadable: rewritten next
       }
     }
     nlohmann::ordered_json cfg;
@@ -203,6 +211,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
           data.text->vocab.size(), data.text->train.size(), data.text->val.size(), res.unigram_bpc);
   }
   report::MetricsLog mlog(o.run_dir, s.epoch);
+  // DDPM (ddpm.h): batches become (noised image + t plane, noise) pairs; eval is the noise MSE.
+  const std::optional<DdpmSchedule> ddpm =
+      c.ddpm ? std::optional<DdpmSchedule>(DdpmSchedule(c)) : std::nullopt;
   // Segmentation: per-pixel logits [C, H, W] against label maps [N, H, W].
   const int64_t seg_classes =
       table.output.size() == 3 && data.test.y.rank() == 3 ? table.output[0] : 0;
@@ -274,6 +285,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
           mb.y = first_rows(mb.y, mb.valid);
         }
         n += mb.valid;
+        if (ddpm) ddpm_batch(*ddpm, c.dataset, uint64_t(c.seed), s.step, j, mb.x, mb.y);
         xs.push_back(std::move(mb.x));
         ys.push_back(std::move(mb.y));
       }
@@ -325,7 +337,8 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     m.ms_per_step = run_steps > 0 ? 1e3 * step_secs / run_steps : 0;
     m.samples_per_s = step_secs > 0 ? static_cast<double>(run_samples) / step_secs : 0;
     if (epoch % c.evalEveryNEpochs == 0 || epoch == c.epochs) {
-      m.val = evaluator.run(s.params, s.running, data.test);
+      m.val = ddpm ? ddpm_evaluate(*ddpm, c.dataset, evaluator, s.params, s.running, data.test)
+                   : evaluator.run(s.params, s.running, data.test);
       m.evaluated = true;
       m.best = m.val.count > 0 && m.val.score() > best_top1;
     }

@@ -40,5 +40,27 @@ TEST(SegCli, EmitSegLossProbe) {
   EXPECT_NE(r.out.find("--loss must be a per-pixel loss"), std::string::npos) << r.out;
 }
 
+// A one-epoch DDPM run on 64 Fashion-MNIST images (T = 50), then DDIM and ancestral samples.
+TEST(SegCli, DdpmTrainAndSample) {
+  if (!std::filesystem::exists("/usr/share/datasets/fashion-mnist"))
+    GTEST_SKIP() << "no Debian dataset-fashion-mnist";
+  auto dir = temp_dir("seg_cli_", "ddpm");
+  Result r =
+      sh("train ddpm-unet --dataset fashion-mnist --limit 64 --epochs 1 --batch 32 "
+         "--set ddpmSteps=50 --run-dir " +
+         (dir / "run").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("(noise mse)"), std::string::npos) << r.out;
+  r = sh("sample " + (dir / "run").string() + " --n 4 --ddim 5 -o " + (dir / "g.png").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("DDIM 5 steps"), std::string::npos) << r.out;
+  EXPECT_GT(std::filesystem::file_size(dir / "g.png"), 50u);
+  r = sh("sample " + (dir / "run").string() + " --n 2 --steps 10 -o " + (dir / "a.png").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("ancestral 10 steps"), std::string::npos) << r.out;
+  r = sh("sample " + dir.string() + " -o " + (dir / "x.png").string());
+  EXPECT_EQ(r.status, 2);
+}
+
 }  // namespace
 }  // namespace netspec::cli_test
