@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 #include "data/datasets.h"
+#include "exec/backend.h"
+#include "layers/param_table.h"
 #include "train_test_util.h"
 
 namespace netspec::train {
@@ -51,6 +54,31 @@ TEST(Ddpm, TrainingPairNoisesTheImage) {
   Tensor x2 = x0, y2;  // same (seed, step, micro): same draws
   ddpm_batch(s, DatasetKind::fashionMnist, 7, 2, 0, x2, y2);
   EXPECT_TRUE(test_util::same_bits({x, y}, {x2, y2}));
+}
+
+// A net whose noise prediction is 0 (a 1x1 conv with zero weight and bias): DDIM over T = 3 with
+// K = 2 visits t = 2, 0 and returns clip(x_T / sqrt(ᾱ_2), -1, 1); x_T are the seed's N(0, 1) draws.
+TEST(Ddpm, DdimWithZeroNoisePredictionByHand) {
+  NetSpec net = NetBuilder("zero").input(2, 2, 2)
+                    .add(Conv2d{2, 1, 1, 1, Padding::same, Activation::identity})
+                    .build();
+  ParamTable t = build_param_table(net);
+  auto backend = exec::make_backend("ref");
+  Evaluator ev(net, 3, *backend, &t);
+  std::vector<Tensor> params{Tensor(DType::kF32, {1, 2, 1, 1}), Tensor(DType::kF32, {1})};
+  TrainConfig c;
+  c.ddpmSteps = 3;
+  c.betaStart = 0.1;
+  c.betaEnd = 0.5;
+  DdpmSchedule s(c);
+  Tensor x = ddpm_sample(s, ev, params, {}, 9, 2);
+  ASSERT_EQ(x.shape(), (Shape{3, 1, 2, 2}));
+  std::mt19937_64 rng(9);
+  std::normal_distribution<float> gauss(0, 1);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const double want = std::clamp(double(gauss(rng)) / std::sqrt(s.alpha_bar[2]), -1.0, 1.0);
+    EXPECT_NEAR(x.data<float>()[i], want, 1e-6) << i;
+  }
 }
 
 }  // namespace
