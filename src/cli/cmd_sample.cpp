@@ -12,8 +12,8 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "data/image_write.h"
 #include "layers/param_table.h"
-#include "report/plot.h"
 #include "spec/spec_json.h"
 #include "train/checkpoint.h"
 #include "train/ddpm.h"
@@ -24,23 +24,23 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// samples [n, C, H, W] in [-1, 1] -> one image, 1-pixel gaps.
-report::Image grid(const Tensor& x) {
+// samples [n, C, H, W] in [-1, 1] -> one ui8 [3, H', W'] image, 1-pixel dark gaps.
+Tensor grid(const Tensor& x) {
   const Shape& s = x.shape();
-  const int n = int(s[0]), c = int(s[1]), h = int(s[2]), w = int(s[3]);
-  const int cols = int(std::ceil(std::sqrt(double(n)))), rows = (n + cols - 1) / cols;
-  report::Image img(cols * (w + 1) + 1, rows * (h + 1) + 1, {40, 40, 40});
-  for (int i = 0; i < n; ++i)
-    for (int y = 0; y < h; ++y)
-      for (int xx = 0; xx < w; ++xx) {
-        report::Rgb px;
-        for (int k = 0; k < 3; ++k) {
-          const int ch = c >= 3 ? k : 0;
-          const float v = x.data<float>()[((int64_t(i) * c + ch) * h + y) * w + xx];
-          px[size_t(k)] = uint8_t(std::lround(std::clamp((v + 1) * 127.5f, 0.f, 255.f)));
+  const int64_t n = s[0], c = s[1], h = s[2], w = s[3];
+  const auto cols = static_cast<int64_t>(std::ceil(std::sqrt(double(n))));
+  const int64_t rows = (n + cols - 1) / cols, gh = rows * (h + 1) + 1, gw = cols * (w + 1) + 1;
+  Tensor img(DType::kUI8, {3, gh, gw});
+  std::fill_n(img.data<uint8_t>(), img.numel(), uint8_t{40});
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < 3; ++k)
+      for (int64_t y = 0; y < h; ++y)
+        for (int64_t xx = 0; xx < w; ++xx) {
+          const float v = x.data<float>()[((i * c + (c >= 3 ? k : 0)) * h + y) * w + xx];
+          const int64_t gy = 1 + (i / cols) * (h + 1) + y, gx = 1 + (i % cols) * (w + 1) + xx;
+          img.data<uint8_t>()[(k * gh + gy) * gw + gx] =
+              uint8_t(std::lround(std::clamp((v + 1) * 127.5f, 0.f, 255.f)));
         }
-        img.set(1 + (i % cols) * (w + 1) + xx, 1 + (i / cols) * (h + 1) + y, px);
-      }
   return img;
 }
 
@@ -82,7 +82,7 @@ void register_sample_command(CLI::App& app) {
     train::load_checkpoint(ckpt, table, s, false);
     train::DdpmSchedule sched(c);
     Tensor x = train::ddpm_sample(sched, ev, s.params, s.running, o->seed, o->ddim);
-    report::write_png(o->out, grid(x));
+    data::write_png_rgb(o->out, grid(x));
     std::cout << fmt::format("wrote {} ({} samples, {} after {} epochs, {})\n", o->out, o->n,
                              o->checkpoint, s.epoch,
                              o->ddim > 0 ? fmt::format("DDIM {} steps", o->ddim)

@@ -57,10 +57,11 @@ void write_jpeg(const std::string& path, const Tensor& rgb, int quality) {
   jpeg_destroy_compress(&c);
 }
 
-void write_png_gray(const std::string& path, const Tensor& gray) {
-  if (gray.dtype() != DType::kUI8 || gray.rank() != 2)
-    fail("image", "{}: write_png_gray expects ui8 [H, W] (got {})", path, gray.type_str());
-  const int64_t h = gray.shape()[0], w = gray.shape()[1];
+namespace {
+
+// rows[y] holds row y in libpng's layout (channels interleaved).
+void write_png(const std::string& path, int64_t h, int64_t w, int color,
+               const std::vector<std::vector<uint8_t>>& rows) {
   File out(path);
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
@@ -70,14 +71,36 @@ void write_png_gray(const std::string& path, const Tensor& gray) {
     fail("image", "{}: libpng write failed", path);
   }
   png_init_io(png, out.f);
-  png_set_IHDR(png, info, static_cast<png_uint_32>(w), static_cast<png_uint_32>(h), 8,
-               PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-               PNG_FILTER_TYPE_DEFAULT);
+  png_set_IHDR(png, info, static_cast<png_uint_32>(w), static_cast<png_uint_32>(h), 8, color,
+               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
-  for (int64_t y = 0; y < h; ++y)
-    png_write_row(png, const_cast<png_bytep>(gray.data<uint8_t>() + y * w));
+  for (const auto& r : rows) png_write_row(png, const_cast<png_bytep>(r.data()));
   png_write_end(png, nullptr);
   png_destroy_write_struct(&png, &info);
+}
+
+}  // namespace
+
+void write_png_gray(const std::string& path, const Tensor& gray) {
+  if (gray.dtype() != DType::kUI8 || gray.rank() != 2)
+    fail("image", "{}: write_png_gray expects ui8 [H, W] (got {})", path, gray.type_str());
+  const int64_t h = gray.shape()[0], w = gray.shape()[1];
+  std::vector<std::vector<uint8_t>> rows;
+  for (int64_t y = 0; y < h; ++y)
+    rows.emplace_back(gray.data<uint8_t>() + y * w, gray.data<uint8_t>() + (y + 1) * w);
+  write_png(path, h, w, PNG_COLOR_TYPE_GRAY, rows);
+}
+
+void write_png_rgb(const std::string& path, const Tensor& rgb) {
+  if (rgb.dtype() != DType::kUI8 || rgb.rank() != 3 || rgb.shape()[0] != 3)
+    fail("image", "{}: write_png_rgb expects ui8 [3, H, W] (got {})", path, rgb.type_str());
+  const int64_t h = rgb.shape()[1], w = rgb.shape()[2];
+  std::vector<std::vector<uint8_t>> rows(size_t(h), std::vector<uint8_t>(size_t(w * 3)));
+  for (int64_t y = 0; y < h; ++y)
+    for (int64_t x = 0; x < w; ++x)
+      for (int64_t c = 0; c < 3; ++c)
+        rows[size_t(y)][size_t(x * 3 + c)] = rgb.data<uint8_t>()[(c * h + y) * w + x];
+  write_png(path, h, w, PNG_COLOR_TYPE_RGB, rows);
 }
 
 }  // namespace netspec::data
