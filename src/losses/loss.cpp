@@ -15,12 +15,18 @@ Value* mean_of_sum(hlo::Builder& b, Value* x, double scale) {
 bool is_lowered(LossKind k) {
   return k == LossKind::classCE || k == LossKind::focal || k == LossKind::softLabelCE ||
          k == LossKind::bce || k == LossKind::floatTargetMse || k == LossKind::tokenCE ||
-         k == LossKind::yolov1Masked || k == LossKind::detrSet;
+         k == LossKind::yolov1Masked || k == LossKind::detrSet || is_per_pixel(k);
 }
 
 hlo::Type label_type(const LossOptions& o, const hlo::Type& logits) {
   if (logits.rank() < 2 && o.kind != LossKind::floatTargetMse)
     fail("loss", "{} expects logits [B, N] (got {})", enum_name(o.kind), logits.str());
+  if (is_per_pixel(o.kind)) {
+    if (logits.rank() != 4)
+      fail("loss", "{} expects per-pixel logits [B, NC, H, W] (got {})", enum_name(o.kind),
+           logits.str());
+    return hlo::Type::tensor(DType::kI32, {logits.dim(0), logits.dim(2), logits.dim(3)});
+  }
   switch (o.kind) {
     case LossKind::classCE:
     case LossKind::focal:
@@ -46,7 +52,7 @@ hlo::Type label_type(const LossOptions& o, const hlo::Type& logits) {
     default:
       fail("loss",
            "{} is not lowered yet (lowered: classCE, focal, softLabelCE, bce, floatTargetMse, "
-           "tokenCE, yolov1Masked, detrSet)",
+           "tokenCE, yolov1Masked, detrSet, perPixel*)",
            enum_name(o.kind));
   }
 }
@@ -55,6 +61,7 @@ Value* emit_loss(hlo::Builder& b, const LossOptions& o, Value* logits, Value* la
   if (labels->type != label_type(o, logits->type))
     fail("loss", "{} labels (got {}, expected {})", enum_name(o.kind), labels->type.str(),
          label_type(o, logits->type).str());
+  if (is_per_pixel(o.kind)) return per_pixel_loss(b, o, logits, labels);
   switch (o.kind) {
     case LossKind::classCE:
     case LossKind::focal:

@@ -57,8 +57,10 @@ void validate(const TrainConfig& c) {
   at_least("swagSamples", c.swagSamples, 1);
   at_least("ttaSamples", c.ttaSamples, 1);
   if (!(c.bnMomentum > 0 && c.bnMomentum <= 1))
-    fail("train", "bnMomentum must be in (0, 1] (got {}; PyTorch convention, weight of the new "
-         "batch)", c.bnMomentum);
+    fail("train",
+         "bnMomentum must be in (0, 1] (got {}; PyTorch convention, weight of the new "
+         "batch)",
+         c.bnMomentum);
   at_least("evalEveryNEpochs", c.evalEveryNEpochs, 1);
   at_least("checkpointEveryNEpochs", c.checkpointEveryNEpochs, 1);
   if (!(c.detPriorPi > 0 && c.detPriorPi < 1))
@@ -67,6 +69,13 @@ void validate(const TrainConfig& c) {
     fail("train", "anchors must be w,h pairs (got {} numbers)", c.anchors.size());
   in_unit("fpnAffineProb", c.fpnAffineProb, true);
   at_least("yoloClsFocalGamma", c.yoloClsFocalGamma, 0);
+  at_least("ddpmSteps", c.ddpmSteps, 1);
+  if (!(c.betaStart > 0 && c.betaStart <= c.betaEnd && c.betaEnd < 1))
+    fail("train", "DDPM betas must satisfy 0 < betaStart <= betaEnd < 1 (got {}, {})", c.betaStart,
+         c.betaEnd);
+  if (c.ddpm && c.lossKind != LossKind::floatTargetMse)
+    fail("train", "ddpm trains the noise prediction with floatTargetMse (got lossKind {})",
+         enum_name(c.lossKind));
 }
 
 }  // namespace netspec

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "data/loader.h"
 #include "emit/emit.h"
+#include "train/seg_metrics.h"
 
 namespace netspec::train {
 
@@ -103,14 +104,27 @@ EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<
     if (k != xi)
       session->set_state(k,
                          manifest_.inputs[k].role == "param" ? params.at(pi++) : running.at(ri++));
+  const bool seg = manifest_.outputs.at(0).shape.size() == 4 && ds.y.rank() == 3;
   Scorer s;
+  SegScorer ss;
   const int64_t nb = ld.num_batches();
-  const int ranks = group ? group->num_replicas() : 1;
+  // Segmentation metrics need the whole confusion matrix: there every rank scores every batch.
+  const int ranks = group && !seg ? group->num_replicas() : 1;
+  const int first = group && !seg ? rank : 0;
   std::vector<double> batch_loss(static_cast<size_t>(nb), 0.0);
-  for (int64_t b = rank; b < nb; b += ranks) {
+  for (int64_t b = first; b < nb; b += ranks) {
     Tensor y;
     int64_t n = ld.batch(b, in.at(xi), y);
-    batch_loss[static_cast<size_t>(b)] = s.score(std::move(session->step(in).at(0)), y, n);
+    Tensor logits = std::move(session->step(in).at(0));
+    if (seg)
+      ss.add(logits, y, n);
+    else
+      batch_loss[static_cast<size_t>(b)] = s.score(logits, y, n);
+  }
+  if (seg) {
+    EvalMetrics m;
+    ss.fill(m);
+    return m;
   }
   s.classes = manifest_.outputs.at(0).shape.back();  // also on a rank that scored no batch
   if (group) {

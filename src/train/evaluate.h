@@ -1,6 +1,6 @@
 // Evaluation on the eval module (BN on running statistics): mean cross-entropy, top-1 and top-5
-// accuracy over EVERY sample of a split (the zero-padded tail batch is run, only its valid rows
-// scored), and softmax probabilities for `netspec predict`.
+// accuracy (segmentation: IoU, Dice, pixel accuracy) over EVERY sample of a split (the zero-padded
+// tail batch is run, only its valid rows scored), and softmax probabilities for `netspec predict`.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -18,8 +18,15 @@ namespace netspec::train {
 
 struct EvalMetrics {
   double loss = 0, top1 = 0, top5 = 0;  // top5 only meaningful when has_top5
-  int64_t count = 0;                    // scored rows: samples (tokens for text)
+  int64_t count = 0;                    // scored rows: samples (tokens for text, pixels for seg)
   bool has_top5 = false;                // classes > 5
+  // Segmentation (logits [B, C, H, W], seg_metrics.h): top1 is the pixel accuracy.
+  bool seg = false;
+  double miou = 0, dice = 0;            // means over the classes present
+  std::vector<double> iou, class_dice;  // per class (NaN: absent from labels and predictions)
+  bool regression = false;              // DDPM: loss is the noise-prediction MSE, lower is better
+  // What the best checkpoint is chosen by: mIoU for segmentation, -loss for regression, else top-1.
+  double score() const { return regression ? -loss : seg ? miou : top1; }
 };
 
 // Accumulates scores of logits [B, C] rows against labels (first n rows). The loss is summed per

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
 #include "core/error.h"
@@ -23,6 +25,7 @@
 #include "train/averaging.h"
 #include "train/batch_augment.h"
 #include "train/checkpoint.h"
+#include "train/ddpm.h"
 #include "train/signals.h"
 #include "train/stepper.h"
 #include "train/tta.h"
@@ -35,7 +38,8 @@ using Clock = std::chrono::steady_clock;
 
 double secs(Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); }
 
-report::Row metrics_row(const EpochMetrics& m, bool text) {
+// seg_classes > 0 (segmentation): val_top1 is the pixel accuracy; mIoU, Dice and per-class IoU.
+report::Row metrics_row(const EpochMetrics& m, bool text, int64_t seg_classes) {
   auto opt = [&](double v, bool on) { return on ? std::optional<double>(v) : std::nullopt; };
   const bool e = m.evaluated;
   report::Row r = {{"epoch", m.epoch},
@@ -50,6 +54,13 @@ report::Row metrics_row(const EpochMetrics& m, bool text) {
                    {"ms_per_step", m.ms_per_step},
                    {"samples_per_s", m.samples_per_s}};
   if (text) r.emplace_back("val_bpc", opt(bits_per_char(m.val.loss), e));
+  if (seg_classes > 0) {
+    r.emplace_back("val_miou", opt(m.val.miou, e));
+    r.emplace_back("val_dice", opt(m.val.dice, e));
+    for (int64_t k = 0; k < seg_classes; ++k)
+      r.emplace_back(fmt::format("val_iou_{}", k), opt(e ? m.val.iou.at(size_t(k)) : 0,
+                                                       e && !std::isnan(m.val.iou.at(size_t(k)))));
+  }
   return r;
 }
 
@@ -94,7 +105,15 @@ std::string epoch_line(const EpochMetrics& m, int epochs, bool text) {
   if (m.evaluated) {
     s += fmt::format("  val loss {:.4f}", m.val.loss);
     if (text) s += fmt::format("  val bpc {:.4f}", bits_per_char(m.val.loss));
-    s += fmt::format("  top-1 {:.2f}%", 100 * m.val.top1);
+    if (m.val.regression) {
+      s += fmt::format("  (noise mse)");
+    } else if (m.val.seg) {
+      s += fmt::format("  mIoU {:.4f}  dice {:.4f}  pixel acc {:.2f}%  IoU", m.val.miou, m.val.dice,
+                       100 * m.val.top1);
+      for (double v : m.val.iou) s += fmt::format(" {:.3f}", v);
+    } else {
+      s += fmt::format("  top-1 {:.2f}%", 100 * m.val.top1);
+    }
     if (m.val.has_top5) s += fmt::format("  top-5 {:.2f}%", 100 * m.val.top5);
   }
   s += fmt::format("  ({:.1f} s, {:.2f} ms/step, {:.0f} samples/s, lr {:.3g})", m.seconds,
@@ -111,8 +130,11 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   const NetSpec& net = spec.net;
   const ParamTable table = o.table ? *o.table : build_param_table(net);
   const int64_t batch = c.batchSize;
-  if (data.train.x.shape().size() < 2 ||
-      Shape(data.train.x.shape().begin() + 1, data.train.x.shape().end()) != table.input)
+  Shape sample = data.train.x.shape().size() < 2
+                     ? Shape{}
+                     : Shape(data.train.x.shape().begin() + 1, data.train.x.shape().end());
+  if (c.ddpm && sample.size() == 3) ++sample[0];  // DDPM adds the t/T input channel
+  if (sample.empty() || sample != table.input)
     fail("train", "dataset sample shape does not match the net's input (got {}, expected {})",
          data.train.x.type_str(), shape_str(table.input));
   // Fields whose machinery does not exist yet are refused, never silently ignored.
@@ -152,7 +174,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
 
   const fs::path dir = o.run_dir;
   const std::string last = o.run_dir.empty() ? "" : (dir / "last.safetensors").string();
-  double best_top1 = -1;
+  double best_top1 = -std::numeric_limits<double>::infinity();  // scores may be negative (-mse)
   if (!o.run_dir.empty()) {
     fs::create_directories(dir);
     if (fs::exists(last)) {
@@ -166,9 +188,10 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     if (fs::exists(dir / "best.json")) {
       std::ifstream f(dir / "best.json");
       try {
-        best_top1 = nlohmann::json::parse(f).at("val_top1").get<double>();
+        auto j = nlohmann::json::parse(f);
+        best_top1 = j.value("val_score", j.at("val_top1").get<double>());
       } catch (const nlohmann::json::exception&) {
-        best_top1 = -1;  // unreadable: the next evaluation rewrites it
+        best_top1 = -std::numeric_limits<double>::infinity();  // unreadable: rewritten next
       }
     }
     nlohmann::ordered_json cfg;
@@ -188,6 +211,12 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
           data.text->vocab.size(), data.text->train.size(), data.text->val.size(), res.unigram_bpc);
   }
   report::MetricsLog mlog(o.run_dir, s.epoch);
+  // DDPM (ddpm.h): batches become (noised image + t plane, noise) pairs; eval is the noise MSE.
+  const std::optional<DdpmSchedule> ddpm =
+      c.ddpm ? std::optional<DdpmSchedule>(DdpmSchedule(c)) : std::nullopt;
+  // Segmentation: per-pixel logits [C, H, W] against label maps [N, H, W].
+  const int64_t seg_classes =
+      table.output.size() == 3 && data.test.y.rank() == 3 ? table.output[0] : 0;
   report::MetricsLog slog(o.run_dir, s.step, "steps", "step");  // per step, flushed with `last`
 
   // Text: training windows are redrawn each epoch from the corpus (seed, epoch).
@@ -273,6 +302,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
           mb.y = first_rows(mb.y, mb.valid);
         }
         n += mb.valid;
+        if (ddpm) ddpm_batch(*ddpm, c.dataset, uint64_t(c.seed), s.step, j, mb.x, mb.y);
         xs.push_back(std::move(mb.x));
         ys.push_back(std::move(mb.y));
       }
@@ -333,9 +363,10 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     m.ms_per_step = run_steps > 0 ? 1e3 * step_secs / run_steps : 0;
     m.samples_per_s = step_secs > 0 ? static_cast<double>(run_samples) / step_secs : 0;
     if (epoch % c.evalEveryNEpochs == 0 || epoch == c.epochs) {
-      m.val = evaluator.run(s.params, s.running, data.test, o.dp.comm, o.dp.rank);
+      m.val = ddpm ? ddpm_evaluate(*ddpm, c.dataset, evaluator, s.params, s.running, data.test)
+                   : evaluator.run(s.params, s.running, data.test, o.dp.comm, o.dp.rank);
       m.evaluated = true;
-      m.best = m.val.count > 0 && m.val.top1 > best_top1;
+      m.best = m.val.count > 0 && m.val.score() > best_top1;
     }
     // Each average (EMA / SWA / SWAG) evaluated and saved beside the weights.
     std::string avg = averages.any() ? averages.end_epoch(epoch, s, train_ds, data.test,
@@ -354,7 +385,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
 
     // Order matters for a kill at any point: rows, then best, then last (a resume drops rows
     // past `last` and recomputes them bit for bit).
-    mlog.append(metrics_row(m, text));
+    mlog.append(metrics_row(m, text, seg_classes));
     slog.flush();
     if (!o.run_dir.empty()) {
       report::write_loss_plots(o.run_dir, mlog.rows(), slog.rows());
@@ -367,12 +398,14 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         b["val_top1"] = m.val.top1;
         if (m.val.has_top5) b["val_top5"] = m.val.top5;
         b["val_count"] = m.val.count;
+        b["val_score"] = m.val.score();  // what "best" compares: mIoU (seg) or top-1
+        if (m.val.seg) b["val_miou"] = m.val.miou;
         write_file_atomic((dir / "best.json").string(), b.dump(2) + "\n");
       }
       if (epoch % c.checkpointEveryNEpochs == 0 || epoch == c.epochs)
         save_checkpoint(last, table, s, net.name);
     }
-    if (m.best) best_top1 = m.val.top1;
+    if (m.best) best_top1 = m.val.score();
     if (any_rank(stop_requested(), o.dp) && epoch < c.epochs) {
       if (!last.empty() && epoch % c.checkpointEveryNEpochs != 0)
         save_checkpoint(last, table, s, net.name);

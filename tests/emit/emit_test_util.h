@@ -90,6 +90,27 @@ inline std::vector<Tensor> loss_grads(const NetSpec& net, const EmitOptions& o,
   return {out.begin() + 1, out.end()};
 }
 
+// Runs @main of m (manifest man) on `backend` with deterministic inputs (step 1, the others
+// random: positive except parameters) and checks every output has the manifest's shape and
+// finite values.
+inline void expect_module_runs(const hlo::Module& m, const Manifest& man,
+                               const std::string& backend = "cpu") {
+  const hlo::Func* f = m.entry();
+  ASSERT_EQ(f->num_args(), man.inputs.size());
+  std::vector<Tensor> in;
+  for (size_t i = 0; i < f->num_args(); ++i)
+    in.push_back(man.inputs[i].name == "step"
+                     ? Tensor::from<int>(DType::kI32, {}, {1})
+                     : random_tensor(f->arg(i)->type, i, man.inputs[i].role != "param"));
+  std::vector<Tensor> out = run_main(m, in, backend);
+  ASSERT_EQ(out.size(), man.outputs.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    EXPECT_EQ(out[i].shape(), man.outputs[i].shape) << man.outputs[i].name;
+    for (int64_t j = 0; j < out[i].numel(); ++j)
+      ASSERT_TRUE(std::isfinite(out[i].as_double(j))) << man.outputs[i].name;
+  }
+}
+
 // A 3-4-2 MLP (relu), its parameters, a batch of 4 inputs and class labels.
 struct StepSetup {
   NetSpec net =

@@ -213,7 +213,7 @@ TEST(SpecFile, UnknownKindMissingFieldBadEnumBadTypeSyntax) {
             "checkpointEveryNEpochs, bootstrapBackbone, bootstrapRanges, headPriorBias, "
             "detPriorPi, useDiouBox, anchors, fpnScales, fpnAffineScale, fpnAffineTranslate, "
             "fpnAffineProb, fpnAffineWhThrPx, fpnAffineAreaThr, yoloClsWeights, "
-            "yoloClsFocalGamma)");
+            "yoloClsFocalGamma, ddpm, ddpmSteps, betaStart, betaEnd)");
 }
 
 TEST(SpecFile, BuilderRoundTripWithTrainConfig) {
