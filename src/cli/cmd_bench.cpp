@@ -14,6 +14,7 @@
 #include <random>
 
 #include "cli/commands.h"
+#include "cli/train_flags.h"
 #include "core/error.h"
 #include "emit/emit.h"
 #include "exec/backend.h"
@@ -108,18 +109,7 @@ void register_bench_command(CLI::App& app) {
     SpecFile spec = resolve_net(o->net);
     TrainConfig c = spec.train.value_or(TrainConfig{});
     if (o->batch > 0) c.batchSize = o->batch;
-    if (!o->optimizer.empty()) {
-      std::string name = o->optimizer;
-      if (name == "adamw" || name == "adamW") {
-        name = "adam";
-        if (c.weightDecay == 0) c.weightDecay = 0.01;  // torch.optim.AdamW's default
-      }
-      auto k = parse_enum<OptimizerKind>(name);
-      if (!k)
-        fail("bench", "unknown --optimizer '{}' (expected adamw, {})", o->optimizer,
-             enum_choices<OptimizerKind>());
-      c.optimizer = *k;
-    }
+    if (!o->optimizer.empty()) apply_optimizer_name(c, o->optimizer, "bench");
     if (!o->input.empty()) {
       std::array<int, 3> in = parse_input(o->input);
       spec.net.inputChannels = in[0];

@@ -20,6 +20,7 @@
 #include "report/plot.h"
 #include "report/progress.h"
 #include "train/checkpoint.h"
+#include "train/init_from.h"
 #include "train/signals.h"
 #include "train/stepper.h"
 
@@ -89,7 +90,8 @@ void write_plot(const std::string& path, const std::vector<report::Row>& rows) {
   report::write_png(path, report::Plot(ps).image());
 }
 
-std::string epoch_line(const EpochMetrics& m, int epochs, bool text) {
+// tokens: tokens per sample of a language model (0: not text); its rate is tokens/s.
+std::string epoch_line(const EpochMetrics& m, int epochs, bool text, int64_t tokens) {
   std::string s = fmt::format("epoch {}/{}  train loss {:.4f}", m.epoch, epochs, m.train_loss);
   if (m.evaluated) {
     s += fmt::format("  val loss {:.4f}", m.val.loss);
@@ -97,8 +99,11 @@ std::string epoch_line(const EpochMetrics& m, int epochs, bool text) {
     s += fmt::format("  top-1 {:.2f}%", 100 * m.val.top1);
     if (m.val.has_top5) s += fmt::format("  top-5 {:.2f}%", 100 * m.val.top5);
   }
-  s += fmt::format("  ({:.1f} s, {:.2f} ms/step, {:.0f} samples/s, lr {:.3g})", m.seconds,
-                   m.ms_per_step, m.samples_per_s, m.lr);
+  const std::string rate = tokens > 0
+                               ? fmt::format("{:.0f} tokens/s", m.samples_per_s * tokens)
+                               : fmt::format("{:.0f} samples/s", m.samples_per_s);
+  s += fmt::format("  ({:.1f} s, {:.2f} ms/step, {}, lr {:.3g})", m.seconds, m.ms_per_step, rate,
+                   m.lr);
   if (m.best) s += "  best";
   return s + "\n";
 }
@@ -126,7 +131,6 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   refuse(c.useEMA || c.useSWA || c.useSWAG || c.useTTA, "useEMA/useSWA/useSWAG/useTTA");
   refuse(c.bf16 || c.bf16Conv, "bf16/bf16Conv");
   refuse(!c.runningBN, "runningBN = false");
-  refuse(!c.bootstrapBackbone.empty(), "bootstrapBackbone");
   refuse(c.trainRes != 0, "trainRes");
   refuse(c.headPriorBias, "headPriorBias");
   refuse(!c.lossWeights.empty(), "lossWeights (perPixelWeightedCE is not lowered)");
@@ -149,6 +153,13 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   Evaluator evaluator(net, batch, *backend, &table);
   TrainState s = make_state(init_params(table, c.init, static_cast<uint64_t>(c.seed)),
                             stepper.state_manifest(), evaluator.manifest());
+  check_freeze(c, table);
+  if (!c.bootstrapRanges.empty() && c.bootstrapBackbone.empty())
+    fail("train", "bootstrapRanges '{}' needs bootstrapBackbone (the file to load from)",
+         c.bootstrapRanges);
+  if (!c.bootstrapBackbone.empty())
+    load_init_weights(c.bootstrapBackbone, table, s, c.bootstrapRanges, o.log);
+  if (!o.init_from.empty()) load_init_weights(o.init_from, table, s, "", o.log);
 
   const fs::path dir = o.run_dir;
   const std::string last = o.run_dir.empty() ? "" : (dir / "last.safetensors").string();
@@ -176,7 +187,8 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     resolved.train = c;
     cfg["spec"] = nlohmann::ordered_json::parse(dump_spec(resolved));
     cfg["backend"] = o.backend;
-    write_file_atomic((dir / "config.json").string(), cfg.dump(2) + "\n");
+    write_file_atomic((dir / "config.json").string(),
+                      o.config_json.empty() ? cfg.dump(2) + "\n" : o.config_json);
     if (text) save_or_check_vocab(data.text->vocab, dir / "vocab.json");
   }
   TrainResult res;
@@ -313,7 +325,8 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     }
     m.seconds = secs(t0);
     res.epochs.push_back(m);
-    if (o.log) *o.log << epoch_line(m, c.epochs, text) << std::flush;
+    if (o.log) *o.log << epoch_line(m, c.epochs, text, text ? train_ds.x.shape().at(1) : 0)
+                      << std::flush;
 
     // Order matters for a kill at any point: rows, then best, then last (a resume drops rows
     // past `last` and recomputes them bit for bit).
@@ -321,7 +334,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     if (!o.run_dir.empty()) {
       write_plot((dir / "loss.png").string(), mlog.rows());
       if (m.best) {
-        save_checkpoint((dir / "best.safetensors").string(), table, s, net.name);
+        save_checkpoint((dir / "best.safetensors").string(), table, s, net.name, false);
         nlohmann::ordered_json b;
         b["epoch"] = m.epoch;
         b["step"] = m.step;

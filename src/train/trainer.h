@@ -42,6 +42,8 @@ using data::Splits;
 
 struct TrainOptions {
   std::string run_dir;  // empty: no checkpoints or metrics files
+  std::string config_json;  // RUN/config.json text (run_dir.h); empty: the resolved spec
+  std::string init_from;    // weights to start from (init_from.h); a resume overrides them
   std::string backend = "cpu";
   std::ostream* log = nullptr;        // resume/epoch lines and progress; nullptr: silent
   bool tty = false;                   // progress bar redrawn in place (else plain periodic lines)
