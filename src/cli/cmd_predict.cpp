@@ -53,9 +53,13 @@ Tensor load_input(const std::string& path, const Shape& in, DatasetKind kind, do
   Tensor rgb = data::preprocess_image(path, h, w, {0, 0, 0}, {1, 1, 1}, crop_ratio);
   Tensor g(DType::kF32, in);
   const float* p = rgb.data<float>();
+  // A 3-channel normalisation (an RGB image folder trained as grayscale): the channel averages.
+  float mean = 0, sd = 0;
+  for (size_t k = 0; k < norm.mean.size(); ++k) mean += norm.mean[k], sd += norm.std.at(k);
+  mean /= static_cast<float>(norm.mean.size());
+  sd /= static_cast<float>(norm.mean.size());
   for (int64_t i = 0; i < h * w; ++i)
-    g.data<float>()[i] =
-        ((p[i] + p[h * w + i] + p[2 * h * w + i]) / 3.f - norm.mean.at(0)) / norm.std.at(0);
+    g.data<float>()[i] = ((p[i] + p[h * w + i] + p[2 * h * w + i]) / 3.f - mean) / sd;
   return g;
 }
 
@@ -72,7 +76,8 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& in) {
     for (const auto& e : fs::directory_iterator(p)) {
       std::string ext = e.path().extension().string();
       for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      if (e.is_regular_file() && (ext == ".jpg" || ext == ".jpeg" || ext == ".png" || ext == ".npy"))
+      if (e.is_regular_file() &&
+          (ext == ".jpg" || ext == ".jpeg" || ext == ".png" || ext == ".npy"))
         files.push_back(e.path().string());
     }
     if (files.empty()) fail("predict", "{}: no .jpg/.jpeg/.png/.npy files in the directory", p);
@@ -127,8 +132,10 @@ void register_predict_command(CLI::App& app) {
     Tensor x(DType::kF32, xs);
     const size_t row = x.nbytes() / static_cast<size_t>(n);
     for (int64_t i = 0; i < n; ++i) {
-      Tensor in = load_input(inputs[i], table.input, c.dataset,
-                             c.dataset == DatasetKind::imagenette ? c.testCropRatio : 1.0);
+      Tensor in = load_input(
+          inputs[i], table.input, c.dataset,
+          c.dataset == DatasetKind::imagenette || c.dataset == DatasetKind::folder ? c.testCropRatio
+                                                                                   : 1.0);
       std::memcpy(static_cast<uint8_t*>(x.raw()) + i * row, in.raw(), row);
     }
     auto probs = train::softmax_rows(ev.logits(s.params, s.running, x), n);

@@ -21,8 +21,8 @@
 #include "cli/train_flags.h"
 #include "cli/train_run.h"
 #include "core/error.h"
-#include "layers/param_table.h"
 #include "dist/process_group.h"
+#include "layers/param_table.h"
 #include "report/progress.h"
 #include "spec/param_table.h"
 #include "spec/summary.h"
@@ -91,8 +91,8 @@ void register_train_command(CLI::App& app) {
     const bool from_run = !o->config.empty() && train::is_run_record(o->config);
     if (from_run) {
       if (!o->net.empty())
-        fail("train", "give either NET or --config RUN/config.json (got both: '{}', '{}')",
-             o->net, o->config);
+        fail("train", "give either NET or --config RUN/config.json (got both: '{}', '{}')", o->net,
+             o->config);
       rec = train::load_run_record(o->config);
     } else {
       if (o->net.empty())
@@ -128,8 +128,9 @@ void register_train_command(CLI::App& app) {
     rec.version = train::netspec_version();
     const auto env = dist::dist_env_from_environment();
     const bool rank0 = !env || env->world <= 1 || env->rank == 0;
-    std::string run_dir = o->run_dir.empty() ? train::default_run_dir(rec.spec.net.name)
-                                             : o->run_dir;
+    std::string run_dir = o->run_dir.empty()
+                              ? train::default_run_dir(rec.spec.net.name, rec.spec.net.buildTag)
+                              : o->run_dir;
     if (rank0) {
       std::cout << "run dir: " << run_dir << "\n" << std::flush;
       const auto mode = o->overwrite ? train::RunDirMode::kOverwrite
@@ -163,11 +164,10 @@ void register_train_command(CLI::App& app) {
     const bool val = rec.val_split > 0;
 
     if (rank0) {
-      std::cout << fmt::format("train {} on {}: {} train / {} {} samples{}, backend {}\n",
-                               spec.net.name, enum_name(c.dataset), data.train.size(),
-                               data.test.size(), val ? "validation" : "test",
-                               val ? fmt::format(" ({} test)", held_out_test.size()) : "",
-                               o->backend);
+      std::cout << fmt::format(
+          "train {} on {}: {} train / {} {} samples{}, backend {}\n", spec.net.name,
+          enum_name(c.dataset), data.train.size(), data.test.size(), val ? "validation" : "test",
+          val ? fmt::format(" ({} test)", held_out_test.size()) : "", o->backend);
       std::cout << train::format_config(c) << format_summary(spec.net, table, c.batchSize)
                 << std::flush;
     }

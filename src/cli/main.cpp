@@ -40,9 +40,9 @@ void set_command_line(int argc, char** argv) {
   s = "netspec";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
-                                                         "OPQRSTUVWXYZ0123456789-_=.,/:+@%") ==
-                                         std::string::npos;
+    const bool plain = !a.empty() && a.find_first_not_of(
+                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
+                                         "OPQRSTUVWXYZ0123456789-_=.,/:+@%") == std::string::npos;
     if (!plain) {  // single-quoted, ' as '\''
       std::string q = "'";
       for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);

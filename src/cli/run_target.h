@@ -12,11 +12,11 @@
 namespace netspec::cli {
 
 struct RunTarget {
-  SpecFile spec;                          // spec.train set
-  std::optional<train::RunRecord> run;    // when NET named a run
-  std::string run_dir;                    // "" when NET is a net
-  std::string checkpoint;                 // --checkpoint, else the run's best (or last)
-  std::vector<std::string> class_names;   // the run's classes.json (empty: the dataset's)
+  SpecFile spec;                         // spec.train set
+  std::optional<train::RunRecord> run;   // when NET named a run
+  std::string run_dir;                   // "" when NET is a net
+  std::string checkpoint;                // --checkpoint, else the run's best (or last)
+  std::vector<std::string> class_names;  // the run's classes.json (empty: the dataset's)
 };
 
 // net_arg: zoo name, spec .json, run dir or run config.json. checkpoint: "" for the run's.

@@ -107,8 +107,8 @@ std::string nearest_name(const std::string& s, const std::vector<std::string>& n
     for (size_t j = 0; j <= n.size(); ++j) d[0][j] = j;
     for (size_t i = 1; i <= s.size(); ++i)
       for (size_t j = 1; j <= n.size(); ++j) {
-        d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
-                            d[i - 1][j - 1] + (s[i - 1] == n[j - 1] ? 0 : 1)});
+        d[i][j] = std::min(
+            {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (s[i - 1] == n[j - 1] ? 0 : 1)});
         if (i > 1 && j > 1 && s[i - 1] == n[j - 2] && s[i - 2] == n[j - 1])
           d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
       }

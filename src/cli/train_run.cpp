@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <numeric>
 #include <iostream>
+#include <numeric>
 #include <random>
 
 #include "cli/train_flags.h"
@@ -27,10 +27,11 @@ void check_labels(const data::Dataset& ds, int64_t classes, const std::string& s
   const int32_t* y = ds.y.data<int32_t>();
   for (int64_t i = 0; i < ds.size(); ++i)
     if (y[i] < 0 || y[i] >= classes)
-      fail("data", "{} split of {}{}: sample {} has label {}, outside the net's {} classes (use "
+      fail("data",
+           "{} split of {}{}: sample {} has label {}, outside the net's {} classes (use "
            "--classes N to resize the head)",
-           split, enum_name(rec.spec.train->dataset), rec.data.empty() ? "" : " in " + rec.data,
-           i, y[i], classes);
+           split, enum_name(rec.spec.train->dataset), rec.data.empty() ? "" : " in " + rec.data, i,
+           y[i], classes);
 }
 
 }  // namespace
@@ -110,14 +111,23 @@ data::Splits load_train_data(const train::RunRecord& rec, const ParamTable& tabl
     check_labels(s.test, classes, "test", rec);
   }
   *test_out = data::Dataset{};
-  if (rec.val_split <= 0) return s;
+  if (rec.val_split <= 0) {
+    if (s.test.size() == 0)
+      fail("train",
+           "{} has no validation or test split (an image folder needs DIR/val/ or "
+           "DIR/test/ beside DIR/train/): pass --val-split F to hold out a fraction",
+           rec.data.empty() ? std::string(enum_name(c.dataset)) : rec.data);
+    return s;
+  }
   if (s.text) fail("train", "--val-split: text data already has its validation split");
   // A seeded permutation: its first round(F·N) samples validate, the rest train.
   const int64_t n = s.train.size();
   const auto nv = static_cast<int64_t>(std::llround(rec.val_split * static_cast<double>(n)));
   if (nv < 1 || nv >= n)
-    fail("train", "--val-split {} of {} training samples leaves {} for validation and {} for "
-         "training (each needs >= 1)", rec.val_split, n, nv, n - nv);
+    fail("train",
+         "--val-split {} of {} training samples leaves {} for validation and {} for "
+         "training (each needs >= 1)",
+         rec.val_split, n, nv, n - nv);
   std::vector<int64_t> idx(static_cast<size_t>(n));
   std::iota(idx.begin(), idx.end(), 0);
   std::mt19937_64 rng(static_cast<uint64_t>(c.seed) ^ 0x76616c73706c6974ull);  // "valsplit"

@@ -91,8 +91,10 @@ void load_checkpoint(const std::string& path, const ParamTable& t, TrainState& s
   if (with_optimizer)
     for (size_t i = 0; i < s.opt.size(); ++i) {
       if (!has_tensor(st, s.opt_names[i]))
-        fail("train", "{}: has no optimizer state '{}' (a best checkpoint holds weights only; "
-             "resume from last)", path, s.opt_names[i]);
+        fail("train",
+             "{}: has no optimizer state '{}' (a best checkpoint holds weights only; "
+             "resume from last)",
+             path, s.opt_names[i]);
       load_into(st, s.opt_names[i], s.opt[i], path);
     }
   for (size_t i = 0; i < s.running.size(); ++i)

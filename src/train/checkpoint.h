@@ -25,8 +25,9 @@ struct TrainState {
   int64_t step = 0;            // optimizer updates made
   int64_t batch_in_epoch = 0;  // updates already made in epoch `epoch + 1` (mid-epoch save)
   double loss_sum = 0;         // Σ loss·samples over those updates (the epoch mean is /samples)
-  // Checkpoint format read from the file (save writes kCheckpointFormat). Format 1 (before the tail batch was
-  // trained) kept loss_sum as Σ per-update mean losses: the trainer rescales it on resume.
+  // Checkpoint format read from the file (save writes kCheckpointFormat). Format 1 (before the tail
+  // batch was trained) kept loss_sum as Σ per-update mean losses: the trainer rescales it on
+  // resume.
   int format = kCheckpointFormat;
 };
 

@@ -68,7 +68,8 @@ void load_init_weights(const std::string& path, const ParamTable& t, TrainState&
            it->second->type_str(), dst.type_str());
     }
   };
-  for (size_t i = 0; i < s.params.size(); ++i) take(t.params[i].name, t.params[i].layer, s.params[i]);
+  for (size_t i = 0; i < s.params.size(); ++i)
+    take(t.params[i].name, t.params[i].layer, s.params[i]);
   for (size_t i = 0; i < s.running.size(); ++i) {
     const std::string& n = s.running_names[i];
     int layer = -1;

@@ -1,6 +1,7 @@
 // Run directory records and the resume check (see run_dir.h).
 #include "train/run_dir.h"
 
+#include <cctype>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -59,13 +60,19 @@ std::string change(const ojson& a, const ojson& b) {
 
 std::string netspec_version() { return NETSPEC_GIT_DESCRIBE; }
 
-std::string default_run_dir(const std::string& net) {
+std::string default_run_dir(const std::string& net, const std::string& tag) {
   std::time_t t = std::time(nullptr);
   std::tm tm{};
   localtime_r(&t, &tm);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  std::string base = (fs::path("runs") / (net + "-" + buf)).string(), d = base;
+  std::string tg;  // the spec's buildTag, sanitised: lower-case, other characters '_'
+  for (char ch : tag)
+    tg += std::isalnum(static_cast<unsigned char>(ch))
+              ? static_cast<char>(std::tolower(static_cast<unsigned char>(ch)))
+              : '_';
+  std::string base = (fs::path("runs") / (net + (tg.empty() ? "" : "-" + tg) + "-" + buf)).string();
+  std::string d = base;
   for (int i = 2; fs::exists(d); ++i) d = base + "-" + std::to_string(i);  // same second
   return d;
 }
@@ -169,7 +176,7 @@ std::vector<std::string> run_record_diff(const RunRecord& stored, const RunRecor
 
 const std::vector<std::string>& run_dir_files() {
   static const std::vector<std::string> files = {
-      "config.json",   "last.safetensors", "best.safetensors", "best.json",  "metrics.csv",
+      "config.json",   "last.safetensors", "best.safetensors", "best.json",   "metrics.csv",
       "metrics.jsonl", "loss.png",         "vocab.json",       "classes.json"};
   return files;
 }

@@ -16,22 +16,23 @@
 namespace netspec::train {
 
 struct RunRecord {
-  SpecFile spec;                    // the net and the resolved TrainConfig (spec.train set)
-  std::string data;                 // --data ("": the dataset's default location)
-  int64_t limit = 0;                // --limit (0: every training sample)
-  double val_split = 0;             // --val-split fraction held out of the training set
-  std::string init_from;            // --init-from FILE|RUN_DIR ("": none)
-  int classes = 0;                  // --classes (0: as in the spec; --freeze is TrainConfig's)
-  std::string backend = "cpu";      // not compared on resume
-  int replicas = 1;                 // not compared on resume
-  std::string command;              // the command line (not compared)
-  std::string version;              // netspec version that wrote it (not compared)
+  SpecFile spec;                // the net and the resolved TrainConfig (spec.train set)
+  std::string data;             // --data ("": the dataset's default location)
+  int64_t limit = 0;            // --limit (0: every training sample)
+  double val_split = 0;         // --val-split fraction held out of the training set
+  std::string init_from;        // --init-from FILE|RUN_DIR ("": none)
+  int classes = 0;              // --classes (0: as in the spec; --freeze is TrainConfig's)
+  std::string backend = "cpu";  // not compared on resume
+  int replicas = 1;             // not compared on resume
+  std::string command;          // the command line (not compared)
+  std::string version;          // netspec version that wrote it (not compared)
 };
 
 // netspec's version: `git describe --always --dirty` of the source tree at configure time.
 std::string netspec_version();
-// runs/<net>-<YYYYmmdd-HHMMSS> (local time) under the working directory.
-std::string default_run_dir(const std::string& net);
+// runs/<net>[-<buildTag>]-<YYYYmmdd-HHMMSS> (local time) under the working directory; the spec's
+// buildTag (lower-cased, other characters '_') namespaces the run.
+std::string default_run_dir(const std::string& net, const std::string& tag = "");
 
 // config.json text: every field written, TrainConfig fields under "spec"."train".
 std::string run_record_json(const RunRecord& r);

@@ -99,9 +99,8 @@ std::string epoch_line(const EpochMetrics& m, int epochs, bool text, int64_t tok
     s += fmt::format("  top-1 {:.2f}%", 100 * m.val.top1);
     if (m.val.has_top5) s += fmt::format("  top-5 {:.2f}%", 100 * m.val.top5);
   }
-  const std::string rate = tokens > 0
-                               ? fmt::format("{:.0f} tokens/s", m.samples_per_s * tokens)
-                               : fmt::format("{:.0f} samples/s", m.samples_per_s);
+  const std::string rate = tokens > 0 ? fmt::format("{:.0f} tokens/s", m.samples_per_s * tokens)
+                                      : fmt::format("{:.0f} samples/s", m.samples_per_s);
   s += fmt::format("  ({:.1f} s, {:.2f} ms/step, {}, lr {:.3g})", m.seconds, m.ms_per_step, rate,
                    m.lr);
   if (m.best) s += "  best";
@@ -109,6 +108,29 @@ std::string epoch_line(const EpochMetrics& m, int epochs, bool text, int64_t tok
 }
 
 }  // namespace
+
+std::vector<std::string> unsupported_settings(const TrainConfig& c) {
+  std::vector<std::string> out;
+  auto refuse = [&](bool on, const char* field) {
+    if (on) out.emplace_back(field);
+  };
+  const TrainConfig d;
+  refuse(c.mixup || c.cutmix || c.knnMixup, "mixup/cutmix/knnMixup");
+  refuse(c.randomErasing || c.randAugment || c.autoAugment,
+         "randomErasing/randAugment/autoAugment");
+  refuse(c.repeatedAug != 1, "repeatedAug");
+  refuse(c.useEMA || c.useSWA || c.useSWAG || c.useTTA, "useEMA/useSWA/useSWAG/useTTA");
+  refuse(c.bf16 || c.bf16Conv, "bf16/bf16Conv");
+  refuse(!c.runningBN, "runningBN = false");
+  refuse(c.trainRes != 0, "trainRes");
+  refuse(c.headPriorBias, "headPriorBias");
+  refuse(!c.lossWeights.empty(), "lossWeights (perPixelWeightedCE is not lowered)");
+  refuse(c.fpnAffineProb != d.fpnAffineProb || c.fpnAffineScale != d.fpnAffineScale ||
+             c.fpnAffineTranslate != d.fpnAffineTranslate ||
+             c.fpnAffineWhThrPx != d.fpnAffineWhThrPx || c.fpnAffineAreaThr != d.fpnAffineAreaThr,
+         "fpnAffine* (the detector affine augment)");
+  return out;
+}
 
 TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOptions& o) {
   const TrainConfig c = spec.train.value_or(TrainConfig{});
@@ -121,19 +143,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     fail("train", "dataset sample shape does not match the net's input (got {}, expected {})",
          data.train.x.type_str(), shape_str(table.input));
   // Fields whose machinery does not exist yet are refused, never silently ignored.
-  auto refuse = [](bool on, const char* field) {
-    if (on) fail("train", "{} is not supported by the trainer yet (set it to its default)", field);
-  };
-  refuse(c.mixup || c.cutmix || c.knnMixup, "mixup/cutmix");
-  refuse(c.randomErasing || c.randAugment || c.autoAugment,
-         "randomErasing/randAugment/autoAugment");
-  refuse(c.repeatedAug != 1, "repeatedAug");
-  refuse(c.useEMA || c.useSWA || c.useSWAG || c.useTTA, "useEMA/useSWA/useSWAG/useTTA");
-  refuse(c.bf16 || c.bf16Conv, "bf16/bf16Conv");
-  refuse(!c.runningBN, "runningBN = false");
-  refuse(c.trainRes != 0, "trainRes");
-  refuse(c.headPriorBias, "headPriorBias");
-  refuse(!c.lossWeights.empty(), "lossWeights (perPixelWeightedCE is not lowered)");
+  if (auto u = unsupported_settings(c); !u.empty())
+    fail("train", "{} {} not supported by the trainer yet (set {} to the default)",
+         fmt::join(u, ", "), u.size() > 1 ? "are" : "is", u.size() > 1 ? "them" : "it");
   const bool text = data.text != nullptr;
   if (text) {
     const int64_t nv = token_vocab(net), tv = data.text->vocab.size();
@@ -325,8 +337,8 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     }
     m.seconds = secs(t0);
     res.epochs.push_back(m);
-    if (o.log) *o.log << epoch_line(m, c.epochs, text, text ? train_ds.x.shape().at(1) : 0)
-                      << std::flush;
+    if (o.log)
+      *o.log << epoch_line(m, c.epochs, text, text ? train_ds.x.shape().at(1) : 0) << std::flush;
 
     // Order matters for a kill at any point: rows, then best, then last (a resume drops rows
     // past `last` and recomputes them bit for bit).

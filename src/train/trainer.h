@@ -79,6 +79,10 @@ struct TrainResult {
 // Bits per character from a mean cross-entropy in nats: loss / ln 2.
 inline double bits_per_char(double loss_nats) { return loss_nats / std::numbers::ln2; }
 
+// The settings of c the trainer cannot honour yet ("mixup/cutmix/knnMixup", "trainRes", ...);
+// run_training refuses a config where this is non-empty, `train --help` marks them.
+std::vector<std::string> unsupported_settings(const TrainConfig& c);
+
 // Trains spec.net with *spec.train (defaults when absent). Throws netspec::Error on bad input, a
 // checkpoint that does not match the net, or a non-finite loss (naming the step; the last
 // checkpoint is left as it was).

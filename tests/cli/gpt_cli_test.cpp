@@ -4,12 +4,11 @@
 // last.safetensors, and generate continues a prompt with N vocabulary characters (greedy: a verb
 // of the corpus's grammar after a subject). A text with more characters than the net's token
 // vocabulary exits 2 naming both sizes.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <regex>
 #include <string>

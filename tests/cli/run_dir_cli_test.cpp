@@ -53,8 +53,8 @@ TEST(RunDirCli, DefaultRunDirIsWrittenAndPrinted) {
   ASSERT_EQ(r.out.rfind("run dir: runs/mlp-", 0), 0u) << r.out;  // the first line
   const std::string dir = r.out.substr(9, r.out.find('\n') - 9);
   EXPECT_EQ(dir.size(), std::string("runs/mlp-20261201-124156").size()) << dir;
-  for (const char* f : {"last.safetensors", "best.safetensors", "config.json", "metrics.csv",
-                        "classes.json"})
+  for (const char* f :
+       {"last.safetensors", "best.safetensors", "config.json", "metrics.csv", "classes.json"})
     EXPECT_TRUE(fs::exists(cwd / dir / f)) << f;
   json cfg = json::parse(slurp(cwd / dir / "config.json"));
   // Every TrainConfig field, defaults included.
@@ -127,8 +127,8 @@ TEST(RunDirCli, ConfigOfARunReproducesIt) {
   fs::path a = temp_dir("ns_rundir_", "repro_a"), b = temp_dir("ns_rundir_", "repro_b");
   ASSERT_EQ(sh(train_args(a, "--limit 200 --seed 3 --lr 0.002 --set momentum=0.8")).status, 0);
   fs::remove_all(b);
-  Result r = sh(fmt::format("train --config {} --run-dir {}", (a / "config.json").string(),
-                            b.string()));
+  Result r =
+      sh(fmt::format("train --config {} --run-dir {}", (a / "config.json").string(), b.string()));
   ASSERT_EQ(r.status, 0) << r.out;
   json ca = json::parse(slurp(a / "config.json")), cb = json::parse(slurp(b / "config.json"));
   EXPECT_EQ(ca["spec"], cb["spec"]);
@@ -264,10 +264,10 @@ TEST(RunDirCli, LabelsOutsideTheNetAreRefusedAtLoad) {
 TEST(RunDirCli, FineTuneFromAnotherRunWithANewHeadAndFrozenLayers) {
   fs::path a = temp_dir("ns_rundir_", "ft_a"), b = temp_dir("ns_rundir_", "ft_b");
   ASSERT_EQ(sh(train_args(a)).status, 0);
-  Result r = sh(fmt::format(
-      "train mlp --dataset fashion-mnist --data {} --batch 32 --epochs 1 --run-dir {} "
-      "--init-from {} --classes 12 --freeze layers.1.",
-      data_dir().string(), b.string(), a.string()));
+  Result r = sh(
+      fmt::format("train mlp --dataset fashion-mnist --data {} --batch 32 --epochs 1 --run-dir {} "
+                  "--init-from {} --classes 12 --freeze layers.1.",
+                  data_dir().string(), b.string(), a.string()));
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(has(r.out, "4 tensors loaded, head re-initialised: layers.3.weight")) << r.out;
   SafeTensors sa = read_safetensors((a / "best.safetensors").string());
