@@ -173,14 +173,14 @@ void register_train_command(CLI::App& app) {
     }
     train::install_stop_handlers();
     to.run_dir = rank0 ? run_dir : "";  // rank 0 writes; the others take its state
-    to.config_json = train::run_record_json(rec);
+    to.run = std::make_shared<train::TrainOptions::Run>(
+        train::TrainOptions::Run{train::run_record_json(rec), rec.init_from});
     if (rank0) train::save_class_names(run_dir, data.class_names);
     to.backend = o->backend;
     to.backend_options = o->engine;
     to.log = rank0 ? &std::cout : nullptr;
     to.tty = report::is_terminal(STDOUT_FILENO);
     to.table = &table;
-    to.init_from = rec.init_from;
     train::TrainResult r = train::run_training(spec, data, to);
     if (r.interrupted) {
       if (rank0) std::cout << "stopped by signal\n" << std::flush;

@@ -171,7 +171,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
          c.bootstrapRanges);
   if (!c.bootstrapBackbone.empty())
     load_init_weights(c.bootstrapBackbone, table, s, c.bootstrapRanges, o.log);
-  if (!o.init_from.empty()) load_init_weights(o.init_from, table, s, "", o.log);
+  if (o.run && !o.run->init_from.empty()) load_init_weights(o.run->init_from, table, s, "", o.log);
 
   const fs::path dir = o.run_dir;
   const std::string last = o.run_dir.empty() ? "" : (dir / "last.safetensors").string();
@@ -199,8 +199,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     resolved.train = c;
     cfg["spec"] = nlohmann::ordered_json::parse(dump_spec(resolved));
     cfg["backend"] = o.backend;
-    write_file_atomic((dir / "config.json").string(),
-                      o.config_json.empty() ? cfg.dump(2) + "\n" : o.config_json);
+    write_file_atomic((dir / "config.json").string(), !o.run || o.run->config_json.empty()
+                                                          ? cfg.dump(2) + "\n"
+                                                          : o.run->config_json);
     if (text) save_or_check_vocab(data.text->vocab, dir / "vocab.json");
   }
   TrainResult res;

@@ -10,6 +10,7 @@
 #pragma once
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -42,8 +43,6 @@ using data::Splits;
 
 struct TrainOptions {
   std::string run_dir;  // empty: no checkpoints or metrics files
-  std::string config_json;  // RUN/config.json text (run_dir.h); empty: the resolved spec
-  std::string init_from;    // weights to start from (init_from.h); a resume overrides them
   std::string backend = "cpu";
   std::ostream* log = nullptr;        // resume/epoch lines and progress; nullptr: silent
   bool tty = false;                   // progress bar redrawn in place (else plain periodic lines)
@@ -54,6 +53,12 @@ struct TrainOptions {
   // only rank 0 gets a run_dir and a log, every rank takes rank 0's state at the start). A tail
   // batch that does not divide by R loses its last (n mod R) samples.
   DataParallel dp = {};
+  // The run dir's record and the weights to start from (cli/train_run.h).
+  struct Run {
+    std::string config_json;  // RUN/config.json text (run_dir.h); empty: the resolved spec
+    std::string init_from;    // weights to start from (init_from.h); a resume overrides them
+  };
+  std::shared_ptr<const Run> run = nullptr;
 };
 
 struct EpochMetrics {
