@@ -2,7 +2,8 @@
 // train_step module, or gradient accumulation), host BN running statistics, evaluation on the
 // eval module every evalEveryNEpochs epochs and after the last (loss, top-1, top-5), and in
 // RUN_DIR: last.safetensors every checkpointEveryNEpochs epochs, best.safetensors + best.json by
-// validation top-1, config.json, metrics.csv, metrics.jsonl and loss.png (docs/training.md).
+// validation top-1, config.json, metrics.csv/.jsonl (per epoch), steps.csv/.jsonl (per step:
+// loss, lr, samples/s) and loss.png/.svg (docs/training.md).
 // Text data: the net must be a token model whose vocab holds the text's characters; vocab.json is
 // saved in RUN_DIR, validation is also reported in bits per character (+ the unigram baseline).
 // Resume: rerunning with the same run dir continues from last.safetensors, mid-epoch when it was
