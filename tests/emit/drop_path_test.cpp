@@ -194,11 +194,12 @@ TEST(DropPath, RatesFollowTheRamps) {
                    .add(Flatten{})
                    .add(Dense{8, 3})
                    .build();
-  auto m4 = masks_of(emit_module(v4, ModuleKind::train_step, opts(p, 0)).manifest);
+  Emitted e4 = emit_module(v4, ModuleKind::train_step, opts(p, 0));
+  auto m4 = masks_of(e4.manifest);
   ASSERT_EQ(m4.size(), 2u);
-  EXPECT_EQ(m4[0]->name, "layer1.drop_path");
+  EXPECT_EQ(m4[0]->name, "layer1.block0.drop_path");
   EXPECT_DOUBLE_EQ(m4[0]->rate, p * 1 / 4);
-  EXPECT_EQ(m4[1]->name, "layer2.drop_path");
+  EXPECT_EQ(m4[1]->name, "layer2.block0.drop_path");
   EXPECT_DOUBLE_EQ(m4[1]->rate, p * 2 / 4);
   // ViT (timm linspace(0, p, depth)): two masks per block (attn, mlp) at the block's rate.
   NetSpec vit = NetBuilder("vit")
