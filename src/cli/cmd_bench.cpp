@@ -15,12 +15,13 @@
 #include <random>
 
 #include "cli/commands.h"
+#include "cli/train_flags.h"
 #include "core/error.h"
 #include "emit/emit.h"
 #include "exec/backend.h"
 #include "exec/cpu/cpu_backend.h"
-#include "layers/param_table.h"
 #include "exec/iree/iree_backend.h"
+#include "layers/param_table.h"
 #include "spec/param_table.h"
 #include "spec/zoo.h"
 #include "train/trainer.h"
@@ -114,18 +115,7 @@ void register_bench_command(CLI::App& app) {
     TrainConfig c = spec.train.value_or(TrainConfig{});
     if (o->batch > 0) c.batchSize = o->batch;
     if (o->lr > 0) c.learningRate = o->lr;
-    if (!o->optimizer.empty()) {
-      std::string name = o->optimizer;
-      if (name == "adamw" || name == "adamW") {
-        name = "adam";
-        if (c.weightDecay == 0) c.weightDecay = 0.01;  // torch.optim.AdamW's default
-      }
-      auto k = parse_enum<OptimizerKind>(name);
-      if (!k)
-        fail("bench", "unknown --optimizer '{}' (expected adamw, {})", o->optimizer,
-             enum_choices<OptimizerKind>());
-      c.optimizer = *k;
-    }
+    if (!o->optimizer.empty()) apply_optimizer_name(c, o->optimizer, "bench");
     if (!o->input.empty()) {
       std::array<int, 3> in = parse_input(o->input);
       spec.net.inputChannels = in[0];

@@ -8,6 +8,8 @@
 // --width W --dtype f64 --gamma G --weights a,b,...] -o FILE.mlir`: the seg-loss block alone.
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <memory>
 
@@ -45,10 +47,12 @@ E parse_or_fail(const std::string& flag, const std::string& s) {
 }
 
 void write_file(const std::string& path, const std::string& text) {
+  errno = 0;
   std::ofstream f(path, std::ios::binary);
-  if (!f) fail("emit", "cannot write '{}'", path);
+  if (!f) fail("emit", "cannot write '{}' ({})", path, std::strerror(errno));
   f << text;
-  if (!f) fail("emit", "write to '{}' failed", path);
+  f.flush();
+  if (!f) fail("emit", "write to '{}' failed ({})", path, std::strerror(errno));
 }
 
 void write_outputs(const EmitArgs& a, const emit::Emitted& e) {

@@ -9,6 +9,7 @@
 #include "data/cifar.h"
 #include "data/image.h"
 #include "data/pets.h"
+#include "data/own_data.h"
 
 namespace netspec::data {
 
@@ -77,6 +78,7 @@ Normalization dataset_normalization(DatasetKind kind) {
     case DatasetKind::imagenette:
     case DatasetKind::imagenet:
     case DatasetKind::pets:
+    case DatasetKind::folder:
       return kImageNetNorm;
     default:
       fail("data", "dataset {} is not an image dataset", enum_name(kind));
@@ -138,6 +140,11 @@ Splits load_dataset(DatasetKind kind, const LoadOptions& o) {
     s.test = std::move(b.test);
     s.class_names = kBratsClasses;
     return s;
+  } else if (kind == DatasetKind::folder) {
+    return load_image_folder_dataset(o.dir, o.channels, o.height, o.width, o.limit,
+                                     o.test_crop_ratio);  // the limit was applied while listing
+  } else if (kind == DatasetKind::csv) {
+    return load_csv_dataset(o.dir, o.limit);
   } else if (kind == DatasetKind::text) {
     auto c = std::make_shared<TextCorpus>(load_text(o.dir));
     s.train = text_windows(*c, true, o.seq_len, o.seed, 0);
@@ -147,7 +154,7 @@ Splits load_dataset(DatasetKind kind, const LoadOptions& o) {
   } else {
     fail("data",
          "dataset {} is not supported yet (have: fashionMnist, mnist, cifar10, "
-         "imagenette, pets, brats, brats224, text)",
+         "imagenette, pets, brats, brats224, folder, csv, text)",
          enum_name(kind));
   }
   if (o.limit > 0) s.train = take_first(s.train, o.limit);

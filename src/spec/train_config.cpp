@@ -1,6 +1,9 @@
 // TrainConfig range checks.
 #include "spec/train_config.h"
 
+#include <cmath>
+#include <type_traits>
+
 #include "core/error.h"
 
 namespace netspec {
@@ -15,6 +18,16 @@ void in_unit(const char* name, double v, bool closed_high) {
 }  // namespace
 
 void validate(const TrainConfig& c) {
+  // inf and nan pass most range checks below (and would be written as null into config.json).
+  c.visit([](const char* name, const auto& f, const char*) {
+    using F = std::decay_t<decltype(f)>;
+    if constexpr (std::is_same_v<F, double>) {
+      if (!std::isfinite(f)) fail("train", "{} must be a finite number (got {})", name, f);
+    } else if constexpr (std::is_same_v<F, DoubleList>) {
+      for (double v : f)
+        if (!std::isfinite(v)) fail("train", "{} must hold finite numbers (got {})", name, v);
+    }
+  });
   if (!(c.learningRate > 0)) fail("train", "learningRate must be > 0 (got {})", c.learningRate);
   at_least("batchSize", c.batchSize, 1);
   at_least("epochs", c.epochs, 1);

@@ -78,6 +78,7 @@ using DoubleList = std::vector<double>;
   F(int, checkpointEveryNEpochs, 1, "checkpoint every N epochs") \
   F(std::string, bootstrapBackbone, "", "checkpoint to initialize a backbone from (empty: none)") \
   F(std::string, bootstrapRanges, "", "layer index ranges loaded from it, e.g. \"0-8,10\"") \
+  F(std::string, freeze, "", "comma-separated parameter-name prefixes kept fixed (fine-tuning)") \
   F(bool, headPriorBias, false, "init the classifier bias to log class priors") \
   F(double, detPriorPi, 0.01, "detector objectness prior probability for the head bias") \
   F(bool, useDiouBox, false, "DIoU box regression loss for detectors") \

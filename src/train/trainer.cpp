@@ -26,6 +26,7 @@
 #include "train/batch_augment.h"
 #include "train/checkpoint.h"
 #include "train/ddpm.h"
+#include "train/init_from.h"
 #include "train/signals.h"
 #include "train/stepper.h"
 #include "train/tta.h"
@@ -100,7 +101,8 @@ void save_or_check_vocab(const data::Vocab& v, const fs::path& p) {
   data::save_vocab(v, p.string());
 }
 
-std::string epoch_line(const EpochMetrics& m, int epochs, bool text) {
+// tokens: tokens per sample of a language model (0: not text); its rate is tokens/s.
+std::string epoch_line(const EpochMetrics& m, int epochs, bool text, int64_t tokens) {
   std::string s = fmt::format("epoch {}/{}  train loss {:.4f}", m.epoch, epochs, m.train_loss);
   if (m.evaluated) {
     s += fmt::format("  val loss {:.4f}", m.val.loss);
@@ -116,13 +118,33 @@ std::string epoch_line(const EpochMetrics& m, int epochs, bool text) {
     }
     if (m.val.has_top5) s += fmt::format("  top-5 {:.2f}%", 100 * m.val.top5);
   }
-  s += fmt::format("  ({:.1f} s, {:.2f} ms/step, {:.0f} samples/s, lr {:.3g})", m.seconds,
-                   m.ms_per_step, m.samples_per_s, m.lr);
+  const std::string rate = tokens > 0 ? fmt::format("{:.0f} tokens/s", m.samples_per_s * tokens)
+                                      : fmt::format("{:.0f} samples/s", m.samples_per_s);
+  s += fmt::format("  ({:.1f} s, {:.2f} ms/step, {}, lr {:.3g})", m.seconds, m.ms_per_step, rate,
+                   m.lr);
   if (m.best) s += "  best";
   return s + "\n";
 }
 
 }  // namespace
+
+std::vector<std::string> unsupported_settings(const TrainConfig& c) {
+  std::vector<std::string> out;
+  auto refuse = [&](bool on, const char* field) {
+    if (on) out.emplace_back(field);
+  };
+  const TrainConfig d;
+  refuse(c.bf16 || c.bf16Conv, "bf16/bf16Conv");
+  refuse(!c.runningBN, "runningBN = false");
+  refuse(c.trainRes != 0, "trainRes");
+  refuse(c.headPriorBias, "headPriorBias");
+  refuse(!c.lossWeights.empty(), "lossWeights (perPixelWeightedCE is not lowered)");
+  refuse(c.fpnAffineProb != d.fpnAffineProb || c.fpnAffineScale != d.fpnAffineScale ||
+             c.fpnAffineTranslate != d.fpnAffineTranslate ||
+             c.fpnAffineWhThrPx != d.fpnAffineWhThrPx || c.fpnAffineAreaThr != d.fpnAffineAreaThr,
+         "fpnAffine* (the detector affine augment)");
+  return out;
+}
 
 TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOptions& o) {
   const TrainConfig c = spec.train.value_or(TrainConfig{});
@@ -138,17 +160,11 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     fail("train", "dataset sample shape does not match the net's input (got {}, expected {})",
          data.train.x.type_str(), shape_str(table.input));
   // Fields whose machinery does not exist yet are refused, never silently ignored.
-  auto refuse = [](bool on, const char* field) {
-    if (on) fail("train", "{} is not supported by the trainer yet (set it to its default)", field);
-  };
+  if (auto u = unsupported_settings(c); !u.empty())
+    fail("train", "{} {} not supported by the trainer yet (set {} to the default)",
+         fmt::join(u, ", "), u.size() > 1 ? "are" : "is", u.size() > 1 ? "them" : "it");
   if (c.useTTA && !c.augment)
     fail("train", "useTTA averages views of the training augmentation: set augment = true");
-  refuse(c.bf16 || c.bf16Conv, "bf16/bf16Conv");
-  refuse(!c.runningBN, "runningBN = false");
-  refuse(!c.bootstrapBackbone.empty(), "bootstrapBackbone");
-  refuse(c.trainRes != 0, "trainRes");
-  refuse(c.headPriorBias, "headPriorBias");
-  refuse(!c.lossWeights.empty(), "lossWeights (perPixelWeightedCE is not lowered)");
   const bool text = data.text != nullptr;
   if (text) {
     const int64_t nv = token_vocab(net), tv = data.text->vocab.size();
@@ -171,6 +187,13 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   Averages averages(net, c, *backend, table, evaluator);  // EMA / SWA / SWAG (averaging.h)
   TrainState s = make_state(init_params(table, c.init, static_cast<uint64_t>(c.seed)),
                             stepper.state_manifest(), evaluator.manifest());
+  check_freeze(c, table);
+  if (!c.bootstrapRanges.empty() && c.bootstrapBackbone.empty())
+    fail("train", "bootstrapRanges '{}' needs bootstrapBackbone (the file to load from)",
+         c.bootstrapRanges);
+  if (!c.bootstrapBackbone.empty())
+    load_init_weights(c.bootstrapBackbone, table, s, c.bootstrapRanges, o.log);
+  if (o.run && !o.run->init_from.empty()) load_init_weights(o.run->init_from, table, s, "", o.log);
 
   const fs::path dir = o.run_dir;
   const std::string last = o.run_dir.empty() ? "" : (dir / "last.safetensors").string();
@@ -199,7 +222,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     resolved.train = c;
     cfg["spec"] = nlohmann::ordered_json::parse(dump_spec(resolved));
     cfg["backend"] = o.backend;
-    write_file_atomic((dir / "config.json").string(), cfg.dump(2) + "\n");
+    write_file_atomic((dir / "config.json").string(), !o.run || o.run->config_json.empty()
+                                                          ? cfg.dump(2) + "\n"
+                                                          : o.run->config_json);
     if (text) save_or_check_vocab(data.text->vocab, dir / "vocab.json");
   }
   TrainResult res;
@@ -378,7 +403,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
                                             c.ttaSamples, static_cast<uint64_t>(c.seed) + 1)
                                    .top1);
     m.seconds = secs(t0);
-    std::string line = epoch_line(m, c.epochs, text);
+    std::string line = epoch_line(m, c.epochs, text, text ? train_ds.x.shape().at(1) : 0);
     line.insert(line.size() - 1, avg);
     res.epochs.push_back(m);
     if (o.log) *o.log << line << std::flush;
@@ -390,7 +415,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     if (!o.run_dir.empty()) {
       report::write_loss_plots(o.run_dir, mlog.rows(), slog.rows());
       if (m.best) {
-        save_checkpoint((dir / "best.safetensors").string(), table, s, net.name);
+        save_checkpoint((dir / "best.safetensors").string(), table, s, net.name, false);
         nlohmann::ordered_json b;
         b["epoch"] = m.epoch;
         b["step"] = m.step;

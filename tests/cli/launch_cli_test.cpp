@@ -158,7 +158,8 @@ TEST(LaunchCli, DeadOrStoppedRankStopsTheOtherWithinTheTimeoutAndRestartResumes)
     ASSERT_NE(at, std::string::npos) << out;
     EXPECT_LE(std::stoi(out.substr(at + 5)), 4 + 8) << sig;  // the timeout + an epoch's slack
     // All ranks restarted: they resume from rank 0's last checkpoint.
-    Result again = sh("launch --nproc 2 -- " + train_args(dir / "run", 2));
+    // Fewer epochs than the stored 30: --resume with --epochs (a plain rerun refuses it).
+    Result again = sh("launch --nproc 2 -- " + train_args(dir / "run", 2, "--resume"));
     ASSERT_EQ(again.status, 0) << again.out;
     EXPECT_NE(again.out.find("resuming"), std::string::npos) << again.out;
   }
@@ -177,7 +178,7 @@ TEST(LaunchCli, SigintStopsAllRanksWhichResume) {
   EXPECT_NE(out.find("status=130"), std::string::npos) << out << log;
   EXPECT_NE(log.find("rerun to resume"), std::string::npos) << log;
   EXPECT_EQ(log.find("Terminated"), std::string::npos) << log;
-  Result again = sh("launch --nproc 2 -- " + train_args(dir / "run", 2));
+  Result again = sh("launch --nproc 2 -- " + train_args(dir / "run", 2, "--resume"));
   ASSERT_EQ(again.status, 0) << again.out;
   EXPECT_NE(again.out.find("resuming"), std::string::npos) << again.out;
 }
