@@ -40,6 +40,12 @@ int64_t counter(const std::string& v, const char* field, const std::string& path
   return n;
 }
 
+bool has_tensor(const SafeTensors& st, const std::string& name) {
+  for (const auto& [n, t] : st.tensors)
+    if (n == name) return true;
+  return false;
+}
+
 }  // namespace
 
 TrainState make_state(std::vector<Tensor> params, const emit::Manifest& sm,
@@ -63,42 +69,64 @@ TrainState make_state(std::vector<Tensor> params, const emit::Manifest& sm,
 }
 
 void save_checkpoint(const std::string& path, const ParamTable& t, const TrainState& s,
-                     const std::string& net) {
+                     const std::string& net, bool with_optimizer) {
   SafeTensors st;
   for (size_t i = 0; i < s.params.size(); ++i)
     st.tensors.emplace_back(t.params[i].name, s.params[i]);
-  for (size_t i = 0; i < s.opt.size(); ++i) st.tensors.emplace_back(s.opt_names[i], s.opt[i]);
+  if (with_optimizer)
+    for (size_t i = 0; i < s.opt.size(); ++i) st.tensors.emplace_back(s.opt_names[i], s.opt[i]);
   for (size_t i = 0; i < s.running.size(); ++i)
     st.tensors.emplace_back(s.running_names[i], s.running[i]);
-  st.metadata = {{"net", net},
+  // "format": "pt" tells Hugging Face's safetensors tools the layouts are PyTorch's.
+  st.metadata = {{"format", "pt"},
+                 {"netspec.format", fmt::format("netspec-checkpoint-{}", kCheckpointFormat)},
+                 {"net", net},
                  {"epoch", std::to_string(s.epoch)},
                  {"step", std::to_string(s.step)},
                  {"batch_in_epoch", std::to_string(s.batch_in_epoch)},
                  {"loss_sum", fmt::format("{:a}", s.loss_sum)},
-                 {"format", "netspec-checkpoint-2"}};
+                 {"optimizer_state", with_optimizer ? "true" : "false"}};
   write_safetensors(path, st);
 }
 
 void load_checkpoint(const std::string& path, const ParamTable& t, TrainState& s,
                      bool with_optimizer) {
   SafeTensors st = read_safetensors(path);
+  // Format 3 writes "format": "pt" + "netspec.format"; 1 and 2 kept netspec's name in "format";
+  // a file without netspec metadata (converted torchvision weights) holds weights only.
+  std::string fmt_name = meta(st, "format", path, "-");
+  if (fmt_name == "pt") fmt_name = meta(st, "netspec.format", path, "-");
+  const bool foreign = fmt_name == "-" && !st.metadata.count("epoch");
+  if (foreign && with_optimizer)
+    fail("train", "{}: holds weights only, no training state (use --init-from to start from it)",
+         path);
   for (size_t i = 0; i < s.params.size(); ++i) load_into(st, t.params[i].name, s.params[i], path);
   if (with_optimizer)
-    for (size_t i = 0; i < s.opt.size(); ++i) load_into(st, s.opt_names[i], s.opt[i], path);
+    for (size_t i = 0; i < s.opt.size(); ++i) {
+      if (!has_tensor(st, s.opt_names[i]))
+        fail("train",
+             "{}: has no optimizer state '{}' (a best checkpoint holds weights only; "
+             "resume from last)",
+             path, s.opt_names[i]);
+      load_into(st, s.opt_names[i], s.opt[i], path);
+    }
   for (size_t i = 0; i < s.running.size(); ++i)
     load_into(st, s.running_names[i], s.running[i], path);
+  if (foreign) return;
   // Metadata is validated as strictly as the tensors: whole non-negative decimal numbers, a
-  // finite loss sum and a known format; a bad value names the file and the field.
-  const std::string fmt_name = meta(st, "format", path, "netspec-checkpoint-1");
-  if (fmt_name == "netspec-checkpoint-1" || fmt_name == "netspec-checkpoint-2")
-    s.format = fmt_name.back() - '0';
-  else if (fmt_name.rfind("netspec-checkpoint-", 0) == 0)
-    fail("train",
-         "{}: metadata 'format' is '{}' (expected netspec-checkpoint-1 or -2; newer "
-         "than this netspec?)",
-         path, fmt_name);
-  else
+  // finite loss sum and a known format (1..kCheckpointFormat); a bad value names the file and
+  // field.
+  if (fmt_name == "-") fmt_name = "netspec-checkpoint-1";
+  const std::string prefix = "netspec-checkpoint-";
+  if (fmt_name.rfind(prefix, 0) != 0)
     fail("train", "{}: not a netspec checkpoint (metadata 'format' is '{}')", path, fmt_name);
+  const int64_t format = counter(fmt_name.substr(prefix.size()), "format", path);
+  if (format < 1 || format > kCheckpointFormat)
+    fail("train",
+         "{}: metadata 'format' is '{}' (expected netspec-checkpoint-1 to -{}; newer than this "
+         "netspec?)",
+         path, fmt_name, kCheckpointFormat);
+  s.format = static_cast<int>(format);
   const int64_t epoch = counter(meta(st, "epoch", path), "epoch", path);
   if (epoch > INT32_MAX) fail("train", "{}: metadata 'epoch' is too large (got {})", path, epoch);
   s.epoch = static_cast<int>(epoch);

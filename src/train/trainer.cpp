@@ -6,7 +6,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
 #include "core/error.h"
@@ -24,7 +26,9 @@
 #include "train/averaging.h"
 #include "train/batch_augment.h"
 #include "train/checkpoint.h"
+#include "train/ddpm.h"
 #include "train/divergence.h"
+#include "train/init_from.h"
 #include "train/signals.h"
 #include "train/stepper.h"
 #include "train/tta.h"
@@ -37,7 +41,8 @@ using Clock = std::chrono::steady_clock;
 
 double secs(Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); }
 
-report::Row metrics_row(const EpochMetrics& m, bool text) {
+// seg_classes > 0 (segmentation): val_top1 is the pixel accuracy; mIoU, Dice and per-class IoU.
+report::Row metrics_row(const EpochMetrics& m, bool text, int64_t seg_classes) {
   auto opt = [&](double v, bool on) { return on ? std::optional<double>(v) : std::nullopt; };
   const bool e = m.evaluated;
   report::Row r = {{"epoch", m.epoch},
@@ -52,6 +57,13 @@ report::Row metrics_row(const EpochMetrics& m, bool text) {
                    {"ms_per_step", m.ms_per_step},
                    {"samples_per_s", m.samples_per_s}};
   if (text) r.emplace_back("val_bpc", opt(bits_per_char(m.val.loss), e));
+  if (seg_classes > 0) {
+    r.emplace_back("val_miou", opt(m.val.miou, e));
+    r.emplace_back("val_dice", opt(m.val.dice, e));
+    for (int64_t k = 0; k < seg_classes; ++k)
+      r.emplace_back(fmt::format("val_iou_{}", k), opt(e ? m.val.iou.at(size_t(k)) : 0,
+                                                       e && !std::isnan(m.val.iou.at(size_t(k)))));
+  }
   return r;
 }
 
@@ -91,21 +103,50 @@ void save_or_check_vocab(const data::Vocab& v, const fs::path& p) {
   data::save_vocab(v, p.string());
 }
 
-std::string epoch_line(const EpochMetrics& m, int epochs, bool text) {
+// tokens: tokens per sample of a language model (0: not text); its rate is tokens/s.
+std::string epoch_line(const EpochMetrics& m, int epochs, bool text, int64_t tokens) {
   std::string s = fmt::format("epoch {}/{}  train loss {:.4f}", m.epoch, epochs, m.train_loss);
   if (m.evaluated) {
     s += fmt::format("  val loss {:.4f}", m.val.loss);
     if (text) s += fmt::format("  val bpc {:.4f}", bits_per_char(m.val.loss));
-    s += fmt::format("  top-1 {:.2f}%", 100 * m.val.top1);
+    if (m.val.regression) {
+      s += fmt::format("  (noise mse)");
+    } else if (m.val.seg) {
+      s += fmt::format("  mIoU {:.4f}  dice {:.4f}  pixel acc {:.2f}%  IoU", m.val.miou, m.val.dice,
+                       100 * m.val.top1);
+      for (double v : m.val.iou) s += fmt::format(" {:.3f}", v);
+    } else {
+      s += fmt::format("  top-1 {:.2f}%", 100 * m.val.top1);
+    }
     if (m.val.has_top5) s += fmt::format("  top-5 {:.2f}%", 100 * m.val.top5);
   }
-  s += fmt::format("  ({:.1f} s, {:.2f} ms/step, {:.0f} samples/s, lr {:.3g})", m.seconds,
-                   m.ms_per_step, m.samples_per_s, m.lr);
+  const std::string rate = tokens > 0 ? fmt::format("{:.0f} tokens/s", m.samples_per_s * tokens)
+                                      : fmt::format("{:.0f} samples/s", m.samples_per_s);
+  s += fmt::format("  ({:.1f} s, {:.2f} ms/step, {}, lr {:.3g})", m.seconds, m.ms_per_step, rate,
+                   m.lr);
   if (m.best) s += "  best";
   return s + "\n";
 }
 
 }  // namespace
+
+std::vector<std::string> unsupported_settings(const TrainConfig& c) {
+  std::vector<std::string> out;
+  auto refuse = [&](bool on, const char* field) {
+    if (on) out.emplace_back(field);
+  };
+  const TrainConfig d;
+  refuse(c.bf16 || c.bf16Conv, "bf16/bf16Conv");
+  refuse(!c.runningBN, "runningBN = false");
+  refuse(c.trainRes != 0, "trainRes");
+  refuse(c.headPriorBias, "headPriorBias");
+  refuse(!c.lossWeights.empty(), "lossWeights (perPixelWeightedCE is not lowered)");
+  refuse(c.fpnAffineProb != d.fpnAffineProb || c.fpnAffineScale != d.fpnAffineScale ||
+             c.fpnAffineTranslate != d.fpnAffineTranslate ||
+             c.fpnAffineWhThrPx != d.fpnAffineWhThrPx || c.fpnAffineAreaThr != d.fpnAffineAreaThr,
+         "fpnAffine* (the detector affine augment)");
+  return out;
+}
 
 TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOptions& o) {
   const TrainConfig c = spec.train.value_or(TrainConfig{});
@@ -116,7 +157,10 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   // Every split is checked now, not after an epoch of training (a test split of another image
   // size failed only at the first evaluation, naming a module argument).
   auto check_split = [&](const data::Dataset& d, const char* name) {
-    if (d.x.shape().size() < 2 || Shape(d.x.shape().begin() + 1, d.x.shape().end()) != table.input)
+    Shape sample =
+        d.x.shape().size() < 2 ? Shape{} : Shape(d.x.shape().begin() + 1, d.x.shape().end());
+    if (c.ddpm && sample.size() == 3) ++sample[0];  // DDPM adds the t/T input channel
+    if (sample.empty() || sample != table.input)
       fail("train", "{} split sample shape does not match the net's input (got {}, expected {})",
            name, d.x.type_str(), "Nx" + shape_str(table.input));
     if (d.y.rank() < 1 || d.y.shape()[0] != d.x.shape()[0])
@@ -126,18 +170,11 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   check_split(data.train, "training");
   if (data.test.x.rank() > 0) check_split(data.test, "test");
   // Fields whose machinery does not exist yet are refused, never silently ignored.
-  auto refuse = [](bool on, const char* field) {
-    if (on) fail("train", "{} is not supported by the trainer yet (set it to its default)", field);
-  };
-  refuse(c.randAugment || c.autoAugment, "randAugment/autoAugment");
+  if (auto u = unsupported_settings(c); !u.empty())
+    fail("train", "{} {} not supported by the trainer yet (set {} to the default)",
+         fmt::join(u, ", "), u.size() > 1 ? "are" : "is", u.size() > 1 ? "them" : "it");
   if (c.useTTA && !c.augment)
     fail("train", "useTTA averages views of the training augmentation: set augment = true");
-  refuse(c.bf16 || c.bf16Conv, "bf16/bf16Conv");
-  refuse(!c.runningBN, "runningBN = false");
-  refuse(!c.bootstrapBackbone.empty(), "bootstrapBackbone");
-  refuse(c.trainRes != 0, "trainRes");
-  refuse(c.headPriorBias, "headPriorBias");
-  refuse(!c.lossWeights.empty(), "lossWeights (perPixelWeightedCE is not lowered)");
   const bool text = data.text != nullptr;
   if (text) {
     const int64_t nv = token_vocab(net), tv = data.text->vocab.size();
@@ -151,17 +188,26 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
            tv, nv);
   }
 
-  auto backend = exec::make_backend(o.backend, o.backend_options);
+  exec::BackendOptions bo = o.backend_options;
+  if (!o.dp.multi_process()) bo.devices = std::max(bo.devices, o.dp.replicas);  // xla: R devices
+  auto backend = exec::make_backend(o.backend, bo);
   Stepper stepper(net, c, *backend, &table, o.dp);
   const int reps = o.dp.replicas;
   Evaluator evaluator(net, batch, *backend, &table);
   Averages averages(net, c, *backend, table, evaluator);  // EMA / SWA / SWAG (averaging.h)
   TrainState s = make_state(init_params(table, c.init, static_cast<uint64_t>(c.seed)),
                             stepper.state_manifest(), evaluator.manifest());
+  check_freeze(c, table);
+  if (!c.bootstrapRanges.empty() && c.bootstrapBackbone.empty())
+    fail("train", "bootstrapRanges '{}' needs bootstrapBackbone (the file to load from)",
+         c.bootstrapRanges);
+  if (!c.bootstrapBackbone.empty())
+    load_init_weights(c.bootstrapBackbone, table, s, c.bootstrapRanges, o.log);
+  if (o.run && !o.run->init_from.empty()) load_init_weights(o.run->init_from, table, s, "", o.log);
 
   const fs::path dir = o.run_dir;
   const std::string last = o.run_dir.empty() ? "" : (dir / "last.safetensors").string();
-  double best_top1 = -1;
+  double best_top1 = -std::numeric_limits<double>::infinity();  // scores may be negative (-mse)
   if (!o.run_dir.empty()) {
     ensure_writable_dir("train", dir.string(), "run dir");
     if (fs::exists(last)) {
@@ -175,9 +221,10 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     if (fs::exists(dir / "best.json")) {
       std::ifstream f(dir / "best.json");
       try {
-        best_top1 = nlohmann::json::parse(f).at("val_top1").get<double>();
+        auto j = nlohmann::json::parse(f);
+        best_top1 = j.value("val_score", j.at("val_top1").get<double>());
       } catch (const nlohmann::json::exception&) {
-        best_top1 = -1;  // unreadable: the next evaluation rewrites it
+        best_top1 = -std::numeric_limits<double>::infinity();  // unreadable: rewritten next
       }
     }
     nlohmann::ordered_json cfg;
@@ -185,7 +232,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     resolved.train = c;
     cfg["spec"] = nlohmann::ordered_json::parse(dump_spec(resolved));
     cfg["backend"] = o.backend;
-    write_file_atomic((dir / "config.json").string(), cfg.dump(2) + "\n");
+    write_file_atomic((dir / "config.json").string(), !o.run || o.run->config_json.empty()
+                                                          ? cfg.dump(2) + "\n"
+                                                          : o.run->config_json);
     if (text) save_or_check_vocab(data.text->vocab, dir / "vocab.json");
   }
   TrainResult res;
@@ -196,6 +245,12 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
           "text: {} characters, {} train / {} validation tokens; unigram bpc {:.4f}\n",
           data.text->vocab.size(), data.text->train.size(), data.text->val.size(), res.unigram_bpc);
   }
+  // DDPM (ddpm.h): batches become (noised image + t plane, noise) pairs; eval is the noise MSE.
+  const std::optional<DdpmSchedule> ddpm =
+      c.ddpm ? std::optional<DdpmSchedule>(DdpmSchedule(c)) : std::nullopt;
+  // Segmentation: per-pixel logits [C, H, W] against label maps [N, H, W].
+  const int64_t seg_classes =
+      table.output.size() == 3 && data.test.y.rank() == 3 ? table.output[0] : 0;
 
   // Text: training windows are redrawn each epoch from the corpus (seed, epoch).
   data::Dataset train_ds = data.train;
@@ -205,7 +260,11 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
                                     epoch - 1);
   };
   if (c.repeatedAug > 1 && !text) train_ds = ra_epoch(1);
-  const data::Augment aug = c.augment ? data::Augment::standard() : data::Augment{};
+  data::Augment aug = c.augment ? data::Augment::standard() : data::Augment{};
+  aug.rand_augment = c.randAugment;  // RandAugment / AutoAugment after crop/flip (ui8 images)
+  aug.auto_augment = c.autoAugment;
+  aug.ra = {c.randAugmentN,          c.randAugmentM,        c.randAugmentMstd, 0.5,
+            c.randAugmentIncreasing, c.randAugmentGeometric};
   const BatchAugment batch_aug(c, table, data.train);  // erasing, mixup/cutmix, soft targets
   if (c.augment && data.train.x.shape().size() != 4)
     fail("train", "augment needs image data [N, C, H, W] (got {})", data.train.x.type_str());
@@ -233,10 +292,12 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
          "the epoch's last batch has {} samples, fewer than the {} replicas (choose a batchSize "
          "that leaves a larger remainder of the {} samples, or use --limit)",
          tail, reps, train_ds.size());
+  const char* where = o.dp.multi_process() ? " (processes)"
+                      : o.backend == "xla" ? " (devices)"
+                                           : " (threads)";
   if (reps > 1 && o.log)
-    *o.log << fmt::format("data parallel: {} replicas{}, {} samples each per step{}\n", reps,
-                          o.dp.multi_process() ? " (processes)" : " (threads)", batch / reps,
-                          c.syncBN ? ", sync-BN" : "");
+    *o.log << fmt::format("data parallel: {} replicas{}, {} samples each per step{}\n", reps, where,
+                          batch / reps, c.syncBN ? ", sync-BN" : "");
   res.first_epoch = s.epoch + 1;
   res.first_batch = s.batch_in_epoch;
   DivergenceGuard guard;
@@ -280,6 +341,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
           mb.y = first_rows(mb.y, mb.valid);
         }
         n += mb.valid;
+        if (ddpm) ddpm_batch(*ddpm, c.dataset, uint64_t(c.seed), s.step, j, mb.x, mb.y);
         xs.push_back(std::move(mb.x));
         ys.push_back(std::move(mb.y));
       }
@@ -336,11 +398,12 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     m.ms_per_step = run_steps > 0 ? 1e3 * step_secs / run_steps : 0;
     m.samples_per_s = step_secs > 0 ? static_cast<double>(run_samples) / step_secs : 0;
     if (epoch % c.evalEveryNEpochs == 0 || epoch == c.epochs) {
-      m.val = evaluator.run(s.params, s.running, data.test, eval_stop);
+      m.val = ddpm ? ddpm_evaluate(*ddpm, c.dataset, evaluator, s.params, s.running, data.test)
+                   : evaluator.run(s.params, s.running, data.test, eval_stop, o.dp.comm, o.dp.rank);
       // Interrupted: the epoch's row has no validation fields (as an epoch not evaluated).
       m.evaluated = !m.val.interrupted;
       if (m.evaluated) guard.check_eval(m.val.loss, epoch);
-      m.best = m.evaluated && m.val.count > 0 && m.val.top1 > best_top1;
+      m.best = m.evaluated && m.val.count > 0 && m.val.score() > best_top1;
       if (m.val.interrupted && o.log)
         *o.log << fmt::format("interrupted during the evaluation of epoch {}; it is skipped\n",
                               epoch);
@@ -355,19 +418,19 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
                                             c.ttaSamples, static_cast<uint64_t>(c.seed) + 1)
                                    .top1);
     m.seconds = secs(t0);
-    std::string line = epoch_line(m, c.epochs, text);
+    std::string line = epoch_line(m, c.epochs, text, text ? train_ds.x.shape().at(1) : 0);
     line.insert(line.size() - 1, avg);
     res.epochs.push_back(m);
     if (o.log) *o.log << line << std::flush;
 
     // Order matters for a kill at any point: rows, then best, then last (a resume drops rows
     // past `last` and recomputes them bit for bit).
-    mlog.append(metrics_row(m, text));
+    mlog.append(metrics_row(m, text, seg_classes));
     slog.flush();
     if (!o.run_dir.empty()) {
       report::write_loss_plots(o.run_dir, mlog.rows(), slog.rows());
       if (m.best) {
-        save_checkpoint((dir / "best.safetensors").string(), table, s, net.name);
+        save_checkpoint((dir / "best.safetensors").string(), table, s, net.name, false);
         nlohmann::ordered_json b;
         b["epoch"] = m.epoch;
         b["step"] = m.step;
@@ -375,12 +438,14 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         b["val_top1"] = m.val.top1;
         if (m.val.has_top5) b["val_top5"] = m.val.top5;
         b["val_count"] = m.val.count;
+        b["val_score"] = m.val.score();  // what "best" compares: mIoU (seg) or top-1
+        if (m.val.seg) b["val_miou"] = m.val.miou;
         write_file_atomic((dir / "best.json").string(), b.dump(2) + "\n");
       }
       if (epoch % c.checkpointEveryNEpochs == 0 || epoch == c.epochs)
         save_checkpoint(last, table, s, net.name);
     }
-    if (m.best) best_top1 = m.val.top1;
+    if (m.best) best_top1 = m.val.score();
     if (any_rank(stop_requested(), o.dp) && (epoch < c.epochs || m.val.interrupted)) {
       if (!last.empty() && epoch % c.checkpointEveryNEpochs != 0)
         save_checkpoint(last, table, s, net.name);
