@@ -68,7 +68,7 @@ TEST(SplitEvaluation, RanksTogetherEqualOneProcessBitForBit) {
       ranks.push_back(std::async(std::launch::async, [&, r] {
         auto g = dist::ProcessGroup::join(env_for(r, world, port), "{}");
         auto be = exec::make_backend("cpu");
-        return Evaluator(net, 32, *be, &t).run(params, running, test_set(), &g->comm(), r);
+        return Evaluator(net, 32, *be, &t).run(params, running, test_set(), {}, &g->comm(), r);
       }));
     for (int r = 0; r < world; ++r) {
       const EvalMetrics m = ranks[static_cast<size_t>(r)].get();
