@@ -94,8 +94,9 @@ void load_checkpoint(const std::string& path, const ParamTable& t, TrainState& s
   SafeTensors st = read_safetensors(path);
   // Format 3 writes "format": "pt" + "netspec.format"; 1 and 2 kept netspec's name in "format";
   // a file without netspec metadata (converted torchvision weights) holds weights only.
-  std::string fmt_name = meta(st, "format", path, "-");
-  if (fmt_name == "pt") fmt_name = meta(st, "netspec.format", path, "-");
+  std::string fmt_key = "format";
+  std::string fmt_name = meta(st, fmt_key, path, "-");
+  if (fmt_name == "pt") fmt_name = meta(st, fmt_key = "netspec.format", path, "-");
   const bool foreign = fmt_name == "-" && !st.metadata.count("epoch");
   if (foreign && with_optimizer)
     fail("train", "{}: holds weights only, no training state (use --init-from to start from it)",
@@ -119,13 +120,16 @@ void load_checkpoint(const std::string& path, const ParamTable& t, TrainState& s
   if (fmt_name == "-") fmt_name = "netspec-checkpoint-1";
   const std::string prefix = "netspec-checkpoint-";
   if (fmt_name.rfind(prefix, 0) != 0)
-    fail("train", "{}: not a netspec checkpoint (metadata 'format' is '{}')", path, fmt_name);
-  const int64_t format = counter(fmt_name.substr(prefix.size()), "format", path);
-  if (format < 1 || format > kCheckpointFormat)
+    fail("train", "{}: not a netspec checkpoint (metadata '{}' is '{}')", path, fmt_key, fmt_name);
+  const std::string digits = fmt_name.substr(prefix.size());
+  int64_t format = 0;
+  auto [last, err] = std::from_chars(digits.data(), digits.data() + digits.size(), format);
+  if (err != std::errc() || last != digits.data() + digits.size() || format < 1 ||
+      format > kCheckpointFormat)
     fail("train",
-         "{}: metadata 'format' is '{}' (expected netspec-checkpoint-1 to -{}; newer than this "
+         "{}: metadata '{}' is '{}' (expected netspec-checkpoint-1 to -{}; newer than this "
          "netspec?)",
-         path, fmt_name, kCheckpointFormat);
+         path, fmt_key, fmt_name, kCheckpointFormat);
   s.format = static_cast<int>(format);
   const int64_t epoch = counter(meta(st, "epoch", path), "epoch", path);
   if (epoch > INT32_MAX) fail("train", "{}: metadata 'epoch' is too large (got {})", path, epoch);

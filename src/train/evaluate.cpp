@@ -114,16 +114,29 @@ EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<
   const int first = group && !seg ? rank : 0;
   std::vector<double> batch_loss(static_cast<size_t>(nb), 0.0);
   bool interrupted = false;
-  for (int64_t b = first; b < nb; b += ranks) {
-    Tensor y;
-    int64_t n = ld.batch(b, in.at(xi), y);
-    Tensor logits = std::move(session->step(in).at(0));
-    if (seg)
-      ss.add(logits, y, n);
-    else
-      batch_loss[static_cast<size_t>(b)] = s.score(logits, y, n);
-    // Only a single process stops early: the ranks of a group must all reach the sums below.
-    if (!group && stop && stop() && b + 1 < nb) {
+  // A stop request must be agreed: in a group every rank takes part in one small sum per round
+  // (round k scores batch k*ranks + rank), so all ranks leave at the same round and reach the
+  // sums below together.
+  auto stop_agreed = [&]() {
+    const bool mine = stop && stop();
+    if (!group) return mine;
+    auto any = group->sum_all(rank, {Tensor::from<int64_t>(DType::kI64, {1}, {mine ? 1 : 0})});
+    if (!any) fail("eval", "the process group's communicator has no sum all_reduce");
+    return any->at(0).as_int64(0) > 0;
+  };
+  const int64_t rounds = (nb + ranks - 1) / ranks;
+  for (int64_t k = 0; k < rounds; ++k) {
+    const int64_t b = k * ranks + first;
+    if (b < nb) {
+      Tensor y;
+      int64_t n = ld.batch(b, in.at(xi), y);
+      Tensor logits = std::move(session->step(in).at(0));
+      if (seg)
+        ss.add(logits, y, n);
+      else
+        batch_loss[static_cast<size_t>(b)] = s.score(logits, y, n);
+    }
+    if (k + 1 < rounds && stop_agreed()) {
       interrupted = true;
       break;
     }

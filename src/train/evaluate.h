@@ -56,7 +56,7 @@ class Evaluator {
   Tensor logits(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
                 const Tensor& x) const;
   // `stop` is asked after each batch; a yes ends the evaluation there (metrics.interrupted); with
-  // a group it is not asked (every rank must reach the sums). Group set (replicas in several
+  // a group the ranks agree on it after each round (a yes on any rank stops all). Group set (replicas in several
   // processes, this one `rank`): each rank scores the batches
   // b ≡ rank (mod ranks) and the per-batch loss sums and counts are summed across the ranks
   // (each batch's sum has one non-zero contributor, so the sums are exact): every rank gets the

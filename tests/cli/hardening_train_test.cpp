@@ -73,8 +73,13 @@ TEST(HardeningTrain, BadCheckpointMetadataIsRefusedAndKeepsMetricsRows) {
       {"step", "0", "metadata 'step' 0 is less than epoch 1 + batch_in_epoch 0"},
       {"batch_in_epoch", "-84", "metadata 'batch_in_epoch' is not a non-negative whole number"},
       {"loss_sum", "nan", "metadata 'loss_sum' is not a finite number (got 'nan')"},
-      {"format", "netspec-checkpoint-7", "metadata 'format' is 'netspec-checkpoint-7'"},
-      {"format", "netspec-checkpoint-2x", "metadata 'format' is 'netspec-checkpoint-2x'"},
+      {"netspec.format", "netspec-checkpoint-7",
+       "metadata 'netspec.format' is 'netspec-checkpoint-7'"},
+      {"netspec.format", "netspec-checkpoint-2x",
+       "metadata 'netspec.format' is 'netspec-checkpoint-2x'"},
+      {"netspec.format", "pytorch", "not a netspec checkpoint (metadata 'netspec.format' is"},
+      // Formats 1 and 2 named themselves in 'format' itself.
+      {"format", "netspec-checkpoint-9", "metadata 'format' is 'netspec-checkpoint-9'"},
   };
   for (const Case& c : cases) {
     SafeTensors bad = good;
