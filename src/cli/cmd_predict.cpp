@@ -1,12 +1,15 @@
 // `netspec predict NET|FILE.json --checkpoint PATH [--dataset NAME] [--top K] IMAGE...`: class
-// name and top-K softmax probabilities per image. Images are JPEG/PNG (decoded, resized and
+// name and top-K softmax probabilities per image. `netspec predict RUN_DIR IMAGE... [--png OUT.png]
+// [--json]`: a detector's boxes (predict_det.h). Images are JPEG/PNG (decoded, resized and
 // centre-cropped to the net's input, normalised with the dataset's mean/std; grayscale nets take
 // the channel mean) or .npy tensors already shaped like the net's input (used as they are).
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <numeric>
 
 #include "cli/commands.h"
+#include "cli/predict_det.h"
 #include "core/error.h"
 #include "core/npy.h"
 #include "data/image.h"
@@ -59,17 +62,33 @@ void register_predict_command(CLI::App& app) {
     exec::BackendOptions engine;
     std::vector<std::string> inputs;
     int top = 5;
+    PredictDetOptions det;  // NET is a run directory (detectors): predict_det.h
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = app.add_subcommand("predict", "Classify images with a checkpoint (top-K)");
   cmd->add_option("net", o->net, "zoo net name or a spec .json file")->required();
   cmd->add_option("inputs", o->inputs, "JPEG/PNG images or .npy tensors")->required();
-  cmd->add_option("--checkpoint", o->checkpoint, "a .safetensors checkpoint")->required();
+  cmd->add_option("--checkpoint", o->checkpoint, "a .safetensors checkpoint (not for a run dir)");
+  cmd->add_option("--png", o->det.png, "run dir of a detector: draw the boxes into this PNG");
+  cmd->add_flag("--json", o->det.json, "run dir of a detector: print the boxes as JSON");
+  cmd->add_option("--iou", o->det.iou, "detector: NMS IoU threshold")->capture_default_str();
+  cmd->add_option("--score", o->det.score, "detector: score threshold")->capture_default_str();
+  cmd->add_option("--max-det", o->det.max_det, "detector: boxes kept per image")
+      ->capture_default_str();
   cmd->add_option("--dataset", o->dataset,
                   "dataset the net was trained on: class names, normalisation (default: spec's)");
   cmd->add_option("--top", o->top, "probabilities shown per input")->capture_default_str();
   add_backend_options(cmd, o->backend, o->engine);
   cmd->callback([o] {
+    if (std::filesystem::is_directory(o->net)) {  // a run directory of `netspec train`
+      PredictDetOptions d = o->det;
+      d.run_dir = o->net;
+      d.images = o->inputs;
+      d.backend = o->backend;
+      d.engine = o->engine;
+      return predict_run_dir(d);
+    }
+    if (o->checkpoint.empty()) fail("predict", "--checkpoint is required with a net name or spec");
     SpecFile spec = resolve_net(o->net);
     TrainConfig c = spec.train.value_or(TrainConfig{});
     if (!o->dataset.empty()) c.dataset = train::parse_dataset(o->dataset);

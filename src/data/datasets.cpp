@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "data/cifar.h"
+#include "data/det_data.h"
 #include "data/image.h"
 
 namespace netspec::data {
@@ -75,6 +76,9 @@ Normalization dataset_normalization(DatasetKind kind) {
     case DatasetKind::imagenette:
     case DatasetKind::imagenet:
     case DatasetKind::pets:
+    case DatasetKind::petsDet:
+    case DatasetKind::voc:
+    case DatasetKind::coco:
       return kImageNetNorm;
     default:
       fail("data", "dataset {} is not an image dataset", enum_name(kind));
@@ -111,6 +115,9 @@ Splits load_dataset(DatasetKind kind, const LoadOptions& o) {
     s.test = std::move(va.ds);
     s.class_names = std::move(tr.classes);
     return s;  // the limit was applied while listing
+  } else if (kind == DatasetKind::petsDet || kind == DatasetKind::voc ||
+             kind == DatasetKind::coco) {
+    return load_det_splits(kind, o);
   } else if (kind == DatasetKind::text) {
     auto c = std::make_shared<TextCorpus>(load_text(o.dir));
     s.train = text_windows(*c, true, o.seq_len, o.seed, 0);
@@ -120,7 +127,7 @@ Splits load_dataset(DatasetKind kind, const LoadOptions& o) {
   } else {
     fail("data",
          "dataset {} is not supported yet (have: fashionMnist, mnist, cifar10, "
-         "imagenette, text)",
+         "imagenette, text, petsDet, voc, coco)",
          enum_name(kind));
   }
   if (o.limit > 0) s.train = take_first(s.train, o.limit);

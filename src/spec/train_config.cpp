@@ -66,6 +66,7 @@ void validate(const TrainConfig& c) {
     fail("train", "anchors must be w,h pairs (got {} numbers)", c.anchors.size());
   in_unit("fpnAffineProb", c.fpnAffineProb, true);
   at_least("yoloClsFocalGamma", c.yoloClsFocalGamma, 0);
+  at_least("yoloObjFocalGamma", c.yoloObjFocalGamma, 0);
 }
 
 }  // namespace netspec

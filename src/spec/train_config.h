@@ -88,7 +88,8 @@ using DoubleList = std::vector<double>;
   F(double, fpnAffineWhThrPx, 2.0, "drop boxes narrower than this after affine (pixels)") \
   F(double, fpnAffineAreaThr, 0.1, "drop boxes keeping less than this area fraction") \
   F(DoubleList, yoloClsWeights, {}, "per-class weights in the YOLO class loss") \
-  F(double, yoloClsFocalGamma, 0.0, "focal exponent in the YOLO class loss (0: plain CE)")
+  F(double, yoloClsFocalGamma, 0.0, "focal exponent in the YOLO class loss (0: plain CE)") \
+  F(double, yoloObjFocalGamma, 0.0, "focal exponent in the YOLO objectness BCE (0: plain BCE)")
 // clang-format on
 
 #define NS_TRAIN_DECL_(T, n, d, doc) T n = d;

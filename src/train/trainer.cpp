@@ -20,6 +20,8 @@
 #include "report/plot.h"
 #include "report/progress.h"
 #include "train/checkpoint.h"
+#include "train/det_train.h"
+#include "train/prior_bias.h"
 #include "train/signals.h"
 #include "train/stepper.h"
 
@@ -38,14 +40,22 @@ report::Row metrics_row(const EpochMetrics& m, bool text) {
                    {"step", static_cast<double>(m.step)},
                    {"lr", m.lr},
                    {"train_loss", m.train_loss},
-                   {"val_loss", opt(m.val.loss, e)},
-                   {"val_top1", opt(m.val.top1, e)},
+                   {"val_loss", opt(m.val.loss, e && !m.det)},
+                   {"val_top1", opt(m.val.top1, e && !m.det)},
                    {"val_top5", opt(m.val.top5, e && m.val.has_top5)},
                    {"val_count", opt(static_cast<double>(m.val.count), e)},
                    {"seconds", m.seconds},
                    {"ms_per_step", m.ms_per_step},
                    {"samples_per_s", m.samples_per_s}};
   if (text) r.emplace_back("val_bpc", opt(bits_per_char(m.val.loss), e));
+  if (m.det) {
+    r.emplace_back("val_map50", opt(m.map.voc_map50, e));
+    r.emplace_back("val_map", opt(m.map.coco_map, e));
+    for (size_t k = 0; k < m.map.voc_ap50.size(); ++k) {
+      r.emplace_back(fmt::format("ap50_c{}", k), opt(m.map.voc_ap50[k], e));
+      r.emplace_back(fmt::format("ap_c{}", k), opt(m.map.coco_ap[k], e));
+    }
+  }
   return r;
 }
 
@@ -85,13 +95,28 @@ void write_plot(const std::string& path, const std::vector<report::Row>& rows) {
     if (auto v = report::get(r, "val_loss")) vl.points.emplace_back(e, *v);
     if (auto v = report::get(r, "val_top1")) va.points.emplace_back(e, *v);
   }
-  ps.curves = {tl, vl, va};
+  report::Curve m50{"val mAP@0.5", {}, {44, 160, 44}, true};
+  report::Curve map{"val mAP@[.5:.95]", {}, {148, 103, 189}, true};
+  for (const auto& r : rows) {  // detection runs: mAP instead of val loss / top-1
+    double e = report::get(r, "epoch").value_or(0);
+    if (auto v = report::get(r, "val_map50")) m50.points.emplace_back(e, *v);
+    if (auto v = report::get(r, "val_map")) map.points.emplace_back(e, *v);
+  }
+  if (!m50.points.empty()) {
+    ps.curves = {tl, m50, map};
+    ps.right_label = "mAP";
+  } else {
+    ps.curves = {tl, vl, va};
+  }
   report::write_png(path, report::Plot(ps).image());
 }
 
 std::string epoch_line(const EpochMetrics& m, int epochs, bool text) {
   std::string s = fmt::format("epoch {}/{}  train loss {:.4f}", m.epoch, epochs, m.train_loss);
   if (m.evaluated) {
+    if (m.det)
+      return s + fmt::format("  mAP@0.5 {:.4f}  mAP@[.5:.95] {:.4f}  ({:.1f} s){}\n",
+                             m.map.voc_map50, m.map.coco_map, m.seconds, m.best ? "  best" : "");
     s += fmt::format("  val loss {:.4f}", m.val.loss);
     if (text) s += fmt::format("  val bpc {:.4f}", bits_per_char(m.val.loss));
     s += fmt::format("  top-1 {:.2f}%", 100 * m.val.top1);
@@ -128,7 +153,6 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   refuse(!c.runningBN, "runningBN = false");
   refuse(!c.bootstrapBackbone.empty(), "bootstrapBackbone");
   refuse(c.trainRes != 0, "trainRes");
-  refuse(c.headPriorBias, "headPriorBias");
   refuse(!c.lossWeights.empty(), "lossWeights (perPixelWeightedCE is not lowered)");
   const bool text = data.text != nullptr;
   if (text) {
@@ -147,8 +171,15 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   Stepper stepper(net, c, *backend, &table, o.dp);
   const int reps = o.dp.replicas;
   Evaluator evaluator(net, batch, *backend, &table);
-  TrainState s = make_state(init_params(table, c.init, static_cast<uint64_t>(c.seed)),
-                            stepper.state_manifest(), evaluator.manifest());
+  const bool det = data.det != nullptr;
+  const DetTargets targets = det ? det_targets(net, table, c) : DetTargets{};
+  std::vector<Tensor> init = init_params(table, c.init, static_cast<uint64_t>(c.seed));
+  {
+    const std::string said = apply_prior_bias(
+        net, table, c, det ? det_epoch(data.det->train, targets, c, c.seed, -1) : data.train, init);
+    if (o.log && !said.empty()) *o.log << said << "\n";
+  }
+  TrainState s = make_state(std::move(init), stepper.state_manifest(), evaluator.manifest());
 
   const fs::path dir = o.run_dir;
   const std::string last = o.run_dir.empty() ? "" : (dir / "last.safetensors").string();
@@ -178,6 +209,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     cfg["backend"] = o.backend;
     write_file_atomic((dir / "config.json").string(), cfg.dump(2) + "\n");
     if (text) save_or_check_vocab(data.text->vocab, dir / "vocab.json");
+    if (det)
+      write_file_atomic((dir / "classes.json").string(),
+                        nlohmann::json(data.class_names).dump() + "\n");
   }
   TrainResult res;
   if (text) {
@@ -190,8 +224,11 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   report::MetricsLog mlog(o.run_dir, s.epoch);
 
   // Text: training windows are redrawn each epoch from the corpus (seed, epoch).
-  data::Dataset train_ds = data.train;
-  const data::Augment aug = c.augment ? data::Augment::standard() : data::Augment{};
+  data::Dataset train_ds =
+      det ? det_epoch(data.det->train, targets, c, uint64_t(c.seed), s.epoch) : data.train;
+  int det_drawn = s.epoch;  // the epoch (0-based) train_ds was drawn for
+  // Detection: flips and affine move the boxes too (det_epoch), never the loader's augment.
+  const data::Augment aug = c.augment && !det ? data::Augment::standard() : data::Augment{};
   if (c.augment && data.train.x.shape().size() != 4)
     fail("train", "augment needs image data [N, C, H, W] (got {})", data.train.x.type_str());
   // Every sample is trained once per epoch (PyTorch's drop_last=False): nb = ceil(N/B) batches,
@@ -226,6 +263,10 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     auto t0 = Clock::now();
     const int64_t b0 = s.batch_in_epoch;
     double loss_sum = s.loss_sum, step_secs = 0, lr = 0;
+    if (det && epoch - 1 != det_drawn) {
+      train_ds = det_epoch(data.det->train, targets, c, uint64_t(c.seed), epoch - 1);
+      det_drawn = epoch - 1;
+    }
     if (data.text)
       train_ds = data::text_windows(*data.text, true, static_cast<int>(train_ds.x.shape().at(1)),
                                     static_cast<uint64_t>(c.seed), epoch - 1);
@@ -307,7 +348,14 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     m.ms_per_step = run_steps > 0 ? 1e3 * step_secs / run_steps : 0;
     m.samples_per_s = step_secs > 0 ? static_cast<double>(run_samples) / step_secs : 0;
     if (epoch % c.evalEveryNEpochs == 0 || epoch == c.epochs) {
-      m.val = evaluator.run(s.params, s.running, data.test);
+      if (det) {
+        m.det = true;
+        m.map = evaluate_det(evaluator, s.params, s.running, data.test, data.det->test, targets);
+        m.val.top1 = m.map.voc_map50;
+        m.val.count = data.test.size();
+      } else {
+        m.val = evaluator.run(s.params, s.running, data.test);
+      }
       m.evaluated = true;
       m.best = m.val.count > 0 && m.val.top1 > best_top1;
     }
@@ -325,8 +373,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         nlohmann::ordered_json b;
         b["epoch"] = m.epoch;
         b["step"] = m.step;
-        b["val_loss"] = m.val.loss;
-        b["val_top1"] = m.val.top1;
+        if (!m.det) b["val_loss"] = m.val.loss;
+        b["val_top1"] = m.val.top1;  // detection: the VOC mAP@0.5 (resume compares it)
+        if (m.det) b["val_map"] = m.map.coco_map;
         if (m.val.has_top5) b["val_top5"] = m.val.top5;
         b["val_count"] = m.val.count;
         write_file_atomic((dir / "best.json").string(), b.dump(2) + "\n");

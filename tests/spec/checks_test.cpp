@@ -213,7 +213,7 @@ TEST(SpecFile, UnknownKindMissingFieldBadEnumBadTypeSyntax) {
             "checkpointEveryNEpochs, bootstrapBackbone, bootstrapRanges, headPriorBias, "
             "detPriorPi, useDiouBox, anchors, fpnScales, fpnAffineScale, fpnAffineTranslate, "
             "fpnAffineProb, fpnAffineWhThrPx, fpnAffineAreaThr, yoloClsWeights, "
-            "yoloClsFocalGamma)");
+            "yoloClsFocalGamma, yoloObjFocalGamma)");
 }
 
 TEST(SpecFile, BuilderRoundTripWithTrainConfig) {
