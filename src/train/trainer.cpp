@@ -347,9 +347,13 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     const double run_steps = static_cast<double>(spe - b0);
     m.ms_per_step = run_steps > 0 ? 1e3 * step_secs / run_steps : 0;
     m.samples_per_s = step_secs > 0 ? static_cast<double>(run_samples) / step_secs : 0;
+    if (det) {  // every row has the mAP columns (metrics.csv takes its header from the first)
+      m.det = true;
+      m.map.voc_ap50.assign(targets.classes, -1);
+      m.map.coco_ap.assign(targets.classes, -1);
+    }
     if (epoch % c.evalEveryNEpochs == 0 || epoch == c.epochs) {
       if (det) {
-        m.det = true;
         m.map = evaluate_det(evaluator, s.params, s.running, data.test, data.det->test, targets);
         m.val.top1 = m.map.voc_map50;
         m.val.count = data.test.size();

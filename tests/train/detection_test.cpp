@@ -157,3 +157,26 @@ TEST(Detection, CocoMapMatchesPycocotools) {
 
 }  // namespace
 }  // namespace netspec::train
+
+namespace netspec::train {
+namespace {
+
+TEST(Detection, DecodeYolov1GridByHand) {
+  // 64x32 image, grid 2x4 (cells 16 x 16), K = 2: cell (i 1, j 2) holds x .25, y .5, w .5,
+  // h .25, conf .8, class scores (.1, .9).
+  Tensor g(DType::kF32, {7, 2, 4});
+  const float v[7] = {0.25f, 0.5f, 0.5f, 0.25f, 0.8f, 0.1f, 0.9f};
+  for (int c = 0; c < 7; ++c) g.data<float>()[(c * 2 + 1) * 4 + 2] = v[c];
+  auto d = decode_yolov1(g, 64, 32, false, 0.5);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].box.cls, 1);
+  EXPECT_NEAR(d[0].score, 0.72, 1e-6);
+  // centre ((2 + .25)·16, (1 + .5)·16) = (36, 24), size (.5·64, .25·32) = (32, 8)
+  EXPECT_NEAR(d[0].box.x0, 20, 1e-5);
+  EXPECT_NEAR(d[0].box.x1, 52, 1e-5);
+  EXPECT_NEAR(d[0].box.y0, 20, 1e-5);
+  EXPECT_NEAR(d[0].box.y1, 28, 1e-5);
+}
+
+}  // namespace
+}  // namespace netspec::train
