@@ -19,21 +19,25 @@ fi
 build_dir=${1:-build}
 
 # The product: g++ (not build-essential: no make or dpkg-dev needed), CMake + Ninja, the
-# libraries netspec links (oneDNN, Eigen, CLI11, nlohmann-json, fmt, zlib, libpng, libjpeg, Gloo) and
-# the dataset the README's main job trains on.
+# libraries netspec links (oneDNN, Eigen, CLI11, nlohmann-json, fmt, zlib, libpng, libjpeg, Gloo,
+# cairo + fontconfig with the DejaVu fonts for the pictures) and the dataset the README's main job
+# trains on.
 packages=(
   g++ cmake ninja-build
   libdnnl-dev libeigen3-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   zlib1g-dev libpng-dev libjpeg62-turbo-dev libgloo-dev
+  pkg-config libcairo2-dev libfontconfig-dev fonts-dejavu-core
   dataset-fashion-mnist
 )
 # Tests and benchmarks only: gtest, OpenBLAS (the benches compare against its sgemm), ccache
 # (rebuilds), Debian's python3 with torch/torchvision/PIL/numpy (reference architectures and
-# image resizing), python3-venv for the PyPI oracles' venv.
+# image resizing), python3-venv for the PyPI oracles' venv, chromium (headless: renders
+# report.html in tests/report).
 if [[ $test_deps == yes ]]; then
   packages+=(
     libgtest-dev libopenblas-dev ccache
     python3 python3-venv python3-numpy python3-pil python3-torchvision
+    chromium
   )
 fi
 

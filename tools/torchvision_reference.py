@@ -140,6 +140,9 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", help="output directory (created; required unless --check-import)")
     ap.add_argument("--f32-logits", action="store_true", help="reference logits in f32, not f64")
+    ap.add_argument("--grad-cam", action="store_true",
+                    help="also Grad-CAM in float64 at the avgpool input for each sample's top class: "
+                         "gradcam.npy [B, h, w], classes.npy, features.npy, grads.npy")
     ap.add_argument("--save-pth", help="also torch.save the state dict here (converter tests)")
     ap.add_argument("--timm-path", help="timm package directory (or a site-packages holding "
                                          "timm/) for --model timm:NAME")
@@ -181,7 +184,30 @@ def main():
                        "timm": getattr(sys.modules.get("timm"), "__version__", "")})
     np.save(os.path.join(a.out, "input.npy"), x.numpy().astype(np.float32))
     np.save(os.path.join(a.out, "logits.npy"), logits)
+    if a.grad_cam:
+        grad_cam(model.double(), x.double(), a.out)
     print(f"{a.model}: {len(weights)} tensors, logits {list(logits.shape)}, max|logit| {np.abs(logits).max():.4g}")
+
+
+def grad_cam(model, x, out):
+    """Grad-CAM as pytorch-grad-cam computes it (before resizing): A = the avgpool's input,
+    alpha_c = mean_hw d(logit_K)/dA_c, cam = relu(sum_c alpha_c A_c), K = the top class."""
+    seen = {}
+
+    def keep(_module, inputs):
+        inputs[0].retain_grad()
+        seen["a"] = inputs[0]
+
+    handle = model.avgpool.register_forward_pre_hook(keep)
+    y = model(x)
+    handle.remove()
+    k = y.argmax(1)
+    y.gather(1, k[:, None]).sum().backward()
+    a, g = seen["a"], seen["a"].grad
+    cam = torch.relu((g.mean((2, 3), keepdim=True) * a).sum(1))
+    for name, v in (("gradcam", cam), ("features", a), ("grads", g)):
+        np.save(os.path.join(out, name + ".npy"), v.detach().numpy())
+    np.save(os.path.join(out, "classes.npy"), k.numpy().astype(np.int32))
 
 
 if __name__ == "__main__":

@@ -3,62 +3,42 @@
 // [--json]`: a detector's boxes (predict_det.h). Images are JPEG/PNG (decoded, resized and
 // centre-cropped to the net's input, normalised with the dataset's mean/std; grayscale nets take
 // the channel mean) or .npy tensors already shaped like the net's input (used as they are).
+// --png OUT.png: a grid of the images with their top-3 classes (green frame and line when the top
+// class is the image's folder name, i.e. the label is known and right; red when wrong).
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <numeric>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/predict_det.h"
 #include "core/error.h"
-#include "core/npy.h"
-#include "data/image.h"
 #include "layers/param_table.h"
+#include "report/pictures.h"
 #include "spec/param_table.h"
 #include "spec/zoo.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
 #include "train/evaluate.h"
 #include "train/trainer.h"
+#include "viz/model.h"
 
 namespace netspec::cli {
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suf) {
-  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
-}
-
-// One input sample f32 shaped like the net's input (no batch dim).
-// Images are resized and centre-cropped as the evaluation split is (image folders:
-// testCropRatio; the fixed-size datasets: the whole image).
-Tensor load_input(const std::string& path, const Shape& in, DatasetKind kind, double crop_ratio) {
-  if (ends_with(path, ".npy")) {
-    Tensor t = read_npy(path);
-    if (t.dtype() != DType::kF32 || t.shape() != in)
-      fail("predict", "{}: .npy input must be f32 {} (got {})", path, shape_str(in), t.type_str());
-    return t;
-  }
-  if (in.size() != 3 || (in[0] != 1 && in[0] != 3))
-    fail("predict", "{}: images need a net input [1 or 3, H, W] (got {})", path, shape_str(in));
-  data::Normalization norm = data::dataset_normalization(kind);
-  const int64_t c = in[0], h = in[1], w = in[2];
-  if (c == 3 && norm.mean.size() == 3)
-    return data::preprocess_image(path, h, w, norm.mean, norm.std, crop_ratio);
-  // Grayscale net (decoded images are RGB): the channel mean of the [0, 1] image, normalised.
-  if (c != 1 || norm.mean.empty())
-    fail("predict", "{}: no normalisation for a {}-channel net on {}", path, c, enum_name(kind));
-  Tensor rgb = data::preprocess_image(path, h, w, {0, 0, 0}, {1, 1, 1}, crop_ratio);
-  Tensor g(DType::kF32, in);
-  const float* p = rgb.data<float>();
-  for (int64_t i = 0; i < h * w; ++i)
-    g.data<float>()[i] =
-        ((p[i] + p[h * w + i] + p[2 * h * w + i]) / 3.f - norm.mean.at(0)) / norm.std.at(0);
-  return g;
+// The known label of an image file: its folder's name when that is a class name (the image-folder
+// layout DIR/<class>/x.jpg), else none.
+std::optional<std::string> folder_label(const std::string& path,
+                                        const std::vector<std::string>& names) {
+  std::string dir = std::filesystem::path(path).parent_path().filename().string();
+  if (std::find(names.begin(), names.end(), dir) != names.end()) return dir;
+  return std::nullopt;
 }
 
 void register_predict_command(CLI::App& app) {
   struct Opts {
-    std::string net, checkpoint, dataset, backend = "cpu";
+    std::string net, checkpoint, dataset, png, backend = "cpu";
     exec::BackendOptions engine;
     std::vector<std::string> inputs;
     int top = 5;
@@ -78,6 +58,7 @@ void register_predict_command(CLI::App& app) {
   cmd->add_option("--dataset", o->dataset,
                   "dataset the net was trained on: class names, normalisation (default: spec's)");
   cmd->add_option("--top", o->top, "probabilities shown per input")->capture_default_str();
+  cmd->add_option("--png", o->png, "also draw the images with their top-3 classes into this PNG");
   add_backend_options(cmd, o->backend, o->engine);
   cmd->callback([o] {
     if (std::filesystem::is_directory(o->net)) {  // a run directory of `netspec train`
@@ -109,9 +90,10 @@ void register_predict_command(CLI::App& app) {
     xs.insert(xs.begin(), n);
     Tensor x(DType::kF32, xs);
     const size_t row = x.nbytes() / static_cast<size_t>(n);
+    const double crop = c.dataset == DatasetKind::imagenette ? c.testCropRatio : 1.0;
+    std::vector<report::Tile> tiles;
     for (int64_t i = 0; i < n; ++i) {
-      Tensor t = load_input(o->inputs[i], table.input, c.dataset,
-                            c.dataset == DatasetKind::imagenette ? c.testCropRatio : 1.0);
+      Tensor t = viz::load_input(o->inputs[i], table.input, c.dataset, crop);
       std::memcpy(static_cast<uint8_t*>(x.raw()) + i * row, t.raw(), row);
     }
     auto probs = train::softmax_rows(ev.logits(s.params, s.running, x), n);
@@ -126,6 +108,18 @@ void register_predict_command(CLI::App& app) {
       std::cout << fmt::format("{}: {}\n", o->inputs[i], name(idx[0]));
       for (size_t k = 0; k < std::min(idx.size(), static_cast<size_t>(std::max(1, o->top))); ++k)
         std::cout << fmt::format("  {:>6.2f}%  {} ({})\n", 100 * p[idx[k]], name(idx[k]), idx[k]);
+      if (o->png.empty()) continue;
+      report::Tile t{viz::input_picture(o->inputs[i], table.input, c.dataset, crop),
+                     std::filesystem::path(o->inputs[i]).filename().string(),
+                     {},
+                     folder_label(o->inputs[i], names)};
+      for (size_t k = 0; k < std::min<size_t>(3, idx.size()); ++k)
+        t.top.emplace_back(name(idx[k]), p[idx[k]]);
+      tiles.push_back(std::move(t));
+    }
+    if (!o->png.empty()) {
+      report::write_bytes(o->png, report::grid_png(tiles, 4));
+      std::cout << "wrote " << o->png << "\n";
     }
   });
 }

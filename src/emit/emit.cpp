@@ -71,6 +71,7 @@ Emitted emit_module(const NetSpec& net, const ParamTable& t, ModuleKind kind,
   layers::check_lowerable(net);
   if (kind == ModuleKind::forward || kind == ModuleKind::eval || kind == ModuleKind::cam)
     return emit_forward_like(net, t, kind, o);
+  if (kind == ModuleKind::grad_cam) return emit_grad_cam(net, t, o);
   EmitOptions bound = o;
   bound.loss = losses::for_net(o.loss, net);  // detector losses take the head's anchor count
   return emit_train_like(net, t, kind, bound);

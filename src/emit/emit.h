@@ -1,7 +1,8 @@
-// Module assemblers: turn a NetSpec into StableHLO modules (forward, eval, cam, train_step, vjp,
-// optimizer, and the bare loss used by gradient checks), each with its manifest. Forward, eval,
-// cam and the train step come from ONE traversal (emit_forward_graph) with a train/eval switch.
-// Layers without an emitter and unlowered losses/optimizers are refused before any op is built.
+// Module assemblers: turn a NetSpec into StableHLO modules (forward, eval, cam, grad_cam,
+// train_step, vjp, optimizer, and the bare loss used by gradient checks), each with its manifest.
+// Forward, eval, cam and the train step come from ONE traversal (emit_forward_graph) with a
+// train/eval switch. Layers without an emitter and unlowered losses/optimizers are refused before
+// any op is built.
 #pragma once
 #include <memory>
 #include <string>
@@ -14,7 +15,8 @@
 #include "optim/optimizer.h"
 
 namespace netspec {
-#define NETSPEC_MODULE_KINDS(X) X(forward) X(eval) X(cam) X(train_step) X(vjp) X(optimizer) X(loss)
+#define NETSPEC_MODULE_KINDS(X) \
+  X(forward) X(eval) X(cam) X(grad_cam) X(train_step) X(vjp) X(optimizer) X(loss)
 NETSPEC_ENUM(ModuleKind, NETSPEC_MODULE_KINDS)
 }  // namespace netspec
 
@@ -59,11 +61,13 @@ struct ForwardOut {
 // per BnDesc of the table. Train only: `drop` gives the drop-path blocks their masks (or records
 // them), `dropout_mask` multiplies the input of the classifier (the last dense layer).
 // sync_bn_replicas > 1 (train): BN statistics are all_reduce'd over that many replicas.
+// cam_delta (grad_cam): added to the cam features where they are taken, so the gradient w.r.t.
+// this zero input is the gradient w.r.t. the features.
 ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTable& table,
                               const std::vector<hlo::Value*>& params, hlo::Value* x, bool train,
                               const std::vector<layers::BnStats>& running = {},
                               layers::DropPath* drop = nullptr, hlo::Value* dropout_mask = nullptr,
-                              int64_t sync_bn_replicas = 1);
+                              int64_t sync_bn_replicas = 1, hlo::Value* cam_delta = nullptr);
 
 // The keep-mask inputs of the train step / loss for o.drop_path and o.dropout (empty when both
 // are 0): one [B] per residual drop-path branch in emission order, each with its rate p_i, then

@@ -10,7 +10,8 @@ namespace netspec::emit {
 ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTable& table,
                               const std::vector<hlo::Value*>& params, hlo::Value* x, bool train,
                               const std::vector<layers::BnStats>& running, layers::DropPath* drop,
-                              hlo::Value* dropout_mask, int64_t sync_bn_replicas) {
+                              hlo::Value* dropout_mask, int64_t sync_bn_replicas,
+                              hlo::Value* cam_delta) {
   layers::check_lowerable(net);
   if (params.size() != table.params.size())
     fail("emit", "parameter count (got {}, expected {})", params.size(), table.params.size());
@@ -18,7 +19,11 @@ ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTa
     fail("emit", "BN running stats (got {}, expected {})", running.size(), table.bns.size());
   ForwardOut out;
   const size_t cls = dropout_mask ? classifier_layer(net) : net.layers.size();
-  std::vector<hlo::Value*> history;  // history[i]: layer i's input
+  std::vector<hlo::Value*> history;     // history[i]: layer i's input
+  size_t last_cam = net.layers.size();  // the cam features are the last globalAvgPool's input
+  for (size_t i = 0; i < net.layers.size(); ++i)
+    if (layers::traits(table.layers[i].kind).cam_source) last_cam = i;
+  bool delta_used = false;
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const LayerInfo& info = table.layers[i];
     history.push_back(x);
@@ -39,16 +44,37 @@ ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTa
     if (!train)
       c.running.assign(running.begin() + info.first_bn,
                        running.begin() + info.first_bn + info.num_bn);
-    if (layers::traits(info.kind).cam_source) out.cam_features = x;
+    if (layers::traits(info.kind).cam_source) {
+      if (cam_delta && i == last_cam && cam_delta->type == x->type) {
+        x = b.add(x, cam_delta);
+        delta_used = true;
+      }
+      out.cam_features = x;
+    }
     if (i == cls) x = b.multiply(x, dropout_mask);  // classifier dropout (inverted scaling)
     x = layers::lower_layer(c, net.layers[i], x);
   }
   if (drop && !drop->masks.empty() && drop->used != drop->masks.size())
     fail("emit", "drop-path masks used (got {}, expected {})", drop->used, drop->masks.size());
+  if (cam_delta && !delta_used)
+    fail("emit grad_cam",
+         "net {}: the cam features were not found (got no globalAvgPool input "
+         "of type {})",
+         net.name, cam_delta->type.str());
   if (train && out.batch_stats.size() != table.bns.size())
     fail("emit", "BN batch stats (got {}, expected {})", out.batch_stats.size(), table.bns.size());
   out.logits = x;
   return out;
+}
+
+void erase_func(hlo::Module& m, const hlo::Func* f) {
+  std::erase_if(m.funcs, [&](const std::unique_ptr<hlo::Func>& p) { return p.get() == f; });
+}
+
+std::vector<hlo::Value*> args_of(const hlo::Func* f, size_t from, size_t n) {
+  std::vector<hlo::Value*> v;
+  for (size_t i = from; i < from + n; ++i) v.push_back(f->arg(i));
+  return v;
 }
 
 Shape with_batch(int64_t batch, const Shape& s) {

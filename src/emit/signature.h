@@ -18,6 +18,8 @@ struct Signature {
 };
 
 Shape with_batch(int64_t batch, const Shape& s);
+void erase_func(hlo::Module& m, const hlo::Func* f);
+std::vector<hlo::Value*> args_of(const hlo::Func* f, size_t from, size_t n);
 // The net's input "x": token ids i32 [B, T] when the net starts with tokenPositionEmbed (idsInput),
 // else o.dtype [B, ...per-sample input].
 hlo::Type input_type(const NetSpec& net, const ParamTable& t, const EmitOptions& o);
@@ -35,6 +37,8 @@ Manifest make_manifest(const NetSpec& net, ModuleKind kind, const EmitOptions& o
 // forward / eval / cam (forward.cpp).
 Emitted emit_forward_like(const NetSpec& net, const ParamTable& t, ModuleKind kind,
                           const EmitOptions& o);
+// grad_cam (grad_cam.cpp).
+Emitted emit_grad_cam(const NetSpec& net, const ParamTable& t, const EmitOptions& o);
 // loss / train_step / vjp / optimizer (train_step.cpp).
 Emitted emit_train_like(const NetSpec& net, const ParamTable& t, ModuleKind kind,
                         const EmitOptions& o);

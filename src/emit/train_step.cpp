@@ -13,16 +13,6 @@
 namespace netspec::emit {
 namespace {
 
-void erase_func(hlo::Module& m, const hlo::Func* f) {
-  std::erase_if(m.funcs, [&](const std::unique_ptr<hlo::Func>& p) { return p.get() == f; });
-}
-
-std::vector<hlo::Value*> args_of(const hlo::Func* f, size_t from, size_t n) {
-  std::vector<hlo::Value*> v;
-  for (size_t i = from; i < from + n; ++i) v.push_back(f->arg(i));
-  return v;
-}
-
 void add_loss_inputs(Signature& in, const NetSpec& net, const ParamTable& t, const EmitOptions& o) {
   add_params(in, t, o.dtype, "param");
   in.add("x", input_type(net, t, o), "input");

@@ -5,9 +5,11 @@
 //             p -= lr · (m / (1-β1^t)) / (√(v / (1-β2^t)) + eps)
 //   rmsprop:  g += d·p; ms = ρ·ms + (1-ρ)·g²; mom = μ·mom + lr·g / √(ms + eps); p -= mom
 //   lamb:     m, v as adam; r = m̂ / (√v̂ + eps) + d·p; p -= lr·(‖p‖/‖r‖)·r (ratio 1 if a norm is 0)
+//   muon, shampoo: their matrices as matrix_opt.h says, every other parameter as adam
 #include "optim/optimizer.h"
 
 #include "core/error.h"
+#include "optim/matrix_opt.h"
 
 namespace netspec::optim {
 namespace {
@@ -49,13 +51,13 @@ std::vector<std::string> state_slots(const OptimConfig& c) {
       return c.momentum > 0 ? std::vector<std::string>{"momentum"} : std::vector<std::string>{};
     case OptimizerKind::adam:
     case OptimizerKind::lamb:
+    case OptimizerKind::muon:  // muon: m = momentum buffer; shampoo: m = L, v = R
+    case OptimizerKind::shampoo:
       return {"m", "v"};
     case OptimizerKind::rmsprop:
       return {"ms", "mom"};
-    default:
-      fail("optimizer", "{} is not lowered yet (lowered: sgd, adam, rmsprop, lamb)",
-           enum_name(c.kind));
   }
+  fail("optimizer", "unknown optimizer kind {}", static_cast<int>(c.kind));
 }
 
 UpdateResult apply_update(hlo::Builder& b, const OptimConfig& c, const ParamTable& table,
@@ -83,7 +85,7 @@ UpdateResult apply_update(hlo::Builder& b, const OptimConfig& c, const ParamTabl
   Value* t = b.convert(step, dt);
   Value* bc1 = nullptr;  // 1 - β1^t, 1 - β2^t
   Value* bc2 = nullptr;
-  if (c.kind == OptimizerKind::adam || c.kind == OptimizerKind::lamb) {
+  if (slots == 2 && c.kind != OptimizerKind::rmsprop) {  // adam, lamb, muon, shampoo
     bc1 = b.subtract(o.k(1, t), b.power(o.k(c.momentum, t), t));
     bc2 = b.subtract(o.k(1, t), b.power(o.k(c.beta2, t), t));
   }
@@ -97,8 +99,24 @@ UpdateResult apply_update(hlo::Builder& b, const OptimConfig& c, const ParamTabl
     Value* lr_s = table.params[i].layer == head && c.head_lr_mult != 1.0
                       ? b.multiply(lr_base, o.k(c.head_lr_mult, lr_base))
                       : lr_base;
+    OptimizerKind kind = c.kind;
+    if (kind == OptimizerKind::muon || kind == OptimizerKind::shampoo) {
+      const ParamDesc& pd = table.params[i];
+      MatrixUpdate mu{};
+      if (kind == OptimizerKind::muon && muon_eligible(pd))
+        mu = muon_update(b, c, p, g, state[i], state[n + i], lr_s, d);
+      else if (kind == OptimizerKind::shampoo && shampoo_eligible(pd))
+        mu = shampoo_update(b, c, p, g, state[i], state[n + i], lr_s, bc2, d);
+      if (mu.param) {
+        r.params[i] = mu.param;
+        r.state[i] = mu.s0;
+        r.state[n + i] = mu.s1;
+        continue;
+      }
+      kind = OptimizerKind::adam;  // the AdamW fallback
+    }
     Value* lr_t = o.bs(lr_s, p);
-    switch (c.kind) {
+    switch (kind) {
       case OptimizerKind::sgd: {
         if (d != 0) g = b.add(g, b.multiply(o.k(d, p), p));
         if (slots == 1) {
@@ -118,7 +136,7 @@ UpdateResult apply_update(hlo::Builder& b, const OptimConfig& c, const ParamTabl
         Value* mhat = b.divide(m, o.bs(bc1, m));
         Value* vhat = b.divide(v, o.bs(bc2, v));
         Value* upd = b.divide(mhat, b.add(b.sqrt(vhat), o.k(c.eps, v)));
-        if (c.kind == OptimizerKind::adam) {
+        if (kind == OptimizerKind::adam) {
           if (d != 0) p = b.subtract(p, b.multiply(b.multiply(lr_t, o.k(d, p)), p));
           r.params[i] = b.subtract(p, b.multiply(lr_t, upd));
         } else {
@@ -143,7 +161,7 @@ UpdateResult apply_update(hlo::Builder& b, const OptimConfig& c, const ParamTabl
         break;
       }
       default:
-        fail("optimizer", "{} is not lowered yet", enum_name(c.kind));
+        fail("optimizer", "kind {} has no element-wise rule", static_cast<int>(kind));
     }
   }
   return r;

@@ -29,8 +29,8 @@ struct OptimConfig {
   static OptimConfig from_train(const TrainConfig& t);
 };
 
-// Slot names: sgd {} or {"momentum"}, adam/lamb {"m", "v"}, rmsprop {"ms", "mom"}. Throws for
-// optimizers not lowered (muon, shampoo).
+// Slot names: sgd {} or {"momentum"}, adam/lamb/muon/shampoo {"m", "v"}, rmsprop {"ms", "mom"}. Throws for
+// an unknown kind.
 std::vector<std::string> state_slots(const OptimConfig& c);
 
 struct UpdateResult {

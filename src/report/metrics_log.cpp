@@ -68,23 +68,32 @@ std::optional<double> get(const Row& row, const std::string& key) {
   return std::nullopt;
 }
 
-std::string MetricsLog::csv_path() const { return (fs::path(dir_) / "metrics.csv").string(); }
-std::string MetricsLog::jsonl_path() const { return (fs::path(dir_) / "metrics.jsonl").string(); }
+std::string MetricsLog::csv_path() const { return (fs::path(dir_) / (stem_ + ".csv")).string(); }
+std::string MetricsLog::jsonl_path() const {
+  return (fs::path(dir_) / (stem_ + ".jsonl")).string();
+}
 
-MetricsLog::MetricsLog(std::string dir, int keep_through) : dir_(std::move(dir)) {
-  if (dir_.empty()) return;
-  std::ifstream in(jsonl_path());
-  std::string line, jsonl;
-  while (std::getline(in, line)) {
+std::vector<Row> read_jsonl(const std::string& path) {
+  std::vector<Row> rows;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
     if (line.empty()) continue;
-    Row r;
     try {
-      r = parse_json_line(line);
+      rows.push_back(parse_json_line(line));
     } catch (const Error&) {
       break;  // a torn last line (killed while appending): drop it and what follows
     }
-    auto e = get(r, "epoch");
-    if (!e || *e > keep_through) continue;
+  }
+  return rows;
+}
+
+MetricsLog::MetricsLog(std::string dir, int64_t keep_through, std::string stem, std::string key)
+    : dir_(std::move(dir)), stem_(std::move(stem)) {
+  if (dir_.empty()) return;
+  std::string jsonl;
+  for (Row& r : read_jsonl(jsonl_path())) {
+    auto e = get(r, key);
+    if (!e || *e > static_cast<double>(keep_through)) continue;
     rows_.push_back(r);
     jsonl += json_line(r) + "\n";
   }
@@ -101,17 +110,32 @@ MetricsLog::MetricsLog(std::string dir, int keep_through) : dir_(std::move(dir))
   }
 }
 
-void MetricsLog::append(const Row& row) {
+MetricsLog::~MetricsLog() {
+  try {
+    flush();
+  } catch (...) {  // a destructor must not throw; the next flush or resume reports it
+  }
+}
+
+void MetricsLog::append(const Row& row, bool write) {
   rows_.push_back(row);
   if (dir_.empty()) return;
-  bool fresh = !fs::exists(csv_path()) || fs::file_size(csv_path()) == 0;
-  std::ofstream csv(csv_path(), std::ios::app);
-  if (fresh) {
-    for (size_t i = 0; i < row.size(); ++i) csv << (i ? "," : "") << row[i].first;
-    csv << '\n';
+  if (!header_written_ && (!fs::exists(csv_path()) || fs::file_size(csv_path()) == 0)) {
+    for (size_t i = 0; i < row.size(); ++i) pending_csv_ += (i ? "," : "") + row[i].first;
+    pending_csv_ += '\n';
   }
-  csv << csv_line(row) << '\n';
-  std::ofstream(jsonl_path(), std::ios::app) << json_line(row) << '\n';
+  header_written_ = true;
+  pending_csv_ += csv_line(row) + '\n';
+  pending_jsonl_ += json_line(row) + '\n';
+  if (write) flush();
+}
+
+void MetricsLog::flush() {
+  if (dir_.empty() || pending_jsonl_.empty()) return;
+  std::ofstream(csv_path(), std::ios::app) << pending_csv_;
+  std::ofstream(jsonl_path(), std::ios::app) << pending_jsonl_;
+  pending_csv_.clear();
+  pending_jsonl_.clear();
 }
 
 }  // namespace netspec::report

@@ -1,60 +1,62 @@
-// Line plots drawn by hand into an RGB buffer and written as PNG (libpng): axes with numbered
-// ticks, up to two y axes (left: e.g. loss, right: e.g. accuracy), a legend, and a tiny built-in
-// 3x5 bitmap font (digits, letters, a few signs; drawn at 2x). Enough for loss.png per run.
+// Line plots drawn with cairo (canvas.h): antialiased curves, nice auto-scaled axes (a left and an
+// optional right y axis), tick labels and axis titles in DejaVu Sans, a legend box, faint curves
+// (raw per-step loss under its smoothed curve), markers and vertical marks (epoch boundaries).
 #pragma once
-#include <array>
-#include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "report/canvas.h"
+
 namespace netspec::report {
 
-using Rgb = std::array<uint8_t, 3>;
-
-struct Image {
-  int width = 0, height = 0;
-  std::vector<uint8_t> rgb;  // row-major, 3 bytes per pixel
-  Image(int w, int h, Rgb bg);
-  Rgb at(int x, int y) const;
-  void set(int x, int y, Rgb c);  // ignores points outside
-};
-
-struct Curve {
-  std::string name;
+struct Series {
+  std::string name;                               // legend text; empty: not in the legend
   std::vector<std::pair<double, double>> points;  // (x, y) in data units, x increasing
   Rgb color;
   bool right_axis = false;
+  double line_width = 2, alpha = 1;
+  bool markers = false;  // a dot at each point (also drawn for a single point)
+  bool fit = true;       // false: the axis range ignores it (a raw curve's spikes are clipped)
 };
 
 struct PlotSpec {
-  int width = 800, height = 480;
-  std::string x_label = "epoch", left_label = "loss", right_label = "accuracy";
-  std::vector<Curve> curves;
+  int width = 960, height = 540;
+  std::string title, x_label = "epoch", left_label = "loss", right_label;
+  std::vector<Series> series;
+  std::vector<double> vlines;  // x positions of thin dashed vertical marks
+  // Fixed ranges (else from the data): e.g. x from 0, the right axis clamped to 0..100.
+  std::optional<double> x_min, right_floor, right_ceil;
+  std::optional<std::pair<double, double>> left_include;  // also covered by the left axis
 };
 
-inline constexpr Rgb kBackground{255, 255, 255};
+// A "nice" axis covering [lo, hi]: ticks at 1, 2 or 5 x 10^k steps, about n intervals; the
+// range is widened to whole ticks. lo == hi gets a range around the value.
+struct Axis {
+  double lo = 0, hi = 1, step = 1;
+  std::vector<double> ticks;
+};
+Axis nice_axis(double lo, double hi, int n);
+// Tick text with just the decimals the step needs ("0.25", "150", "1e-05" for tiny values).
+std::string tick_label(double v, double step);
 
-// Draws the plot; the axes' ranges come from the data (left from 0 or the minimum, right 0..1
-// unless the data leave it). Layout: to_pixel maps a data point of curve i to its pixel.
 class Plot {
  public:
-  explicit Plot(PlotSpec spec);
-  const Image& image() const { return img_; }
-  std::pair<int, int> to_pixel(double x, double y, bool right_axis) const;
+  // Lays out and draws `spec` onto `c` (sized spec.width x spec.height).
+  Plot(const PlotSpec& spec, const Canvas& c);
+  std::pair<double, double> to_pixel(double x, double y, bool right_axis) const;
+  const Axis& x_axis() const { return xa_; }
+  const Axis& left_axis() const { return la_; }
+  const Axis& right_axis() const { return ra_; }
+  // Plot area in pixels.
+  double x0 = 0, x1 = 0, y0 = 0, y1 = 0;
 
  private:
-  PlotSpec spec_;
-  Image img_;
-  int x0_, x1_, y0_, y1_;  // plot area: x0 left, x1 right, y0 top, y1 bottom
-  double xmin_, xmax_, lmin_, lmax_, rmin_, rmax_;
-  void draw();
+  Axis xa_, la_, ra_;
 };
 
-// Draws `text` (upper-cased) with its top-left at (x, y), `scale` pixels per font dot.
-void draw_text(Image& img, int x, int y, const std::string& text, Rgb c, int scale = 2);
-int text_width(const std::string& text, int scale = 2);
-// Writes an 8-bit RGB PNG. Throws netspec::Error naming the path on failure.
-void write_png(const std::string& path, const Image& img);
+// Draws to PNG (raster) or SVG by the path's extension (.png / .svg).
+void write_plot(const std::string& path, const PlotSpec& spec);
 
 }  // namespace netspec::report

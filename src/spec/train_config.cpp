@@ -52,6 +52,7 @@ void validate(const TrainConfig& c) {
   in_unit("dropout", c.dropout, false);
   in_unit("emaDecay", c.emaDecay, false);
   at_least("swaStartEpoch", c.swaStartEpoch, 0);
+  at_least("swaLr", c.swaLr, 0);
   at_least("swagK", c.swagK, 1);
   at_least("swagSamples", c.swagSamples, 1);
   at_least("ttaSamples", c.ttaSamples, 1);

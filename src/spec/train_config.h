@@ -62,6 +62,7 @@ using DoubleList = std::vector<double>;
   F(double, emaDecay, 0.9999, "EMA decay per step") \
   F(bool, useSWA, false, "stochastic weight averaging") \
   F(int, swaStartEpoch, 0, "first epoch averaged by SWA") \
+  F(double, swaLr, 0.0, "constant learning rate from swaStartEpoch on (0: the schedule's)") \
   F(bool, useSWAG, false, "SWA-Gaussian posterior") \
   F(int, swagK, 20, "SWAG low-rank deviation columns") \
   F(int, swagSamples, 30, "SWAG samples averaged at evaluation") \

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/hash.h"
 #include "emit/emit.h"
+#include "emit/loss_grad.h"
 #include "layers/param_table.h"
 
 namespace netspec::train {
@@ -23,6 +24,7 @@ struct Stepper::Module {
 
 struct Stepper::Modules {
   std::unique_ptr<Module> fused, forward, vjp;
+  std::unique_ptr<exec::Executable> loss_grad;  // (logits, labels, w) -> (loss, w·dloss/dlogits)
 };
 
 Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be,
@@ -35,8 +37,7 @@ Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be,
       accum_(c.gradAccumSteps),
       batch_(c.batchSize),
       seed_(static_cast<uint64_t>(c.seed)),
-      bn_momentum_(c.bnMomentum),
-      smoothing_(c.labelSmoothing) {
+      bn_momentum_(c.bnMomentum) {
   if (dp_.replicas > 1 && accum_ > 1)
     fail("train", "data-parallel replicas ({}) with gradAccumSteps > 1 (got {}): set one to 1",
          dp_.replicas, accum_);
@@ -50,12 +51,6 @@ Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be,
            "gradAccumSteps > 1 does not support dropPath / dropout (got {} / {}); set "
            "gradAccumSteps to 1",
            c.dropPath, c.dropout);
-    // The host computes the loss gradient, so only the loss it knows is accepted.
-    if (c.lossKind != LossKind::classCE)
-      fail("train",
-           "gradAccumSteps > 1 supports lossKind classCE only (got {}); set "
-           "gradAccumSteps to 1 or use a larger batchSize",
-           enum_name(c.lossKind));
     optimizer_ = std::make_unique<Module>(net, table_, ModuleKind::optimizer,
                                           emit::EmitOptions::from_train(c, batch_), be);
   }
@@ -78,6 +73,9 @@ const Stepper::Modules& Stepper::modules(int64_t n) {
   } else {
     m->forward = std::make_unique<Module>(net_, table_, ModuleKind::forward, eo, backend_);
     m->vjp = std::make_unique<Module>(net_, table_, ModuleKind::vjp, eo, backend_);
+    const hlo::Type logits = hlo::Type::tensor(m->forward->manifest.outputs.at(0).dtype,
+                                               m->forward->manifest.outputs.at(0).shape);
+    m->loss_grad = backend_.load(emit::emit_loss_grad(net_, logits, eo));
   }
   if (n != batch_) {
     const Modules& full = modules(batch_);
@@ -300,8 +298,8 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
     return loss;
   }
 
-  // Gradient accumulation: Σ_k vjp(P, x_k, dz_k) with dz_k already scaled by 1/N, N = Σ n_k
-  // (B·k for full micro-batches): the mean gradient over the N samples of this update.
+  // Gradient accumulation: Σ_k vjp(P, x_k, dz_k) with dz_k = (n_k/N)·∂loss_k/∂z from the
+  // loss-gradient module, N = Σ n_k: the gradient of the mean over the N samples of this update.
   std::vector<Tensor> grads;
   double loss = 0, total = 0;
   for (const Tensor& x : xs) total += static_cast<double>(x.shape().at(0));
@@ -326,9 +324,12 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
       const auto& ti = mk.forward->manifest.outputs[j];
       if (ti.role == "bn_batch_stat")
         update_running(s, bi, ti, fo[j]);
-      else if (j == 0)  // mean over this micro-batch, weighted n_k / N into the update's mean
-        loss += class_ce_and_grad(fo[0], ys[k], smoothing_, scale, dz) * (nk * scale);
     }
+    // The micro-batch's mean loss, weighted n_k / N into the update's mean.
+    std::vector<Tensor> lg = mk.loss_grad->run(
+        "main", {fo[0], ys[k], Tensor::scalar_f32(static_cast<float>(nk * scale))});
+    loss += lg[0].as_double(0) * (nk * scale);
+    dz = std::move(lg[1]);
     in.push_back(dz);  // vjp inputs: P, x, ybar
     std::vector<Tensor> g = mk.vjp->exe->run("main", in);
     size_t gi = 0;

@@ -1,7 +1,7 @@
 // One optimizer update of the training loop. gradAccumSteps == 1: the fused train_step module
 // (forward, loss, backward, update in one call). gradAccumSteps = k > 1: k micro-steps, each the
-// forward module (logits + BN batch stats), the classCE gradient w.r.t. the logits on the host
-// (dz = (softmax(z) - q) / (B·k), q the label-smoothed target) and the vjp module (dP); the k
+// forward module (logits + BN batch stats), the loss gradient w.r.t. the logits from the
+// loss-gradient module (emit/loss_grad.h, any loss, dz weighted n_k/N) and the vjp module; the k
 // gradients are summed and one optimizer module call applies them, so the update sees the mean
 // gradient over k·B samples. BN running stats take every micro-batch (as PyTorch does).
 // dropPath / dropout: the train step's "mask" inputs are drawn here per step from (seed, step)
@@ -67,7 +67,7 @@ class Stepper {
   int accum_;
   int64_t batch_;
   uint64_t seed_;
-  double bn_momentum_, smoothing_;
+  double bn_momentum_;
   std::map<int64_t, std::unique_ptr<Modules>> by_batch_;
   std::unique_ptr<Module> optimizer_;
   // The full-batch fused step's session: feedback_[k] is state k, taken from s.params (kind 'p')

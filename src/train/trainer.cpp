@@ -12,18 +12,22 @@
 #include "core/error.h"
 #include "core/safetensors.h"
 #include "data/loader.h"
+#include "data/repeated_aug.h"
 #include "data/text.h"
 #include "exec/backend.h"
 #include "layers/lower.h"
 #include "layers/param_table.h"
+#include "report/loss_plot.h"
 #include "report/metrics_log.h"
-#include "report/plot.h"
 #include "report/progress.h"
+#include "train/averaging.h"
+#include "train/batch_augment.h"
 #include "train/checkpoint.h"
 #include "train/det_train.h"
 #include "train/prior_bias.h"
 #include "train/signals.h"
 #include "train/stepper.h"
+#include "train/tta.h"
 
 namespace netspec::train {
 namespace {
@@ -59,6 +63,17 @@ report::Row metrics_row(const EpochMetrics& m, bool text) {
   return r;
 }
 
+// One steps.csv row. grad-norm is not logged: the fused train step does not return it.
+report::Row step_row(int64_t step, double epoch, double loss, double lr, int64_t n, double s) {
+  return {{"step", static_cast<double>(step)},
+          {"epoch", epoch},
+          {"train_loss", loss},
+          {"lr", lr},
+          {"samples", static_cast<double>(n)},
+          {"ms", 1e3 * s},
+          {"samples_per_s", s > 0 ? n / s : 0.0}};
+}
+
 // The net's token-id range: the smallest vocab of its tokenPositionEmbed / lmHead layers
 // (-1 when it has neither, i.e. it is not a token model).
 int64_t token_vocab(const NetSpec& net) {
@@ -82,33 +97,6 @@ void save_or_check_vocab(const data::Vocab& v, const fs::path& p) {
     return;
   }
   data::save_vocab(v, p.string());
-}
-
-void write_plot(const std::string& path, const std::vector<report::Row>& rows) {
-  report::PlotSpec ps;
-  report::Curve tl{"train loss", {}, {214, 39, 40}, false};
-  report::Curve vl{"val loss", {}, {31, 119, 180}, false};
-  report::Curve va{"val top-1", {}, {44, 160, 44}, true};
-  for (const auto& r : rows) {
-    double e = report::get(r, "epoch").value_or(0);
-    if (auto v = report::get(r, "train_loss")) tl.points.emplace_back(e, *v);
-    if (auto v = report::get(r, "val_loss")) vl.points.emplace_back(e, *v);
-    if (auto v = report::get(r, "val_top1")) va.points.emplace_back(e, *v);
-  }
-  report::Curve m50{"val mAP@0.5", {}, {44, 160, 44}, true};
-  report::Curve map{"val mAP@[.5:.95]", {}, {148, 103, 189}, true};
-  for (const auto& r : rows) {  // detection runs: mAP instead of val loss / top-1
-    double e = report::get(r, "epoch").value_or(0);
-    if (auto v = report::get(r, "val_map50")) m50.points.emplace_back(e, *v);
-    if (auto v = report::get(r, "val_map")) map.points.emplace_back(e, *v);
-  }
-  if (!m50.points.empty()) {
-    ps.curves = {tl, m50, map};
-    ps.right_label = "mAP";
-  } else {
-    ps.curves = {tl, vl, va};
-  }
-  report::write_png(path, report::Plot(ps).image());
 }
 
 std::string epoch_line(const EpochMetrics& m, int epochs, bool text) {
@@ -144,11 +132,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   auto refuse = [](bool on, const char* field) {
     if (on) fail("train", "{} is not supported by the trainer yet (set it to its default)", field);
   };
-  refuse(c.mixup || c.cutmix || c.knnMixup, "mixup/cutmix");
-  refuse(c.randomErasing || c.randAugment || c.autoAugment,
-         "randomErasing/randAugment/autoAugment");
-  refuse(c.repeatedAug != 1, "repeatedAug");
-  refuse(c.useEMA || c.useSWA || c.useSWAG || c.useTTA, "useEMA/useSWA/useSWAG/useTTA");
+  refuse(c.randAugment || c.autoAugment, "randAugment/autoAugment");
+  if (c.useTTA && !c.augment)
+    fail("train", "useTTA averages views of the training augmentation: set augment = true");
   refuse(c.bf16 || c.bf16Conv, "bf16/bf16Conv");
   refuse(!c.runningBN, "runningBN = false");
   refuse(!c.bootstrapBackbone.empty(), "bootstrapBackbone");
@@ -171,6 +157,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   Stepper stepper(net, c, *backend, &table, o.dp);
   const int reps = o.dp.replicas;
   Evaluator evaluator(net, batch, *backend, &table);
+  Averages averages(net, c, *backend, table, evaluator);  // EMA / SWA / SWAG (averaging.h)
   const bool det = data.det != nullptr;
   const DetTargets targets = det ? det_targets(net, table, c) : DetTargets{};
   std::vector<Tensor> init = init_params(table, c.init, static_cast<uint64_t>(c.seed));
@@ -222,13 +209,28 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
           data.text->vocab.size(), data.text->train.size(), data.text->val.size(), res.unigram_bpc);
   }
   report::MetricsLog mlog(o.run_dir, s.epoch);
+  report::MetricsLog slog(o.run_dir, s.step, "steps", "step");  // per step, flushed with `last`
 
   // Text: training windows are redrawn each epoch from the corpus (seed, epoch).
   data::Dataset train_ds =
       det ? det_epoch(data.det->train, targets, c, uint64_t(c.seed), s.epoch) : data.train;
   int det_drawn = s.epoch;  // the epoch (0-based) train_ds was drawn for
+  if (det && (c.repeatedAug > 1 || c.mixup || c.cutmix || c.knnMixup || c.randomErasing ||
+              c.randAugment || c.autoAugment))
+    fail("train",
+         "detection data supports augment (flips) and fpnAffine* only: repeatedAug, mixup, "
+         "cutmix, knnMixup, randomErasing, randAugment and autoAugment would not move the boxes");
+  if (det && (c.useEMA || c.useSWA || c.useSWAG || c.useTTA))
+    fail("train", "useEMA/useSWA/useSWAG/useTTA evaluate top-1, not detection mAP (set them off)");
+  // Repeated augmentation: each epoch's rows (timm RepeatAugSampler; the same count every epoch).
+  auto ra_epoch = [&](int epoch) {
+    return data::repeated_aug_epoch(data.train, c.repeatedAug, static_cast<uint64_t>(c.seed),
+                                    epoch - 1);
+  };
+  if (c.repeatedAug > 1 && !text) train_ds = ra_epoch(1);
   // Detection: flips and affine move the boxes too (det_epoch), never the loader's augment.
   const data::Augment aug = c.augment && !det ? data::Augment::standard() : data::Augment{};
+  const BatchAugment batch_aug(c, table, data.train);  // erasing, mixup/cutmix, soft targets
   if (c.augment && data.train.x.shape().size() != 4)
     fail("train", "augment needs image data [N, C, H, W] (got {})", data.train.x.type_str());
   // Every sample is trained once per epoch (PyTorch's drop_last=False): nb = ceil(N/B) batches,
@@ -270,6 +272,8 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     if (data.text)
       train_ds = data::text_windows(*data.text, true, static_cast<int>(train_ds.x.shape().at(1)),
                                     static_cast<uint64_t>(c.seed), epoch - 1);
+    else if (c.repeatedAug > 1)
+      train_ds = ra_epoch(epoch);
     // Batches are assembled on a worker thread while the step runs (Prefetcher); identical to
     // calling the loader in order. A mid-epoch resume skips the batches already used.
     data::Loader train_ld(train_ds, batch, true, static_cast<uint64_t>(c.seed), aug);
@@ -291,6 +295,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
       int64_t n = 0;  // samples in this update
       for (int64_t j = b * k; j < std::min<int64_t>((b + 1) * k, nb); ++j) {
         if (!pf.next(mb)) fail("train", "loader ended early (batch {} of {})", j, nb);
+        if (batch_aug.active()) batch_aug.apply(epoch - 1, j, train_ld, mb);
         if (mb.valid % reps != 0) {  // data parallel: equal shards (drops < R samples)
           mb.valid -= mb.valid % reps;
           mb.x = first_rows(mb.x, mb.valid);
@@ -301,6 +306,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         ys.push_back(std::move(mb.y));
       }
       lr = learning_rate(c, s.step, spe);
+      if (c.swaLr > 0 && averages.any() && epoch - 1 >= c.swaStartEpoch) lr = c.swaLr;
       auto ts = Clock::now();
       double loss = stepper.step(s, xs, ys, lr, s.step + 1);
       step_secs += secs(ts);
@@ -314,6 +320,13 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
       samples += n;
       run_samples += n;
       ++s.step;
+      slog.append(
+          step_row(s.step, epoch - 1 + static_cast<double>(b + 1) / spe, loss, lr, n, secs(ts)),
+          false);
+      if (averages.per_step()) {
+        stepper.sync(s);
+        averages.after_step(s);
+      }
       if (prog) prog->update(b + 1 - b0, loss_sum / static_cast<double>(samples), run_samples);
       const bool stop = any_rank(stop_requested(), o.dp);  // processes: all stop together
       if (stop && b + 1 < spe) {
@@ -321,6 +334,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         s.batch_in_epoch = b + 1;
         s.loss_sum = loss_sum;
         if (prog) prog->finish();
+        slog.flush();
         if (!last.empty()) save_checkpoint(last, table, s, net.name);
         if (o.log)
           *o.log << fmt::format(
@@ -363,15 +377,27 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
       m.evaluated = true;
       m.best = m.val.count > 0 && m.val.top1 > best_top1;
     }
+    // Each average (EMA / SWA / SWAG) evaluated and saved beside the weights.
+    std::string avg = averages.any() ? averages.end_epoch(epoch, s, train_ds, data.test,
+                                                          m.evaluated, o.run_dir, net.name)
+                                     : "";
+    if (c.useTTA && m.evaluated)  // ttaSamples augmented views per sample, logits averaged
+      avg += fmt::format("  tta top-1 {:.2f}%",
+                         100 * evaluate_tta(evaluator, s.params, s.running, data.test, aug,
+                                            c.ttaSamples, static_cast<uint64_t>(c.seed) + 1)
+                                   .top1);
     m.seconds = secs(t0);
+    std::string line = epoch_line(m, c.epochs, text);
+    line.insert(line.size() - 1, avg);
     res.epochs.push_back(m);
-    if (o.log) *o.log << epoch_line(m, c.epochs, text) << std::flush;
+    if (o.log) *o.log << line << std::flush;
 
     // Order matters for a kill at any point: rows, then best, then last (a resume drops rows
     // past `last` and recomputes them bit for bit).
     mlog.append(metrics_row(m, text));
+    slog.flush();
     if (!o.run_dir.empty()) {
-      write_plot((dir / "loss.png").string(), mlog.rows());
+      report::write_loss_plots(o.run_dir, mlog.rows(), slog.rows());
       if (m.best) {
         save_checkpoint((dir / "best.safetensors").string(), table, s, net.name);
         nlohmann::ordered_json b;

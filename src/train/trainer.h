@@ -2,7 +2,8 @@
 // train_step module, or gradient accumulation), host BN running statistics, evaluation on the
 // eval module every evalEveryNEpochs epochs and after the last (loss, top-1, top-5), and in
 // RUN_DIR: last.safetensors every checkpointEveryNEpochs epochs, best.safetensors + best.json by
-// validation top-1, config.json, metrics.csv, metrics.jsonl and loss.png (docs/training.md).
+// validation top-1, config.json, metrics.csv/.jsonl (per epoch), steps.csv/.jsonl (per step:
+// loss, lr, samples/s) and loss.png/.svg (docs/training.md).
 // Detection data (Splits::det): targets assigned per epoch after box-aware augmentation
 // (det_train.h); evaluation reports VOC mAP@0.5 and COCO mAP@[.5:.95] (overall and per class)
 // in the epoch line and metrics.csv; classes.json is saved in RUN_DIR.

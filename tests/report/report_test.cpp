@@ -1,7 +1,6 @@
-// Report library: progress formatting, metrics.csv/jsonl (round trip, resume truncation) and the
-// PNG plot (decoded with libpng: size, curve pixels, legend text).
+// Report library: progress formatting, metrics.csv/jsonl (round trip, resume truncation). The
+// pictures are tested in plot_test.cpp.
 #include <gtest/gtest.h>
-#include <png.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -11,7 +10,6 @@
 #include <sstream>
 
 #include "report/metrics_log.h"
-#include "report/plot.h"
 #include "report/progress.h"
 
 namespace netspec::report {
@@ -96,67 +94,6 @@ TEST(Metrics, CsvAndJsonlRowsParseAndResumeDropsLaterRows) {
   jl = lines_of(d + "/metrics.jsonl");
   ASSERT_EQ(jl.size(), 3u);
   EXPECT_EQ(*get(parse_json_line(jl[2]), "val_top1"), 0.95);
-}
-
-Image read_png(const std::string& path) {
-  png_image pi{};
-  pi.version = PNG_IMAGE_VERSION;
-  EXPECT_TRUE(png_image_begin_read_from_file(&pi, path.c_str())) << pi.message;
-  pi.format = PNG_FORMAT_RGB;
-  Image img(static_cast<int>(pi.width), static_cast<int>(pi.height), kBackground);
-  EXPECT_TRUE(png_image_finish_read(&pi, nullptr, img.rgb.data(), 0, nullptr)) << pi.message;
-  return img;
-}
-
-TEST(Plot, PngDecodesWithCurvesAxesAndLegend) {
-  PlotSpec s;
-  s.width = 640;
-  s.height = 400;
-  const Rgb red{220, 30, 30}, blue{30, 60, 220}, green{20, 160, 40};
-  Curve train{"train loss", {}, red, false}, val{"val loss", {}, blue, false},
-      acc{"val acc", {}, green, true};
-  for (int e = 1; e <= 6; ++e) {
-    train.points.emplace_back(e, 2.0 / e);
-    val.points.emplace_back(e, 2.2 / e + 0.05);
-    acc.points.emplace_back(e, 0.5 + 0.07 * e);
-  }
-  s.curves = {train, val, acc};
-  Plot p(s);
-  std::string path = tmpdir("png") + "/loss.png";
-  write_png(path, p.image());
-  Image img = read_png(path);
-  ASSERT_EQ(img.width, 640);
-  ASSERT_EQ(img.height, 400);
-  EXPECT_EQ(img.rgb, p.image().rgb);
-  // Each data point and the midpoint of each segment carry the curve's colour.
-  for (const Curve& c : s.curves)
-    for (size_t i = 0; i < c.points.size(); ++i) {
-      auto [x, y] = c.points[i];
-      auto [px, py] = p.to_pixel(x, y, c.right_axis);
-      EXPECT_EQ(img.at(px, py), c.color) << c.name << " point " << i;
-      if (i + 1 < c.points.size() && c.name == "val acc") {  // straight line on the right axis
-        auto [qx, qy] = p.to_pixel(x + 0.5, y + 0.035, true);
-        bool near = false;  // the rounded midpoint is within a pixel of the drawn segment
-        for (int dy = -1; dy <= 1; ++dy)
-          for (int dx = -1; dx <= 1; ++dx) near |= img.at(qx + dx, qy + dy) == c.color;
-        EXPECT_TRUE(near) << c.name << " mid " << i;
-      }
-    }
-  // Axes, tick labels and the legend put dark pixels left of and below the plot area.
-  int dark_left = 0, dark_below = 0;
-  for (int y = 0; y < img.height; ++y)
-    for (int x = 0; x < 80; ++x) dark_left += img.at(x, y)[0] < 100;
-  for (int y = img.height - 60; y < img.height; ++y)
-    for (int x = 0; x < img.width; ++x) dark_below += img.at(x, y)[0] < 100;
-  EXPECT_GT(dark_left, 100);
-  EXPECT_GT(dark_below, 100);
-  // Some pixels stay background (the plot is not a filled rectangle).
-  EXPECT_EQ(img.at(img.width / 2, 60), kBackground);
-}
-
-TEST(Plot, BadPathIsAnError) {
-  Image img(4, 4, kBackground);
-  EXPECT_THROW(write_png("/nonexistent_dir_xyz/a.png", img), std::exception);
 }
 
 }  // namespace

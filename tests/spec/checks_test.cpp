@@ -207,7 +207,7 @@ TEST(SpecFile, UnknownKindMissingFieldBadEnumBadTypeSyntax) {
             "cutmix, cutmixAlpha, knnMixup, randomErasing, randomErasingProb, randAugment, "
             "randAugmentN, randAugmentM, randAugmentGeometric, randAugmentMstd, "
             "randAugmentIncreasing, autoAugment, repeatedAug, trainRes, testCropRatio, dropPath, "
-            "dropout, useEMA, emaDecay, useSWA, swaStartEpoch, useSWAG, swagK, swagSamples, "
+            "dropout, useEMA, emaDecay, useSWA, swaStartEpoch, swaLr, useSWAG, swagK, swagSamples, "
             "useTTA, ttaSamples, runningBN, syncBN, bnMomentum, init, bf16, bf16Conv, "
             "evalEveryNEpochs, "
             "checkpointEveryNEpochs, bootstrapBackbone, bootstrapRanges, headPriorBias, "

@@ -1,0 +1,42 @@
+// Grad-CAM of a trained classifier: runs the grad_cam module (logits, cam features and
+// d(logit_K)/d(features)) on a backend, turns each row into the Grad-CAM map
+// (report::grad_cam_map) and draws the input | overlay panel.
+#pragma once
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "exec/backend.h"
+#include "viz/model.h"
+
+namespace netspec::viz {
+
+struct CamOut {
+  std::vector<double> probs;  // softmax of the logits
+  int64_t cls = 0;            // the class K explained
+  std::vector<double> map;    // [h, w] at the feature map's resolution
+  int64_t h = 0, w = 0;
+};
+
+class GradCam {
+ public:
+  GradCam(const Model& m, int64_t batch, exec::Backend& backend);
+  // x: [batch, ...]; rows >= n are padding. cls < 0: each row explains its top class.
+  std::vector<CamOut> run(const Tensor& x, int64_t n, int64_t cls = -1) const;
+
+ private:
+  const Model& m_;
+  int64_t batch_;
+  std::unique_ptr<exec::Executable> exe_;
+  std::vector<Tensor> inputs(const Tensor& x, const std::vector<int32_t>& k) const;
+};
+
+// The k most probable classes (name, probability), best first.
+std::vector<std::pair<std::string, double>> top_k(const Model& m, const std::vector<double>& p,
+                                                  size_t k);
+// The Grad-CAM panel of one input picture as PNG bytes.
+std::string cam_panel(const Model& m, const report::RgbImage& picture, const CamOut& c,
+                      const std::string& title);
+
+}  // namespace netspec::viz

@@ -1,0 +1,71 @@
+// TTA: evaluate_tta equals the mean, over views v, of the eval module's logits on each sample
+// cropped/flipped by hand from augment_draw(seed, epoch v, sample) as loader.h defines it (pixel
+// (y, x) reads (y + dy - pad, (flip ? W-1-x : x) + dx - pad), black 0 outside), with a tail batch.
+#include "train/tta.h"
+
+#include <gtest/gtest.h>
+
+#include "exec/backend.h"
+#include "layers/param_table.h"
+#include "spec/spec_json.h"
+#include "train/train_test_util.h"
+#include "train/trainer.h"
+
+namespace netspec::train {
+namespace {
+
+TEST(Tta, MeanOfHandAugmentedViews) {
+  SpecFile s = parse_spec(R"({"name": "t", "inputChannels": 1, "inputHeight": 8, "inputWidth": 8,
+    "layers": [{"kind": "flatten"}, {"kind": "dense", "in": 64, "out": 3}]})",
+                          "t");
+  const ParamTable t = build_param_table(s.net);
+  auto be = exec::make_backend("cpu");
+  const int64_t n = 10, b = 4;
+  Evaluator ev(s.net, b, *be, &t);
+  std::vector<int32_t> lab(n);
+  for (int64_t i = 0; i < n; ++i) lab[i] = static_cast<int32_t>(i % 3);
+  data::Dataset ds(test_util::uniform_noise({n, 1, 8, 8}, 5),
+                   Tensor::from<int32_t>(DType::kI32, {n}, lab));
+  const auto params = init_params(t, InitKind::he, 2);
+  const data::Augment aug = data::Augment::standard();
+  const int views = 3;
+  const uint64_t seed = 9;
+  EvalMetrics got = evaluate_tta(ev, params, {}, ds, aug, views, seed);
+
+  const int64_t pad = aug.pad_for(8, 8);
+  std::vector<double> mean(static_cast<size_t>(n * 3), 0.0);
+  int64_t differ = 0;
+  for (int v = 0; v < views; ++v)
+    for (int64_t i = 0; i < n; ++i) {
+      const data::AugmentDraw d = data::augment_draw(aug, seed, v, i, 8, 8);
+      Tensor x(DType::kF32, {b, 1, 8, 8});
+      for (int64_t y = 0; y < 8; ++y)
+        for (int64_t q = 0; q < 8; ++q) {
+          const int64_t sy = y + d.dy - pad, sx = (d.flip ? 7 - q : q) + d.dx - pad;
+          const bool in = sy >= 0 && sy < 8 && sx >= 0 && sx < 8;
+          x.data<float>()[y * 8 + q] = in ? ds.x.data<float>()[i * 64 + sy * 8 + sx] : 0.f;
+          differ += x.data<float>()[y * 8 + q] != ds.x.data<float>()[i * 64 + y * 8 + q];
+        }
+      Tensor z = ev.logits(params, {}, x);
+      for (int c = 0; c < 3; ++c) mean[i * 3 + c] += z.data<float>()[c] / views;
+    }
+  EXPECT_GT(differ, 100);  // the views are really augmented
+  Scorer sc;
+  for (int64_t i0 = 0; i0 < n; i0 += b) {
+    const int64_t rows = std::min(b, n - i0);
+    Tensor z(DType::kF32, {b, 3}), y(DType::kI32, {b});
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int c = 0; c < 3; ++c)
+        z.data<float>()[r * 3 + c] = static_cast<float>(mean[(i0 + r) * 3 + c]);
+      y.data<int32_t>()[r] = lab[i0 + r];
+    }
+    sc.add(z, y, rows);
+  }
+  EvalMetrics want = sc.result();
+  EXPECT_EQ(got.count, n);
+  EXPECT_NEAR(got.loss, want.loss, 1e-5);
+  EXPECT_EQ(got.top1, want.top1);
+}
+
+}  // namespace
+}  // namespace netspec::train
