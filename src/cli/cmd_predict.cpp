@@ -49,7 +49,6 @@ void register_predict_command(CLI::App& app) {
   cmd->add_option("net", o->net, "zoo net name or a spec .json file")->required();
   cmd->add_option("inputs", o->inputs, "JPEG/PNG images or .npy tensors")->required();
   cmd->add_option("--checkpoint", o->checkpoint, "a .safetensors checkpoint (not for a run dir)");
-  cmd->add_option("--png", o->det.png, "run dir of a detector: draw the boxes into this PNG");
   cmd->add_flag("--json", o->det.json, "run dir of a detector: print the boxes as JSON");
   cmd->add_option("--iou", o->det.iou, "detector: NMS IoU threshold")->capture_default_str();
   cmd->add_option("--score", o->det.score, "detector: score threshold")->capture_default_str();
@@ -58,11 +57,14 @@ void register_predict_command(CLI::App& app) {
   cmd->add_option("--dataset", o->dataset,
                   "dataset the net was trained on: class names, normalisation (default: spec's)");
   cmd->add_option("--top", o->top, "probabilities shown per input")->capture_default_str();
-  cmd->add_option("--png", o->png, "also draw the images with their top-3 classes into this PNG");
+  cmd->add_option("--png", o->png,
+                  "also draw the images with their top-3 classes into this PNG (a detector's run "
+                  "dir: the images with their boxes)");
   add_backend_options(cmd, o->backend, o->engine);
   cmd->callback([o] {
     if (std::filesystem::is_directory(o->net)) {  // a run directory of `netspec train`
       PredictDetOptions d = o->det;
+      d.png = o->png;
       d.run_dir = o->net;
       d.images = o->inputs;
       d.backend = o->backend;

@@ -10,7 +10,7 @@
 #include "data/det_data.h"
 #include "data/image.h"
 #include "layers/param_table.h"
-#include "report/plot.h"
+#include "report/canvas.h"
 #include "spec/spec_json.h"
 #include "train/checkpoint.h"
 #include "train/det_train.h"
@@ -21,12 +21,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void draw_box(report::Image& img, int ox, const data::Box& b, report::Rgb c) {
-  const int x0 = ox + int(b.x0), x1 = ox + int(b.x1) - 1, y0 = int(b.y0), y1 = int(b.y1) - 1;
-  for (int t = 0; t < 2; ++t) {
-    for (int x = x0; x <= x1; ++x) img.set(x, y0 + t, c), img.set(x, y1 - t, c);
-    for (int y = y0; y <= y1; ++y) img.set(x0 + t, y, c), img.set(x1 - t, y, c);
-  }
+// A 2-pixel box outline from four filled rectangles.
+void draw_box(const report::Canvas& cv, double ox, const data::Box& b, report::Rgb c) {
+  cv.rect(ox + b.x0, b.y0, b.w(), 2, c);
+  cv.rect(ox + b.x0, b.y1 - 2, b.w(), 2, c);
+  cv.rect(ox + b.x0, b.y0, 2, b.h(), c);
+  cv.rect(ox + b.x1 - 2, b.y0, 2, b.h(), c);
 }
 
 }  // namespace
@@ -66,19 +66,17 @@ void predict_run_dir(const PredictDetOptions& o) {
   for (const Tensor& im : originals)
     total_w += int(im.shape()[2]), max_h = std::max(max_h, int(im.shape()[1]));
   const int up = std::max(1, 384 / std::max(max_h, 1));  // small images are drawn enlarged
-  report::Image canvas(std::max(total_w * up, 1), std::max(max_h * up, 1), {255, 255, 255});
+  report::Canvas canvas(std::max(total_w * up, 1), std::max(max_h * up, 1));
   int ox = 0;
   for (int64_t i = 0; i < n; ++i) {
     const Tensor& im = originals[i];
     const int64_t h = im.shape()[1], w = im.shape()[2];
     const double sx = double(w) / double(d.width), sy = double(h) / double(d.height);
-    for (int64_t y = 0; y < h; ++y)
-      for (int64_t xx = 0; xx < w; ++xx) {
-        const uint8_t* p = im.data<uint8_t>();
-        for (int k = 0; k < up * up; ++k)
-          canvas.set(ox + int(xx) * up + k % up, int(y) * up + k / up,
-                     {p[y * w + xx], p[(h + y) * w + xx], p[(2 * h + y) * w + xx]});
-      }
+    report::RgbImage rgb{static_cast<int>(w), static_cast<int>(h)};
+    const uint8_t* px = im.data<uint8_t>();
+    for (int64_t q = 0; q < h * w; ++q)
+      for (int ch = 0; ch < 3; ++ch) rgb.rgb[q * 3 + ch] = px[ch * h * w + q];
+    canvas.image(rgb, ox, 0, double(w * up), double(h * up), true);
     nlohmann::json boxes = nlohmann::json::array();
     std::cout << fmt::format("{}:\n", o.images[i]);
     for (const train::Detection& det : dets) {
@@ -98,19 +96,16 @@ void predict_run_dir(const PredictDetOptions& o) {
       const data::Box drawn{b.x0 * up, b.y0 * up, b.x1 * up, b.y1 * up, b.cls};
       draw_box(canvas, ox, drawn, col);
       const std::string label = fmt::format("{} {:.2f}", name(b.cls), det.score);
-      const int ty = std::max(0, int(drawn.y0) - 12);
-      for (int yy = ty; yy < ty + 12; ++yy)
-        for (int xx = ox + int(drawn.x0); xx < ox + int(drawn.x0) + report::text_width(label) + 4;
-             ++xx)
-          canvas.set(xx, yy, {0, 0, 0});
-      report::draw_text(canvas, ox + int(drawn.x0) + 2, ty + 1, label, col);
+      const double ty = std::max(0.0, drawn.y0 - 16);
+      canvas.rect(ox + drawn.x0, ty, canvas.text_width(label, 12) + 6, 16, {0, 0, 0});
+      canvas.text(ox + drawn.x0 + 3, ty + 12, label, 12, col);
     }
     out.push_back({{"image", o.images[i]}, {"detections", boxes}});
     ox += int(w) * up;
   }
   if (o.json) std::cout << out.dump(2) << "\n";
   if (!o.png.empty()) {
-    report::write_png(o.png, canvas);
+    canvas.write_png(o.png);
     std::cout << fmt::format("wrote {}\n", o.png);
   }
 }
