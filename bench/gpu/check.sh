@@ -9,7 +9,9 @@
 #   run: bench/gpu/check.sh            carry: build/gpu-pack
 # Knobs (for a dry run on a CPU machine): GPU_CHECK_PLUGIN (a PJRT plugin .so), GPU_CHECK_SIZE
 # (resnet50's image side, default 224), GPU_CHECK_BATCH (default 128), GPU_CHECK_STEPS (default 20),
-# GPU_CHECK_DEVICE (torch device, default cuda), PYTHON (default python3).
+# GPU_CHECK_DEVICE (torch device, default cuda), GPU_CHECK_MODELS (default "resnet50 vit-tiny"),
+# GPU_CHECK_BUDGET (seconds for all parts, default 450), GPU_CHECK_TIMEOUT_SCALE (multiplies each
+# part's timeout, default 1), PYTHON (default python3).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 log=${OUT:-/tmp}/gpu-check.log
@@ -20,6 +22,9 @@ size=${GPU_CHECK_SIZE:-224}
 batch=${GPU_CHECK_BATCH:-128}
 steps=${GPU_CHECK_STEPS:-20}
 tdev=${GPU_CHECK_DEVICE:-cuda}
+models=${GPU_CHECK_MODELS:-resnet50 vit-tiny}
+budget=${GPU_CHECK_BUDGET:-450}
+tscale=${GPU_CHECK_TIMEOUT_SCALE:-1}
 pack=build/gpu-pack
 [[ -x $pack/bin/netspec ]] || { say "check: no $pack/bin/netspec (bench/gpu/pack.sh)"; exit 1; }
 export LD_LIBRARY_PATH="$PWD/$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -49,19 +54,23 @@ say "== $(date -u +%FT%TZ) gpu check; plugin $plugin"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$log" >&2
 say "$(lscpu | grep -m1 'Model name')"
 
-run() {  # run SECONDS CMD...: one part, its output into the log; skipped past 7.5 minutes
-  local t=$1; shift
-  if (( SECONDS + 10 > 450 )); then say "skipped (the 8-minute budget is spent): $*"; return; fi
-  (( SECONDS + t > 470 )) && t=$(( 470 - SECONDS ))
+# run SECONDS CMD...: one part, the last lines of its output into the log and all of it into
+# $part (a file; empty when the part was skipped); skipped once the budget is spent.
+part=/dev/null
+run() {
+  local t=$(( $1 * tscale )); shift
+  : >"$part"
+  if (( SECONDS + 10 > budget )); then say "skipped (the ${budget}-second budget is spent): $*"; return; fi
+  (( SECONDS + t > budget + 20 )) && t=$(( budget + 20 - SECONDS ))
   say "\$ $*"
-  timeout "$t" "$@" 2>&1 | grep -v '^I0000\|^WARNING: All log messages' | tail -4 | tee -a "$log" >&2
+  timeout "$t" "$@" 2>&1 | grep -v '^I0000\|^WARNING: All log messages' | tee "$part" | tail -4 | tee -a "$log" >&2
   local rc=${PIPESTATUS[0]}
   [[ $rc == 0 ]] || say "   (exit $rc)"
 }
 
 # vit-tiny's spec fixes its patch count (224/16 = 14x14): GPU_CHECK_SIZE applies to resnet50 only.
 side() { [[ $1 == vit-tiny ]] && echo 224 || echo "$size"; }
-for m in resnet50 vit-tiny; do
+for m in $models; do
   opt=$([[ $m == resnet50 ]] && echo sgd || echo adamw)
   s=$(side "$m")
   run 120 "$ns" bench "$m" --batch "$batch" --optimizer "$opt" --input "3x${s}x${s}" \
@@ -74,20 +83,29 @@ for m in resnet50 vit-tiny; do
     --size "$s" --steps "$steps" --warmup 3 --device "$tdev"
 done
 
-# Same synthetic data and initial parameters (netspec bench's seed): the first step's loss and
-# the loss after 3 steps on xla must equal cpu's within f32 tolerance (relative 1e-3).
-for m in resnet50 vit-tiny; do
+# Same synthetic data and initial parameters (netspec bench's seed): the first step's loss on
+# xla must equal cpu's within relative 1e-3 (same forward), the second's (after one update at a
+# small learning rate) within 1e-2. The second is a weaker check: BN over few elements per
+# channel amplifies f32 rounding in the gradient (resnet50 at 32x32 batch 4 ends at 1x1 spatial,
+# and there cpu, ref and xla already differ by ~3 % after one step); at 224 (7x7) it is sound.
+# Each bench's own output (never an earlier line of the log): a skipped or failed part leaves
+# its file empty and the verdict says NOT COMPARED.
+for m in $models; do
   opt=$([[ $m == resnet50 ]] && echo sgd || echo adamw)
   s=$(side "$m")
   for b in cpu xla; do
-    run 60 "$ns" bench "$m" --batch 4 --optimizer "$opt" --input "3x${s}x${s}" --steps 2 \
-      --warmup 1 --backend "$b" --pjrt-plugin "$plugin"
-    grep -o 'loss [-0-9.e+]* -> [-0-9.e+]*' "$log" | tail -1 >"/tmp/gpu-check-$m-$b"
+    part=/tmp/gpu-check-$m-$b.out
+    run 60 "$ns" bench "$m" --batch 4 --optimizer "$opt" --input "3x${s}x${s}" --steps 1 \
+      --warmup 1 --lr 1e-4 --backend "$b" --pjrt-plugin "$plugin"
+    grep -o 'loss [-0-9.e+]* -> [-0-9.e+]*' "$part" | tail -1 >"/tmp/gpu-check-$m-$b"
   done
+  part=/dev/null
+  c1= c3= x1= x3=
   read -r _ c1 _ c3 <"/tmp/gpu-check-$m-cpu" || true
   read -r _ x1 _ x3 <"/tmp/gpu-check-$m-xla" || true
   say "$m losses cpu $c1 -> $c3, xla $x1 -> $x3: $(awk -v a="$c1" -v b="$x1" -v c="$c3" \
-    -v d="$x3" 'function ok(p, q) { return p != "" && q != "" && (p - q) ^ 2 <= (1e-3 * p) ^ 2 }
-    BEGIN { print (ok(a, b) && ok(c, d)) ? "EQUAL within 1e-3" : "DIFFERENT" }')"
+    -v d="$x3" 'function ok(p, q, r) { return (p - q) ^ 2 <= (r * p) ^ 2 }
+    BEGIN { if (a == "" || b == "" || c == "" || d == "") print "NOT COMPARED (a run missing)";
+            else print (ok(a, b, 1e-3) && ok(c, d, 1e-2)) ? "EQUAL (step 1 within 1e-3, step 2 within 1e-2)" : "DIFFERENT" }')"
 done
 say "== done $(date -u +%FT%TZ)"

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "core/error.h"
 
 namespace netspec::cli {
 
@@ -15,6 +16,21 @@ void add_backend_options(CLI::App* cmd, std::string& backend, exec::BackendOptio
                   "scripts/install-engines.sh installed)");
   cmd->add_option("--pjrt-devices", opts.devices,
                   "xla on the CPU plugin: in-process devices (for --replicas; default 1)");
+  cmd->add_option("--compile-cache", opts.compile_cache,
+                  "xla: directory of compiled executables kept between runs, or 'off' (default "
+                  "$NETSPEC_COMPILE_CACHE, else $XDG_CACHE_HOME/netspec/xla or "
+                  "~/.cache/netspec/xla)");
+}
+
+void refuse_xla_across_processes(const char* where, int world) {
+  fail(where,
+       "--backend xla across processes (WORLD_SIZE {}) is not supported: XLA's CPU PJRT plugin "
+       "has no cross-process collectives (its PJRT_Client_Create takes only cpu_device_count, "
+       "process_id and asynchronous, and never calls the key-value callbacks), and the "
+       "multi-node path of GPU plugins (node_id, num_nodes, key-value store) is not wired up; "
+       "use one process with --backend xla --replicas R (R devices), or --backend cpu across "
+       "processes (Gloo); see docs/distributed.md",
+       world);
 }
 
 }  // namespace netspec::cli

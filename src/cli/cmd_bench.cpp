@@ -1,9 +1,10 @@
 // `netspec bench NET|FILE.json [--batch B] [--optimizer NAME] [--input CxHxW] [--steps N]
-// [--warmup N] [--backend cpu|ref|xla|iree]`: emits the fused train step, feeds it synthetic data
-// (random inputs, random labels of the manifest's dtype and shape), runs warm-up steps, then
-// times N steps (the executor call only, parameters and optimizer state fed back as in training,
-// through a Session: on xla they stay in device buffers) and prints median / min / max ms per
-// step, samples/s and peak memory (max RSS; the cpu plan's arena). iree: iree-benchmark-module
+// [--warmup N] [--replicas R] [--backend cpu|ref|xla|iree]`: emits the fused train step (for R
+// data-parallel replicas, each on batch/R samples: threads on cpu, devices on xla), feeds it
+// synthetic data (random inputs, random labels of the manifest's dtype and shape), runs warm-up
+// steps, then times N steps (the executor call only, parameters and optimizer state fed back as in
+// training, through a Session: on xla they stay in device buffers) and prints median / min / max ms
+// per step, samples/s and peak memory (max RSS; the cpu plan's arena). iree: iree-benchmark-module
 // times N calls of the step on the same inputs (each a step from the same state).
 #include <sys/resource.h>
 
@@ -14,12 +15,13 @@
 #include <random>
 
 #include "cli/commands.h"
+#include "cli/train_flags.h"
 #include "core/error.h"
 #include "emit/emit.h"
 #include "exec/backend.h"
 #include "exec/cpu/cpu_backend.h"
-#include "layers/param_table.h"
 #include "exec/iree/iree_backend.h"
+#include "layers/param_table.h"
 #include "spec/param_table.h"
 #include "spec/zoo.h"
 #include "train/trainer.h"
@@ -88,18 +90,22 @@ void register_bench_command(CLI::App& app) {
   struct Opts {
     std::string net, optimizer, input, backend = "cpu";
     exec::BackendOptions engine;
-    int batch = 0, steps = 20, warmup = 3;
+    int batch = 0, steps = 20, warmup = 3, replicas = 1;
+    double lr = 0;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = app.add_subcommand("bench", "Time the train step on synthetic data");
   cmd->add_option("net", o->net, "zoo net name or a spec .json file")->required();
   cmd->add_option("--batch", o->batch, "batch size (default: the spec's)");
+  cmd->add_option("--lr", o->lr, "learning rate fed to the step (default: the spec's)");
   cmd->add_option("--optimizer", o->optimizer,
                   "sgd | adam | adamw | rmsprop | lamb (default: the spec's; adamw = adam with "
                   "weightDecay 0.01 unless the spec sets one)");
   cmd->add_option("--input", o->input, "per-sample input CxHxW (or C) instead of the spec's");
   cmd->add_option("--steps", o->steps, "timed steps")->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "untimed steps first")->capture_default_str();
+  cmd->add_option("--replicas", o->replicas,
+                  "data-parallel replicas (cpu: threads, xla: devices), batch/R samples each");
   add_backend_options(cmd, o->backend, o->engine);
   cmd->callback([o] {
     if (o->steps < 1) fail("bench", "--steps must be >= 1 (got {})", o->steps);
@@ -108,18 +114,8 @@ void register_bench_command(CLI::App& app) {
     SpecFile spec = resolve_net(o->net);
     TrainConfig c = spec.train.value_or(TrainConfig{});
     if (o->batch > 0) c.batchSize = o->batch;
-    if (!o->optimizer.empty()) {
-      std::string name = o->optimizer;
-      if (name == "adamw" || name == "adamW") {
-        name = "adam";
-        if (c.weightDecay == 0) c.weightDecay = 0.01;  // torch.optim.AdamW's default
-      }
-      auto k = parse_enum<OptimizerKind>(name);
-      if (!k)
-        fail("bench", "unknown --optimizer '{}' (expected adamw, {})", o->optimizer,
-             enum_choices<OptimizerKind>());
-      c.optimizer = *k;
-    }
+    if (o->lr > 0) c.learningRate = o->lr;
+    if (!o->optimizer.empty()) apply_optimizer_name(c, o->optimizer, "bench");
     if (!o->input.empty()) {
       std::array<int, 3> in = parse_input(o->input);
       spec.net.inputChannels = in[0];
@@ -129,10 +125,17 @@ void register_bench_command(CLI::App& app) {
     validate(c);
     const ParamTable table = build_param_table(spec.net);
     const int64_t batch = c.batchSize;
+    const int reps = o->replicas;
+    if (reps < 1 || reps > exec::kMaxReplicas || batch % reps != 0)
+      fail("bench", "--replicas must be in 1..{} and divide the batch {} (got {})",
+           exec::kMaxReplicas, batch, reps);
+    if (reps > 1 && o->backend == "iree") fail("bench", "--backend iree runs one replica");
+    o->engine.devices = std::max(o->engine.devices, reps);  // xla's CPU plugin: a device each
 
     auto te = Clock::now();
-    emit::Emitted step = emit::emit_module(spec.net, table, ModuleKind::train_step,
-                                           emit::EmitOptions::from_train(c, batch));
+    emit::EmitOptions eo = emit::EmitOptions::from_train(c, batch / reps);
+    eo.replicas = reps;
+    emit::Emitted step = emit::emit_module(spec.net, table, ModuleKind::train_step, eo);
     const double emit_s = std::chrono::duration<double>(Clock::now() - te).count();
     const emit::Manifest m = step.manifest;
     std::shared_ptr<const hlo::Module> mod(std::move(step.module));
@@ -178,9 +181,20 @@ void register_bench_command(CLI::App& app) {
         fail("bench", "train_step input '{}' has unknown role {}", ti.name, ti.role);
       }
     }
-    std::cout << fmt::format("bench {} batch {} {} on {}: {} params, {} inputs; emit {:.2f} s{}\n",
-                             spec.net.name, batch, enum_name(c.optimizer), o->backend,
-                             table.total_params(), m.inputs.size(), emit_s, arena)
+    // Replica r > 0: its own random shard of the batch (the parameters are shared).
+    std::vector<std::vector<Tensor>> per(static_cast<size_t>(reps), in);
+    for (size_t r = 1; r < per.size(); ++r)
+      for (size_t k = 0; k < m.inputs.size(); ++k) {
+        const auto& ti = m.inputs[k];
+        if (ti.role == "input" || ti.role == "label")
+          per[r][k] =
+              random_tensor(ti.dtype, ti.shape, classes, ti.role == "input" ? -1.f : 0.f, 1.f, rng);
+      }
+    std::cout << fmt::format(
+                     "bench {} batch {} {} on {}{}: {} params, {} inputs; emit {:.2f} s{}\n",
+                     spec.net.name, batch, enum_name(c.optimizer), o->backend,
+                     reps > 1 ? fmt::format(" x {} replicas", reps) : "", table.total_params(),
+                     m.inputs.size(), emit_s, arena)
               << std::flush;
 
     std::vector<double> ms;
@@ -208,13 +222,14 @@ void register_bench_command(CLI::App& app) {
       else if (ti.role == "optimizer_state" && q < opt_slot.size())
         fb.push_back({opt_slot[q++], k});
     }
-    auto session = exe->open_session("main", fb);
+    auto session = exe->open_session("main", fb, reps);
     for (const exec::Feedback& f : fb) session->set_state(f.input, in[f.input]);
     for (int s = 0; s < o->warmup + o->steps; ++s) {
       if (step_slot >= 0)
-        in[static_cast<size_t>(step_slot)] = Tensor::from<int32_t>(DType::kI32, {}, {s + 1});
+        for (auto& r : per)
+          r[static_cast<size_t>(step_slot)] = Tensor::from<int32_t>(DType::kI32, {}, {s + 1});
       auto t0 = Clock::now();
-      std::vector<Tensor> out = session->step(in);
+      std::vector<Tensor> out = std::move(session->step_replicated(per).at(0));
       double dt = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
       if (s >= o->warmup) ms.push_back(dt);
       if (loss_out < out.size()) loss = out[loss_out].as_double(0);

@@ -1,47 +1,96 @@
-// `netspec data synth --task det --format voc|coco --n N -o DIR [--size S] [--classes K]
-// [--seed X]`: writes procedural detection images with known boxes (data/synth_det.h) in the VOC
-// or COCO layout the detection readers take.
+// `netspec data synth --task T --format F --n N -o DIR [--seed S]`: writes a procedurally
+// generated data set in a real data set's on-disk format (src/data/synth.h, synth_det.h), so that
+// training and tests run offline on files a real download would replace unchanged.
+// det also takes [--size S] [--classes K] [--val-fraction F] (data/synth_det.h).
 #include <fmt/format.h>
+
+#include <memory>
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "data/synth.h"
 #include "data/synth_det.h"
 
 namespace netspec::cli {
 namespace {
 
 struct SynthArgs {
-  std::string task;
-  data::SynthDetOptions det;
+  data::SynthOptions o;
+  data::SynthDetOptions det;  // det only: size, classes, val_fraction (the rest from o)
 };
 
-void synth_command(const SynthArgs& a) {
-  if (a.task != "det") fail("data synth", "--task: unknown task '{}' (expected det)", a.task);
-  const int64_t boxes = data::write_synth_det(a.det);
-  fmt::print("wrote {} {} images ({} boxes, {} classes) to {}\n", a.det.n, a.det.format, boxes,
-             a.det.classes, a.det.dir);
+std::string synth_seg_task(const SynthArgs& a) {
+  data::synth_seg(a.o);
+  return fmt::format("wrote {} seg samples ({} format) to {}", a.o.n, a.o.format, a.o.out);
+}
+
+std::string synth_det_task(const SynthArgs& a) {
+  data::SynthDetOptions d = a.det;
+  d.dir = a.o.out;
+  d.format = a.o.format;
+  d.n = a.o.n;
+  d.seed = a.o.seed;
+  if (d.format != "voc" && d.format != "coco")
+    fail("synth", "det --format {}: unknown (expected voc or coco)", d.format);
+  const int64_t boxes = data::write_synth_det(d);
+  return fmt::format("wrote {} det images ({} format, {} boxes, {} classes) to {}", d.n, d.format,
+                     boxes, d.classes, d.dir);
+}
+
+// Synthesis tasks: name, formats (for the help), function (each in src/data/synth_<task>.cpp).
+struct SynthTask {
+  const char* name;
+  const char* formats;
+  std::string (*fn)(const SynthArgs&);
+};
+constexpr SynthTask kTasks[] = {
+    {"seg", "pets|brats", synth_seg_task},
+    {"det", "voc|coco", synth_det_task},
+};
+
+std::string task_names() {
+  std::string s;
+  for (const auto& t : kTasks)
+    s += fmt::format("{}{} (--format {})", s.empty() ? "" : ", ", t.name, t.formats);
+  return s;
 }
 
 void register_data_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("data", "Dataset tools (synthetic data for tests and demos).");
+  struct Opts {
+    std::string task;
+    SynthArgs a;
+  };
+  auto opts = std::make_shared<Opts>();
+  CLI::App* cmd = app.add_subcommand("data", "Data set tools");
   cmd->require_subcommand(1);
-  auto args = std::make_shared<SynthArgs>();
-  CLI::App* s = cmd->add_subcommand("synth", "Write a procedural dataset with known labels.");
-  s->add_option("--task", args->task, "det (boxes)")->required();
-  s->add_option("--format", args->det.format, "det: voc | coco")->capture_default_str();
-  s->add_option("--n", args->det.n, "images (the last --val-fraction form the val split)")
+  CLI::App* synth = cmd->add_subcommand(
+      "synth", "Write a small procedurally generated data set in a real data set's file format");
+  synth->add_option("--task", opts->task, "task: " + task_names())->required();
+  synth->add_option("--format", opts->a.o.format, "the on-disk format of the task")->required();
+  synth->add_option("--n", opts->a.o.n, "number of samples (det: the last --val-fraction are val)")
+      ->required();
+  synth->add_option("-o,--output,--out", opts->a.o.out, "output directory (created)")->required();
+  synth->add_option("--seed", opts->a.o.seed, "random seed")->capture_default_str();
+  synth->add_option("--size", opts->a.det.size, "det: square image side in pixels")
       ->capture_default_str();
-  s->add_option("-o,--out", args->det.dir, "output directory")->required();
-  s->add_option("--size", args->det.size, "square image side in pixels")->capture_default_str();
-  s->add_option("--classes", args->det.classes,
-                "det: classes 1..4 (rect, ellipse, triangle, cross)")
+  synth->add_option("--classes", opts->a.det.classes,
+                    "det: classes 1..4 (rect, ellipse, triangle, cross)")
       ->capture_default_str();
-  s->add_option("--val-fraction", args->det.val_fraction, "fraction of images in the val split")
+  synth->add_option("--val-fraction", opts->a.det.val_fraction,
+                    "det: fraction of images in the val split")
       ->capture_default_str();
-  s->add_option("--seed", args->det.seed, "random seed")->capture_default_str();
-  s->callback([args] { synth_command(*args); });
+  synth->callback([opts] {
+    for (const auto& t : kTasks)
+      if (opts->task == t.name) {
+        fmt::print("{}\n", t.fn(opts->a));
+        return;
+      }
+    fail("data", "--task {}: unknown (expected one of: {})", opts->task, task_names());
+  });
 }
 
 }  // namespace
+
 NETSPEC_REGISTER_COMMAND(data, register_data_command)
+
 }  // namespace netspec::cli

@@ -4,8 +4,12 @@
 // `netspec emit --module probe-attention --probe flash|dense|rope|flash-grad|... [--seq T
 // --heads H --head-dim D --causal --block K --dtype f32|f64 --batch B] -o FILE.mlir` writes a
 // standalone attention / RoPE module (emit/probes.h) that `netspec run` can execute.
+// `netspec emit --module probe-seg-loss --loss perPixelDice [--batch B --classes NC --height H
+// --width W --dtype f64 --gamma G --weights a,b,...] -o FILE.mlir`: the seg-loss block alone.
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <memory>
 
@@ -32,6 +36,9 @@ struct EmitArgs {
   emit::AttentionProbe probe;  // --module probe-attention
   emit::DetProbe det;          // --module probe-diou | probe-anchor-loss | ... (det_probes.h)
   std::string dtype = "f32";
+  int64_t height = 4, width = 4;  // --module probe-seg-loss
+  double gamma = 2, smoothing = 0;
+  std::vector<double> weights;
 };
 
 template <class E>
@@ -42,10 +49,12 @@ E parse_or_fail(const std::string& flag, const std::string& s) {
 }
 
 void write_file(const std::string& path, const std::string& text) {
+  errno = 0;
   std::ofstream f(path, std::ios::binary);
-  if (!f) fail("emit", "cannot write '{}'", path);
+  if (!f) fail("emit", "cannot write '{}' ({})", path, std::strerror(errno));
   f << text;
-  if (!f) fail("emit", "write to '{}' failed", path);
+  f.flush();
+  if (!f) fail("emit", "write to '{}' failed ({})", path, std::strerror(errno));
 }
 
 void write_outputs(const EmitArgs& a, const emit::Emitted& e) {
@@ -84,9 +93,27 @@ void emit_det_probe(const EmitArgs& a) {
   write_outputs(a, emit::emit_det_probe(p));
 }
 
+void emit_seg_loss(const EmitArgs& a) {
+  if (!a.net.empty()) fail("emit", "--module probe-seg-loss takes no net (got '{}')", a.net);
+  emit::SegLossProbe p;
+  p.loss.kind = parse_or_fail<LossKind>("--loss", a.loss.empty() ? "perPixelCE" : a.loss);
+  p.loss.focal_gamma = p.loss.kind == LossKind::perPixelFocalCE ? a.gamma : 0.0;
+  p.loss.label_smoothing = a.smoothing;
+  p.loss.class_weights = a.weights;
+  p.batch = a.batch;
+  p.classes = a.classes > 0 ? a.classes : 3;
+  p.height = a.height;
+  p.width = a.width;
+  auto dt = dtype_from_name(a.dtype);
+  if (!dt) fail("emit", "--dtype {}: unknown (expected f32 or f64)", a.dtype);
+  p.dtype = *dt;
+  write_outputs(a, emit::emit_seg_loss_probe(p));
+}
+
 void emit_command(const EmitArgs& a) {
   if (a.module == "probe-attention") return emit_probe(a);
   if (emit::is_det_probe(a.module)) return emit_det_probe(a);
+  if (a.module == "probe-seg-loss") return emit_seg_loss(a);
   if (a.net.empty()) fail("emit", "a net (zoo name or spec .json) is required");
   SpecFile spec = resolve_net(a.net);
   if (a.classes > 0) set_num_classes(spec.net, a.classes);
@@ -112,14 +139,18 @@ void register_emit_command(CLI::App& app) {
       "(forward, loss, backward, optimizer update; lr and step are inputs), vjp, optimizer.\n"
       "Optimizers: sgd (momentum, nesterov), adam (AdamW when weightDecay > 0), rmsprop (TF "
       "flavour: eps inside the sqrt), lamb. Losses: classCE, focal, softLabelCE, bce, "
-      "floatTargetMse, tokenCE, yoloAnchor, yolov1Masked.\n"
+      "floatTargetMse, tokenCE, yoloAnchor, yolov1Masked, detrSet, perPixelCE, perPixelDice, "
+      "perPixelDiceCE, perPixelWeightedCE, perPixelFocalCE.\n"
       "probe-attention (no net): a standalone attention / RoPE module picked by --probe.\n"
       "probe-diou, probe-yolov1, probe-anchor-loss, probe-fpn-loss, probe-fpn-neck, "
-      "probe-fpn-detect (no net): detection losses / heads as (inputs -> loss, gradients).");
+      "probe-fpn-detect (no net): detection losses / heads as (inputs -> loss, gradients).\n"
+      "probe-seg-loss (no net): main(logits [B, NC, H, W], labels [B, H, W]) -> (loss, "
+      "d_logits) for the per-pixel --loss.");
   cmd->add_option("net", args->net, "zoo name or spec .json file (not for probe-attention)");
   cmd->add_option(
          "--module", args->module,
-         "forward | eval | cam | train_step | vjp | optimizer | loss | probe-attention | " +
+         "forward | eval | cam | train_step | vjp | optimizer | loss | probe-attention | "
+         "probe-seg-loss | " +
              emit::det_probe_choices())
       ->capture_default_str();
   cmd->add_option("--probe", args->probe.probe,
@@ -140,10 +171,19 @@ void register_emit_command(CLI::App& app) {
   cmd->add_option("--block", args->probe.block,
                   "probe-attention: flash key block (0 = largest divisor of T <= 128)")
       ->capture_default_str();
-  cmd->add_option("--dtype", args->dtype, "probe-attention: f32 | f64")->capture_default_str();
+  cmd->add_option("--dtype", args->dtype, "probe-attention, probe-seg-loss: f32 | f64")
+      ->capture_default_str();
+  cmd->add_option("--height", args->height, "probe-seg-loss: H")->capture_default_str();
+  cmd->add_option("--width", args->width, "probe-seg-loss: W")->capture_default_str();
+  cmd->add_option("--gamma", args->gamma, "probe-seg-loss: perPixelFocalCE γ")
+      ->capture_default_str();
+  cmd->add_option("--smoothing", args->smoothing, "probe-seg-loss: label smoothing (CE half)");
+  cmd->add_option("--weights", args->weights, "probe-seg-loss: perPixelWeightedCE class weights")
+      ->delimiter(',');
   cmd->add_option("--batch", args->batch, "batch size baked into the module")
       ->capture_default_str();
-  cmd->add_option("--classes", args->classes, "resize the classifier head to N classes");
+  cmd->add_option("--classes", args->classes,
+                  "resize the classifier head to N classes (probe-seg-loss: NC, default 3)");
   cmd->add_option("--replicas", args->replicas,
                   "data parallel: emit one of R replicas (--batch is the shard; train_step/loss "
                   "average gradients and loss with all_reduce)");

@@ -27,6 +27,10 @@ int launch(int nproc, const std::string& addr, int port, const std::vector<std::
   if (nproc < 1 || nproc > exec::kMaxReplicas)
     fail("launch", "--nproc must be in 1..{} (got {})", exec::kMaxReplicas, nproc);
   if (cmd.empty()) fail("launch", "no command after -- (e.g. -- train mnist-cnn ...)");
+  for (size_t i = 0; i < cmd.size(); ++i)
+    if (nproc > 1 && (cmd[i] == "--backend=xla" ||
+                      (cmd[i] == "--backend" && i + 1 < cmd.size() && cmd[i + 1] == "xla")))
+      refuse_xla_across_processes("launch", nproc);
   if (port == 0) port = dist::free_loopback_port();
   char exe[4096] = {};
   if (::readlink("/proc/self/exe", exe, sizeof exe - 1) < 0)

@@ -1,9 +1,16 @@
-// `netspec list`: the bundled zoo nets (models/*.json) with parameter counts and input shapes.
+// `netspec list`: the bundled zoo nets (models/*.json) with parameter counts and input shapes;
+// nets with a layer kind that has no IR yet (the layer registry's traits) are marked with the
+// kinds, since emit/train/eval refuse them.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
+#include "layers/lower.h"
 #include "layers/param_table.h"
 #include "spec/param_table.h"
 #include "spec/summary.h"
@@ -16,7 +23,9 @@ void register_list_command(CLI::App& app) {
   cmd->callback([] {
     auto names = zoo_names();
     if (names.empty()) fail("list", "no nets found in '{}'", zoo_dir());
-    std::cout << fmt::format("{:<26} {:>14}  {:<12} {}\n", "net", "params", "input", "layers");
+    std::cout << fmt::format("{:<26} {:>14}  {:<12} {:>6}  {}\n", "net", "params", "input",
+                             "layers", "lowered");
+    int refused = 0;
     for (const auto& n : names) {
       SpecFile s = resolve_net(n);
       ParamTable t = build_param_table(s.net);
@@ -25,10 +34,22 @@ void register_list_command(CLI::App& app) {
         if (!in.empty()) in += 'x';
         in += std::to_string(d);
       }
-      std::cout << fmt::format("{:<26} {:>14}  {:<12} {}\n", n, group_digits(t.total_params()), in,
-                               s.net.layers.size());
+      std::vector<std::string> missing;  // kinds without IR, once each
+      for (const Layer& l : s.net.layers) {
+        std::string k(layer_kind(l));
+        if ((!layers::find_emitter(k) || !layers::traits(k).lowered) &&
+            std::find(missing.begin(), missing.end(), k) == missing.end())
+          missing.push_back(k);
+      }
+      refused += !missing.empty();
+      std::cout << fmt::format(
+          "{:<26} {:>14}  {:<12} {:>6}  {}\n", n, group_digits(t.total_params()), in,
+          s.net.layers.size(),
+          missing.empty() ? "yes"
+                          : fmt::format("no: {} not lowered yet", fmt::join(missing, ", ")));
     }
-    std::cout << fmt::format("{} nets in {}\n", names.size(), zoo_dir());
+    std::cout << fmt::format("{} nets in {}; {} cannot be lowered yet (summary only)\n",
+                             names.size(), zoo_dir(), refused);
   });
 }
 

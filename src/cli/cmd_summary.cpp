@@ -1,8 +1,9 @@
 // `netspec summary NET|FILE.json [--classes N] [--batch B]`: validates the spec and prints the
-// ParamTable as a table (index, layer, output shape, params, FLOPs) with totals.
+// ParamTable as a table (index, layer, output shape, params, FLOPs) with totals (FLOPs and MACs).
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/train_flags.h"
 #include "layers/param_table.h"
 #include "spec/param_table.h"
 #include "spec/summary.h"
@@ -13,8 +14,7 @@ namespace netspec::cli {
 void register_summary_command(CLI::App& app) {
   struct Opts {
     std::string net;
-    int classes = 0;
-    int batch = 1;
+    std::string classes, batch = "1";
   };
   auto opts = std::make_shared<Opts>();
   CLI::App* cmd = app.add_subcommand(
@@ -25,13 +25,15 @@ void register_summary_command(CLI::App& app) {
                   "resize the classifier head to N classes (default: as in the spec)");
   cmd->add_option("--batch", opts->batch, "batch size shown in shapes and FLOPs")
       ->capture_default_str();
-  cmd->callback([opts] {
+  cmd->callback([opts, cmd] {
     SpecFile spec = resolve_net(opts->net);
-    if (opts->classes > 0) set_num_classes(spec.net, opts->classes);
-    if (opts->batch < 1) fail("summary", "--batch must be >= 1 (got {})", opts->batch);
+    const int batch = static_cast<int>(number_flag("summary", "--batch", opts->batch, 1, 1e9));
+    if (cmd->count("--classes"))
+      set_num_classes(spec.net,
+                      static_cast<int>(number_flag("summary", "--classes", opts->classes, 1, 1e9)));
     if (spec.train) validate(*spec.train);
     ParamTable table = build_param_table(spec.net);
-    std::cout << format_summary(spec.net, table, opts->batch);
+    std::cout << format_summary(spec.net, table, batch);
   });
 }
 

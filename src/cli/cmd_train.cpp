@@ -1,27 +1,34 @@
 // `netspec train NET|FILE.json [--dataset NAME] [--data DIR] [--epochs N] [--batch B] [--lr X]
-// [--optimizer NAME] [--schedule NAME] [--config FILE.json] [--run-dir DIR] [--seed S]
-// [--backend cpu|ref|xla] [--set field=value]... [--limit N]`. The TrainConfig is the spec's "train"
-// object, then --config, then the flags, then each --set in order; it is validated before the
-// run directory is touched. SIGINT/SIGTERM: the step finishes, `last` is saved, exit 130.
-// Data parallel (docs/distributed.md): --replicas R runs R replica threads; WORLD_SIZE > 1 in the
-// environment (torchrun convention, or `netspec launch`) makes this process one replica of a
-// group: it joins the others (refusing a different config or net) and only rank 0 prints and
-// writes the run dir.
+// [--optimizer NAME] [--schedule NAME] [--config FILE.json|RUN/config.json] [--run-dir DIR]
+// [--resume|--overwrite] [--seed S] [--backend cpu|ref|xla] [--set field=value]... [--limit N]
+// [--val-split F] [--init-from FILE|RUN] [--classes N] [--freeze PREFIX...]`. The TrainConfig is
+// the spec's "train" object, then --config, then the flags, then each --set in order, each
+// validated as it is applied (train_flags.h); the run dir (default runs/<net>-<time>) is checked
+// against it before anything is written (run_dir.h). SIGINT/SIGTERM: the step finishes, `last` is
+// saved, exit 130.
+// Data parallel (docs/distributed.md): --replicas R runs R replica threads (xla: R devices);
+// WORLD_SIZE > 1 in the environment (torchrun convention, or `netspec launch`) makes this process
+// R replicas of a group: it joins the others (refusing a different config or net) and only rank 0
+// prints and writes the run dir. xla across processes is refused (refuse_xla_across_processes).
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/train_flags.h"
+#include "cli/train_run.h"
 #include "core/error.h"
-#include "layers/param_table.h"
 #include "dist/process_group.h"
+#include "layers/param_table.h"
 #include "report/progress.h"
 #include "spec/param_table.h"
 #include "spec/summary.h"
 #include "spec/zoo.h"
 #include "train/config.h"
+#include "train/run_dir.h"
 #include "train/signals.h"
 #include "train/trainer.h"
 
@@ -29,101 +36,148 @@ namespace netspec::cli {
 
 void register_train_command(CLI::App& app) {
   struct Opts {
-    std::string net, dataset, data, optimizer, schedule, config, run_dir, backend = "cpu";
+    std::string net, data, config, run_dir, backend = "cpu", limit;
     exec::BackendOptions engine;
     std::vector<std::string> sets;
-    int epochs = 0, batch = 0, seed = -1, replicas = 1;
-    double lr = 0;
-    int64_t limit = 0;
+    int replicas = 1;
+    bool resume = false, overwrite = false;
+    ConfigFlags flags;
+    TrainRunArgs run;  // --val-split, --init-from, --classes, --freeze (train_run.h)
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = app.add_subcommand("train", "Train a network on a dataset (--backend cpu, ref or xla)");
-  cmd->add_option("net", o->net, "zoo net name or a spec .json file")->required();
-  cmd->add_option("--dataset", o->dataset, "fashion-mnist | mnist | ... (default: the spec's)");
+  cmd->add_option("net", o->net,
+                  "zoo net name or a spec .json file (optional with --config RUN/config.json)");
+  o->flags.add(cmd, "--dataset", "dataset", "fashion-mnist | mnist | ... (default: the spec's)");
   cmd->add_option("--data", o->data,
                   "dataset directory (default: the Debian package's); for text, a UTF-8 file");
-  cmd->add_option("--epochs", o->epochs, "passes over the training set (default: the spec's)");
-  cmd->add_option("--batch", o->batch, "batch size (default: the spec's)");
-  cmd->add_option("--lr", o->lr, "peak learning rate (default: the spec's)");
-  cmd->add_option("--optimizer", o->optimizer, "sgd | adam | rmsprop | lamb (default: the spec's)");
-  cmd->add_option("--schedule", o->schedule,
-                  "constant | cosine | exponential (default: the spec's)");
+  o->flags.add(cmd, "--epochs", "epochs", "passes over the training set (default: the spec's)");
+  o->flags.add(cmd, "--batch", "batchSize", "batch size (default: the spec's)");
+  o->flags.add(cmd, "--lr", "learningRate", "peak learning rate (default: the spec's)");
+  o->flags.add(cmd, "--optimizer", "optimizer",
+               "sgd | adam | adamw | rmsprop | lamb (default: the spec's; adamw = adam with "
+               "weightDecay 0.01 unless set)");
+  o->flags.add(cmd, "--schedule", "schedule",
+               "constant | cosine | exponential (default: the spec's)");
   cmd->add_option("--config", o->config,
-                  "JSON object of TrainConfig fields (applied before flags)");
+                  "JSON object of TrainConfig fields (applied before flags), or a run's "
+                  "config.json (reproduces that run: net, data, limit and every field)");
   cmd->add_option("--set", o->sets, "field=value for any TrainConfig field (repeatable, last)");
   cmd->add_option("--run-dir", o->run_dir,
-                  "checkpoints (last, best), config.json, metrics.csv/.jsonl, loss.png; resumes");
-  cmd->add_option("--seed", o->seed, "seed for init and shuffling (default: the spec's)");
+                  "checkpoints (last, best), config.json, metrics.csv/.jsonl, loss.png (default: "
+                  "runs/<net>-<YYYYmmdd-HHMMSS>); an existing one resumes when its config matches");
+  cmd->add_flag("--resume", o->resume,
+                "continue the run in --run-dir with its stored config (--epochs, when given, is "
+                "taken)");
+  cmd->add_flag("--overwrite", o->overwrite,
+                "start over in --run-dir (removes only netspec's own files there)");
+  o->flags.add(cmd, "--seed", "seed", "seed for init and shuffling (default: the spec's)");
   add_backend_options(cmd, o->backend, o->engine);
-  cmd->add_option("--limit", o->limit, "use only the first N training samples");
+  cmd->add_option("--limit", o->limit, "use only the first N training samples (N >= 1)");
   cmd->add_option("--replicas", o->replicas,
-                  "data-parallel replicas on threads of this process, each training batch/R "
-                  "samples of every step (processes: WORLD_SIZE, see `netspec launch`)");
+                  "data-parallel replicas in this process (cpu: threads, xla: devices), each "
+                  "training batch/R samples of every step; with WORLD_SIZE (`netspec launch`), "
+                  "replicas per process");
+  add_train_run_options(cmd, o->run);
   cmd->footer("\n" + train::config_help());
-  cmd->callback([o] {
+  cmd->callback([o, cmd] {
     // IREE's PyPI tools run one process per call: the state would cross files every step.
     if (o->backend == "iree")
       fail("train",
            "--backend iree cannot keep training state between steps with IREE's command-line "
            "tools (docs/engines.md); use --backend xla or cpu");
-    SpecFile spec = resolve_net(o->net);
-    TrainConfig c = spec.train.value_or(TrainConfig{});
-    if (!o->config.empty()) train::apply_config_file(c, o->config);
-    if (!o->dataset.empty()) c.dataset = train::parse_dataset(o->dataset);
-    if (o->epochs > 0) c.epochs = o->epochs;
-    if (o->batch > 0) c.batchSize = o->batch;
-    if (o->lr > 0) c.learningRate = o->lr;
-    if (o->seed >= 0) c.seed = o->seed;
-    if (!o->optimizer.empty()) {
-      auto k = parse_enum<OptimizerKind>(o->optimizer);
-      if (!k)
-        fail("train", "unknown --optimizer '{}' (expected {})", o->optimizer,
-             enum_choices<OptimizerKind>());
-      c.optimizer = *k;
+    if (o->resume && o->overwrite) fail("train", "--resume and --overwrite exclude each other");
+    // The record: a run's config.json (--config RUN/config.json), or the net's spec.
+    train::RunRecord rec;
+    const bool from_run = !o->config.empty() && train::is_run_record(o->config);
+    if (from_run) {
+      if (!o->net.empty())
+        fail("train", "give either NET or --config RUN/config.json (got both: '{}', '{}')", o->net,
+             o->config);
+      rec = train::load_run_record(o->config);
+    } else {
+      if (o->net.empty())
+        fail("train", "a net is needed: a zoo name, a spec .json, or --config RUN/config.json");
+      rec.spec = resolve_net(o->net);
     }
-    if (!o->schedule.empty()) {
-      auto k = parse_enum<Schedule>(o->schedule);
-      if (!k)
-        fail("train", "unknown --schedule '{}' (expected {})", o->schedule,
-             enum_choices<Schedule>());
-      c.schedule = *k;
+    TrainConfig c = rec.spec.train.value_or(TrainConfig{});
+    try {
+      validate(c);
+    } catch (const Error& e) {
+      fail("train", "{}: {}", from_run ? o->config : o->net, e.what());
     }
-    for (const auto& s : o->sets) train::apply_set(c, s);
-    validate(c);
-    spec.train = c;
+    if (!o->config.empty() && !from_run) {
+      train::apply_config_file(c, o->config);
+      try {
+        validate(c);
+      } catch (const Error& e) {
+        fail("train", "--config {}: {}", o->config, e.what());
+      }
+    }
+    o->flags.apply(c, "train");
+    apply_sets(c, o->sets, "train");
+    rec.spec.train = c;
+    if (!o->data.empty()) rec.data = std::filesystem::absolute(o->data).string();
+    if (cmd->count("--limit"))
+      rec.limit = static_cast<int64_t>(number_flag("train", "--limit", o->limit, 1));
+    apply_train_run_args(cmd, o->run, rec);
     if (o->replicas < 1 || o->replicas > exec::kMaxReplicas)
       fail("train", "--replicas must be in 1..{} (got {})", exec::kMaxReplicas, o->replicas);
+    rec.backend = o->backend;
+    rec.replicas = o->replicas;
+    rec.command = command_line();
+    rec.version = train::netspec_version();
+    const auto env = dist::dist_env_from_environment();
+    const bool rank0 = !env || env->world <= 1 || env->rank == 0;
+    std::string run_dir = o->run_dir.empty()
+                              ? train::default_run_dir(rec.spec.net.name, rec.spec.net.buildTag)
+                              : o->run_dir;
+    if (rank0) {
+      std::cout << "run dir: " << run_dir << "\n" << std::flush;
+      const auto mode = o->overwrite ? train::RunDirMode::kOverwrite
+                        : o->resume  ? train::RunDirMode::kResume
+                                     : train::RunDirMode::kCheck;
+      rec = train::prepare_run_dir(run_dir, rec, mode, o->flags.given("--epochs"), &std::cout);
+    }
+    c = *rec.spec.train;
+    SpecFile spec = rec.spec;
     // A process group (WORLD_SIZE > 1): join before loading data, so a mismatch stops at once.
     std::unique_ptr<dist::ProcessGroup> group;
     train::TrainOptions to;
     to.dp.replicas = o->replicas;
-    if (auto env = dist::dist_env_from_environment(); env && env->world > 1) {
-      if (o->replicas > 1)
-        fail("train",
-             "--replicas {} with WORLD_SIZE {}: a process group runs one replica per "
-             "process",
-             o->replicas, env->world);
+    if (env && env->world > 1) {
+      if (o->backend == "xla") refuse_xla_across_processes("train", env->world);
+      if (static_cast<int64_t>(env->world) * o->replicas > exec::kMaxReplicas)
+        fail("train", "WORLD_SIZE {} x --replicas {} is more than {} replicas", env->world,
+             o->replicas, exec::kMaxReplicas);
       nlohmann::ordered_json fp;
       fp["spec"] = nlohmann::ordered_json::parse(dump_spec(spec));
       fp["backend"] = o->backend;
-      fp["limit"] = o->limit;
+      fp["limit"] = rec.limit;
       fp["world"] = env->world;
+      fp["replicas"] = o->replicas;
       group = dist::ProcessGroup::join(*env, fp.dump());
-      to.dp = {env->world, &group->comm(), env->rank};
+      // --replicas R: R replica threads in each process (WORLD_SIZE · R replicas in all).
+      to.dp = {env->world * o->replicas, &group->comm(), env->rank, o->replicas};
     }
-    const bool rank0 = to.dp.rank == 0;
     ParamTable table = build_param_table(spec.net);
-    train::Splits data = train::load_for_net(c, table, o->data, o->limit);
+    data::Dataset held_out_test;  // --val-split: the test split, reported once at the end
+    train::Splits data = load_train_data(rec, table, &held_out_test);
+    const bool val = rec.val_split > 0;
 
     if (rank0) {
-      std::cout << fmt::format("train {} on {}: {} train / {} test samples, backend {}\n",
-                               spec.net.name, enum_name(c.dataset), data.train.size(),
-                               data.test.size(), o->backend);
+      std::cout << fmt::format(
+          "train {} on {}: {} train / {} {} samples{}, backend {}\n", spec.net.name,
+          enum_name(c.dataset), data.train.size(), data.test.size(), val ? "validation" : "test",
+          val ? fmt::format(" ({} test)", held_out_test.size()) : "", o->backend);
       std::cout << train::format_config(c) << format_summary(spec.net, table, c.batchSize)
                 << std::flush;
     }
     train::install_stop_handlers();
-    to.run_dir = rank0 ? o->run_dir : "";  // rank 0 writes; the others take its state
+    to.run_dir = rank0 ? run_dir : "";  // rank 0 writes; the others take its state
+    to.run = std::make_shared<train::TrainOptions::Run>(
+        train::TrainOptions::Run{train::run_record_json(rec), rec.init_from});
+    if (rank0) train::save_class_names(run_dir, data.class_names);
     to.backend = o->backend;
     to.backend_options = o->engine;
     to.log = rank0 ? &std::cout : nullptr;
@@ -146,11 +200,13 @@ void register_train_command(CLI::App& app) {
                                  it->map.voc_map50, it->map.coco_map, it->val.count);
         break;
       } else if (it->evaluated) {
-        std::cout << fmt::format("test accuracy {:.2f}%", 100 * it->val.top1);
+        std::cout << fmt::format("{} accuracy {:.2f}%", val ? "validation" : "test",
+                                 100 * it->val.top1);
         if (it->val.has_top5) std::cout << fmt::format(" (top-5 {:.2f}%)", 100 * it->val.top5);
         std::cout << fmt::format(" on {} samples\n", it->val.count);
         break;
       }
+    if (val) report_held_out_test(run_dir, rec, table, held_out_test, o->backend, o->engine);
   });
 }
 

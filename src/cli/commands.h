@@ -14,6 +14,12 @@ namespace netspec::cli {
 // Adds --backend (a registered backend: ref, cpu, xla, iree) and the xla backend's
 // --pjrt-plugin PATH / --pjrt-devices N to a command (backend_options.cpp).
 void add_backend_options(CLI::App* cmd, std::string& backend, exec::BackendOptions& opts);
+// Throws "[where] --backend xla across processes ... is not supported" with the reason (XLA's CPU
+// plugin has no cross-process collectives; docs/distributed.md).
+[[noreturn]] void refuse_xla_across_processes(const char* where, int world);
+// The command line netspec was started with, shell-quoted where needed (set by main).
+const std::string& command_line();
+void set_command_line(int argc, char** argv);
 
 void register_run_command(CLI::App& app);
 void register_summary_command(CLI::App& app);

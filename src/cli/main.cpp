@@ -1,6 +1,6 @@
 // netspec command line entry point: builds the CLI11 app from the registered subcommands and
 // maps failures to exit codes (0 ok, 1 a check failed, 2 bad input or usage).
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <cstdio>
 #include <exception>
@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/train_flags.h"
 #include "core/error.h"
 #include "core/process_env.h"
 
@@ -24,6 +25,47 @@ CommandRegistrar::CommandRegistrar(const char* name, CommandFn fn) { command_tab
 void register_self_registered_commands(CLI::App& app) {
   for (const auto& [name, fn] : command_table()) fn(app);
 }
+
+namespace {
+std::string& command_line_text() {
+  static std::string s;
+  return s;
+}
+}  // namespace
+
+const std::string& command_line() { return command_line_text(); }
+
+void set_command_line(int argc, char** argv) {
+  std::string& s = command_line_text();
+  s = "netspec";
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    const bool plain = !a.empty() && a.find_first_not_of(
+                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
+                                         "OPQRSTUVWXYZ0123456789-_=.,/:+@%") == std::string::npos;
+    if (!plain) {  // single-quoted, ' as '\''
+      std::string q = "'";
+      for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+      a = q + "'";
+    }
+    s += " " + a;
+  }
+}
+
+namespace {
+// `netspec trian`: names the nearest command instead of CLI11's "A subcommand is required".
+void check_command_name(CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return;
+  std::vector<std::string> names;
+  for (const CLI::App* c : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (c->check_name(argv[1])) return;
+    names.push_back(c->get_name());
+  }
+  const std::string near = nearest_name(argv[1], names);
+  fail("netspec", "unknown command '{}'{} (commands: {})", argv[1],
+       near.empty() ? "" : fmt::format("; did you mean '{}'?", near), fmt::join(names, ", "));
+}
+}  // namespace
 }  // namespace netspec::cli
 
 int main(int argc, char** argv) {
@@ -39,7 +81,9 @@ int main(int argc, char** argv) {
   netspec::cli::register_compile_command(app);
   netspec::cli::register_train_command(app);
   netspec::cli::register_self_registered_commands(app);
+  netspec::cli::set_command_line(argc, argv);
   try {
+    netspec::cli::check_command_name(app, argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

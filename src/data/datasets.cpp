@@ -5,9 +5,12 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "data/brats.h"
 #include "data/cifar.h"
 #include "data/det_data.h"
 #include "data/image.h"
+#include "data/pets.h"
+#include "data/own_data.h"
 
 namespace netspec::data {
 
@@ -79,6 +82,7 @@ Normalization dataset_normalization(DatasetKind kind) {
     case DatasetKind::petsDet:
     case DatasetKind::voc:
     case DatasetKind::coco:
+    case DatasetKind::folder:
       return kImageNetNorm;
     default:
       fail("data", "dataset {} is not an image dataset", enum_name(kind));
@@ -118,6 +122,36 @@ Splits load_dataset(DatasetKind kind, const LoadOptions& o) {
   } else if (kind == DatasetKind::petsDet || kind == DatasetKind::voc ||
              kind == DatasetKind::coco) {
     return load_det_splits(kind, o);
+  } else if (kind == DatasetKind::pets) {
+    if (o.dir.empty())
+      fail("pets",
+           "no data directory: pass --data DIR with the Oxford-IIIT Pets layout (DIR/images, "
+           "DIR/annotations/trimaps, DIR/annotations/trainval.txt, test.txt), e.g. from "
+           "`netspec data synth --task seg --format pets --n 400 -o DIR`");
+    s.train = load_pets_split(o.dir, "trainval", o.height, o.width, o.limit).ds;
+    s.test = load_pets_split(o.dir, "test", o.height, o.width).ds;
+    s.class_names = kPetsClasses;
+    return s;  // the limit was applied while listing
+  } else if (kind == DatasetKind::brats || kind == DatasetKind::brats224) {
+    if (o.dir.empty())
+      fail("brats",
+           "no data directory: pass --data DIR with MSD Task01_BrainTumour (DIR/dataset.json, "
+           "imagesTr, labelsTr), e.g. from `netspec data synth --task seg --format brats --n 10 "
+           "-o DIR`");
+    const int64_t size = kind == DatasetKind::brats ? 240 : 224;
+    if (o.height != size || o.width != size)
+      fail("brats", "{} slices are {}x{} (got a net input of {}x{})", enum_name(kind), size, size,
+           o.height, o.width);
+    BratsSplits b = load_brats(o.dir, size, size, o.limit);
+    s.train = std::move(b.train);
+    s.test = std::move(b.test);
+    s.class_names = kBratsClasses;
+    return s;
+  } else if (kind == DatasetKind::folder) {
+    return load_image_folder_dataset(o.dir, o.channels, o.height, o.width, o.limit,
+                                     o.test_crop_ratio);  // the limit was applied while listing
+  } else if (kind == DatasetKind::csv) {
+    return load_csv_dataset(o.dir, o.limit);
   } else if (kind == DatasetKind::text) {
     auto c = std::make_shared<TextCorpus>(load_text(o.dir));
     s.train = text_windows(*c, true, o.seq_len, o.seed, 0);
@@ -127,7 +161,7 @@ Splits load_dataset(DatasetKind kind, const LoadOptions& o) {
   } else {
     fail("data",
          "dataset {} is not supported yet (have: fashionMnist, mnist, cifar10, "
-         "imagenette, text, petsDet, voc, coco)",
+         "imagenette, pets, brats, brats224, folder, csv, text, petsDet, voc, coco)",
          enum_name(kind));
   }
   if (o.limit > 0) s.train = take_first(s.train, o.limit);

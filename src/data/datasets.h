@@ -35,6 +35,7 @@ struct LoadOptions {
   int seq_len = 0;               // text: window length T (required)
   uint64_t seed = 0;             // text: the epoch-0 training windows
   double test_crop_ratio = 1.0;  // image folders: the evaluation split's centre-crop ratio
+  int64_t channels = 3;          // folder: the net's input channels (1: grayscale)
 };
 
 Splits load_dataset(DatasetKind kind, const LoadOptions& o);

@@ -185,14 +185,7 @@ Tensor decode_image(const std::string& path) {
   fail("image", "{}: not a JPEG or PNG file ({} bytes, unknown magic)", path, b.size());
 }
 
-Tensor resize_center_crop(const Tensor& img, int64_t height, int64_t width, double crop_ratio) {
-  if (img.dtype() != DType::kUI8 || img.rank() != 3 || img.shape()[0] != 3)
-    fail("image", "resize expects ui8 [3, H, W] (got {})", img.type_str());
-  if (height < 1 || width < 1)
-    fail("image", "target size must be positive (got {}x{})", height, width);
-  if (!(crop_ratio > 0 && crop_ratio <= 1))
-    fail("image", "crop ratio must be in (0, 1] (got {})", crop_ratio);
-  const int64_t ih = img.shape()[1], iw = img.shape()[2];
+CoverCrop cover_crop(int64_t ih, int64_t iw, int64_t height, int64_t width, double crop_ratio) {
   // The size the image must cover: the crop, or floor(crop / ratio) (torchvision's int()).
   const auto ch = static_cast<int64_t>(static_cast<double>(height) / crop_ratio);
   const auto cw = static_cast<int64_t>(static_cast<double>(width) / crop_ratio);
@@ -207,8 +200,19 @@ Tensor resize_center_crop(const Tensor& img, int64_t height, int64_t width, doub
     rh = std::max(ch, static_cast<int64_t>(static_cast<double>(cw) * ih / iw));
   }
   // Python's round (half to even), as torchvision's CenterCrop.
-  const auto top = static_cast<int64_t>(std::nearbyint((rh - height) / 2.0));
-  const auto left = static_cast<int64_t>(std::nearbyint((rw - width) / 2.0));
+  return {rh, rw, static_cast<int64_t>(std::nearbyint((rh - height) / 2.0)),
+          static_cast<int64_t>(std::nearbyint((rw - width) / 2.0))};
+}
+
+Tensor resize_center_crop(const Tensor& img, int64_t height, int64_t width, double crop_ratio) {
+  if (img.dtype() != DType::kUI8 || img.rank() != 3 || img.shape()[0] != 3)
+    fail("image", "resize expects ui8 [3, H, W] (got {})", img.type_str());
+  if (height < 1 || width < 1)
+    fail("image", "target size must be positive (got {}x{})", height, width);
+  if (!(crop_ratio > 0 && crop_ratio <= 1))
+    fail("image", "crop ratio must be in (0, 1] (got {})", crop_ratio);
+  const int64_t ih = img.shape()[1], iw = img.shape()[2];
+  const auto [rh, rw, top, left] = cover_crop(ih, iw, height, width, crop_ratio);
   const Taps ty = taps(ih, rh, top, height), tx = taps(iw, rw, left, width);
   // Horizontal pass over the input rows the vertical taps touch, then the vertical pass.
   const int64_t r0 = ty.first.front(), r1 = ty.first.back() + ty.count.back();

@@ -21,6 +21,12 @@ Tensor decode_image(const std::string& path);
 // scaled to cover floor(H / r) x floor(W / r) and the centre H x W is kept.
 Tensor resize_center_crop(const Tensor& img, int64_t height, int64_t width,
                           double crop_ratio = 1.0);
+// The geometry of resize_center_crop for an ih x iw image: resized size rh x rw, crop offset.
+struct CoverCrop {
+  int64_t rh, rw, top, left;
+};
+CoverCrop cover_crop(int64_t ih, int64_t iw, int64_t height, int64_t width,
+                     double crop_ratio = 1.0);
 // decode + resize_center_crop + (v / 255 - mean[c]) / std[c] -> f32 [3, H, W] (for predict).
 Tensor preprocess_image(const std::string& path, int64_t height, int64_t width,
                         const std::vector<float>& mean, const std::vector<float>& std,

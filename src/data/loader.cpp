@@ -60,6 +60,8 @@ Loader::Loader(const Dataset& ds, int64_t batch, bool train, uint64_t seed, Augm
   if (train && aug_.any()) {
     if (!is_image(ds) || (ds.x.dtype() != DType::kF32 && ds.x.dtype() != DType::kUI8))
       fail("loader", "augmentation needs images [N, C, H, W] (got {})", ds.x.type_str());
+    if ((aug_.rand_augment || aug_.auto_augment) && ds.x.dtype() != DType::kUI8)
+      fail("loader", "randAugment/autoAugment need ui8 images (got {})", ds.x.type_str());
     if (!ds.black.empty() && ds.black.size() != static_cast<size_t>(ds.x.shape()[1]))
       fail("loader", "black has {} values (expected one per channel: {})", ds.black.size(),
            ds.x.shape()[1]);
@@ -91,6 +93,22 @@ void Loader::write_image(int64_t s, float* dst) const {
   const AugmentDraw d = aug ? augment_draw(aug_, seed_, epoch_, s, H, W) : AugmentDraw{};
   const int64_t p = aug ? aug_.pad_for(H, W) : 0;
   const bool u8 = ds_.x.dtype() == DType::kUI8;
+  if (aug && (aug_.rand_augment || aug_.auto_augment)) {
+    // ui8 only (checked in the constructor): crop/flip into bytes, the policy, then normalise.
+    Image8 im{C, H, W, std::vector<uint8_t>(static_cast<size_t>(C * hw), 0)};
+    const uint8_t* src = ds_.x.data<uint8_t>() + s * C * hw;
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t y = 0; y < H; ++y)
+        for (int64_t x = 0; x < W; ++x) {
+          const int64_t sy = y + d.dy - p, sx = (d.flip ? W - 1 - x : x) + d.dx - p;
+          if (sy >= 0 && sy < H && sx >= 0 && sx < W) im.at(c, y, x) = src[(c * H + sy) * W + sx];
+        }
+    AugDraws dr = sample_draws(seed_, epoch_, s);
+    im = aug_.auto_augment ? auto_augment_imagenet(im, dr) : rand_augment(im, aug_.ra, dr);
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t i = 0; i < hw; ++i) dst[c * hw + i] = lut_[c * 256 + im.px[c * hw + i]];
+    return;
+  }
   for (int64_t c = 0; c < C; ++c) {
     // ui8: torchvision's ToTensor + Normalize, (v / 255 - mean) / std, from a 256-entry table.
     const float* lut = u8 ? &lut_[static_cast<size_t>(c) * 256] : nullptr;
@@ -124,6 +142,28 @@ void Loader::write_image(int64_t s, float* dst) const {
   }
 }
 
+bool Loader::mask_labels() const {
+  const Shape& xs = ds_.x.shape();
+  const Shape& ys = ds_.y.shape();
+  return ys.size() == 3 && xs.size() == 4 && ys[1] == xs[2] && ys[2] == xs[3] &&
+         ds_.y.dtype() == DType::kI32;
+}
+
+// Label map of sample s [H, W] under the same crop / flip draw as its image (nearest: the label
+// of the source pixel write_image reads), 0 in the padding.
+void Loader::write_mask(int64_t s, int32_t* dst) const {
+  const int64_t H = ds_.y.shape()[1], W = ds_.y.shape()[2];
+  const bool aug = train_ && aug_.any();
+  const AugmentDraw d = aug ? augment_draw(aug_, seed_, epoch_, s, H, W) : AugmentDraw{};
+  const int64_t p = aug ? aug_.pad_for(H, W) : 0;
+  const int32_t* src = ds_.y.data<int32_t>() + s * H * W;
+  for (int64_t y = 0; y < H; ++y)
+    for (int64_t x = 0; x < W; ++x) {
+      const int64_t sy = y + d.dy - p, sx = (d.flip ? W - 1 - x : x) + d.dx - p;
+      dst[y * W + x] = sy < 0 || sy >= H || sx < 0 || sx >= W ? 0 : src[sy * W + sx];
+    }
+}
+
 int64_t Loader::batch(int64_t i, Tensor& x, Tensor& y) const {
   if (i < 0 || i >= num_batches())
     fail("loader", "batch index out of range (got {}, expected < {})", i, num_batches());
@@ -149,7 +189,10 @@ int64_t Loader::batch(int64_t i, Tensor& x, Tensor& y) const {
       write_image(s, reinterpret_cast<float*>(xd + k * orow));
     else
       std::memcpy(xd + k * xrow, xsrc + s * xrow, xrow);
-    std::memcpy(yd + k * yrow, ysrc + s * yrow, yrow);
+    if (image_path && mask_labels())
+      write_mask(s, reinterpret_cast<int32_t*>(yd + k * yrow));
+    else
+      std::memcpy(yd + k * yrow, ysrc + s * yrow, yrow);
   }
   return n;
 }

@@ -6,7 +6,8 @@
 // returned. Either way every sample is used exactly once per epoch. Training batches of images [N,
 // C, H, W] can be augmented (random crop from a zero-padded image, horizontal flip), drawn from
 // (seed, epoch, sample index) only, so a run repeats bit for bit whatever thread assembles the
-// batch. ui8 images are normalised here. Prefetcher assembles batch i+1 on a background thread
+// batch; label maps [N, H, W] of the same size follow the same crop and flip (segmentation).
+// ui8 images are normalised here. Prefetcher assembles batch i+1 on a background thread
 // while the caller uses batch i.
 #pragma once
 #include <condition_variable>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "data/dataset.h"
+#include "data/rand_augment.h"
 
 namespace netspec::data {
 
@@ -29,9 +31,12 @@ struct Augment {
   // 28x28, 8 for 64x64, 28 for 224x224.
   int pad = -1;
   bool flip = false;
+  // RandAugment / AutoAugment's ImageNet policy after crop/flip, on ui8 images (rand_augment.h).
+  bool rand_augment = false, auto_augment = false;
+  RandAugmentConfig ra{};
   // What TrainConfig::augment turns on.
   static Augment standard() { return {true, -1, true}; }
-  bool any() const { return crop || flip; }
+  bool any() const { return crop || flip || rand_augment || auto_augment; }
   // The padding actually used for an H x W image.
   int pad_for(int64_t h, int64_t w) const;
 };
@@ -67,6 +72,9 @@ class Loader {
 
  private:
   void write_image(int64_t s, float* dst) const;
+  // Segmentation: labels i32 [N, H, W] matching the images' H, W follow their augmentation.
+  bool mask_labels() const;
+  void write_mask(int64_t s, int32_t* dst) const;
 
   const Dataset& ds_;
   int64_t batch_;

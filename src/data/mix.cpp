@@ -54,6 +54,7 @@ MixConfig MixConfig::from_train(const TrainConfig& c, int64_t classes) {
   MixConfig m;
   m.mixup_alpha = c.mixup ? c.mixupAlpha : 0;
   m.cutmix_alpha = c.cutmix ? c.cutmixAlpha : 0;
+  m.knn_alpha = c.knnMixup ? c.mixupAlpha : 0;  // takes precedence (the seed); Beta(mixupAlpha)
   m.smoothing = c.labelSmoothing;
   m.classes = classes;
   return m;
@@ -66,7 +67,7 @@ MixDraw mix_draw(const MixConfig& c, uint64_t seed, int64_t epoch, int64_t batch
   d.u_prob = uniform01(k);
   d.u_switch = uniform01(k + 1);
   const bool cut = c.cutmix_alpha > 0 && (c.mixup_alpha <= 0 || d.u_switch < c.switch_prob);
-  const double a = cut ? c.cutmix_alpha : c.mixup_alpha;
+  const double a = c.knn_alpha > 0 ? c.knn_alpha : cut ? c.cutmix_alpha : c.mixup_alpha;
   d.beta = a > 0 ? beta_sample(a, a, k + 2) : 1;
   d.cy = static_cast<int64_t>(uniform01(k + 3) * static_cast<double>(h));
   d.cx = static_cast<int64_t>(uniform01(k + 4) * static_cast<double>(w));
@@ -133,6 +134,45 @@ Tensor apply_mix(const MixConfig& c, const MixDraw& d, Tensor& x, const Tensor& 
     for (int64_t j = 0; j < n; ++j)
       o[i * n + j] = static_cast<float>(a[i * n + j] * lam + a[(b - 1 - i) * n + j] * (1 - lam));
   if (lam_out) *lam_out = mixed ? lam : 1.0;
+  return t;
+}
+
+std::vector<int64_t> nearest_rows(const Tensor& x) {
+  const int64_t b = x.shape().at(0), row = x.numel() / b;
+  const float* p = x.data<float>();
+  std::vector<int64_t> nn(static_cast<size_t>(b), 0);
+  for (int64_t i = 0; i < b; ++i) {
+    double best = -1;
+    for (int64_t j = 0; j < b; ++j) {
+      if (j == i) continue;
+      double d2 = 0;
+      for (int64_t e = 0; e < row; ++e) {
+        const double t = static_cast<double>(p[i * row + e]) - p[j * row + e];
+        d2 += t * t;
+      }
+      if (best < 0 || d2 < best) best = d2, nn[i] = j;
+    }
+  }
+  return nn;
+}
+
+Tensor apply_knn_mix(const MixConfig& c, const MixDraw& d, Tensor& x, const Tensor& y) {
+  const int64_t b = x.shape().at(0), row = x.numel() / b, n = c.classes;
+  Tensor y1 = soft_targets(y, n, c.smoothing);
+  if (b < 2) return y1;
+  const std::vector<int64_t> nn = nearest_rows(x);
+  const double lam = d.u_prob < c.prob ? d.beta : 1.0;
+  const Tensor orig = x.clone();
+  const float* po = orig.data<float>();
+  float* px = x.data<float>();
+  Tensor t(DType::kF32, {b, n});
+  for (int64_t i = 0; i < b; ++i) {
+    for (int64_t e = 0; e < row; ++e)
+      px[i * row + e] = static_cast<float>(lam * po[i * row + e] + (1 - lam) * po[nn[i] * row + e]);
+    for (int64_t j = 0; j < n; ++j)
+      t.data<float>()[i * n + j] = static_cast<float>(lam * y1.data<float>()[i * n + j] +
+                                                      (1 - lam) * y1.data<float>()[nn[i] * n + j]);
+  }
   return t;
 }
 

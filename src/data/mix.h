@@ -18,10 +18,11 @@ namespace netspec::data {
 
 struct MixConfig {
   double mixup_alpha = 0, cutmix_alpha = 0;  // 0: off
+  double knn_alpha = 0;                      // > 0: kNN-mixup instead of both
   double prob = 1, switch_prob = 0.5;
   double smoothing = 0;
   int64_t classes = 0;
-  bool any() const { return mixup_alpha > 0 || cutmix_alpha > 0; }
+  bool any() const { return mixup_alpha > 0 || cutmix_alpha > 0 || knn_alpha > 0; }
   static MixConfig from_train(const TrainConfig& c, int64_t classes);
 };
 
@@ -37,6 +38,13 @@ MixDraw mix_draw(const MixConfig& c, uint64_t seed, int64_t epoch, int64_t batch
 // class labels y [B]; lam_out gets the (corrected) λ, 1 when the batch was not mixed.
 Tensor apply_mix(const MixConfig& c, const MixDraw& d, Tensor& x, const Tensor& y,
                  double* lam_out = nullptr);
+// kNN-mixup (the seed's): each sample is mixed with its nearest other sample of the batch in
+// pixel space (squared L2, lowest index on ties) instead of the reversed batch:
+// x_i = λ·x_i + (1-λ)·x_nn(i), targets likewise, λ ~ Beta(α, α) per batch (d.beta).
+Tensor apply_knn_mix(const MixConfig& c, const MixDraw& d, Tensor& x, const Tensor& y);
+// The nearest other row of each row of x [B, ...] (squared L2, lowest index on ties).
+std::vector<int64_t> nearest_rows(const Tensor& x);
+
 // One-hot targets [B, N] with smoothing ε (what an unmixed batch feeds softLabelCE / bce).
 Tensor soft_targets(const Tensor& y, int64_t classes, double smoothing);
 

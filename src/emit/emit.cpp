@@ -13,7 +13,9 @@ EmitOptions EmitOptions::from_train(const TrainConfig& t, int64_t batch) {
   o.loss.kind = t.lossKind;
   o.loss.label_smoothing = t.labelSmoothing;
   // focalGamma belongs to the focal losses only (its default, 2, must not turn classCE focal).
-  o.loss.focal_gamma = t.lossKind == LossKind::focal ? t.focalGamma : 0.0;
+  o.loss.focal_gamma =
+      t.lossKind == LossKind::focal || t.lossKind == LossKind::perPixelFocalCE ? t.focalGamma : 0.0;
+  o.loss.class_weights = t.lossWeights;
   o.loss.anchors = t.anchors;
   o.loss.fpn_scales = t.fpnScales;
   o.loss.diou_box = t.useDiouBox;

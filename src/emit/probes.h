@@ -4,6 +4,8 @@
 //   flash | dense:             main(q, k, v) -> o                     q, k, v, o: [B, H, T, dh]
 //   flash-grad | dense-grad:   main(q, k, v, do) -> (o, dq, dk, dv)   (the VJP w.r.t. q, k, v)
 //   rope | rope-grad:          main(x) -> y  |  main(x, dy) -> (y, dx)
+// and the seg-loss block (probe_seg_loss.cpp, `--module probe-seg-loss --loss L`):
+//   main(logits [B, NC, H, W], labels i32 [B, H, W]) -> (loss, d_logits)
 #pragma once
 #include <string>
 
@@ -23,5 +25,13 @@ struct AttentionProbe {
 std::string attention_probe_choices();
 // Builds the probe module and its manifest; refuses an unknown probe or bad sizes by name.
 Emitted emit_attention_probe(const AttentionProbe& p);
+
+struct SegLossProbe {
+  losses::LossOptions loss{.kind = LossKind::perPixelCE};
+  int64_t batch = 2, classes = 3, height = 4, width = 4;
+  DType dtype = DType::kF32;
+};
+// Refuses a loss that is not per-pixel and bad sizes by name.
+Emitted emit_seg_loss_probe(const SegLossProbe& p);
 
 }  // namespace netspec::emit

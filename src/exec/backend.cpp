@@ -12,61 +12,85 @@ std::map<std::string, BackendFactory, std::less<>>& registry() {
   return r;
 }
 
-// State held as host tensors: each step fills the state inputs, runs, keeps the fed outputs.
+// State held as host tensors, one copy per replica: each step fills the state inputs, runs
+// (replicated when R > 1), keeps the fed outputs.
 class HostSession final : public Session {
  public:
-  HostSession(Executable& exe, std::string entry, std::vector<Feedback> fb)
-      : exe_(exe), entry_(std::move(entry)), fb_(std::move(fb)) {}
+  HostSession(Executable& exe, std::string entry, std::vector<Feedback> fb, int replicas)
+      : exe_(exe),
+        entry_(std::move(entry)),
+        fb_(std::move(fb)),
+        state_(static_cast<size_t>(replicas), std::vector<Tensor>(fb_.size())),
+        set_(fb_.size(), false) {
+    if (replicas < 1 || replicas > kMaxReplicas)
+      fail("session", "replica count must be in 1..{} (got {})", kMaxReplicas, replicas);
+  }
 
   void set_state(size_t input, const Tensor& t) override {
     const size_t k = slot(input);
-    state_[k] = t;
+    for (auto& r : state_) r[k] = t;
     set_[k] = true;
   }
 
   std::vector<Tensor> step(const std::vector<Tensor>& inputs) override {
-    std::vector<Tensor> in = inputs;
-    for (size_t k = 0; k < fb_.size(); ++k) {
-      if (fb_[k].input >= in.size())
-        fail("session", "state input {} is past the {} inputs given", fb_[k].input, in.size());
-      if (k >= set_.size() || !set_[k])
-        fail("session", "state input {} was never set", fb_[k].input);
-      in[fb_[k].input] = state_[k];
+    if (state_.size() != 1)
+      fail("session", "a session of {} replicas steps with step_replicated", state_.size());
+    return std::move(step_replicated({inputs}).at(0));
+  }
+
+  std::vector<std::vector<Tensor>> step_replicated(
+      const std::vector<std::vector<Tensor>>& inputs) override {
+    if (inputs.size() != state_.size())
+      fail("session", "step of {} replicas got inputs for {}", state_.size(), inputs.size());
+    std::vector<std::vector<Tensor>> in = inputs;
+    for (size_t r = 0; r < in.size(); ++r)
+      for (size_t k = 0; k < fb_.size(); ++k) {
+        if (fb_[k].input >= in[r].size())
+          fail("session", "state input {} is past the {} inputs given", fb_[k].input, in[r].size());
+        if (!set_[k]) fail("session", "state input {} was never set", fb_[k].input);
+        in[r][fb_[k].input] = state_[r][k];
+      }
+    std::vector<std::vector<Tensor>> out;
+    if (in.size() == 1)
+      out.push_back(exe_.run(entry_, in[0]));
+    else
+      out = exe_.run_replicated(entry_, in);
+    for (size_t r = 0; r < out.size(); ++r) {
+      for (size_t k = 0; k < fb_.size(); ++k)
+        if (fb_[k].output != Feedback::kKeep) state_[r][k] = std::move(out[r].at(fb_[k].output));
+      for (const Feedback& f : fb_)
+        if (f.output != Feedback::kKeep) out[r].at(f.output) = Tensor();
     }
-    std::vector<Tensor> out = exe_.run(entry_, in);
-    for (size_t k = 0; k < fb_.size(); ++k)
-      if (fb_[k].output != Feedback::kKeep) state_[k] = std::move(out.at(fb_[k].output));
-    for (const Feedback& f : fb_)
-      if (f.output != Feedback::kKeep) out.at(f.output) = Tensor();
     return out;
   }
 
-  Tensor state(size_t input) override { return state_.at(slot(input)); }
+  Tensor state(size_t input) override { return state_.at(0).at(slot(input)); }
 
  private:
-  size_t slot(size_t input) {
+  size_t slot(size_t input) const {
     for (size_t k = 0; k < fb_.size(); ++k)
-      if (fb_[k].input == input) {
-        if (state_.size() != fb_.size()) {
-          state_.resize(fb_.size());
-          set_.resize(fb_.size());
-        }
-        return k;
-      }
+      if (fb_[k].input == input) return k;
     fail("session", "input {} is not a state input", input);
   }
   Executable& exe_;
   std::string entry_;
   std::vector<Feedback> fb_;
-  std::vector<Tensor> state_;
+  std::vector<std::vector<Tensor>> state_;  // [replica][state slot]
   std::vector<bool> set_;
 };
 
 }  // namespace
 
 std::unique_ptr<Session> Executable::open_session(std::string_view entry,
-                                                  std::vector<Feedback> feedback) {
-  return std::make_unique<HostSession>(*this, std::string(entry), std::move(feedback));
+                                                  std::vector<Feedback> feedback, int replicas) {
+  return std::make_unique<HostSession>(*this, std::string(entry), std::move(feedback), replicas);
+}
+
+std::vector<std::vector<Tensor>> Session::step_replicated(
+    const std::vector<std::vector<Tensor>>& inputs) {
+  if (inputs.size() != 1)
+    fail("session", "this session runs one replica (got inputs for {})", inputs.size());
+  return {step(inputs[0])};
 }
 
 BackendRegistrar::BackendRegistrar(const char* name, BackendFactory factory) {

@@ -6,6 +6,7 @@
 // A Session keeps a function's state (e.g. parameters) where the backend holds it between calls.
 #pragma once
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -36,8 +37,13 @@ class Session {
   // One call. `inputs` has one entry per function argument; entries at state inputs are ignored
   // (pass empty Tensors). Returns one entry per output; the fed-back ones are empty Tensors.
   virtual std::vector<Tensor> step(const std::vector<Tensor>& inputs) = 0;
-  // The current value of state input `input`, copied to the host.
+  // The current value of state input `input`, copied to the host (replica 0's copy).
   virtual Tensor state(size_t input) = 0;
+  // A session opened for R > 1 replicas runs them all in one call: inputs[r] is replica r's
+  // argument list (state entries ignored); returns each replica's outputs (fed-back ones empty).
+  // Every replica keeps its own copy of the state (xla: on its device); set_state sets them all.
+  virtual std::vector<std::vector<Tensor>> step_replicated(
+      const std::vector<std::vector<Tensor>>& inputs);
 };
 
 class Executable {
@@ -54,15 +60,26 @@ class Executable {
   virtual std::vector<Tensor> run_as_replica(std::string_view entry,
                                              const std::vector<Tensor>& inputs, Communicator& comm,
                                              int replica_id);
-  // A session over `entry`; the default keeps the state as host tensors and calls run().
+  // Runs `entry` as replicas rank·L .. rank·L + L-1 (L = inputs.size()) of the
+  // outer.num_replicas()·L replicas: L threads here (TwoLevelComm), the other processes' replicas
+  // meeting through `outer` (one member per process, this one `rank`). The default runs
+  // run_as_replica on the L threads (backends with per-call state override it).
+  virtual std::vector<std::vector<Tensor>> run_as_replicas(
+      std::string_view entry, const std::vector<std::vector<Tensor>>& inputs, Communicator& outer,
+      int rank);
+  // A session over `entry` run as `replicas` replicas (all_reduce meets across them); the default
+  // keeps the state as host tensors and calls run() / run_replicated().
   virtual std::unique_ptr<Session> open_session(std::string_view entry,
-                                                std::vector<Feedback> feedback);
+                                                std::vector<Feedback> feedback, int replicas = 1);
 };
 
 // Options a backend may read; each ignores what it does not use.
 struct BackendOptions {
   std::string pjrt_plugin;  // xla: plugin .so (else $NETSPEC_PJRT_PLUGIN, else the install dir)
   int devices = 0;  // xla on a CPU plugin: in-process devices (0: 1, or $NETSPEC_PJRT_DEVICES)
+  // xla: compiled executables kept on disk; "" the default directory (default_compile_cache_dir,
+  // $NETSPEC_COMPILE_CACHE when set), "off" none, else that directory.
+  std::string compile_cache;
 };
 
 class Backend {
@@ -70,6 +87,9 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
   virtual std::unique_ptr<Executable> load(std::shared_ptr<const hlo::Module> module) = 0;
+  // Named event counts for tests and reports (xla: compiles, disk cache hits, misses, corrupt
+  // entries); empty for backends that count nothing.
+  virtual std::map<std::string, int64_t> counters() const { return {}; }
 };
 
 using BackendFactory = std::function<std::unique_ptr<Backend>(const BackendOptions&)>;

@@ -35,6 +35,54 @@ std::vector<std::vector<Tensor>> ReplicaComm::exchange(int replica_id, std::vect
   return all;
 }
 
+std::vector<Tensor> TwoLevelComm::from_thread0(std::vector<Tensor> mine) {
+  if (id_ != 0) mine.clear();
+  return std::move(local_.exchange(id_, std::move(mine)).at(0));
+}
+
+std::vector<std::vector<Tensor>> TwoLevelComm::exchange(int, std::vector<Tensor> mine) {
+  const size_t k = mine.size();
+  std::vector<std::vector<Tensor>> here = local_.exchange(id_, std::move(mine));
+  std::vector<Tensor> flat;
+  if (id_ == 0) {
+    std::vector<Tensor> packed;  // the L contributions end to end
+    for (auto& v : here)
+      for (auto& t : v) packed.push_back(std::move(t));
+    for (auto& v : outer_.exchange(rank_, std::move(packed)))
+      for (auto& t : v) flat.push_back(std::move(t));
+  }
+  flat = from_thread0(std::move(flat));  // P·L·k tensors, replica-major
+  std::vector<std::vector<Tensor>> all(static_cast<size_t>(num_replicas()));
+  for (size_t r = 0; r < all.size(); ++r)
+    for (size_t j = 0; j < k; ++j) all[r].push_back(flat.at(r * k + j));
+  return all;
+}
+
+std::optional<std::vector<Tensor>> TwoLevelComm::sum_all(int, const std::vector<Tensor>& xs) {
+  for (const Tensor& t : xs)  // the same decision on every replica: one module, one signature
+    if (t.dtype() != DType::kF32 && t.dtype() != DType::kF64) return std::nullopt;
+  std::vector<std::vector<Tensor>> here = local_.exchange(id_, xs);
+  std::vector<Tensor> sums;
+  if (id_ == 0) {
+    for (size_t j = 0; j < xs.size(); ++j) {
+      Tensor acc = here[0][j].clone();
+      for (size_t r = 1; r < here.size(); ++r) {
+        const Tensor& x = here[r][j];
+        for (int64_t i = 0; i < acc.numel(); ++i)
+          if (acc.dtype() == DType::kF32)
+            acc.data<float>()[i] += x.data<float>()[i];
+          else
+            acc.data<double>()[i] += x.data<double>()[i];
+      }
+      sums.push_back(std::move(acc));
+    }
+    auto across = outer_.sum_all(rank_, sums);
+    if (!across) fail("all_reduce", "the process group's communicator has no sum all_reduce");
+    sums = std::move(*across);
+  }
+  return from_thread0(std::move(sums));
+}
+
 void ReplicaComm::abort() {
   std::lock_guard<std::mutex> lk(mu_);
   aborted_ = true;
@@ -86,6 +134,17 @@ std::vector<std::vector<Tensor>> run_on_replicas(
 }
 
 // Defined here rather than in backend.cpp: the multi-process path belongs to replica runs.
+std::vector<std::vector<Tensor>> Executable::run_as_replicas(
+    std::string_view entry, const std::vector<std::vector<Tensor>>& inputs, Communicator& outer,
+    int rank) {
+  const int n = static_cast<int>(inputs.size());
+  if (n == 1) return {run_as_replica(entry, inputs[0], outer, rank)};
+  return run_on_replicas(n, [&](int r, ReplicaComm& local) {
+    TwoLevelComm comm(local, outer, rank, r);
+    return run_as_replica(entry, inputs[static_cast<size_t>(r)], comm, rank * n + r);
+  });
+}
+
 std::vector<Tensor> Executable::run_as_replica(std::string_view /*entry*/,
                                                const std::vector<Tensor>& /*inputs*/,
                                                Communicator& comm, int replica_id) {

@@ -61,6 +61,28 @@ class ReplicaComm final : public Communicator {
   bool aborted_ = false;
 };
 
+// One of L replica threads of this process (`local`, this thread `local_id`) in a group of P
+// processes meeting in `outer` (one member per process, this one `rank`): global replica id
+// rank·L + local_id of P·L. sum_all: the L contributions summed in thread order, then across the
+// processes (outer.sum_all); exchange: the L contributions gathered, then exchanged across the
+// processes. Thread 0 talks to `outer`; the others get its result through `local`.
+class TwoLevelComm final : public Communicator {
+ public:
+  TwoLevelComm(ReplicaComm& local, Communicator& outer, int rank, int local_id)
+      : local_(local), outer_(outer), rank_(rank), id_(local_id) {}
+  int num_replicas() const override { return outer_.num_replicas() * local_.num_replicas(); }
+  std::vector<std::vector<Tensor>> exchange(int replica_id, std::vector<Tensor> mine) override;
+  std::optional<std::vector<Tensor>> sum_all(int replica_id,
+                                             const std::vector<Tensor>& xs) override;
+
+ private:
+  // Thread 0's tensors on every local thread.
+  std::vector<Tensor> from_thread0(std::vector<Tensor> mine);
+  ReplicaComm& local_;
+  Communicator& outer_;
+  int rank_, id_;
+};
+
 // Runs body(replica_id, comm) for n replicas (1..kMaxReplicas) on n threads and returns each
 // replica's results. If any replica throws, the others are aborted and the first real error is
 // rethrown; if a thread cannot be created, the started ones are aborted and joined and an Error

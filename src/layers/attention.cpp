@@ -17,14 +17,26 @@ void check_qkv(Value* q, Value* k, Value* v) {
 
 }  // namespace
 
+Value* attention_scores(hlo::Builder& b, Value* q, Value* k) {
+  // s = q·kᵀ/√dh : [B, H, Tq, Tk]
+  Value* s = b.dot_general(q, k, {{0, 1}, {0, 1}, {3}, {3}});
+  return b.multiply(s, b.constant_splat(1.0 / std::sqrt(double(q->type.dim(3))), s->type));
+}
+
+Value* attention_softmax_v(hlo::Builder& b, Value* s, Value* v) {
+  // softmax over keys, max subtracted: p = exp(s - m), out = (p·v) / Σp
+  DType dt = s->type.dtype();
+  Value* m = b.reduce(s, b.scalar(-INFINITY, dt), {3}, hlo::OpKind::kMaximum);
+  Value* p = b.exponential(b.subtract(s, b.broadcast_in_dim(m, s->type.shape(), {0, 1, 2})));
+  Value* l = b.reduce(p, b.scalar(0, dt), {3}, hlo::OpKind::kAdd);
+  Value* o = b.dot_general(p, v, {{0, 1}, {0, 1}, {3}, {2}});
+  return b.divide(o, b.broadcast_in_dim(l, o->type.shape(), {0, 1, 2}));
+}
+
 Value* dense_attention(hlo::Builder& b, Value* q, Value* k, Value* v, bool causal) {
   check_qkv(q, k, v);
-  const hlo::Type& t = q->type;
-  int64_t n = t.dim(2), dh = t.dim(3);
-  DType dt = t.dtype();
-  // s = q·kᵀ/√dh : [B, H, T, T]
-  Value* s = b.dot_general(q, k, {{0, 1}, {0, 1}, {3}, {3}});
-  s = b.multiply(s, b.constant_splat(1.0 / std::sqrt(double(dh)), s->type));
+  int64_t n = q->type.dim(2);
+  Value* s = attention_scores(b, q, k);
   if (causal) {
     // key j is visible from query i iff j <= i; masked scores get a large finite negative so
     // exp(s - max) underflows to 0 without -inf - -inf = NaN.
@@ -33,12 +45,19 @@ Value* dense_attention(hlo::Builder& b, Value* q, Value* k, Value* v, bool causa
     keep = b.broadcast_in_dim(keep, s->type.shape(), {2, 3});
     s = b.select(keep, s, b.constant_splat(-1e30, s->type));
   }
-  // softmax over keys, max subtracted: p = exp(s - m), out = (p·v) / Σp
-  Value* m = b.reduce(s, b.scalar(-INFINITY, dt), {3}, hlo::OpKind::kMaximum);
-  Value* p = b.exponential(b.subtract(s, b.broadcast_in_dim(m, s->type.shape(), {0, 1, 2})));
-  Value* l = b.reduce(p, b.scalar(0, dt), {3}, hlo::OpKind::kAdd);
-  Value* o = b.dot_general(p, v, {{0, 1}, {0, 1}, {3}, {2}});
-  return b.divide(o, b.broadcast_in_dim(l, o->type.shape(), {0, 1, 2}));
+  return attention_softmax_v(b, s, v);
+}
+
+Value* head_split(hlo::Builder& b, Value* qkv, int64_t s, int64_t parts, int64_t heads) {
+  const Shape& sh = qkv->type.shape();
+  int64_t d = sh[2] / parts;
+  Value* part = b.slice(qkv, {0, 0, s * d}, {sh[0], sh[1], (s + 1) * d});
+  return b.transpose(b.reshape(part, {sh[0], sh[1], heads, d / heads}), {0, 2, 1, 3});
+}
+
+Value* head_merge(hlo::Builder& b, Value* o) {
+  const Shape& sh = o->type.shape();  // [B, H, T, dh] -> [B, T, H, dh] -> [B, T, H·dh]
+  return b.reshape(b.transpose(o, {0, 2, 1, 3}), {sh[0], sh[2], sh[1] * sh[3]});
 }
 
 Value* apply_rope(hlo::Builder& b, Value* x) {

@@ -10,6 +10,15 @@ namespace netspec::layers {
 // q, k, v: [B, H, T, dh] -> [B, H, T, dh]; softmax(q·kᵀ/√dh + causal mask)·v
 Value* dense_attention(hlo::Builder& b, Value* q, Value* k, Value* v, bool causal);
 Value* flash_attention(LowerCtx& c, Value* q, Value* k, Value* v, bool causal);
+// The two halves of dense attention, for callers that add a bias or mask to the scores in
+// between (Swin's relative position bias, DETR's cross attention with Tq != Tk):
+// s = q·kᵀ/√dh [B, H, Tq, Tk]; softmax(s)·v over keys (max subtracted) [B, H, Tq, dh].
+Value* attention_scores(hlo::Builder& b, Value* q, Value* k);
+Value* attention_softmax_v(hlo::Builder& b, Value* s, Value* v);
+// Part s of `parts` packed projections [B, T, parts·D] as heads [B, H, T, dh] (timm's
+// reshape(B, T, parts, H, dh): channel s·D + h·dh + j); head_merge is [B, H, T, dh] -> [B, T, D].
+Value* head_split(hlo::Builder& b, Value* qkv, int64_t s, int64_t parts, int64_t heads);
+Value* head_merge(hlo::Builder& b, Value* o);
 // rotary embedding applied to [B, H, T, dh] (rotate-half, base 10000), positions 0..T-1
 Value* apply_rope(hlo::Builder& b, Value* x);
 
@@ -19,6 +28,7 @@ Value* apply_rope(hlo::Builder& b, Value* x);
 struct VitOptions {
   int64_t heads, mlp_dim;
   bool causal = false, flash = false, rope = false;
+  Activation act = Activation::gelu;  // the MLP's (timm Block act_layer; MobileViT: SiLU)
 };
 Value* vit_block(LowerCtx& c, Value* x, const VitOptions& o, int block);
 // "heads do not divide dim (got dim 10, heads 3)".

@@ -4,15 +4,19 @@
 
 namespace netspec::layers {
 
+Value* linear_apply(hlo::Builder& b, Value* x, Value* w, Value* bias) {
+  hlo::DotDims d;
+  d.lhs_contracting = {x->type.rank() - 1};
+  d.rhs_contracting = {1};
+  Value* y = b.dot_general(x, w, d);
+  return bias ? b.add(y, bcast(b, bias, y, y->type.rank() - 1)) : y;
+}
+
 Value* linear(LowerCtx& c, const std::string& name, Value* x, int64_t out, bool bias) {
   int64_t in = x->type.dim(x->type.rank() - 1);
   Value* w = c.param(dot(name, "weight"), {out, in}, ParamInit::linearWeight, true);
   Value* bv = bias ? c.param(dot(name, "bias"), {out}, ParamInit::zeros, false) : nullptr;
-  hlo::DotDims d;
-  d.lhs_contracting = {x->type.rank() - 1};
-  d.rhs_contracting = {1};
-  Value* y = c.b.dot_general(x, w, d);
-  return bv ? c.b.add(y, bcast(c.b, bv, y, y->type.rank() - 1)) : y;
+  return linear_apply(c.b, x, w, bv);
 }
 
 Value* lower_dense(LowerCtx& c, const Layer& layer, Value* x) {

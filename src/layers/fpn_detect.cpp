@@ -14,7 +14,6 @@
 #include "layers/lower.h"
 
 namespace netspec::layers {
-namespace {
 
 // Nearest 2x upsampling [B, C, H, W] -> [B, C, 2H, 2W]: y[.., i, j] = x[.., i/2, j/2].
 Value* up2(hlo::Builder& b, Value* x) {
@@ -22,6 +21,8 @@ Value* up2(hlo::Builder& b, Value* x) {
   Value* y = b.broadcast_in_dim(x, {s[0], s[1], s[2], 2, s[3], 2}, {0, 1, 2, 4});
   return b.reshape(y, {s[0], s[1], 2 * s[2], 2 * s[3]});
 }
+
+namespace {
 
 // One shared tower layer on every level: per-level 3x3 conv (weight w), then one BN over the
 // concatenated positions [B, C, Σ H_i·W_i], then the activation; returns the per-level maps.

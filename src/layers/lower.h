@@ -245,10 +245,19 @@ Value* layer_norm(LowerCtx& c, const std::string& name, Value* x, int64_t fd);
 // y = x·Wᵀ + b over the last dim (nn.Linear): declares "<name>.weight" [out, in] (+ bias)
 // (dense.cpp).
 Value* linear(LowerCtx& c, const std::string& name, Value* x, int64_t out, bool bias = true);
+// The same with weights already declared (a kind whose declaration order differs from its use
+// order): x·Wᵀ (+ bias) over the last dim.
+Value* linear_apply(hlo::Builder& b, Value* x, Value* w, Value* bias = nullptr);
 // conv "<name>.conv" (no bias) + BN "<name>.bn" + activation, the torchvision
 // Conv2dNormActivation unit (conv_bn.cpp); `conv` and `bn` name the two parts.
 Value* conv_bn_act(LowerCtx& c, const std::string& name, Value* x, const ConvSpec& s, Activation a,
                    const char* conv = "conv", const char* bn = "bn");
+// Nearest 2x upsampling [B, C, H, W] -> [B, C, 2H, 2W] (fpn_detect.cpp).
+Value* up2(hlo::Builder& b, Value* x);
+// Bilinear x s upsampling, PyTorch align_corners=False (bilinear_upsample.cpp).
+Value* bilinear_upsample(hlo::Builder& b, Value* x, int64_t s);
+// Mean over H, W: [B, C, H, W] -> [B, C, 1, 1] (global_avg_pool.cpp).
+Value* global_avg_pool(hlo::Builder& b, Value* x);
 // Residual shortcut (residual_block.cpp): x, or 1x1 conv (stride) + BN "downsample.0/.1" when
 // the stride or the width changes.
 Value* shortcut(LowerCtx& c, Value* x, int64_t oc, int64_t stride);

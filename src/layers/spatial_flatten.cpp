@@ -1,15 +1,14 @@
-// spatialFlatten (not lowered yet: accounting only; lowering refuses it by name).
-// [C, H, W] -> [H*W, C] tokens (row-major positions).
-#include "layers/declare.h"
+// spatialFlatten: [B, C, H, W] -> [B, H·W, C] tokens (row-major positions: token y·W + x).
+#include "layers/lower.h"
 
 namespace netspec::layers {
 
-Value* account_spatial_flatten(LowerCtx& lc, const Layer&, Value*) {
-  Decl c(lc);
-  Fm x = c.image(-1);
-  return lc.not_lowered({x.h * x.w, x.c});
+Value* lower_spatial_flatten(LowerCtx& c, const Layer&, Value* x) {
+  Fm f = c.image(-1);
+  Value* t = c.b.transpose(x, {0, 2, 3, 1});  // [B, H, W, C]
+  return c.b.reshape(t, {x->type.dim(0), f.h * f.w, f.c});
 }
 
-NETSPEC_REGISTER_LAYER(spatialFlatten, account_spatial_flatten, {.lowered = false})
+NETSPEC_REGISTER_LAYER(spatialFlatten, lower_spatial_flatten)
 
 }  // namespace netspec::layers

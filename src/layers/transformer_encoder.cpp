@@ -12,28 +12,20 @@
 namespace netspec::layers {
 namespace {
 
-// [B, T, 3D] channels [s·D, (s+1)·D) -> [B, H, T, dh].
-Value* head_split(hlo::Builder& b, Value* qkv, int64_t s, int64_t heads) {
-  const Shape& sh = qkv->type.shape();
-  int64_t d = sh[2] / 3;
-  Value* part = b.slice(qkv, {0, 0, s * d}, {sh[0], sh[1], (s + 1) * d});
-  return b.transpose(b.reshape(part, {sh[0], sh[1], heads, d / heads}), {0, 2, 1, 3});
-}
-
 Value* self_attention(LowerCtx& c, const VitOptions& o, Value* h) {
   hlo::Builder& b = c.b;
   const Shape& sh = h->type.shape();
   Value* qkv = linear(c, "attn.qkv", h, 3 * sh[2]);
-  Value* q = head_split(b, qkv, 0, o.heads);
-  Value* k = head_split(b, qkv, 1, o.heads);
-  Value* v = head_split(b, qkv, 2, o.heads);
+  Value* q = head_split(b, qkv, 0, 3, o.heads);
+  Value* k = head_split(b, qkv, 1, 3, o.heads);
+  Value* v = head_split(b, qkv, 2, 3, o.heads);
   if (o.rope) {
     q = apply_rope(b, q);
     k = apply_rope(b, k);
   }
   Value* out =
       o.flash ? flash_attention(c, q, k, v, o.causal) : dense_attention(b, q, k, v, o.causal);
-  out = b.reshape(b.transpose(out, {0, 2, 1, 3}), sh);  // [B, T, H, dh] -> [B, T, D]
+  out = head_merge(b, out);
   return linear(c, "attn.proj", out, sh[2]);
 }
 
@@ -43,8 +35,7 @@ Value* vit_block(LowerCtx& c, Value* x, const VitOptions& o, int block) {
   hlo::Builder& b = c.b;
   // timm Block: x + drop_path(attn(norm1(x))), then x + drop_path(mlp(norm2(x))).
   x = b.add(x, c.drop_path(self_attention(c, o, layer_norm(c, "norm1", x, 2)), block, 0));
-  Value* h = activation(b, linear(c, "mlp.fc1", layer_norm(c, "norm2", x, 2), o.mlp_dim),
-                        Activation::gelu);
+  Value* h = activation(b, linear(c, "mlp.fc1", layer_norm(c, "norm2", x, 2), o.mlp_dim), o.act);
   return b.add(x, c.drop_path(linear(c, "mlp.fc2", h, x->type.dim(2)), block, 1));
 }
 

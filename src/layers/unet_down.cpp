@@ -1,23 +1,28 @@
-// unetDown (not lowered yet: accounting only; lowering refuses it by name).
-// Saves its input as the next skip, 2x2 max pool, DoubleConv ic -> oc.
-#include "layers/declare.h"
+// unetDown: 2x2 max pool (stride 2), then DoubleConv ic -> oc. Its input is the skip connection
+// the matching unetUp concatenates (unet_skip). DoubleConv = (3x3 conv, no bias, BN, ReLU) x 2,
+// named conv1.conv / conv1.bn / conv2.conv / conv2.bn.
+#include <limits>
+
+#include "layers/lower.h"
 
 namespace netspec::layers {
 
-// DoubleConv: (3x3 conv, no bias, BN, ReLU) x 2 (also unetUp's).
-Fm double_conv(Decl& c, Fm x, int64_t oc) {
-  return c.conv_bn("conv2", c.conv_bn("conv1", x, oc, 3), oc, 3);
+Value* double_conv(LowerCtx& c, Value* x, int64_t oc) {
+  Value* y = conv_bn_act(c, "conv1", x, {oc, 3}, Activation::relu);
+  return conv_bn_act(c, "conv2", y, {oc, 3}, Activation::relu);
 }
 
-Value* account_unet_down(LowerCtx& lc, const Layer& layer, Value*) {
+Value* lower_unet_down(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<UnetDown>(layer);
-  Decl c(lc);
-  Fm x = c.image(l.ic);
-  c.check(x.h % 2 == 0 && x.w % 2 == 0, "needs an even feature map to pool (got {}x{})", x.h, x.w);
-  c.skips().push_back(c.in);
-  return lc.not_lowered(double_conv(c, Fm{x.c, x.h / 2, x.w / 2}, l.oc).shape());
+  Fm f = c.image(l.ic);
+  c.check(f.h % 2 == 0 && f.w % 2 == 0, "needs an even feature map to pool (got {}x{})", f.h, f.w);
+  hlo::WindowOptions w;
+  w.window_dimensions = {1, 1, 2, 2};
+  w.window_strides = {1, 1, 2, 2};
+  Value* init = c.b.scalar(-std::numeric_limits<double>::infinity(), x->type.dtype());
+  return double_conv(c, c.b.reduce_window(x, init, w, hlo::OpKind::kMaximum), l.oc);
 }
 
-NETSPEC_REGISTER_LAYER(unetDown, account_unet_down, {.lowered = false})
+NETSPEC_REGISTER_LAYER(unetDown, lower_unet_down)
 
 }  // namespace netspec::layers

@@ -5,15 +5,17 @@
 #include "losses/loss.h"
 
 namespace netspec::losses {
-Value* log_softmax(hlo::Builder& b, Value* z) {
+Value* log_softmax(hlo::Builder& b, Value* z) { return log_softmax(b, z, z->type.rank() - 1); }
+
+Value* log_softmax(hlo::Builder& b, Value* z, int64_t dim) {
   const hlo::Type& t = z->type;
-  int64_t last = t.rank() - 1;
   hlo::I64s keep;
-  for (int64_t d = 0; d < last; ++d) keep.push_back(d);
+  for (int64_t d = 0; d < t.rank(); ++d)
+    if (d != dim) keep.push_back(d);
   Value* ninf = b.scalar(-std::numeric_limits<double>::infinity(), t.dtype());
-  Value* m = b.reduce(z, ninf, {last}, hlo::OpKind::kMaximum);
+  Value* m = b.reduce(z, ninf, {dim}, hlo::OpKind::kMaximum);
   Value* s = b.subtract(z, b.broadcast_in_dim(m, t.shape(), keep));
-  Value* sum = b.reduce(b.exponential(s), b.scalar(0, t.dtype()), {last}, hlo::OpKind::kAdd);
+  Value* sum = b.reduce(b.exponential(s), b.scalar(0, t.dtype()), {dim}, hlo::OpKind::kAdd);
   return b.subtract(s, b.broadcast_in_dim(b.log(sum), t.shape(), keep));
 }
 

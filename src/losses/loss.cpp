@@ -15,12 +15,19 @@ Value* mean_of_sum(hlo::Builder& b, Value* x, double scale) {
 bool is_lowered(LossKind k) {
   return k == LossKind::classCE || k == LossKind::focal || k == LossKind::softLabelCE ||
          k == LossKind::bce || k == LossKind::floatTargetMse || k == LossKind::tokenCE ||
-         k == LossKind::yoloAnchor || k == LossKind::yolov1Masked;
+         k == LossKind::yoloAnchor || k == LossKind::yolov1Masked || k == LossKind::detrSet ||
+         is_per_pixel(k);
 }
 
 hlo::Type label_type(const LossOptions& o, const hlo::Type& logits) {
   if (logits.rank() < 2 && o.kind != LossKind::floatTargetMse)
     fail("loss", "{} expects logits [B, N] (got {})", enum_name(o.kind), logits.str());
+  if (is_per_pixel(o.kind)) {
+    if (logits.rank() != 4)
+      fail("loss", "{} expects per-pixel logits [B, NC, H, W] (got {})", enum_name(o.kind),
+           logits.str());
+    return hlo::Type::tensor(DType::kI32, {logits.dim(0), logits.dim(2), logits.dim(3)});
+  }
   switch (o.kind) {
     case LossKind::classCE:
     case LossKind::focal:
@@ -40,10 +47,14 @@ hlo::Type label_type(const LossOptions& o, const hlo::Type& logits) {
       return hlo::Type::tensor(logits.dtype(), {logits.dim(0), logits.dim(1), 6});
     case LossKind::yolov1Masked:  // target channels + cell mask
       return yolov1_label_type(logits);
+    case LossKind::detrSet:  // (class, cx, cy, w, h) per query, from the host's matching
+      if (logits.rank() != 3 || logits.dim(2) < 6)
+        fail("loss", "detrSet expects detrHeads rows [B, Q, classes + 5] (got {})", logits.str());
+      return hlo::Type::tensor(logits.dtype(), {logits.dim(0), logits.dim(1), 5});
     default:
       fail("loss",
            "{} is not lowered yet (lowered: classCE, focal, softLabelCE, bce, floatTargetMse, "
-           "tokenCE, yoloAnchor, yolov1Masked)",
+           "tokenCE, yoloAnchor, yolov1Masked, detrSet, perPixel*)",
            enum_name(o.kind));
   }
 }
@@ -52,6 +63,7 @@ Value* emit_loss(hlo::Builder& b, const LossOptions& o, Value* logits, Value* la
   if (labels->type != label_type(o, logits->type))
     fail("loss", "{} labels (got {}, expected {})", enum_name(o.kind), labels->type.str(),
          label_type(o, logits->type).str());
+  if (is_per_pixel(o.kind)) return per_pixel_loss(b, o, logits, labels);
   switch (o.kind) {
     case LossKind::classCE:
     case LossKind::focal:
@@ -68,6 +80,8 @@ Value* emit_loss(hlo::Builder& b, const LossOptions& o, Value* logits, Value* la
       return yolo_loss(b, o, logits, labels);
     case LossKind::yolov1Masked:
       return yolov1_loss(b, o, logits, labels);
+    case LossKind::detrSet:
+      return detr_set_loss(b, logits, labels);
     default:
       fail("loss", "{} is not lowered yet", enum_name(o.kind));
   }

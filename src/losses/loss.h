@@ -1,9 +1,11 @@
 // In-graph training losses: logits [B, N] (+ labels) -> scalar mean loss, one file per family.
-// Label layout per loss (label_type): classCE / focal use class indices i32 [B]; softLabelCE and
+// Label layout per loss (label_type): classCE / focal use class indices i32 [B]; the perPixel*
+// losses logits [B, NC, H, W] with class maps i32 [B, H, W] (per_pixel.cpp); softLabelCE and
 // bce take f32 [B, N] targets (probabilities / multi-hot); floatTargetMse takes targets shaped
 // like the logits; tokenCE takes logits [B, T, V] and token labels i32 [B, T] (kIgnoreIndex skips);
 // yoloAnchor takes an fpnDetect head's rows [B, N, 5 + K] and f32 labels [B, N, 6] (yolo.cpp);
-// yolov1Masked a grid [B, 5 + K, gH, gW] and labels [B, 6 + K, gH, gW] (yolov1.cpp).
+// yolov1Masked a grid [B, 5 + K, gH, gW] and labels [B, 6 + K, gH, gW] (yolov1.cpp);
+// detrSet takes detrHeads rows [B, Q, K + 5] and matched per-query targets [B, Q, 5] (detr.cpp).
 // Softmax and logsumexp subtract the max. Unlowered kinds are refused by name.
 #pragma once
 #include <vector>
@@ -26,6 +28,7 @@ struct LossOptions {
   LossKind kind = LossKind::classCE;
   double label_smoothing = 0;  // classCE: q = (1-ε)·onehot + ε/N
   double focal_gamma = 0;      // classCE with γ > 0 is the focal loss -(1-p_t)^γ·log p_t
+  std::vector<double> class_weights{};  // perPixelWeightedCE: one weight per class
   // yoloAnchor (TrainConfig anchors, fpnScales, useDiouBox, yoloClsWeights, yoloClsFocalGamma).
   std::vector<double> anchors{};      // w,h pairs in pixels: A shared by every level, or 3·A
   std::vector<double> fpn_scales{};   // level strides in pixels, finest first: [s, 2s, 4s]
@@ -58,8 +61,12 @@ hlo::Type label_type(const LossOptions& o, const hlo::Type& logits);
 // Scalar loss (mean over the batch; bce and mse: mean over every element).
 Value* emit_loss(hlo::Builder& b, const LossOptions& o, Value* logits, Value* labels);
 
-// log softmax over the last dim: z - max - log Σ exp(z - max).
+// log softmax over the last dim (or `dim`): z - max - log Σ exp(z - max).
 Value* log_softmax(hlo::Builder& b, Value* z);
+Value* log_softmax(hlo::Builder& b, Value* z, int64_t dim);
+// Per-pixel segmentation losses (per_pixel.cpp): logits [B, NC, H, W], labels i32 [B, H, W].
+bool is_per_pixel(LossKind k);
+Value* per_pixel_loss(hlo::Builder& b, const LossOptions& o, Value* logits, Value* labels);
 Value* class_ce(hlo::Builder& b, Value* logits, Value* labels, double smoothing, double gamma);
 // Per-token CE: -Σ_{b,t: y≠ignore} log softmax(z[b,t])[y] / #{y ≠ ignore} (0 if all ignored).
 Value* token_ce(hlo::Builder& b, Value* logits, Value* labels);
@@ -85,6 +92,8 @@ Value* yolov1_diou_cells(hlo::Builder& b, Value* pred, Value* tgt, Value* mask);
 // 1 - IoU + ρ²/c² of boxes given by centre and size (all the same shape), eps 1e-7 as ultralytics.
 Value* diou_loss(hlo::Builder& b, Value* px, Value* py, Value* pw, Value* ph, Value* tx, Value* ty,
                  Value* tw, Value* th);
+// DETR's set loss of detrHeads rows [B, Q, K + 5] against matched targets [B, Q, 5] (detr.cpp).
+Value* detr_set_loss(hlo::Builder& b, Value* pred, Value* labels);
 // scale · Σ x over every element (a scalar).
 Value* mean_of_sum(hlo::Builder& b, Value* x, double scale);
 

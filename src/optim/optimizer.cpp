@@ -1,5 +1,6 @@
 // Update rules. Per parameter with gradient g (after global-norm clipping), lr_i = lr·headLrMult
-// on the head layer, decay d_i = weightDecay where the parameter decays:
+// on the head layer, decay d_i = weightDecay where the parameter decays; a frozen parameter
+// (name prefix in freeze) keeps its value and state and is left out of the clipping norm:
 //   sgd:      g += d·p; buf = μ·buf + g; g = nesterov ? g + μ·buf : buf (μ > 0); p -= lr·g
 //   adam:     p -= lr·d·p (AdamW, decoupled); m = β1·m + (1-β1)·g; v = β2·v + (1-β2)·g²;
 //             p -= lr · (m / (1-β1^t)) / (√(v / (1-β2^t)) + eps)
@@ -42,6 +43,12 @@ OptimConfig OptimConfig::from_train(const TrainConfig& t) {
   c.wd_exclude_norm_bias = t.wdExcludeNormBias;
   c.grad_clip_norm = t.gradClipNorm;
   c.head_lr_mult = t.headLrMult;
+  for (size_t a = 0; a < t.freeze.size();) {
+    size_t e = t.freeze.find(',', a);
+    if (e == std::string::npos) e = t.freeze.size();
+    if (e > a) c.freeze.push_back(t.freeze.substr(a, e - a));
+    a = e + 1;
+  }
   return c;
 }
 
@@ -70,9 +77,14 @@ UpdateResult apply_update(hlo::Builder& b, const OptimConfig& c, const ParamTabl
          grads_in.size(), state.size(), table.params.size());
   Ops o{b};
   std::vector<Value*> grads = grads_in;
+  std::vector<bool> frozen(n, false);
+  for (size_t i = 0; i < n; ++i)
+    for (const auto& f : c.freeze) frozen[i] = frozen[i] || table.params[i].name.rfind(f, 0) == 0;
   if (c.grad_clip_norm > 0 && n > 0) {  // g *= min(1, clip / (‖g‖ + 1e-6)), torch clip_grad_norm_
-    Value* total = o.sum_sq(grads[0]);
-    for (size_t i = 1; i < n; ++i) total = b.add(total, o.sum_sq(grads[i]));
+    Value* total = nullptr;
+    for (size_t i = 0; i < n; ++i)
+      if (!frozen[i]) total = total ? b.add(total, o.sum_sq(grads[i])) : o.sum_sq(grads[i]);
+    if (!total) total = b.scalar(0, grads[0]->type.dtype());
     Value* norm = b.sqrt(total);
     Value* coef = b.divide(o.k(c.grad_clip_norm, norm), b.add(norm, o.k(1e-6, norm)));
     coef = b.minimum(coef, o.k(1, coef));
@@ -95,6 +107,11 @@ UpdateResult apply_update(hlo::Builder& b, const OptimConfig& c, const ParamTabl
   for (size_t i = 0; i < n; ++i) {
     Value* p = params[i];
     Value* g = grads[i];
+    if (frozen[i]) {
+      r.params[i] = p;
+      for (size_t k = 0; k < slots; ++k) r.state[k * n + i] = state[k * n + i];
+      continue;
+    }
     double d = (!c.wd_exclude_norm_bias || table.params[i].decay) ? c.weight_decay : 0.0;
     Value* lr_s = table.params[i].layer == head && c.head_lr_mult != 1.0
                       ? b.multiply(lr_base, o.k(c.head_lr_mult, lr_base))

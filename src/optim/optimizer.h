@@ -26,6 +26,7 @@ struct OptimConfig {
   bool wd_exclude_norm_bias = true;  // decay only params whose ParamDesc.decay is set
   double grad_clip_norm = 0;         // clip the global L2 norm over ALL grads (0: off)
   double head_lr_mult = 1;           // lr multiplier for the last parameterized layer
+  std::vector<std::string> freeze;   // parameter-name prefixes left unchanged (no update, no state)
   static OptimConfig from_train(const TrainConfig& t);
 };
 

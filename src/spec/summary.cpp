@@ -36,9 +36,12 @@ std::string format_summary(const NetSpec& net, const ParamTable& t, int batch) {
     out += fmt::format("{:>4}  {:<20} {:<18} {:>14} {:>18}\n", l.index, l.kind,
                        shape_with_batch(l.out, batch), group_digits(l.params),
                        group_digits(l.flops * b));
-  out += fmt::format("total params {} ({} tensors)  FLOPs {} ({:.3f} GFLOPs per sample)\n",
-                     group_digits(t.total_params()), t.params.size(),
-                     group_digits(t.total_flops() * b), t.total_flops() / 1e9);
+  // FLOPs count 2 per multiply-add; torchvision and timm quote MACs (1) under the name "FLOPs".
+  out += fmt::format(
+      "total params {} ({} tensors)  FLOPs {} ({:.3f} GFLOPs per sample)  MACs {} "
+      "({:.3f} GMACs per sample, torchvision's \"GFLOPS\")\n",
+      group_digits(t.total_params()), t.params.size(), group_digits(t.total_flops() * b),
+      t.total_flops() / 1e9, group_digits(t.total_flops() / 2 * b), t.total_flops() / 2e9);
   out += fmt::format("BN layers {}  output {}\n", t.bns.size(), shape_with_batch(t.output, batch));
   return out;
 }

@@ -1,6 +1,9 @@
 // TrainConfig range checks.
 #include "spec/train_config.h"
 
+#include <cmath>
+#include <type_traits>
+
 #include "core/error.h"
 
 namespace netspec {
@@ -15,6 +18,16 @@ void in_unit(const char* name, double v, bool closed_high) {
 }  // namespace
 
 void validate(const TrainConfig& c) {
+  // inf and nan pass most range checks below (and would be written as null into config.json).
+  c.visit([](const char* name, const auto& f, const char*) {
+    using F = std::decay_t<decltype(f)>;
+    if constexpr (std::is_same_v<F, double>) {
+      if (!std::isfinite(f)) fail("train", "{} must be a finite number (got {})", name, f);
+    } else if constexpr (std::is_same_v<F, DoubleList>) {
+      for (double v : f)
+        if (!std::isfinite(v)) fail("train", "{} must hold finite numbers (got {})", name, v);
+    }
+  });
   if (!(c.learningRate > 0)) fail("train", "learningRate must be > 0 (got {})", c.learningRate);
   at_least("batchSize", c.batchSize, 1);
   at_least("epochs", c.epochs, 1);
@@ -57,8 +70,10 @@ void validate(const TrainConfig& c) {
   at_least("swagSamples", c.swagSamples, 1);
   at_least("ttaSamples", c.ttaSamples, 1);
   if (!(c.bnMomentum > 0 && c.bnMomentum <= 1))
-    fail("train", "bnMomentum must be in (0, 1] (got {}; PyTorch convention, weight of the new "
-         "batch)", c.bnMomentum);
+    fail("train",
+         "bnMomentum must be in (0, 1] (got {}; PyTorch convention, weight of the new "
+         "batch)",
+         c.bnMomentum);
   at_least("evalEveryNEpochs", c.evalEveryNEpochs, 1);
   at_least("checkpointEveryNEpochs", c.checkpointEveryNEpochs, 1);
   if (!(c.detPriorPi > 0 && c.detPriorPi < 1))
@@ -68,6 +83,13 @@ void validate(const TrainConfig& c) {
   in_unit("fpnAffineProb", c.fpnAffineProb, true);
   at_least("yoloClsFocalGamma", c.yoloClsFocalGamma, 0);
   at_least("yoloObjFocalGamma", c.yoloObjFocalGamma, 0);
+  at_least("ddpmSteps", c.ddpmSteps, 1);
+  if (!(c.betaStart > 0 && c.betaStart <= c.betaEnd && c.betaEnd < 1))
+    fail("train", "DDPM betas must satisfy 0 < betaStart <= betaEnd < 1 (got {}, {})", c.betaStart,
+         c.betaEnd);
+  if (c.ddpm && c.lossKind != LossKind::floatTargetMse)
+    fail("train", "ddpm trains the noise prediction with floatTargetMse (got lossKind {})",
+         enum_name(c.lossKind));
 }
 
 }  // namespace netspec

@@ -78,6 +78,7 @@ using DoubleList = std::vector<double>;
   F(int, checkpointEveryNEpochs, 1, "checkpoint every N epochs") \
   F(std::string, bootstrapBackbone, "", "checkpoint to initialize a backbone from (empty: none)") \
   F(std::string, bootstrapRanges, "", "layer index ranges loaded from it, e.g. \"0-8,10\"") \
+  F(std::string, freeze, "", "comma-separated parameter-name prefixes kept fixed (fine-tuning)") \
   F(bool, headPriorBias, false, "init the classifier bias to log class priors") \
   F(double, detPriorPi, 0.01, "detector objectness prior probability for the head bias") \
   F(bool, useDiouBox, false, "DIoU box regression loss for detectors") \
@@ -90,7 +91,11 @@ using DoubleList = std::vector<double>;
   F(double, fpnAffineAreaThr, 0.1, "drop boxes keeping less than this area fraction") \
   F(DoubleList, yoloClsWeights, {}, "per-class weights in the YOLO class loss") \
   F(double, yoloClsFocalGamma, 0.0, "focal exponent in the YOLO class loss (0: plain CE)") \
-  F(double, yoloObjFocalGamma, 0.0, "focal exponent in the YOLO objectness BCE (0: plain BCE)")
+  F(double, yoloObjFocalGamma, 0.0, "focal exponent in the YOLO objectness BCE (0: plain BCE)") \
+  F(bool, ddpm, false, "DDPM: train the net to predict the noise of x_t (t/T in the last input channel)") \
+  F(int, ddpmSteps, 1000, "DDPM: diffusion steps T") \
+  F(double, betaStart, 1e-4, "DDPM: linear beta schedule, beta_1") \
+  F(double, betaEnd, 0.02, "DDPM: linear beta schedule, beta_T")
 // clang-format on
 
 #define NS_TRAIN_DECL_(T, n, d, doc) T n = d;

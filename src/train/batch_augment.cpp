@@ -7,11 +7,11 @@ namespace netspec::train {
 
 BatchAugment::BatchAugment(const TrainConfig& c, const ParamTable& t, const data::Dataset& train)
     : seed_(static_cast<uint64_t>(c.seed)) {
-  const bool mixing = c.mixup || c.cutmix;
+  const bool mixing = c.mixup || c.cutmix || c.knnMixup;
   soft_ = c.lossKind == LossKind::softLabelCE || c.lossKind == LossKind::bce;
-  if (c.knnMixup) fail("train", "knnMixup is not supported by the trainer yet (set it to false)");
   if (mixing && !soft_)
-    fail("train", "mixup/cutmix produce soft labels: lossKind must be softLabelCE or bce (got {})",
+    fail("train",
+         "mixup/cutmix/knnMixup produce soft labels: lossKind must be softLabelCE or bce (got {})",
          enum_name(c.lossKind));
   if (soft_ && (train.y.dtype() != DType::kI32 || train.y.shape().size() != 1))
     fail("train", "lossKind {} is fed from class labels [N] (got labels {})", enum_name(c.lossKind),
@@ -19,7 +19,7 @@ BatchAugment::BatchAugment(const TrainConfig& c, const ParamTable& t, const data
   erase_ = c.randomErasing;
   erase_p_ = c.randomErasingProb;
   if ((mixing || erase_) && train.x.shape().size() != 4)
-    fail("train", "mixup/cutmix/randomErasing need image data [N, C, H, W] (got {})",
+    fail("train", "mixup/cutmix/knnMixup/randomErasing need image data [N, C, H, W] (got {})",
          train.x.type_str());
   if (soft_) {
     if (t.output.size() != 1)
@@ -44,7 +44,8 @@ void BatchAugment::apply(int64_t epoch, int64_t index, const data::Loader& ld,
   if (mix_.any()) {
     const data::MixDraw d =
         data::mix_draw(mix_, seed_, epoch, index, mb.x.shape()[2], mb.x.shape()[3]);
-    mb.y = data::apply_mix(mix_, d, mb.x, mb.y);
+    mb.y = mix_.knn_alpha > 0 ? data::apply_knn_mix(mix_, d, mb.x, mb.y)
+                              : data::apply_mix(mix_, d, mb.x, mb.y);
   } else {
     mb.y = data::soft_targets(mb.y, mix_.classes, mix_.smoothing);
   }

@@ -14,6 +14,10 @@
 
 namespace netspec::train {
 
+// Metadata "format": "pt" (PyTorch layouts, as Hugging Face tools expect) and "netspec.format":
+// "netspec-checkpoint-3"; formats 1 and 2 kept netspec's name in "format".
+inline constexpr int kCheckpointFormat = 3;
+
 struct TrainState {
   std::vector<Tensor> params, opt, running;  // running: mean, var per BN, interleaved
   std::vector<std::string> opt_names, running_names;
@@ -21,9 +25,10 @@ struct TrainState {
   int64_t step = 0;            // optimizer updates made
   int64_t batch_in_epoch = 0;  // updates already made in epoch `epoch + 1` (mid-epoch save)
   double loss_sum = 0;         // Σ loss·samples over those updates (the epoch mean is /samples)
-  // Checkpoint format read from the file (save writes 2). Format 1 (before the tail batch was
-  // trained) kept loss_sum as Σ per-update mean losses: the trainer rescales it on resume.
-  int format = 2;
+  // Checkpoint format read from the file (save writes kCheckpointFormat). Format 1 (before the tail
+  // batch was trained) kept loss_sum as Σ per-update mean losses: the trainer rescales it on
+  // resume.
+  int format = kCheckpointFormat;
 };
 
 // Fresh state: params from `params`, zero optimizer state per the train-step manifest's
@@ -31,10 +36,12 @@ struct TrainState {
 TrainState make_state(std::vector<Tensor> params, const emit::Manifest& step_manifest,
                       const emit::Manifest& eval_manifest);
 
+// with_optimizer = false (best) writes weights + BN statistics only.
 void save_checkpoint(const std::string& path, const ParamTable& t, const TrainState& s,
-                     const std::string& net);
+                     const std::string& net, bool with_optimizer = true);
 // Loads every tensor of `s` by name (shape and dtype must match, naming the tensor otherwise)
-// and the counters. with_optimizer = false loads params and running stats only (eval/predict).
+// and the counters. with_optimizer = false loads params and running stats only (eval/predict);
+// it also reads files without netspec metadata (converted weights: counters stay 0). Formats 1-3.
 void load_checkpoint(const std::string& path, const ParamTable& t, TrainState& s,
                      bool with_optimizer = true);
 

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "spec/spec_json.h"
+#include "train/trainer.h"
 
 namespace netspec::train {
 namespace {
@@ -94,10 +95,30 @@ void apply_set(TrainConfig& c, const std::string& a) {
 
 std::string config_help() {
   std::string s =
-      "TrainConfig fields (--config FILE.json or --set field=value; default, meaning):\n";
-  TrainConfig d;
+      "TrainConfig fields (--config FILE.json or --set field=value; default, meaning; "
+      "[refused]: the trainer cannot honour a non-default value yet):\n";
+  const TrainConfig d;
   d.visit([&](const char* n, const auto& f, const char* doc) {
-    s += fmt::format("  {:<24} {:<12} {}\n", n, field_str(f), doc);
+    // Probe: this field alone moved off its default; refused when the trainer says so.
+    TrainConfig probe = d;
+    bool moved = false;
+    probe.visit([&](const char* pn, auto& pf, const char*) {
+      using F = std::decay_t<decltype(pf)>;
+      if (std::string_view(pn) != n) return;
+      moved = true;
+      if constexpr (std::is_same_v<F, bool>)
+        pf = !pf;
+      else if constexpr (std::is_same_v<F, int> || std::is_same_v<F, double>)
+        pf = pf + 1;
+      else if constexpr (std::is_same_v<F, std::string>)
+        pf += "x";
+      else if constexpr (std::is_same_v<F, DoubleList>)
+        pf.push_back(1.0);
+      else
+        moved = false;  // enums: every value is supported or refused by its own check
+    });
+    const bool refused = moved && !unsupported_settings(probe).empty();
+    s += fmt::format("  {:<24} {:<12} {}{}\n", n, field_str(f), refused ? "[refused] " : "", doc);
   });
   return s;
 }
@@ -146,7 +167,8 @@ data::Splits load_for_net(const TrainConfig& c, const ParamTable& table, const s
   lo.limit = limit;
   lo.seed = static_cast<uint64_t>(c.seed);
   lo.test_crop_ratio = c.testCropRatio;  // image folders' evaluation split
-  if (table.input.size() == 3) lo.height = table.input[1], lo.width = table.input[2];
+  if (table.input.size() == 3)
+    lo.channels = table.input[0], lo.height = table.input[1], lo.width = table.input[2];
   if (c.dataset == DatasetKind::text && !table.input.empty())
     lo.seq_len = static_cast<int>(table.input[0]);
   return data::load_dataset(c.dataset, lo);

@@ -52,24 +52,30 @@ emit::TensorInfo global_info(const emit::TensorInfo& ti, int replicas) {
   return g;
 }
 
+std::vector<std::vector<Tensor>> shard_inputs(const emit::Manifest& m,
+                                              const std::vector<Tensor>& in, int replicas,
+                                              int first, int count) {
+  if (in.size() != m.inputs.size())
+    fail("train", "train step inputs (got {}, expected {})", in.size(), m.inputs.size());
+  std::vector<std::vector<Tensor>> per(static_cast<size_t>(count));
+  for (int r = 0; r < count; ++r)
+    for (size_t i = 0; i < in.size(); ++i)
+      per[static_cast<size_t>(r)].push_back(
+          m.inputs[i].sharded ? shard_rows(in[i], replicas, first + r) : in[i]);
+  return per;
+}
+
 std::vector<Tensor> run_data_parallel(exec::Executable& exe, const emit::Manifest& m,
                                       const std::vector<Tensor>& in, const DataParallel& dp) {
   if (m.replicas != dp.replicas)
     fail("train", "train step emitted for {} replicas (expected {})", m.replicas, dp.replicas);
-  if (in.size() != m.inputs.size())
-    fail("train", "train step inputs (got {}, expected {})", in.size(), m.inputs.size());
-  auto shard_of = [&](int r) {
-    std::vector<Tensor> mine;
-    for (size_t i = 0; i < in.size(); ++i)
-      mine.push_back(m.inputs[i].sharded ? shard_rows(in[i], dp.replicas, r) : in[i]);
-    return mine;
-  };
-  if (!dp.multi_process()) {
-    std::vector<std::vector<Tensor>> per;
-    for (int r = 0; r < dp.replicas; ++r) per.push_back(shard_of(r));
-    return std::move(exe.run_replicated("main", per).at(0));
-  }
-  std::vector<Tensor> out = exe.run_as_replica("main", shard_of(dp.rank), *dp.comm, dp.rank);
+  if (!dp.multi_process())
+    return std::move(
+        exe.run_replicated("main", shard_inputs(m, in, dp.replicas, 0, dp.replicas)).at(0));
+  std::vector<Tensor> out = std::move(
+      exe.run_as_replicas("main", shard_inputs(m, in, dp.replicas, dp.rank * dp.local, dp.local),
+                          *dp.comm, dp.rank)
+          .at(0));
   // Without sync-BN each rank's batch statistics are its shard's: take rank 0's on every rank.
   std::vector<size_t> stats;
   for (size_t k = 0; k < m.outputs.size(); ++k)

@@ -6,10 +6,11 @@
 #include "core/error.h"
 #include "data/loader.h"
 #include "emit/emit.h"
+#include "train/seg_metrics.h"
 
 namespace netspec::train {
 
-void Scorer::add(const Tensor& logits, const Tensor& labels, int64_t n) {
+double Scorer::score(const Tensor& logits, const Tensor& labels, int64_t n) {
   // Logits [B, ..., C] against labels [B, ...]: every position of the first n samples is one
   // scored row (one per image; one per token for text).
   const int64_t c = logits.shape().back();
@@ -19,6 +20,7 @@ void Scorer::add(const Tensor& logits, const Tensor& labels, int64_t n) {
   classes = c;
   const float* l = logits.data<float>();
   const int32_t* y = labels.data<int32_t>();
+  double loss = 0;
   for (int64_t i = 0; i < n * per; ++i) {
     const float* r = l + i * c;
     int64_t arg = 0, above = 0;
@@ -31,11 +33,12 @@ void Scorer::add(const Tensor& logits, const Tensor& labels, int64_t n) {
       z += std::exp(static_cast<double>(r[j] - r[arg]));
       above += r[j] > r[t];
     }
-    loss_sum += std::log(z) - static_cast<double>(r[t] - r[arg]);  // logsumexp - logit_t
+    loss += std::log(z) - static_cast<double>(r[t] - r[arg]);  // logsumexp - logit_t
     top1 += arg == t;
     top5 += above < 5;  // fewer than 5 classes score strictly higher than the label
   }
   count += n * per;
+  return loss;
 }
 
 EvalMetrics Scorer::result() const {
@@ -79,7 +82,7 @@ Tensor Evaluator::logits(const std::vector<Tensor>& params, const std::vector<Te
 }
 
 EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
-                           const data::Dataset& ds) const {
+                           const data::Dataset& ds, exec::Communicator* group, int rank) const {
   data::Loader ld(ds, batch_, false, 0);
   ld.start_epoch(0);
   // Parameters and running statistics are session state, set once per evaluation (on xla they
@@ -101,12 +104,40 @@ EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<
     if (k != xi)
       session->set_state(k,
                          manifest_.inputs[k].role == "param" ? params.at(pi++) : running.at(ri++));
+  const bool seg = manifest_.outputs.at(0).shape.size() == 4 && ds.y.rank() == 3;
   Scorer s;
-  for (int64_t b = 0; b < ld.num_batches(); ++b) {
+  SegScorer ss;
+  const int64_t nb = ld.num_batches();
+  // Segmentation metrics need the whole confusion matrix: there every rank scores every batch.
+  const int ranks = group && !seg ? group->num_replicas() : 1;
+  const int first = group && !seg ? rank : 0;
+  std::vector<double> batch_loss(static_cast<size_t>(nb), 0.0);
+  for (int64_t b = first; b < nb; b += ranks) {
     Tensor y;
     int64_t n = ld.batch(b, in.at(xi), y);
-    s.add(std::move(session->step(in).at(0)), y, n);
+    Tensor logits = std::move(session->step(in).at(0));
+    if (seg)
+      ss.add(logits, y, n);
+    else
+      batch_loss[static_cast<size_t>(b)] = s.score(logits, y, n);
   }
+  if (seg) {
+    EvalMetrics m;
+    ss.fill(m);
+    return m;
+  }
+  s.classes = manifest_.outputs.at(0).shape.back();  // also on a rank that scored no batch
+  if (group) {
+    auto sums =
+        group->sum_all(rank, {Tensor::from<double>(DType::kF64, {nb}, batch_loss),
+                              Tensor::from<int64_t>(DType::kI64, {3}, {s.top1, s.top5, s.count})});
+    if (!sums) fail("eval", "the process group's communicator has no sum all_reduce");
+    for (int64_t b = 0; b < nb; ++b) batch_loss[static_cast<size_t>(b)] = sums->at(0).as_double(b);
+    s.top1 = sums->at(1).as_int64(0);
+    s.top5 = sums->at(1).as_int64(1);
+    s.count = sums->at(1).as_int64(2);
+  }
+  for (double l : batch_loss) s.loss_sum += l;  // batch order, as a single process
   return s.result();
 }
 

@@ -1,6 +1,6 @@
 // Evaluation on the eval module (BN on running statistics): mean cross-entropy, top-1 and top-5
-// accuracy over EVERY sample of a split (the zero-padded tail batch is run, only its valid rows
-// scored), and softmax probabilities for `netspec predict`.
+// accuracy (segmentation: IoU, Dice, pixel accuracy) over EVERY sample of a split (the zero-padded
+// tail batch is run, only its valid rows scored), and softmax probabilities for `netspec predict`.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -18,15 +18,28 @@ namespace netspec::train {
 
 struct EvalMetrics {
   double loss = 0, top1 = 0, top5 = 0;  // top5 only meaningful when has_top5
-  int64_t count = 0;                    // scored rows: samples (tokens for text)
+  int64_t count = 0;                    // scored rows: samples (tokens for text, pixels for seg)
   bool has_top5 = false;                // classes > 5
+  // Segmentation (logits [B, C, H, W], seg_metrics.h): top1 is the pixel accuracy.
+  bool seg = false;
+  double miou = 0, dice = 0;            // means over the classes present
+  std::vector<double> iou, class_dice;  // per class (NaN: absent from labels and predictions)
+  bool regression = false;              // DDPM: loss is the noise-prediction MSE, lower is better
+  // What the best checkpoint is chosen by: mIoU for segmentation, -loss for regression, else top-1.
+  double score() const { return regression ? -loss : seg ? miou : top1; }
 };
 
-// Accumulates scores of logits [B, C] rows against labels (first n rows).
+// Accumulates scores of logits [B, C] rows against labels (first n rows). The loss is summed per
+// batch, then the batch sums in batch order, so a split evaluation that folds the same batch sums
+// in the same order gets the same bits.
 struct Scorer {
   double loss_sum = 0;
   int64_t top1 = 0, top5 = 0, count = 0, classes = 0;
-  void add(const Tensor& logits, const Tensor& labels, int64_t n);
+  void add(const Tensor& logits, const Tensor& labels, int64_t n) {
+    loss_sum += score(logits, labels, n);
+  }
+  // Adds the counts of one batch and returns its loss sum (not added to loss_sum).
+  double score(const Tensor& logits, const Tensor& labels, int64_t n);
   EvalMetrics result() const;
 };
 
@@ -40,8 +53,12 @@ class Evaluator {
   // Logits [B, C] of one full batch x.
   Tensor logits(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
                 const Tensor& x) const;
+  // group set (replicas in several processes, this one `rank`): each rank scores the batches
+  // b ≡ rank (mod ranks) and the per-batch loss sums and counts are summed across the ranks
+  // (each batch's sum has one non-zero contributor, so the sums are exact): every rank gets the
+  // bits a single process computes.
   EvalMetrics run(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
-                  const data::Dataset& ds) const;
+                  const data::Dataset& ds, exec::Communicator* group = nullptr, int rank = 0) const;
 
  private:
   int64_t batch_;

@@ -217,7 +217,7 @@ void Stepper::bind(TrainState& s, const Module& fm) {
     if (pi != p_in.size() || si != o_in.size())
       fail("train", "train_step returns {} of {} params and {} of {} optimizer states", pi,
            p_in.size(), si, o_in.size());
-    session_ = fm.exe->open_session("main", feedback_);
+    session_ = fm.exe->open_session("main", feedback_, dp_.multi_process() ? 1 : dp_.replicas);
   }
   for (size_t k = 0; k < feedback_.size(); ++k) {
     const auto& [kind, i] = state_src_[k];
@@ -244,9 +244,9 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
   const Tensor lr_t = Tensor::scalar_f32(static_cast<float>(lr));
   const Tensor step_t = Tensor::from<int64_t>(DType::kI32, {}, {step});
   if (accum_ <= 1) {
-    // Full single-replica batches keep the state in the backend's session; tail batches and
-    // data-parallel runs feed it from the host state.
-    const bool in_session = xs[0].shape().at(0) == batch_ && dp_.replicas <= 1;
+    // Full batches keep the state in the backend's session (one copy per replica thread or
+    // device); tail batches and replicas in several processes feed it from the host state.
+    const bool in_session = xs[0].shape().at(0) == batch_ && !dp_.multi_process();
     const Module& fm = *modules(xs[0].shape().at(0)).fused;
     if (in_session)
       bind(s, fm);
@@ -273,9 +273,16 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
       else
         fail("train", "train_step input '{}' has unknown role {}", ti.name, ti.role);
     }
-    std::vector<Tensor> out = in_session          ? session_->step(in)
-                              : dp_.replicas > 1 ? run_data_parallel(*fm.exe, sm, in, dp_)
-                                                 : fm.exe->run("main", in);
+    std::vector<Tensor> out;
+    if (in_session && dp_.replicas > 1)  // replica 0's outputs (all replicas' params agree)
+      out = std::move(
+          session_->step_replicated(shard_inputs(sm, in, dp_.replicas, 0, dp_.replicas)).at(0));
+    else if (in_session)
+      out = session_->step(in);
+    else if (dp_.replicas > 1)
+      out = run_data_parallel(*fm.exe, sm, in, dp_);
+    else
+      out = fm.exe->run("main", in);
     pi = si = 0;
     size_t bi = 0;
     double loss = 0;

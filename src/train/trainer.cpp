@@ -6,7 +6,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
 #include "core/error.h"
@@ -25,6 +27,8 @@
 #include "train/checkpoint.h"
 #include "train/det_train.h"
 #include "train/prior_bias.h"
+#include "train/ddpm.h"
+#include "train/init_from.h"
 #include "train/signals.h"
 #include "train/stepper.h"
 #include "train/tta.h"
@@ -37,7 +41,8 @@ using Clock = std::chrono::steady_clock;
 
 double secs(Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); }
 
-report::Row metrics_row(const EpochMetrics& m, bool text) {
+// seg_classes > 0 (segmentation): val_top1 is the pixel accuracy; mIoU, Dice and per-class IoU.
+report::Row metrics_row(const EpochMetrics& m, bool text, int64_t seg_classes) {
   auto opt = [&](double v, bool on) { return on ? std::optional<double>(v) : std::nullopt; };
   const bool e = m.evaluated;
   report::Row r = {{"epoch", m.epoch},
@@ -59,6 +64,13 @@ report::Row metrics_row(const EpochMetrics& m, bool text) {
       r.emplace_back(fmt::format("ap50_c{}", k), opt(m.map.voc_ap50[k], e));
       r.emplace_back(fmt::format("ap_c{}", k), opt(m.map.coco_ap[k], e));
     }
+  }
+  if (seg_classes > 0) {
+    r.emplace_back("val_miou", opt(m.val.miou, e));
+    r.emplace_back("val_dice", opt(m.val.dice, e));
+    for (int64_t k = 0; k < seg_classes; ++k)
+      r.emplace_back(fmt::format("val_iou_{}", k), opt(e ? m.val.iou.at(size_t(k)) : 0,
+                                                       e && !std::isnan(m.val.iou.at(size_t(k)))));
   }
   return r;
 }
@@ -99,7 +111,8 @@ void save_or_check_vocab(const data::Vocab& v, const fs::path& p) {
   data::save_vocab(v, p.string());
 }
 
-std::string epoch_line(const EpochMetrics& m, int epochs, bool text) {
+// tokens: tokens per sample of a language model (0: not text); its rate is tokens/s.
+std::string epoch_line(const EpochMetrics& m, int epochs, bool text, int64_t tokens) {
   std::string s = fmt::format("epoch {}/{}  train loss {:.4f}", m.epoch, epochs, m.train_loss);
   if (m.evaluated) {
     if (m.det)
@@ -107,16 +120,38 @@ std::string epoch_line(const EpochMetrics& m, int epochs, bool text) {
                              m.map.voc_map50, m.map.coco_map, m.seconds, m.best ? "  best" : "");
     s += fmt::format("  val loss {:.4f}", m.val.loss);
     if (text) s += fmt::format("  val bpc {:.4f}", bits_per_char(m.val.loss));
-    s += fmt::format("  top-1 {:.2f}%", 100 * m.val.top1);
+    if (m.val.regression) {
+      s += fmt::format("  (noise mse)");
+    } else if (m.val.seg) {
+      s += fmt::format("  mIoU {:.4f}  dice {:.4f}  pixel acc {:.2f}%  IoU", m.val.miou, m.val.dice,
+                       100 * m.val.top1);
+      for (double v : m.val.iou) s += fmt::format(" {:.3f}", v);
+    } else {
+      s += fmt::format("  top-1 {:.2f}%", 100 * m.val.top1);
+    }
     if (m.val.has_top5) s += fmt::format("  top-5 {:.2f}%", 100 * m.val.top5);
   }
-  s += fmt::format("  ({:.1f} s, {:.2f} ms/step, {:.0f} samples/s, lr {:.3g})", m.seconds,
-                   m.ms_per_step, m.samples_per_s, m.lr);
+  const std::string rate = tokens > 0 ? fmt::format("{:.0f} tokens/s", m.samples_per_s * tokens)
+                                      : fmt::format("{:.0f} samples/s", m.samples_per_s);
+  s += fmt::format("  ({:.1f} s, {:.2f} ms/step, {}, lr {:.3g})", m.seconds, m.ms_per_step, rate,
+                   m.lr);
   if (m.best) s += "  best";
   return s + "\n";
 }
 
 }  // namespace
+
+std::vector<std::string> unsupported_settings(const TrainConfig& c) {
+  std::vector<std::string> out;
+  auto refuse = [&](bool on, const char* field) {
+    if (on) out.emplace_back(field);
+  };
+  refuse(c.bf16 || c.bf16Conv, "bf16/bf16Conv");
+  refuse(!c.runningBN, "runningBN = false");
+  refuse(c.trainRes != 0, "trainRes");
+  refuse(!c.lossWeights.empty(), "lossWeights (perPixelWeightedCE is not lowered)");
+  return out;
+}
 
 TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOptions& o) {
   const TrainConfig c = spec.train.value_or(TrainConfig{});
@@ -124,22 +159,19 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   const NetSpec& net = spec.net;
   const ParamTable table = o.table ? *o.table : build_param_table(net);
   const int64_t batch = c.batchSize;
-  if (data.train.x.shape().size() < 2 ||
-      Shape(data.train.x.shape().begin() + 1, data.train.x.shape().end()) != table.input)
+  Shape sample = data.train.x.shape().size() < 2
+                     ? Shape{}
+                     : Shape(data.train.x.shape().begin() + 1, data.train.x.shape().end());
+  if (c.ddpm && sample.size() == 3) ++sample[0];  // DDPM adds the t/T input channel
+  if (sample.empty() || sample != table.input)
     fail("train", "dataset sample shape does not match the net's input (got {}, expected {})",
          data.train.x.type_str(), shape_str(table.input));
   // Fields whose machinery does not exist yet are refused, never silently ignored.
-  auto refuse = [](bool on, const char* field) {
-    if (on) fail("train", "{} is not supported by the trainer yet (set it to its default)", field);
-  };
-  refuse(c.randAugment || c.autoAugment, "randAugment/autoAugment");
+  if (auto u = unsupported_settings(c); !u.empty())
+    fail("train", "{} {} not supported by the trainer yet (set {} to the default)",
+         fmt::join(u, ", "), u.size() > 1 ? "are" : "is", u.size() > 1 ? "them" : "it");
   if (c.useTTA && !c.augment)
     fail("train", "useTTA averages views of the training augmentation: set augment = true");
-  refuse(c.bf16 || c.bf16Conv, "bf16/bf16Conv");
-  refuse(!c.runningBN, "runningBN = false");
-  refuse(!c.bootstrapBackbone.empty(), "bootstrapBackbone");
-  refuse(c.trainRes != 0, "trainRes");
-  refuse(!c.lossWeights.empty(), "lossWeights (perPixelWeightedCE is not lowered)");
   const bool text = data.text != nullptr;
   if (text) {
     const int64_t nv = token_vocab(net), tv = data.text->vocab.size();
@@ -153,7 +185,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
            tv, nv);
   }
 
-  auto backend = exec::make_backend(o.backend, o.backend_options);
+  exec::BackendOptions bo = o.backend_options;
+  if (!o.dp.multi_process()) bo.devices = std::max(bo.devices, o.dp.replicas);  // xla: R devices
+  auto backend = exec::make_backend(o.backend, bo);
   Stepper stepper(net, c, *backend, &table, o.dp);
   const int reps = o.dp.replicas;
   Evaluator evaluator(net, batch, *backend, &table);
@@ -167,10 +201,17 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     if (o.log && !said.empty()) *o.log << said << "\n";
   }
   TrainState s = make_state(std::move(init), stepper.state_manifest(), evaluator.manifest());
+  check_freeze(c, table);
+  if (!c.bootstrapRanges.empty() && c.bootstrapBackbone.empty())
+    fail("train", "bootstrapRanges '{}' needs bootstrapBackbone (the file to load from)",
+         c.bootstrapRanges);
+  if (!c.bootstrapBackbone.empty())
+    load_init_weights(c.bootstrapBackbone, table, s, c.bootstrapRanges, o.log);
+  if (o.run && !o.run->init_from.empty()) load_init_weights(o.run->init_from, table, s, "", o.log);
 
   const fs::path dir = o.run_dir;
   const std::string last = o.run_dir.empty() ? "" : (dir / "last.safetensors").string();
-  double best_top1 = -1;
+  double best_top1 = -std::numeric_limits<double>::infinity();  // scores may be negative (-mse)
   if (!o.run_dir.empty()) {
     fs::create_directories(dir);
     if (fs::exists(last)) {
@@ -184,9 +225,10 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     if (fs::exists(dir / "best.json")) {
       std::ifstream f(dir / "best.json");
       try {
-        best_top1 = nlohmann::json::parse(f).at("val_top1").get<double>();
+        auto j = nlohmann::json::parse(f);
+        best_top1 = j.value("val_score", j.at("val_top1").get<double>());
       } catch (const nlohmann::json::exception&) {
-        best_top1 = -1;  // unreadable: the next evaluation rewrites it
+        best_top1 = -std::numeric_limits<double>::infinity();  // unreadable: rewritten next
       }
     }
     nlohmann::ordered_json cfg;
@@ -194,7 +236,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     resolved.train = c;
     cfg["spec"] = nlohmann::ordered_json::parse(dump_spec(resolved));
     cfg["backend"] = o.backend;
-    write_file_atomic((dir / "config.json").string(), cfg.dump(2) + "\n");
+    write_file_atomic((dir / "config.json").string(), !o.run || o.run->config_json.empty()
+                                                          ? cfg.dump(2) + "\n"
+                                                          : o.run->config_json);
     if (text) save_or_check_vocab(data.text->vocab, dir / "vocab.json");
     if (det)
       write_file_atomic((dir / "classes.json").string(),
@@ -209,6 +253,12 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
           data.text->vocab.size(), data.text->train.size(), data.text->val.size(), res.unigram_bpc);
   }
   report::MetricsLog mlog(o.run_dir, s.epoch);
+  // DDPM (ddpm.h): batches become (noised image + t plane, noise) pairs; eval is the noise MSE.
+  const std::optional<DdpmSchedule> ddpm =
+      c.ddpm ? std::optional<DdpmSchedule>(DdpmSchedule(c)) : std::nullopt;
+  // Segmentation: per-pixel logits [C, H, W] against label maps [N, H, W].
+  const int64_t seg_classes =
+      table.output.size() == 3 && data.test.y.rank() == 3 ? table.output[0] : 0;
   report::MetricsLog slog(o.run_dir, s.step, "steps", "step");  // per step, flushed with `last`
 
   // Text: training windows are redrawn each epoch from the corpus (seed, epoch).
@@ -229,7 +279,11 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   };
   if (c.repeatedAug > 1 && !text) train_ds = ra_epoch(1);
   // Detection: flips and affine move the boxes too (det_epoch), never the loader's augment.
-  const data::Augment aug = c.augment && !det ? data::Augment::standard() : data::Augment{};
+  data::Augment aug = c.augment && !det ? data::Augment::standard() : data::Augment{};
+  aug.rand_augment = c.randAugment;  // RandAugment / AutoAugment after crop/flip (ui8 images)
+  aug.auto_augment = c.autoAugment;
+  aug.ra = {c.randAugmentN,          c.randAugmentM,        c.randAugmentMstd, 0.5,
+            c.randAugmentIncreasing, c.randAugmentGeometric};
   const BatchAugment batch_aug(c, table, data.train);  // erasing, mixup/cutmix, soft targets
   if (c.augment && data.train.x.shape().size() != 4)
     fail("train", "augment needs image data [N, C, H, W] (got {})", data.train.x.type_str());
@@ -254,10 +308,12 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
          "the epoch's last batch has {} samples, fewer than the {} replicas (choose a batchSize "
          "that leaves a larger remainder of the {} samples, or use --limit)",
          tail, reps, train_ds.size());
+  const char* where = o.dp.multi_process() ? " (processes)"
+                      : o.backend == "xla" ? " (devices)"
+                                           : " (threads)";
   if (reps > 1 && o.log)
-    *o.log << fmt::format("data parallel: {} replicas{}, {} samples each per step{}\n", reps,
-                          o.dp.multi_process() ? " (processes)" : " (threads)", batch / reps,
-                          c.syncBN ? ", sync-BN" : "");
+    *o.log << fmt::format("data parallel: {} replicas{}, {} samples each per step{}\n", reps, where,
+                          batch / reps, c.syncBN ? ", sync-BN" : "");
   res.first_epoch = s.epoch + 1;
   res.first_batch = s.batch_in_epoch;
 
@@ -302,6 +358,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
           mb.y = first_rows(mb.y, mb.valid);
         }
         n += mb.valid;
+        if (ddpm) ddpm_batch(*ddpm, c.dataset, uint64_t(c.seed), s.step, j, mb.x, mb.y);
         xs.push_back(std::move(mb.x));
         ys.push_back(std::move(mb.y));
       }
@@ -372,10 +429,11 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         m.val.top1 = m.map.voc_map50;
         m.val.count = data.test.size();
       } else {
-        m.val = evaluator.run(s.params, s.running, data.test);
+        m.val = ddpm ? ddpm_evaluate(*ddpm, c.dataset, evaluator, s.params, s.running, data.test)
+                     : evaluator.run(s.params, s.running, data.test, o.dp.comm, o.dp.rank);
       }
       m.evaluated = true;
-      m.best = m.val.count > 0 && m.val.top1 > best_top1;
+      m.best = m.val.count > 0 && m.val.score() > best_top1;
     }
     // Each average (EMA / SWA / SWAG) evaluated and saved beside the weights.
     std::string avg = averages.any() ? averages.end_epoch(epoch, s, train_ds, data.test,
@@ -387,19 +445,19 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
                                             c.ttaSamples, static_cast<uint64_t>(c.seed) + 1)
                                    .top1);
     m.seconds = secs(t0);
-    std::string line = epoch_line(m, c.epochs, text);
+    std::string line = epoch_line(m, c.epochs, text, text ? train_ds.x.shape().at(1) : 0);
     line.insert(line.size() - 1, avg);
     res.epochs.push_back(m);
     if (o.log) *o.log << line << std::flush;
 
     // Order matters for a kill at any point: rows, then best, then last (a resume drops rows
     // past `last` and recomputes them bit for bit).
-    mlog.append(metrics_row(m, text));
+    mlog.append(metrics_row(m, text, seg_classes));
     slog.flush();
     if (!o.run_dir.empty()) {
       report::write_loss_plots(o.run_dir, mlog.rows(), slog.rows());
       if (m.best) {
-        save_checkpoint((dir / "best.safetensors").string(), table, s, net.name);
+        save_checkpoint((dir / "best.safetensors").string(), table, s, net.name, false);
         nlohmann::ordered_json b;
         b["epoch"] = m.epoch;
         b["step"] = m.step;
@@ -408,12 +466,14 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         if (m.det) b["val_map"] = m.map.coco_map;
         if (m.val.has_top5) b["val_top5"] = m.val.top5;
         b["val_count"] = m.val.count;
+        b["val_score"] = m.val.score();  // what "best" compares: mIoU (seg) or top-1
+        if (m.val.seg) b["val_miou"] = m.val.miou;
         write_file_atomic((dir / "best.json").string(), b.dump(2) + "\n");
       }
       if (epoch % c.checkpointEveryNEpochs == 0 || epoch == c.epochs)
         save_checkpoint(last, table, s, net.name);
     }
-    if (m.best) best_top1 = m.val.top1;
+    if (m.best) best_top1 = m.val.score();
     if (any_rank(stop_requested(), o.dp) && epoch < c.epochs) {
       if (!last.empty() && epoch % c.checkpointEveryNEpochs != 0)
         save_checkpoint(last, table, s, net.name);

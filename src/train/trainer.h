@@ -2,8 +2,10 @@
 // train_step module, or gradient accumulation), host BN running statistics, evaluation on the
 // eval module every evalEveryNEpochs epochs and after the last (loss, top-1, top-5), and in
 // RUN_DIR: last.safetensors every checkpointEveryNEpochs epochs, best.safetensors + best.json by
-// validation top-1, config.json, metrics.csv/.jsonl (per epoch), steps.csv/.jsonl (per step:
-// loss, lr, samples/s) and loss.png/.svg (docs/training.md).
+// validation top-1 (mIoU for segmentation: per-pixel logits against label maps, where the epoch
+// line and metrics.csv also carry Dice, pixel accuracy and per-class IoU), config.json,
+// metrics.csv/.jsonl (per epoch), steps.csv/.jsonl (per step: loss, lr, samples/s) and
+// loss.png/.svg (docs/training.md).
 // Detection data (Splits::det): targets assigned per epoch after box-aware augmentation
 // (det_train.h); evaluation reports VOC mAP@0.5 and COCO mAP@[.5:.95] (overall and per class)
 // in the epoch line and metrics.csv; classes.json is saved in RUN_DIR.
@@ -14,6 +16,7 @@
 #pragma once
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -57,6 +60,12 @@ struct TrainOptions {
   // only rank 0 gets a run_dir and a log, every rank takes rank 0's state at the start). A tail
   // batch that does not divide by R loses its last (n mod R) samples.
   DataParallel dp = {};
+  // The run dir's record and the weights to start from (cli/train_run.h).
+  struct Run {
+    std::string config_json;  // RUN/config.json text (run_dir.h); empty: the resolved spec
+    std::string init_from;    // weights to start from (init_from.h); a resume overrides them
+  };
+  std::shared_ptr<const Run> run = nullptr;
 };
 
 struct EpochMetrics {
@@ -84,6 +93,10 @@ struct TrainResult {
 
 // Bits per character from a mean cross-entropy in nats: loss / ln 2.
 inline double bits_per_char(double loss_nats) { return loss_nats / std::numbers::ln2; }
+
+// The settings of c the trainer cannot honour yet ("mixup/cutmix/knnMixup", "trainRes", ...);
+// run_training refuses a config where this is non-empty, `train --help` marks them.
+std::vector<std::string> unsupported_settings(const TrainConfig& c);
 
 // Trains spec.net with *spec.train (defaults when absent). Throws netspec::Error on bad input, a
 // checkpoint that does not match the net, or a non-finite loss (naming the step; the last

@@ -112,9 +112,13 @@ Tensor load_input(const std::string& path, const Shape& in, DatasetKind kind, do
   Tensor rgb = data::preprocess_image(path, h, w, {0, 0, 0}, {1, 1, 1}, crop_ratio);
   Tensor g(DType::kF32, in);
   const float* p = rgb.data<float>();
+  // A 3-channel normalisation (an RGB image folder trained as grayscale): the channel averages.
+  float mean = 0, sd = 0;
+  for (size_t k = 0; k < norm.mean.size(); ++k) mean += norm.mean[k], sd += norm.std.at(k);
+  mean /= static_cast<float>(norm.mean.size());
+  sd /= static_cast<float>(norm.mean.size());
   for (int64_t i = 0; i < h * w; ++i)
-    g.data<float>()[i] =
-        ((p[i] + p[h * w + i] + p[2 * h * w + i]) / 3.f - norm.mean.at(0)) / norm.std.at(0);
+    g.data<float>()[i] = ((p[i] + p[h * w + i] + p[2 * h * w + i]) / 3.f - mean) / sd;
   return g;
 }
 

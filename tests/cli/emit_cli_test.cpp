@@ -101,11 +101,26 @@ TEST(EmitCli, BadNetModuleAndUnloweredLayerExit2) {
   Result opt = sh("emit mlp --module train_step --optimizer nope");
   EXPECT_EQ(opt.status, 2) << opt.out;
   EXPECT_TRUE(has(opt.out, "--optimizer nope: unknown")) << opt.out;
-  // swinStage has no lowering (issue 8 leaves it for later): refused by name and index.
-  Result swin = sh("emit swin-tiny --module forward");
-  EXPECT_EQ(swin.status, 2) << swin.out;
-  EXPECT_TRUE(has(swin.out, "layer 1 swinStage")) << swin.out;
-  EXPECT_TRUE(has(swin.out, "not lowered")) << swin.out;
+  // pairTile has no lowering yet (issue 21): refused by name and index.
+  Result evo = sh("emit protein-fold --module forward");
+  EXPECT_EQ(evo.status, 2) << evo.out;
+  EXPECT_TRUE(has(evo.out, "layer 1 pairTile")) << evo.out;
+  EXPECT_TRUE(has(evo.out, "not lowered")) << evo.out;
+}
+
+// `netspec list` marks each zoo net lowered ("yes") or names the kinds it still lacks.
+TEST(ListCli, MarksLoweredNets) {
+  Result r = sh("list");
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto line = [&](const std::string& net) {
+    size_t p = r.out.find("\n" + net + " ");
+    if (p == std::string::npos) return std::string();
+    return r.out.substr(p + 1, r.out.find('\n', p + 1) - p - 1);
+  };
+  EXPECT_TRUE(has(line("swin-tiny"), " yes")) << line("swin-tiny");
+  EXPECT_TRUE(has(line("resnet18"), " yes")) << line("resnet18");
+  EXPECT_TRUE(has(line("protein-fold"), "no (pairTile, evoformerBlock, structureModule)"))
+      << line("protein-fold");
 }
 
 }  // namespace

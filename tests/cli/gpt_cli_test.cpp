@@ -4,9 +4,11 @@
 // last.safetensors, and generate continues a prompt with N vocabulary characters (greedy: a verb
 // of the corpus's grammar after a subject). A text with more characters than the net's token
 // vocabulary exits 2 naming both sizes.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <regex>
 #include <string>
@@ -64,6 +66,19 @@ TEST(GptCli, TrainOnTextThenGenerate) {
   ASSERT_GT(uni, 3.5) << t.out;
   EXPECT_LT(bpc, uni - 2.0) << t.out;                            // measured ≈ 0.8 vs 4.0
   EXPECT_NE(t.out.find("val bpc"), std::string::npos) << t.out;  // per-epoch lines
+  EXPECT_NE(t.out.find(" tokens/s, lr"), std::string::npos) << t.out;  // a language model's rate
+
+  // eval of the run: the net, text and vocab.json come from the run; loss = best's.
+  Result ev = sh("eval " + run.string());
+  ASSERT_EQ(ev.status, 0) << ev.out;
+  const double best_loss =
+      nlohmann::json::parse(cli_test::slurp(run / "best.json"))["val_loss"].get<double>();
+  EXPECT_NE(ev.out.find(fmt::format("loss {:.4f}", best_loss)), std::string::npos) << ev.out;
+  std::ofstream(d / "other.txt") << sentences(7, 600) << "~~~ unseen ~~~\n";
+  Result unseen = sh("eval " + run.string() + " --data " + (d / "other.txt").string());
+  EXPECT_EQ(unseen.status, 2) << unseen.out;
+  EXPECT_NE(unseen.out.find("a character the run was not trained on"), std::string::npos)
+      << unseen.out;
 
   // Greedy continuation of a subject: the model has learned that a verb follows.
   Result g = sh("generate " + run.string() + " --prompt \"the cat \" --tokens 30 --temperature 0");

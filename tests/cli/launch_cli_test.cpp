@@ -71,17 +71,10 @@ std::string two_ranks_with_signal(const fs::path& dir, const std::string& args0,
   return run_script(script);
 }
 
-TEST(LaunchCli, TwoProcessesTrainLikeTwoThreadsAndResume) {
-  fs::path dir = temp_dir("ns_launch_", "procs");
-  Result threads = sh(train_args(dir / "threads", 1, "--replicas 2"));
-  ASSERT_EQ(threads.status, 0) << threads.out;
-  EXPECT_NE(threads.out.find("data parallel: 2 replicas (threads)"), std::string::npos);
-  Result procs = sh("launch --nproc 2 -- " + train_args(dir / "procs", 1));
-  ASSERT_EQ(procs.status, 0) << procs.out;
-  EXPECT_NE(procs.out.find("data parallel: 2 replicas (processes)"), std::string::npos);
-  EXPECT_EQ(count(procs.out, "epoch 1/1"), 1) << procs.out;  // rank 0 alone logs
-  SafeTensors a = read_safetensors((dir / "threads/last.safetensors").string());
-  SafeTensors b = read_safetensors((dir / "procs/last.safetensors").string());
+// Checkpoint tensors of two run dirs agree to 1e-6 relative (f32 summation order only).
+void expect_same_checkpoints(const fs::path& a_dir, const fs::path& b_dir) {
+  SafeTensors a = read_safetensors((a_dir / "last.safetensors").string());
+  SafeTensors b = read_safetensors((b_dir / "last.safetensors").string());
   ASSERT_EQ(a.tensors.size(), b.tensors.size());
   for (size_t k = 0; k < a.tensors.size(); ++k) {
     const auto& [name, t] = a.tensors[k];
@@ -91,12 +84,51 @@ TEST(LaunchCli, TwoProcessesTrainLikeTwoThreadsAndResume) {
     for (int64_t i = 0; i < t.numel(); ++i)
       ASSERT_NEAR(t.as_double(i), u.as_double(i), 1e-6 * (1 + std::abs(t.as_double(i)))) << name;
   }
+}
+
+TEST(LaunchCli, TwoProcessesTrainLikeTwoThreadsAndResume) {
+  fs::path dir = temp_dir("ns_launch_", "procs");
+  Result threads = sh(train_args(dir / "threads", 1, "--replicas 2"));
+  ASSERT_EQ(threads.status, 0) << threads.out;
+  EXPECT_NE(threads.out.find("data parallel: 2 replicas (threads)"), std::string::npos);
+  Result procs = sh("launch --nproc 2 -- " + train_args(dir / "procs", 1));
+  ASSERT_EQ(procs.status, 0) << procs.out;
+  EXPECT_NE(procs.out.find("data parallel: 2 replicas (processes)"), std::string::npos);
+  EXPECT_EQ(count(procs.out, "epoch 1/1"), 1) << procs.out;  // rank 0 alone logs
+  expect_same_checkpoints(dir / "threads", dir / "procs");
   // A second launch with more epochs resumes from rank 0's checkpoint on every rank.
   Result more = sh("launch --nproc 2 -- " + train_args(dir / "procs", 2));
   ASSERT_EQ(more.status, 0) << more.out;
   EXPECT_NE(more.out.find("resuming"), std::string::npos) << more.out;
   EXPECT_EQ(count(more.out, "epoch 2/2"), 1) << more.out;
   EXPECT_EQ(count(more.out, "epoch 1/2"), 0) << more.out;
+}
+
+TEST(LaunchCli, ReplicaThreadsInEachProcessTrainLikeAllThreadsInOne) {
+  fs::path dir = temp_dir("ns_launch_", "local");
+  Result threads = sh(train_args(dir / "threads", 1, "--replicas 4"));
+  ASSERT_EQ(threads.status, 0) << threads.out;
+  Result mixed = sh("launch --nproc 2 -- " + train_args(dir / "mixed", 1, "--replicas 2"));
+  ASSERT_EQ(mixed.status, 0) << mixed.out;
+  EXPECT_NE(mixed.out.find("data parallel: 4 replicas (processes), 16 samples each"),
+            std::string::npos)
+      << mixed.out;
+  expect_same_checkpoints(dir / "threads", dir / "mixed");
+  // The evaluation split across the 2 ranks reports what one process computes: the same model
+  // up to f32 rounding, so the same accuracy line.
+  auto acc = [](const std::string& out) { return out.substr(out.rfind("test accuracy")); };
+  EXPECT_EQ(acc(mixed.out), acc(threads.out));
+}
+
+TEST(LaunchCli, XlaAcrossProcessesIsRefusedByName) {
+  fs::path dir = temp_dir("ns_launch_", "xla");
+  Result r = sh("launch --nproc 2 -- " + train_args(dir / "run", 1, "--backend xla"));
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("[launch] --backend xla across processes (WORLD_SIZE 2) is not supported: "
+                       "XLA's CPU PJRT plugin has no cross-process collectives"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(dir / "run"));  // refused before any rank started
 }
 
 TEST(LaunchCli, RankWithAnotherConfigIsRefusedNamingTheField) {
@@ -126,7 +158,8 @@ TEST(LaunchCli, DeadOrStoppedRankStopsTheOtherWithinTheTimeoutAndRestartResumes)
     ASSERT_NE(at, std::string::npos) << out;
     EXPECT_LE(std::stoi(out.substr(at + 5)), 4 + 8) << sig;  // the timeout + an epoch's slack
     // All ranks restarted: they resume from rank 0's last checkpoint.
-    Result again = sh("launch --nproc 2 -- " + train_args(dir / "run", 2));
+    // Fewer epochs than the stored 30: --resume with --epochs (a plain rerun refuses it).
+    Result again = sh("launch --nproc 2 -- " + train_args(dir / "run", 2, "--resume"));
     ASSERT_EQ(again.status, 0) << again.out;
     EXPECT_NE(again.out.find("resuming"), std::string::npos) << again.out;
   }
@@ -145,7 +178,7 @@ TEST(LaunchCli, SigintStopsAllRanksWhichResume) {
   EXPECT_NE(out.find("status=130"), std::string::npos) << out << log;
   EXPECT_NE(log.find("rerun to resume"), std::string::npos) << log;
   EXPECT_EQ(log.find("Terminated"), std::string::npos) << log;
-  Result again = sh("launch --nproc 2 -- " + train_args(dir / "run", 2));
+  Result again = sh("launch --nproc 2 -- " + train_args(dir / "run", 2, "--resume"));
   ASSERT_EQ(again.status, 0) << again.out;
   EXPECT_NE(again.out.find("resuming"), std::string::npos) << again.out;
 }

@@ -192,7 +192,8 @@ TEST(TrainCli, EvalAndPredictReadTheBestCheckpoint) {
 TEST(TrainCli, MlpOnFashionMnistSliceBeatsChance) {
   if (!fs::exists("/usr/share/datasets/fashion-mnist"))
     GTEST_SKIP() << "dataset-fashion-mnist not installed";
-  Result r = sh("train mlp --epochs 1 --limit 3000 --batch 64");
+  Result r = sh("train mlp --epochs 1 --limit 3000 --batch 64 --overwrite --run-dir " +
+                temp_dir("ns_train_cli_", "fmnist").string());
   ASSERT_EQ(r.status, 0) << r.out;
   auto at = r.out.find("test accuracy ");
   ASSERT_NE(at, std::string::npos) << r.out;

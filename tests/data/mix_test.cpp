@@ -21,20 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// timm/data/mixup.py of the oracle venv (BUILD_DIR/venv or any build dir's), "" if none.
-std::string timm_mixup_py() {
-  std::vector<fs::path> venvs = {fs::path(NETSPEC_BINARY_DIR) / "venv"};
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(fs::path(NETSPEC_SOURCE_DIR) / "build", ec))
-    venvs.push_back(e.path() / "venv");
-  for (const auto& v : venvs)
-    for (const auto& l : fs::directory_iterator(v / "lib", ec)) {
-      fs::path p = l.path() / "site-packages/timm/data/mixup.py";
-      if (fs::exists(p, ec)) return p.string();
-    }
-  return "";
-}
-
 bool torchvision_ok() {
   export_openblas_coretype();
   return std::system("/usr/bin/python3 -c 'import torch, torchvision' >/dev/null 2>&1") == 0;
@@ -49,7 +35,7 @@ Tensor images(int64_t b, int64_t c, int64_t h, int64_t w) {
 }
 
 TEST(MixReference, MixupCutmixMatchTimmAndErasingMatchesTorchvision) {
-  const std::string mix_py = timm_mixup_py();
+  const std::string mix_py = test::timm_file("data/mixup.py");
   if (mix_py.empty() || !torchvision_ok())
     GTEST_SKIP() << "needs /usr/bin/python3 with torch + torchvision and timm's mixup.py in the "
                     "oracle venv (scripts/install-oracles.sh)";
@@ -154,6 +140,36 @@ TEST(MixReference, MixupCutmixMatchTimmAndErasingMatchesTorchvision) {
     EXPECT_EQ(zeros, boxes[k].on ? 3 * boxes[k].h * boxes[k].w : 0) << k;
   }
   fs::remove_all(d);
+}
+
+TEST(Mix, KnnMixupPairsEachSampleWithItsNearestNeighbour) {
+  // Rows at levels 0, 0.1, 5, 5.3 (and one far row): neighbours 1, 0, 3, 2, 3.
+  const std::vector<float> level = {0.f, 0.1f, 5.f, 5.3f, 9.f};
+  Tensor x(DType::kF32, {5, 1, 2, 2});
+  for (int64_t i = 0; i < 5; ++i)
+    for (int e = 0; e < 4; ++e) x.data<float>()[i * 4 + e] = level[i] + 0.01f * e;
+  const Tensor y = Tensor::from<int32_t>(DType::kI32, {5}, {0, 1, 2, 0, 1});
+  EXPECT_EQ(nearest_rows(x), (std::vector<int64_t>{1, 0, 3, 2, 3}));
+  MixConfig c;
+  c.knn_alpha = 0.4;
+  c.classes = 3;
+  c.smoothing = 0.1;
+  MixDraw d;
+  d.u_prob = 0;
+  d.beta = 0.7;
+  const Tensor orig = x.clone();
+  Tensor t = apply_knn_mix(c, d, x, y);
+  const int64_t nn[5] = {1, 0, 3, 2, 3};
+  for (int64_t i = 0; i < 5; ++i) {
+    for (int e = 0; e < 4; ++e)
+      EXPECT_NEAR(x.data<float>()[i * 4 + e],
+                  0.7 * orig.data<float>()[i * 4 + e] + 0.3 * orig.data<float>()[nn[i] * 4 + e],
+                  1e-6);
+    for (int j = 0; j < 3; ++j) {
+      auto q = [&](int64_t r) { return (y.data<int32_t>()[r] == j ? 0.9 : 0.0) + 0.1 / 3; };
+      EXPECT_NEAR(t.data<float>()[i * 3 + j], 0.7 * q(i) + 0.3 * q(nn[i]), 1e-6) << i << " " << j;
+    }
+  }
 }
 
 TEST(Mix, BetaSamplerMoments) {

@@ -19,20 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string timm_file(const std::string& rel) {
-  std::vector<fs::path> venvs = {fs::path(NETSPEC_BINARY_DIR) / "venv"};
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(fs::path(NETSPEC_SOURCE_DIR) / "build", ec))
-    venvs.push_back(e.path() / "venv");
-  for (const auto& v : venvs)
-    for (const auto& l : fs::directory_iterator(v / "lib", ec))
-      if (fs::exists(l.path() / "site-packages/timm" / rel, ec))
-        return (l.path() / "site-packages/timm" / rel).string();
-  return "";
-}
-
 TEST(RepeatedAug, RowsMatchTimmRepeatAugSampler) {
-  const std::string py = timm_file("data/distributed_sampler.py");
+  const std::string py = test::timm_file("data/distributed_sampler.py");
   export_openblas_coretype();
   if (py.empty() || std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "needs /usr/bin/python3 with torch and timm in the oracle venv";

@@ -182,6 +182,25 @@ TEST(DropPath, RatesFollowTheRamps) {
   ASSERT_EQ(me.size(), 3u);
   EXPECT_EQ(me[0]->name, "layer0.block1.drop_path");
   for (size_t i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(me[i]->rate, p * static_cast<double>(i + 1) / 4);
+  // MobileNetV4 (timm UniversalInvertedResidual after an EdgeResidual): p · i / N over the
+  // blocks of both kinds, a mask on each residual uib only (timm: drop_path(x) + shortcut).
+  NetSpec v4 = NetBuilder("v4")
+                   .input(4, 4, 4)
+                   .add(FusedMbConv{4, 6, 2, 3, 1, 1, false})
+                   .add(Uib{6, 6, 2, 1, 3, 3})
+                   .add(Uib{6, 6, 2, 1, 0, 0})
+                   .add(Uib{6, 8, 2, 2, 3, 0})
+                   .add(GlobalAvgPool{})
+                   .add(Flatten{})
+                   .add(Dense{8, 3})
+                   .build();
+  Emitted e4 = emit_module(v4, ModuleKind::train_step, opts(p, 0));
+  auto m4 = masks_of(e4.manifest);
+  ASSERT_EQ(m4.size(), 2u);
+  EXPECT_EQ(m4[0]->name, "layer1.block0.drop_path");
+  EXPECT_DOUBLE_EQ(m4[0]->rate, p * 1 / 4);
+  EXPECT_EQ(m4[1]->name, "layer2.block0.drop_path");
+  EXPECT_DOUBLE_EQ(m4[1]->rate, p * 2 / 4);
   // ViT (timm linspace(0, p, depth)): two masks per block (attn, mlp) at the block's rate.
   NetSpec vit = NetBuilder("vit")
                     .input(2, 4, 4)

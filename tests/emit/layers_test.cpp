@@ -2,6 +2,7 @@
 // train-step loss (f64) on ref and cpu; padding and activation values against hand results.
 #include "emit_test_util.h"
 #include "hlo/builder.h"
+#include "spec/zoo.h"
 
 namespace netspec::emit::testing {
 namespace {
@@ -106,13 +107,12 @@ TEST(EmitLayers, BnAndPoolNetsPassGradcheckOnCpu) {
 }
 
 TEST(EmitLayers, UnloweredKindIsRefusedByNameAndIndex) {
-  NetSpec net = NetBuilder("swin").input(4).add(Dense{4, 4})
-                    .add(SwinStage{4, 1, 8}).build();
+  NetSpec net = resolve_net("protein-fold").net;
   try {
     emit_module(net, ModuleKind::forward, opts());
     FAIL() << "expected a refusal";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("[layer 1 swinStage] layer kind is not lowered"),
+    EXPECT_NE(std::string(e.what()).find("[layer 1 pairTile] layer kind is not lowered"),
               std::string::npos)
         << e.what();
   }
@@ -149,7 +149,8 @@ TEST(EmitLayers, EveryKindHasABodyAndTraits) {
     lowered += layers::traits(k).lowered;
   }
   EXPECT_EQ(lowered, layers::lowered_kinds().size());
-  EXPECT_FALSE(layers::traits("swinStage").lowered);
+  EXPECT_TRUE(layers::traits("swinStage").lowered);
+  EXPECT_FALSE(layers::traits("pairTile").lowered);
   EXPECT_EQ(layers::traits("convNextStage").ramp, layers::Ramp::last);
   EXPECT_EQ(layers::traits("mbConv").ramp, layers::Ramp::count);
   EXPECT_TRUE(layers::traits("globalAvgPool").cam_source);

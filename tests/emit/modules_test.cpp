@@ -222,20 +222,7 @@ TEST(EmitModules, ZooModulesPrintParseBackAndRun) {
       std::unique_ptr<hlo::Module> back = hlo::parse_module(text, name);
       EXPECT_EQ(hlo::print_module(*back), text);
       EXPECT_EQ(hlo::print_module(*hlo::parse_module(hlo::print_module(*e.module, {true}))), text);
-      const hlo::Func* f = back->entry();
-      ASSERT_EQ(f->num_args(), e.manifest.inputs.size());
-      std::vector<Tensor> in;
-      for (size_t i = 0; i < f->num_args(); ++i)
-        in.push_back(e.manifest.inputs[i].name == "step"
-                         ? Tensor::from<int>(DType::kI32, {}, {1})
-                         : random_tensor(f->arg(i)->type, i, e.manifest.inputs[i].role != "param"));
-      std::vector<Tensor> out = run_main(*back, in, "cpu");
-      ASSERT_EQ(out.size(), e.manifest.outputs.size());
-      for (size_t i = 0; i < out.size(); ++i) {
-        EXPECT_EQ(out[i].shape(), e.manifest.outputs[i].shape) << e.manifest.outputs[i].name;
-        for (int64_t j = 0; j < out[i].numel(); ++j)
-          ASSERT_TRUE(std::isfinite(out[i].as_double(j))) << e.manifest.outputs[i].name;
-      }
+      expect_module_runs(*back, e.manifest, "cpu");
     }
   }
 }

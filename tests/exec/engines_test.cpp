@@ -112,6 +112,47 @@ TEST(Engines, SessionKeepsStateOnEveryBackend) {
   }
 }
 
+// Two replicas, each with its own state: s' = s + x, y = all_reduce(s) (the replicas' sum).
+TEST(Engines, ReplicatedSessionKeepsStatePerReplica) {
+  auto m =
+      make_module({Type::tensor(DType::kF32, {2}), Type::tensor(DType::kF32, {2})},
+                  [](Builder& b, const Values& a) {
+                    return Values{b.add(a[0], a[1]), b.all_reduce({a[0]}, {}, OpKind::kAdd)[0]};
+                  });
+  exec::BackendOptions o;
+  o.devices = 2;
+  for (const char* name : {"cpu", "ref", "xla"}) {
+    std::string why;
+    auto be = test_util::try_backend(name, why, o);
+    if (!be) {
+      std::cout << "[ skip     ] " << name << ": " << why << "\n";
+      continue;
+    }
+    auto exe = be->load(m);
+    auto s = exe->open_session("main", {{0, 0}}, 2);
+    s->set_state(0, f32({2}, {1, 2}));
+    std::vector<std::vector<Tensor>> in{{Tensor(), f32({2}, {10, 100})},
+                                        {Tensor(), f32({2}, {20, 200})}};
+    auto o1 = s->step_replicated(in);
+    auto o2 = s->step_replicated(in);
+    ASSERT_EQ(o2.size(), 2u) << name;
+    EXPECT_EQ(o1[1][0].numel(), 0) << name;  // fed back: stays in the session
+    for (int r = 0; r < 2; ++r) {
+      expect_equal(o1[r][1], f32({2}, {2, 4}));
+      expect_equal(o2[r][1], f32({2}, {1 + 10 + 1 + 20, 2 + 100 + 2 + 200}));
+    }
+    expect_equal(s->state(0), f32({2}, {21, 202}));  // replica 0's copy
+    std::string e;
+    try {
+      s->step(in[0]);
+    } catch (const Error& x) {
+      e = x.what();
+    }
+    EXPECT_NE(e.find("a session of 2 replicas steps with step_replicated"), std::string::npos)
+        << name << ": " << e;
+  }
+}
+
 TEST(Engines, XlaPluginErrorsAreNamed) {
   exec::BackendOptions o;
   o.pjrt_plugin = "/nonexistent/plugin.so";

@@ -210,10 +210,10 @@ TEST(SpecFile, UnknownKindMissingFieldBadEnumBadTypeSyntax) {
             "dropout, useEMA, emaDecay, useSWA, swaStartEpoch, swaLr, useSWAG, swagK, swagSamples, "
             "useTTA, ttaSamples, runningBN, syncBN, bnMomentum, init, bf16, bf16Conv, "
             "evalEveryNEpochs, "
-            "checkpointEveryNEpochs, bootstrapBackbone, bootstrapRanges, headPriorBias, "
+            "checkpointEveryNEpochs, bootstrapBackbone, bootstrapRanges, freeze, headPriorBias, "
             "detPriorPi, useDiouBox, anchors, fpnScales, fpnAffineScale, fpnAffineTranslate, "
             "fpnAffineProb, fpnAffineWhThrPx, fpnAffineAreaThr, yoloClsWeights, "
-            "yoloClsFocalGamma, yoloObjFocalGamma)");
+            "yoloClsFocalGamma, yoloObjFocalGamma, ddpm, ddpmSteps, betaStart, betaEnd)");
 }
 
 TEST(SpecFile, BuilderRoundTripWithTrainConfig) {

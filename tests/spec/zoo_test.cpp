@@ -30,7 +30,8 @@ struct RefCount {
 
 // torchvision: resnet18/34/50, mobilenet_v2, mobilenet_v3_large/small, efficientnet_b0,
 // efficientnet_v2_s, convnext_tiny, squeezenet1_1, shufflenet_v2_x1_0, densenet121,
-// GoogLeNet(aux_logits=False), swin_t. timm: vit_tiny_patch16_224, mobilenetv4_conv_medium.
+// GoogLeNet(aux_logits=False), swin_t. timm: vit_tiny_patch16_224, mobilenetv4_conv_medium,
+// mobilevit_s (swin_tiny_patch4_window7_224 has swin_t's count).
 constexpr RefCount kRefs[] = {
     {"resnet18", 11689512, 11181642},           {"resnet34", 21797672, 21289802},
     {"resnet50", 25557032, 23528522},           {"mobilenet-v2", 3504872, 2236682},
@@ -40,6 +41,7 @@ constexpr RefCount kRefs[] = {
     {"shufflenet-v2", 2278604, 1263854},        {"densenet121", 7978856, 6964106},
     {"googlenet", 6624904, 5610154},            {"swin-tiny", 28288354, 27527044},
     {"vit-tiny", 5717416, 5526346},             {"mobilenet-v4-conv-medium", 9715512, 8447322},
+    {"mobilevit-s", 5578632, 4944042},
 };
 
 class RefCountTest : public ::testing::TestWithParam<RefCount> {};

@@ -19,12 +19,6 @@
 namespace netspec::train {
 namespace {
 
-// convBn 1->4 (3x3, stride 2) -> convBn 4->4 -> global average pool -> dense 4->10.
-const char* kBnNet = R"({"name": "bnsmall", "inputChannels": 1, "inputHeight": 28,
-  "inputWidth": 28, "layers": [{"kind": "convBn", "ic": 1, "oc": 4, "k": 3, "stride": 2},
-  {"kind": "convBn", "ic": 4, "oc": 4, "k": 3}, {"kind": "globalAvgPool"},
-  {"kind": "flatten"}, {"kind": "dense", "in": 4, "out": 10}]})";
-
 // 320 training samples: batch 96 leaves a tail of 32.
 const Splits& synthetic() {
   static Splits s = [] {
@@ -36,21 +30,6 @@ const Splits& synthetic() {
   return s;
 }
 
-SpecFile bn_spec(int epochs, int batch, bool sync) {
-  SpecFile s = parse_spec(kBnNet);
-  TrainConfig c;
-  c.dataset = DatasetKind::fashionMnist;
-  c.epochs = epochs;
-  c.batchSize = batch;
-  c.optimizer = OptimizerKind::sgd;
-  c.momentum = 0.9;
-  c.learningRate = 0.05;
-  c.seed = 3;
-  c.syncBN = sync;
-  s.train = c;
-  return s;
-}
-
 TrainOptions with_replicas(int r, const std::string& run = "") {
   TrainOptions o;
   o.run_dir = run;
@@ -58,20 +37,9 @@ TrainOptions with_replicas(int r, const std::string& run = "") {
   return o;
 }
 
-double scaled_diff(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
-  double d = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    double m = 0, e = 0;
-    for (int64_t j = 0; j < a[i].numel(); ++j) {
-      m = std::max(m, std::abs(b[i].as_double(j)));
-      e = std::max(e, std::abs(a[i].as_double(j) - b[i].as_double(j)));
-    }
-    d = std::max(d, e / (1 + m));
-  }
-  return d;
-}
-
+using test_util::bn_spec;
 using test_util::same_bits;
+using test_util::scaled_diff;
 
 TEST(DataParallelTrain, SyncBnReplicasTrainLikeOneGlobalBatch) {
   TrainResult one = run_training(bn_spec(2, 96, true), synthetic(), with_replicas(1));

@@ -289,7 +289,8 @@ TEST(TailBatch, FormatOneMidEpochCheckpointResumesWithTheRightTrainLoss) {
   ASSERT_TRUE(first.interrupted);
   const std::string last = run + "/last.safetensors";
   SafeTensors st = read_safetensors(last);
-  ASSERT_EQ(st.metadata.at("format"), "netspec-checkpoint-2");
+  ASSERT_EQ(st.metadata.at("format"), "pt");  // format 3: netspec's own under netspec.format
+  ASSERT_EQ(st.metadata.at("netspec.format"), "netspec-checkpoint-3");
   ASSERT_EQ(st.metadata.at("batch_in_epoch"), "1");
   const double v2 = std::strtod(st.metadata.at("loss_sum").c_str(), nullptr);
   st.metadata["format"] = "netspec-checkpoint-1";

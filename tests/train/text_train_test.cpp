@@ -98,6 +98,23 @@ TEST(TextTrain, BitsPerCharBeatUnigramAndVocabIsSaved) {
   fs::remove_all(d);
 }
 
+// mamba-lm's block on the same task: 2 Mamba blocks (dim 32, N 8) over T = 32 tokens.
+TEST(TextTrain, MambaBitsPerCharBeatUnigram) {
+  fs::path d = tmpdir("mamba");
+  std::ofstream(d / "corpus.txt") << sentences(1, 6000);
+  SpecFile s = tiny_token_net(32, 8);
+  s.net.layers[1] = MambaBlock{.dim = 32, .stateSize = 8, .expand = 2, .nBlocks = 2};
+  Splits data = load_text_for(s, d / "corpus.txt");
+  const double uni = data::unigram_bits_per_char(*data.text);
+  TrainOptions o;
+  o.run_dir = (d / "run").string();
+  TrainResult r = run_training(s, data, o);
+  const double bpc = bits_per_char(r.epochs.back().val.loss);
+  std::cout << fmt::format("mamba val bpc {:.4f}, unigram {:.4f}\n", bpc, uni);
+  EXPECT_LT(bpc, uni - 1.5) << "val bpc " << bpc << " unigram " << uni;
+  fs::remove_all(d);
+}
+
 TEST(TextTrain, VocabularyLargerThanTheNetIsRefusedNamingBothSizes) {
   fs::path d = tmpdir("bigvocab");
   std::string t;

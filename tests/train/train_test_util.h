@@ -2,6 +2,8 @@
 #pragma once
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "spec/spec_json.h"
 
 namespace netspec::train::test_util {
 
@@ -36,6 +39,42 @@ inline Tensor uniform_noise(const Shape& s, uint64_t seed) {
     t.data<float>()[i] = static_cast<float>(static_cast<double>(z >> 11) * 0x1.0p-53 * 2 - 1);
   }
   return t;
+}
+
+// convBn 1->4 (3x3, stride 2) -> convBn 4->4 -> global average pool -> dense 4->10.
+inline const char* kBnNet = R"({"name": "bnsmall", "inputChannels": 1, "inputHeight": 28,
+  "inputWidth": 28, "layers": [{"kind": "convBn", "ic": 1, "oc": 4, "k": 3, "stride": 2},
+  {"kind": "convBn", "ic": 4, "oc": 4, "k": 3}, {"kind": "globalAvgPool"},
+  {"kind": "flatten"}, {"kind": "dense", "in": 4, "out": 10}]})";
+
+// kBnNet on Fashion-MNIST-shaped data: SGD momentum 0.9, lr 0.05, seed 3.
+inline SpecFile bn_spec(int epochs, int batch, bool sync) {
+  SpecFile s = parse_spec(kBnNet);
+  TrainConfig c;
+  c.dataset = DatasetKind::fashionMnist;
+  c.epochs = epochs;
+  c.batchSize = batch;
+  c.optimizer = OptimizerKind::sgd;
+  c.momentum = 0.9;
+  c.learningRate = 0.05;
+  c.seed = 3;
+  c.syncBN = sync;
+  s.train = c;
+  return s;
+}
+
+// Over tensors, the largest max|a - b| / (1 + max|b|).
+inline double scaled_diff(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  double d = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    double m = 0, e = 0;
+    for (int64_t j = 0; j < a[i].numel(); ++j) {
+      m = std::max(m, std::abs(b.at(i).as_double(j)));
+      e = std::max(e, std::abs(a[i].as_double(j) - b.at(i).as_double(j)));
+    }
+    d = std::max(d, e / (1 + m));
+  }
+  return d;
 }
 
 // Same tensors bit for bit (sizes and bytes).

@@ -69,3 +69,44 @@ TEST(Tta, MeanOfHandAugmentedViews) {
 
 }  // namespace
 }  // namespace netspec::train
+
+namespace netspec::train {
+namespace {
+
+// RandAugment / AutoAugment through the trainer on ui8 images: the run repeats bit for bit and
+// differs from the run without them (the policy really reaches the batches).
+TEST(AugTrain, RandAugmentAndAutoAugmentRunDeterministically) {
+  const int64_t n = 48;
+  Tensor x(DType::kUI8, {n, 3, 8, 8});
+  std::vector<int32_t> lab(n);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>(i * 53 % 256);
+  for (int64_t i = 0; i < n; ++i) lab[i] = static_cast<int32_t>(i % 3);
+  data::Splits sp;
+  sp.train = data::Dataset(x, Tensor::from<int32_t>(DType::kI32, {n}, lab), {0.5f, 0.5f, 0.5f},
+                           {0.25f, 0.25f, 0.25f});
+  sp.test = sp.train;
+  auto spec = [](bool ra, bool aa) {
+    SpecFile s = parse_spec(R"({"name": "u", "inputChannels": 3, "inputHeight": 8, "inputWidth": 8,
+      "layers": [{"kind": "flatten"}, {"kind": "dense", "in": 192, "out": 3}]})",
+                            "u");
+    TrainConfig c;
+    c.epochs = 1;
+    c.batchSize = 16;
+    c.augment = true;
+    c.randAugment = ra;
+    c.autoAugment = aa;
+    c.seed = 5;
+    s.train = c;
+    return s;
+  };
+  TrainResult plain = run_training(spec(false, false), sp, {});
+  for (auto [ra, aa] : {std::pair{true, false}, std::pair{false, true}}) {
+    TrainResult a = run_training(spec(ra, aa), sp, {});
+    TrainResult b = run_training(spec(ra, aa), sp, {});
+    EXPECT_TRUE(test_util::same_bits(a.params, b.params)) << ra << aa;
+    EXPECT_FALSE(test_util::same_bits(a.params, plain.params)) << ra << aa;
+  }
+}
+
+}  // namespace
+}  // namespace netspec::train

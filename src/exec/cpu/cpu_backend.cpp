@@ -218,6 +218,25 @@ class CpuExecutable final : public Executable {
     return run_plan(*e.plan, s, inputs, ctx);
   }
 
+  // L replica threads here (state slots 0..L-1), the other processes' through `outer`.
+  std::vector<std::vector<Tensor>> run_as_replicas(std::string_view entry,
+                                                   const std::vector<std::vector<Tensor>>& inputs,
+                                                   Communicator& outer, int rank) override {
+    const int n = static_cast<int>(inputs.size());
+    if (n == 1) return {run_as_replica(entry, inputs[0], outer, rank)};
+    Entry& e = entry_for(entry);
+    for (int r = 0; r < n; ++r) state_for(e, r);
+    return run_on_replicas(n, [&](int r, ReplicaComm& local) {
+      TwoLevelComm comm(local, outer, rank, r);
+      State& s = state_for(e, r);
+      std::lock_guard<std::mutex> lk(s.mu);
+      ref::RunContext ctx;
+      ctx.replica_id = rank * n + r;
+      ctx.comm = &comm;
+      return run_plan(*e.plan, s, inputs[static_cast<size_t>(r)], ctx);
+    });
+  }
+
   std::vector<std::vector<Tensor>> run_replicated(
       std::string_view entry, const std::vector<std::vector<Tensor>>& inputs) override {
     int n = static_cast<int>(inputs.size());

@@ -5,12 +5,16 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "core/error.h"
 #include "exec/backend.h"
+#include "exec/compile_cache.h"
 #include "exec/pjrt/pjrt_client.h"
 #include "hlo/text/printer.h"
 
@@ -75,13 +79,14 @@ class PjrtExecutable final : public Executable {
   std::vector<Tensor> run(std::string_view entry, const std::vector<Tensor>& inputs) override;
   std::vector<std::vector<Tensor>> run_replicated(
       std::string_view entry, const std::vector<std::vector<Tensor>>& inputs) override;
-  std::unique_ptr<Session> open_session(std::string_view entry,
-                                        std::vector<Feedback> feedback) override;
+  std::unique_ptr<Session> open_session(std::string_view entry, std::vector<Feedback> feedback,
+                                        int replicas) override;
 
   const hlo::Func& main(std::string_view entry) const;
   std::shared_ptr<Compiled> compiled(int replicas);
-  // The single-device executable with the state arguments donated (see with_aliasing).
-  std::shared_ptr<Compiled> compiled_donating(const hlo::Func& f, const std::vector<Feedback>& fb);
+  // The executable for `replicas` devices with the state arguments donated (see with_aliasing).
+  std::shared_ptr<Compiled> compiled_donating(const hlo::Func& f, const std::vector<Feedback>& fb,
+                                              int replicas);
   Client& client();
   // Output k of `f` read back to the host.
   Tensor read(const hlo::Func& f, size_t k, PJRT_Buffer* b);
@@ -103,6 +108,15 @@ class PjrtBackend final : public Backend {
     // cpu_device_count is the CPU plugin's option; other plugins (CUDA) get no create options.
     const bool cpu = path.find("cpu") != std::string::npos;
     client_ = std::make_shared<Client>(path, cpu ? std::max(devices, 1) : 0);
+    std::string dir = o.compile_cache;
+    if (dir.empty())
+      if (const char* v = std::getenv("NETSPEC_COMPILE_CACHE"); v && *v) dir = v;
+    if (dir.empty()) dir = default_compile_cache_dir();
+    if (!dir.empty() && dir != "off") disk_ = std::make_unique<DiskCompileCache>(dir);
+  }
+  std::map<std::string, int64_t> counters() const override {
+    std::lock_guard lock(mu_);
+    return counts_;
   }
   std::string name() const override { return "xla"; }
   std::unique_ptr<Executable> load(std::shared_ptr<const hlo::Module> module) override {
@@ -125,11 +139,11 @@ class PjrtBackend final : public Backend {
     const std::string options = compile_options_proto(replicas, ids);
     std::string key = options + '\0' + text;
     std::lock_guard lock(mu_);
-    auto& slot = cache_[std::move(key)];
+    auto& slot = cache_[key];
     if (!slot) {
       auto c = std::make_shared<Compiled>();
       c->client = client_;
-      c->exe = client_->compile(text, options);
+      c->exe = load_or_compile(text, options, key);
       c->num_outputs = client_->num_outputs(c->exe);
       slot = std::move(c);
     }
@@ -137,9 +151,47 @@ class PjrtBackend final : public Backend {
   }
 
  private:
+  // From the disk cache when it holds a loadable entry for (compiler, options, text), else
+  // compiled (and stored there). Called with mu_ held.
+  PJRT_LoadedExecutable* load_or_compile(const std::string& text, const std::string& options,
+                                         const std::string& key) {
+    if (!disk_) {
+      ++counts_["compile"];
+      return client_->compile(text, options);
+    }
+    const std::string disk_key = client_->identity() + '\0' + key;
+    if (std::optional<std::string> bytes = disk_->load(disk_key)) {
+      try {
+        PJRT_LoadedExecutable* e = client_->deserialize(*bytes);
+        ++counts_["disk_hit"];
+        return e;
+      } catch (const Error& x) {
+        std::cerr << fmt::format("[xla] compile cache: ignoring {} ({}); recompiling\n",
+                                 disk_->path(disk_key), x.what());
+      }
+      ++counts_["disk_corrupt"];
+    } else if (std::filesystem::exists(disk_->path(disk_key))) {
+      ++counts_["disk_corrupt"];  // load() warned
+    }
+    ++counts_["disk_miss"];
+    ++counts_["compile"];
+    PJRT_LoadedExecutable* e = client_->compile(text, options);
+    std::string bytes;
+    try {
+      bytes = client_->serialize(e);
+    } catch (const Error& x) {
+      std::cerr << fmt::format("[xla] compile cache: not cached ({})\n", x.what());
+      return e;
+    }
+    disk_->store(disk_key, bytes);
+    return e;
+  }
+
   std::shared_ptr<Client> client_;
-  std::mutex mu_;
+  std::unique_ptr<DiskCompileCache> disk_;
+  mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<Compiled>> cache_;
+  std::map<std::string, int64_t> counts_;
 };
 
 PjrtExecutable::PjrtExecutable(PjrtBackend& be, std::shared_ptr<const hlo::Module> m)
@@ -161,8 +213,9 @@ std::shared_ptr<Compiled> PjrtExecutable::compiled(int replicas) {
 }
 
 std::shared_ptr<Compiled> PjrtExecutable::compiled_donating(const hlo::Func& f,
-                                                            const std::vector<Feedback>& fb) {
-  return be_.compile(with_aliasing(text_, f, fb), 1);
+                                                            const std::vector<Feedback>& fb,
+                                                            int replicas) {
+  return be_.compile(with_aliasing(text_, f, fb), replicas);
 }
 
 Tensor PjrtExecutable::read(const hlo::Func& f, size_t k, PJRT_Buffer* b) {
@@ -194,66 +247,85 @@ std::vector<std::vector<Tensor>> PjrtExecutable::run_replicated(
   return res;
 }
 
-// State in device buffers on device 0: fed-back outputs replace the state buffers after each
-// step; only the other inputs are transferred in and the other outputs read back.
+// State in device buffers, one copy per replica on the replica's device: fed-back outputs
+// replace the state buffers after each step; only the other inputs are transferred in and the
+// other outputs read back.
 class PjrtSession final : public Session {
  public:
-  PjrtSession(PjrtExecutable& exe, const hlo::Func& f, std::vector<Feedback> fb)
-      : exe_(exe),
-        f_(f),
-        fb_(std::move(fb)),
-        state_(fb_.size()),
-        compiled_(exe.compiled_donating(f, fb_)) {
+  PjrtSession(PjrtExecutable& exe, const hlo::Func& f, std::vector<Feedback> fb, int replicas)
+      : exe_(exe), f_(f), fb_(std::move(fb)) {
+    if (replicas < 1 || replicas > kMaxReplicas)
+      fail("session", "replica count must be in 1..{} (got {})", kMaxReplicas, replicas);
     for (const Feedback& x : fb_)
       if (x.input >= f_.num_args() ||
           (x.output != Feedback::kKeep && x.output >= f_.result_types.size()))
         fail("session", "feedback input {} <- output {} is outside @{} ({} inputs, {} outputs)",
              x.input, x.output, f_.name, f_.num_args(), f_.result_types.size());
+    state_.resize(static_cast<size_t>(replicas));
+    for (auto& r : state_) r.resize(fb_.size());
+    compiled_ = exe.compiled_donating(f_, fb_, replicas);
   }
 
   void set_state(size_t input, const Tensor& t) override {
     const hlo::Type& ty = f_.arg(input)->type;
     if (t.dtype() != ty.dtype() || t.shape() != ty.shape())
       fail("session", "state input {} expects {}, got {}", input, ty.str(), t.type_str());
-    state_.at(slot(input)) = exe_.client().to_device(t, 0);
+    const size_t k = slot(input);
+    for (size_t d = 0; d < state_.size(); ++d) state_[d][k] = exe_.client().to_device(t, d);
   }
 
   std::vector<Tensor> step(const std::vector<Tensor>& inputs) override {
-    if (inputs.size() != f_.num_args())
-      fail("session", "@{} takes {} inputs, got {}", f_.name, f_.num_args(), inputs.size());
+    if (state_.size() != 1)
+      fail("session", "a session of {} replicas steps with step_replicated", state_.size());
+    return std::move(step_replicated({inputs}).at(0));
+  }
+
+  std::vector<std::vector<Tensor>> step_replicated(
+      const std::vector<std::vector<Tensor>>& inputs) override {
+    const size_t nd = state_.size();
+    if (inputs.size() != nd)
+      fail("session", "step of {} replicas got inputs for {}", nd, inputs.size());
     std::vector<Buffer> held;
-    std::vector<PJRT_Buffer*> args(inputs.size(), nullptr);
-    for (size_t k = 0; k < fb_.size(); ++k) {
-      if (!state_[k]) fail("session", "state input {} was never set", fb_[k].input);
-      args[fb_[k].input] = state_[k].get();
+    std::vector<std::vector<PJRT_Buffer*>> args(nd);
+    for (size_t d = 0; d < nd; ++d) {
+      if (inputs[d].size() != f_.num_args())
+        fail("session", "@{} takes {} inputs, got {}", f_.name, f_.num_args(), inputs[d].size());
+      args[d].assign(inputs[d].size(), nullptr);
+      for (size_t k = 0; k < fb_.size(); ++k) {
+        if (!state_[d][k]) fail("session", "state input {} was never set", fb_[k].input);
+        args[d][fb_[k].input] = state_[d][k].get();
+      }
+      for (size_t i = 0; i < inputs[d].size(); ++i) {
+        if (args[d][i]) continue;
+        const hlo::Type& ty = f_.arg(i)->type;
+        if (inputs[d][i].dtype() != ty.dtype() || inputs[d][i].shape() != ty.shape())
+          fail("run", "argument {} (%arg{}) expects {}, got {}", i, i, ty.str(),
+               inputs[d][i].type_str());
+        held.push_back(exe_.client().to_device(inputs[d][i], d));
+        args[d][i] = held.back().get();
+      }
     }
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (args[i]) continue;
-      const hlo::Type& ty = f_.arg(i)->type;
-      if (inputs[i].dtype() != ty.dtype() || inputs[i].shape() != ty.shape())
-        fail("run", "argument {} (%arg{}) expects {}, got {}", i, i, ty.str(),
-             inputs[i].type_str());
-      held.push_back(exe_.client().to_device(inputs[i], 0));
-      args[i] = held.back().get();
-    }
-    auto outs = exe_.client().execute(compiled_->exe, {args}, compiled_->num_outputs, {});
-    std::vector<Buffer>& o = outs.at(0);
-    std::vector<Tensor> res(o.size());
-    std::vector<bool> fed(o.size(), false);
+    auto outs = exe_.client().execute(compiled_->exe, args, compiled_->num_outputs, {});
+    std::vector<bool> fed(compiled_->num_outputs, false);
     for (const Feedback& x : fb_)
       if (x.output != Feedback::kKeep) fed.at(x.output) = true;
-    for (size_t k = 0; k < o.size(); ++k)
-      if (!fed[k]) res[k] = exe_.read(f_, k, o[k].get());
-    for (size_t k = 0; k < fb_.size(); ++k)
-      if (fb_[k].output != Feedback::kKeep) state_[k] = std::move(o[fb_[k].output]);
+    std::vector<std::vector<Tensor>> res(nd);
+    for (size_t d = 0; d < nd; ++d) {
+      std::vector<Buffer>& o = outs.at(d);
+      res[d].resize(o.size());
+      for (size_t k = 0; k < o.size(); ++k)
+        if (!fed[k]) res[d][k] = exe_.read(f_, k, o[k].get());
+      for (size_t k = 0; k < fb_.size(); ++k)
+        if (fb_[k].output != Feedback::kKeep) state_[d][k] = std::move(o[fb_[k].output]);
+    }
     return res;
   }
 
   Tensor state(size_t input) override {
     const size_t k = slot(input);
-    if (!state_[k]) fail("session", "state input {} was never set", input);
+    if (!state_[0][k]) fail("session", "state input {} was never set", input);
     const hlo::Type& ty = f_.arg(input)->type;
-    return exe_.client().to_host(state_[k].get(), ty.dtype(), ty.shape());
+    return exe_.client().to_host(state_[0][k].get(), ty.dtype(), ty.shape());
   }
 
  private:
@@ -265,13 +337,14 @@ class PjrtSession final : public Session {
   PjrtExecutable& exe_;
   const hlo::Func& f_;
   std::vector<Feedback> fb_;
-  std::vector<Buffer> state_;
+  std::vector<std::vector<Buffer>> state_;  // [replica (= device)][state slot]
   std::shared_ptr<Compiled> compiled_;
 };
 
 std::unique_ptr<Session> PjrtExecutable::open_session(std::string_view entry,
-                                                      std::vector<Feedback> feedback) {
-  return std::make_unique<PjrtSession>(*this, main(entry), std::move(feedback));
+                                                      std::vector<Feedback> feedback,
+                                                      int replicas) {
+  return std::make_unique<PjrtSession>(*this, main(entry), std::move(feedback), replicas);
 }
 
 }  // namespace

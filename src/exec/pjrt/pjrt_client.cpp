@@ -1,6 +1,7 @@
 #include "exec/pjrt/pjrt_client.h"
 
 #include <dlfcn.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -186,6 +187,18 @@ Client::Client(const std::string& plugin_path, int cpu_devices) : api_(load_api(
   check(api_->PJRT_Client_PlatformName(&pn), "platform name");
   platform_.assign(pn.platform_name, pn.platform_name_size);
 
+  PJRT_Client_PlatformVersion_Args pv{};
+  pv.struct_size = PJRT_Client_PlatformVersion_Args_STRUCT_SIZE;
+  pv.client = client_;
+  check(api_->PJRT_Client_PlatformVersion(&pv), "platform version");
+  std::error_code ec;
+  const auto size = fs::file_size(plugin_path, ec);
+  const auto mtime = fs::last_write_time(plugin_path, ec).time_since_epoch().count();
+  identity_ =
+      fmt::format("{} {} {} api {}.{} {} {}", fs::absolute(plugin_path).string(), size, mtime,
+                  api_->pjrt_api_version.major_version, api_->pjrt_api_version.minor_version,
+                  platform_, std::string_view(pv.platform_version, pv.platform_version_size));
+
   PJRT_Client_AddressableDevices_Args ad{};
   ad.struct_size = PJRT_Client_AddressableDevices_Args_STRUCT_SIZE;
   ad.client = client_;
@@ -243,6 +256,50 @@ PJRT_LoadedExecutable* Client::compile(const std::string& mlir_text, const std::
   return a.executable;
 }
 
+// f(executable) on the PJRT_Executable view of e; the view is destroyed afterwards, then f's
+// error (if any) is thrown as "[xla] what: ...".
+namespace {
+template <class F>
+void with_executable(const PJRT_Api* api, const Client& c, PJRT_LoadedExecutable* e,
+                     const char* what, F&& f) {
+  PJRT_LoadedExecutable_GetExecutable_Args g{};
+  g.struct_size = PJRT_LoadedExecutable_GetExecutable_Args_STRUCT_SIZE;
+  g.loaded_executable = e;
+  c.check(api->PJRT_LoadedExecutable_GetExecutable(&g), "get executable");
+  PJRT_Error* err = f(g.executable);
+  PJRT_Executable_Destroy_Args d{};
+  d.struct_size = PJRT_Executable_Destroy_Args_STRUCT_SIZE;
+  d.executable = g.executable;
+  if (PJRT_Error* x = api->PJRT_Executable_Destroy(&d)) take_error(api, x);  // a view: harmless
+  c.check(err, what);
+}
+}  // namespace
+
+std::string Client::serialize(PJRT_LoadedExecutable* e) const {
+  std::string bytes;
+  with_executable(api_, *this, e, "serialize executable", [&](PJRT_Executable* x) {
+    PJRT_Executable_Serialize_Args a{};
+    a.struct_size = PJRT_Executable_Serialize_Args_STRUCT_SIZE;
+    a.executable = x;
+    PJRT_Error* err = api_->PJRT_Executable_Serialize(&a);
+    if (err) return err;
+    bytes.assign(a.serialized_bytes, a.serialized_bytes_size);
+    if (a.serialized_executable_deleter) a.serialized_executable_deleter(a.serialized_executable);
+    return err;
+  });
+  return bytes;
+}
+
+PJRT_LoadedExecutable* Client::deserialize(const std::string& bytes) const {
+  PJRT_Executable_DeserializeAndLoad_Args a{};
+  a.struct_size = PJRT_Executable_DeserializeAndLoad_Args_STRUCT_SIZE;
+  a.client = client_;
+  a.serialized_executable = bytes.data();
+  a.serialized_executable_size = bytes.size();
+  check(api_->PJRT_Executable_DeserializeAndLoad(&a), "deserialize executable");
+  return a.loaded_executable;
+}
+
 void Client::destroy(PJRT_LoadedExecutable* e) const {
   PJRT_LoadedExecutable_Destroy_Args a{};
   a.struct_size = PJRT_LoadedExecutable_Destroy_Args_STRUCT_SIZE;
@@ -251,19 +308,12 @@ void Client::destroy(PJRT_LoadedExecutable* e) const {
 }
 
 size_t Client::num_outputs(PJRT_LoadedExecutable* e) const {
-  PJRT_LoadedExecutable_GetExecutable_Args g{};
-  g.struct_size = PJRT_LoadedExecutable_GetExecutable_Args_STRUCT_SIZE;
-  g.loaded_executable = e;
-  check(api_->PJRT_LoadedExecutable_GetExecutable(&g), "get executable");
   PJRT_Executable_NumOutputs_Args n{};
   n.struct_size = PJRT_Executable_NumOutputs_Args_STRUCT_SIZE;
-  n.executable = g.executable;
-  PJRT_Error* err = api_->PJRT_Executable_NumOutputs(&n);
-  PJRT_Executable_Destroy_Args d{};
-  d.struct_size = PJRT_Executable_Destroy_Args_STRUCT_SIZE;
-  d.executable = g.executable;
-  if (PJRT_Error* e = api_->PJRT_Executable_Destroy(&d)) take_error(api_, e);  // a view: harmless
-  check(err, "number of outputs");
+  with_executable(api_, *this, e, "number of outputs", [&](PJRT_Executable* x) {
+    n.executable = x;
+    return api_->PJRT_Executable_NumOutputs(&n);
+  });
   return n.num_outputs;
 }
 

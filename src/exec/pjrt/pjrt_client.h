@@ -45,7 +45,15 @@ class Client {
   // Throws "[xla] what: message" when err is set (and frees it).
   void check(PJRT_Error* err, const char* what) const;
 
+  // What identifies the compiler: plugin path, size and mtime, API version, platform name and
+  // version (part of the on-disk compile cache's key).
+  const std::string& identity() const { return identity_; }
+
   PJRT_LoadedExecutable* compile(const std::string& mlir_text, const std::string& options);
+  // The plugin's serialization of a compiled executable (PJRT_Executable_Serialize), and the
+  // executable loaded back from it; both throw "[xla] ..." when the plugin refuses.
+  std::string serialize(PJRT_LoadedExecutable* e) const;
+  PJRT_LoadedExecutable* deserialize(const std::string& bytes) const;
   void destroy(PJRT_LoadedExecutable* e) const;
   size_t num_outputs(PJRT_LoadedExecutable* e) const;
   Buffer to_device(const Tensor& t, size_t device);
@@ -61,7 +69,7 @@ class Client {
   void await_and_destroy(PJRT_Event* ev, const char* what) const;
   const PJRT_Api* api_ = nullptr;
   PJRT_Client* client_ = nullptr;
-  std::string platform_;
+  std::string platform_, identity_;
   std::vector<PJRT_Device*> devices_;
 };
 

@@ -1,0 +1,120 @@
+// The command-line value validator (see train_flags.h).
+#include "cli/train_flags.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "core/error.h"
+#include "train/config.h"
+
+namespace netspec::cli {
+namespace {
+
+// "[train] learningRate must be > 0 (got -1)" -> "learningRate must be > 0 (got -1)".
+std::string strip_where(const std::string& msg) {
+  if (!msg.empty() && msg[0] == '[')
+    if (auto p = msg.find("] "); p != std::string::npos) return msg.substr(p + 2);
+  return msg;
+}
+
+// Applies one assignment and validates the result; errors are re-thrown naming `label`.
+void apply_checked(TrainConfig& c, const std::string& assignment, std::string_view where,
+                   const std::string& label) {
+  try {
+    train::apply_set(c, assignment);
+    validate(c);
+  } catch (const Error& e) {
+    std::string m = strip_where(e.what());
+    if (m.rfind("--set ", 0) == 0) m = strip_where(m.substr(m.find(": ") + 2));  // apply_set's
+    fail(where, "{}: {}", label, m);
+  }
+}
+
+}  // namespace
+
+void ConfigFlags::add(CLI::App* cmd, const std::string& flag, const std::string& field,
+                      const std::string& help) {
+  auto v = std::make_shared<std::string>();
+  CLI::Option* opt = cmd->add_option(flag, *v, help);
+  flags_.push_back({flag, field, v, opt});
+}
+
+bool ConfigFlags::given(const std::string& flag) const {
+  for (const auto& f : flags_)
+    if (f.flag == flag) return f.opt->count() > 0;
+  return false;
+}
+
+void ConfigFlags::apply(TrainConfig& c, std::string_view where) const {
+  for (const auto& f : flags_) {
+    if (f.opt->count() == 0) continue;
+    const std::string label = f.flag + " " + *f.value;
+    if (f.field == "dataset") {
+      DatasetKind k;
+      try {
+        k = train::parse_dataset(*f.value);
+      } catch (const Error& e) {
+        fail(where, "{}: {}", label, strip_where(e.what()));
+      }
+      apply_checked(c, "dataset=" + std::string(enum_name(k)), where, label);
+    } else if (f.field == "optimizer") {
+      apply_optimizer_name(c, *f.value, where);
+      apply_checked(c, "optimizer=" + std::string(enum_name(c.optimizer)), where, label);
+    } else {
+      apply_checked(c, f.field + "=" + *f.value, where, label);
+    }
+  }
+}
+
+void apply_sets(TrainConfig& c, const std::vector<std::string>& sets, std::string_view where) {
+  for (const auto& s : sets) apply_checked(c, s, where, "--set " + s);
+}
+
+void apply_optimizer_name(TrainConfig& c, const std::string& name, std::string_view where) {
+  std::string n = name;
+  if (n == "adamw" || n == "adamW") {
+    n = "adam";
+    if (c.weightDecay == 0) c.weightDecay = 0.01;  // torch.optim.AdamW's default
+  }
+  auto k = parse_enum<OptimizerKind>(n);
+  if (!k)
+    fail(where, "unknown --optimizer '{}' (expected adamw, {})", name,
+         enum_choices<OptimizerKind>());
+  c.optimizer = *k;
+}
+
+double number_flag(std::string_view where, std::string_view flag, const std::string& text,
+                   double lo, double hi, bool integer) {
+  double v = 0;
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || p != end || !std::isfinite(v))
+    fail(where, "{} {}: expected a finite number", flag, text);
+  if (integer && v != std::floor(v)) fail(where, "{} {}: expected an integer", flag, text);
+  if (v < lo) fail(where, "{} {}: must be >= {} (got {})", flag, text, lo, text);
+  if (v > hi) fail(where, "{} {}: must be <= {} (got {})", flag, text, hi, text);
+  return v;
+}
+
+std::string nearest_name(const std::string& s, const std::vector<std::string>& names) {
+  std::string best;
+  size_t best_d = 3;
+  for (const auto& n : names) {
+    // Edit distance with adjacent transpositions (trian -> train is one edit).
+    std::vector<std::vector<size_t>> d(s.size() + 1, std::vector<size_t>(n.size() + 1));
+    for (size_t i = 0; i <= s.size(); ++i) d[i][0] = i;
+    for (size_t j = 0; j <= n.size(); ++j) d[0][j] = j;
+    for (size_t i = 1; i <= s.size(); ++i)
+      for (size_t j = 1; j <= n.size(); ++j) {
+        d[i][j] = std::min(
+            {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (s[i - 1] == n[j - 1] ? 0 : 1)});
+        if (i > 1 && j > 1 && s[i - 1] == n[j - 2] && s[i - 2] == n[j - 1])
+          d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    if (d[s.size()][n.size()] < best_d) best_d = d[s.size()][n.size()], best = n;
+  }
+  return best;
+}
+
+}  // namespace netspec::cli

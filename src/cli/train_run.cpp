@@ -1,0 +1,144 @@
+// Validation hold-out, fine-tuning options and label checks for `train` (see train_run.h).
+#include "cli/train_run.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <numeric>
+#include <random>
+
+#include "cli/train_flags.h"
+#include "core/error.h"
+#include "train/checkpoint.h"
+#include "train/config.h"
+#include "train/evaluate.h"
+#include "train/trainer.h"
+
+namespace netspec::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Class-index labels must lie in [0, classes) (a 12-class folder for a 10-class net fails here,
+// before an epoch is trained).
+void check_labels(const data::Dataset& ds, int64_t classes, const std::string& split,
+                  const train::RunRecord& rec) {
+  if (ds.y.dtype() != DType::kI32 || ds.y.shape().size() != 1 || classes <= 0) return;
+  const int32_t* y = ds.y.data<int32_t>();
+  for (int64_t i = 0; i < ds.size(); ++i)
+    if (y[i] < 0 || y[i] >= classes)
+      fail("data",
+           "{} split of {}{}: sample {} has label {}, outside the net's {} classes (use "
+           "--classes N to resize the head)",
+           split, enum_name(rec.spec.train->dataset), rec.data.empty() ? "" : " in " + rec.data, i,
+           y[i], classes);
+}
+
+}  // namespace
+
+void add_train_run_options(CLI::App* cmd, TrainRunArgs& a) {
+  cmd->add_option("--val-split", a.val_split,
+                  "hold out this fraction (0 < F < 1) of the training set, seeded: best is chosen "
+                  "on it, the test split is reported once at the end");
+  cmd->add_option("--init-from", a.init_from,
+                  "start from weights: a .safetensors file (netspec names: a checkpoint, `netspec "
+                  "convert` output) or a run dir (its best); a head of another shape is "
+                  "re-initialised");
+  cmd->add_option("--classes", a.classes, "resize the classifier head to N classes");
+  cmd->add_option("--freeze", a.freeze,
+                  "parameter-name prefixes kept fixed (e.g. layers.0 layers.1.); sets the "
+                  "TrainConfig field freeze")
+      ->expected(1, -1);
+}
+
+void apply_train_run_args(CLI::App* cmd, const TrainRunArgs& a, train::RunRecord& rec) {
+  if (cmd->count("--val-split")) {
+    rec.val_split = number_flag("train", "--val-split", a.val_split, 0, 1, false);
+    if (rec.val_split <= 0 || rec.val_split >= 1)
+      fail("train", "--val-split {}: must be in (0, 1) (got {})", a.val_split, rec.val_split);
+  }
+  if (cmd->count("--init-from")) {
+    if (a.init_from.empty()) fail("train", "--init-from: empty path");
+    rec.init_from = fs::absolute(init_from_file(a.init_from)).string();
+  }
+  if (cmd->count("--classes")) {
+    rec.classes = static_cast<int>(number_flag("train", "--classes", a.classes, 1, 1e9));
+    set_num_classes(rec.spec.net, rec.classes);
+  }
+  if (cmd->count("--freeze")) {
+    std::string joined;
+    for (const auto& p : a.freeze) {
+      if (p.empty() || p.find(',') != std::string::npos)
+        fail("train", "--freeze '{}': a prefix must be non-empty and hold no comma", p);
+      joined += (joined.empty() ? "" : ",") + p;
+    }
+    rec.spec.train->freeze = joined;
+  }
+}
+
+void report_held_out_test(const std::string& run_dir, const train::RunRecord& rec,
+                          const ParamTable& table, const data::Dataset& test,
+                          const std::string& backend, const exec::BackendOptions& engine) {
+  const fs::path best = fs::path(run_dir) / "best.safetensors";
+  if (!fs::exists(best) || test.size() == 0) return;
+  const TrainConfig& c = *rec.spec.train;
+  auto be = exec::make_backend(backend, engine);
+  train::Evaluator ev(rec.spec.net, c.batchSize, *be, &table);
+  train::TrainState s = train::make_state(train::init_params(table, c.init, 0), {}, ev.manifest());
+  train::load_checkpoint(best.string(), table, s, false);
+  train::EvalMetrics m = ev.run(s.params, s.running, test);
+  std::cout << fmt::format("test accuracy {:.2f}%", 100 * m.top1);
+  if (m.has_top5) std::cout << fmt::format(" (top-5 {:.2f}%)", 100 * m.top5);
+  std::cout << fmt::format(" on {} samples (best checkpoint, epoch {}, chosen on validation)\n",
+                           m.count, s.epoch);
+}
+
+std::string init_from_file(const std::string& p) {
+  if (!fs::exists(p)) fail("train", "--init-from {}: no such file or run dir", p);
+  if (!fs::is_directory(p)) return p;
+  for (const char* f : {"best.safetensors", "last.safetensors"})
+    if (fs::exists(fs::path(p) / f)) return (fs::path(p) / f).string();
+  fail("train", "--init-from {}: the run dir has no best.safetensors or last.safetensors", p);
+}
+
+data::Splits load_train_data(const train::RunRecord& rec, const ParamTable& table,
+                             data::Dataset* test_out) {
+  const TrainConfig& c = *rec.spec.train;
+  data::Splits s = train::load_for_net(c, table, rec.data, rec.limit);
+  const int64_t classes = num_classes(rec.spec.net);
+  if (!s.text) {
+    check_labels(s.train, classes, "train", rec);
+    check_labels(s.test, classes, "test", rec);
+  }
+  *test_out = data::Dataset{};
+  if (rec.val_split <= 0) {
+    if (s.test.size() == 0)
+      fail("train",
+           "{} has no validation or test split (an image folder needs DIR/val/ or "
+           "DIR/test/ beside DIR/train/): pass --val-split F to hold out a fraction",
+           rec.data.empty() ? std::string(enum_name(c.dataset)) : rec.data);
+    return s;
+  }
+  if (s.text) fail("train", "--val-split: text data already has its validation split");
+  // A seeded permutation: its first round(F·N) samples validate, the rest train.
+  const int64_t n = s.train.size();
+  const auto nv = static_cast<int64_t>(std::llround(rec.val_split * static_cast<double>(n)));
+  if (nv < 1 || nv >= n)
+    fail("train",
+         "--val-split {} of {} training samples leaves {} for validation and {} for "
+         "training (each needs >= 1)",
+         rec.val_split, n, nv, n - nv);
+  std::vector<int64_t> idx(static_cast<size_t>(n));
+  std::iota(idx.begin(), idx.end(), 0);
+  std::mt19937_64 rng(static_cast<uint64_t>(c.seed) ^ 0x76616c73706c6974ull);  // "valsplit"
+  std::shuffle(idx.begin(), idx.end(), rng);
+  std::vector<int64_t> va(idx.begin(), idx.begin() + nv), tr(idx.begin() + nv, idx.end());
+  std::sort(va.begin(), va.end());
+  std::sort(tr.begin(), tr.end());
+  *test_out = std::move(s.test);
+  s.test = data::take_rows(s.train, va);
+  s.train = data::take_rows(s.train, tr);
+  return s;
+}
+
+}  // namespace netspec::cli

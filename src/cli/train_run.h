@@ -1,0 +1,40 @@
+// The `train` options that shape a run beyond TrainConfig: a seeded validation hold-out
+// (--val-split), fine-tuning (--init-from FILE|RUN_DIR, --classes N, --freeze PREFIX...), and
+// loading the run's data with labels checked against the net's classes at load time.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "data/datasets.h"
+#include "exec/backend.h"
+#include "spec/param_table.h"
+#include "train/run_dir.h"
+
+namespace netspec::cli {
+
+struct TrainRunArgs {
+  std::string val_split, init_from, classes;
+  std::vector<std::string> freeze;
+};
+void add_train_run_options(CLI::App* cmd, TrainRunArgs& a);
+// Validates the given options (number_flag) and records them in `rec` (--classes resizes the
+// head of rec.spec.net, --freeze sets TrainConfig::freeze).
+void apply_train_run_args(CLI::App* cmd, const TrainRunArgs& a, train::RunRecord& rec);
+
+// The run's data (--data, --limit); with val_split > 0 a seeded fraction of the training set
+// becomes the validation split (`test` of the result; the held-out test split goes to
+// `*test_out`). Labels outside the net's classes fail here, naming the split and the label.
+data::Splits load_train_data(const train::RunRecord& rec, const ParamTable& table,
+                             data::Dataset* test_out);
+
+// --val-split: evaluates RUN/best.safetensors (chosen on validation) on the held-out test split
+// and prints `test accuracy X% on N samples (best checkpoint, epoch E)`.
+void report_held_out_test(const std::string& run_dir, const train::RunRecord& rec,
+                          const ParamTable& table, const data::Dataset& test,
+                          const std::string& backend, const exec::BackendOptions& engine);
+
+// --init-from: a weights file, or a run dir (its best.safetensors, else last).
+std::string init_from_file(const std::string& file_or_run);
+
+}  // namespace netspec::cli

@@ -1,0 +1,155 @@
+// Image-folder and CSV datasets (see own_data.h).
+#include "data/own_data.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "core/error.h"
+#include "data/image.h"
+
+namespace netspec::data {
+namespace {
+
+namespace fs = std::filesystem;
+
+// [N, 3, H, W] ui8 -> [N, 1, H, W] ui8, the rounded channel mean.
+Dataset to_gray(const Dataset& ds) {
+  const Shape& s = ds.x.shape();
+  const int64_t n = s.at(0), hw = s.at(2) * s.at(3);
+  Dataset g{Tensor(DType::kUI8, {n, 1, s[2], s[3]}), ds.y, kGrayImageNetNorm.mean,
+            kGrayImageNetNorm.std};
+  const uint8_t* p = ds.x.data<uint8_t>();
+  uint8_t* q = g.x.data<uint8_t>();
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < hw; ++k) {
+      const uint8_t* px = p + i * 3 * hw + k;
+      q[i * hw + k] = static_cast<uint8_t>((px[0] + px[hw] + px[2 * hw] + 1) / 3);
+    }
+  return g;
+}
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char ch : line) {
+    if (ch == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else if (ch != '\r') {
+      cur += ch;
+    }
+  }
+  out.push_back(cur);
+  for (auto& c : out) {  // trim spaces and surrounding quotes
+    while (!c.empty() && c.front() == ' ') c.erase(c.begin());
+    while (!c.empty() && c.back() == ' ') c.pop_back();
+    if (c.size() >= 2 && c.front() == '"' && c.back() == '"') c = c.substr(1, c.size() - 2);
+  }
+  return out;
+}
+
+bool parse_double(const std::string& s, double& v) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+}  // namespace
+
+Splits load_image_folder_dataset(const std::string& dir, int64_t channels, int64_t height,
+                                 int64_t width, int64_t limit, double crop_ratio) {
+  if (dir.empty())
+    fail("folder",
+         "no data directory: pass --data DIR with DIR/<class>/*.jpg (or DIR/train/ "
+         "and DIR/val/)");
+  if (channels != 1 && channels != 3)
+    fail("folder", "{}: images need a net with 1 or 3 input channels (got {})", dir, channels);
+  const fs::path d = dir;
+  const bool split = fs::is_directory(d / "train");
+  const std::string train_dir = split ? (d / "train").string() : dir;
+  Splits s;
+  ImageFolder tr = load_image_folder(train_dir, height, width, kImageNetNorm, limit);
+  s.train = std::move(tr.ds);
+  for (const char* v : {"val", "test"})
+    if (split && fs::is_directory(d / v)) {
+      ImageFolder va = load_image_folder((d / v).string(), height, width, kImageNetNorm, 0,
+                                         tr.classes, crop_ratio);
+      s.test = std::move(va.ds);
+      break;
+    }
+  if (channels == 1) {
+    s.train = to_gray(s.train);
+    if (s.test.size() > 0) s.test = to_gray(s.test);
+  }
+  s.class_names = std::move(tr.classes);
+  return s;
+}
+
+Splits load_csv_dataset(const std::string& path, int64_t limit) {
+  if (path.empty()) fail("csv", "no data file: pass --data FILE.csv");
+  if (!fs::is_regular_file(path)) fail("csv", "{}: not a regular file", path);
+  std::ifstream f(path);
+  if (!f) fail("csv", "{}: cannot open", path);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(f, line);)
+    if (line.find_first_not_of(" \r") != std::string::npos) rows.push_back(split_csv_line(line));
+  if (rows.empty()) fail("csv", "{}: no rows", path);
+  // A header when some cell of the first row is not a number.
+  bool header = false;
+  double tmp;
+  for (const auto& c : rows[0]) header = header || !parse_double(c, tmp);
+  size_t label_col = rows[0].size() - 1;
+  if (header)
+    for (size_t i = 0; i < rows[0].size(); ++i)
+      if (rows[0][i] == "label") label_col = i;
+  const size_t first = header ? 1 : 0, cols = rows[0].size();
+  if (cols < 2) fail("csv", "{}: needs at least one feature column and a label column", path);
+  int64_t n = static_cast<int64_t>(rows.size() - first);
+  if (limit > 0) n = std::min(n, limit);
+  if (n < 1) fail("csv", "{}: no data rows", path);
+  // Labels: all integers >= 0 are class indices; otherwise names, sorted.
+  bool numeric = true;
+  std::map<std::string, int32_t> names;
+  for (int64_t r = 0; r < n; ++r) {
+    const auto& row = rows[first + r];
+    if (row.size() != cols)
+      fail("csv", "{}:{}: {} cells (expected {} as in the first row)", path, first + r + 1,
+           row.size(), cols);
+    double v;
+    numeric = numeric && parse_double(row[label_col], v) && v >= 0 && v == std::floor(v) &&
+              v < 2147483647.0;
+    names[row[label_col]] = 0;
+  }
+  Splits s;
+  if (!numeric) {
+    int32_t k = 0;
+    for (auto& [name, id] : names) {
+      id = k++;
+      s.class_names.push_back(name);
+    }
+  }
+  const int64_t d = static_cast<int64_t>(cols - 1);
+  Dataset ds{Tensor(DType::kF32, {n, d}), Tensor(DType::kI32, {n})};
+  for (int64_t r = 0; r < n; ++r) {
+    const auto& row = rows[first + r];
+    int64_t j = 0;
+    for (size_t c = 0; c < cols; ++c) {
+      if (c == label_col) continue;
+      double v;
+      if (!parse_double(row[c], v) || !std::isfinite(v))
+        fail("csv", "{}:{}: column {} is not a finite number (got '{}')", path, first + r + 1,
+             c + 1, row[c]);
+      ds.x.data<float>()[r * d + j++] = static_cast<float>(v);
+    }
+    ds.y.data<int32_t>()[r] =
+        numeric ? static_cast<int32_t>(std::stod(row[label_col])) : names.at(row[label_col]);
+  }
+  s.train = std::move(ds);
+  s.test = Dataset{Tensor(DType::kF32, {0, d}), Tensor(DType::kI32, {0})};
+  return s;
+}
+
+}  // namespace netspec::data

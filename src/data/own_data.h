@@ -1,0 +1,22 @@
+// A user's own data: `folder` (image class folders: DIR/train/<class>/*.{jpg,png} with DIR/val or
+// DIR/test beside it, or DIR/<class>/* alone, then a --val-split holds out validation; RGB, or
+// grayscale as the channel mean for a 1-channel net; ImageNet normalisation) and `csv` (numeric
+// feature columns and a label column, `label` by header name else the last; labels are integers
+// or names, names sorted into class indices). Both name the file and the fault on error.
+#pragma once
+#include <string>
+
+#include "data/datasets.h"
+
+namespace netspec::data {
+
+// channels: the net's input channels (1 or 3); limit as LoadOptions::limit.
+Splits load_image_folder_dataset(const std::string& dir, int64_t channels, int64_t height,
+                                 int64_t width, int64_t limit, double crop_ratio);
+// The whole file becomes the training split (test empty: use --val-split); features f32 [N, D].
+Splits load_csv_dataset(const std::string& path, int64_t limit);
+
+// Grayscale from RGB: ImageNet's per-channel means and stds averaged (0.449, 0.226).
+inline const Normalization kGrayImageNetNorm{{0.449f}, {0.226f}};
+
+}  // namespace netspec::data

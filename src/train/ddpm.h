@@ -1,0 +1,37 @@
+// DDPM (Ho et al. 2020) around a net whose input carries the timestep in its last channel
+// (timeCondAdd reads it): linear β_t from betaStart to betaEnd over T = ddpmSteps, ᾱ_t = Π(1-β).
+// Training batch: x0 (the dataset's images mapped to [-1, 1]), t ~ U{0..T-1}, ε ~ N(0, 1):
+//   input = [sqrt(ᾱ_t) x0 + sqrt(1-ᾱ_t) ε, t/T plane], target = ε (loss floatTargetMse).
+// Sampling from x_T ~ N(0, 1): ancestral x_{t-1} = (x_t - β_t/sqrt(1-ᾱ_t) ε̂)/sqrt(α_t) + σ_t z,
+// σ_t² = β_t; or DDIM (η = 0) on K evenly spaced steps.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/tensor.h"
+#include "spec/train_config.h"
+#include "train/evaluate.h"
+
+namespace netspec::train {
+
+struct DdpmSchedule {
+  std::vector<double> beta, alpha_bar;  // index t = 0..T-1
+  explicit DdpmSchedule(const TrainConfig& c);
+  int64_t steps() const { return static_cast<int64_t>(beta.size()); }
+};
+
+// Replaces a batch (x normalised images [B, C, H, W] of `dataset`, labels ignored) by the DDPM
+// training pair: x [B, C+1, H, W], y = ε [B, C, H, W]. Draws depend on (seed, step, micro).
+void ddpm_batch(const DdpmSchedule& s, DatasetKind dataset, uint64_t seed, int64_t step,
+                int64_t micro, Tensor& x, Tensor& y);
+// Mean noise-prediction MSE over the first `limit` test images (fixed draws), lower is better
+// (EvalMetrics::regression).
+EvalMetrics ddpm_evaluate(const DdpmSchedule& s, DatasetKind dataset, const Evaluator& ev,
+                          const std::vector<Tensor>& params, const std::vector<Tensor>& running,
+                          const data::Dataset& test, int64_t limit = 1024);
+// n samples [n, C, H, W] in [-1, 1] from the eval module (batch n, input [n, C+1, H, W]);
+// ddim > 0: DDIM with that many steps, else ancestral over all T steps.
+Tensor ddpm_sample(const DdpmSchedule& s, const Evaluator& ev, const std::vector<Tensor>& params,
+                   const std::vector<Tensor>& running, uint64_t seed, int64_t ddim = 0);
+
+}  // namespace netspec::train

@@ -1,0 +1,108 @@
+// Loading initial weights by name (see init_from.h).
+#include "train/init_from.h"
+
+#include <fmt/format.h>
+
+#include <ostream>
+#include <set>
+
+#include "core/error.h"
+#include "core/safetensors.h"
+
+namespace netspec::train {
+namespace {
+
+std::set<int> parse_ranges(const std::string& r) {
+  std::set<int> out;
+  size_t a = 0;
+  while (a < r.size()) {
+    size_t e = r.find(',', a);
+    if (e == std::string::npos) e = r.size();
+    const std::string item = r.substr(a, e - a);
+    try {
+      size_t used = 0, dash = item.find('-', 1);
+      int lo = std::stoi(item, &used), hi = lo;
+      if (dash != std::string::npos) hi = std::stoi(item.substr(dash + 1), &used);
+      if (lo < 0 || hi < lo) throw std::invalid_argument("order");
+      for (int i = lo; i <= hi; ++i) out.insert(i);
+    } catch (const std::logic_error&) {
+      fail("train", "bootstrapRanges '{}': item '{}' is not an index or a-b range", r, item);
+    }
+    a = e + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+void load_init_weights(const std::string& path, const ParamTable& t, TrainState& s,
+                       const std::string& ranges, std::ostream* log) {
+  SafeTensors st = read_safetensors(path);
+  std::map<std::string, const Tensor*> by_name;
+  for (const auto& [n, x] : st.tensors) by_name[n] = &x;
+  const std::set<int> layers = parse_ranges(ranges);
+  int head = -1;
+  for (const auto& p : t.params) head = std::max(head, p.layer);
+  int loaded = 0;
+  std::vector<std::string> reinit;
+  std::set<std::string> used;
+  // One tensor: loaded when present with the same shape; the head's may differ or be absent.
+  auto take = [&](const std::string& name, int layer, Tensor& dst) {
+    if (!layers.empty() && !layers.count(layer)) return;
+    auto it = by_name.find(name);
+    const bool same = it != by_name.end() && it->second->shape() == dst.shape() &&
+                      it->second->dtype() == dst.dtype();
+    if (same) {
+      dst = it->second->clone();
+      used.insert(name);
+      ++loaded;
+    } else if (layer == head) {
+      reinit.push_back(it == by_name.end()
+                           ? name + " (absent)"
+                           : fmt::format("{} ({} in the file)", name, it->second->type_str()));
+    } else if (it == by_name.end()) {
+      fail("train", "{}: has no tensor '{}' (layer {}; the file holds {} tensors)", path, name,
+           layer, st.tensors.size());
+    } else {
+      fail("train", "{}: tensor '{}' does not match the net (got {}, expected {})", path, name,
+           it->second->type_str(), dst.type_str());
+    }
+  };
+  for (size_t i = 0; i < s.params.size(); ++i)
+    take(t.params[i].name, t.params[i].layer, s.params[i]);
+  for (size_t i = 0; i < s.running.size(); ++i) {
+    const std::string& n = s.running_names[i];
+    int layer = -1;
+    for (const auto& bn : t.bns)
+      if (n.rfind(bn.name + ".", 0) == 0) layer = bn.layer;
+    take(n, layer, s.running[i]);
+  }
+  if (log) {
+    *log << fmt::format("init from {}: {} tensors loaded", path, loaded);
+    if (!reinit.empty()) *log << fmt::format(", head re-initialised: {}", fmt::join(reinit, ", "));
+    const size_t unused = st.tensors.size() - used.size();
+    if (unused > 0) *log << fmt::format(", {} tensors of the file unused", unused);
+    *log << "\n";
+  }
+}
+
+void check_freeze(const TrainConfig& c, const ParamTable& t) {
+  size_t a = 0;
+  while (a < c.freeze.size()) {
+    size_t e = c.freeze.find(',', a);
+    if (e == std::string::npos) e = c.freeze.size();
+    const std::string pre = c.freeze.substr(a, e - a);
+    bool any = false;
+    for (const auto& p : t.params) any = any || p.name.rfind(pre, 0) == 0;
+    if (!any) {
+      std::vector<std::string> ex;
+      for (size_t i = 0; i < t.params.size() && ex.size() < 4; i += 1 + t.params.size() / 4)
+        ex.push_back(t.params[i].name);
+      fail("train", "freeze prefix '{}' matches no parameter (names look like {})", pre,
+           fmt::join(ex, ", "));
+    }
+    a = e + 1;
+  }
+}
+
+}  // namespace netspec::train

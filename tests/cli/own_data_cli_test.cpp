@@ -1,0 +1,164 @@
+// A user's own data through `netspec train`: an image folder (class subfolders, train/ + val/ or a
+// --val-split; a 1-channel net reads it as grayscale; class names saved and used by predict),
+// labels checked at load, and a CSV table (numeric features + a label column of names).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <regex>
+
+#include "cli/cli_util.h"
+#include "data/image_fixture.h"
+
+namespace netspec::cli_test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+bool has(const std::string& out, const std::string& s) { return out.find(s) != std::string::npos; }
+
+double percent_after(const std::string& out, const std::string& what) {
+  std::smatch m;
+  if (!std::regex_search(out, m, std::regex(what + " ([0-9.]+)%"))) return -1;
+  return std::stod(m[1].str());
+}
+
+// DIR/<split>/<class>/*.png: 12x12 RGB images whose brightness is the class (dark, mid,
+// bright) with noise and a random colour tint, `per_class` each.
+void write_class_folder(const fs::path& dir, int per_class, uint32_t seed) {
+  std::mt19937 r(seed);
+  const char* names[] = {"dark", "mid", "bright"};
+  const int level[] = {40, 128, 215};
+  for (int c = 0; c < 3; ++c) {
+    fs::create_directories(dir / names[c]);
+    for (int i = 0; i < per_class; ++i) {
+      std::vector<uint8_t> px(12 * 12 * 3);
+      const int tint = static_cast<int>(r() % 31) - 15;
+      for (size_t k = 0; k < px.size(); ++k)
+        px[k] = static_cast<uint8_t>(std::clamp(
+            level[c] + (k % 3 == 0 ? tint : -tint) + static_cast<int>(r() % 21) - 10, 0, 255));
+      test::write_png((dir / names[c] / fmt::format("{:03}.png", i)).string(), 12, 12,
+                      PNG_FORMAT_RGB, px);
+    }
+  }
+}
+
+fs::path spec_file(const fs::path& dir, int channels, int classes) {
+  fs::path p = dir / fmt::format("gray{}_{}.json", channels, classes);
+  std::ofstream(p) << fmt::format(
+      R"({{"name": "tiny-folder", "inputChannels": {}, "inputHeight": 12, "inputWidth": 12,
+ "layers": [{{"kind": "flatten"}}, {{"kind": "dense", "in": {}, "out": {}}}]}})",
+      channels, channels * 144, classes);
+  return p;
+}
+
+TEST(OwnDataCli, ImageFolderTrainsGrayscaleAndPredictsByClassName) {
+  fs::path d = temp_dir("ns_owndata_", "folder");
+  write_class_folder(d / "data" / "train", 24, 1);
+  write_class_folder(d / "data" / "val", 6, 2);
+  fs::path run = d / "run";
+  Result r =
+      sh(fmt::format("train {} --dataset folder --data {} --epochs 8 --batch 8 --lr 0.01 "
+                     "--run-dir {}",
+                     spec_file(d, 1, 3).string(), (d / "data").string(), run.string()));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "72 train / 18 test samples")) << r.out;
+  EXPECT_GE(percent_after(r.out, "test accuracy"), 90.0) << r.out;
+  EXPECT_EQ(json::parse(slurp(run / "classes.json")), json({"bright", "dark", "mid"}));
+  Result p =
+      sh(fmt::format("predict {} {} --json", run.string(), (d / "data" / "val" / "dark").string()));
+  ASSERT_EQ(p.status, 0) << p.out;
+  json j = json::parse(p.out);
+  ASSERT_EQ(j.size(), 6u);
+  int dark = 0;
+  for (const auto& e : j) dark += e["label"] == "dark";
+  EXPECT_GE(dark, 5) << p.out;
+  Result e = sh("eval " + run.string());
+  ASSERT_EQ(e.status, 0) << e.out;
+  EXPECT_TRUE(has(e.out, "count 18")) << e.out;
+
+  // RGB net on the same folder; a 2-class net is refused at load, naming the label.
+  Result rgb =
+      sh(fmt::format("train {} --dataset folder --data {} --epochs 1 --batch 8 "
+                     "--run-dir {}",
+                     spec_file(d, 3, 3).string(), (d / "data").string(), (d / "rgb").string()));
+  EXPECT_EQ(rgb.status, 0) << rgb.out;
+  Result two =
+      sh(fmt::format("train {} --dataset folder --data {} --epochs 1 --run-dir {}",
+                     spec_file(d, 1, 2).string(), (d / "data").string(), (d / "two").string()));
+  EXPECT_EQ(two.status, 2) << two.out;
+  EXPECT_TRUE(has(two.out, "has label 2, outside the net's 2 classes")) << two.out;
+  EXPECT_FALSE(has(two.out, "epoch 1/")) << two.out;
+}
+
+TEST(OwnDataCli, FlatFolderNeedsAValidationSplit) {
+  fs::path d = temp_dir("ns_owndata_", "flat");
+  write_class_folder(d / "data", 20, 3);
+  const std::string base = fmt::format(
+      "train {} --dataset folder --data {} --epochs 6 --batch 8 "
+      "--lr 0.01 --run-dir {}",
+      spec_file(d, 1, 3).string(), (d / "data").string(), (d / "run").string());
+  Result no = sh(base);
+  EXPECT_EQ(no.status, 2) << no.out;
+  EXPECT_TRUE(has(no.out, "--val-split")) << no.out;
+  Result r = sh(base + " --val-split 0.25");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "45 train / 15 validation samples (0 test)")) << r.out;
+  EXPECT_GE(percent_after(r.out, "validation accuracy"), 80.0) << r.out;
+}
+
+TEST(OwnDataCli, CsvTableWithNamedLabels) {
+  fs::path d = temp_dir("ns_owndata_", "csv");
+  std::mt19937 r(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  {
+    std::ofstream f(d / "t.csv");
+    f << "x1,x2,label\n";
+    for (int i = 0; i < 300; ++i) {
+      double a = u(r), b = u(r);
+      f << a << "," << b << "," << (a > b ? "pos" : "neg") << "\n";
+    }
+  }
+  std::ofstream(d / "tab.json") << R"({"name": "tab", "inputChannels": 2, "inputHeight": 0,
+ "inputWidth": 0, "layers": [{"kind": "dense", "in": 2, "out": 2}]})";
+  Result t =
+      sh(fmt::format("train {} --dataset csv --data {} --val-split 0.2 --epochs 10 "
+                     "--batch 16 --lr 0.05 --run-dir {}",
+                     (d / "tab.json").string(), (d / "t.csv").string(), (d / "run").string()));
+  ASSERT_EQ(t.status, 0) << t.out;
+  EXPECT_TRUE(has(t.out, "240 train / 60 validation samples")) << t.out;
+  EXPECT_GE(percent_after(t.out, "validation accuracy"), 90.0) << t.out;
+  EXPECT_EQ(json::parse(slurp(d / "run" / "classes.json")), json({"neg", "pos"}));
+
+  std::ofstream(d / "bad.csv") << "x1,x2,label\n0.1,0.2,pos\n0.3,oops,neg\n";
+  Result b =
+      sh(fmt::format("train {} --dataset csv --data {} --val-split 0.5 --run-dir {}",
+                     (d / "tab.json").string(), (d / "bad.csv").string(), (d / "bad").string()));
+  EXPECT_EQ(b.status, 2) << b.out;
+  EXPECT_TRUE(has(b.out, (d / "bad.csv").string() + ":3: column 2 is not a finite number"))
+      << b.out;
+}
+
+TEST(OwnDataCli, ListAndHelpMarkWhatIsRefused) {
+  Result l = sh("list");
+  ASSERT_EQ(l.status, 0) << l.out;
+  EXPECT_TRUE(std::regex_search(l.out, std::regex("\nmlp +[0-9,]+ +1x28x28 +4 +yes\n"))) << l.out;
+  EXPECT_TRUE(has(l.out, "not lowered yet")) << l.out;
+  EXPECT_TRUE(has(l.out, "cannot be lowered yet (summary only)")) << l.out;
+  Result h = sh("train --help");
+  ASSERT_EQ(h.status, 0);
+  EXPECT_TRUE(std::regex_search(h.out, std::regex("\n  randAugment +false +\\[refused\\]")))
+      << h.out;
+  EXPECT_TRUE(std::regex_search(h.out, std::regex("\n  bf16 +false +\\[refused\\]"))) << h.out;
+  EXPECT_TRUE(std::regex_search(h.out, std::regex("\n  mixup +false +[a-z]"))) << h.out;
+  EXPECT_TRUE(std::regex_search(h.out, std::regex("\n  fpnAffineProb +0 +\\[refused\\]"))) << h.out;
+  EXPECT_TRUE(std::regex_search(h.out, std::regex("\n  learningRate +0.001 +peak"))) << h.out;
+}
+
+}  // namespace
+}  // namespace netspec::cli_test

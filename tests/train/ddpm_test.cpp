@@ -1,0 +1,85 @@
+// DDPM: the linear β schedule and ᾱ by hand, and the training pair (x_t with the t/T plane,
+// target ε) satisfying x_t = sqrt(ᾱ_t)·x0 + sqrt(1-ᾱ_t)·ε for the dataset's images in [-1, 1].
+#include "train/ddpm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "data/datasets.h"
+#include "exec/backend.h"
+#include "layers/param_table.h"
+#include "train_test_util.h"
+
+namespace netspec::train {
+namespace {
+
+TEST(Ddpm, LinearScheduleByHand) {
+  TrainConfig c;
+  c.ddpmSteps = 3;
+  c.betaStart = 0.1;
+  c.betaEnd = 0.3;
+  DdpmSchedule s(c);
+  ASSERT_EQ(s.steps(), 3);
+  EXPECT_NEAR(s.beta[1], 0.2, 1e-15);
+  EXPECT_NEAR(s.alpha_bar[2], 0.9 * 0.8 * 0.7, 1e-15);
+  DdpmSchedule d{TrainConfig{}};  // defaults: T 1000, 1e-4 .. 0.02
+  EXPECT_EQ(d.steps(), 1000);
+  EXPECT_NEAR(d.beta.back(), 0.02, 1e-15);
+  EXPECT_LT(d.alpha_bar.back(), 1e-4);
+}
+
+TEST(Ddpm, TrainingPairNoisesTheImage) {
+  TrainConfig c;
+  DdpmSchedule s(c);
+  const data::Normalization n = data::dataset_normalization(DatasetKind::fashionMnist);
+  Tensor x = test_util::uniform_noise({3, 1, 4, 4}, 5), y;
+  Tensor x0 = x;
+  ddpm_batch(s, DatasetKind::fashionMnist, 7, 2, 0, x, y);
+  ASSERT_EQ(x.shape(), (Shape{3, 2, 4, 4}));
+  ASSERT_EQ(y.shape(), (Shape{3, 1, 4, 4}));
+  for (int64_t b = 0; b < 3; ++b) {
+    const float tt = x.data<float>()[(b * 2 + 1) * 16];
+    for (int k = 0; k < 16; ++k) EXPECT_EQ(x.data<float>()[(b * 2 + 1) * 16 + k], tt);
+    const auto t = std::lround(double(tt) * 1000);
+    ASSERT_TRUE(t >= 0 && t < 1000);
+    const double ab = s.alpha_bar[size_t(t)];
+    for (int k = 0; k < 16; ++k) {
+      const double img = 2 * (x0.data<float>()[b * 16 + k] * n.std[0] + n.mean[0]) - 1;
+      const double want = std::sqrt(ab) * img + std::sqrt(1 - ab) * y.data<float>()[b * 16 + k];
+      EXPECT_NEAR(x.data<float>()[b * 2 * 16 + k], want, 1e-5);
+    }
+  }
+  Tensor x2 = x0, y2;  // same (seed, step, micro): same draws
+  ddpm_batch(s, DatasetKind::fashionMnist, 7, 2, 0, x2, y2);
+  EXPECT_TRUE(test_util::same_bits({x, y}, {x2, y2}));
+}
+
+// A net whose noise prediction is 0 (a 1x1 conv with zero weight and bias): DDIM over T = 3 with
+// K = 2 visits t = 2, 0 and returns clip(x_T / sqrt(ᾱ_2), -1, 1); x_T are the seed's N(0, 1) draws.
+TEST(Ddpm, DdimWithZeroNoisePredictionByHand) {
+  NetSpec net = NetBuilder("zero").input(2, 2, 2)
+                    .add(Conv2d{2, 1, 1, 1, Padding::same, Activation::identity})
+                    .build();
+  ParamTable t = build_param_table(net);
+  auto backend = exec::make_backend("ref");
+  Evaluator ev(net, 3, *backend, &t);
+  std::vector<Tensor> params{Tensor(DType::kF32, {1, 2, 1, 1}), Tensor(DType::kF32, {1})};
+  TrainConfig c;
+  c.ddpmSteps = 3;
+  c.betaStart = 0.1;
+  c.betaEnd = 0.5;
+  DdpmSchedule s(c);
+  Tensor x = ddpm_sample(s, ev, params, {}, 9, 2);
+  ASSERT_EQ(x.shape(), (Shape{3, 1, 2, 2}));
+  std::mt19937_64 rng(9);
+  std::normal_distribution<float> gauss(0, 1);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const double want = std::clamp(double(gauss(rng)) / std::sqrt(s.alpha_bar[2]), -1.0, 1.0);
+    EXPECT_NEAR(x.data<float>()[i], want, 1e-6) << i;
+  }
+}
+
+}  // namespace
+}  // namespace netspec::train
