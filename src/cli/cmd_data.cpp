@@ -73,11 +73,13 @@ void register_data_command(CLI::App& app) {
   synth->add_option("--seed", opts->a.o.seed, "random seed")->capture_default_str();
   synth->add_option("--size", opts->a.det.size, "det: square image side in pixels")
       ->capture_default_str();
-  synth->add_option("--classes", opts->a.det.classes,
-                    "det: classes 1..4 (rect, ellipse, triangle, cross)")
+  synth
+      ->add_option("--classes", opts->a.det.classes,
+                   "det: classes 1..4 (rect, ellipse, triangle, cross)")
       ->capture_default_str();
-  synth->add_option("--val-fraction", opts->a.det.val_fraction,
-                    "det: fraction of images in the val split")
+  synth
+      ->add_option("--val-fraction", opts->a.det.val_fraction,
+                   "det: fraction of images in the val split")
       ->capture_default_str();
   synth->callback([opts] {
     for (const auto& t : kTasks)

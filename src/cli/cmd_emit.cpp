@@ -147,11 +147,10 @@ void register_emit_command(CLI::App& app) {
       "probe-seg-loss (no net): main(logits [B, NC, H, W], labels [B, H, W]) -> (loss, "
       "d_logits) for the per-pixel --loss.");
   cmd->add_option("net", args->net, "zoo name or spec .json file (not for probe-attention)");
-  cmd->add_option(
-         "--module", args->module,
-         "forward | eval | cam | train_step | vjp | optimizer | loss | probe-attention | "
-         "probe-seg-loss | " +
-             emit::det_probe_choices())
+  cmd->add_option("--module", args->module,
+                  "forward | eval | cam | train_step | vjp | optimizer | loss | probe-attention | "
+                  "probe-seg-loss | " +
+                      emit::det_probe_choices())
       ->capture_default_str();
   cmd->add_option("--probe", args->probe.probe,
                   "probe-attention: " + emit::attention_probe_choices() +

@@ -129,9 +129,9 @@ void register_predict_command(CLI::App& app) {
     xs.insert(xs.begin(), n);
     Tensor x(DType::kF32, xs);
     const size_t row = x.nbytes() / static_cast<size_t>(n);
-    const double crop =
-        c.dataset == DatasetKind::imagenette || c.dataset == DatasetKind::folder ? c.testCropRatio
-                                                                                 : 1.0;
+    const double crop = c.dataset == DatasetKind::imagenette || c.dataset == DatasetKind::folder
+                            ? c.testCropRatio
+                            : 1.0;
     std::vector<report::Tile> tiles;
     for (int64_t i = 0; i < n; ++i) {
       Tensor t = viz::load_input(inputs[i], table.input, c.dataset, crop);
@@ -158,8 +158,7 @@ void register_predict_command(CLI::App& app) {
       } else {
         std::cout << fmt::format("{}: {}\n", inputs[i], name(idx[0]));
         for (size_t k = 0; k < k_max; ++k)
-          std::cout << fmt::format("  {:>6.2f}%  {} ({})\n", 100 * p[idx[k]], name(idx[k]),
-                                   idx[k]);
+          std::cout << fmt::format("  {:>6.2f}%  {} ({})\n", 100 * p[idx[k]], name(idx[k]), idx[k]);
       }
       if (o->png.empty()) continue;
       report::Tile t{viz::input_picture(inputs[i], table.input, c.dataset, crop),

@@ -9,8 +9,8 @@
 #include "data/cifar.h"
 #include "data/det_data.h"
 #include "data/image.h"
-#include "data/pets.h"
 #include "data/own_data.h"
+#include "data/pets.h"
 
 namespace netspec::data {
 
