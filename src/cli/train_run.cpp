@@ -106,7 +106,7 @@ data::Splits load_train_data(const train::RunRecord& rec, const ParamTable& tabl
   const TrainConfig& c = *rec.spec.train;
   data::Splits s = train::load_for_net(c, table, rec.data, rec.limit);
   const int64_t classes = num_classes(rec.spec.net);
-  if (!s.text) {
+  if (!s.text && !c.ddpm) {  // DDPM ignores the class labels: the target is the noise
     check_labels(s.train, classes, "train", rec);
     check_labels(s.test, classes, "test", rec);
   }
