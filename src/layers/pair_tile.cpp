@@ -24,7 +24,8 @@ Value* lower_pair_tile(LowerCtx& c, const Layer& layer, Value* x) {
     hlo::Type it = hlo::Type::tensor(DType::kI32, {n, n, p});
     Value* bin = b.add(b.subtract(b.iota(it, 0), b.iota(it, 1)),
                        b.constant_splat(static_cast<double>(p / 2), it));
-    bin = b.clamp(b.constant_splat(0, it), bin, b.constant_splat(static_cast<double>(p - 1), it));
+    bin = b.maximum(b.minimum(bin, b.constant_splat(static_cast<double>(p - 1), it)),
+                    b.constant_splat(0, it));
     Value* onehot = b.convert(b.compare(bin, b.iota(it, 2), "EQ"), w->type.dtype());
     Value* rel = linear_apply(b, onehot, b.slice(w, {0, 2 * d}, {ch, 2 * d + p}));  // [L, L, C]
     z = b.add(z, b.broadcast_in_dim(rel, out, {2, 3, 1}));

@@ -3,6 +3,7 @@
 // written here from the AF2 supplement's algorithms in openfold's form (f64, Debian's torch,
 // weights looked up by name); parameter counts equal openfold's module definitions at the zoo's
 // sizes; the zoo's protein-fold emits every module and cpu train steps lower its loss.
+#include "../engine_util.h"
 #include "emit_test_util.h"
 #include "torch_script.h"
 
@@ -234,6 +235,26 @@ m, z = evoformer_block(f[:, None], z, 'layers.2.blocks.0.')
 save(0, structure_module(f, z, 'layers.3.', 3))
 )",
                            7);
+}
+
+// XLA (PJRT CPU) runs the same StableHLO: a trunk's eval forward equals the cpu executor's (f32).
+TEST(EmitAf2, TrunkOnXlaEqualsCpu) {
+  REQUIRE_ENGINE(xla, "xla");
+  NetSpec net = trunk("xla_case", 5, 6, 4, 5, {EvoformerBlock{6, 4, 1}, StructureModule{6, 4, 2}});
+  ParamTable pt = build_param_table(net);
+  std::vector<Tensor> in = small_params(pt, DType::kF32, 0.3, 5);
+  Tensor ids(DType::kI32, {2, 5});
+  for (int64_t i = 0; i < ids.numel(); ++i) ids.data<int32_t>()[i] = static_cast<int32_t>(i % 5);
+  in.push_back(ids);
+  Emitted e = emit_module(net, ModuleKind::eval, mse_opts());
+  auto m = std::shared_ptr<const hlo::Module>(hlo::clone_module(*e.module));
+  Tensor want = exec::make_backend("cpu")->load(m)->run("main", in).at(0);
+  Tensor got = xla->load(m)->run("main", in).at(0);
+  double mx = 0;
+  for (int64_t i = 0; i < want.numel(); ++i) mx = std::max(mx, std::abs(want.as_double(i)));
+  std::cout << "[ xla ] trunk forward max|Δ| " << max_abs_diff(got, want) << ", max " << mx << "\n";
+  EXPECT_GT(mx, 0.1);
+  EXPECT_LE(max_abs_diff(got, want), 1e-4 * mx);
 }
 
 // The zoo's protein-fold: every module emits; cpu train steps on fixed synthetic Cα targets lower
