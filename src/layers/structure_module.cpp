@@ -5,12 +5,13 @@
 //   s = LN_ipa(s + IPA(s, z, T));  s = LN(s + l3(relu(l2(relu(l1(s))))));  T = T ∘ bb(s)
 // IPA (Alg. 22): 12 heads of 16 channels, 4 query/key and 8 value points. bb (Alg. 23): linear ->
 // (b, c, d, t); R_upd = rot((1, b, c, d)/√(1 + b² + c² + d²)), T ∘ T_upd = (R·R_upd, R·t + t).
-// Output: Cα positions t·10 [L, 3] (openfold's trans_scale_factor). Unlike openfold no rotation
-// gradient is stopped between iterations (the gradient is the exact one, as gradcheck needs).
+// Output: Cα positions t·10 [L, 3] (openfold's trans_scale_factor). As openfold, the rotations
+// carry no gradient from one iteration into the next (stop_rot_gradient; translations do).
 // openfold's final (zero) inits of linear_out, transition.linear_3 and bb_update: T starts at
 // the identity and stays there until bb_update learns.
 #include <cmath>
 
+#include "autodiff/vjp.h"
 #include "layers/af2.h"
 
 namespace netspec::layers {
@@ -93,6 +94,15 @@ Value* ipa(Builder& b, const Ipa& w, Value* s, Value* z, const Frames& f) {
   return w.out(b, b.concatenate(cat, 2));
 }
 
+// x with a zero gradient: an identity call whose custom VJP returns no cotangent.
+Value* stop_gradient(Builder& b, Value* x) {
+  std::string name = fmt::format("af2_stop_gradient__{}{}", fmt::join(x->type.shape(), "x"),
+                                 dtype_name(x->type.dtype()));
+  return autodiff::call_with_custom_vjp(
+      b, name, {x}, [](Builder&, const std::vector<Value*>& a) { return a; },
+      [](Builder&, const autodiff::CustomVjpArgs&) { return std::vector<Value*>{nullptr}; })[0];
+}
+
 // The rotation of the unit quaternion (a, b, c, d), each [B, L] -> [B, L, 3, 3].
 Value* quat_to_rot(Builder& b, Value* qa, Value* qb, Value* qc, Value* qd) {
   auto mul = [&](Value* x, Value* y) { return b.multiply(x, y); };
@@ -171,6 +181,7 @@ Value* lower_structure_module(LowerCtx& c, const Layer& layer, Value* x) {
     u = t3(b, activation(b, t2(b, u), Activation::relu));
     s = ln_t(c, b.add(s, u));
     fr = backbone_update(b, bb, s, fr);
+    if (i + 1 < l.nBlocks) fr.r = stop_gradient(b, fr.r);
   }
   return scale(b, fr.t, kTransScale);
 }
