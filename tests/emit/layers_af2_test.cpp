@@ -256,7 +256,8 @@ TEST(EmitAf2, StructureModuleGradientsEqualTorchAutograd) {
   for (int64_t i = 0; i < ids.numel(); ++i) idsf.data<double>()[i] = ids.data<int32_t>()[i];
   args.push_back(idsf);
   args.push_back(target);
-  std::string script = param_index(pt) + kAf2Reference + fmt::format(R"(
+  std::string script = param_index(pt) + kAf2Reference +
+                       fmt::format(R"(
 W = {{n: load(i).requires_grad_() for n, i in P.items()}}
 def p(n): return W[n]
 f = p('layers.0.tok_emb.weight')[load({0}).long()]
@@ -264,7 +265,7 @@ y = structure_module(f, pair_tile(f, 'layers.1.', 3), 'layers.2.', 3)
 ((y - load({1})) ** 2).mean().backward()
 for n, i in P.items(): save(i, W[n].grad if W[n].grad is not None else torch.zeros_like(W[n]))
 )",
-                                                                     params.size(), params.size() + 1);
+                                   params.size(), params.size() + 1);
   std::vector<Tensor> want =
       reference::run_torch_script(script, args, static_cast<int>(params.size()));
   ASSERT_EQ(grads.size(), want.size());
