@@ -4,7 +4,7 @@
 // mean/std; grayscale nets take the channel mean) or .npy tensors already shaped like the net's
 // input (used as they are); a directory stands for its images, sorted. A run dir gives the net,
 // dataset, class names and checkpoint (its best). --json prints one JSON array. A detector's run
-// dir (yoloAnchor / yolov1Masked) prints its boxes instead (predict_det.h).
+// dir (yoloAnchor / yolov1Masked / detrSet) prints its boxes instead (predict_det.h).
 // --png OUT.png: a grid of the images with their top-3 classes (green frame and line when the top
 // class is the image's folder name, i.e. the label is known and right; red when wrong).
 #include <algorithm>
@@ -101,7 +101,8 @@ void register_predict_command(CLI::App& app) {
     const SpecFile& spec = rt.spec;
     TrainConfig c = *spec.train;
     if (!rt.run_dir.empty() &&
-        (c.lossKind == LossKind::yoloAnchor || c.lossKind == LossKind::yolov1Masked)) {
+        (c.lossKind == LossKind::yoloAnchor || c.lossKind == LossKind::yolov1Masked ||
+         c.lossKind == LossKind::detrSet)) {
       PredictDetOptions d = o->det;  // a detector's run directory: boxes (predict_det.h)
       d.json = o->json;
       d.png = o->png;

@@ -211,6 +211,8 @@ struct EmitterRegistrar {
 // --- shared helpers ---
 // Elementwise activation (activation.cpp).
 Value* activation(hlo::Builder& b, Value* x, Activation a);
+// softplus(x) = max(x, 0) + log(1 + exp(-|x|)) (no overflow for large |x|) (activation.cpp).
+Value* softplus(hlo::Builder& b, Value* x);
 // A scalar constant broadcast to x's type.
 Value* splat(hlo::Builder& b, double v, Value* like);
 // Per-channel vector v [C] broadcast to x's shape along `dim`.

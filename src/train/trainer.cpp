@@ -376,6 +376,11 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         xs.push_back(std::move(mb.x));
         ys.push_back(std::move(mb.y));
       }
+      if (det && targets.kind == LossKind::detrSet) {  // DETR: match to the current predictions
+        stepper.sync(s);
+        for (size_t j = 0; j < xs.size(); ++j)
+          ys[j] = detr_match_labels(evaluator, s.params, s.running, xs[j], ys[j]);
+      }
       lr = learning_rate(c, s.step, spe);
       if (c.swaLr > 0 && averages.any() && epoch - 1 >= c.swaStartEpoch) lr = c.swaLr;
       auto ts = Clock::now();
