@@ -169,6 +169,43 @@ def check_jax_text(args, work):
     return ok
 
 
+def check_reference(args, zoo, model, work):
+    """Eval forward of the emitted program == torchvision's logits (tools/torchvision_reference.py:
+    random weights, randomised BN statistics, 2x3x64x64, 10 classes) within 1e-4 * max|ref|."""
+    ref = os.path.join(work, "ref")
+    root = os.path.abspath(args.root)
+    sh(["/usr/bin/python3", os.path.join(root, "tools", "torchvision_reference.py"), "--model",
+        model, "--classes", "10", "--batch", "2", "--size", "64", "--seed", "0", "--out", ref])
+    spec = json.load(open(os.path.join(root, "models", zoo + ".json")))
+    spec["inputHeight"] = spec["inputWidth"] = 64
+    spec_path = os.path.join(work, zoo + "-ref.json")
+    json.dump(spec, open(spec_path, "w"))
+    py = os.path.join(work, "ref_net.py")
+    sh([args.netspec, "emit", spec_path, "--jax", "--classes", "10", "--batch", "2", "-o", py])
+    m = load_module(py, "ref_" + zoo.replace("-", "_"))
+    t = m.load_safetensors(os.path.join(ref, "weights.safetensors"))  # state_dict order
+    stat = [k for k in t if k.endswith((".running_mean", ".running_var"))]
+    par = [k for k in t if k not in stat]
+    names = [p[0] for p in m.PARAMS]
+    assert len(par) == len(names), f"{len(par)} torchvision params, {len(names)} netspec params"
+    params = {n: t[k] for n, k in zip(names, par)}
+    running_names = [b[0] + s for b in m.BNS for s in (".running_mean", ".running_var")]
+    running = {n: t[k] for n, k in zip(running_names, stat)}
+    x = np.load(os.path.join(ref, "input.npy"))
+    want = np.load(os.path.join(ref, "logits.npy"))
+    got = np.asarray(jax.jit(m.forward_eval)(params, running, x))
+    err = np.max(np.abs(got - want))
+    ok = err <= 1e-4 * np.max(np.abs(want))
+    print(f"{'ok  ' if ok else 'FAIL'} {zoo:26s} eval logits vs torchvision {model}: max|d| {err:.2e}"
+          f" (max|ref| {np.max(np.abs(want)):.2f})", flush=True)
+    return ok
+
+
+def torchvision_available():
+    r = subprocess.run(["/usr/bin/python3", "-c", "import torch, torchvision"], capture_output=True)
+    return r.returncode == 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--netspec", required=True)
@@ -179,6 +216,7 @@ def main():
     ap.add_argument("--tol", type=float, default=1e-5)
     ap.add_argument("--shrink", default="", help="net=size,...: input size for heavy nets")
     ap.add_argument("--jax-text", action="store_true")
+    ap.add_argument("--reference", default="", help="zoo=torchvision_model,...")
     args = ap.parse_args()
     args.shrink = {k: int(v) for k, v in (s.split("=") for s in args.shrink.split(",") if s)}
     os.makedirs(args.work, exist_ok=True)
@@ -190,6 +228,19 @@ def main():
         except Exception as e:  # report and go on with the nets
             print(f"FAIL jax-text: {e}")
             failed.append("jax-text")
+    refs = [r.split("=") for r in args.reference.split(",") if r]
+    if refs and not torchvision_available():
+        print("skip reference checks: /usr/bin/python3 has no torch/torchvision")
+        refs = []
+    for zoo, model in refs:
+        work = os.path.join(args.work, "ref-" + zoo)
+        os.makedirs(work, exist_ok=True)
+        try:
+            if not check_reference(args, zoo, model, work):
+                failed.append("reference " + zoo)
+        except Exception as e:
+            print(f"FAIL reference {zoo}: {str(e)[-2000:]}", flush=True)
+            failed.append("reference " + zoo)
     for net in [n for n in args.nets.split(",") if n]:
         work = os.path.join(args.work, net)
         os.makedirs(work, exist_ok=True)
