@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -37,56 +38,95 @@ std::string scalar_literal(const Tensor& t, int64_t i) {
 
 bool is_splat(const Tensor& t) {
   for (int64_t i = 1; i < t.numel(); ++i)
-    if (t.as_double(i) != t.as_double(0) && !(std::isnan(t.as_double(i)) && std::isnan(t.as_double(0))))
+    if (t.as_double(i) != t.as_double(0) &&
+        !(std::isnan(t.as_double(i)) && std::isnan(t.as_double(0))))
       return false;
   return true;
 }
 
 const char* unary_fn(OpKind k) {
   switch (k) {
-    case OpKind::kNegate: return "lax.neg";
-    case OpKind::kAbs: return "lax.abs";
-    case OpKind::kSign: return "lax.sign";
-    case OpKind::kExponential: return "lax.exp";
-    case OpKind::kExponentialMinusOne: return "lax.expm1";
-    case OpKind::kLog: return "lax.log";
-    case OpKind::kLogPlusOne: return "lax.log1p";
-    case OpKind::kLogistic: return "lax.logistic";
-    case OpKind::kTanh: return "lax.tanh";
-    case OpKind::kSqrt: return "lax.sqrt";
-    case OpKind::kRsqrt: return "lax.rsqrt";
-    case OpKind::kCbrt: return "lax.cbrt";
-    case OpKind::kSine: return "lax.sin";
-    case OpKind::kCosine: return "lax.cos";
-    case OpKind::kTan: return "lax.tan";
-    case OpKind::kFloor: return "lax.floor";
-    case OpKind::kCeil: return "lax.ceil";
-    case OpKind::kIsFinite: return "lax.is_finite";
-    case OpKind::kNot: return "lax.bitwise_not";
-    case OpKind::kPopcnt: return "lax.population_count";
-    case OpKind::kCountLeadingZeros: return "lax.clz";
-    default: return nullptr;
+    case OpKind::kNegate:
+      return "lax.neg";
+    case OpKind::kAbs:
+      return "lax.abs";
+    case OpKind::kSign:
+      return "lax.sign";
+    case OpKind::kExponential:
+      return "lax.exp";
+    case OpKind::kExponentialMinusOne:
+      return "lax.expm1";
+    case OpKind::kLog:
+      return "lax.log";
+    case OpKind::kLogPlusOne:
+      return "lax.log1p";
+    case OpKind::kLogistic:
+      return "lax.logistic";
+    case OpKind::kTanh:
+      return "lax.tanh";
+    case OpKind::kSqrt:
+      return "lax.sqrt";
+    case OpKind::kRsqrt:
+      return "lax.rsqrt";
+    case OpKind::kCbrt:
+      return "lax.cbrt";
+    case OpKind::kSine:
+      return "lax.sin";
+    case OpKind::kCosine:
+      return "lax.cos";
+    case OpKind::kTan:
+      return "lax.tan";
+    case OpKind::kFloor:
+      return "lax.floor";
+    case OpKind::kCeil:
+      return "lax.ceil";
+    case OpKind::kIsFinite:
+      return "lax.is_finite";
+    case OpKind::kNot:
+      return "lax.bitwise_not";
+    case OpKind::kPopcnt:
+      return "lax.population_count";
+    case OpKind::kCountLeadingZeros:
+      return "lax.clz";
+    default:
+      return nullptr;
   }
 }
 
 const char* binary_fn(OpKind k) {
   switch (k) {
-    case OpKind::kAdd: return "lax.add";
-    case OpKind::kSubtract: return "lax.sub";
-    case OpKind::kMultiply: return "lax.mul";
-    case OpKind::kDivide: return "lax.div";
-    case OpKind::kRemainder: return "lax.rem";
-    case OpKind::kPower: return "lax.pow";
-    case OpKind::kMaximum: return "lax.max";
-    case OpKind::kMinimum: return "lax.min";
-    case OpKind::kAtan2: return "lax.atan2";
-    case OpKind::kAnd: return "lax.bitwise_and";
-    case OpKind::kOr: return "lax.bitwise_or";
-    case OpKind::kXor: return "lax.bitwise_xor";
-    case OpKind::kShiftLeft: return "lax.shift_left";
-    case OpKind::kShiftRightArithmetic: return "lax.shift_right_arithmetic";
-    case OpKind::kShiftRightLogical: return "lax.shift_right_logical";
-    default: return nullptr;
+    case OpKind::kAdd:
+      return "lax.add";
+    case OpKind::kSubtract:
+      return "lax.sub";
+    case OpKind::kMultiply:
+      return "lax.mul";
+    case OpKind::kDivide:
+      return "lax.div";
+    case OpKind::kRemainder:
+      return "lax.rem";
+    case OpKind::kPower:
+      return "lax.pow";
+    case OpKind::kMaximum:
+      return "lax.max";
+    case OpKind::kMinimum:
+      return "lax.min";
+    case OpKind::kAtan2:
+      return "lax.atan2";
+    case OpKind::kAnd:
+      return "lax.bitwise_and";
+    case OpKind::kOr:
+      return "lax.bitwise_or";
+    case OpKind::kXor:
+      return "lax.bitwise_xor";
+    case OpKind::kShiftLeft:
+      return "lax.shift_left";
+    case OpKind::kShiftRightArithmetic:
+      return "lax.shift_right_arithmetic";
+    case OpKind::kShiftRightLogical:
+      return "lax.shift_right_logical";
+    default:
+      return nullptr;
   }
 }
 
@@ -97,15 +137,20 @@ std::optional<std::string> identity(OpKind k, DType d) {
   bool f = is_float(d), b = is_bool(d);
   auto lit = [&](const std::string& v) { return fmt::format("np.array({}, {})", v, dt); };
   switch (k) {
-    case OpKind::kAdd: return lit(b ? "False" : "0");
-    case OpKind::kMultiply: return lit(b ? "True" : "1");
+    case OpKind::kAdd:
+      return lit(b ? "False" : "0");
+    case OpKind::kMultiply:
+      return lit(b ? "True" : "1");
     case OpKind::kMaximum:
       return lit(f ? "-np.inf" : b ? "False" : fmt::format("np.iinfo({}).min", dt));
     case OpKind::kMinimum:
       return lit(f ? "np.inf" : b ? "True" : fmt::format("np.iinfo({}).max", dt));
-    case OpKind::kAnd: return lit(b ? "True" : "-1");
-    case OpKind::kOr: return lit(b ? "False" : "0");
-    default: return std::nullopt;
+    case OpKind::kAnd:
+      return lit(b ? "True" : "-1");
+    case OpKind::kOr:
+      return lit(b ? "False" : "0");
+    default:
+      return std::nullopt;
   }
 }
 
@@ -132,13 +177,42 @@ std::optional<double> const_scalar(const hlo::Value* v) {
 
 bool is_identity_value(OpKind k, double v, DType d) {
   switch (k) {
-    case OpKind::kAdd: case OpKind::kOr: return v == 0;
-    case OpKind::kMultiply: return v == 1;
-    case OpKind::kAnd: return is_bool(d) ? v != 0 : v == -1;
-    case OpKind::kMaximum: return is_float(d) ? std::isinf(v) && v < 0 : false;
-    case OpKind::kMinimum: return is_float(d) ? std::isinf(v) && v > 0 : false;
-    default: return false;
+    case OpKind::kAdd:
+    case OpKind::kOr:
+      return v == 0;
+    case OpKind::kMultiply:
+      return v == 1;
+    case OpKind::kAnd:
+      return is_bool(d) ? v != 0 : v == -1;
+    case OpKind::kMaximum:
+      return is_float(d) ? std::isinf(v) && v < 0 : false;
+    case OpKind::kMinimum:
+      return is_float(d) ? std::isinf(v) && v > 0 : false;
+    default:
+      return false;
   }
+}
+
+// A while whose condition is `arg_k < N` (N constant), whose carry k starts at a constant c0 and
+// whose body adds 1 to it runs N - c0 times: JAX's fori_loop with static bounds (a scan) can be
+// reverse-differentiated, its while_loop cannot (flash attention's key loop is one of these).
+std::optional<int64_t> static_trip_count(const hlo::Op& w) {
+  const hlo::Block &cond = *w.region(0), &body = *w.region(1);
+  const hlo::Value* p = cond.terminator()->operand(0);
+  if (!p->def || p->def->kind != OpKind::kCompare ||
+      p->def->attrs.get_enum("comparison_direction") != "LT" ||
+      !p->def->operand(0)->is_block_arg() || p->def->operand(0)->block != &cond)
+    return std::nullopt;
+  const size_t k = static_cast<size_t>(p->def->operand(0)->index);
+  auto n = const_scalar(p->def->operand(1));
+  auto c0 = const_scalar(w.operand(k));
+  const hlo::Value* next = body.terminator()->operand(k);
+  if (!n || !c0 || !next->def || next->def->kind != OpKind::kAdd) return std::nullopt;
+  const hlo::Op& add = *next->def;
+  bool inc = (add.operand(0) == body.arg(k) && const_scalar(add.operand(1)) == 1.0) ||
+             (add.operand(1) == body.arg(k) && const_scalar(add.operand(0)) == 1.0);
+  if (!inc) return std::nullopt;
+  return std::max<int64_t>(0, static_cast<int64_t>(*n - *c0));
 }
 
 std::vector<int64_t> i64s_or(const hlo::Op& op, const char* name, size_t n, int64_t dflt) {
@@ -179,7 +253,8 @@ std::string constant_expr(const Tensor& t) {
 
 std::string Translator::name(const hlo::Value* v) const {
   auto it = names_.find(v);
-  if (it == names_.end()) fail("emit jax", "value of type {} used before its definition", v->type.str());
+  if (it == names_.end())
+    fail("emit jax", "value of type {} used before its definition", v->type.str());
   return it->second;
 }
 
@@ -191,7 +266,8 @@ std::string Translator::text() const {
 
 std::string Translator::operands(const hlo::Op& op, size_t from, size_t n) const {
   std::vector<std::string> v;
-  for (size_t i = from; i < op.operands.size() && i - from < n; ++i) v.push_back(name(op.operand(i)));
+  for (size_t i = from; i < op.operands.size() && i - from < n; ++i)
+    v.push_back(name(op.operand(i)));
   return fmt::format("{}", fmt::join(v, ", "));
 }
 
@@ -211,7 +287,8 @@ std::string Translator::region(const hlo::Block& r, Pack pack, bool ret_tuple) {
   if (pack == Pack::kOneTuple) line(fmt::format("{}, = s", fmt::join(args, ", ")));
   if (pack == Pack::kTwoTuples) {
     size_t h = args.size() / 2;
-    line(fmt::format("{}, = s0", fmt::join(args.begin(), args.begin() + static_cast<long>(h), ", ")));
+    line(fmt::format("{}, = s0",
+                     fmt::join(args.begin(), args.begin() + static_cast<long>(h), ", ")));
     line(fmt::format("{}, = s1", fmt::join(args.begin() + static_cast<long>(h), args.end(), ", ")));
   }
   for (const auto& o : r.ops)
@@ -246,10 +323,11 @@ std::string Translator::reduce(const hlo::Op& op) {
 std::string Translator::reduce_window(const hlo::Op& op) {
   size_t n = op.operands.size() / 2;
   size_t rank = op.operand_type(0).shape().size();
-  std::string win = fmt::format(
-      "{}, {}, {}, {}, {}", py_tuple(op.attrs.get_i64s("window_dimensions")),
-      py_tuple(i64s_or(op, "window_strides", rank, 1)), padding_pairs(op, rank),
-      py_tuple(i64s_or(op, "base_dilations", rank, 1)), py_tuple(i64s_or(op, "window_dilations", rank, 1)));
+  std::string win =
+      fmt::format("{}, {}, {}, {}, {}", py_tuple(op.attrs.get_i64s("window_dimensions")),
+                  py_tuple(i64s_or(op, "window_strides", rank, 1)), padding_pairs(op, rank),
+                  py_tuple(i64s_or(op, "base_dilations", rank, 1)),
+                  py_tuple(i64s_or(op, "window_dilations", rank, 1)));
   auto k = n == 1 ? monoid_body(*op.region(0)) : std::nullopt;
   DType d = op.result()->type.dtype();
   auto c = n == 1 ? const_scalar(op.operand(1)) : std::nullopt;
@@ -263,8 +341,8 @@ std::string Translator::reduce_window(const hlo::Op& op) {
   }
   std::string fn = region(*op.region(0), n == 1 ? Pack::kPlain : Pack::kTwoTuples, n > 1);
   if (n == 1)
-    return fmt::format("lax.reduce_window({}, {}, {}, {})", name(op.operand(0)), name(op.operand(1)),
-                       fn, win);
+    return fmt::format("lax.reduce_window({}, {}, {}, {})", name(op.operand(0)),
+                       name(op.operand(1)), fn, win);
   return fmt::format("lax.reduce_window(({},), ({},), {}, {})", operands(op, 0, n),
                      operands(op, n, n), fn, win);
 }
@@ -278,12 +356,11 @@ std::string Translator::sort(const hlo::Op& op) {
   std::string dir = ok ? c.attrs.get_enum("comparison_direction") : "";
   if (dir != "LT" && dir != "GT")
     fail("emit jax", "stablehlo.sort: only comparators compare(a0, a1, LT|GT) have a JAX form");
-  std::string dim = fmt::format("dimension={}, is_stable={}, num_keys=1",
-                                op.attrs.get_int("dimension"),
-                                op.attrs.get_bool_or("is_stable", false) ? "True" : "False");
+  std::string dim =
+      fmt::format("dimension={}, is_stable={}, num_keys=1", op.attrs.get_int("dimension"),
+                  op.attrs.get_bool_or("is_stable", false) ? "True" : "False");
   std::string key = name(op.operand(0));
-  if (dir == "LT")
-    return fmt::format("lax.sort(({},), {})", operands(op), dim);
+  if (dir == "LT") return fmt::format("lax.sort(({},), {})", operands(op), dim);
   std::string tmp = fresh("t");
   line(fmt::format("{} = lax.sort((lax.neg({}),{}), {})", tmp, key,
                    op.operands.size() > 1 ? " " + operands(op, 1) + "," : "", dim));
@@ -300,8 +377,10 @@ std::string Translator::gather_scatter(const hlo::Op& op) {
                   : op.attrs.get<hlo::ScatterDims>("scatter_dimension_numbers").index_vector_dim;
   // JAX keeps the index vector in the last dimension of the indices.
   std::string ix = name(idx);
-  if (ivd == rank) ix = fmt::format("lax.expand_dims({}, ({},))", ix, rank);
-  else if (ivd != rank - 1) ix = fmt::format("jnp.moveaxis({}, {}, -1)", ix, ivd);
+  if (ivd == rank)
+    ix = fmt::format("lax.expand_dims({}, ({},))", ix, rank);
+  else if (ivd != rank - 1)
+    ix = fmt::format("jnp.moveaxis({}, {}, -1)", ix, ivd);
   if (g) {
     const auto& d = op.attrs.get<hlo::GatherDims>("dimension_numbers");
     return fmt::format(
@@ -313,16 +392,23 @@ std::string Translator::gather_scatter(const hlo::Op& op) {
         py_tuple(d.start_indices_batching_dims), py_tuple(op.attrs.get_i64s("slice_sizes")),
         op.attrs.get_bool_or("indices_are_sorted", false) ? "True" : "False");
   }
-  if (op.operands.size() != 3) fail("emit jax", "stablehlo.scatter: one operand only has a JAX form");
+  if (op.operands.size() != 3)
+    fail("emit jax", "stablehlo.scatter: one operand only has a JAX form");
   const hlo::Block& r = *op.region(0);
   std::string fn;
   auto k = monoid_body(r);
-  if (k == OpKind::kAdd) fn = "lax.scatter_add";
-  else if (k == OpKind::kMaximum) fn = "lax.scatter_max";
-  else if (k == OpKind::kMinimum) fn = "lax.scatter_min";
-  else if (k == OpKind::kMultiply) fn = "lax.scatter_mul";
-  else if (r.ops.size() == 1 && r.ops[0]->operand(0) == r.arg(1)) fn = "lax.scatter";
-  else fail("emit jax", "stablehlo.scatter: only add/max/min/mul/replace bodies have a JAX form");
+  if (k == OpKind::kAdd)
+    fn = "lax.scatter_add";
+  else if (k == OpKind::kMaximum)
+    fn = "lax.scatter_max";
+  else if (k == OpKind::kMinimum)
+    fn = "lax.scatter_min";
+  else if (k == OpKind::kMultiply)
+    fn = "lax.scatter_mul";
+  else if (r.ops.size() == 1 && r.ops[0]->operand(0) == r.arg(1))
+    fn = "lax.scatter";
+  else
+    fail("emit jax", "stablehlo.scatter: only add/max/min/mul/replace bodies have a JAX form");
   const auto& d = op.attrs.get<hlo::ScatterDims>("scatter_dimension_numbers");
   return fmt::format(
       "{}({}, {}, {}, lax.ScatterDimensionNumbers(update_window_dims={}, inserted_window_dims={}, "
@@ -397,7 +483,8 @@ std::string Translator::expr(const hlo::Op& op) {
   if (const char* f = unary_fn(op.kind)) return fmt::format("{}({})", f, a(0));
   if (const char* f = binary_fn(op.kind)) return fmt::format("{}({}, {})", f, a(0), a(1));
   switch (op.kind) {
-    case OpKind::kConstant: return constant_expr(op.attrs.get<hlo::DenseAttr>("value").value);
+    case OpKind::kConstant:
+      return constant_expr(op.attrs.get<hlo::DenseAttr>("value").value);
     case OpKind::kIota:
       return fmt::format("lax.broadcasted_iota({}, {}, {})", dt, py_tuple(rt.shape()),
                          op.attrs.get_int("iota_dimension"));
@@ -405,24 +492,29 @@ std::string Translator::expr(const hlo::Op& op) {
       return fmt::format("lax.round({}, lax.RoundingMethod.AWAY_FROM_ZERO)", a(0));
     case OpKind::kRoundNearestEven:
       return fmt::format("lax.round({}, lax.RoundingMethod.TO_NEAREST_EVEN)", a(0));
-    case OpKind::kConvert: return fmt::format("lax.convert_element_type({}, {})", a(0), dt);
-    case OpKind::kBitcastConvert: return fmt::format("lax.bitcast_convert_type({}, {})", a(0), dt);
+    case OpKind::kConvert:
+      return fmt::format("lax.convert_element_type({}, {})", a(0), dt);
+    case OpKind::kBitcastConvert:
+      return fmt::format("lax.bitcast_convert_type({}, {})", a(0), dt);
     case OpKind::kReducePrecision:
       return fmt::format("lax.reduce_precision({}, exponent_bits={}, mantissa_bits={})", a(0),
                          op.attrs.get_int("exponent_bits"), op.attrs.get_int("mantissa_bits"));
     case OpKind::kCompare: {
-      static const std::map<std::string, std::string> fns{
-          {"EQ", "lax.eq"}, {"NE", "lax.ne"}, {"LT", "lax.lt"},
-          {"LE", "lax.le"}, {"GT", "lax.gt"}, {"GE", "lax.ge"}};
-      return fmt::format("{}({}, {})", fns.at(op.attrs.get_enum("comparison_direction")), a(0), a(1));
+      static const std::map<std::string, std::string> fns{{"EQ", "lax.eq"}, {"NE", "lax.ne"},
+                                                          {"LT", "lax.lt"}, {"LE", "lax.le"},
+                                                          {"GT", "lax.gt"}, {"GE", "lax.ge"}};
+      return fmt::format("{}({}, {})", fns.at(op.attrs.get_enum("comparison_direction")), a(0),
+                         a(1));
     }
-    case OpKind::kClamp: return fmt::format("lax.clamp({}, {}, {})", a(0), a(1), a(2));
+    case OpKind::kClamp:
+      return fmt::format("lax.clamp({}, {}, {})", a(0), a(1), a(2));
     case OpKind::kSelect:
       if (op.operand_type(0).shape().size() != rt.shape().size())  // scalar predicate
         return fmt::format("lax.select(jnp.broadcast_to({}, {}), {}, {})", a(0),
                            py_tuple(rt.shape()), a(1), a(2));
       return fmt::format("lax.select({}, {}, {})", a(0), a(1), a(2));
-    case OpKind::kReshape: return fmt::format("lax.reshape({}, {})", a(0), py_tuple(rt.shape()));
+    case OpKind::kReshape:
+      return fmt::format("lax.reshape({}, {})", a(0), py_tuple(rt.shape()));
     case OpKind::kBroadcastInDim:
       return fmt::format("lax.broadcast_in_dim({}, {}, {})", a(0), py_tuple(rt.shape()),
                          py_tuple(op.attrs.get_i64s("broadcast_dimensions")));
@@ -430,8 +522,9 @@ std::string Translator::expr(const hlo::Op& op) {
       return fmt::format("lax.transpose({}, {})", a(0), py_tuple(op.attrs.get_i64s("permutation")));
     case OpKind::kSlice: {
       size_t n = rt.shape().size();
-      return fmt::format("lax.slice({}, {}, {}, {})", a(0), py_tuple(op.attrs.get_i64s("start_indices")),
-                         py_tuple(op.attrs.get_i64s("limit_indices")), py_tuple(i64s_or(op, "strides", n, 1)));
+      return fmt::format(
+          "lax.slice({}, {}, {}, {})", a(0), py_tuple(op.attrs.get_i64s("start_indices")),
+          py_tuple(op.attrs.get_i64s("limit_indices")), py_tuple(i64s_or(op, "strides", n, 1)));
     }
     case OpKind::kDynamicSlice:
       return fmt::format("lax.dynamic_slice({}, ({},), {})", a(0), operands(op, 1),
@@ -441,10 +534,12 @@ std::string Translator::expr(const hlo::Op& op) {
     case OpKind::kConcatenate:
       return fmt::format("lax.concatenate(({},), {})", operands(op), op.attrs.get_int("dimension"));
     case OpKind::kPad: {
-      const auto &lo = op.attrs.get_i64s("edge_padding_low"), &hi = op.attrs.get_i64s("edge_padding_high");
+      const auto &lo = op.attrs.get_i64s("edge_padding_low"),
+                 &hi = op.attrs.get_i64s("edge_padding_high");
       auto in = i64s_or(op, "interior_padding", lo.size(), 0);
       std::vector<std::string> cfg;
-      for (size_t i = 0; i < lo.size(); ++i) cfg.push_back(fmt::format("({}, {}, {})", lo[i], hi[i], in[i]));
+      for (size_t i = 0; i < lo.size(); ++i)
+        cfg.push_back(fmt::format("({}, {}, {})", lo[i], hi[i], in[i]));
       return fmt::format("lax.pad({}, {}, {})", a(0), a(1), py_list_of(cfg));
     }
     case OpKind::kReverse:
@@ -457,13 +552,22 @@ std::string Translator::expr(const hlo::Op& op) {
           a(0), a(1), py_tuple(d.lhs_contracting), py_tuple(d.rhs_contracting),
           py_tuple(d.lhs_batching), py_tuple(d.rhs_batching), dt);
     }
-    case OpKind::kConvolution: return convolution(op);
-    case OpKind::kReduce: return reduce(op);
-    case OpKind::kReduceWindow: return reduce_window(op);
+    case OpKind::kConvolution:
+      return convolution(op);
+    case OpKind::kReduce:
+      return reduce(op);
+    case OpKind::kReduceWindow:
+      return reduce_window(op);
     case OpKind::kGather:
-    case OpKind::kScatter: return gather_scatter(op);
-    case OpKind::kSort: return sort(op);
+    case OpKind::kScatter:
+      return gather_scatter(op);
+    case OpKind::kSort:
+      return sort(op);
     case OpKind::kWhile: {
+      if (auto n = static_trip_count(op)) {  // a counted loop: fori_loop -> scan, differentiable
+        std::string b = region(*op.region(1), Pack::kOneTuple, true);
+        return fmt::format("lax.fori_loop(0, {}, lambda _, s: {}(s), ({},))", *n, b, operands(op));
+      }
       std::string c = region(*op.region(0), Pack::kOneTuple, false);
       std::string b = region(*op.region(1), Pack::kOneTuple, true);
       return fmt::format("lax.while_loop({}, {}, ({},))", c, b, operands(op));
@@ -478,11 +582,14 @@ std::string Translator::expr(const hlo::Op& op) {
       for (const auto& r : op.regions) bs.push_back(region(*r, Pack::kNone, true));
       return fmt::format("lax.switch({}, [{}])", a(0), fmt::join(bs, ", "));
     }
-    case OpKind::kTuple: return fmt::format("({},)", operands(op));
-    case OpKind::kGetTupleElement: return fmt::format("{}[{}]", a(0), op.attrs.get_int("index"));
+    case OpKind::kTuple:
+      return fmt::format("({},)", operands(op));
+    case OpKind::kGetTupleElement:
+      return fmt::format("{}[{}]", a(0), op.attrs.get_int("index"));
     case OpKind::kOptimizationBarrier:
       return fmt::format("lax.optimization_barrier(({},))", operands(op));
-    case OpKind::kCall: return call(op);
+    case OpKind::kCall:
+      return call(op);
     default:
       fail("emit jax", "{} has no JAX translation (got it in a forward, loss or optimizer)",
            op.name());
@@ -499,8 +606,9 @@ void Translator::op(const hlo::Op& o) {
     bind(r.get(), rs.back());
   }
   // Multi-result ops (and the tuple-returning control ops) unpack; call returns a tuple if > 1.
-  bool tuple_result = o.kind == OpKind::kWhile || o.kind == OpKind::kIf || o.kind == OpKind::kCase ||
-                      o.kind == OpKind::kOptimizationBarrier || o.kind == OpKind::kSort ||
+  bool tuple_result = o.kind == OpKind::kWhile || o.kind == OpKind::kIf ||
+                      o.kind == OpKind::kCase || o.kind == OpKind::kOptimizationBarrier ||
+                      o.kind == OpKind::kSort ||
                       (o.kind == OpKind::kReduce && o.results.size() > 1) ||
                       (o.kind == OpKind::kReduceWindow && o.results.size() > 1);
   if (rs.empty()) return line(e);

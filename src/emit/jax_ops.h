@@ -3,12 +3,12 @@
 // body is a single add / max / min / multiply with a constant identity init become JAX's monoid
 // reductions (reduce_sum, reduce_window_max ...), which jax.grad can differentiate.
 #pragma once
+#include <fmt/format.h>
+
 #include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "core/tensor.h"
 #include "hlo/ir.h"

@@ -30,8 +30,8 @@ std::vector<Group> layer_groups(const ParamTable& t, const std::vector<size_t>& 
   for (size_t i = 0; i < begin.size(); ++i) {
     const LayerInfo& li = t.layers[i];
     gs.push_back({fmt::format("layer{}_{}{}", i, li.kind, suffix),
-                  fmt::format("layers.{} {}: {} -> {} per sample", i, li.kind,
-                              jax::py_tuple(li.in), jax::py_tuple(li.out)),
+                  fmt::format("layers.{} {}: {} -> {} per sample", i, li.kind, jax::py_tuple(li.in),
+                              jax::py_tuple(li.out)),
                   begin[i], i + 1 < begin.size() ? begin[i + 1] : n_ops});
   }
   return gs;
@@ -81,8 +81,10 @@ void forward_parts(const NetSpec& net, const ParamTable& t, const EmitOptions& o
   layers::DropPath drop;
   hlo::Value* dropout = nullptr;
   for (size_t k = 0; k < masks.size(); ++k) {
-    if (masks[k].name == "dropout") dropout = f->arg(np + 1 + k);
-    else drop.masks.push_back(f->arg(np + 1 + k));
+    if (masks[k].name == "dropout")
+      dropout = f->arg(np + 1 + k);
+    else
+      drop.masks.push_back(f->arg(np + 1 + k));
   }
   std::vector<hlo::Value*> params;
   for (size_t i = 0; i < np; ++i) params.push_back(f->arg(i));
@@ -94,18 +96,20 @@ void forward_parts(const NetSpec& net, const ParamTable& t, const EmitOptions& o
     rets.push_back(s.var);
   }
   b.func_return(rets);
+  std::vector<std::string> targets{""};
+  for (const auto& bn : t.bns)
+    for (const char* s : {".batch_mean", ".batch_var"})
+      targets.push_back(fmt::format("stats[\"{}{}\"]", bn.name, s));
   jax::PyFunc pf = jax::translate(
-      *f, refs, layer_groups(t, fo.layer_begin, f->body->ops.size() - 1, ""), callees);
-  std::vector<std::string> st;
-  for (size_t k = 0; k < t.bns.size(); ++k) {
-    st.push_back(fmt::format("\"{}.batch_mean\": {}", t.bns[k].name, pf.results[1 + 2 * k]));
-    st.push_back(fmt::format("\"{}.batch_var\": {}", t.bns[k].name, pf.results[2 + 2 * k]));
-  }
+      *f, refs, layer_groups(t, fo.layer_begin, f->body->ops.size() - 1, ""), callees, targets);
+  pf.body.insert(pf.body.begin(), "stats = {}");
+  for (size_t k = 1; k < targets.size(); ++k)  // a statistic a later layer also reads
+    if (pf.results[k] != targets[k]) pf.body.push_back(targets[k] + " = " + pf.results[k]);
   p.train_defs = defs(pf);
   p.train_fn = driver(
       "forward_train(params, x, masks=None)",
       "Train mode: BN on batch statistics. Returns (logits, {bn.batch_mean / bn.batch_var}).", pf,
-      fmt::format("{}, {{{}}}", pf.results[0], fmt::join(st, ", ")));
+      pf.results[0] + ", stats");
 
   // Eval: BN on running statistics; layer bodies identical to the train ones are reused.
   hlo::Module me;
@@ -125,8 +129,8 @@ void forward_parts(const NetSpec& net, const ParamTable& t, const EmitOptions& o
   std::vector<layers::BnStats> running;
   for (size_t k = 0; k < t.bns.size(); ++k)
     running.push_back({fe->arg(np + 2 * k), fe->arg(np + 2 * k + 1)});
-  ForwardOut eo = emit_forward_graph(be, net, t, eparams, fe->arg(np + 2 * t.bns.size()), false,
-                                     running);
+  ForwardOut eo =
+      emit_forward_graph(be, net, t, eparams, fe->arg(np + 2 * t.bns.size()), false, running);
   be.func_return({eo.logits});
   jax::PyFunc pe = jax::translate(
       *fe, erefs, layer_groups(t, eo.layer_begin, fe->body->ops.size() - 1, "_eval"), callees);
@@ -162,10 +166,10 @@ void loss_part(const NetSpec& net, const ParamTable& t, const EmitOptions& o, Pa
   b.func_return({losses::emit_loss(b, o.loss, f->arg(0), f->arg(1))});
   jax::PyFunc pf = jax::translate(*f, {{"", "logits"}, {"", "labels"}},
                                   {{"_loss_body", "", 0, f->body->ops.size() - 1}}, callees);
-  p.loss_fn = defs(pf) + driver("loss_of_logits(logits, labels)",
-                                fmt::format("The {} loss (mean over the batch).",
-                                            enum_name(o.loss.kind)),
-                                pf, pf.results[0]);
+  p.loss_fn =
+      defs(pf) + driver("loss_of_logits(logits, labels)",
+                        fmt::format("The {} loss (mean over the batch).", enum_name(o.loss.kind)),
+                        pf, pf.results[0]);
 }
 
 void optimizer_part(const NetSpec& net, const ParamTable& t, const EmitOptions& o, Parts& p,
@@ -174,24 +178,27 @@ void optimizer_part(const NetSpec& net, const ParamTable& t, const EmitOptions& 
   const hlo::Func& f = *e.module->entry();
   std::vector<ArgRef> refs;
   for (const auto& in : e.manifest.inputs) {
-    if (in.role == "param") refs.push_back({"params", in.name});
-    else if (in.role == "gradient") refs.push_back({"grads", in.name.substr(2)});
-    else if (in.role == "optimizer_state") refs.push_back({"state", in.name});
-    else refs.push_back({"", in.name});
+    if (in.role == "param")
+      refs.push_back({"params", in.name});
+    else if (in.role == "gradient")
+      refs.push_back({"grads", in.name.substr(2)});
+    else if (in.role == "optimizer_state")
+      refs.push_back({"state", in.name});
+    else
+      refs.push_back({"", in.name});
   }
-  jax::PyFunc pf =
-      jax::translate(f, refs, {{"_update", "", 0, f.body->ops.size() - 1}}, callees);
+  jax::PyFunc pf = jax::translate(f, refs, {{"_update", "", 0, f.body->ops.size() - 1}}, callees);
   std::vector<std::string> ps, ss;
   for (size_t k = 0; k < e.manifest.outputs.size(); ++k) {
     const auto& out = e.manifest.outputs[k];
     (out.role == "param" ? ps : ss).push_back(fmt::format("\"{}\": {}", out.name, pf.results[k]));
   }
-  p.opt_fn = defs(pf) + driver("optimizer_update(params, grads, state, lr, step)",
-                               fmt::format("{} update (src/optim): step is the 1-based update "
-                                           "number. Returns (new params, new state).",
-                                           enum_name(o.optim.kind)),
-                               pf,
-                               fmt::format("{{{}}}, {{{}}}", fmt::join(ps, ", "), fmt::join(ss, ", ")));
+  p.opt_fn = defs(pf) +
+             driver("optimizer_update(params, grads, state, lr, step)",
+                    fmt::format("{} update (src/optim): step is the 1-based update "
+                                "number. Returns (new params, new state).",
+                                enum_name(o.optim.kind)),
+                    pf, fmt::format("{{{}}}, {{{}}}", fmt::join(ps, ", "), fmt::join(ss, ", ")));
 }
 
 }  // namespace
@@ -208,7 +215,8 @@ std::string emit_jax_program(const NetSpec& net, const TrainConfig& tc, int64_t 
   optimizer_part(net, t, o, p, callees);
 
   hlo::Type xt = input_type(net, t, o);
-  hlo::Type lt = losses::label_type(o.loss, hlo::Type::tensor(o.dtype, with_batch(batch, t.output)));
+  hlo::Type lt =
+      losses::label_type(o.loss, hlo::Type::tensor(o.dtype, with_batch(batch, t.output)));
   std::string params, bns, mks;
   for (const auto& d : t.params)
     params += fmt::format("    (\"{}\", {}, \"{}\", {}, {}),\n", d.name, jax::py_tuple(d.shape),
@@ -413,7 +421,7 @@ def synthetic_masks(key):
 if __name__ == "__main__":
     steps = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     key = jax.random.PRNGKey(0)
-    params = init(key)
+    params = jax.jit(init)(key)
     state = init_state(params)
     x, labels = synthetic_batch(jax.random.PRNGKey(1))
     step_fn = jax.jit(train_step)
@@ -422,12 +430,11 @@ if __name__ == "__main__":
         params, state, l, _ = step_fn(params, state, x, labels, LEARNING_RATE, i, masks)
         print(f"step {{i}} loss {{float(l):.6f}}")
 )PY",
-      fmt::arg("net", net.name), fmt::arg("batch", batch),
-      fmt::arg("loss", enum_name(o.loss.kind)), fmt::arg("opt", enum_name(o.optim.kind)),
-      fmt::arg("xshape", jax::py_tuple(xt.shape())), fmt::arg("xdtype", jax::py_dtype(xt.dtype())),
-      fmt::arg("lshape", jax::py_tuple(lt.shape())), fmt::arg("ldtype", jax::py_dtype(lt.dtype())),
-      fmt::arg("lr", tc.learningRate), fmt::arg("init", enum_name(tc.init)),
-      fmt::arg("params", params), fmt::arg("bns", bns),
+      fmt::arg("net", net.name), fmt::arg("batch", batch), fmt::arg("loss", enum_name(o.loss.kind)),
+      fmt::arg("opt", enum_name(o.optim.kind)), fmt::arg("xshape", jax::py_tuple(xt.shape())),
+      fmt::arg("xdtype", jax::py_dtype(xt.dtype())), fmt::arg("lshape", jax::py_tuple(lt.shape())),
+      fmt::arg("ldtype", jax::py_dtype(lt.dtype())), fmt::arg("lr", tc.learningRate),
+      fmt::arg("init", enum_name(tc.init)), fmt::arg("params", params), fmt::arg("bns", bns),
       fmt::arg("slots", quoted_list(optim::state_slots(o.optim))), fmt::arg("masks", mks),
       fmt::arg("callees", callee_defs), fmt::arg("train_defs", p.train_defs),
       fmt::arg("train_fn", p.train_fn), fmt::arg("eval_defs", p.eval_defs),

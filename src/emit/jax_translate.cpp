@@ -21,9 +21,7 @@ std::string py_tuple(const std::vector<int64_t>& v) {
 
 namespace {
 
-const hlo::Block* top_block_of(const hlo::Value* v) {
-  return v->def ? v->def->parent : v->block;
-}
+const hlo::Block* top_block_of(const hlo::Value* v) { return v->def ? v->def->parent : v->block; }
 
 // The values a group of top-level ops reads from outside itself (first-use order), recursing into
 // regions: operands defined neither by the group's ops nor inside their regions.
@@ -31,7 +29,8 @@ std::vector<const hlo::Value*> free_values(const hlo::Block& top, size_t begin, 
   std::unordered_set<const hlo::Op*> inside;
   for (size_t i = begin; i < end; ++i) {
     inside.insert(top.ops[i].get());
-    for (const auto& r : top.ops[i]->regions) hlo::walk(*r, [&](const hlo::Op& o) { inside.insert(&o); });
+    for (const auto& r : top.ops[i]->regions)
+      hlo::walk(*r, [&](const hlo::Op& o) { inside.insert(&o); });
   }
   std::vector<const hlo::Value*> out;
   std::unordered_set<const hlo::Value*> seen;
@@ -49,14 +48,13 @@ std::vector<const hlo::Value*> free_values(const hlo::Block& top, size_t begin, 
   return out;
 }
 
-bool is_constant(const hlo::Value* v) {
-  return v->def && v->def->kind == hlo::OpKind::kConstant;
-}
+bool is_constant(const hlo::Value* v) { return v->def && v->def->kind == hlo::OpKind::kConstant; }
 
 }  // namespace
 
 PyFunc translate(const hlo::Func& f, const std::vector<ArgRef>& args,
-                 const std::vector<Group>& groups, std::map<std::string, std::string>& callees) {
+                 const std::vector<Group>& groups, std::map<std::string, std::string>& callees,
+                 const std::vector<std::string>& targets) {
   const hlo::Block& top = *f.body;
   const hlo::Op* term = top.terminator();
   if (!term) fail("emit jax", "function {} has no return", f.name);
@@ -85,8 +83,15 @@ PyFunc translate(const hlo::Func& f, const std::vector<ArgRef>& args,
   for (const hlo::Value* v : term->operands) mark_out(v);
   std::unordered_map<const hlo::Op*, size_t> pos;
   for (size_t i = 0; i < top.ops.size(); ++i) pos[top.ops[i].get()] = i;
-  for (auto& o : outs)  // results in program order
+  std::unordered_set<const hlo::Value*> read_later;
+  for (const auto& fr : frees) read_later.insert(fr.begin(), fr.end());
+  std::unordered_map<const hlo::Value*, size_t> result_of;  // value -> its first result index
+  for (size_t i = term->operands.size(); i-- > 0;) result_of[term->operand(i)] = i;
+  // Outputs: the values later layers read first, then those only returned; program order.
+  for (auto& o : outs)
     std::sort(o.begin(), o.end(), [&](const hlo::Value* a, const hlo::Value* b) {
+      bool la = read_later.count(a) != 0, lb = read_later.count(b) != 0;
+      if (la != lb) return la;
       return a->def != b->def ? pos.at(a->def) < pos.at(b->def) : a->index < b->index;
     });
 
@@ -132,17 +137,25 @@ PyFunc translate(const hlo::Func& f, const std::vector<ArgRef>& args,
     pf.defs.push_back(t.text());
 
     std::vector<std::string> lhs;
+    size_t flowing = 0;
+    for (const hlo::Value* v : outs[g]) flowing += read_later.count(v);
     for (size_t k = 0; k < outs[g].size(); ++k) {
-      std::string n = outs[g].size() == 1 ? fmt::format("h{}", g) : fmt::format("h{}_{}", g, k);
-      driver[outs[g][k]] = n;
+      const hlo::Value* v = outs[g][k];
+      std::string n = flowing <= 1 && k == 0 ? fmt::format("h{}", g) : fmt::format("h{}_{}", g, k);
+      // A value only returned goes straight to its target (`stats["..."]`) when one is given.
+      if (!read_later.count(v) && result_of.count(v) && result_of[v] < targets.size() &&
+          !targets[result_of[v]].empty())
+        n = targets[result_of[v]];
+      driver[v] = n;
       lhs.push_back(n);
     }
-    pf.body.push_back(fmt::format("{} = {}({})", fmt::join(lhs, ", "), groups[g].name,
-                                  fmt::join(cargs, ", ")));
+    pf.body.push_back(
+        fmt::format("{} = {}({})", fmt::join(lhs, ", "), groups[g].name, fmt::join(cargs, ", ")));
   }
   for (const hlo::Value* v : term->operands)
-    pf.results.push_back(is_constant(v) ? constant_expr(v->def->attrs.get<hlo::DenseAttr>("value").value)
-                                        : driver.at(v));
+    pf.results.push_back(is_constant(v)
+                             ? constant_expr(v->def->attrs.get<hlo::DenseAttr>("value").value)
+                             : driver.at(v));
   return pf;
 }
 

@@ -32,10 +32,12 @@ struct PyFunc {
 
 // Translates f (entry-like: its body ends in func.return). args: one ArgRef per argument.
 // groups: cover [0, number of ops before the terminator) in order. callee functions of func.call
-// are emitted through `callees` (name -> Python source) once each. Throws naming an op that has no
-// JAX form.
+// are emitted through `callees` (name -> Python source) once each. targets (optional, one per
+// result): where the driver assigns a result no later group reads (`stats["..."]`); PyFunc's
+// results then name it. Throws naming an op that has no JAX form.
 PyFunc translate(const hlo::Func& f, const std::vector<ArgRef>& args,
-                 const std::vector<Group>& groups, std::map<std::string, std::string>& callees);
+                 const std::vector<Group>& groups, std::map<std::string, std::string>& callees,
+                 const std::vector<std::string>& targets = {});
 
 // "jnp.float32" for f32 ...
 std::string py_dtype(DType t);

@@ -5,8 +5,8 @@ For each net: `netspec emit NET --jax` and `netspec emit NET --module train_step
 batch; parameters from the program's init() go through a safetensors file (written here, read by
 the program's load_checkpoint); jax.jit(train_step) and `netspec run` (cpu executor) take the same
 params, a positive optimizer state, x, labels, lr, step = 5 and masks; the updated params, optimizer
-state, loss and BN batch statistics must agree: max|jax - netspec| <= tol * max|netspec| per
-tensor (a state tensor that is all zeros in both passes). Also (--jax-text) JAX's own lowering of
+state, loss and BN batch statistics must agree: max|jax - netspec| <= tol * scale per tensor,
+scale = max|netspec| of the tensor floored at 1% of the largest of its role (params, state...). Also (--jax-text) JAX's own lowering of
 train_step, `jax.jit(train_step).lower(...).as_text()`, run through `netspec run` must equal
 JAX's result: the two systems read each other's output.
 """
@@ -23,10 +23,6 @@ import numpy as np
 
 import jax
 import jax.numpy as jnp
-
-# Nets with a looser tolerance, and why (every other net: 1e-5).
-TOLERANCE = {}
-
 
 def sh(cmd):
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -50,13 +46,39 @@ def write_safetensors(path, tensors):
 STEP = 5
 
 
+def psd_state(state):
+    """Shampoo keeps its Gram matrices L, R in m, v (square weights): they must be PSD, so those
+    get G·Gᵀ (scaled), the other slots the positive state below."""
+    out = well_conditioned_state(state)
+    for n, v in sorted(state.items()):
+        if v.ndim == 2 and v.shape[0] == v.shape[1]:
+            g = np.random.default_rng(len(n)).standard_normal(v.shape)
+            out[n] = (1e-3 * (g @ g.T) / v.shape[0]).astype(np.float32)
+    return out
+
+
 def well_conditioned_state(state):
     """Optimizer state |N(0, 1e-3)| (positive: valid second moments) instead of zeros. From zero
     state Adam's first update is g / (|g| + eps): elements whose gradient is ~0 (dead ReLUs) flip
     between 0 and +-1 on rounding noise, which says nothing about the gradients."""
-    keys = jax.random.split(jax.random.PRNGKey(3), max(len(state), 1))
-    return {n: 1e-3 * jnp.abs(jax.random.normal(k, v.shape, v.dtype))
-            for k, (n, v) in zip(keys, sorted(state.items()))}
+    rng = np.random.default_rng(3)  # numpy: eager JAX ops would compile once per shape
+    return {n: (1e-3 * np.abs(rng.standard_normal(v.shape))).astype(np.float32)
+            for n, v in sorted(state.items())}
+
+
+def perturbed(m, params):
+    """Init params with the constant ones (BN / LayerNorm gamma 1, biases 0) drawn around their
+    value (+ 0.05·N(0, 1)). At init a BN over a constant channel (a dead ReLU upstream) outputs
+    exactly beta = 0, and the ReLU after it sits on its kink: the gradient there is a convention
+    (netspec's maximum sends ties to x, JAX splits them 0.5/0.5, PyTorch gives 0), not a check."""
+    rng = np.random.default_rng(4)
+    out = {}
+    for name, shape, init, *_ in m.PARAMS:
+        v = np.asarray(params[name], np.float32)
+        if init in ("zeros", "ones"):
+            v = v + (0.05 * rng.standard_normal(shape)).astype(np.float32)
+        out[name] = v
+    return out
 
 
 def load_module(path, name):
@@ -67,12 +89,23 @@ def load_module(path, name):
 
 
 def net_arg(net, root, work, shrink):
-    """The zoo name, or a copy of its spec at a smaller input when --shrink asks and it emits."""
-    if not shrink or net not in shrink:
-        return net
-    spec = json.load(open(os.path.join(root, "models", net + ".json")))
-    spec["inputHeight"] = spec["inputWidth"] = shrink[net]
-    path = os.path.join(work, f"{net}-{shrink[net]}.json")
+    """The zoo name, or a copy of its spec at a smaller input (--shrink) or with TrainConfig
+    fields set (`NET@optimizer=lamb;weightDecay=0.01`: values are JSON)."""
+    zoo, _, train = net.partition("@")
+    if zoo not in shrink and not train:
+        return zoo
+    spec = json.load(open(os.path.join(root, "models", zoo + ".json")))
+    if zoo in shrink:
+        spec["inputHeight"] = spec["inputWidth"] = shrink[zoo]
+    for kv in filter(None, train.split(";")):
+        k, v = kv.split("=")
+        if k.startswith("_"):  # a test option, not a TrainConfig field
+            continue
+        try:
+            spec.setdefault("train", {})[k] = json.loads(v)
+        except json.JSONDecodeError:
+            spec["train"][k] = v
+    path = os.path.join(work, "spec.json")
     json.dump(spec, open(path, "w"))
     return path
 
@@ -87,19 +120,19 @@ def rel_err(a, b):
 def check_net(args, net, work):
     t0 = time.time()
     spec = net_arg(net, args.root, work, args.shrink)
-    py, mlir = os.path.join(work, f"{net}.py"), os.path.join(work, f"{net}.mlir")
+    py, mlir = os.path.join(work, "net.py"), os.path.join(work, "train_step.mlir")
     sh([args.netspec, "emit", spec, "--jax", "--batch", str(args.batch), "-o", py])
     sh([args.netspec, "emit", spec, "--module", "train_step", "--batch", str(args.batch), "-o", mlir])
     man = json.load(open(mlir[:-5] + ".manifest.json"))
-    m = load_module(py, "net_" + net.replace("-", "_"))
+    m = load_module(py, "net_" + "".join(c if c.isalnum() else "_" for c in net))
 
     # netspec weights through a safetensors checkpoint, read back by the emitted loader.
-    ckpt = os.path.join(work, f"{net}.safetensors")
-    write_safetensors(ckpt, {k: np.asarray(v) for k, v in m.init(jax.random.PRNGKey(0)).items()})
+    ckpt = os.path.join(work, "init.safetensors")
+    write_safetensors(ckpt, perturbed(m, jax.jit(m.init)(jax.random.PRNGKey(0))))
     params, state, _ = m.load_checkpoint(ckpt)
     x, labels = m.synthetic_batch(jax.random.PRNGKey(1))
     masks = m.synthetic_masks(jax.random.PRNGKey(2))
-    state = well_conditioned_state(state)
+    state = psd_state(state) if "_state=psd" in net else well_conditioned_state(state)
     lr, step = np.float32(0.01), np.int32(STEP)
 
     feed = {"param": params, "optimizer_state": state, "mask": masks}
@@ -116,29 +149,60 @@ def check_net(args, net, work):
     t1 = time.time()
     sh([args.netspec, "run", mlir, "--output-dir", out_dir] + inputs)
     t2 = time.time()
-    jp, js, jl, jst = jax.jit(m.train_step)(params, state, x, labels, lr, step, masks)
+    step_fn = jax.jit(m.train_step)
+    jp, js, jl, jst = step_fn(params, state, x, labels, lr, step, masks)
     jl = jax.block_until_ready(jl)
     t3 = time.time()
     got = {"param": jp, "optimizer_state": js, "bn_batch_stat": jst}
-    tol = TOLERANCE.get(net, (args.tol, ""))[0]
-    worst = {}
-    for k, e in enumerate(man["outputs"]):
-        ours = np.load(os.path.join(out_dir, f"result{k}.npy"))
-        theirs = jl if e["role"] == "loss" else got[e["role"]][e["name"]]
-        err = rel_err(theirs, ours)
-        if not np.all(np.isfinite(np.asarray(theirs))) or not np.all(np.isfinite(ours)):
-            err = float("inf")
-        if err > worst.get(e["role"], (-1, ""))[0]:
-            worst[e["role"]] = (err, e["name"])
-    ok = all(w[0] <= tol for w in worst.values())
-    summary = ", ".join(f"{r} {w[0]:.1e}" for r, w in sorted(worst.items()))
-    print(f"{'ok  ' if ok else 'FAIL'} {net:26s} loss {float(jl):.5f}  {summary}  "
+    ours = [np.load(os.path.join(out_dir, f"result{k}.npy")) for k in range(len(man["outputs"]))]
+    worst = compare(man, ours, jl, got)
+    # The function's own conditioning: JAX again with every parameter moved by 1e-6 relative
+    # (a few f32 ulps, the size of rounding differences between two implementations).
+    rng = np.random.default_rng(5)
+    moved = {k: np.asarray(v) * (1 + 1e-6 * rng.standard_normal(v.shape)).astype(np.float32)
+             for k, v in params.items()}
+    mp, ms, ml, mst = step_fn(moved, state, x, labels, lr, step, masks)
+    mine = [np.asarray(ml if e["role"] == "loss" else
+                       {"param": mp, "optimizer_state": ms, "bn_batch_stat": mst}[e["role"]][e["name"]])
+            for e in man["outputs"]]
+    sens = compare(man, mine, jl, got)
+    # Pass: within args.tol, or (an ill-conditioned net) within 3x JAX's own sensitivity.
+    tol = {r: max(args.tol, 3 * sens[r][0]) for r in worst}
+    ok = all(worst[r][0] <= tol[r] for r in worst)
+    summary = ", ".join(f"{r} {w[0]:.1e}" + (f" (self {sens[r][0]:.1e})" if tol[r] > args.tol else "")
+                        for r, w in sorted(worst.items()))
+    print(f"{'ok  ' if ok else 'FAIL'} {net:32s} loss {float(jl):.5f}  {summary}  "
           f"(netspec {t2 - t1:.1f}s, jax {t3 - t2:.1f}s, total {time.time() - t0:.1f}s)", flush=True)
     if not ok:
         for r, w in worst.items():
-            if w[0] > tol:
-                print(f"     worst {r}: {w[1]} rel {w[0]:.3e} > {tol:g}")
+            if w[0] > tol[r]:
+                print(f"     worst {r}: {w[1]} rel {w[0]:.3e} > {tol[r]:.1e} (max|d| {w[2]:.3e}, "
+                      f"max|netspec| {w[3]:.3e})")
     return ok
+
+
+def compare(man, ours, loss, got):
+    """Worst error per role of `ours` (one array per manifest output) against JAX's results.
+    A tensor is judged against its own scale floored at 1% of its role's largest: values that
+    vanish mathematically (a BN batch mean after a linear 1x1 conv of BN-normalised channels,
+    the gradient reaching such a BN's bias) are rounding noise in both systems."""
+    pairs = []
+    for e, o in zip(man["outputs"], ours):
+        theirs = np.asarray(loss if e["role"] == "loss" else got[e["role"]][e["name"]], np.float64)
+        pairs.append((e, np.asarray(o, np.float64), theirs))
+    role_max = {}
+    for e, o, _ in pairs:
+        role_max[e["role"]] = max(role_max.get(e["role"], 0.0), float(np.max(np.abs(o))))
+    worst = {}
+    for e, o, theirs in pairs:
+        scale = max(float(np.max(np.abs(o))), 0.01 * role_max[e["role"]])
+        d = float(np.max(np.abs(theirs - o)))
+        err = d / scale if scale > 0 else d
+        if not np.all(np.isfinite(theirs)) or not np.all(np.isfinite(o)):
+            err = float("inf")
+        if err > worst.get(e["role"], (-1, ""))[0]:
+            worst[e["role"]] = (err, e["name"], d, float(np.max(np.abs(o))))
+    return worst
 
 
 def check_jax_text(args, work):
@@ -242,7 +306,7 @@ def main():
             print(f"FAIL reference {zoo}: {str(e)[-2000:]}", flush=True)
             failed.append("reference " + zoo)
     for net in [n for n in args.nets.split(",") if n]:
-        work = os.path.join(args.work, net)
+        work = os.path.join(args.work, "".join(c if c.isalnum() or c in "-_" else "_" for c in net))
         os.makedirs(work, exist_ok=True)
         try:
             if not check_net(args, net, work):
