@@ -209,6 +209,13 @@ def check_jax_text(args, work):
     """JAX's lowering of the emitted mlp train_step, run by netspec: same results as JAX's."""
     py = os.path.join(work, "text_mlp.py")
     sh([args.netspec, "emit", "mlp", "--jax", "--batch", "8", "-o", py])
+    # The program's own __main__: a few steps on synthetic data, the loss printed and falling.
+    r = sh([sys.executable, py, "3"])
+    losses = [float(l.split()[-1]) for l in r.stdout.splitlines() if l.startswith("step ")]
+    if len(losses) != 3 or not all(np.isfinite(losses)) or not losses[-1] < losses[0]:
+        print(f"FAIL python text_mlp.py 3: {r.stdout!r}")
+        return False
+    print(f"ok   python net.py 3 (mlp): loss {losses[0]:.4f} -> {losses[-1]:.4f}", flush=True)
     m = load_module(py, "text_mlp")
     params = m.init(jax.random.PRNGKey(0))
     state = well_conditioned_state(m.init_state(params))
