@@ -33,7 +33,7 @@ struct EmitArgs {
   bool sync_bn = false;
   std::string optimizer, loss, out;
   bool generic = false;
-  bool jax = false;  // a JAX program (emit/jax.h) instead of a module
+  bool jax = false;            // a JAX program (emit/jax.h) instead of a module
   emit::AttentionProbe probe;  // --module probe-attention
   std::string dtype = "f32";
   int64_t height = 4, width = 4;  // --module probe-seg-loss
