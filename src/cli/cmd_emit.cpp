@@ -18,6 +18,7 @@
 #include "core/file_check.h"
 #include "emit/det_probes.h"
 #include "emit/emit.h"
+#include "emit/jax.h"
 #include "emit/probes.h"
 #include "hlo/text/printer.h"
 #include "spec/zoo.h"
@@ -34,6 +35,7 @@ struct EmitArgs {
   bool sync_bn = false;
   std::string optimizer, loss, out;
   bool generic = false;
+  bool jax = false;            // a JAX program (emit/jax.h) instead of a module
   emit::AttentionProbe probe;  // --module probe-attention
   emit::DetProbe det;          // --module probe-diou | probe-anchor-loss | ... (det_probes.h)
   std::string dtype = "f32";
@@ -116,6 +118,12 @@ void emit_command(const EmitArgs& a) {
   TrainConfig tc = spec.train.value_or(TrainConfig{});
   if (!a.optimizer.empty()) tc.optimizer = parse_or_fail<OptimizerKind>("--optimizer", a.optimizer);
   if (!a.loss.empty()) tc.lossKind = parse_or_fail<LossKind>("--loss", a.loss);
+  if (a.jax) {
+    std::string py = emit::emit_jax_program(spec.net, tc, a.batch);
+    if (a.out.empty()) return fmt::print("{}", py);
+    write_file(a.out, py);
+    return fmt::print(stderr, "wrote {} (JAX program, batch {})\n", a.out, a.batch);
+  }
   ModuleKind kind = parse_or_fail<ModuleKind>("--module", a.module);
   if (a.sync_bn) tc.syncBN = true;
   emit::EmitOptions eo = emit::EmitOptions::from_train(tc, a.batch);
@@ -186,6 +194,9 @@ void register_emit_command(CLI::App& app) {
   cmd->add_option("--optimizer", args->optimizer, "override the spec's optimizer");
   cmd->add_option("--loss", args->loss, "override the spec's loss");
   cmd->add_flag("--generic", args->generic, "print MLIR's generic op form");
+  cmd->add_flag("--jax", args->jax,
+                "write a standalone JAX program (init, forward, eval, loss, train_step; "
+                "docs/jax.md) instead of a module; -o net.py");
   cmd->add_option("-o,--output", args->out, "output .mlir (FILE.manifest.json beside it)");
   cmd->callback([args] { emit_command(*args); });
 }

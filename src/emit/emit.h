@@ -56,6 +56,7 @@ struct ForwardOut {
   hlo::Value* logits = nullptr;
   hlo::Value* cam_features = nullptr;        // input of the last globalAvgPool (nullptr if none)
   std::vector<layers::BnStats> batch_stats;  // train: one per BnDesc, in order
+  std::vector<size_t> layer_begin;  // ops in the builder's block before layer i (layer bounds)
 };
 // The one traversal: emits every layer at b's position. `running` (eval only) holds one entry
 // per BnDesc of the table. Train only: `drop` gives the drop-path blocks their masks (or records

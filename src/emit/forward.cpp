@@ -26,6 +26,7 @@ ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTa
   bool delta_used = false;
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const LayerInfo& info = table.layers[i];
+    out.layer_begin.push_back(b.block()->ops.size());
     history.push_back(x);
     layers::LowerCtx c{b,
                        net,

@@ -1,0 +1,17 @@
+// `netspec emit NET --jax`: a standalone Python program (jax, jax.numpy, jax.lax) for a net: its
+// ParamTable, init, forward (train / eval), loss, the optimizer and a train_step whose backward is
+// jax.value_and_grad's. The forward, loss and optimizer are netspec's own lowering (the same IR as
+// the StableHLO modules) translated op by op, one Python function per layer (docs/jax.md).
+#pragma once
+#include <string>
+
+#include "spec/layer.h"
+#include "spec/train_config.h"
+
+namespace netspec::emit {
+
+// The program text for `net` at batch size `batch` (shapes are static). Throws netspec::Error
+// naming the first layer, loss or optimizer that is not lowered, or an op with no JAX form.
+std::string emit_jax_program(const NetSpec& net, const TrainConfig& tc, int64_t batch);
+
+}  // namespace netspec::emit

@@ -1,0 +1,67 @@
+// The JAX emitter's text (emit/jax.h) without JAX: one function per layer named by the spec,
+// the ParamTable in PARAMS, refusals by name, counted loops as fori_loop. Running the programs
+// against netspec's train step is tests/jax/check_jax.py (oracle venv).
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "emit/jax.h"
+#include "layers/param_table.h"
+#include "spec/zoo.h"
+
+namespace netspec {
+namespace {
+
+// Layer functions written for eval mode: "def layer<i>_<kind>_eval(".
+size_t eval_layers(const std::string& s) {
+  size_t n = 0;
+  for (size_t at = s.find("def layer"); at != std::string::npos; at = s.find("def layer", at + 1))
+    n += s.substr(at, s.find('(', at) - at).ends_with("_eval");
+  return n;
+}
+
+TEST(JaxProgram, MlpHasLayersParamsAndTrainStep) {
+  SpecFile sf = resolve_net("mlp");
+  std::string py = emit::emit_jax_program(sf.net, sf.train.value_or(TrainConfig{}), 4);
+  EXPECT_NE(py.find("def layer0_flatten(x):"), std::string::npos);
+  EXPECT_NE(py.find("def layer1_dense(params, h0):"), std::string::npos);
+  EXPECT_NE(py.find("    h3 = layer3_dense(params, h2)"), std::string::npos);
+  EXPECT_NE(py.find("t0 = lax.reshape(x, (4, 784))"), std::string::npos);
+  EXPECT_NE(py.find("jax.value_and_grad(loss, has_aux=True)"), std::string::npos);
+  EXPECT_NE(py.find("INPUT = ((4, 1, 28, 28), jnp.float32)"), std::string::npos);
+  ParamTable t = build_param_table(sf.net);
+  for (const auto& p : t.params) EXPECT_NE(py.find("(\"" + p.name + "\", "), std::string::npos);
+  // The mlp has no BN: eval reuses every train layer, so no _eval layer function is written.
+  EXPECT_EQ(eval_layers(py), 0u) << py;
+}
+
+TEST(JaxProgram, BnLayersGetEvalBodiesAndStats) {
+  SpecFile sf = resolve_net("cifar-bn");
+  std::string py = emit::emit_jax_program(sf.net, sf.train.value_or(TrainConfig{}), 2);
+  ParamTable t = build_param_table(sf.net);
+  ASSERT_FALSE(t.bns.empty());
+  for (const auto& bn : t.bns) {
+    EXPECT_NE(py.find("stats[\"" + bn.name + ".batch_mean\"]"), std::string::npos) << bn.name;
+    EXPECT_NE(py.find("running[\"" + bn.name + ".running_var\"]"), std::string::npos) << bn.name;
+  }
+  EXPECT_EQ(eval_layers(py), t.bns.size()) << py;  // cifar-bn: one BN per such layer
+}
+
+TEST(JaxProgram, CountedLoopBecomesForiLoop) {
+  SpecFile sf = resolve_net("tiny-gpt-rope");  // flash attention: a while over key blocks
+  std::string py = emit::emit_jax_program(sf.net, sf.train.value_or(TrainConfig{}), 2);
+  EXPECT_NE(py.find("lax.fori_loop(0, 1, lambda _, s: "), std::string::npos);
+  EXPECT_EQ(py.find("lax.while_loop("), std::string::npos);
+}
+
+TEST(JaxProgram, UnloweredNetIsRefusedByName) {
+  SpecFile sf = resolve_net("protein-fold");
+  try {
+    emit::emit_jax_program(sf.net, TrainConfig{}, 1);
+    FAIL() << "protein-fold emitted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("pairTile"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace netspec
