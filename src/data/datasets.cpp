@@ -7,9 +7,10 @@
 #include "core/error.h"
 #include "data/brats.h"
 #include "data/cifar.h"
+#include "data/det_data.h"
 #include "data/image.h"
-#include "data/pets.h"
 #include "data/own_data.h"
+#include "data/pets.h"
 
 namespace netspec::data {
 
@@ -78,6 +79,9 @@ Normalization dataset_normalization(DatasetKind kind) {
     case DatasetKind::imagenette:
     case DatasetKind::imagenet:
     case DatasetKind::pets:
+    case DatasetKind::petsDet:
+    case DatasetKind::voc:
+    case DatasetKind::coco:
     case DatasetKind::folder:
       return kImageNetNorm;
     default:
@@ -115,6 +119,9 @@ Splits load_dataset(DatasetKind kind, const LoadOptions& o) {
     s.test = std::move(va.ds);
     s.class_names = std::move(tr.classes);
     return s;  // the limit was applied while listing
+  } else if (kind == DatasetKind::petsDet || kind == DatasetKind::voc ||
+             kind == DatasetKind::coco) {
+    return load_det_splits(kind, o);
   } else if (kind == DatasetKind::pets) {
     if (o.dir.empty())
       fail("pets",
@@ -154,7 +161,7 @@ Splits load_dataset(DatasetKind kind, const LoadOptions& o) {
   } else {
     fail("data",
          "dataset {} is not supported yet (have: fashionMnist, mnist, cifar10, "
-         "imagenette, pets, brats, brats224, folder, csv, text)",
+         "imagenette, pets, brats, brats224, folder, csv, text, petsDet, voc, coco)",
          enum_name(kind));
   }
   if (o.limit > 0) s.train = take_first(s.train, o.limit);
