@@ -4,12 +4,19 @@
 // input size. Grayscale is replicated to RGB; alpha is dropped (PIL's convert("RGB")). A corrupt
 // or truncated file is an error naming it: `[image] DIR/x.jpg: Premature end of JPEG file`.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "data/dataset.h"
 
 namespace netspec::data {
+
+// Decoded images larger than this many pixels are refused from the header, before allocating
+// (PIL's MAX_IMAGE_PIXELS, ~358 MB as RGBA); the environment variable overrides it.
+inline constexpr int64_t kDefaultMaxImagePixels = 89478485;
+inline constexpr const char* kMaxImagePixelsEnv = "NETSPEC_MAX_IMAGE_PIXELS";
+int64_t max_image_pixels();
 
 // The file (JPEG or PNG, told by its magic bytes) -> ui8 [3, H, W] RGB.
 Tensor decode_image(const std::string& path);
