@@ -1,22 +1,26 @@
-// Memory of dense vs flash attention on the cpu executor at n = 256, 1024, 4096 (B = 1, H = 1,
-// dh = 64, causal), forward and forward+backward (the probe modules of emit/probes.h).
-// Two numbers per case:
-//   arena: the cpu planner's arena bytes (exec/cpu plan_stats), summed over the module's
-//          functions (@main and the flash forward callee). While-loop bodies run on the ref
-//          interpreter, outside the arena, so their per-block tiles are not in this number.
-//   peak:  measured growth of the process's peak RSS (getrusage ru_maxrss) during one run, in a
-//          forked child per case, so it includes the loop bodies, the inputs' copies and results.
+// Time and memory of dense vs flash attention on the cpu executor at n = 256, 1024, 4096 (B = 1,
+// H = 2, dh = 64, causal), forward and forward+backward (the probe modules of emit/probes.h).
+// Per case:
+//   arena: the cpu planner's arena bytes (exec/cpu plan_stats) for @main, including the arenas
+//          of its sub-plans (the called flash forward function and the while bodies).
+//   peak:  measured growth of the process's peak RSS (getrusage ru_maxrss) during the first run,
+//          in a forked child per case, so it includes the inputs' copies and results.
+//   first: seconds of the first run (planning, oneDNN primitive creation); median: seconds per
+//          run over the later runs. flash/dense: the flash probe's median over the dense one's.
 // Dense holds [n, n] scores (n² growth); flash holds [n, block] tiles (n·block, block = 128).
-// Usage: bench_attention [n ...]   (default 256 1024 4096)
+// Usage: bench_attention [--heads H] [--runs R] [n ...]   (default H 2, R 5, n 256 1024 4096)
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "core/process_env.h"
 #include "emit/probes.h"
 #include "exec/backend.h"
 #include "exec/cpu/cpu_backend.h"
@@ -26,8 +30,9 @@ using namespace netspec;
 namespace {
 
 struct Result {
-  double arena_mib = 0, peak_mib = 0, seconds = 0;
+  double arena_mib = 0, peak_mib = 0, first_s = 0, median_s = 0;
 };
+int64_t g_heads = 2, g_runs = 5;
 
 double max_rss_mib() {
   rusage u{};
@@ -40,13 +45,13 @@ void measure(const std::string& probe, int64_t n, int fd) {
   emit::AttentionProbe p;
   p.probe = probe;
   p.seq = n;
-  p.heads = 1;
+  p.heads = g_heads;
   p.head_dim = 64;
   p.causal = true;
   emit::Emitted e = emit::emit_attention_probe(p);
   Result r;
-  for (const auto& f : e.module->funcs)
-    r.arena_mib += double(exec::cpu::plan_stats(*f).arena_bytes) / (1 << 20);
+  // @main's plan holds the called flash function's and the while bodies' sub-plans.
+  r.arena_mib = double(exec::cpu::plan_stats(*e.module->entry("main")).arena_bytes) / (1 << 20);
   std::vector<Tensor> in;
   for (const auto& t : e.manifest.inputs) {
     Tensor x(t.dtype, t.shape);
@@ -57,10 +62,17 @@ void measure(const std::string& probe, int64_t n, int fd) {
   auto exe =
       exec::make_backend("cpu")->load(std::shared_ptr<const hlo::Module>(std::move(e.module)));
   double before = max_rss_mib();
-  auto t0 = std::chrono::steady_clock::now();
-  std::vector<Tensor> out = exe->run("main", in);
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  r.peak_mib = max_rss_mib() - before;
+  std::vector<double> times;
+  for (int64_t k = 0; k < std::max<int64_t>(g_runs, 2); ++k) {
+    auto t0 = std::chrono::steady_clock::now();
+    std::vector<Tensor> out = exe->run("main", in);
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (k == 0) r.peak_mib = max_rss_mib() - before;
+  }
+  r.first_s = times[0];
+  times.erase(times.begin());
+  std::sort(times.begin(), times.end());
+  r.median_s = times[times.size() / 2];
   if (write(fd, &r, sizeof r) != sizeof r) _exit(3);
 }
 
@@ -89,11 +101,23 @@ bool run_case(const std::string& probe, int64_t n, Result& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  netspec::ensure_library_environment(argv);  // OMP_WAIT_POLICY=passive, as netspec runs
   std::vector<int64_t> ns;
-  for (int i = 1; i < argc; ++i) ns.push_back(std::stoll(argv[i]));
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if ((a == "--heads" || a == "--runs") && i + 1 < argc)
+      (a == "--heads" ? g_heads : g_runs) = std::stoll(argv[++i]);
+    else
+      ns.push_back(std::stoll(a));
+  }
   if (ns.empty()) ns = {256, 1024, 4096};
-  std::printf("attention memory on the cpu executor (B=1, H=1, dh=64, causal, f32, block=128)\n");
-  std::printf("%-11s %6s %12s %12s %9s\n", "probe", "n", "arena MiB", "peak MiB", "seconds");
+  std::printf(
+      "attention on the cpu executor (B=1, H=%lld, dh=64, causal, f32, block=128; median of %lld "
+      "runs after the first)\n",
+      (long long)g_heads, (long long)std::max<int64_t>(g_runs - 1, 1));
+  std::printf("%-11s %6s %10s %10s %9s %9s %11s\n", "probe", "n", "arena MiB", "peak MiB",
+              "first s", "median s", "flash/dense");
+  std::map<std::pair<std::string, int64_t>, double> median;
   for (const char* probe : {"dense", "flash", "dense-grad", "flash-grad"})
     for (int64_t n : ns) {
       Result r;
@@ -101,8 +125,15 @@ int main(int argc, char** argv) {
         std::printf("%-11s %6lld  failed\n", probe, (long long)n);
         continue;
       }
-      std::printf("%-11s %6lld %12.1f %12.1f %9.3f\n", probe, (long long)n, r.arena_mib, r.peak_mib,
-                  r.seconds);
+      std::string name = probe;
+      median[{name, n}] = r.median_s;
+      std::string ratio;
+      if (name.rfind("flash", 0) == 0) {
+        auto d = median.find({"dense" + name.substr(5), n});
+        if (d != median.end() && d->second > 0) ratio = std::to_string(r.median_s / d->second);
+      }
+      std::printf("%-11s %6lld %10.1f %10.1f %9.3f %9.4f %11.5s\n", probe, (long long)n,
+                  r.arena_mib, r.peak_mib, r.first_s, r.median_s, ratio.c_str());
       std::fflush(stdout);
     }
   return 0;

@@ -41,4 +41,16 @@ inline void check_deadline(std::string_view where) {
     fail(where, "ran past the wall-clock limit of {} s (--timeout)", l.timeout_s);
 }
 
+// Called before iteration `it` (0-based) of a while body: throws once the cap is passed or the
+// deadline is over (the ref and cpu executors' while loops).
+inline void check_while_iteration(int64_t it) {
+  const int64_t cap = run_limits().max_while_iterations;
+  if (cap > 0 && it >= cap)
+    fail("while",
+         "the loop ran {} iterations and its condition is still true (limit: "
+         "--max-iterations {})",
+         it, cap);
+  check_deadline("while");
+}
+
 }  // namespace netspec::exec

@@ -5,9 +5,11 @@
 #include "layers/attention.h"
 
 #include <cmath>
+#include <cstdlib>
 
 #include "emit/probes.h"
 #include "emit_test_util.h"
+#include "exec/cpu/cpu_backend.h"
 #include "hlo/text/parser.h"
 #include "hlo/text/printer.h"
 
@@ -105,14 +107,21 @@ TEST(Attention, FlashEqualsDenseForwardAndGradients) {
   }
 }
 
-// The while loops run on the cpu executor too (bodies on the ref interpreter) with equal results.
+// The while loops run on the cpu executor's fast kernels (bodies planned as sub-plans, no ref
+// step anywhere) with results equal to ref's, also under NETSPEC_CPU_CHECK=1.
 TEST(Attention, FlashOnCpuEqualsRef) {
   Cfg c{2, 2, 64, 8, true, 16};
   Emitted fl = emit_attention_probe(probe("flash-grad", c));
+  exec::cpu::PlanStats st = exec::cpu::plan_stats(*fl.module->entry("main"));
+  EXPECT_EQ(st.ref_steps, 0) << st.fallback_ops;
   std::vector<Tensor> in = inputs_for(fl, 3);
   std::vector<Tensor> r = run_main(*fl.module, in, "ref");
-  std::vector<Tensor> p = run_main(*fl.module, in, "cpu");
-  for (size_t i = 0; i < r.size(); ++i) EXPECT_LE(rel_err(p[i], r[i]), 1e-5) << i;
+  for (bool check : {false, true}) {
+    if (check) ::setenv("NETSPEC_CPU_CHECK", "1", 1);
+    std::vector<Tensor> p = run_main(*fl.module, in, "cpu");
+    ::unsetenv("NETSPEC_CPU_CHECK");
+    for (size_t i = 0; i < r.size(); ++i) EXPECT_LE(rel_err(p[i], r[i]), 1e-5) << i;
+  }
 }
 
 TEST(Attention, FlashBackwardGradcheckF64) {

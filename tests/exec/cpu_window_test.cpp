@@ -1,6 +1,7 @@
 // The cpu executor's pooling kernels (2-D reduce_window max/add and select_and_scatter) against
 // the ref kernels: NCHW and NHWC layouts, overlapping windows, padding, ties (duplicate values
 // make select's first-candidate rule matter) and GT vs GE selection. Values must be identical.
+#include <cmath>
 #include <random>
 
 #include "tests/exec/test_util.h"
@@ -41,6 +42,11 @@ std::vector<Case> cases() {
   nhwc.window_strides = {1, 1, 2, 1};
   nhwc.padding = {{0, 0}, {0, 2}, {1, 0}, {0, 0}};
   cs.push_back({{2, 5, 6, 5}, nhwc});
+  WindowOptions wide;  // rows of 301 outputs: interior runs longer than the kernel's 256 chunk
+  wide.window_dimensions = {1, 1, 2, 3};
+  wide.window_strides = {1, 1, 2, 2};
+  wide.padding = {{0, 0}, {0, 0}, {1, 0}, {1, 1}};
+  cs.push_back({{1, 2, 5, 601}, wide});
   return cs;
 }
 
@@ -66,6 +72,25 @@ TEST(CpuWindow, PoolingEqualsRef) {
       expect_equal(run_fn("cpu", {x}, body).at(0), run_fn("ref", {x}, body).at(0),
                    shape_str(c.x) + (k == OpKind::kMaximum ? " max" : " add"));
     }
+}
+
+// NaN (the first one propagates) and ±0 (-0 < +0) inside and on the border of the windows.
+TEST(CpuWindow, MaxPoolSpecialValuesEqualRef) {
+  const double nan = std::nan(""), inf = INFINITY;
+  std::vector<double> v;
+  for (int i = 0; i < 4 * 10; ++i) {
+    const double pick[] = {0.0, -0.0, nan, -inf, inf, 1.0, -1.0, -0.0};
+    v.push_back(pick[(i * 5 + i / 7) % 8]);
+  }
+  Tensor x = f32({1, 1, 4, 10}, v);
+  WindowOptions w;
+  w.window_dimensions = {1, 1, 2, 2};
+  w.window_strides = {1, 1, 1, 2};
+  w.padding = {{0, 0}, {0, 0}, {0, 1}, {1, 1}};
+  BodyFn body = [&](Builder& b, const Values& a) {
+    return Values{b.reduce_window(a[0], b.scalar(-inf, DType::kF32), w, OpKind::kMaximum)};
+  };
+  expect_equal(run_fn("cpu", {x}, body).at(0), run_fn("ref", {x}, body).at(0), "special values");
 }
 
 TEST(CpuWindow, SelectAndScatterEqualsRef) {

@@ -18,14 +18,6 @@
 namespace netspec::exec::cpu {
 namespace {
 
-// Per-replica run state: the arena and the value slots.
-struct State {
-  std::mutex mu;
-  std::shared_ptr<uint8_t[]> arena;
-  std::vector<Tensor> vals;
-  std::vector<Tensor> arena_views;  // prebuilt tensors over the arena, per value id
-};
-
 std::shared_ptr<uint8_t[]> aligned_storage(size_t bytes) {
   void* p = std::aligned_alloc(kAlign, std::max(align_up(bytes), kAlign));
   if (!p) throw std::bad_alloc();
@@ -46,10 +38,12 @@ void init_state(const Plan& P, State& S) {
   }
 }
 
-// Lets region-carrying ref kernels (while, if, ...) read this plan's values.
+// Lets region-carrying ref kernels (while, if, ...) and sub-plans read this plan's values (and,
+// through `parent`, those of the enclosing plans).
 class PlanScope final : public ref::Scope {
  public:
-  PlanScope(const Plan& p, const std::vector<Tensor>& vals) : p_(p), vals_(vals) {}
+  PlanScope(const Plan& p, const std::vector<Tensor>& vals, const ref::Scope* parent)
+      : ref::Scope(parent), p_(p), vals_(vals) {}
   const Tensor* find_local(const hlo::Value* v) const override {
     auto it = p_.ids.find(v);
     if (it == p_.ids.end()) return nullptr;
@@ -67,15 +61,22 @@ bool in_arena(const Plan& P, const State& S, const Tensor& t) {
   return p && p >= S.arena.get() && p < S.arena.get() + P.arena_bytes;
 }
 
-// Binds arguments, constants, arena tensors and fresh result storage to their value slots.
-void bind_values(const Plan& P, State& S, const std::vector<Tensor>& inputs) {
-  std::vector<std::shared_ptr<uint8_t[]>> fresh(P.buffers.size());
+// Binds arguments, captures, constants, arena tensors and fresh result storage to their slots.
+void bind_values(const Plan& P, State& S, const Tensor* const* inputs, const ref::Scope* outer) {
+  std::vector<std::shared_ptr<uint8_t[]>> fresh(P.sub ? 0 : P.buffers.size());
   for (size_t id = 0; id < P.vals.size(); ++id) {
     const ValInfo& V = P.vals[id];
     switch (V.src) {
       case Src::kArg:
-        S.vals[id] = inputs[static_cast<size_t>(V.arg)];
+        S.vals[id] = *inputs[static_cast<size_t>(V.arg)];
         break;
+      case Src::kCapture: {
+        const Tensor* t = outer ? outer->find(V.capture) : nullptr;
+        if (!t)
+          fail("cpu", "a region reads a {} value that is not bound (planner bug)", V.type.str());
+        S.vals[id] = *t;
+        break;
+      }
       case Src::kConst:
         S.vals[id] = V.constant;
         break;
@@ -97,12 +98,12 @@ void bind_values(const Plan& P, State& S, const std::vector<Tensor>& inputs) {
 }
 
 // A ref fallback step: region-carrying kernels read the plan's values through a PlanScope.
-void run_ref_step(const Plan& P, State& S, const Step& st, ref::RunContext& ctx) {
+void run_ref_step(const Plan& P, State& S, const Step& st, ref::RunContext& ctx,
+                  const PlanScope& scope) {
   if (!st.ref_kernel) fail("cpu", "no kernel for {}", st.op->name());
   std::vector<Tensor> in_t;
   in_t.reserve(st.ins.size());
   for (int id : st.ins) in_t.push_back(S.vals[static_cast<size_t>(id)]);
-  PlanScope scope(P, S.vals);
   const ref::Scope* saved = ctx.scope;
   if (!st.op->regions.empty()) ctx.scope = &scope;
   std::vector<Tensor> out_t;
@@ -122,18 +123,19 @@ void run_ref_step(const Plan& P, State& S, const Step& st, ref::RunContext& ctx)
         in_arena(P, S, out_t[i]) ? out_t[i].clone() : std::move(out_t[i]);
 }
 
-std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>& inputs,
-                             ref::RunContext& ctx) {
-  if (P.whole_on_ref) return ref::run_func(*P.func, inputs, ctx);
-  check_inputs(*P.func, inputs);
+}  // namespace
+
+void run_steps(const Plan& P, State& S, const Tensor* const* inputs, ref::RunContext& ctx,
+               const ref::Scope* outer) {
   if (!S.arena) init_state(P, S);
-  bind_values(P, S, inputs);
+  bind_values(P, S, inputs, outer);
+  PlanScope scope(P, S.vals, outer);
   std::vector<const Tensor*> ins;
   std::vector<Tensor*> outs;
   std::optional<Checker> check;
   if (P.check)
-    check.emplace(
-        Checker{P, std::vector<Tensor>(P.vals.size()), std::vector<int>(P.vals.size(), -1)});
+    check.emplace(Checker{P, std::vector<Tensor>(P.vals.size()),
+                          std::vector<int>(P.vals.size(), -1), &scope});
   std::vector<double> prof_ms(P.profile ? P.steps.size() : 0);
   for (size_t si = 0; si < P.steps.size(); ++si) {
     const Step& st = P.steps[si];
@@ -142,7 +144,8 @@ std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>&
     std::vector<Tensor> want;
     if (check) {
       check->operands_intact(st, si, S.vals);
-      if (st.kind == StepKind::kFast) want = check->ref_outputs(st, S.vals);
+      if (st.kind == StepKind::kFast || st.kind == StepKind::kRegion)
+        want = check->ref_outputs(st, S.vals);
     }
     switch (st.kind) {
       case StepKind::kView: {
@@ -162,8 +165,11 @@ std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>&
         st.compiled.run(RunArgs{ins.data(), outs.data(), scratch});
         break;
       }
+      case StepKind::kRegion:
+        run_region_step(P, S, st, ctx, scope);
+        break;
       case StepKind::kRef:
-        run_ref_step(P, S, st, ctx);
+        run_ref_step(P, S, st, ctx, scope);
         break;
     }
     if (P.profile)
@@ -182,15 +188,30 @@ std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>&
     for (size_t i = 0; i < prof_ms.size(); ++i) P.prof_ms[i] += prof_ms[i];
     ++P.prof_runs;
   }
+}
+
+// Drops S's references to inputs, captures and results so their owners hold them alone.
+void drop_refs(const Plan& P, State& S) {
+  for (size_t id = 0; id < P.vals.size() && id < S.vals.size(); ++id)
+    if (P.vals[id].src != Src::kBuffer || P.buffers[static_cast<size_t>(P.vals[id].buffer)].fresh)
+      S.vals[id] = Tensor();
+}
+
+namespace {
+
+std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>& inputs,
+                             ref::RunContext& ctx) {
+  if (P.whole_on_ref) return ref::run_func(*P.func, inputs, ctx);
+  check_inputs(*P.func, inputs);
+  std::vector<const Tensor*> in_ptrs;
+  for (const Tensor& t : inputs) in_ptrs.push_back(&t);
+  run_steps(P, S, in_ptrs.data(), ctx, nullptr);
   std::vector<Tensor> results;
   for (int id : P.results) {
     const Tensor& t = S.vals[static_cast<size_t>(id)];
     results.push_back(in_arena(P, S, t) ? t.clone() : t);
   }
-  // Drop references to inputs and results so the caller owns them alone.
-  for (size_t id = 0; id < P.vals.size(); ++id)
-    if (P.vals[id].src != Src::kBuffer || P.buffers[static_cast<size_t>(P.vals[id].buffer)].fresh)
-      S.vals[id] = Tensor();
+  drop_refs(P, S);
   return results;
 }
 

@@ -7,7 +7,8 @@
 // beside it and fails naming the first step whose result disagrees or whose operand was
 // overwritten while live; NETSPEC_CPU_CHECK_DUMP=1 also prints the function to stderr.
 // NETSPEC_PROFILE=1 prints wall time per op kind and per step at exit; NETSPEC_NO_FUSION=1 turns
-// off elementwise fusion (fusion.cpp: f32 elementwise chains run as one tiled kernel).
+// off elementwise fusion (fusion.cpp: f32 elementwise chains run as one tiled kernel);
+// NETSPEC_SCALAR_MATH=1 keeps f32 exp/log/tanh/logistic on scalar loops (vmath.h).
 #pragma once
 #include <cstddef>
 #include <string>

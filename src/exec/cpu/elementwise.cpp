@@ -1,12 +1,14 @@
 // Fast elementwise kernels: the element type is dispatched once at plan time, then a tight loop
 // (one functor, no per-element switch) runs on the thread pool. The per-element math is the ref
-// kernels' own (exec/scalar_ops.h, inlined), so both executors agree bit for bit. TOTALORDER and
+// kernels' own (exec/scalar_ops.h, inlined), so both executors agree bit for bit, except f32 exp,
+// log, tanh and logistic: vector kernels (vmath.h) within 2 ulp of it. TOTALORDER and
 // reinterpreting compares and the narrow integer types stay on the ref kernels.
 #include <cmath>
 #include <type_traits>
 
 #include "core/thread_pool.h"
 #include "exec/cpu/kernels.h"
+#include "exec/cpu/vmath.h"
 #include "exec/scalar_ops.h"
 #include "hlo/op_family.h"
 
@@ -25,6 +27,19 @@ Compiled make_unary(F f, int64_t grain) {
     parallel_for(a.out[0]->numel(), grain, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) o[i] = f(x[i]);
     });
+  };
+  return c;
+}
+
+// f32 exp, log, tanh, logistic: the vector kernels of vmath.h (within 2 ulp of scalar_ops.h).
+Compiled make_vec_unary(VecUnaryFn v) {
+  Compiled c;
+  c.pointwise = true;
+  c.run = [v](const RunArgs& a) {
+    const float* x = a.in[0]->data<float>();
+    float* o = a.out[0]->data<float>();
+    parallel_for(a.out[0]->numel(), kGrainCheap,
+                 [&](int64_t b, int64_t e) { v(o + b, x + b, e - b); });
   };
   return c;
 }
@@ -102,6 +117,8 @@ std::optional<Compiled> compile_unary(const hlo::Op& op) {
       using R = decltype(S::apply(T{}));
       if (rt != (std::is_same_v<R, bool> ? DType::kI1 : op.operand_type(0).dtype()))
         return std::nullopt;
+      if constexpr (std::is_same_v<T, float> && std::is_same_v<R, float>)
+        if (VecUnaryFn v = vec_unary(K)) return make_vec_unary(v);
       return make_unary<T, R>([](T x) { return S::apply(x); }, grain_of(K));
     } else {
       return std::nullopt;

@@ -4,7 +4,8 @@
 // ops one after another on small per-thread buffers (L1/L2 resident) and writes only the values
 // used outside the group. Scalar and "row/column" broadcasts feeding the group are read in place
 // instead of being materialised. Per element the math is exec/scalar_ops.h, as in the unfused
-// kernels, so results equal them.
+// kernels, so results equal them; exp, log, tanh and logistic use the vector kernels of vmath.h
+// (within 2 ulp of scalar_ops.h), as the unfused f32 kernels do.
 //
 // Grouping (greedy, in program order): an op joins the most recent unsealed group that produced
 // one of its operands with the same domain size; a group is sealed as soon as an op outside it
@@ -21,6 +22,7 @@
 
 #include "core/thread_pool.h"
 #include "exec/cpu/kernels.h"
+#include "exec/cpu/vmath.h"
 #include "exec/scalar_ops.h"
 
 namespace netspec::exec::cpu {
@@ -119,6 +121,7 @@ struct Instr {
   // Binary ops: operand a / b is a pinned scalar broadcast, read as one register value instead
   // of streaming its constant slot (keeps the tile's working set in L1 on long chains).
   bool scalar_a = false, scalar_b = false;
+  VecUnaryFn vec = nullptr;  // exp, log, tanh, logistic: the vector kernel (vmath.h)
 };
 
 struct Program {
@@ -186,9 +189,12 @@ void run_program(const Program& p, const RunArgs& args) {
     binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,                \
            [](float x, float y) { return Scalar<OpKind::KIND>::apply(x, y); }); \
     break;
-#define RUN_UNARY(KIND)                                                             \
-  case OpKind::KIND:                                                                \
-    unary(d, ref(in.a), n, [](float x) { return Scalar<OpKind::KIND>::apply(x); }); \
+#define RUN_UNARY(KIND)                                                               \
+  case OpKind::KIND:                                                                  \
+    if (in.vec)                                                                       \
+      in.vec(d, ref(in.a), n);                                                        \
+    else                                                                              \
+      unary(d, ref(in.a), n, [](float x) { return Scalar<OpKind::KIND>::apply(x); }); \
     break;
           FUSED_BINARY_KINDS(RUN_BINARY)
           FUSED_UNARY_KINDS(RUN_UNARY)
@@ -482,6 +488,7 @@ Compiled compile_fused(const FusedGroup& g) {
     if (!fusable(op)) fail("cpu fusion", "{} cannot be fused", op.name());
     Instr in;
     in.op = op.kind;
+    in.vec = vec_unary(op.kind);
     if (op.kind == OpKind::kCompare) in.dir = *fused_cmp_dir(op);
     const bool is_bcast = op.kind == OpKind::kBroadcastInDim;
     if (is_bcast) {

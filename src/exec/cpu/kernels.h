@@ -37,6 +37,7 @@ using Compiler = std::optional<Compiled> (*)(const hlo::Op& op);
 // Family registration (one file each).
 void register_elementwise(Compiler* table);
 void register_shape(Compiler* table);
+void register_dynamic_slice(Compiler* table);  // dynamic_slice, dynamic_update_slice
 void register_reduce(Compiler* table);
 void register_dot(Compiler* table);
 void register_conv(Compiler* table);

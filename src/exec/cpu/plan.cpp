@@ -20,6 +20,7 @@ const Compiler* compiler_table() {
     std::array<Compiler, hlo::kNumOpKinds> t{};
     register_elementwise(t.data());
     register_shape(t.data());
+    register_dynamic_slice(t.data());
     register_reduce(t.data());
     register_dot(t.data());
     register_conv(t.data());
@@ -45,6 +46,16 @@ int id_of(const Plan& P, const hlo::Value* v) {
   auto it = P.ids.find(v);
   return it == P.ids.end() ? -1 : it->second;
 }
+// id_of, except that a sub-plan turns a tensor of an enclosing scope into a capture.
+int use_of(Plan& P, const hlo::Value* v) {
+  int id = id_of(P, v);
+  if (id >= 0 || !P.sub || !v->type.is_tensor()) return id;
+  id = new_val(P, v);
+  P.vals[id].src = Src::kCapture;
+  P.vals[id].capture = v;
+  P.captures.push_back(id);
+  return id;
+}
 
 // Kernel reverses read only by one convolution are folded into it (the VJP's flipped weights):
 // conv -> kernel reading w directly; the reverse ops get no step of their own.
@@ -52,13 +63,13 @@ struct ConvFolds {
   std::unordered_map<const hlo::Op*, Compiled> conv_rev;
   std::unordered_set<const hlo::Op*> absorbed;
 };
-ConvFolds fold_conv_reverses(const hlo::Func& f) {
+ConvFolds fold_conv_reverses(const hlo::Block& b) {
   ConvFolds r;
   std::unordered_map<const hlo::Value*, int> uses;
-  hlo::walk(*f.body, [&](const hlo::Op& o) {
+  hlo::walk(b, [&](const hlo::Op& o) {
     for (auto* v : o.operands) ++uses[v];
   });
-  for (const auto& up : f.body->ops) {
+  for (const auto& up : b.ops) {
     const hlo::Op& op = *up;
     if (op.kind != OpKind::kConvolution || op.operands.size() != 2) continue;
     if (uses[op.operand(1)] != 1 || !all_tensors(op)) continue;
@@ -77,7 +88,7 @@ void add_fused_step(Plan& P, const hlo::Op& op, const FusedGroup& g) {
   st.fused = &g;
   st.kind = StepKind::kFast;
   for (const hlo::Value* v : g.ins) {
-    int id = id_of(P, v);
+    int id = use_of(P, v);
     if (id < 0 || P.vals[id].src == Src::kTuple)
       fail("cpu", "fusion group input {} has no value (planner bug)", v->type.str());
     st.ins.push_back(id);
@@ -99,7 +110,7 @@ bool add_op_step(Plan& P, const hlo::Op& op, ConvFolds& folds) {
   bool tensors_only = true;
   for (auto* v : op.operands) {
     if (st.absorbed_reverse && st.ins.size() == 1) v = st.absorbed_reverse->operand(0);
-    int id = id_of(P, v);
+    int id = use_of(P, v);
     if (id < 0 || P.vals[id].src == Src::kTuple) tensors_only = false;
     st.ins.push_back(id);
   }
@@ -124,6 +135,8 @@ bool add_op_step(Plan& P, const hlo::Op& op, ConvFolds& folds) {
   if (c) {
     st.kind = c->view ? StepKind::kView : StepKind::kFast;
     st.compiled = std::move(*c);
+  } else if ((!op.regions.empty() || op.kind == OpKind::kCall) && plan_regions(P, op, st)) {
+    st.kind = StepKind::kRegion;
   } else {
     st.kind = StepKind::kRef;
     st.ref_kernel = ref::kernel_for(op.kind);
@@ -135,15 +148,15 @@ bool add_op_step(Plan& P, const hlo::Op& op, ConvFolds& folds) {
 
 // One step per op of f's body (tuples resolved to their elements, fused members skipped until
 // their group's last op). False: something only ref can run (tuple-typed values).
-bool plan_steps(Plan& P, const hlo::Func& f) {
-  ConvFolds folds = fold_conv_reverses(f);
-  for (const auto& up : f.body->ops) {
+bool plan_steps(Plan& P, const hlo::Block& b) {
+  ConvFolds folds = fold_conv_reverses(b);
+  for (const auto& up : b.ops) {
     const hlo::Op& op = *up;
     if (folds.absorbed.count(&op)) continue;
     if (op.kind == OpKind::kFuncReturn || op.kind == OpKind::kReturn) {
       bool ok = true;
       for (auto* v : op.operands) {
-        int id = id_of(P, v);
+        int id = use_of(P, v);
         if (id < 0 || P.vals[id].src == Src::kTuple) ok = false;
         P.results.push_back(id);
       }
@@ -152,7 +165,7 @@ bool plan_steps(Plan& P, const hlo::Func& f) {
     if (op.kind == OpKind::kTuple) {
       int id = new_val(P, op.result());
       P.vals[id].src = Src::kTuple;
-      for (auto* v : op.operands) P.vals[id].tuple_elems.push_back(id_of(P, v));
+      for (auto* v : op.operands) P.vals[id].tuple_elems.push_back(use_of(P, v));
       continue;
     }
     if (op.kind == OpKind::kGetTupleElement) {
@@ -267,13 +280,14 @@ void plan_buffers(Plan& P) {
   for (int id : P.results) {
     int v = id;
     while (P.vals[v].src == Src::kView) v = P.vals[v].view_of;
-    if (P.vals[v].src == Src::kBuffer)
+    if (P.vals[v].src == Src::kBuffer && !P.sub)
       P.buffers[static_cast<size_t>(P.vals[v].buffer)].fresh = true;
   }
   // Non-arena values are dropped after their last use so their memory goes early.
   for (size_t id = 0; id < P.vals.size(); ++id) {
     const ValInfo& V = P.vals[id];
-    if ((V.src == Src::kDynamic || V.src == Src::kView) && V.last_use >= 0 && V.last_use < n_steps)
+    if ((V.src == Src::kDynamic || V.src == Src::kView || V.src == Src::kCapture) &&
+        V.last_use >= 0 && V.last_use < n_steps)
       P.steps[static_cast<size_t>(V.last_use)].release.push_back(static_cast<int>(id));
   }
 }
@@ -312,18 +326,25 @@ size_t assign_offsets(std::vector<Buffer>& bufs) {
 }  // namespace
 
 std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
+  auto plan = build_block_plan(*f.body, nullptr);
+  plan->func = &f;
+  return plan;
+}
+
+std::unique_ptr<Plan> build_block_plan(const hlo::Block& b, const Plan* parent) {
   auto plan = std::make_unique<Plan>();
   Plan& P = *plan;
-  P.func = &f;
+  P.block = &b;
+  P.sub = parent != nullptr;
   P.check = env_on("NETSPEC_CPU_CHECK");
   P.profile = env_on("NETSPEC_PROFILE");
-  for (size_t i = 0; i < f.num_args(); ++i) {
-    int id = new_val(P, f.arg(i));
+  for (size_t i = 0; i < b.args.size(); ++i) {
+    int id = new_val(P, b.arg(i));
     P.vals[id].src = Src::kArg;
     P.vals[id].arg = static_cast<int>(i);
   }
-  if (!env_on("NETSPEC_NO_FUSION")) P.fusion = find_fusion_groups(*f.body);
-  if (!plan_steps(P, f)) {
+  if (!env_on("NETSPEC_NO_FUSION")) P.fusion = find_fusion_groups(b);
+  if (!plan_steps(P, b)) {
     P.whole_on_ref = true;
     P.stats.whole_function_on_ref = true;
     return plan;
@@ -333,6 +354,19 @@ std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
   P.prof_ms.assign(P.steps.size(), 0.0);
   P.arena_bytes = assign_offsets(P.buffers);
   P.stats.arena_bytes = P.arena_bytes;
+  // Regions' steps and arenas count as this plan's (a run holds every sub-plan's arena).
+  for (const auto& sp : P.subplans) {
+    const PlanStats& s = sp->stats;
+    P.stats.arena_bytes += s.arena_bytes;
+    P.stats.value_bytes += s.value_bytes;
+    P.stats.steps += s.steps;
+    P.stats.fast_steps += s.fast_steps;
+    P.stats.ref_steps += s.ref_steps;
+    P.stats.inplace += s.inplace;
+    P.stats.views += s.views;
+    if (!s.fallback_ops.empty() && P.stats.fallback_ops.find(s.fallback_ops) == std::string::npos)
+      P.stats.fallback_ops += (P.stats.fallback_ops.empty() ? "" : ",") + s.fallback_ops;
+  }
   return plan;
 }
 

@@ -63,23 +63,27 @@ Plan::~Plan() {
                  : std::string(op_mnemonic(st.op->kind)) + (st.kind == StepKind::kRef    ? " [ref]"
                                                             : st.kind == StepKind::kView ? " [view]"
                                                                                          : "");
-    auto& k = pr.by_kind[kind];
-    k.first += prof_ms[i];
-    k.second += prof_runs;
     auto& s = pr.by_step[st.label];
     s.first += prof_ms[i];
     s.second += prof_runs;
     sum += prof_ms[i];
+    if (st.kind == StepKind::kRegion) continue;  // its regions' steps are counted themselves
+    auto& k = pr.by_kind[kind];
+    k.first += prof_ms[i];
+    k.second += prof_runs;
   }
+  if (!func) return;  // a region's sub-plan: its time is part of the enclosing function's
   auto& f = pr.by_func[func->name];
   f.first += sum;
   f.second += prof_runs;
 }
 
 std::string step_label(const hlo::Op& op, StepKind kind) {
-  std::string label = std::string(op_mnemonic(op.kind)) + (kind == StepKind::kRef    ? " [ref] "
-                                                           : kind == StepKind::kView ? " [view] "
-                                                                                     : " ");
+  std::string label =
+      std::string(op_mnemonic(op.kind)) + (kind == StepKind::kRef      ? " [ref] "
+                                           : kind == StepKind::kView   ? " [view] "
+                                           : kind == StepKind::kRegion ? " [regions, total] "
+                                                                       : " ");
   for (size_t i = 0; i < op.operands.size(); ++i)
     label += (i ? ", " : "") + op.operand(i)->type.str();
   label += " -> " + op.result(0)->type.str();

@@ -5,6 +5,7 @@
 // init value to a reduce_window fold, select_and_scatter picks the first window element unless
 // select(current, candidate) is false (padding is never a candidate) and adds the source there.
 // Other shapes and bodies use reduce.cpp's generic kernel or the ref kernel.
+#include <algorithm>
 #include <cmath>
 
 #include "core/thread_pool.h"
@@ -99,6 +100,59 @@ bool all_f32(const hlo::Op& op) {
   return op.result(0)->type.dtype() == DType::kF32;
 }
 
+// One plane of a 2-D pool. Rows and columns whose windows lie inside the input (the interior)
+// fold without bounds checks; the border ones read `init` for padded positions. The fold order
+// (init, then the window row by row) is the ref kernel's in both, so the results are identical.
+template <bool kMax>
+void pool_plane(const Pool2d& g, const float* xp, float* op_, float init) {
+  auto f = [](float acc, float v) { return kMax ? fmax_ieee(acc, v) : acc + v; };
+  // Outputs whose window starts at >= 0 and ends at <= the input size, per axis.
+  auto interior = [](int64_t o, int64_t k, int64_t s, int64_t p, int64_t in, int64_t& lo,
+                     int64_t& hi) {
+    lo = std::min(o, (p + s - 1) / s);
+    hi = lo;
+    while (hi < o && hi * s - p + k <= in) ++hi;
+  };
+  int64_t y0, y1, x0, x1;
+  interior(g.oh, g.kh, g.sh, g.ph, g.ih, y0, y1);
+  interior(g.ow, g.kw, g.sw, g.pw, g.iw, x0, x1);
+  // Interior rows: the fold runs window position by window position over a whole run of
+  // outputs (the same per-output order, but a loop over outputs the compiler vectorises).
+  constexpr int64_t kRun = 256;
+  float acc_run[kRun];
+  for (int64_t y = 0; y < g.oh; ++y) {
+    const bool row_in = y >= y0 && y < y1;
+    for (int64_t xo = 0; xo < g.ow; ++xo) {
+      if (row_in && xo == x0 && x1 > x0) {
+        for (int64_t xb = x0; xb < x1; xb += kRun) {
+          const int64_t len = std::min(kRun, x1 - xb);
+          for (int64_t t = 0; t < len; ++t) acc_run[t] = init;
+          for (int64_t i = 0; i < g.kh; ++i)
+            for (int64_t j = 0; j < g.kw; ++j) {
+              const float* w =
+                  xp + (y * g.sh - g.ph + i) * g.xs_h + (xb * g.sw - g.pw + j) * g.xs_w;
+              const int64_t step = g.sw * g.xs_w;
+              for (int64_t t = 0; t < len; ++t) acc_run[t] = f(acc_run[t], w[t * step]);
+            }
+          for (int64_t t = 0; t < len; ++t) op_[y * g.os_h + (xb + t) * g.os_w] = acc_run[t];
+        }
+        xo = x1 - 1;
+        continue;
+      }
+      float acc = init;
+      for (int64_t i = 0; i < g.kh; ++i) {
+        const int64_t hh = y * g.sh + i - g.ph;
+        for (int64_t j = 0; j < g.kw; ++j) {
+          const int64_t ww = xo * g.sw + j - g.pw;
+          const bool inside = hh >= 0 && hh < g.ih && ww >= 0 && ww < g.iw;
+          acc = f(acc, inside ? xp[hh * g.xs_h + ww * g.xs_w] : init);
+        }
+      }
+      op_[y * g.os_h + xo * g.os_w] = acc;
+    }
+  }
+}
+
 std::optional<Compiled> compile_pool(const hlo::Op& op) {
   if (op.operands.size() != 2 || op.regions.size() != 1 || !all_f32(op)) return std::nullopt;
   bool sw = false;
@@ -118,20 +172,10 @@ std::optional<Compiled> compile_pool(const hlo::Op& op) {
                    for (int64_t p = pb; p < pe; ++p) {
                      const float* xp = x + g.plane_x[static_cast<size_t>(p)];
                      float* op_ = o + g.plane_o[static_cast<size_t>(p)];
-                     for (int64_t y = 0; y < g.oh; ++y)
-                       for (int64_t xo = 0; xo < g.ow; ++xo) {
-                         float acc = init;
-                         for (int64_t i = 0; i < g.kh; ++i) {
-                           const int64_t hh = y * g.sh + i - g.ph;
-                           for (int64_t j = 0; j < g.kw; ++j) {
-                             const int64_t ww = xo * g.sw + j - g.pw;
-                             const bool inside = hh >= 0 && hh < g.ih && ww >= 0 && ww < g.iw;
-                             const float v = inside ? xp[hh * g.xs_h + ww * g.xs_w] : init;
-                             acc = is_max ? fmax_ieee(acc, v) : acc + v;
-                           }
-                         }
-                         op_[y * g.os_h + xo * g.os_w] = acc;
-                       }
+                     if (is_max)
+                       pool_plane<true>(g, xp, op_, init);
+                     else
+                       pool_plane<false>(g, xp, op_, init);
                    }
                  });
   };

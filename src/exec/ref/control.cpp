@@ -11,14 +11,8 @@ namespace {
 // (iteration cap and deadline) so that a condition that never turns false ends in an Error.
 std::vector<Tensor> eval_while(const hlo::Op& op, const std::vector<Tensor>& in, RunContext& ctx) {
   std::vector<Tensor> vals = in;
-  const int64_t cap = run_limits().max_while_iterations;
   for (int64_t it = 0; pred_at(run_block(*op.region(0), vals, ctx).at(0)); ++it) {
-    if (cap > 0 && it >= cap)
-      fail("while",
-           "the loop ran {} iterations and its condition is still true (limit: "
-           "--max-iterations {})",
-           it, cap);
-    check_deadline("while");
+    check_while_iteration(it);
     vals = run_block(*op.region(1), vals, ctx);
   }
   return vals;

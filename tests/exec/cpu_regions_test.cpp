@@ -1,0 +1,204 @@
+// while / if / case / call bodies on the cpu executor's fast kernels (exec/cpu/regions.cpp):
+// every case runs on ref and on cpu (with NETSPEC_CPU_CHECK=1, which also compares each region
+// step with the ref kernel), the results must be equal, and the plan must have no ref step.
+// Covered: nested loops reading values two scopes out, several carried values with tuples in the
+// body, a data-dependent exit, zero iterations, swapped carries, if/case with captures, a call in
+// a loop body, and dynamic_slice / dynamic_update_slice with clamped starts.
+#include <cstdlib>
+
+#include "exec/cpu/cpu_backend.h"
+#include "tests/exec/test_util.h"
+
+namespace netspec::testing {
+namespace {
+
+struct CheckMode {
+  CheckMode() { ::setenv("NETSPEC_CPU_CHECK", "1", 1); }
+  ~CheckMode() { ::unsetenv("NETSPEC_CPU_CHECK"); }
+};
+
+// Runs body on ref and on cpu (check mode), expects equal results and no ref step in the plan;
+// returns the cpu results.
+std::vector<Tensor> cpu_equals_ref(const std::vector<Tensor>& in, const BodyFn& body) {
+  std::vector<Type> ts;
+  for (const auto& t : in) ts.push_back(type_of(t));
+  auto m = make_module(ts, body);
+  exec::cpu::PlanStats st = exec::cpu::plan_stats(*m->funcs[0]);
+  EXPECT_EQ(st.ref_steps, 0) << "ref fallbacks: " << st.fallback_ops;
+  EXPECT_FALSE(st.whole_function_on_ref);
+  std::vector<Tensor> want = run_module("ref", m, in);
+  CheckMode check;
+  std::vector<Tensor> got = run_module("cpu", m, in);
+  EXPECT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size() && i < want.size(); ++i)
+    expect_equal(got[i], want[i], "result " + std::to_string(i));
+  return got;
+}
+
+Value* i32c(Builder& b, int64_t v) { return b.scalar(static_cast<double>(v), DType::kI32); }
+
+TEST(CpuRegions, NestedLoopsReadValuesTwoScopesOut) {
+  // for i < 3: for j < 2: acc = acc * k + i ; k is computed in @main, i in the outer body.
+  BodyFn body = [](Builder& b, const Values& a) {
+    Value* k = b.add(a[1], a[1]);
+    auto outer = b.while_(
+        {i32c(b, 0), a[0]},
+        [](Builder& c, const Values& s) { return Values{c.compare(s[0], i32c(c, 3), "LT")}; },
+        [k](Builder& c, const Values& s) {
+          Value* fi = c.broadcast_in_dim(c.convert(s[0], DType::kF32), s[1]->type.shape(), {});
+          auto inner = c.while_(
+              {i32c(c, 0), s[1]},
+              [](Builder& d, const Values& t) { return Values{d.compare(t[0], i32c(d, 2), "LT")}; },
+              [k, fi](Builder& d, const Values& t) {
+                return Values{d.add(t[0], i32c(d, 1)), d.add(d.multiply(t[1], k), fi)};
+              });
+          return Values{c.add(s[0], i32c(c, 1)), inner[1]};
+        });
+    return Values{outer[1], k};
+  };
+  Tensor x = f32({3}, {1, -2, 0.5}), k = f32({3}, {0.5, 1, -1});
+  auto out = cpu_equals_ref({x, k}, body);
+  // k' = 2k = {1, 2, -2}; element 0: acc stays 1 +0,+0 (i=0), +1,+1, +2,+2 -> 7.
+  EXPECT_FLOAT_EQ(out[0].data<float>()[0], 7.0f);
+}
+
+TEST(CpuRegions, SeveralCarriedValuesWithTuplesInTheBody) {
+  // Fibonacci on tensors, the pair packed into a tuple and unpacked inside the body.
+  BodyFn body = [](Builder& b, const Values& a) {
+    auto r = b.while_(
+        {i32c(b, 0), a[0], a[1]},
+        [](Builder& c, const Values& s) { return Values{c.compare(s[0], i32c(c, 6), "LT")}; },
+        [](Builder& c, const Values& s) {
+          Value* t = c.tuple({s[1], s[2]});
+          Value* x = c.get_tuple_element(t, 0);
+          Value* y = c.get_tuple_element(t, 1);
+          return Values{c.add(s[0], i32c(c, 1)), y, c.add(x, y)};
+        });
+    return Values{r[0], r[1], r[2]};
+  };
+  auto out = cpu_equals_ref({f32({2}, {0, 1}), f32({2}, {1, 1})}, body);
+  EXPECT_EQ(out[0].as_int64(0), 6);
+  expect_equal(out[1], f32({2}, {8, 13}));  // F6, F7 from (0,1) and F7, F8 from (1,1)
+  expect_equal(out[2], f32({2}, {13, 21}));
+}
+
+TEST(CpuRegions, DataDependentExitAndZeroIterations) {
+  // while (sum(x) < limit) x = x * 2: 1+2 = 3 -> 6 -> 12 -> 24 -> 48 -> 96 -> 192 (6 rounds);
+  // with limit 1 the condition is false at once and x comes back unchanged.
+  BodyFn body = [](Builder& b, const Values& a) {
+    Value* limit = a[1];
+    auto r = b.while_(
+        {a[0], i32c(b, 0)},
+        [limit](Builder& c, const Values& s) {
+          Value* sum = c.reduce(s[0], c.scalar(0, DType::kF32), {0}, hlo::OpKind::kAdd);
+          return Values{c.compare(sum, limit, "LT")};
+        },
+        [](Builder& c, const Values& s) {
+          return Values{c.add(s[0], s[0]), c.add(s[1], i32c(c, 1))};
+        });
+    return Values{r[0], r[1]};
+  };
+  auto many = cpu_equals_ref({f32({2}, {1, 2}), f32({}, {100})}, body);
+  expect_equal(many[0], f32({2}, {64, 128}));
+  EXPECT_EQ(many[1].as_int64(0), 6);
+  auto none = cpu_equals_ref({f32({2}, {1, 2}), f32({}, {1})}, body);
+  expect_equal(none[0], f32({2}, {1, 2}));
+  EXPECT_EQ(none[1].as_int64(0), 0);
+}
+
+TEST(CpuRegions, SwappedAndReshapedCarriesAreReadBeforeWritten) {
+  // (a, b) <- (b, reshape(reshape(a))) three times: a value returned in another slot, and a view
+  // of a carry, must not read a slot already overwritten in the same iteration.
+  BodyFn body = [](Builder& b, const Values& a) {
+    auto r = b.while_(
+        {i32c(b, 0), a[0], a[1]},
+        [](Builder& c, const Values& s) { return Values{c.compare(s[0], i32c(c, 3), "LT")}; },
+        [](Builder& c, const Values& s) {
+          Value* v = c.reshape(c.reshape(s[1], {4}), {2, 2});
+          return Values{c.add(s[0], i32c(c, 1)), s[2], v};
+        });
+    return Values{r[1], r[2]};
+  };
+  Tensor x = f32({2, 2}, {1, 2, 3, 4}), y = f32({2, 2}, {5, 6, 7, 8});
+  auto out = cpu_equals_ref({x, y}, body);
+  expect_equal(out[0], y);  // odd number of swaps
+  expect_equal(out[1], x);
+}
+
+TEST(CpuRegions, IfAndCaseReadOuterValuesInsideALoop) {
+  // for i < 5: acc += case(i % 3){ k, 2k, -k (index out of range -> last) } ; then if (acc0 > 0).
+  BodyFn body = [](Builder& b, const Values& a) {
+    Value* k = a[1];
+    auto r = b.while_(
+        {i32c(b, 0), a[0]},
+        [](Builder& c, const Values& s) { return Values{c.compare(s[0], i32c(c, 5), "LT")}; },
+        [k](Builder& c, const Values& s) {
+          Value* idx = c.remainder(s[0], i32c(c, 3));
+          auto v = c.case_(idx, {[k](Builder&, const Values&) { return Values{k}; },
+                                 [k](Builder& d, const Values&) { return Values{d.add(k, k)}; },
+                                 [k](Builder& d, const Values&) { return Values{d.negate(k)}; }});
+          return Values{c.add(s[0], i32c(c, 1)), c.add(s[1], v[0])};
+        });
+    Value* acc = r[1];
+    Value* first = b.reshape(b.slice(acc, {0}, {1}, {1}), {});
+    Value* pos = b.compare(first, b.scalar(0, DType::kF32), "GT");
+    auto sel = b.if_(
+        pos, [acc](Builder& c, const Values&) { return Values{c.multiply(acc, acc)}; },
+        [acc](Builder& c, const Values&) { return Values{c.negate(acc)}; });
+    Value* far = b.case_(i32c(b, 7),
+                         {[k](Builder&, const Values&) { return Values{k}; },
+                          [acc](Builder& d, const Values&) { return Values{d.add(acc, acc)}; }})[0];
+    return Values{sel[0], far};
+  };
+  // i = 0..4 -> branches 0,1,2,0,1: acc = x + (1 + 2 - 1 + 1 + 2) k = x + 5k.
+  auto out = cpu_equals_ref({f32({2}, {1, -20}), f32({2}, {1, 2})}, body);
+  expect_equal(out[0], f32({2}, {36, 100}));  // acc = {6, -10}; acc0 > 0: acc²
+  expect_equal(out[1], f32({2}, {12, -20}));  // index 7 runs the last branch: 2 acc
+}
+
+TEST(CpuRegions, CallInsideALoopBody) {
+  auto m = std::make_shared<hlo::Module>();
+  Type t = Type::tensor(DType::kF32, {3});
+  hlo::Func* sq = m->add_func("square_plus", {t, t}, /*is_public=*/false);
+  {
+    Builder b(sq->body.get());
+    b.func_return({b.add(b.multiply(sq->arg(0), sq->arg(0)), sq->arg(1))});
+  }
+  hlo::Func* f = m->add_func("main", {t, t});
+  {
+    Builder b(f->body.get());
+    Value* y = f->arg(1);
+    auto r = b.while_(
+        {i32c(b, 0), f->arg(0)},
+        [](Builder& c, const Values& s) { return Values{c.compare(s[0], i32c(c, 2), "LT")}; },
+        [sq, y](Builder& c, const Values& s) {
+          return Values{c.add(s[0], i32c(c, 1)), c.call(*sq, {s[1], y})[0]};
+        });
+    b.func_return({r[1]});
+  }
+  EXPECT_EQ(exec::cpu::plan_stats(*f).ref_steps, 0);
+  std::vector<Tensor> in = {f32({3}, {1, 2, -1}), f32({3}, {0, 1, 1})};
+  std::vector<Tensor> want = run_module("ref", m, in);
+  CheckMode check;
+  std::vector<Tensor> got = run_module("cpu", m, in);
+  expect_equal(got[0], want[0]);
+  expect_equal(got[0], f32({3}, {1, 26, 5}));  // x² + y twice: 1 -> 1 -> 1; 2 -> 5 -> 26
+}
+
+TEST(CpuRegions, DynamicSliceAndUpdateClampTheirStarts) {
+  // Starts -1 and 5 clamp to 0 and dim - size; the update lands at the clamped place.
+  BodyFn body = [](Builder& b, const Values& a) {
+    Value* s0 = b.dynamic_slice(a[0], {i32c(b, -1), i32c(b, 5)}, {2, 2});
+    Value* s1 = b.dynamic_slice(a[0], {i32c(b, 1), i32c(b, 1)}, {2, 3});
+    Value* u = b.dynamic_update_slice(a[0], s0, {i32c(b, 9), i32c(b, 1)});
+    return Values{s0, s1, u};
+  };
+  Tensor x = f32({3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  auto out = cpu_equals_ref({x}, body);
+  expect_equal(out[0], f32({2, 2}, {2, 3, 6, 7}));
+  expect_equal(out[1], f32({2, 3}, {5, 6, 7, 9, 10, 11}));
+  expect_equal(out[2], f32({3, 4}, {0, 1, 2, 3, 4, 2, 3, 7, 8, 6, 7, 11}));
+}
+
+}  // namespace
+}  // namespace netspec::testing
