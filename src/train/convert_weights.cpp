@@ -100,12 +100,17 @@ struct Tree {
   }
 };
 
+bool fits(const Shape& file, const Shape& net, bool loose) {
+  return file == net || (loose && file.size() == net.size());
+}
+
 // Orders the tree's leaves so the k-th has the k-th netspec shape; subtrees stay contiguous.
 class Aligner {
  public:
+  // loose[k]: position k takes any shape of its rank (a head of another class count).
   Aligner(const Tree& tree, const std::vector<Shape>& file, const std::vector<Shape>& net,
-          const std::vector<std::string>& net_names)
-      : tree_(tree), file_(file), net_(net) {
+          const std::vector<std::string>& net_names, const std::vector<bool>& loose)
+      : tree_(tree), file_(file), net_(net), loose_(loose) {
     for (const std::string& n : net_names) {
       std::set<std::string> segs;
       for (size_t a = 0, dot = 0; dot != std::string::npos; a = dot + 1) {
@@ -118,15 +123,21 @@ class Aligner {
 
   std::optional<std::vector<int>> run() { return match(0, 0); }
   bool over_budget() const { return steps_ > kBudget; }
+  // The furthest netspec position any arrangement reached, and the file leaves tried there.
+  int frontier() const { return frontier_; }
+  const std::vector<int>& tried() const { return tried_; }
 
  private:
   static constexpr int64_t kBudget = 2'000'000;
   const Tree& tree_;
   const std::vector<Shape>& file_;
   const std::vector<Shape>& net_;
+  const std::vector<bool>& loose_;
   std::vector<std::set<std::string>> segments_;  // of each netspec name, split at '.'
   std::map<std::pair<int, int>, std::optional<std::vector<int>>> memo_;
   int64_t steps_ = 0;
+  int frontier_ = -1;
+  std::vector<int> tried_;
 
   std::optional<std::vector<int>> match(int node, int pos) {
     auto key = std::make_pair(node, pos);
@@ -165,7 +176,13 @@ class Aligner {
       const size_t before = out.size();
       int size = 1;
       if (it.leaf) {
-        if (file_[it.ref] != net_[pos]) continue;
+        if (!fits(file_[it.ref], net_[pos], loose_[pos])) {
+          if (pos > frontier_) frontier_ = pos, tried_.clear();
+          if (pos == frontier_ && tried_.size() < 4 &&
+              std::find(tried_.begin(), tried_.end(), it.ref) == tried_.end())
+            tried_.push_back(it.ref);
+          continue;
+        }
         out.push_back(it.ref);
       } else {
         auto sub = match(it.ref, pos);
@@ -191,7 +208,7 @@ struct Split {
 }  // namespace
 
 ConvertedWeights convert_state_dict(const TorchTensors& in, const ParamTable& t,
-                                    const std::string& where) {
+                                    const std::string& where, bool head_may_differ) {
   ConvertedWeights cw;
   Split sp;
   for (const auto& [name, x] : in.tensors) {
@@ -213,11 +230,13 @@ ConvertedWeights convert_state_dict(const TorchTensors& in, const ParamTable& t,
   for (const auto& p : t.params) net_shapes.push_back(p.shape);
   int head = -1;
   for (const auto& p : t.params) head = std::max(head, p.layer);
+  std::vector<bool> loose;
+  for (const auto& p : t.params) loose.push_back(head_may_differ && p.layer == head);
 
   // The tool's rule first: the k-th file parameter to the k-th netspec parameter.
   std::string first_diff;
   for (size_t k = 0; k < std::min(n, sp.params.size()) && first_diff.empty(); ++k)
-    if (file_shapes[k] != net_shapes[k]) {
+    if (!fits(file_shapes[k], net_shapes[k], loose[k])) {
       first_diff =
           fmt::format("'{}' -> {}: shape (got {}, expected {})", names[k], t.params[k].name,
                       shape_text(file_shapes[k]), shape_text(net_shapes[k]));
@@ -240,12 +259,28 @@ ConvertedWeights convert_state_dict(const TorchTensors& in, const ParamTable& t,
     if (in.library_order) tree.sort_by_name();
     std::vector<std::string> net_names;
     for (const auto& p : t.params) net_names.push_back(p.name);
-    Aligner al(tree, file_shapes, net_shapes, net_names);
+    Aligner al(tree, file_shapes, net_shapes, net_names, loose);
     auto placed = al.run();
-    if (!placed)
+    if (!placed && (!in.library_order || al.frontier() < 0))
       fail("convert", "{}: the file's tensors do not fit the net{}: {}", where,
            al.over_budget() ? " (search budget exhausted)" : "",
            first_diff.empty() ? "no order of its modules gives the net's shapes" : first_diff);
+    if (!placed) {  // library order: file order says nothing, so say how far names got
+      const ParamDesc& p = t.params[al.frontier()];
+      std::vector<std::string> tried;
+      std::string hint;
+      for (int i : al.tried()) {
+        tried.push_back(fmt::format("'{}' {}", names[i], shape_text(file_shapes[i])));
+        if (p.layer == head && hint.empty() && file_shapes[i].size() == p.shape.size() &&
+            !p.shape.empty())
+          hint = fmt::format("; this is the head: convert with --classes {} (the file's)",
+                             file_shapes[i][0]);
+      }
+      fail("convert",
+           "{}: no arrangement of the file's modules gives the net's shapes; the furthest reaches "
+           "netspec's {} {} (tensor {} of {}; tried {}){}",
+           where, p.name, shape_text(p.shape), al.frontier() + 1, n, fmt::join(tried, ", "), hint);
+    }
     order = *placed;
   }
   bool moved = false;
@@ -262,7 +297,10 @@ ConvertedWeights convert_state_dict(const TorchTensors& in, const ParamTable& t,
   std::set<std::string> used;
   for (size_t k = 0; k < t.bns.size(); ++k) {
     const BnDesc& bn = t.bns[k];
-    const std::string gamma = file_of.at(bn.name + ".weight");
+    auto g = file_of.find(bn.name + ".weight");
+    if (g == file_of.end())
+      fail("convert", "{}: BN {} {} has no .weight parameter", where, k, bn.name);
+    const std::string& gamma = g->second;
     if (!ends_with(gamma, ".weight"))
       fail("convert", "{}: BN {} {}: its gamma came from '{}', not a module's .weight", where, k,
            bn.name, gamma);

@@ -28,7 +28,9 @@ struct ConvertedWeights {
 };
 
 // Fails (exit 2 in the CLI) naming the file key, the netspec name and both shapes on a mismatch.
+// head_may_differ: the head's tensors (the last parameterized layer) may have other sizes of the
+// same rank (fine-tuning at another class count: `train --init-from W.pth --classes N`).
 ConvertedWeights convert_state_dict(const TorchTensors& in, const ParamTable& t,
-                                    const std::string& where);
+                                    const std::string& where, bool head_may_differ = false);
 
 }  // namespace netspec::train

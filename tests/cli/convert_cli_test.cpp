@@ -124,13 +124,23 @@ TEST(ConvertCli, FineTunesResnet18CifarFromTorchWeights) {
   // Fine-tune on a 4-class folder: the 10-class head is re-initialised, the rest loaded.
   write_images(d / "data" / "train", 4, 32, 3, false);
   write_images(d / "data" / "val", 2, 32, 4, false);
-  Result t = sh(fmt::format(
-      "train resnet18-cifar --init-from {} --classes 4 --dataset folder --data {} --epochs 1 "
-      "--batch 8 --run-dir {}",
-      conv.string(), (d / "data").string(), (d / "run").string()));
+  auto finetune = [&](const fs::path& init, const std::string& run) {
+    return sh(fmt::format(
+        "train resnet18-cifar --init-from {} --classes 4 --dataset folder --data {} --epochs 1 "
+        "--batch 8 --run-dir {}",
+        init.string(), (d / "data").string(), (d / run).string()));
+  };
+  Result t = finetune(conv, "run");
   ASSERT_EQ(t.status, 0) << t.out;
-  EXPECT_TRUE(has(t.out, "100 tensors loaded, head re-initialised: layers.")) << t.out;
+  EXPECT_TRUE(has(t.out, "100 tensors loaded, head re-initialised: layers.7.weight")) << t.out;
   EXPECT_TRUE(has(t.out, "16 train / 8 test samples")) << t.out;
+
+  // Or straight from the .pth: converted on the way, the 10-class head free to differ.
+  Result direct = finetune(pth, "run2");
+  ASSERT_EQ(direct.status, 0) << direct.out;
+  EXPECT_TRUE(has(direct.out, "PyTorch names, converted as `netspec convert` does")) << direct.out;
+  EXPECT_TRUE(has(direct.out, "100 tensors loaded, head re-initialised: layers.7.weight"))
+      << direct.out;
 
   // The converted file is a weights-only checkpoint for predict (10 classes, as converted).
   Result p = sh(fmt::format("predict resnet18-cifar --checkpoint {} --dataset cifar10 {} --json",

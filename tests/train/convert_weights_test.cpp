@@ -110,6 +110,17 @@ TEST(ConvertWeights, RefusalsNameTheKeyAndShapes) {
       x = Tensor(DType::kF32, n.back() == 't' ? Shape{5, 512} : Shape{5});
   expect_refusal(head, t, "this is the head: convert with --classes 5");
 
+  // Sorted names carry no order: the error names how far the arrangement got.
+  TorchTensors sorted_head = head;
+  std::sort(sorted_head.tensors.begin(), sorted_head.tensors.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  sorted_head.library_order = true;
+  expect_refusal(sorted_head, t,
+                 fmt::format("the furthest reaches netspec's layers.8.weight [10, 512] (tensor {} "
+                             "of {}; tried 'm.layers.8.weight' [5, 512], 'm.layers.8.bias' [5]); "
+                             "this is the head: convert with --classes 5",
+                             t.params.size() - 1, t.params.size()));
+
   TorchTensors missing = state_dict(t);
   std::erase_if(missing.tensors,
                 [](const auto& e) { return e.first == "m.layers.2.block0.conv1.weight"; });
