@@ -56,15 +56,21 @@ Tensor view_storage(const Storage& st, int64_t offset, const std::vector<int64_t
                     const std::vector<int64_t>& stride, const std::string& where) {
   if (size.size() != stride.size())
     fail("torch", "{}: tensor with {} sizes and {} strides", where, size.size(), stride.size());
+  int64_t numel = 1;
+  for (int64_t s : size)
+    if (s < 0 || __builtin_mul_overflow(numel, s, &numel) || numel > (int64_t{1} << 40))
+      fail("torch", "{}: tensor size [{}] is not a size", where, fmt::join(size, ", "));
   Tensor t(st.dtype, Shape(size.begin(), size.end()));
   if (t.numel() == 0) return t;
   int64_t last = offset;  // the largest element index the view reads
+  bool overflow = false;
   for (size_t d = 0; d < size.size(); ++d) {
-    if (size[d] < 0 || stride[d] < 0)
-      fail("torch", "{}: negative size or stride (got {}, {})", where, size[d], stride[d]);
-    last += (size[d] - 1) * stride[d];
+    if (stride[d] < 0) fail("torch", "{}: negative stride (got {} in dim {})", where, stride[d], d);
+    int64_t span = 0;
+    overflow = overflow || __builtin_mul_overflow(size[d] - 1, stride[d], &span) ||
+               __builtin_add_overflow(last, span, &last);
   }
-  if (offset < 0 || last >= st.numel)
+  if (overflow || offset < 0 || last >= st.numel)
     fail("torch", "{}: tensor reads element {} of a storage of {}", where, last, st.numel);
   const size_t es = dtype_size(st.dtype);
   const char* src = st.bytes->data();

@@ -146,6 +146,8 @@ std::string ZipReader::read(const ZipEntry& e) {
       fail("zip", "{} is stored with two sizes (got {}, expected {})", where, e.compressed, e.size);
     out = std::move(raw);
   } else if (e.method == 8) {
+    if (e.size / 1100 > e.compressed + 1)  // deflate expands at most ~1032:1
+      fail("zip", "{} claims {} bytes from {} compressed", where, e.size, e.compressed);
     out = inflate_raw(raw, e.size, where);
   } else {
     fail("zip", "{} uses compression method {} (only stored 0 and deflate 8 are read)", where,

@@ -195,6 +195,33 @@ TEST(TorchFile, RefusesFilesThatAreNotTorchZips) {
   for (const auto& p : {legacy, text, script}) fs::remove(p);
 }
 
+// {"w": _rebuild_tensor_v2(storage '0' of 4 floats, offset, (n,), (stride,), False, ())}.
+std::string torch_zip(int offset, int n, int stride) {
+  std::string pkl = bytes({0x80, 2, '}'}) + binunicode("w") +
+                    "ctorch._utils\n_rebuild_tensor_v2\n((" + binunicode("storage") +
+                    "ctorch\nFloatStorage\n" + binunicode("0") + binunicode("cpu") +
+                    bytes({'K', 4, 't', 'Q', 'K', offset, 'K', n, 0x85, 'K', stride, 0x85, 0x89,
+                           ')', 't', 'R', 's', '.'});
+  std::string data;
+  for (float v : {1.f, 2.f, 3.f, 4.f}) data.append(reinterpret_cast<const char*>(&v), 4);
+  return make_zip({{"a/data.pkl", pkl}, {"a/data/0", data}, {"a/byteorder", "little"}});
+}
+
+TEST(TorchFile, ReadsAHandAssembledStateDictAndRefusesViewsPastTheStorage) {
+  const std::string ok = write_temp("netspec_tzip", torch_zip(1, 2, 2));
+  TorchTensors t = read_weight_file(ok);
+  ASSERT_EQ(t.tensors.size(), 1u);
+  EXPECT_EQ(t.tensors[0].first, "w");
+  EXPECT_EQ(t.tensors[0].second.shape(), Shape{2});
+  EXPECT_EQ(t.tensors[0].second.data<float>()[0], 2.f);  // elements 1 and 3 of the storage
+  EXPECT_EQ(t.tensors[0].second.data<float>()[1], 4.f);
+  const std::string past = write_temp("netspec_tzip_past", torch_zip(1, 3, 2));
+  expect_error([&] { read_weight_file(past); }, "tensor reads element 5 of a storage of 4");
+  const std::string huge = write_temp("netspec_tzip_huge", torch_zip(0, 2, 127));
+  expect_error([&] { read_weight_file(huge); }, "tensor reads element 127 of a storage of 4");
+  for (const auto& p : {ok, past, huge}) fs::remove(p);
+}
+
 TEST(TorchFile, ToF32ConvertsHalfBfloatAndDouble) {
   Tensor h(DType::kF16, {4});
   const uint16_t hb[] = {0x3c00, 0xc000, 0x0001, 0x7c00};  // 1, -2, 2^-24, inf
