@@ -15,6 +15,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "emit/det_probes.h"
 #include "emit/emit.h"
 #include "emit/probes.h"
 #include "hlo/text/printer.h"
@@ -33,6 +34,7 @@ struct EmitArgs {
   std::string optimizer, loss, out;
   bool generic = false;
   emit::AttentionProbe probe;  // --module probe-attention
+  emit::DetProbe det;          // --module probe-diou | probe-anchor-loss | ... (det_probes.h)
   std::string dtype = "f32";
   int64_t height = 4, width = 4;  // --module probe-seg-loss
   double gamma = 2, smoothing = 0;
@@ -79,6 +81,18 @@ void emit_probe(const EmitArgs& a) {
   write_outputs(a, emit::emit_attention_probe(p));
 }
 
+void emit_det_probe(const EmitArgs& a) {
+  if (!a.net.empty()) fail("emit", "--module {} takes no net (got '{}')", a.module, a.net);
+  emit::DetProbe p = a.det;
+  p.module = a.module;
+  p.batch = a.batch;
+  if (a.classes > 0) p.classes = a.classes;  // --classes: K of the detection probes (default 3)
+  auto dt = dtype_from_name(a.dtype);
+  if (!dt) fail("emit", "--dtype {}: unknown (expected f32 or f64)", a.dtype);
+  p.dtype = *dt;
+  write_outputs(a, emit::emit_det_probe(p));
+}
+
 void emit_seg_loss(const EmitArgs& a) {
   if (!a.net.empty()) fail("emit", "--module probe-seg-loss takes no net (got '{}')", a.net);
   emit::SegLossProbe p;
@@ -98,6 +112,7 @@ void emit_seg_loss(const EmitArgs& a) {
 
 void emit_command(const EmitArgs& a) {
   if (a.module == "probe-attention") return emit_probe(a);
+  if (emit::is_det_probe(a.module)) return emit_det_probe(a);
   if (a.module == "probe-seg-loss") return emit_seg_loss(a);
   if (a.net.empty()) fail("emit", "a net (zoo name or spec .json) is required");
   SpecFile spec = resolve_net(a.net);
@@ -124,15 +139,18 @@ void register_emit_command(CLI::App& app) {
       "(forward, loss, backward, optimizer update; lr and step are inputs), vjp, optimizer.\n"
       "Optimizers: sgd (momentum, nesterov), adam (AdamW when weightDecay > 0), rmsprop (TF "
       "flavour: eps inside the sqrt), lamb. Losses: classCE, focal, softLabelCE, bce, "
-      "floatTargetMse, tokenCE, yolov1Masked, perPixelCE, perPixelDice, perPixelDiceCE, "
-      "perPixelWeightedCE, perPixelFocalCE.\n"
+      "floatTargetMse, tokenCE, yoloAnchor, yolov1Masked, detrSet, perPixelCE, perPixelDice, "
+      "perPixelDiceCE, perPixelWeightedCE, perPixelFocalCE.\n"
       "probe-attention (no net): a standalone attention / RoPE module picked by --probe.\n"
+      "probe-diou, probe-yolov1, probe-anchor-loss, probe-fpn-loss, probe-fpn-neck, "
+      "probe-fpn-detect (no net): detection losses / heads as (inputs -> loss, gradients).\n"
       "probe-seg-loss (no net): main(logits [B, NC, H, W], labels [B, H, W]) -> (loss, "
       "d_logits) for the per-pixel --loss.");
   cmd->add_option("net", args->net, "zoo name or spec .json file (not for probe-attention)");
   cmd->add_option("--module", args->module,
                   "forward | eval | cam | train_step | vjp | optimizer | loss | probe-attention | "
-                  "probe-seg-loss")
+                  "probe-seg-loss | " +
+                      emit::det_probe_choices())
       ->capture_default_str();
   cmd->add_option("--probe", args->probe.probe,
                   "probe-attention: " + emit::attention_probe_choices() +
@@ -144,6 +162,11 @@ void register_emit_command(CLI::App& app) {
   cmd->add_option("--head-dim", args->probe.head_dim, "probe-attention: head dim dh")
       ->capture_default_str();
   cmd->add_flag("--causal", args->probe.causal, "probe-attention: causal mask");
+  cmd->add_option("--grid", args->det.grid, "detection probes: finest grid g (multiple of 4)")
+      ->capture_default_str();
+  cmd->add_option("--anchors", args->det.anchors, "detection probes: anchors per cell")
+      ->capture_default_str();
+
   cmd->add_option("--block", args->probe.block,
                   "probe-attention: flash key block (0 = largest divisor of T <= 128)")
       ->capture_default_str();

@@ -3,7 +3,8 @@
 // JPEG/PNG (decoded, resized and centre-cropped to the net's input, normalised with the dataset's
 // mean/std; grayscale nets take the channel mean) or .npy tensors already shaped like the net's
 // input (used as they are); a directory stands for its images, sorted. A run dir gives the net,
-// dataset, class names and checkpoint (its best). --json prints one JSON array.
+// dataset, class names and checkpoint (its best). --json prints one JSON array. A detector's run
+// dir (yoloAnchor / yolov1Masked) prints its boxes instead (predict_det.h).
 // --png OUT.png: a grid of the images with their top-3 classes (green frame and line when the top
 // class is the image's folder name, i.e. the label is known and right; red when wrong).
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/predict_det.h"
 #include "cli/run_target.h"
 #include "cli/train_flags.h"
 #include "core/error.h"
@@ -70,6 +72,7 @@ void register_predict_command(CLI::App& app) {
     std::vector<std::string> inputs;
     bool json = false;
     ConfigFlags flags;
+    PredictDetOptions det;  // NET is a detector's run directory: predict_det.h
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = app.add_subcommand("predict", "Classify images with a checkpoint (top-K)");
@@ -81,14 +84,32 @@ void register_predict_command(CLI::App& app) {
   o->flags.add(cmd, "--dataset", "dataset",
                "dataset the net was trained on: class names, normalisation (default: spec's)");
   cmd->add_option("--top", o->top, "probabilities shown per input (>= 1)")->capture_default_str();
-  cmd->add_flag("--json", o->json, "print a JSON array: input, label, index, top [{class, p}]");
-  cmd->add_option("--png", o->png, "also draw the images with their top-3 classes into this PNG");
+  cmd->add_flag("--json", o->json,
+                "print a JSON array: input, label, index, top [{class, p}] (a detector: boxes)");
+  cmd->add_option("--png", o->png,
+                  "also draw the images with their top-3 classes into this PNG (a detector's run "
+                  "dir: the images with their boxes)");
+  cmd->add_option("--iou", o->det.iou, "detector: NMS IoU threshold")->capture_default_str();
+  cmd->add_option("--score", o->det.score, "detector: score threshold")->capture_default_str();
+  cmd->add_option("--max-det", o->det.max_det, "detector: boxes kept per image")
+      ->capture_default_str();
   add_backend_options(cmd, o->backend, o->engine);
   cmd->callback([o] {
     const auto top = static_cast<size_t>(number_flag("predict", "--top", o->top, 1));
     RunTarget rt = resolve_run_target("predict", o->net, o->checkpoint);
     const SpecFile& spec = rt.spec;
     TrainConfig c = *spec.train;
+    if (!rt.run_dir.empty() &&
+        (c.lossKind == LossKind::yoloAnchor || c.lossKind == LossKind::yolov1Masked)) {
+      PredictDetOptions d = o->det;  // a detector's run directory: boxes (predict_det.h)
+      d.json = o->json;
+      d.png = o->png;
+      d.run_dir = rt.run_dir;
+      d.images = expand_inputs(o->inputs);
+      d.backend = o->backend;
+      d.engine = o->engine;
+      return predict_run_dir(d);
+    }
     o->flags.apply(c, "predict");
     ParamTable table = build_param_table(spec.net);
     std::vector<std::string> names = rt.class_names;
@@ -138,8 +159,7 @@ void register_predict_command(CLI::App& app) {
       } else {
         std::cout << fmt::format("{}: {}\n", inputs[i], name(idx[0]));
         for (size_t k = 0; k < k_max; ++k)
-          std::cout << fmt::format("  {:>6.2f}%  {} ({})\n", 100 * p[idx[k]], name(idx[k]),
-                                   idx[k]);
+          std::cout << fmt::format("  {:>6.2f}%  {} ({})\n", 100 * p[idx[k]], name(idx[k]), idx[k]);
       }
       if (o->png.empty()) continue;
       report::Tile t{viz::input_picture(inputs[i], table.input, c.dataset, crop),

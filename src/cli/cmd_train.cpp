@@ -197,6 +197,10 @@ void register_train_command(CLI::App& app) {
             "validation loss {:.4f}, {:.4f} bits per character (unigram {:.4f}) on {} tokens\n",
             it->val.loss, train::bits_per_char(it->val.loss), r.unigram_bpc, it->val.count);
         break;
+      } else if (it->evaluated && it->det) {
+        std::cout << fmt::format("test mAP@0.5 {:.4f}, mAP@[.5:.95] {:.4f} on {} images\n",
+                                 it->map.voc_map50, it->map.coco_map, it->val.count);
+        break;
       } else if (it->evaluated) {
         std::cout << fmt::format("{} accuracy {:.2f}%", val ? "validation" : "test",
                                  100 * it->val.top1);

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "data/brats.h"
 #include "data/cifar.h"
+#include "data/det_data.h"
 #include "data/image.h"
 #include "data/own_data.h"
 #include "data/pets.h"
@@ -79,6 +80,9 @@ Normalization dataset_normalization(DatasetKind kind) {
     case DatasetKind::imagenette:
     case DatasetKind::imagenet:
     case DatasetKind::pets:
+    case DatasetKind::petsDet:
+    case DatasetKind::voc:
+    case DatasetKind::coco:
     case DatasetKind::folder:
       return kImageNetNorm;
     default:
@@ -89,7 +93,8 @@ Normalization dataset_normalization(DatasetKind kind) {
 std::vector<DatasetKind> loadable_datasets() {
   return {DatasetKind::mnist,      DatasetKind::fashionMnist, DatasetKind::cifar10,
           DatasetKind::imagenette, DatasetKind::imagenet,     DatasetKind::folder,
-          DatasetKind::csv,        DatasetKind::pets,         DatasetKind::brats,
+          DatasetKind::csv,        DatasetKind::pets,         DatasetKind::petsDet,
+          DatasetKind::voc,        DatasetKind::coco,         DatasetKind::brats,
           DatasetKind::brats224,   DatasetKind::text};
 }
 
@@ -139,6 +144,9 @@ Splits load_dataset(DatasetKind kind, const LoadOptions& o) {
     s.test = std::move(va.ds);
     s.class_names = std::move(tr.classes);
     return s;  // the limit was applied while listing
+  } else if (kind == DatasetKind::petsDet || kind == DatasetKind::voc ||
+             kind == DatasetKind::coco) {
+    return load_det_splits(kind, o);
   } else if (kind == DatasetKind::pets) {
     if (o.dir.empty())
       fail("pets",

@@ -22,6 +22,9 @@ struct Splits {
   std::vector<std::string> class_names;
   // Text only: the corpus, to redraw training windows each epoch with text_windows().
   std::shared_ptr<const TextCorpus> text;
+  // Detection (petsDet, voc, coco; det_data.h): the images with their boxes. train / test then
+  // hold the images with placeholder labels; the trainer assigns the loss targets per epoch.
+  std::shared_ptr<const struct DetData> det;
 };
 
 struct LoadOptions {

@@ -21,6 +21,7 @@ EmitOptions EmitOptions::from_train(const TrainConfig& t, int64_t batch) {
   o.loss.diou_box = t.useDiouBox;
   o.loss.cls_weights = t.yoloClsWeights;
   o.loss.cls_focal_gamma = t.yoloClsFocalGamma;
+  o.loss.obj_focal_gamma = t.yoloObjFocalGamma;
   o.optim = optim::OptimConfig::from_train(t);
   o.drop_path = t.dropPath;
   o.dropout = t.dropout;

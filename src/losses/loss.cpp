@@ -15,7 +15,8 @@ Value* mean_of_sum(hlo::Builder& b, Value* x, double scale) {
 bool is_lowered(LossKind k) {
   return k == LossKind::classCE || k == LossKind::focal || k == LossKind::softLabelCE ||
          k == LossKind::bce || k == LossKind::floatTargetMse || k == LossKind::tokenCE ||
-         k == LossKind::yolov1Masked || k == LossKind::detrSet || is_per_pixel(k);
+         k == LossKind::yoloAnchor || k == LossKind::yolov1Masked || k == LossKind::detrSet ||
+         is_per_pixel(k);
 }
 
 hlo::Type label_type(const LossOptions& o, const hlo::Type& logits) {
@@ -39,12 +40,13 @@ hlo::Type label_type(const LossOptions& o, const hlo::Type& logits) {
       if (logits.rank() != 3)
         fail("loss", "tokenCE expects per-token logits [B, T, V] (got {})", logits.str());
       return hlo::Type::tensor(DType::kI32, {logits.dim(0), logits.dim(1)});
-    case LossKind::yolov1Masked:  // (objMask, x, y, log w/aw, log h/ah, class) per anchor row
+    case LossKind::yoloAnchor:  // (objMask, x, y, log w/aw, log h/ah, class) per anchor row
       if (logits.rank() != 3 || logits.dim(2) < 5)
-        fail("loss", "yolov1Masked expects detector rows [B, N, 5 + classes] (got {})",
-             logits.str());
+        fail("loss", "yoloAnchor expects detector rows [B, N, 5 + classes] (got {})", logits.str());
       yolo_rows(o, logits.dim(1));  // refuses anchors / fpnScales that do not fit the head
       return hlo::Type::tensor(logits.dtype(), {logits.dim(0), logits.dim(1), 6});
+    case LossKind::yolov1Masked:  // target channels + cell mask
+      return yolov1_label_type(logits);
     case LossKind::detrSet:  // (class, cx, cy, w, h) per query, from the host's matching
       if (logits.rank() != 3 || logits.dim(2) < 6)
         fail("loss", "detrSet expects detrHeads rows [B, Q, classes + 5] (got {})", logits.str());
@@ -52,7 +54,7 @@ hlo::Type label_type(const LossOptions& o, const hlo::Type& logits) {
     default:
       fail("loss",
            "{} is not lowered yet (lowered: classCE, focal, softLabelCE, bce, floatTargetMse, "
-           "tokenCE, yolov1Masked, detrSet, perPixel*)",
+           "tokenCE, yoloAnchor, yolov1Masked, detrSet, perPixel*)",
            enum_name(o.kind));
   }
 }
@@ -74,8 +76,10 @@ Value* emit_loss(hlo::Builder& b, const LossOptions& o, Value* logits, Value* la
       return mse(b, logits, labels);
     case LossKind::tokenCE:
       return token_ce(b, logits, labels);
-    case LossKind::yolov1Masked:
+    case LossKind::yoloAnchor:
       return yolo_loss(b, o, logits, labels);
+    case LossKind::yolov1Masked:
+      return yolov1_loss(b, o, logits, labels);
     case LossKind::detrSet:
       return detr_set_loss(b, logits, labels);
     default:

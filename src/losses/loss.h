@@ -3,7 +3,8 @@
 // losses logits [B, NC, H, W] with class maps i32 [B, H, W] (per_pixel.cpp); softLabelCE and
 // bce take f32 [B, N] targets (probabilities / multi-hot); floatTargetMse takes targets shaped
 // like the logits; tokenCE takes logits [B, T, V] and token labels i32 [B, T] (kIgnoreIndex skips);
-// yolov1Masked takes an fpnDetect head's rows [B, N, 5 + K] and f32 labels [B, N, 6] (yolo.cpp);
+// yoloAnchor takes an fpnDetect head's rows [B, N, 5 + K] and f32 labels [B, N, 6] (yolo.cpp);
+// yolov1Masked a grid [B, 5 + K, gH, gW] and labels [B, 6 + K, gH, gW] (yolov1.cpp);
 // detrSet takes detrHeads rows [B, Q, K + 5] and matched per-query targets [B, Q, 5] (detr.cpp).
 // Softmax and logsumexp subtract the max. Unlowered kinds are refused by name.
 #pragma once
@@ -28,16 +29,19 @@ struct LossOptions {
   double label_smoothing = 0;  // classCE: q = (1-ε)·onehot + ε/N
   double focal_gamma = 0;      // classCE with γ > 0 is the focal loss -(1-p_t)^γ·log p_t
   std::vector<double> class_weights{};  // perPixelWeightedCE: one weight per class
-  // yolov1Masked (TrainConfig anchors, fpnScales, useDiouBox, yoloClsWeights, yoloClsFocalGamma).
+  // yoloAnchor (TrainConfig anchors, fpnScales, useDiouBox, yoloClsWeights, yoloClsFocalGamma).
   std::vector<double> anchors{};      // w,h pairs in pixels: A shared by every level, or 3·A
   std::vector<double> fpn_scales{};   // level strides in pixels, finest first: [s, 2s, 4s]
   bool diou_box = false;              // 1 - DIoU box loss (else MSE on σ(tx), σ(ty), tw, th)
   std::vector<double> cls_weights{};  // per-class weights of the class CE (empty: 1)
   double cls_focal_gamma = 0;         // focal exponent of the class CE (0: plain CE)
-  int64_t det_anchors = 0;            // anchors per cell of the head (0: one per anchor pair)
+  double obj_focal_gamma = 0;         // focal exponent of the objectness BCE (0: plain BCE)
+  // yolov1Masked (the seed's YOLOv1 grid loss, yolov1.cpp): λ_coord, λ_noobj, √ floor ε.
+  double lambda_coord = 5, lambda_noobj = 0.5, sqrt_eps = 1e-6;
+  int64_t det_anchors = 0;  // anchors per cell of the head (0: one per anchor pair)
 };
 
-// The anchor rows of a yolov1Masked head with N rows: anchors per cell, rows per level (finest
+// The anchor rows of a yoloAnchor head with N rows: anchors per cell, rows per level (finest
 // first) and each row's anchor size in grid units (pixels / the level's stride). Fails naming
 // anchors / fpnScales when they do not fit 3 levels of A anchors per cell.
 struct YoloRows {
@@ -46,7 +50,7 @@ struct YoloRows {
   std::vector<double> anchor_w, anchor_h;  // [N]
 };
 YoloRows yolo_rows(const LossOptions& o, int64_t n);
-// o with det_anchors taken from the net's fpnDetect head (yolov1Masked; other kinds: o as is), and
+// o with det_anchors taken from the net's fpnDetect head (yoloAnchor; other kinds: o as is), and
 // fpnScales' coarsest stride checked against the net's detStride. Without it the anchor list is
 // read as shared by every level (A = its pair count).
 LossOptions for_net(const LossOptions& o, const NetSpec& net);
@@ -70,12 +74,24 @@ Value* soft_label_ce(hlo::Builder& b, Value* logits, Value* targets);
 Value* bce_with_logits(hlo::Builder& b, Value* logits, Value* targets);
 // Elementwise binary CE on logits z against targets y: max(z, 0) - z·y + log(1 + exp(-|z|)).
 Value* bce_terms(hlo::Builder& b, Value* z, Value* y);
+// Focal BCE (Lin et al.) with its true gradient: bce·(y·(1-σ(z))^γ + (1-y)·σ(z)^γ); γ = 0: bce.
+Value* focal_bce_terms(hlo::Builder& b, Value* z, Value* y, double gamma);
 // Elementwise w·(1 - p)^γ·log p from log-probabilities lsm (γ = 0: w·log p); the weighted,
 // optionally focal, cross-entropy terms before the sum and the minus sign.
 Value* focal_log_probs(hlo::Builder& b, Value* w, Value* lsm, double gamma);
 Value* mse(hlo::Builder& b, Value* pred, Value* targets);
-// yolov1Masked detection loss of predictions [B, N, 5 + K] against labels [B, N, 6] (yolo.cpp).
+// yoloAnchor detection loss of predictions [B, N, 5 + K] against labels [B, N, 6] (yolo.cpp).
 Value* yolo_loss(hlo::Builder& b, const LossOptions& o, Value* pred, Value* labels);
+// yolov1Masked, the seed's YOLOv1 grid loss (yolov1.cpp): predictions [B, 5 + K, gH, gW],
+// labels [B, 6 + K, gH, gW] (the target channels, then the cell mask).
+hlo::Type yolov1_label_type(const hlo::Type& pred);
+Value* yolov1_loss(hlo::Builder& b, const LossOptions& o, Value* pred, Value* labels);
+// mask·(1 - DIoU) per cell [B, gH, gW] of the YOLOv1 DIoU box term: pred, tgt [B, >= 4, gH, gW]
+// (raw x, y, w, h against cell offsets and relative sizes), mask [B, gH, gW].
+Value* yolov1_diou_cells(hlo::Builder& b, Value* pred, Value* tgt, Value* mask);
+// 1 - IoU + ρ²/c² of boxes given by centre and size (all the same shape), eps 1e-7 as ultralytics.
+Value* diou_loss(hlo::Builder& b, Value* px, Value* py, Value* pw, Value* ph, Value* tx, Value* ty,
+                 Value* tw, Value* th);
 // DETR's set loss of detrHeads rows [B, Q, K + 5] against matched targets [B, Q, 5] (detr.cpp).
 Value* detr_set_loss(hlo::Builder& b, Value* pred, Value* labels);
 // scale · Σ x over every element (a scalar).

@@ -1,4 +1,4 @@
-// yolov1Masked: the anchor-based detection loss of an fpnDetect head (YOLOv3 box decoding,
+// yoloAnchor: the anchor-based detection loss of an fpnDetect head (YOLOv3 box decoding,
 // YOLOv5-style balancing). Prediction p [B, N, 5 + K] per anchor row: (tx, ty, tw, th, obj,
 // K class logits); rows ordered level (finest first), y, x, anchor like fpnDetect's output.
 // Labels f32 [B, N, 6]: (m, x*, y*, w*, h*, c) with m = 1 on the rows that own an object, x*, y*
@@ -43,7 +43,8 @@ Value* const_rows(hlo::Builder& b, const std::vector<double>& v, const hlo::Type
   return b.broadcast_in_dim(b.constant(std::move(t)), like.shape(), {1});
 }
 
-// 1 - IoU + ρ²/c² of boxes given by centre and size (all [B, N], grid units).
+}  // namespace
+
 Value* diou_loss(hlo::Builder& b, Value* px, Value* py, Value* pw, Value* ph, Value* tx, Value* ty,
                  Value* tw, Value* th) {
   const hlo::Type& t = px->type;
@@ -65,40 +66,42 @@ Value* diou_loss(hlo::Builder& b, Value* px, Value* py, Value* pw, Value* ph, Va
   return b.add(b.subtract(b.constant_splat(1, t), b.divide(inter, uni)), b.divide(rho2, c2));
 }
 
-}  // namespace
-
 YoloRows yolo_rows(const LossOptions& o, int64_t n) {
-  const char* where = "loss yolov1Masked";
+  const char* where = "loss yoloAnchor";
   const auto& s = o.fpn_scales;
-  if (s.size() != 3)
-    fail(where, "fpnScales must give the 3 fpnDetect level strides, finest first (got {} values)",
-         s.size());
-  if (!(s[0] > 0 && s[1] == 2 * s[0] && s[2] == 4 * s[0]))
-    fail(where, "fpnScales must be [s, 2s, 4s] like fpnDetect's C3/C4/C5 levels (got [{}])",
-         fmt::join(s, ", "));
+  if (s.empty() || s.size() > 5)
+    fail(where, "fpnScales must give 1 to 5 level strides, finest first (got {} values)", s.size());
+  const int64_t levels = static_cast<int64_t>(s.size());
+  for (int64_t lv = 0; lv < levels; ++lv)
+    if (!(s[0] > 0 && s[lv] == double(int64_t{1} << lv) * s[0]))
+      fail(where, "fpnScales must be [s, 2s, 4s, ...] like fpnDetect's C3/C4/C5 levels (got [{}])",
+           fmt::join(s, ", "));
   if (o.anchors.empty() || o.anchors.size() % 2 != 0)
     fail(where, "anchors must be non-empty w,h pairs in pixels (got {} values)", o.anchors.size());
   for (double v : o.anchors)
     if (!(v > 0)) fail(where, "anchors must be positive (got {})", v);
   const int64_t pairs = static_cast<int64_t>(o.anchors.size() / 2);
   const int64_t a = o.det_anchors > 0 ? o.det_anchors : pairs;
-  if (pairs != a && pairs != 3 * a)
+  if (pairs != a && pairs != levels * a)
     fail(where,
          "anchors: {} pairs for {} anchors per cell (expected {} shared by every level or "
          "{} level by level)",
-         pairs, a, a, 3 * a);
-  // N = A·Σ_i H·W/s_i² = A·(H·W/s0²)·(1 + 1/4 + 1/16): the finest level has 16/21 of the cells.
+         pairs, a, a, levels * a);
+  // N = A·(cells of the finest level)·Σ_l 4^-l: with L levels the finest has 4^(L-1)/Σ_l 4^l of
+  // the cells (3 levels: 16/21).
   YoloRows r;
   r.anchors = a;
   const int64_t cells = n / a;
-  if (n % a != 0 || cells % 21 != 0)
+  int64_t parts = 0;
+  for (int64_t lv = 0; lv < levels; ++lv) parts += int64_t{1} << (2 * lv);
+  if (n % a != 0 || cells % parts != 0)
     fail(where,
-         "anchors/fpnScales: {} prediction rows do not split into 3 levels of {} anchors at "
+         "anchors/fpnScales: {} prediction rows do not split into {} levels of {} anchors at "
          "strides [{}] (fpnDetect anchors or the anchor list disagree)",
-         n, a, fmt::join(s, ", "));
-  const int64_t fine = cells / 21 * 16;
-  r.level_rows = {fine * a, fine / 4 * a, fine / 16 * a};
-  for (int64_t lv = 0; lv < 3; ++lv)
+         n, levels, a, fmt::join(s, ", "));
+  const int64_t fine = cells / parts << (2 * (levels - 1));
+  for (int64_t lv = 0; lv < levels; ++lv) r.level_rows.push_back((fine >> (2 * lv)) * a);
+  for (int64_t lv = 0; lv < levels; ++lv)
     for (int64_t i = 0; i < r.level_rows[lv]; ++i) {
       const int64_t k = (pairs == a ? 0 : lv * a) + i % a;  // this row's anchor pair
       r.anchor_w.push_back(o.anchors[2 * k] / s[lv]);
@@ -109,14 +112,17 @@ YoloRows yolo_rows(const LossOptions& o, int64_t n) {
 
 LossOptions for_net(const LossOptions& o, const NetSpec& net) {
   LossOptions r = o;
-  if (o.kind != LossKind::yolov1Masked) return r;
+  if (o.kind != LossKind::yoloAnchor) return r;
   const Layer* head = nullptr;
   for (const Layer& l : net.layers)
     if (layers::traits(l).detector) head = &l;
-  if (!head) fail("loss yolov1Masked", "net {} has no detector head (fpnDetect)", net.name);
+  if (!head) fail("loss yoloAnchor", "net {} has no detector head (fpnDetect)", net.name);
+  if (o.fpn_scales.size() != 3)
+    fail("loss yoloAnchor", "fpnScales must give the 3 fpnDetect level strides (got {} values)",
+         o.fpn_scales.size());
   r.det_anchors = layers::traits(*head).detector(*head).first;
   if (net.detStride > 0 && o.fpn_scales.size() == 3 && o.fpn_scales[2] != net.detStride)
-    fail("loss yolov1Masked",
+    fail("loss yoloAnchor",
          "fpnScales: the coarsest stride must be the net's detStride (got {}, "
          "expected {})",
          o.fpn_scales[2], net.detStride);
@@ -126,11 +132,11 @@ LossOptions for_net(const LossOptions& o, const NetSpec& net) {
 Value* yolo_loss(hlo::Builder& b, const LossOptions& o, Value* pred, Value* labels) {
   const hlo::Type& pt = pred->type;
   if (pt.rank() != 3 || pt.dim(2) < 5)
-    fail("loss yolov1Masked", "expects predictions [B, N, 5 + classes] (got {})", pt.str());
+    fail("loss yoloAnchor", "expects predictions [B, N, 5 + classes] (got {})", pt.str());
   const int64_t batch = pt.dim(0), n = pt.dim(1), k = pt.dim(2) - 5;
   const YoloRows rows = yolo_rows(o, n);
   if (!o.cls_weights.empty() && static_cast<int64_t>(o.cls_weights.size()) != k)
-    fail("loss yolov1Masked", "yoloClsWeights: one weight per class (got {}, expected {})",
+    fail("loss yoloAnchor", "yoloClsWeights: one weight per class (got {}, expected {})",
          o.cls_weights.size(), k);
   const hlo::Type t = hlo::Type::tensor(pt.dtype(), {batch, n});
   const hlo::Type tb = hlo::Type::tensor(pt.dtype(), {batch});
@@ -139,8 +145,8 @@ Value* yolo_loss(hlo::Builder& b, const LossOptions& o, Value* pred, Value* labe
   // Targets of non-object rows are replaced by 0 so no label garbage (inf, NaN) reaches the sum.
   auto target = [&](int64_t j) { return b.select(pos, col(b, labels, j), b.constant_splat(0, t)); };
 
-  // Objectness: BCE on logits, mean over the N rows.
-  Value* l_obj = b.multiply(row_sum(b, bce_terms(b, col(b, pred, 4), m)),
+  // Objectness: focal BCE on logits, mean over the N rows (γ = 0: plain BCE).
+  Value* l_obj = b.multiply(row_sum(b, focal_bce_terms(b, col(b, pred, 4), m, o.obj_focal_gamma)),
                             b.constant_splat(1.0 / double(n), tb));
 
   Value* sx = b.logistic(col(b, pred, 0));

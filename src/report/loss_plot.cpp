@@ -86,9 +86,24 @@ PlotSpec loss_plot_spec(const std::vector<Row>& epochs, const std::vector<Row>& 
     tl.line_width = 1.5;
     tl.alpha = 0.8;
   }
+  // Detection runs (docs/detection.md): mAP on the right axis instead of top-1.
+  Series m50{"val mAP@0.5 % (right axis)", {}, kAcc, true},
+      map{"val mAP@[.5:.95] % (right axis)", {}, {148, 103, 189}, true};
+  m50.markers = map.markers = va.markers;
+  for (const Row& r : epochs) {
+    double e = get(r, "epoch").value_or(0);
+    if (auto v = get(r, "val_map50")) m50.points.emplace_back(e, 100 * *v);
+    if (auto v = get(r, "val_map")) map.points.emplace_back(e, 100 * *v);
+  }
   ps.series.push_back(tl);
   ps.series.push_back(vl);
-  ps.series.push_back(va);
+  if (!m50.points.empty()) {
+    ps.right_label = "val mAP (%)";
+    ps.series.push_back(m50);
+    ps.series.push_back(map);
+  } else {
+    ps.series.push_back(va);
+  }
   if (last_epoch <= 40)
     for (int e = 1; e < last_epoch; ++e) ps.vlines.push_back(e);
   return ps;

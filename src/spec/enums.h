@@ -36,8 +36,8 @@ NETSPEC_ENUM(PadStyle, NETSPEC_PAD_STYLES)
 // focal: classCE weighted by (1-p)^focalGamma per class term (Lin et al. 2017), class-index labels.
 #define NETSPEC_LOSS_KINDS(X)                                                              \
   X(classCE) X(softLabelCE) X(perPixelCE) X(perPixelDice) X(perPixelDiceCE)                \
-  X(perPixelWeightedCE) X(perPixelFocalCE) X(floatTargetMse) X(yolov1Masked) X(bce) X(tokenCE) \
-  X(focal) X(detrSet)
+  X(perPixelWeightedCE) X(perPixelFocalCE) X(floatTargetMse) X(yolov1Masked) X(yoloAnchor) \
+  X(bce) X(tokenCE) X(focal) X(detrSet)
 NETSPEC_ENUM(LossKind, NETSPEC_LOSS_KINDS)
 // adam becomes AdamW (decoupled decay) when weightDecay > 0.
 #define NETSPEC_OPTIMIZERS(X) X(sgd) X(adam) X(rmsprop) X(lamb) X(muon) X(shampoo)
@@ -47,7 +47,7 @@ NETSPEC_ENUM(Schedule, NETSPEC_SCHEDULES)
 #define NETSPEC_DATASETS(X)                                                                    \
   X(mnist)                                                                                     \
   X(fashionMnist) X(cifar10) X(imagenette) X(pets) X(petsDet) X(brats) X(brats224) X(imagenet) \
-      X(text) X(folder) X(csv)
+      X(text) X(folder) X(csv) X(voc) X(coco)
 NETSPEC_ENUM(DatasetKind, NETSPEC_DATASETS)
 // Network-wide init family: he (kaiming fan_out convs, PyTorch-default linears), vit (trunc
 // normal 0.02 linears/tokens, zero biases), convnext (trunc normal 0.02 convs and linears).

@@ -82,6 +82,7 @@ void validate(const TrainConfig& c) {
     fail("train", "anchors must be w,h pairs (got {} numbers)", c.anchors.size());
   in_unit("fpnAffineProb", c.fpnAffineProb, true);
   at_least("yoloClsFocalGamma", c.yoloClsFocalGamma, 0);
+  at_least("yoloObjFocalGamma", c.yoloObjFocalGamma, 0);
   at_least("ddpmSteps", c.ddpmSteps, 1);
   if (!(c.betaStart > 0 && c.betaStart <= c.betaEnd && c.betaEnd < 1))
     fail("train", "DDPM betas must satisfy 0 < betaStart <= betaEnd < 1 (got {}, {})", c.betaStart,

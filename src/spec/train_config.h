@@ -91,6 +91,7 @@ using DoubleList = std::vector<double>;
   F(double, fpnAffineAreaThr, 0.1, "drop boxes keeping less than this area fraction") \
   F(DoubleList, yoloClsWeights, {}, "per-class weights in the YOLO class loss") \
   F(double, yoloClsFocalGamma, 0.0, "focal exponent in the YOLO class loss (0: plain CE)") \
+  F(double, yoloObjFocalGamma, 0.0, "focal exponent in the YOLO objectness BCE (0: plain BCE)") \
   F(bool, ddpm, false, "DDPM: train the net to predict the noise of x_t (t/T in the last input channel)") \
   F(int, ddpmSteps, 1000, "DDPM: diffusion steps T") \
   F(double, betaStart, 1e-4, "DDPM: linear beta schedule, beta_1") \

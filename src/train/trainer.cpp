@@ -26,7 +26,9 @@
 #include "train/batch_augment.h"
 #include "train/checkpoint.h"
 #include "train/ddpm.h"
+#include "train/det_train.h"
 #include "train/init_from.h"
+#include "train/prior_bias.h"
 #include "train/signals.h"
 #include "train/stepper.h"
 #include "train/tta.h"
@@ -47,14 +49,22 @@ report::Row metrics_row(const EpochMetrics& m, bool text, int64_t seg_classes) {
                    {"step", static_cast<double>(m.step)},
                    {"lr", m.lr},
                    {"train_loss", m.train_loss},
-                   {"val_loss", opt(m.val.loss, e)},
-                   {"val_top1", opt(m.val.top1, e)},
+                   {"val_loss", opt(m.val.loss, e && !m.det)},
+                   {"val_top1", opt(m.val.top1, e && !m.det)},
                    {"val_top5", opt(m.val.top5, e && m.val.has_top5)},
                    {"val_count", opt(static_cast<double>(m.val.count), e)},
                    {"seconds", m.seconds},
                    {"ms_per_step", m.ms_per_step},
                    {"samples_per_s", m.samples_per_s}};
   if (text) r.emplace_back("val_bpc", opt(bits_per_char(m.val.loss), e));
+  if (m.det) {
+    r.emplace_back("val_map50", opt(m.map.voc_map50, e));
+    r.emplace_back("val_map", opt(m.map.coco_map, e));
+    for (size_t k = 0; k < m.map.voc_ap50.size(); ++k) {
+      r.emplace_back(fmt::format("ap50_c{}", k), opt(m.map.voc_ap50[k], e));
+      r.emplace_back(fmt::format("ap_c{}", k), opt(m.map.coco_ap[k], e));
+    }
+  }
   if (seg_classes > 0) {
     r.emplace_back("val_miou", opt(m.val.miou, e));
     r.emplace_back("val_dice", opt(m.val.dice, e));
@@ -105,6 +115,9 @@ void save_or_check_vocab(const data::Vocab& v, const fs::path& p) {
 std::string epoch_line(const EpochMetrics& m, int epochs, bool text, int64_t tokens) {
   std::string s = fmt::format("epoch {}/{}  train loss {:.4f}", m.epoch, epochs, m.train_loss);
   if (m.evaluated) {
+    if (m.det)
+      return s + fmt::format("  mAP@0.5 {:.4f}  mAP@[.5:.95] {:.4f}  ({:.1f} s){}\n",
+                             m.map.voc_map50, m.map.coco_map, m.seconds, m.best ? "  best" : "");
     s += fmt::format("  val loss {:.4f}", m.val.loss);
     if (text) s += fmt::format("  val bpc {:.4f}", bits_per_char(m.val.loss));
     if (m.val.regression) {
@@ -133,16 +146,10 @@ std::vector<std::string> unsupported_settings(const TrainConfig& c) {
   auto refuse = [&](bool on, const char* field) {
     if (on) out.emplace_back(field);
   };
-  const TrainConfig d;
   refuse(c.bf16 || c.bf16Conv, "bf16/bf16Conv");
   refuse(!c.runningBN, "runningBN = false");
   refuse(c.trainRes != 0, "trainRes");
-  refuse(c.headPriorBias, "headPriorBias");
   refuse(!c.lossWeights.empty(), "lossWeights (perPixelWeightedCE is not lowered)");
-  refuse(c.fpnAffineProb != d.fpnAffineProb || c.fpnAffineScale != d.fpnAffineScale ||
-             c.fpnAffineTranslate != d.fpnAffineTranslate ||
-             c.fpnAffineWhThrPx != d.fpnAffineWhThrPx || c.fpnAffineAreaThr != d.fpnAffineAreaThr,
-         "fpnAffine* (the detector affine augment)");
   return out;
 }
 
@@ -185,8 +192,15 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   const int reps = o.dp.replicas;
   Evaluator evaluator(net, batch, *backend, &table);
   Averages averages(net, c, *backend, table, evaluator);  // EMA / SWA / SWAG (averaging.h)
-  TrainState s = make_state(init_params(table, c.init, static_cast<uint64_t>(c.seed)),
-                            stepper.state_manifest(), evaluator.manifest());
+  const bool det = data.det != nullptr;
+  const DetTargets targets = det ? det_targets(net, table, c) : DetTargets{};
+  std::vector<Tensor> init = init_params(table, c.init, static_cast<uint64_t>(c.seed));
+  {
+    const std::string said = apply_prior_bias(
+        net, table, c, det ? det_epoch(data.det->train, targets, c, c.seed, -1) : data.train, init);
+    if (o.log && !said.empty()) *o.log << said << "\n";
+  }
+  TrainState s = make_state(std::move(init), stepper.state_manifest(), evaluator.manifest());
   check_freeze(c, table);
   if (!c.bootstrapRanges.empty() && c.bootstrapBackbone.empty())
     fail("train", "bootstrapRanges '{}' needs bootstrapBackbone (the file to load from)",
@@ -226,6 +240,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
                                                           ? cfg.dump(2) + "\n"
                                                           : o.run->config_json);
     if (text) save_or_check_vocab(data.text->vocab, dir / "vocab.json");
+    if (det)
+      write_file_atomic((dir / "classes.json").string(),
+                        nlohmann::json(data.class_names).dump() + "\n");
   }
   TrainResult res;
   if (text) {
@@ -245,14 +262,24 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   report::MetricsLog slog(o.run_dir, s.step, "steps", "step");  // per step, flushed with `last`
 
   // Text: training windows are redrawn each epoch from the corpus (seed, epoch).
-  data::Dataset train_ds = data.train;
+  data::Dataset train_ds =
+      det ? det_epoch(data.det->train, targets, c, uint64_t(c.seed), s.epoch) : data.train;
+  int det_drawn = s.epoch;  // the epoch (0-based) train_ds was drawn for
+  if (det && (c.repeatedAug > 1 || c.mixup || c.cutmix || c.knnMixup || c.randomErasing ||
+              c.randAugment || c.autoAugment))
+    fail("train",
+         "detection data supports augment (flips) and fpnAffine* only: repeatedAug, mixup, "
+         "cutmix, knnMixup, randomErasing, randAugment and autoAugment would not move the boxes");
+  if (det && (c.useEMA || c.useSWA || c.useSWAG || c.useTTA))
+    fail("train", "useEMA/useSWA/useSWAG/useTTA evaluate top-1, not detection mAP (set them off)");
   // Repeated augmentation: each epoch's rows (timm RepeatAugSampler; the same count every epoch).
   auto ra_epoch = [&](int epoch) {
     return data::repeated_aug_epoch(data.train, c.repeatedAug, static_cast<uint64_t>(c.seed),
                                     epoch - 1);
   };
   if (c.repeatedAug > 1 && !text) train_ds = ra_epoch(1);
-  data::Augment aug = c.augment ? data::Augment::standard() : data::Augment{};
+  // Detection: flips and affine move the boxes too (det_epoch), never the loader's augment.
+  data::Augment aug = c.augment && !det ? data::Augment::standard() : data::Augment{};
   aug.rand_augment = c.randAugment;  // RandAugment / AutoAugment after crop/flip (ui8 images)
   aug.auto_augment = c.autoAugment;
   aug.ra = {c.randAugmentN,          c.randAugmentM,        c.randAugmentMstd, 0.5,
@@ -294,6 +321,10 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     auto t0 = Clock::now();
     const int64_t b0 = s.batch_in_epoch;
     double loss_sum = s.loss_sum, step_secs = 0, lr = 0;
+    if (det && epoch - 1 != det_drawn) {
+      train_ds = det_epoch(data.det->train, targets, c, uint64_t(c.seed), epoch - 1);
+      det_drawn = epoch - 1;
+    }
     if (data.text)
       train_ds = data::text_windows(*data.text, true, static_cast<int>(train_ds.x.shape().at(1)),
                                     static_cast<uint64_t>(c.seed), epoch - 1);
@@ -387,9 +418,20 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     const double run_steps = static_cast<double>(spe - b0);
     m.ms_per_step = run_steps > 0 ? 1e3 * step_secs / run_steps : 0;
     m.samples_per_s = step_secs > 0 ? static_cast<double>(run_samples) / step_secs : 0;
+    if (det) {  // every row has the mAP columns (metrics.csv takes its header from the first)
+      m.det = true;
+      m.map.voc_ap50.assign(targets.classes, -1);
+      m.map.coco_ap.assign(targets.classes, -1);
+    }
     if (epoch % c.evalEveryNEpochs == 0 || epoch == c.epochs) {
-      m.val = ddpm ? ddpm_evaluate(*ddpm, c.dataset, evaluator, s.params, s.running, data.test)
-                   : evaluator.run(s.params, s.running, data.test, o.dp.comm, o.dp.rank);
+      if (det) {
+        m.map = evaluate_det(evaluator, s.params, s.running, data.test, data.det->test, targets);
+        m.val.top1 = m.map.voc_map50;
+        m.val.count = data.test.size();
+      } else {
+        m.val = ddpm ? ddpm_evaluate(*ddpm, c.dataset, evaluator, s.params, s.running, data.test)
+                     : evaluator.run(s.params, s.running, data.test, o.dp.comm, o.dp.rank);
+      }
       m.evaluated = true;
       m.best = m.val.count > 0 && m.val.score() > best_top1;
     }
@@ -419,8 +461,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         nlohmann::ordered_json b;
         b["epoch"] = m.epoch;
         b["step"] = m.step;
-        b["val_loss"] = m.val.loss;
-        b["val_top1"] = m.val.top1;
+        if (!m.det) b["val_loss"] = m.val.loss;
+        b["val_top1"] = m.val.top1;  // detection: the VOC mAP@0.5 (resume compares it)
+        if (m.det) b["val_map"] = m.map.coco_map;
         if (m.val.has_top5) b["val_top5"] = m.val.top5;
         b["val_count"] = m.val.count;
         b["val_score"] = m.val.score();  // what "best" compares: mIoU (seg) or top-1

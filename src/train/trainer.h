@@ -6,6 +6,9 @@
 // line and metrics.csv also carry Dice, pixel accuracy and per-class IoU), config.json,
 // metrics.csv/.jsonl (per epoch), steps.csv/.jsonl (per step: loss, lr, samples/s) and
 // loss.png/.svg (docs/training.md).
+// Detection data (Splits::det): targets assigned per epoch after box-aware augmentation
+// (det_train.h); evaluation reports VOC mAP@0.5 and COCO mAP@[.5:.95] (overall and per class)
+// in the epoch line and metrics.csv; classes.json is saved in RUN_DIR.
 // Text data: the net must be a token model whose vocab holds the text's characters; vocab.json is
 // saved in RUN_DIR, validation is also reported in bits per character (+ the unigram baseline).
 // Resume: rerunning with the same run dir continues from last.safetensors, mid-epoch when it was
@@ -23,6 +26,7 @@
 #include "spec/param_table.h"
 #include "spec/spec_json.h"
 #include "train/data_parallel.h"
+#include "train/detection.h"
 #include "train/evaluate.h"
 
 namespace netspec::train {
@@ -72,6 +76,9 @@ struct EpochMetrics {
   bool evaluated = false;  // val holds this epoch's evaluation
   bool best = false;       // written to best.safetensors
   EvalMetrics val;
+  // Detection data: mAP of the evaluation (val.top1 then holds the VOC mAP@0.5, for best.json).
+  bool det = false;
+  DetMetrics map;
 };
 
 struct TrainResult {

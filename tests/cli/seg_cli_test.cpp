@@ -15,7 +15,8 @@ TEST(SegCli, DataSynthWritesPetsAndRefusesUnknownTasks) {
   EXPECT_NE(r.out.find("wrote 5 seg samples (pets format)"), std::string::npos) << r.out;
   r = sh("data synth --task nope --format pets --n 5 -o " + dir.string());
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.out.find("--task nope: unknown (expected one of: seg (--format pets|brats))"),
+  EXPECT_NE(r.out.find("--task nope: unknown (expected one of: seg (--format pets|brats), det "
+                       "(--format voc|coco))"),
             std::string::npos)
       << r.out;
   r = sh("data synth --task seg --format coco --n 5 -o " + dir.string());

@@ -1,4 +1,4 @@
-// fpnDetect and the yolov1Masked loss: output layout against a host FPN, cam features, gradcheck
+// fpnDetect and the yoloAnchor loss: output layout against a host FPN, cam features, gradcheck
 // (f64, ref and cpu) of a tiny detector net and of the loss alone, the loss value against a
 // formula written out here, and the field checks naming anchors / fpnScales / yoloClsWeights.
 #include <cmath>
@@ -16,7 +16,7 @@ using losses::LossOptions;
 double sigmoid(double z) { return 1 / (1 + std::exp(-z)); }
 double softplus(double z) { return std::log1p(std::exp(z)); }  // BCE(z, 0); BCE(z, 1) = sp(-z)
 
-// @main(pred, labels) -> yolov1Masked loss.
+// @main(pred, labels) -> yoloAnchor loss.
 std::unique_ptr<hlo::Module> loss_module(const LossOptions& o, const Shape& pred) {
   auto m = std::make_unique<hlo::Module>();
   m->name = "yolo_loss";
@@ -30,7 +30,7 @@ std::unique_ptr<hlo::Module> loss_module(const LossOptions& o, const Shape& pred
 LossOptions yolo_opts(std::vector<double> anchors, std::vector<double> scales, bool diou,
                       std::vector<double> weights = {}, double gamma = 0) {
   LossOptions o;
-  o.kind = LossKind::yolov1Masked;
+  o.kind = LossKind::yoloAnchor;
   o.anchors = std::move(anchors);
   o.fpn_scales = std::move(scales);
   o.diou_box = diou;
@@ -57,7 +57,7 @@ Tensor make_labels(int64_t batch, int64_t n, int64_t classes, int64_t every) {
 
 // One positive in image 0 (row 17: level 1, stride 16, anchor 32x24 px = 2 x 1.5 cells), none in
 // image 1: the loss against the formula written out with doubles.
-TEST(Yolov1Masked, ValueByHand) {
+TEST(YoloAnchor, ValueByHand) {
   const int64_t n = 21, oc = 7;
   for (bool diou : {true, false}) {
     SCOPED_TRACE(diou ? "diou" : "mse");
@@ -108,7 +108,7 @@ TEST(Yolov1Masked, ValueByHand) {
 
 // The loss alone, f64 gradcheck w.r.t. the predictions (labels fixed): DIoU and MSE boxes,
 // per-class weights and focal γ, shared and level-by-level anchor lists.
-TEST(Yolov1Masked, GradcheckRefAndCpu) {
+TEST(YoloAnchor, GradcheckRefAndCpu) {
   struct Case {
     LossOptions o;
     int64_t a;
@@ -134,7 +134,7 @@ TEST(Yolov1Masked, GradcheckRefAndCpu) {
   }
 }
 
-TEST(Yolov1Masked, RefusesFieldsThatDoNotFitTheHead) {
+TEST(YoloAnchor, RefusesFieldsThatDoNotFitTheHead) {
   auto expect_error = [](const LossOptions& o, int64_t n, const std::string& field) {
     try {
       loss_module(o, {1, n, 7});
@@ -244,7 +244,7 @@ TEST(FpnDetect, OutputLayoutMatchesAHostFpn) {
 }
 
 // A tiny backbone (16x16 -> C3 8x8, C4 4x4, C5 2x2) + fpnDetect with one shared BN tower layer:
-// the train-step loss (yolov1Masked, DIoU, weights, focal) passes gradcheck w.r.t. every
+// the train-step loss (yoloAnchor, DIoU, weights, focal) passes gradcheck w.r.t. every
 // parameter on ref and cpu; the tower BN reports one statistic over all 84 positions per image.
 TEST(FpnDetect, TinyDetectorPassesGradcheckRefAndCpu) {
   NetSpec net = NetBuilder("tiny_det")
@@ -281,7 +281,7 @@ TEST(FpnDetect, TinyDetectorPassesGradcheckRefAndCpu) {
 }
 
 // The zoo detectors at their own 256x256 input with their own TrainConfig: the train step emits
-// with yolov1Masked labels [B, 3·(32² + 16² + 8²), 6] (shared anchors, read with and without the
+// with yoloAnchor labels [B, 3·(32² + 16² + 8²), 6] (shared anchors, read with and without the
 // net's anchor count), and a coarsest stride other than detStride is refused by name.
 TEST(FpnDetect, ZooDetectorsEmitTheirTrainStep) {
   for (const char* name : {"yolo-csp", "fpn-det"}) {

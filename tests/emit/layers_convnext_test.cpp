@@ -189,7 +189,7 @@ std::vector<Tensor> init_params(const ParamTable& t) {
 
 // A zoo net at 32x32 with 10 classes: every module kind emits and prints; four train steps on
 // the cpu executor with the zoo's optimizer (lr 0.01 sgd / 1e-4 adam) on one repeated batch of 2:
-// some later loss is below the first. yolo-csp keeps its fpnDetect head and yolov1Masked loss
+// some later loss is below the first. yolo-csp keeps its fpnDetect head and yoloAnchor loss
 // (2 classes, 3 anchors per cell: 63 rows at 32x32) and trains on synthetic box labels.
 void expect_zoo_net_trains(const std::string& name) {
   SpecFile spec = load_spec_file(std::string(NETSPEC_SOURCE_DIR) + "/models/" + name + ".json");

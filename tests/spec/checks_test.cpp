@@ -213,7 +213,7 @@ TEST(SpecFile, UnknownKindMissingFieldBadEnumBadTypeSyntax) {
             "checkpointEveryNEpochs, bootstrapBackbone, bootstrapRanges, freeze, headPriorBias, "
             "detPriorPi, useDiouBox, anchors, fpnScales, fpnAffineScale, fpnAffineTranslate, "
             "fpnAffineProb, fpnAffineWhThrPx, fpnAffineAreaThr, yoloClsWeights, "
-            "yoloClsFocalGamma, ddpm, ddpmSteps, betaStart, betaEnd)");
+            "yoloClsFocalGamma, yoloObjFocalGamma, ddpm, ddpmSteps, betaStart, betaEnd)");
 }
 
 TEST(SpecFile, BuilderRoundTripWithTrainConfig) {

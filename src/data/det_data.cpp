@@ -1,0 +1,299 @@
+// VOC / Pets / COCO detection readers and image loading (det_data.h).
+#include "data/det_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/thread_pool.h"
+#include "data/image.h"
+
+namespace netspec::data {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const std::string& path, const char* where) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) fail(where, "{}: cannot open", path);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// Text of the first <tag>...</tag> in s[from, to); npos when absent.
+std::string tag(const std::string& s, const std::string& name, size_t from = 0,
+                size_t to = std::string::npos) {
+  const std::string open = "<" + name + ">", close = "</" + name + ">";
+  size_t a = s.find(open, from);
+  if (a == std::string::npos || a >= to) return {};
+  a += open.size();
+  size_t b = s.find(close, a);
+  if (b == std::string::npos || b > to) return {};
+  std::string v = s.substr(a, b - a);
+  const auto ws = [](unsigned char c) { return std::isspace(c) != 0; };
+  v.erase(v.begin(), std::find_if_not(v.begin(), v.end(), ws));
+  v.erase(std::find_if_not(v.rbegin(), v.rend(), ws).base(), v.end());
+  return v;
+}
+
+double number(const std::string& v, const std::string& path, const char* field) {
+  try {
+    size_t used = 0;
+    double d = std::stod(v, &used);
+    if (used == v.size()) return d;
+  } catch (const std::exception&) {
+  }
+  fail("voc", "{}: <{}> is not a number (got '{}')", path, field, v);
+}
+
+int class_index(std::vector<std::string>& classes, const std::string& name, bool fixed,
+                const std::string& path) {
+  auto it = std::find(classes.begin(), classes.end(), name);
+  if (it != classes.end()) return static_cast<int>(it - classes.begin());
+  if (fixed) fail("voc", "{}: unknown class '{}' (expected one of {})", path, name, classes.size());
+  classes.push_back(name);
+  return static_cast<int>(classes.size() - 1);
+}
+
+DetRecord parse_voc(const std::string& xml_path, const std::string& image_dir,
+                    std::vector<std::string>& classes, bool fixed) {
+  const std::string s = slurp(xml_path, "voc");
+  DetRecord r;
+  const std::string file = tag(s, "filename");
+  if (file.empty()) fail("voc", "{}: no <filename>", xml_path);
+  r.image = (fs::path(image_dir) / file).string();
+  const std::string size = tag(s, "size");
+  if (!size.empty()) {
+    r.width = int64_t(number(tag(size, "width"), xml_path, "width"));
+    r.height = int64_t(number(tag(size, "height"), xml_path, "height"));
+  }
+  for (size_t at = s.find("<object>"); at != std::string::npos; at = s.find("<object>", at + 1)) {
+    const size_t end = s.find("</object>", at);
+    if (end == std::string::npos) fail("voc", "{}: unterminated <object>", xml_path);
+    const std::string name = tag(s, "name", at, end);
+    if (name.empty()) fail("voc", "{}: <object> without <name>", xml_path);
+    const std::string bb = tag(s, "bndbox", at, end);
+    if (bb.empty()) fail("voc", "{}: <object> '{}' without <bndbox>", xml_path, name);
+    Box b{number(tag(bb, "xmin"), xml_path, "xmin"), number(tag(bb, "ymin"), xml_path, "ymin"),
+          number(tag(bb, "xmax"), xml_path, "xmax"), number(tag(bb, "ymax"), xml_path, "ymax"),
+          class_index(classes, name, fixed, xml_path)};
+    if (!(b.x1 > b.x0 && b.y1 > b.y0))
+      fail("voc", "{}: empty box for '{}' ([{}, {}, {}, {}])", xml_path, name, b.x0, b.y0, b.x1,
+           b.y1);
+    r.boxes.push_back(b);
+  }
+  return r;
+}
+
+// Renumbers Box::cls so the class list is sorted.
+void sort_classes(DetSet& set) {
+  std::vector<std::string> sorted = set.classes;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<int> to(set.classes.size());
+  for (size_t i = 0; i < set.classes.size(); ++i)
+    to[i] = int(std::find(sorted.begin(), sorted.end(), set.classes[i]) - sorted.begin());
+  for (auto& r : set.records)
+    for (auto& b : r.boxes) b.cls = to[b.cls];
+  set.classes = sorted;
+}
+
+}  // namespace
+
+DetRecord read_voc_xml(const std::string& xml_path, const std::string& image_dir,
+                       std::vector<std::string>& classes) {
+  return parse_voc(xml_path, image_dir, classes, false);
+}
+
+DetSet read_voc(const std::string& dir, const std::string& split,
+                std::vector<std::string> classes) {
+  const fs::path ann = fs::path(dir) / "Annotations";
+  if (!fs::is_directory(ann)) fail("voc", "{}: no Annotations/ folder", dir);
+  std::vector<std::string> xmls;
+  if (!split.empty()) {
+    const fs::path list = fs::path(dir) / "ImageSets" / "Main" / (split + ".txt");
+    std::istringstream in(slurp(list.string(), "voc"));
+    for (std::string id; in >> id;) xmls.push_back((ann / (id + ".xml")).string());
+  } else {
+    for (const auto& e : fs::directory_iterator(ann))
+      if (e.path().extension() == ".xml") xmls.push_back(e.path().string());
+    std::sort(xmls.begin(), xmls.end());
+  }
+  if (xmls.empty()) fail("voc", "{}: no annotations (split '{}')", dir, split);
+  DetSet set;
+  const bool fixed = !classes.empty();
+  set.classes = std::move(classes);
+  const std::string images = (fs::path(dir) / "JPEGImages").string();
+  for (const auto& x : xmls) set.records.push_back(parse_voc(x, images, set.classes, fixed));
+  if (!fixed) sort_classes(set);
+  return set;
+}
+
+DetSet read_pets_det(const std::string& dir) {
+  const fs::path ann = fs::path(dir) / "annotations" / "xmls";
+  if (!fs::is_directory(ann)) fail("petsDet", "{}: no annotations/xmls/ folder", dir);
+  std::vector<std::string> xmls;
+  for (const auto& e : fs::directory_iterator(ann))
+    if (e.path().extension() == ".xml") xmls.push_back(e.path().string());
+  std::sort(xmls.begin(), xmls.end());
+  DetSet set;
+  set.classes = {"cat", "dog"};
+  const std::string images = (fs::path(dir) / "images").string();
+  for (const auto& x : xmls) set.records.push_back(parse_voc(x, images, set.classes, true));
+  if (set.records.empty()) fail("petsDet", "{}: no annotations", dir);
+  return set;
+}
+
+DetSet read_coco(const std::string& json_path, const std::string& image_dir) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(slurp(json_path, "coco"));
+  } catch (const nlohmann::json::exception& e) {
+    fail("coco", "{}: {}", json_path, e.what());
+  }
+  for (const char* k : {"images", "annotations", "categories"})
+    if (!j.contains(k) || !j[k].is_array()) fail("coco", "{}: no '{}' array", json_path, k);
+  DetSet set;
+  std::vector<std::pair<int64_t, std::string>> cats;
+  for (const auto& c : j["categories"]) cats.emplace_back(c.at("id"), c.at("name"));
+  std::sort(cats.begin(), cats.end());
+  std::map<int64_t, int> cat_index;
+  for (const auto& [id, name] : cats) {
+    cat_index[id] = static_cast<int>(set.classes.size());
+    set.classes.push_back(name);
+  }
+  std::map<int64_t, size_t> image_index;
+  for (const auto& im : j["images"]) {
+    DetRecord r;
+    r.image = (fs::path(image_dir) / im.at("file_name").get<std::string>()).string();
+    r.width = im.value("width", int64_t{0});
+    r.height = im.value("height", int64_t{0});
+    image_index[im.at("id").get<int64_t>()] = set.records.size();
+    set.records.push_back(std::move(r));
+  }
+  for (const auto& a : j["annotations"]) {
+    if (a.value("iscrowd", 0) != 0) continue;
+    const int64_t img = a.at("image_id"), cat = a.at("category_id");
+    if (!image_index.count(img)) fail("coco", "{}: annotation of unknown image {}", json_path, img);
+    if (!cat_index.count(cat))
+      fail("coco", "{}: annotation of unknown category {}", json_path, cat);
+    const auto& bb = a.at("bbox");
+    if (!bb.is_array() || bb.size() != 4) fail("coco", "{}: bbox must be [x, y, w, h]", json_path);
+    const double x = bb[0], y = bb[1], w = bb[2], h = bb[3];
+    if (!(w > 0 && h > 0)) continue;  // degenerate boxes carry no extent to learn
+    set.records[image_index[img]].boxes.push_back({x, y, x + w, y + h, cat_index[cat]});
+  }
+  return set;
+}
+
+Tensor resize_bilinear(const Tensor& img, int64_t height, int64_t width) {
+  const int64_t c = img.shape()[0], h = img.shape()[1], w = img.shape()[2];
+  Tensor out(DType::kUI8, {c, height, width});
+  const uint8_t* s = img.data<uint8_t>();
+  uint8_t* d = out.data<uint8_t>();
+  const double fy = double(h) / double(height), fx = double(w) / double(width);
+  for (int64_t y = 0; y < height; ++y) {
+    const double sy = std::clamp((double(y) + 0.5) * fy - 0.5, 0.0, double(h - 1));
+    const int64_t y0 = int64_t(sy), y1 = std::min(y0 + 1, h - 1);
+    const double wy = sy - double(y0);
+    for (int64_t x = 0; x < width; ++x) {
+      const double sx = std::clamp((double(x) + 0.5) * fx - 0.5, 0.0, double(w - 1));
+      const int64_t x0 = int64_t(sx), x1 = std::min(x0 + 1, w - 1);
+      const double wx = sx - double(x0);
+      for (int64_t k = 0; k < c; ++k) {
+        const uint8_t* p = s + k * h * w;
+        const double v = (1 - wy) * ((1 - wx) * p[y0 * w + x0] + wx * p[y0 * w + x1]) +
+                         wy * ((1 - wx) * p[y1 * w + x0] + wx * p[y1 * w + x1]);
+        d[(k * height + y) * width + x] = uint8_t(std::lround(v));
+      }
+    }
+  }
+  return out;
+}
+
+DetImages load_det_images(const DetSet& set, int64_t height, int64_t width, int64_t limit,
+                          bool mosaic) {
+  const int64_t n = limit > 0 ? std::min<int64_t>(limit, int64_t(set.records.size()))
+                              : int64_t(set.records.size());
+  if (n == 0) fail("detection", "no images to load");
+  if (mosaic && (height % 2 || width % 2))
+    fail("detection", "mosaic needs an even input size (got {}x{})", height, width);
+  DetImages out;
+  out.classes = set.classes;
+  out.x = Tensor(DType::kUI8, {n, 3, height, width});
+  out.boxes.resize(n);
+  const int64_t th = mosaic ? height / 2 : height, tw = mosaic ? width / 2 : width;
+  // Decoded tiles (each record once), then placed.
+  std::vector<Tensor> tiles(n);
+  std::vector<std::vector<Box>> tboxes(n);
+  auto load_tile = [&](int64_t i) {
+    const DetRecord& r = set.records[i];
+    Tensor img = decode_image(r.image);
+    const double sx = double(tw) / double(img.shape()[2]), sy = double(th) / double(img.shape()[1]);
+    tiles[i] = resize_bilinear(img, th, tw);
+    for (const Box& b : r.boxes)
+      tboxes[i].push_back({b.x0 * sx, b.y0 * sy, b.x1 * sx, b.y1 * sy, b.cls});
+  };
+  parallel_for(n, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) load_tile(i);
+  });
+  uint8_t* dst = out.x.data<uint8_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t parts = mosaic ? 4 : 1;
+    for (int64_t q = 0; q < parts; ++q) {
+      const int64_t src = (i + q) % n, oy = (q / 2) * th, ox = (q % 2) * tw;
+      const uint8_t* s = tiles[src].data<uint8_t>();
+      for (int64_t k = 0; k < 3; ++k)
+        for (int64_t y = 0; y < th; ++y)
+          std::copy_n(s + (k * th + y) * tw, tw,
+                      dst + ((i * 3 + k) * height + oy + y) * width + ox);
+      for (Box b : tboxes[src]) {
+        b.x0 += double(ox), b.x1 += double(ox), b.y0 += double(oy), b.y1 += double(oy);
+        out.boxes[i].push_back(b);
+      }
+    }
+  }
+  return out;
+}
+
+Splits load_det_splits(DatasetKind kind, const LoadOptions& o) {
+  const std::string_view where = enum_name(kind);
+  if (o.dir.empty()) fail(where, "no data directory: pass --data DIR");
+  if (o.height < 1 || o.width < 1)
+    fail(where, "needs the net's image input size (got {}x{})", o.height, o.width);
+  DetSet tr, te;
+  if (kind == DatasetKind::voc) {
+    tr = read_voc(o.dir, "train");
+    te = read_voc(o.dir, "val", tr.classes);
+  } else if (kind == DatasetKind::coco) {
+    const fs::path d(o.dir);
+    tr = read_coco((d / "annotations" / "instances_train.json").string(), (d / "images").string());
+    te = read_coco((d / "annotations" / "instances_val.json").string(), (d / "images").string());
+    if (te.classes != tr.classes) fail(where, "train and val categories differ in {}", o.dir);
+  } else {
+    DetSet all = read_pets_det(o.dir);
+    const size_t n_test = all.records.size() / 5;
+    te.classes = tr.classes = all.classes;
+    tr.records.assign(all.records.begin(), all.records.end() - int64_t(n_test));
+    te.records.assign(all.records.end() - int64_t(n_test), all.records.end());
+  }
+  const bool mosaic = kind == DatasetKind::petsDet;
+  auto det = std::make_shared<DetData>();
+  det->train = load_det_images(tr, o.height, o.width, o.limit, mosaic);
+  det->test = load_det_images(te, o.height, o.width, 0, mosaic);
+  Splits s;
+  auto placeholder = [&](const DetImages& im) {
+    return Dataset(im.x, Tensor(DType::kI32, {im.x.shape()[0]}), kImageNetNorm.mean,
+                   kImageNetNorm.std);
+  };
+  s.train = placeholder(det->train);
+  s.test = placeholder(det->test);
+  s.class_names = tr.classes;
+  s.det = std::move(det);
+  return s;
+}
+
+}  // namespace netspec::data

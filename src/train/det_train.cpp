@@ -1,0 +1,127 @@
+// Detection training glue (det_train.h).
+#include "train/det_train.h"
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+#include "core/error.h"
+#include "data/loader.h"
+#include "layers/lower.h"
+
+namespace netspec::train {
+
+DetTargets det_targets(const NetSpec& net, const ParamTable& t, const TrainConfig& c) {
+  DetTargets d;
+  d.kind = c.lossKind;
+  d.diou = c.useDiouBox;
+  if (t.input.size() != 3)
+    fail("detection", "needs an image net (got input {})", shape_str(t.input));
+  d.height = t.input[1];
+  d.width = t.input[2];
+  if (c.lossKind == LossKind::yolov1Masked) {
+    if (t.output.size() != 3 || t.output[0] < 5)
+      fail("detection", "yolov1Masked needs a grid output [5 + K, gH, gW] (got {})",
+           shape_str(t.output));
+    d.classes = t.output[0] - 5;
+    d.gh = t.output[1];
+    d.gw = t.output[2];
+    return d;
+  }
+  if (c.lossKind != LossKind::yoloAnchor)
+    fail("detection", "a detection dataset needs lossKind yoloAnchor or yolov1Masked (got {})",
+         enum_name(c.lossKind));
+  const Layer* head = nullptr;
+  for (const Layer& l : net.layers)
+    if (layers::traits(l).detector) head = &l;
+  if (!head) fail("detection", "net {} has no detector head (fpnDetect)", net.name);
+  const auto [a, oc] = layers::traits(*head).detector(*head);
+  d.classes = oc - 5;
+  d.anchors = {c.anchors, c.fpnScales, a};
+  return d;
+}
+
+Tensor assign_targets(const DetTargets& d, const std::vector<std::vector<data::Box>>& boxes) {
+  const int64_t n = static_cast<int64_t>(boxes.size());
+  std::vector<Tensor> per;
+  for (const auto& b : boxes)
+    per.push_back(d.kind == LossKind::yolov1Masked
+                      ? data::assign_yolov1(b, d.width, d.height, d.gh, d.gw, d.classes)
+                      : data::assign_anchor_rows(b, d.anchors, d.width, d.height));
+  Shape s = per.at(0).shape();
+  s.insert(s.begin(), n);
+  Tensor y(DType::kF32, s);
+  const size_t row = per[0].nbytes();
+  for (int64_t i = 0; i < n; ++i)
+    std::memcpy(static_cast<uint8_t*>(y.raw()) + i * row, per[i].raw(), row);
+  return y;
+}
+
+data::Dataset det_epoch(const data::DetImages& train, const DetTargets& d, const TrainConfig& c,
+                        uint64_t seed, int epoch) {
+  Tensor x = train.x;
+  std::vector<std::vector<data::Box>> boxes = train.boxes;
+  const bool aug = c.augment || c.fpnAffineProb > 0;
+  if (aug) {
+    x = Tensor(train.x.dtype(), train.x.shape());
+    std::memcpy(x.raw(), train.x.raw(), x.nbytes());
+    const int64_t n = x.shape()[0], per = x.numel() / n;
+    std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ULL + uint64_t(epoch) * 7919 + 17);
+    data::AffineAug af{c.fpnAffineScale,
+                       c.fpnAffineTranslate,
+                       c.fpnAffineProb,
+                       {c.fpnAffineWhThrPx, c.fpnAffineAreaThr}};
+    for (int64_t i = 0; i < n; ++i) {
+      Tensor img(DType::kUI8, {x.shape()[1], x.shape()[2], x.shape()[3]});
+      uint8_t* dst = x.data<uint8_t>() + i * per;
+      std::memcpy(img.raw(), dst, size_t(per));
+      if (c.augment && (rng() & 1)) data::hflip(img, boxes[i]);
+      data::random_affine(img, boxes[i], af, rng);
+      std::memcpy(dst, img.raw(), size_t(per));
+    }
+  }
+  return data::Dataset(x, assign_targets(d, boxes), data::kImageNetNorm.mean,
+                       data::kImageNetNorm.std);
+}
+
+std::vector<Detection> decode_output(const DetTargets& d, const Tensor& out, const NmsOptions& o,
+                                     int64_t image) {
+  std::vector<Detection> raw =
+      d.kind == LossKind::yolov1Masked
+          ? decode_yolov1(out, d.width, d.height, d.diou, o.score, image)
+          : decode_anchor_rows(out, d.anchors, d.width, d.height, o.score, image);
+  return nms(std::move(raw), o.iou, o.score, o.max_det);
+}
+
+std::vector<Detection> detect(const Evaluator& ev, const std::vector<Tensor>& params,
+                              const std::vector<Tensor>& running, const data::Dataset& images,
+                              const DetTargets& d, const NmsOptions& o) {
+  data::Loader ld(images, ev.batch(), false, 0);
+  ld.start_epoch(0);
+  std::vector<Detection> all;
+  Tensor x, y;
+  int64_t image = 0;
+  for (int64_t b = 0; b < ld.num_batches(); ++b) {
+    const int64_t n = ld.batch(b, x, y);
+    Tensor out = ev.logits(params, running, x);
+    Shape s(out.shape().begin() + 1, out.shape().end());
+    Tensor one(DType::kF32, s);
+    const size_t row = one.nbytes();
+    for (int64_t i = 0; i < n; ++i, ++image) {
+      std::memcpy(one.raw(), static_cast<const uint8_t*>(out.raw()) + i * row, row);
+      auto det = decode_output(d, one, o, image);
+      all.insert(all.end(), det.begin(), det.end());
+    }
+  }
+  return all;
+}
+
+DetMetrics evaluate_det(const Evaluator& ev, const std::vector<Tensor>& params,
+                        const std::vector<Tensor>& running, const data::Dataset& test_images,
+                        const data::DetImages& test, const DetTargets& d) {
+  NmsOptions o;
+  o.score = 0.001;  // the usual mAP protocol: low threshold, 100 per image
+  return evaluate_detections(detect(ev, params, running, test_images, d, o), test.boxes, d.classes);
+}
+
+}  // namespace netspec::train

@@ -1,0 +1,50 @@
+// Detection training glue: the label layout a detector's loss wants (from the net and the
+// TrainConfig), the per-epoch training set (box-aware augmentation, then target assignment), and
+// evaluation on the eval module (decode, per-class NMS, VOC / COCO mAP).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/det_data.h"
+#include "spec/param_table.h"
+#include "spec/train_config.h"
+#include "train/detection.h"
+#include "train/evaluate.h"
+
+namespace netspec::train {
+
+struct DetTargets {
+  LossKind kind = LossKind::yoloAnchor;
+  data::AnchorSpec anchors;  // yoloAnchor
+  int64_t classes = 0;
+  int64_t gh = 0, gw = 0;  // yolov1Masked grid
+  bool diou = false;
+  int64_t height = 0, width = 0;  // the net's input
+};
+// yoloAnchor: anchors / fpnScales of c with the head's anchor count and classes (oc - 5);
+// yolov1Masked: the net's output [5 + K, gH, gW]. Other losses are refused.
+DetTargets det_targets(const NetSpec& net, const ParamTable& t, const TrainConfig& c);
+// Labels f32 [N, ...] (the loss's per-sample label shape) for N images' boxes.
+Tensor assign_targets(const DetTargets& d, const std::vector<std::vector<data::Box>>& boxes);
+// The training set of one epoch: c.augment flips each image with p 0.5 (seeded by seed, epoch),
+// fpnAffine* applies the scale / translate with its drop rule; then the targets are assigned.
+data::Dataset det_epoch(const data::DetImages& train, const DetTargets& d, const TrainConfig& c,
+                        uint64_t seed, int epoch);
+
+struct NmsOptions {
+  double iou = 0.5, score = 0.01;
+  int64_t max_det = 100;
+};
+// One sample's detections from its net output (logits [N, 5 + K] rows or a [5 + K, gH, gW] grid).
+std::vector<Detection> decode_output(const DetTargets& d, const Tensor& out, const NmsOptions& o,
+                                     int64_t image);
+// Runs the eval module over `images` (batch of the evaluator) and decodes every sample.
+std::vector<Detection> detect(const Evaluator& ev, const std::vector<Tensor>& params,
+                              const std::vector<Tensor>& running, const data::Dataset& images,
+                              const DetTargets& d, const NmsOptions& o);
+DetMetrics evaluate_det(const Evaluator& ev, const std::vector<Tensor>& params,
+                        const std::vector<Tensor>& running, const data::Dataset& test_images,
+                        const data::DetImages& test, const DetTargets& d);
+
+}  // namespace netspec::train
