@@ -22,7 +22,9 @@ echo "== sanitizers: parser and fuzz tests under ASan+UBSan"
 san_dir="$build_dir-asan"
 cmake -S . -B "$san_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETSPEC_SANITIZE=ON \
   -DNETSPEC_WERROR=ON -DNETSPEC_NATIVE=ON -DNETSPEC_TESTS=ON >/dev/null
-cmake --build "$san_dir" -j "$jobs" --target test_hlo
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  "$san_dir/tests/test_hlo" --gtest_filter='Parse*:Print*:RoundTrip*:Fuzz*' --gtest_brief=1
+cmake --build "$san_dir" -j "$jobs" --target test_hlo test_fuzz
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+"$san_dir/tests/test_hlo" --gtest_filter='Parse*:Print*:RoundTrip*:Fuzz*' --gtest_brief=1
+# The file readers' fuzz targets: spec files, safetensors, PNG/JPEG, IDX (NETSPEC_FUZZ_SECONDS each).
+"$san_dir/tests/test_fuzz" --gtest_brief=1
 echo "== all tests passed"

@@ -15,6 +15,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "core/file_check.h"
 #include "emit/det_probes.h"
 #include "emit/emit.h"
 #include "emit/probes.h"
@@ -49,12 +50,7 @@ E parse_or_fail(const std::string& flag, const std::string& s) {
 }
 
 void write_file(const std::string& path, const std::string& text) {
-  errno = 0;
-  std::ofstream f(path, std::ios::binary);
-  if (!f) fail("emit", "cannot write '{}' ({})", path, std::strerror(errno));
-  f << text;
-  f.flush();
-  if (!f) fail("emit", "write to '{}' failed ({})", path, std::strerror(errno));
+  write_file_atomic(path, text, "emit");
 }
 
 void write_outputs(const EmitArgs& a, const emit::Emitted& e) {

@@ -18,6 +18,8 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "core/file_check.h"
+#include "core/json_strict.h"
 #include "core/safetensors.h"
 #include "data/text.h"
 #include "emit/emit.h"
@@ -39,20 +41,11 @@ struct GenerateArgs {
   uint64_t seed = 0;
 };
 
-std::string read_text(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) fail("generate", "cannot read '{}'", p.string());
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
 SpecFile load_run_spec(const fs::path& dir) {
   if (fs::exists(dir / "config.json")) {
-    nlohmann::json cfg;
-    try {
-      cfg = nlohmann::json::parse(read_text(dir / "config.json"));
-    } catch (const nlohmann::json::exception& e) {
-      fail("generate", "{}: not JSON ({})", (dir / "config.json").string(), e.what());
-    }
+    // Strict: a duplicate key is refused with its line:col, never last-wins.
+    const std::string path = (dir / "config.json").string();
+    auto cfg = parse_json_strict<nlohmann::json>(read_regular_file("generate", path), path);
     if (!cfg.contains("spec"))
       fail("generate", "{}: no \"spec\" object", (dir / "config.json").string());
     return parse_spec(cfg["spec"].dump(), (dir / "config.json").string());

@@ -43,6 +43,10 @@ int launch(int nproc, const std::string& addr, int port, const std::vector<std::
       // Its own process group: a terminal's Ctrl-C reaches launch alone, which passes it on
       // once (a second SIGINT would kill a rank before it saved).
       ::setpgid(0, 0);
+      // launch handles SIGINT/SIGTERM and forwards them: the ranks must not inherit an ignored
+      // disposition from launch's parent (a rank leaves an inherited SIG_IGN alone).
+      ::signal(SIGINT, SIG_DFL);
+      ::signal(SIGTERM, SIG_DFL);
       ::setenv("RANK", std::to_string(r).c_str(), 1);
       ::setenv("LOCAL_RANK", std::to_string(r).c_str(), 1);
       ::setenv("WORLD_SIZE", std::to_string(nproc).c_str(), 1);

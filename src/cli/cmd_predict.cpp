@@ -4,10 +4,11 @@
 // mean/std; grayscale nets take the channel mean) or .npy tensors already shaped like the net's
 // input (used as they are); a directory stands for its images, sorted. A run dir gives the net,
 // dataset, class names and checkpoint (its best). --json prints one JSON array. A detector's run
-// dir (yoloAnchor / yolov1Masked) prints its boxes instead (predict_det.h).
+// dir (yoloAnchor / yolov1Masked / detrSet) prints its boxes instead (predict_det.h).
 // --png OUT.png: a grid of the images with their top-3 classes (green frame and line when the top
 // class is the image's folder name, i.e. the label is known and right; red when wrong).
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -100,7 +101,8 @@ void register_predict_command(CLI::App& app) {
     const SpecFile& spec = rt.spec;
     TrainConfig c = *spec.train;
     if (!rt.run_dir.empty() &&
-        (c.lossKind == LossKind::yoloAnchor || c.lossKind == LossKind::yolov1Masked)) {
+        (c.lossKind == LossKind::yoloAnchor || c.lossKind == LossKind::yolov1Masked ||
+         c.lossKind == LossKind::detrSet)) {
       PredictDetOptions d = o->det;  // a detector's run directory: boxes (predict_det.h)
       d.json = o->json;
       d.png = o->png;
@@ -138,10 +140,23 @@ void register_predict_command(CLI::App& app) {
       Tensor t = viz::load_input(inputs[i], table.input, c.dataset, crop);
       std::memcpy(static_cast<uint8_t*>(x.raw()) + i * row, t.raw(), row);
     }
-    auto probs = train::softmax_rows(ev.logits(s.params, s.running, x), n);
+    const Tensor logits = ev.logits(s.params, s.running, x);
+    auto probs = train::softmax_rows(logits, n);
+    const int64_t classes = logits.shape().at(1);
+    std::vector<std::string> bad;  // inputs whose logits are not finite (NaN input, bad weights)
     auto name = [&](size_t k) { return k < names.size() ? names[k] : fmt::format("class {}", k); };
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     for (int64_t i = 0; i < n; ++i) {
+      const float* l = logits.data<float>() + i * classes;
+      if (!std::all_of(l, l + classes, [](float v) { return std::isfinite(v); })) {
+        if (o->json)
+          all.push_back({{"input", inputs[i]}, {"error", "the net's outputs are not finite"}});
+        else
+          std::cout << fmt::format("{}: no prediction (the net's outputs are not finite)\n",
+                                   inputs[i]);
+        bad.push_back(inputs[i]);
+        continue;
+      }
       const auto& p = probs[i];
       std::vector<size_t> idx(p.size());
       std::iota(idx.begin(), idx.end(), 0);
@@ -175,6 +190,11 @@ void register_predict_command(CLI::App& app) {
       report::write_bytes(o->png, report::grid_png(tiles, 4));
       if (!o->json) std::cout << "wrote " << o->png << "\n";
     }
+    if (!bad.empty())
+      fail("predict",
+           "{} of {} inputs gave non-finite outputs (NaN or Inf in the input or the checkpoint; "
+           "first: {})",
+           bad.size(), n, bad[0]);
   });
 }
 

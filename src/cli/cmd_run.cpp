@@ -49,7 +49,7 @@ void emit_results(const std::vector<Tensor>& results, const std::string& dir, co
       fmt::print("{}result{}: {} = {}\n", label, i, results[i].type_str(), brief_values(results[i]));
     return;
   }
-  std::filesystem::create_directories(dir);
+  ensure_writable_dir("run", dir, "output dir");
   for (size_t i = 0; i < results.size(); ++i)
     write_npy((std::filesystem::path(dir) / fmt::format("result{}.npy", i)).string(), results[i]);
 }

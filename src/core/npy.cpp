@@ -145,23 +145,11 @@ Tensor decode_npy(const std::string& b, const std::string& name) {
 
 void write_npy(const std::string& path, const Tensor& t) {
   std::string bytes = encode_npy(t);
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f) fail("npy", "cannot write '{}'", path);
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!f) fail("npy", "write failed for '{}'", path);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("npy", "cannot rename '{}' to '{}'", tmp, path);
+  write_file_atomic(path, bytes, "npy");
 }
 
 Tensor read_npy(const std::string& path) {
-  require_regular_file("npy", path);
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail("npy", "cannot open '{}'", path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return decode_npy(ss.str(), path);
+  return decode_npy(read_regular_file("npy", path), path);
 }
 
 }  // namespace netspec

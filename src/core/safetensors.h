@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/file_check.h"  // write_file_atomic
 #include "core/tensor.h"
 
 namespace netspec {
@@ -20,11 +21,10 @@ struct SafeTensors {
 };
 
 std::string encode_safetensors(const SafeTensors& st);
-SafeTensors decode_safetensors(const std::string& bytes, const std::string& name = "<memory>");
+// Validates every header field against the byte count before allocating; errors read
+// `[safetensors] FILE: FIELD: what` (exit 2).
+SafeTensors decode_safetensors(std::string_view bytes, const std::string& name = "<memory>");
 void write_safetensors(const std::string& path, const SafeTensors& st);
 SafeTensors read_safetensors(const std::string& path);
-
-// Writes `bytes` to path.tmp, then renames it over path (readers never see a partial file).
-void write_file_atomic(const std::string& path, const std::string& bytes);
 
 }  // namespace netspec

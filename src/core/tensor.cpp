@@ -5,11 +5,13 @@
 #include <cstdlib>
 #include <new>
 
+#include "core/checked.h"
+
 namespace netspec {
 
 int64_t num_elements(const Shape& s) {
   int64_t n = 1;
-  for (int64_t d : s) n *= d;
+  for (int64_t d : s) n = checked_mul(n, d, "shape");
   return n;
 }
 
@@ -25,6 +27,7 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
   for (int64_t d : shape_)
     if (d < 0) throw Error(fmt::format("[Tensor] negative dimension in shape {}", shape_str(shape_)));
   numel_ = num_elements(shape_);
+  checked_mul(numel_, static_cast<int64_t>(dtype_size(dtype_)), "Tensor");
   size_t bytes = nbytes();
   size_t alloc = ((bytes + 63) / 64) * 64;
   if (alloc == 0) alloc = 64;

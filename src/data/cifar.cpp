@@ -6,21 +6,11 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "core/file_check.h"
 
 namespace netspec::data {
-namespace {
-
-std::string read_all(const std::string& path) {
-  if (!std::filesystem::is_regular_file(path)) fail("cifar10", "{}: no such file", path);
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail("cifar10", "{}: cannot open", path);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-}  // namespace
-
 Dataset read_cifar10_batch(const std::string& path) {
-  const std::string b = read_all(path);
+  const std::string b = read_regular_file("cifar10", path);
   if (b.empty() || b.size() % kCifarRecord != 0)
     fail("cifar10", "{}: size {} is not a multiple of {}", path, b.size(), kCifarRecord);
   const int64_t n = static_cast<int64_t>(b.size()) / kCifarRecord;

@@ -1,11 +1,15 @@
 // IDX reader: big-endian header (0, 0, type 0x08 = ubyte, ndims), dims as big-endian u32, data.
 #include "data/idx.h"
 
+#include <unistd.h>
 #include <zlib.h>
+
+#include <fmt/ranges.h>
 
 #include <filesystem>
 
 #include "core/error.h"
+#include "core/file_check.h"
 
 namespace netspec::data {
 namespace {
@@ -33,7 +37,11 @@ std::vector<int64_t> parse_header(const std::string& b, const std::string& path,
   int64_t total = 1;
   for (int i = 0; i < nd; ++i) {
     dims.push_back(be32(b, 4 + 4 * i));
-    total *= dims.back();
+    // Dims past the file's size are refused before their product can overflow.
+    if (__builtin_mul_overflow(total, dims.back(), &total) ||
+        total > static_cast<int64_t>(b.size()))
+      fail("idx", "{}: truncated (got {} bytes, the header's dims [{}] need more)", path,
+           b.size(), fmt::join(dims, ", "));
   }
   if (b.size() != hdr + static_cast<size_t>(total)) {
     if (b.size() < hdr + static_cast<size_t>(total))
@@ -55,9 +63,13 @@ std::string find_file(const std::string& dir, const std::string& stem) {
 }  // namespace
 
 std::string read_maybe_gz(const std::string& path) {
-  if (!std::filesystem::exists(path)) fail("idx", "{}: no such file", path);
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) fail("idx", "{}: cannot open", path);
+  // Checked before opening: a FIFO or a device is refused by name, never read (or waited on).
+  int fd = open_regular_file("idx", path);
+  gzFile f = gzdopen(fd, "rb");
+  if (!f) {
+    ::close(fd);
+    fail("idx", "{}: cannot open", path);
+  }
   std::string out;
   char buf[1 << 16];
   for (;;) {

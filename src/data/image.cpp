@@ -7,13 +7,16 @@
 #include <jpeglib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "core/error.h"
+#include "core/file_check.h"
 #include "core/thread_pool.h"
 
 namespace netspec::data {
@@ -21,12 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_all(const std::string& path) {
-  if (!fs::is_regular_file(path)) fail("image", "{}: no such file", path);
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail("image", "{}: cannot open", path);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
+std::string read_all(const std::string& path) { return read_regular_file("image", path); }
 
 // HWC interleaved with `ch` channels -> ui8 [3, H, W] (first three channels, or gray x3).
 Tensor to_chw(const uint8_t* p, int64_t h, int64_t w, int ch) {
@@ -38,12 +36,24 @@ Tensor to_chw(const uint8_t* p, int64_t h, int64_t w, int ch) {
   return t;
 }
 
+[[noreturn]] void too_many_pixels(const std::string& path, uint64_t h, uint64_t w) {
+  fail("image",
+       "{}: {}x{} is {} pixels, more than the limit of {} (a decompression bomb? set {} "
+       "to allow more)",
+       path, w, h, h * w, max_image_pixels(), kMaxImagePixelsEnv);
+}
+
 Tensor decode_png(const std::string& bytes, const std::string& path) {
   png_image im;
   std::memset(&im, 0, sizeof im);
   im.version = PNG_IMAGE_VERSION;
   if (!png_image_begin_read_from_memory(&im, bytes.data(), bytes.size()))
     fail("image", "{}: bad PNG ({})", path, im.message);
+  // The header's size is checked before the pixel buffer is allocated.
+  if (static_cast<uint64_t>(im.width) * im.height > static_cast<uint64_t>(max_image_pixels())) {
+    png_image_free(&im);
+    too_many_pixels(path, im.height, im.width);
+  }
   // 8-bit sRGB RGBA (straight alpha): gray replicated, palette expanded; alpha dropped below.
   im.format = PNG_FORMAT_RGBA;
   std::vector<uint8_t> px(PNG_IMAGE_SIZE(im));
@@ -75,8 +85,9 @@ void jpeg_emit(j_common_ptr c, int level) {
 
 // Only C objects live in this frame across setjmp, so the longjmp skips no destructor. Returns
 // an empty string on success, else libjpeg's message.
+// A header over `max_pixels` returns "" with px empty and h, w set, before any allocation.
 std::string decode_jpeg_raw(const std::string& bytes, std::vector<uint8_t>& px, int64_t& h,
-                            int64_t& w, int& channels, bool& inverted) {
+                            int64_t& w, int& channels, bool& inverted, int64_t max_pixels) {
   jpeg_decompress_struct cinfo;
   JpegErr err;
   cinfo.err = jpeg_std_error(&err.pub);
@@ -91,6 +102,12 @@ std::string decode_jpeg_raw(const std::string& bytes, std::vector<uint8_t>& px, 
   jpeg_mem_src(&cinfo, reinterpret_cast<const unsigned char*>(bytes.data()),
                static_cast<unsigned long>(bytes.size()));
   jpeg_read_header(&cinfo, TRUE);
+  h = cinfo.image_height;
+  w = cinfo.image_width;
+  if (h * w > max_pixels) {
+    jpeg_destroy_decompress(&cinfo);
+    return "";
+  }
   // YCbCr and grayscale convert to RGB in libjpeg; CMYK/YCCK come out as CMYK (see cmyk_to_rgb).
   const bool cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
   cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_RGB;
@@ -168,6 +185,17 @@ bool has_image_ext(const std::string& path) {
   return e == ".jpg" || e == ".jpeg" || e == ".png";
 }
 
+int64_t max_image_pixels() {
+  const char* v = std::getenv(kMaxImagePixelsEnv);
+  if (!v || !*v) return kDefaultMaxImagePixels;
+  char* end = nullptr;
+  errno = 0;
+  long long n = std::strtoll(v, &end, 10);
+  if (*end || errno || n < 1)
+    fail("image", "{} must be a positive integer (got '{}')", kMaxImagePixelsEnv, v);
+  return n;
+}
+
 Tensor decode_image(const std::string& path) {
   const std::string b = read_all(path);
   const auto* u = reinterpret_cast<const uint8_t*>(b.data());
@@ -177,8 +205,10 @@ Tensor decode_image(const std::string& path) {
     int64_t h = 0, w = 0;
     int channels = 3;
     bool inverted = false;
-    std::string err = decode_jpeg_raw(b, px, h, w, channels, inverted);
+    const int64_t cap = max_image_pixels();
+    std::string err = decode_jpeg_raw(b, px, h, w, channels, inverted, cap);
     if (!err.empty()) fail("image", "{}: corrupt or truncated JPEG ({})", path, err);
+    if (h * w > cap) too_many_pixels(path, h, w);
     if (channels == 4) cmyk_to_rgb(px, inverted);
     return to_chw(px.data(), h, w, 3);
   }

@@ -13,6 +13,12 @@
 
 namespace netspec::data {
 
+// Decoded images larger than this many pixels are refused from the header, before allocating
+// (PIL's MAX_IMAGE_PIXELS, ~358 MB as RGBA); the environment variable overrides it.
+inline constexpr int64_t kDefaultMaxImagePixels = 89478485;
+inline constexpr const char* kMaxImagePixelsEnv = "NETSPEC_MAX_IMAGE_PIXELS";
+int64_t max_image_pixels();
+
 // The file (JPEG or PNG, told by its magic bytes) -> ui8 [3, H, W] RGB.
 Tensor decode_image(const std::string& path);
 // ui8 [3, h, w] -> ui8 [3, H, W]: scale so the image covers H x W (for a square target the

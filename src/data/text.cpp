@@ -10,6 +10,8 @@
 #include <random>
 
 #include "core/error.h"
+#include "core/file_check.h"
+#include "core/json_strict.h"
 
 namespace netspec::data {
 
@@ -121,25 +123,11 @@ void save_vocab(const Vocab& v, const std::string& path) {
   for (char32_t c : v.chars) cs.push_back(encode_utf8(std::u32string(1, c)));
   j["chars"] = cs;
   // Written to a temp file and renamed, so a reader never sees half a vocabulary.
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f) fail("vocab", "{}: cannot write", path);
-    f << j.dump(1) << "\n";
-    if (!f) fail("vocab", "{}: write failed", path);
-  }
-  std::filesystem::rename(tmp, path);
+  write_file_atomic(path, j.dump(1) + "\n", "vocab");
 }
 
 Vocab load_vocab(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail("vocab", "{}: no such file", path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(f);
-  } catch (const nlohmann::json::exception& e) {
-    fail("vocab", "{}: not JSON ({})", path, e.what());
-  }
+  auto j = parse_json_strict<nlohmann::json>(read_regular_file("vocab", path), path);
   if (!j.is_object() || j.value("kind", "") != "char" || !j.contains("code_points") ||
       !j["code_points"].is_array())
     fail("vocab", "{}: expected {{\"kind\": \"char\", \"code_points\": [...]}}", path);
@@ -179,10 +167,7 @@ TextCorpus make_corpus(std::string_view utf8, const std::string& where) {
 TextCorpus load_text(const std::string& path) {
   if (path.empty())
     fail("text", "no text file: pass --data FILE (any UTF-8 text; the last 10 % validates)");
-  if (!std::filesystem::is_regular_file(path)) fail("text", "{}: no such file", path);
-  std::ifstream f(path, std::ios::binary);
-  std::string s(std::istreambuf_iterator<char>(f), {});
-  return make_corpus(s, path);
+  return make_corpus(read_regular_file("text", path), path);
 }
 
 Dataset text_windows(const TextCorpus& c, bool train, int seq_len, uint64_t seed, int64_t epoch) {

@@ -1,10 +1,12 @@
 // On-disk compile cache (see compile_cache.h).
 #include "exec/compile_cache.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -100,15 +102,21 @@ void DiskCompileCache::store(std::string_view key, std::string_view payload) con
   const std::string tmp = fmt::format("{}.{}.{}.tmp", p, ::getpid(), counter++);
   std::error_code ec;
   fs::create_directories(dir_, ec);
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f.write(s.data(), static_cast<std::streamsize>(s.size()));
-    f.flush();
-    if (!f) {
-      fs::remove(tmp, ec);
-      warn(fmt::format("cannot write {} (not cached)", tmp));
-      return;
-    }
+  // Exclusive and never through a link planted at the temporary name (as write_file_atomic).
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  size_t done = 0;
+  while (fd >= 0 && done < s.size()) {
+    const ssize_t n = ::write(fd, s.data() + done, s.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  bool ok = fd >= 0 && done == s.size();
+  if (fd >= 0 && ::close(fd) != 0) ok = false;
+  if (!ok) {
+    if (fd >= 0) ::unlink(tmp.c_str());
+    warn(fmt::format("cannot write {} (not cached)", tmp));
+    return;
   }
   fs::rename(tmp, p, ec);
   if (ec) {

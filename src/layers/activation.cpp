@@ -34,6 +34,11 @@ Value* erf(hlo::Builder& b, Value* x) {
 
 }  // namespace
 
+Value* softplus(hlo::Builder& b, Value* x) {
+  Value* zero = b.constant_splat(0, x->type);
+  return b.add(b.maximum(x, zero), b.log_plus_one(b.exponential(b.negate(b.abs(x)))));
+}
+
 Value* activation(hlo::Builder& b, Value* x, Activation a) {
   switch (a) {
     case Activation::identity:

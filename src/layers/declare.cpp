@@ -1,6 +1,8 @@
 // Declarations without IR for the kinds not lowered yet (declare.h).
 #include "layers/declare.h"
 
+#include "core/checked.h"
+
 namespace netspec::layers {
 
 Fm Decl::tap(const char* what, int64_t c, int64_t h, int64_t w) const {
@@ -18,7 +20,7 @@ Fm Decl::conv(const std::string& name, Fm x, int64_t oc, int64_t k, int64_t stri
          k, stride);
   param(dot(name, "weight"), {oc, x.c / groups, k, k}, ParamInit::convWeight, true);
   if (bias) param(dot(name, "bias"), {oc}, ParamInit::zeros, false);
-  add_flops(2 * y.h * y.w * oc * (x.c / groups) * k * k);
+  add_flops(checked_product({2, y.h, y.w, oc, x.c / groups, k, k}, ctx.full(name)));
   return y;
 }
 
@@ -30,7 +32,7 @@ void Decl::ln(const std::string& name, int64_t d, bool bias) {
 void Decl::linear(const std::string& name, int64_t in_f, int64_t out_f, bool bias, int64_t rows) {
   param(dot(name, "weight"), {out_f, in_f}, ParamInit::linearWeight, true);
   if (bias) param(dot(name, "bias"), {out_f}, ParamInit::zeros, false);
-  add_flops(2 * rows * in_f * out_f);
+  add_flops(checked_product({2, rows, in_f, out_f}, ctx.full(name)));
 }
 
 Fm Decl::conv_bn(const std::string& name, Fm x, int64_t oc, int64_t k, int64_t stride,
@@ -44,7 +46,7 @@ void Decl::vit_block(int64_t t, int64_t dim, int64_t heads, int64_t mlp_dim) {
   check(dim % heads == 0, "heads {} do not divide dim {}", heads, dim);
   ln("norm1", dim);
   linear("attn.qkv", dim, 3 * dim, true, t);
-  add_flops(2 * 2 * t * t * dim);  // q·kᵀ and attn·v
+  add_flops(checked_product({4, t, t, dim}, "attention"));  // q·kᵀ and attn·v
   linear("attn.proj", dim, dim, true, t);
   ln("norm2", dim);
   linear("mlp.fc1", dim, mlp_dim, true, t);

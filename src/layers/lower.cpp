@@ -54,6 +54,9 @@ void LowerCtx::channels_match(const char* what, int64_t got, int64_t expected) c
   if (got != expected) fail("{} (got {}, expected {})", what, got, expected);
 }
 
+// The most parameter tensors a net may declare (ResNet-152 has ~470, ViT-L ~300).
+constexpr size_t kMaxParamTensors = 20000;
+
 std::string LowerCtx::full(const std::string& leaf) const {
   std::string s = fmt::format("layers.{}", info.index);
   for (const auto& p : scope) s += "." + p;
@@ -66,8 +69,13 @@ Value* LowerCtx::param(const std::string& leaf, const Shape& shape, ParamInit in
   if (acct) {
     for (int64_t d : shape)
       if (d <= 0) fail("parameter {} has a non-positive dim ([{}])", name, fmt::join(shape, ", "));
+    // Real nets declare hundreds; a repeat count such as nBlocks = 2e9 is stopped here.
+    if (acct->table.params.size() >= kMaxParamTensors)
+      fail("the net declares more than {} parameter tensors (is a repeat count such as nBlocks "
+           "too large?)",
+           kMaxParamTensors);
     ParamDesc p{name, shape, init, decay, info.index};
-    acct->info.params += p.numel();
+    acct->info.params = checked_add(acct->info.params, p.numel(), "params");
     ++acct->info.num_params;
     acct->table.params.push_back(std::move(p));
     return acct->body->add_arg(hlo::Type::tensor(DType::kF32, shape));

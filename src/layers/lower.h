@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/checked.h"
 #include "core/error.h"
 #include "hlo/builder.h"
 #include "layers/param_table.h"
@@ -123,8 +124,10 @@ struct LowerCtx {
   std::string full(const std::string& leaf) const;
   std::vector<std::string> scope{};
   // FLOPs the emitted dot_general / convolution ops do not show (a loop, a kind not lowered).
+  // A negative count is a product that wrapped: refused, never summed.
   void add_flops(int64_t f) {
-    if (acct) acct->explicit_flops += f;
+    if (f < 0) fail("the layer's FLOP count overflows 64-bit integers (sizes too large)");
+    if (acct) acct->explicit_flops = checked_add(acct->explicit_flops, f, full("flops"));
   }
   // The end of a kind not lowered yet: accounting returns a placeholder [1, out...]; lowering
   // refuses the layer by kind and index.
@@ -208,6 +211,8 @@ struct EmitterRegistrar {
 // --- shared helpers ---
 // Elementwise activation (activation.cpp).
 Value* activation(hlo::Builder& b, Value* x, Activation a);
+// softplus(x) = max(x, 0) + log(1 + exp(-|x|)) (no overflow for large |x|) (activation.cpp).
+Value* softplus(hlo::Builder& b, Value* x);
 // A scalar constant broadcast to x's type.
 Value* splat(hlo::Builder& b, double v, Value* like);
 // Per-channel vector v [C] broadcast to x's shape along `dim`.

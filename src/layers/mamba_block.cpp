@@ -17,12 +17,6 @@ namespace {
 
 using hlo::Builder;
 
-// softplus(x) = max(x, 0) + log(1 + exp(-|x|)) (no overflow for large |x|)
-Value* softplus(Builder& b, Value* x) {
-  Value* zero = b.constant_splat(0, x->type);
-  return b.add(b.maximum(x, zero), b.log_plus_one(b.exponential(b.negate(b.abs(x)))));
-}
-
 // h_t = a_t h_{t-1} + b_t with h_{-1} = 0 along dim 1 of a, b [B, T, ...]: after the level with
 // offset k, (a_t, b_t) composes steps t-2k+1..t; a before the start is 1, b is 0.
 Value* linear_scan(Builder& b, Value* a, Value* bb) {

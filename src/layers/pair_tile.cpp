@@ -1,30 +1,38 @@
-// pairTile (not lowered yet: accounting only; lowering refuses it by name).
-// Residue features [L, D] -> pair [C, L, L]: Linear(concat(f_i, f_j, relpos planes) -> C) where
-// pairPlanes one-hot relative-position planes are appended; pushes [L, D] as the residue track.
-#include "layers/declare.h"
+// pairTile: residue features f [L, D] -> pair map z [C, L, L] (NCHW),
+//   z[:, i, j] = proj(concat(f_i, f_j, onehot_p(relpos(i, j))))   (proj: Linear(2D + p -> C))
+// computed as W_i·f_i + W_j·f_j + W_p[:, bin(i, j)] + bias without the [L, L, 2D + p] concat.
+// The p relative-position planes one-hot bin = clamp(i - j + ⌊p/2⌋, 0, p - 1) (AF2's relpos
+// with k = ⌊p/2⌋ for odd p: offsets -k..k). Its input is the residue track that evoformerBlock
+// and structureModule read (af2::residue_track).
+#include "layers/af2.h"
 
 namespace netspec::layers {
 
-// The single track's top-of-stack [L, ch]; fails if absent.
-int64_t single_track(Decl& c, int64_t l, int64_t ch) {
-  Shape want{l, ch};
-  if (c.skips().empty() || c.skips().back() != want)
-    c.fail("needs the residue track [{}, {}] from an earlier pairTile (got {})", l, ch,
-           c.skips().empty() ? std::string("none")
-                             : fmt::format("[{}]", fmt::join(c.skips().back(), ", ")));
-  return l;
-}
-
-Value* account_pair_tile(LowerCtx& lc, const Layer& layer, Value*) {
+Value* lower_pair_tile(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<PairTile>(layer);
-  Decl c(lc);
   c.channels_match("sequence length", c.tokens(l.D), l.L);
-  c.linear("proj", 2 * int64_t{l.D} + l.pairPlanes, l.C, true, int64_t{l.L} * l.L);
-  c.skips().push_back(c.in);
-  return lc.not_lowered({l.C, l.L, l.L});
+  hlo::Builder& b = c.b;
+  const int64_t bt = x->type.dim(0), n = l.L, d = l.D, p = l.pairPlanes, ch = l.C;
+  Value* w = c.param("proj.weight", {ch, 2 * d + p}, ParamInit::linearWeight, true);
+  Value* bias = c.param("proj.bias", {ch}, ParamInit::zeros, false);
+  Value* fi = linear_apply(b, x, b.slice(w, {0, 0}, {ch, d}));      // [B, L, C]
+  Value* fj = linear_apply(b, x, b.slice(w, {0, d}, {ch, 2 * d}));  // [B, L, C]
+  Shape out{bt, ch, n, n};
+  Value* z = b.add(b.broadcast_in_dim(fi, out, {0, 2, 1}), b.broadcast_in_dim(fj, out, {0, 3, 1}));
+  z = b.add(z, bcast(b, bias, z, 1));
+  if (p > 0) {
+    hlo::Type it = hlo::Type::tensor(DType::kI32, {n, n, p});
+    Value* bin = b.add(b.subtract(b.iota(it, 0), b.iota(it, 1)),
+                       b.constant_splat(static_cast<double>(p / 2), it));
+    bin = b.maximum(b.minimum(bin, b.constant_splat(static_cast<double>(p - 1), it)),
+                    b.constant_splat(0, it));
+    Value* onehot = b.convert(b.compare(bin, b.iota(it, 2), "EQ"), w->type.dtype());
+    Value* rel = linear_apply(b, onehot, b.slice(w, {0, 2 * d}, {ch, 2 * d + p}));  // [L, L, C]
+    z = b.add(z, b.broadcast_in_dim(rel, out, {2, 3, 1}));
+  }
+  return z;
 }
 
-NETSPEC_REGISTER_LAYER(pairTile, account_pair_tile,
-                       {.lowered = false, .field_min = {{"pairPlanes", 0}}})
+NETSPEC_REGISTER_LAYER(pairTile, lower_pair_tile, {.field_min = {{"pairPlanes", 0}}})
 
 }  // namespace netspec::layers

@@ -2,6 +2,7 @@
 // become params and BN layers, its emitted dot_general / convolution ops its FLOPs.
 #include "layers/param_table.h"
 
+#include "core/checked.h"
 #include "layers/lower.h"
 
 namespace netspec {
@@ -13,13 +14,14 @@ int64_t op_flops(const hlo::Op& op) {
   if (op.kind == hlo::OpKind::kDotGeneral) {
     const auto& d = op.attrs.get<hlo::DotDims>("dot_dimension_numbers");
     int64_t k = 1;
-    for (int64_t i : d.lhs_contracting) k *= op.operand_type(0).dim(i);
-    return 2 * op.result()->type.numel() * k;
+    for (int64_t i : d.lhs_contracting) k = checked_mul(k, op.operand_type(0).dim(i), "flops");
+    return checked_product({2, op.result()->type.numel(), k}, "flops");
   }
   if (op.kind == hlo::OpKind::kConvolution) {
     const auto& d = op.attrs.get<hlo::ConvDims>("dimension_numbers");
     const hlo::Type& w = op.operand_type(1);
-    return 2 * op.result()->type.numel() * (w.numel() / w.dim(d.kernel_output_feature));
+    return checked_product(
+        {2, op.result()->type.numel(), w.numel() / w.dim(d.kernel_output_feature)}, "flops");
   }
   return 0;
 }
@@ -76,7 +78,7 @@ ParamTable build_param_table(const NetSpec& net) {
       if (d <= 0) c.fail("output shape has a non-positive dim ([{}])", fmt::join(info.out, ", "));
     info.flops = a.explicit_flops;
     for (size_t k = first_op; k < f->body->ops.size(); ++k)
-      info.flops += op_flops(*f->body->ops[k]);
+      info.flops = checked_add(info.flops, op_flops(*f->body->ops[k]), "flops");
     t.layers.push_back(std::move(info));
   }
   t.output = t.layers.back().out;

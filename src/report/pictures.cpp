@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "core/file_check.h"
 
 namespace netspec::report {
 namespace {
@@ -89,10 +90,9 @@ std::string cam_panel_png(const RgbImage& input, const RgbImage& overlaid, const
   return c.png_bytes();
 }
 
+// Exclusive temp file + rename (never follows a planted link; errors carry errno).
 void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream f(path, std::ios::binary);
-  f << bytes;
-  if (!f) fail("write", "{}: cannot write", path);
+  write_file_atomic(path, bytes, "write");
 }
 
 }  // namespace netspec::report

@@ -2,19 +2,20 @@
 // bodies: layers/param_table.h).
 #include "spec/param_table.h"
 
+#include "core/checked.h"
 #include "core/error.h"
 
 namespace netspec {
 
 int64_t ParamTable::total_params() const {
   int64_t n = 0;
-  for (const auto& p : params) n += p.numel();
+  for (const auto& p : params) n = checked_add(n, p.numel(), "params");
   return n;
 }
 
 int64_t ParamTable::total_flops() const {
   int64_t n = 0;
-  for (const auto& l : layers) n += l.flops;
+  for (const auto& l : layers) n = checked_add(n, l.flops, "flops");
   return n;
 }
 

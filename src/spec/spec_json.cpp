@@ -10,7 +10,8 @@
 #include <set>
 #include <sstream>
 
-#include "spec/json_pos.h"
+#include "core/file_check.h"
+#include "core/json_strict.h"
 
 namespace netspec {
 namespace {
@@ -151,15 +152,8 @@ ojson object_to_json(const S& s, ojson out = ojson::object()) {
 }  // namespace
 
 SpecFile parse_spec(std::string_view text, const std::string& filename) {
-  JsonPositions pos(text);
-  json j;
-  try {
-    j = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    std::string msg = e.what();
-    if (auto p = msg.find("syntax error"); p != std::string::npos) msg = msg.substr(p);
-    throw ParseError(filename, pos.of_offset(e.byte > 0 ? e.byte - 1 : 0), msg);
-  }
+  JsonPositions pos(text, filename);
+  json j = parse_json_checked<json>(text, filename, pos);
   Reader r(pos, filename);
   SpecFile out;
   r.read_object(j, out.net, [](auto& s, auto&& v) { s.visit_scalars(v); }, "", "net",
@@ -183,11 +177,7 @@ SpecFile parse_spec(std::string_view text, const std::string& filename) {
 }
 
 SpecFile load_spec_file(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) fail("spec", "cannot open spec file '{}'", path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parse_spec(ss.str(), path);
+  return parse_spec(read_regular_file("spec", path), path);
 }
 
 std::string dump_layer(const Layer& layer) {

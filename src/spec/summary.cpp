@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "core/checked.h"
+
 namespace netspec {
 
 std::string group_digits(int64_t v) {
@@ -28,20 +30,21 @@ std::string shape_with_batch(const Shape& s, int batch) {
 
 std::string format_summary(const NetSpec& net, const ParamTable& t, int batch) {
   int b = batch > 0 ? batch : 1;
-  std::string out = fmt::format("net {}  input {}  batch {}\n", net.name,
-                                shape_with_batch(t.input, batch), b);
+  std::string out =
+      fmt::format("net {}  input {}  batch {}\n", net.name, shape_with_batch(t.input, batch), b);
   out += fmt::format("{:>4}  {:<20} {:<18} {:>14} {:>18}\n", "#", "layer", "output", "params",
                      "FLOPs");
   for (const auto& l : t.layers)
     out += fmt::format("{:>4}  {:<20} {:<18} {:>14} {:>18}\n", l.index, l.kind,
                        shape_with_batch(l.out, batch), group_digits(l.params),
-                       group_digits(l.flops * b));
+                       group_digits(checked_mul(l.flops, b, "flops")));
   // FLOPs count 2 per multiply-add; torchvision and timm quote MACs (1) under the name "FLOPs".
   out += fmt::format(
       "total params {} ({} tensors)  FLOPs {} ({:.3f} GFLOPs per sample)  MACs {} "
       "({:.3f} GMACs per sample, torchvision's \"GFLOPS\")\n",
-      group_digits(t.total_params()), t.params.size(), group_digits(t.total_flops() * b),
-      t.total_flops() / 1e9, group_digits(t.total_flops() / 2 * b), t.total_flops() / 2e9);
+      group_digits(t.total_params()), t.params.size(),
+      group_digits(checked_mul(t.total_flops(), b, "flops")), t.total_flops() / 1e9,
+      group_digits(checked_mul(t.total_flops() / 2, b, "macs")), t.total_flops() / 2e9);
   out += fmt::format("BN layers {}  output {}\n", t.bns.size(), shape_with_batch(t.output, batch));
   return out;
 }

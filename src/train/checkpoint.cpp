@@ -1,6 +1,9 @@
 // Checkpoint save/load (see checkpoint.h).
 #include "train/checkpoint.h"
 
+#include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
@@ -25,6 +28,16 @@ std::string meta(const SafeTensors& st, const std::string& key, const std::strin
   if (it != st.metadata.end()) return it->second;
   if (!fallback.empty()) return fallback;
   fail("train", "{}: checkpoint metadata has no '{}'", path, key);
+}
+
+// A whole non-negative decimal number (no sign, no spaces, no trailing text).
+int64_t counter(const std::string& v, const char* field, const std::string& path) {
+  int64_t n = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (v.empty() || v[0] == '-' || v[0] == '+' || ec != std::errc() || p != v.data() + v.size())
+    fail("train", "{}: metadata '{}' is not a non-negative whole number (got '{}')", path, field,
+         v);
+  return n;
 }
 
 bool has_tensor(const SafeTensors& st, const std::string& name) {
@@ -81,8 +94,9 @@ void load_checkpoint(const std::string& path, const ParamTable& t, TrainState& s
   SafeTensors st = read_safetensors(path);
   // Format 3 writes "format": "pt" + "netspec.format"; 1 and 2 kept netspec's name in "format";
   // a file without netspec metadata (converted torchvision weights) holds weights only.
-  std::string fmt_name = meta(st, "format", path, "-");
-  if (fmt_name == "pt") fmt_name = meta(st, "netspec.format", path, "-");
+  std::string fmt_key = "format";
+  std::string fmt_name = meta(st, fmt_key, path, "-");
+  if (fmt_name == "pt") fmt_name = meta(st, fmt_key = "netspec.format", path, "-");
   const bool foreign = fmt_name == "-" && !st.metadata.count("epoch");
   if (foreign && with_optimizer)
     fail("train", "{}: holds weights only, no training state (use --init-from to start from it)",
@@ -100,22 +114,37 @@ void load_checkpoint(const std::string& path, const ParamTable& t, TrainState& s
   for (size_t i = 0; i < s.running.size(); ++i)
     load_into(st, s.running_names[i], s.running[i], path);
   if (foreign) return;
-  try {
-    s.epoch = std::stoi(meta(st, "epoch", path));
-    s.step = std::stoll(meta(st, "step", path));
-    s.batch_in_epoch = std::stoll(meta(st, "batch_in_epoch", path, "0"));
-    s.loss_sum = std::strtod(meta(st, "loss_sum", path, "0").c_str(), nullptr);
-    if (fmt_name == "-") fmt_name = "netspec-checkpoint-1";
-    const std::string prefix = "netspec-checkpoint-";
-    if (fmt_name.rfind(prefix, 0) != 0)
-      fail("train", "{}: not a netspec checkpoint (format '{}')", path, fmt_name);
-    s.format = std::stoi(fmt_name.substr(prefix.size()));
-    if (s.format < 1 || s.format > kCheckpointFormat)
-      fail("train", "{}: checkpoint format {} is newer than this netspec reads (1..{})", path,
-           s.format, kCheckpointFormat);
-  } catch (const std::logic_error&) {
-    fail("train", "{}: checkpoint metadata epoch/step/format are not numbers", path);
-  }
+  // Metadata is validated as strictly as the tensors: whole non-negative decimal numbers, a
+  // finite loss sum and a known format (1..kCheckpointFormat); a bad value names the file and
+  // field.
+  if (fmt_name == "-") fmt_name = "netspec-checkpoint-1";
+  const std::string prefix = "netspec-checkpoint-";
+  if (fmt_name.rfind(prefix, 0) != 0)
+    fail("train", "{}: not a netspec checkpoint (metadata '{}' is '{}')", path, fmt_key, fmt_name);
+  const std::string digits = fmt_name.substr(prefix.size());
+  int64_t format = 0;
+  auto [last, err] = std::from_chars(digits.data(), digits.data() + digits.size(), format);
+  if (err != std::errc() || last != digits.data() + digits.size() || format < 1 ||
+      format > kCheckpointFormat)
+    fail("train",
+         "{}: metadata '{}' is '{}' (expected netspec-checkpoint-1 to -{}; newer than this "
+         "netspec?)",
+         path, fmt_key, fmt_name, kCheckpointFormat);
+  s.format = static_cast<int>(format);
+  const int64_t epoch = counter(meta(st, "epoch", path), "epoch", path);
+  if (epoch > INT32_MAX) fail("train", "{}: metadata 'epoch' is too large (got {})", path, epoch);
+  s.epoch = static_cast<int>(epoch);
+  s.step = counter(meta(st, "step", path), "step", path);
+  s.batch_in_epoch = counter(meta(st, "batch_in_epoch", path, "0"), "batch_in_epoch", path);
+  // Every epoch and every saved mid-epoch position took at least one step.
+  if (s.step < s.epoch + s.batch_in_epoch)
+    fail("train", "{}: metadata 'step' {} is less than epoch {} + batch_in_epoch {}", path, s.step,
+         s.epoch, s.batch_in_epoch);
+  const std::string ls = meta(st, "loss_sum", path, "0");
+  char* end = nullptr;
+  s.loss_sum = std::strtod(ls.c_str(), &end);
+  if (ls.empty() || *end || !std::isfinite(s.loss_sum))
+    fail("train", "{}: metadata 'loss_sum' is not a finite number (got '{}')", path, ls);
 }
 
 }  // namespace netspec::train

@@ -28,8 +28,16 @@ DetTargets det_targets(const NetSpec& net, const ParamTable& t, const TrainConfi
     d.gw = t.output[2];
     return d;
   }
+  if (c.lossKind == LossKind::detrSet) {
+    if (t.output.size() != 2 || t.output[1] < 6)
+      fail("detection", "detrSet needs detrHeads rows [Q, K + 5] (got {})", shape_str(t.output));
+    d.queries = t.output[0];
+    d.classes = t.output[1] - 5;
+    return d;
+  }
   if (c.lossKind != LossKind::yoloAnchor)
-    fail("detection", "a detection dataset needs lossKind yoloAnchor or yolov1Masked (got {})",
+    fail("detection",
+         "a detection dataset needs lossKind yoloAnchor, yolov1Masked or detrSet (got {})",
          enum_name(c.lossKind));
   const Layer* head = nullptr;
   for (const Layer& l : net.layers)
@@ -41,11 +49,34 @@ DetTargets det_targets(const NetSpec& net, const ParamTable& t, const TrainConfi
   return d;
 }
 
+namespace {
+
+// detrSet's per-image box rows [Q, 5] (see assign_targets).
+Tensor detr_box_rows(const std::vector<data::Box>& boxes, const DetTargets& d) {
+  if (static_cast<int64_t>(boxes.size()) > d.queries)
+    fail("detection", "an image has {} boxes, more than the {} queries of detrHeads", boxes.size(),
+         d.queries);
+  Tensor y(DType::kF32, {d.queries, 5});
+  float* p = y.data<float>();
+  for (int64_t q = 0; q < d.queries; ++q) p[q * 5] = -1;
+  const double w = static_cast<double>(d.width), h = static_cast<double>(d.height);
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    const data::Box& b = boxes[i];
+    const double v[5] = {double(b.cls), (b.x0 + b.x1) / (2 * w), (b.y0 + b.y1) / (2 * h), b.w() / w,
+                         b.h() / h};
+    for (int j = 0; j < 5; ++j) p[i * 5 + j] = static_cast<float>(v[j]);
+  }
+  return y;
+}
+
+}  // namespace
+
 Tensor assign_targets(const DetTargets& d, const std::vector<std::vector<data::Box>>& boxes) {
   const int64_t n = static_cast<int64_t>(boxes.size());
   std::vector<Tensor> per;
   for (const auto& b : boxes)
-    per.push_back(d.kind == LossKind::yolov1Masked
+    per.push_back(d.kind == LossKind::detrSet ? detr_box_rows(b, d)
+                  : d.kind == LossKind::yolov1Masked
                       ? data::assign_yolov1(b, d.width, d.height, d.gh, d.gw, d.classes)
                       : data::assign_anchor_rows(b, d.anchors, d.width, d.height));
   Shape s = per.at(0).shape();
@@ -86,6 +117,8 @@ data::Dataset det_epoch(const data::DetImages& train, const DetTargets& d, const
 
 std::vector<Detection> decode_output(const DetTargets& d, const Tensor& out, const NmsOptions& o,
                                      int64_t image) {
+  if (d.kind == LossKind::detrSet)  // one box per query, no NMS (DETR)
+    return nms(decode_detr(out, d.width, d.height, o.score, image), 1.0, o.score, o.max_det);
   std::vector<Detection> raw =
       d.kind == LossKind::yolov1Masked
           ? decode_yolov1(out, d.width, d.height, d.diou, o.score, image)

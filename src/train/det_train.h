@@ -21,16 +21,30 @@ struct DetTargets {
   int64_t gh = 0, gw = 0;  // yolov1Masked grid
   bool diou = false;
   int64_t height = 0, width = 0;  // the net's input
+  int64_t queries = 0;            // detrSet: detrHeads rows [Q, K + 5]
 };
 // yoloAnchor: anchors / fpnScales of c with the head's anchor count and classes (oc - 5);
-// yolov1Masked: the net's output [5 + K, gH, gW]. Other losses are refused.
+// yolov1Masked: the net's output [5 + K, gH, gW]; detrSet: detrHeads rows [Q, K + 5]. Other
+// losses are refused.
 DetTargets det_targets(const NetSpec& net, const ParamTable& t, const TrainConfig& c);
-// Labels f32 [N, ...] (the loss's per-sample label shape) for N images' boxes.
+// Labels f32 [N, ...] (the loss's per-sample label shape) for N images' boxes. detrSet: the
+// boxes themselves, rows [Q, 5] = (class, cx, cy, w, h in [0, 1]), class -1 past the last box;
+// detr_match_labels turns them into the loss's matched targets before each step.
 Tensor assign_targets(const DetTargets& d, const std::vector<std::vector<data::Box>>& boxes);
 // The training set of one epoch: c.augment flips each image with p 0.5 (seeded by seed, epoch),
 // fpnAffine* applies the scale / translate with its drop rule; then the targets are assigned.
 data::Dataset det_epoch(const data::DetImages& train, const DetTargets& d, const TrainConfig& c,
                         uint64_t seed, int epoch);
+
+// detrSet (detr_train.cpp): the matched per-query targets [n, Q, 5] of n images x [n, ...] whose
+// boxes are `boxes` [n, Q, 5] (assign_targets' rows), from the eval module's predictions under
+// `params` (DETR's HungarianMatcher on the host, losses/detr_match.h).
+Tensor detr_match_labels(const Evaluator& ev, const std::vector<Tensor>& params,
+                         const std::vector<Tensor>& running, const Tensor& x, const Tensor& boxes);
+// One image's detrHeads rows [Q, K + 5] as detections: per query the best real class of
+// softmax(K + 1 logits), score its probability, box (cx, cy, w, h)·(W, H) (no NMS, as DETR).
+std::vector<Detection> decode_detr(const Tensor& rows, int64_t img_w, int64_t img_h,
+                                   double min_score, int64_t image = 0);
 
 struct NmsOptions {
   double iou = 0.5, score = 0.01;

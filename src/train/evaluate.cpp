@@ -82,7 +82,8 @@ Tensor Evaluator::logits(const std::vector<Tensor>& params, const std::vector<Te
 }
 
 EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
-                           const data::Dataset& ds, exec::Communicator* group, int rank) const {
+                           const data::Dataset& ds, const std::function<bool()>& stop,
+                           exec::Communicator* group, int rank) const {
   data::Loader ld(ds, batch_, false, 0);
   ld.start_epoch(0);
   // Parameters and running statistics are session state, set once per evaluation (on xla they
@@ -112,18 +113,38 @@ EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<
   const int ranks = group && !seg ? group->num_replicas() : 1;
   const int first = group && !seg ? rank : 0;
   std::vector<double> batch_loss(static_cast<size_t>(nb), 0.0);
-  for (int64_t b = first; b < nb; b += ranks) {
-    Tensor y;
-    int64_t n = ld.batch(b, in.at(xi), y);
-    Tensor logits = std::move(session->step(in).at(0));
-    if (seg)
-      ss.add(logits, y, n);
-    else
-      batch_loss[static_cast<size_t>(b)] = s.score(logits, y, n);
+  bool interrupted = false;
+  // A stop request must be agreed: in a group every rank takes part in one small sum per round
+  // (round k scores batch k*ranks + rank), so all ranks leave at the same round and reach the
+  // sums below together.
+  auto stop_agreed = [&]() {
+    const bool mine = stop && stop();
+    if (!group) return mine;
+    auto any = group->sum_all(rank, {Tensor::from<int64_t>(DType::kI64, {1}, {mine ? 1 : 0})});
+    if (!any) fail("eval", "the process group's communicator has no sum all_reduce");
+    return any->at(0).as_int64(0) > 0;
+  };
+  const int64_t rounds = (nb + ranks - 1) / ranks;
+  for (int64_t k = 0; k < rounds; ++k) {
+    const int64_t b = k * ranks + first;
+    if (b < nb) {
+      Tensor y;
+      int64_t n = ld.batch(b, in.at(xi), y);
+      Tensor logits = std::move(session->step(in).at(0));
+      if (seg)
+        ss.add(logits, y, n);
+      else
+        batch_loss[static_cast<size_t>(b)] = s.score(logits, y, n);
+    }
+    if (k + 1 < rounds && stop_agreed()) {
+      interrupted = true;
+      break;
+    }
   }
   if (seg) {
     EvalMetrics m;
     ss.fill(m);
+    m.interrupted = interrupted;
     return m;
   }
   s.classes = manifest_.outputs.at(0).shape.back();  // also on a rank that scored no batch
@@ -138,7 +159,9 @@ EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<
     s.count = sums->at(1).as_int64(2);
   }
   for (double l : batch_loss) s.loss_sum += l;  // batch order, as a single process
-  return s.result();
+  EvalMetrics m = s.result();
+  m.interrupted = interrupted;
+  return m;
 }
 
 std::vector<std::vector<double>> softmax_rows(const Tensor& logits, int64_t n) {

@@ -3,6 +3,7 @@
 // tail batch is run, only its valid rows scored), and softmax probabilities for `netspec predict`.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@ struct EvalMetrics {
   double loss = 0, top1 = 0, top5 = 0;  // top5 only meaningful when has_top5
   int64_t count = 0;                    // scored rows: samples (tokens for text, pixels for seg)
   bool has_top5 = false;                // classes > 5
+  bool interrupted = false;             // `stop` said yes before the last batch
   // Segmentation (logits [B, C, H, W], seg_metrics.h): top1 is the pixel accuracy.
   bool seg = false;
   double miou = 0, dice = 0;            // means over the classes present
@@ -53,12 +55,15 @@ class Evaluator {
   // Logits [B, C] of one full batch x.
   Tensor logits(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
                 const Tensor& x) const;
-  // group set (replicas in several processes, this one `rank`): each rank scores the batches
+  // `stop` is asked after each batch; a yes ends the evaluation there (metrics.interrupted); with
+  // a group the ranks agree on it after each round (a yes on any rank stops all). Group set (replicas in several
+  // processes, this one `rank`): each rank scores the batches
   // b ≡ rank (mod ranks) and the per-batch loss sums and counts are summed across the ranks
   // (each batch's sum has one non-zero contributor, so the sums are exact): every rank gets the
   // bits a single process computes.
   EvalMetrics run(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
-                  const data::Dataset& ds, exec::Communicator* group = nullptr, int rank = 0) const;
+                  const data::Dataset& ds, const std::function<bool()>& stop = {},
+                  exec::Communicator* group = nullptr, int rank = 0) const;
 
  private:
   int64_t batch_;

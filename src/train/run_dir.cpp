@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/file_check.h"
 #include "core/safetensors.h"
 #include "netspec_version.h"  // generated at build time: NETSPEC_GIT_DESCRIBE
 
@@ -187,8 +188,9 @@ RunRecord prepare_run_dir(const std::string& dir, const RunRecord& now, RunDirMo
                           bool epochs_given, std::ostream* log) {
   const fs::path d = dir;
   std::error_code ec;
-  if (fs::exists(d, ec) && !fs::is_directory(d, ec))
-    fail("run-dir", "{}: exists and is not a directory", dir);
+  // Made (or checked) here, before anything is written: a file, an unwritable or uncreatable
+  // path is named with exit 2, not met later as an internal filesystem error.
+  ensure_writable_dir("train", dir, "run dir");
   const bool has_cfg = fs::exists(d / "config.json", ec);
   const bool has_ck = fs::exists(d / "last.safetensors", ec);
   if (mode == RunDirMode::kOverwrite) {

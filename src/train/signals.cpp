@@ -2,6 +2,7 @@
 #include "train/signals.h"
 
 #include <csignal>
+#include <initializer_list>
 
 namespace netspec::train {
 namespace {
@@ -14,8 +15,12 @@ void install_stop_handlers() {
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESETHAND;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  // A signal the parent set to be ignored (nohup, `cmd &` in a non-interactive shell) stays so.
+  for (int sig : {SIGINT, SIGTERM}) {
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    sigaction(sig, &sa, nullptr);
+  }
 }
 
 bool stop_requested() { return g_stop != 0; }

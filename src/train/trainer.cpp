@@ -12,6 +12,7 @@
 #include <ostream>
 
 #include "core/error.h"
+#include "core/file_check.h"
 #include "core/safetensors.h"
 #include "data/loader.h"
 #include "data/repeated_aug.h"
@@ -27,6 +28,7 @@
 #include "train/checkpoint.h"
 #include "train/ddpm.h"
 #include "train/det_train.h"
+#include "train/divergence.h"
 #include "train/init_from.h"
 #include "train/prior_bias.h"
 #include "train/signals.h"
@@ -159,13 +161,21 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   const NetSpec& net = spec.net;
   const ParamTable table = o.table ? *o.table : build_param_table(net);
   const int64_t batch = c.batchSize;
-  Shape sample = data.train.x.shape().size() < 2
-                     ? Shape{}
-                     : Shape(data.train.x.shape().begin() + 1, data.train.x.shape().end());
-  if (c.ddpm && sample.size() == 3) ++sample[0];  // DDPM adds the t/T input channel
-  if (sample.empty() || sample != table.input)
-    fail("train", "dataset sample shape does not match the net's input (got {}, expected {})",
-         data.train.x.type_str(), shape_str(table.input));
+  // Every split is checked now, not after an epoch of training (a test split of another image
+  // size failed only at the first evaluation, naming a module argument).
+  auto check_split = [&](const data::Dataset& d, const char* name) {
+    Shape sample =
+        d.x.shape().size() < 2 ? Shape{} : Shape(d.x.shape().begin() + 1, d.x.shape().end());
+    if (c.ddpm && sample.size() == 3) ++sample[0];  // DDPM adds the t/T input channel
+    if (sample.empty() || sample != table.input)
+      fail("train", "{} split sample shape does not match the net's input (got {}, expected {})",
+           name, d.x.type_str(), "Nx" + shape_str(table.input));
+    if (d.y.rank() < 1 || d.y.shape()[0] != d.x.shape()[0])
+      fail("train", "{} split has {} labels for {} samples", name,
+           d.y.rank() < 1 ? 0 : d.y.shape()[0], d.x.shape()[0]);
+  };
+  check_split(data.train, "training");
+  if (data.test.x.rank() > 0) check_split(data.test, "test");
   // Fields whose machinery does not exist yet are refused, never silently ignored.
   if (auto u = unsupported_settings(c); !u.empty())
     fail("train", "{} {} not supported by the trainer yet (set {} to the default)",
@@ -213,7 +223,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   const std::string last = o.run_dir.empty() ? "" : (dir / "last.safetensors").string();
   double best_top1 = -std::numeric_limits<double>::infinity();  // scores may be negative (-mse)
   if (!o.run_dir.empty()) {
-    fs::create_directories(dir);
+    ensure_writable_dir("train", dir.string(), "run dir");
     if (fs::exists(last)) {
       load_checkpoint(last, table, s);
       // Format 1 summed per-update mean losses; every update it made mid-epoch was full.
@@ -252,14 +262,12 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
           "text: {} characters, {} train / {} validation tokens; unigram bpc {:.4f}\n",
           data.text->vocab.size(), data.text->train.size(), data.text->val.size(), res.unigram_bpc);
   }
-  report::MetricsLog mlog(o.run_dir, s.epoch);
   // DDPM (ddpm.h): batches become (noised image + t plane, noise) pairs; eval is the noise MSE.
   const std::optional<DdpmSchedule> ddpm =
       c.ddpm ? std::optional<DdpmSchedule>(DdpmSchedule(c)) : std::nullopt;
   // Segmentation: per-pixel logits [C, H, W] against label maps [N, H, W].
   const int64_t seg_classes =
       table.output.size() == 3 && data.test.y.rank() == 3 ? table.output[0] : 0;
-  report::MetricsLog slog(o.run_dir, s.step, "steps", "step");  // per step, flushed with `last`
 
   // Text: training windows are redrawn each epoch from the corpus (seed, epoch).
   data::Dataset train_ds =
@@ -301,6 +309,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   if (s.epoch >= c.epochs && o.log)
     *o.log << fmt::format("nothing to do: {} already has {} of {} epochs\n", last, s.epoch,
                           c.epochs);
+  // Rows past the checkpoint's epoch are dropped only now, after every check of the resume point.
+  report::MetricsLog mlog(o.run_dir, s.epoch);
+  report::MetricsLog slog(o.run_dir, s.step, "steps", "step");  // per step, flushed with `last`
   broadcast_state(s, o.dp);  // processes: every rank resumes from rank 0's checkpoint
   const int64_t tail = train_ds.size() % batch;
   if (reps > 1 && tail % reps != 0 && tail < reps)
@@ -316,6 +327,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
                           batch / reps, c.syncBN ? ", sync-BN" : "");
   res.first_epoch = s.epoch + 1;
   res.first_batch = s.batch_in_epoch;
+  DivergenceGuard guard;
+  // Evaluation stops after its current step on SIGINT/SIGTERM (all ranks together).
+  const auto eval_stop = [&] { return any_rank(stop_requested(), o.dp); };
 
   for (int epoch = s.epoch + 1; epoch <= c.epochs; ++epoch) {
     auto t0 = Clock::now();
@@ -362,16 +376,17 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         xs.push_back(std::move(mb.x));
         ys.push_back(std::move(mb.y));
       }
+      if (det && targets.kind == LossKind::detrSet) {  // DETR: match to the current predictions
+        stepper.sync(s);
+        for (size_t j = 0; j < xs.size(); ++j)
+          ys[j] = detr_match_labels(evaluator, s.params, s.running, xs[j], ys[j]);
+      }
       lr = learning_rate(c, s.step, spe);
       if (c.swaLr > 0 && averages.any() && epoch - 1 >= c.swaStartEpoch) lr = c.swaLr;
       auto ts = Clock::now();
       double loss = stepper.step(s, xs, ys, lr, s.step + 1);
       step_secs += secs(ts);
-      if (!std::isfinite(loss))
-        fail("train",
-             "loss is {} at step {} (epoch {}, batch {}); stopped, the last checkpoint "
-             "is kept",
-             loss, s.step + 1, epoch, b + 1);
+      guard.check_step(loss, s.step + 1, epoch, b + 1);
       // The epoch's train loss is the mean over its samples: Σ loss·n / Σ n.
       loss_sum += loss * static_cast<double>(n);
       samples += n;
@@ -430,10 +445,16 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         m.val.count = data.test.size();
       } else {
         m.val = ddpm ? ddpm_evaluate(*ddpm, c.dataset, evaluator, s.params, s.running, data.test)
-                     : evaluator.run(s.params, s.running, data.test, o.dp.comm, o.dp.rank);
+                     : evaluator.run(s.params, s.running, data.test, eval_stop, o.dp.comm,
+                                     o.dp.rank);
       }
-      m.evaluated = true;
-      m.best = m.val.count > 0 && m.val.score() > best_top1;
+      // Interrupted: the epoch's row has no validation fields (as an epoch not evaluated).
+      m.evaluated = !m.val.interrupted;
+      if (m.evaluated) guard.check_eval(m.val.loss, epoch);
+      m.best = m.evaluated && m.val.count > 0 && m.val.score() > best_top1;
+      if (m.val.interrupted && o.log)
+        *o.log << fmt::format("interrupted during the evaluation of epoch {}; it is skipped\n",
+                              epoch);
     }
     // Each average (EMA / SWA / SWAG) evaluated and saved beside the weights.
     std::string avg = averages.any() ? averages.end_epoch(epoch, s, train_ds, data.test,
@@ -474,7 +495,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         save_checkpoint(last, table, s, net.name);
     }
     if (m.best) best_top1 = m.val.score();
-    if (any_rank(stop_requested(), o.dp) && epoch < c.epochs) {
+    if (any_rank(stop_requested(), o.dp) && (epoch < c.epochs || m.val.interrupted)) {
       if (!last.empty() && epoch % c.checkpointEveryNEpochs != 0)
         save_checkpoint(last, table, s, net.name);
       if (o.log) *o.log << fmt::format("interrupted after epoch {}; rerun to resume\n", epoch);

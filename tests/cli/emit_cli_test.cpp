@@ -101,11 +101,6 @@ TEST(EmitCli, BadNetModuleAndUnloweredLayerExit2) {
   Result opt = sh("emit mlp --module train_step --optimizer nope");
   EXPECT_EQ(opt.status, 2) << opt.out;
   EXPECT_TRUE(has(opt.out, "--optimizer nope: unknown")) << opt.out;
-  // pairTile has no lowering yet (issue 21): refused by name and index.
-  Result evo = sh("emit protein-fold --module forward");
-  EXPECT_EQ(evo.status, 2) << evo.out;
-  EXPECT_TRUE(has(evo.out, "layer 1 pairTile")) << evo.out;
-  EXPECT_TRUE(has(evo.out, "not lowered")) << evo.out;
 }
 
 // `netspec list` marks each zoo net lowered ("yes") or names the kinds it still lacks.
@@ -119,9 +114,7 @@ TEST(ListCli, MarksLoweredNets) {
   };
   EXPECT_TRUE(has(line("swin-tiny"), " yes")) << line("swin-tiny");
   EXPECT_TRUE(has(line("resnet18"), " yes")) << line("resnet18");
-  EXPECT_TRUE(has(line("protein-fold"),
-                  "no: pairTile, evoformerBlock, structureModule not lowered yet"))
-      << line("protein-fold");
+  EXPECT_TRUE(has(line("protein-fold"), " yes")) << line("protein-fold");
 }
 
 }  // namespace

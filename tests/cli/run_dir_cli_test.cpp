@@ -79,9 +79,9 @@ TEST(RunDirCli, RerunResumesOnlyWhenTheConfigMatches) {
   ASSERT_EQ(sh(train_args(run)).status, 0);
   const std::string ck = slurp(run / "last.safetensors"), cfg = slurp(run / "config.json");
 
-  Result bad = sh(train_args(run, "--lr 0.05 --batch 64 --limit 200"));
+  Result bad = sh(train_args(run, "--lr 0.002 --batch 64 --limit 200"));
   EXPECT_EQ(bad.status, 2) << bad.out;
-  for (const char* s : {"learningRate: 0.001 -> 0.05", "batchSize: 32 -> 64", "limit: 0 -> 200",
+  for (const char* s : {"learningRate: 0.001 -> 0.002", "batchSize: 32 -> 64", "limit: 0 -> 200",
                         "--resume", "--overwrite"})
     EXPECT_TRUE(has(bad.out, s)) << s << "\n" << bad.out;
   EXPECT_EQ(slurp(run / "last.safetensors"), ck);
@@ -98,7 +98,7 @@ TEST(RunDirCli, RerunResumesOnlyWhenTheConfigMatches) {
   EXPECT_TRUE(has(fewer.out, "epochs: 2 -> 1 (epochs may only grow)")) << fewer.out;
 
   // --resume keeps the stored config (lr 0.001, batch 32) and lets epochs grow.
-  Result res = sh(train_args(run, "--lr 0.05 --batch 64 --epochs 3 --resume"));
+  Result res = sh(train_args(run, "--lr 0.002 --batch 64 --epochs 3 --resume"));
   ASSERT_EQ(res.status, 0) << res.out;
   json c = json::parse(slurp(run / "config.json"));
   EXPECT_EQ(c["spec"]["train"]["learningRate"], 0.001);
@@ -108,17 +108,17 @@ TEST(RunDirCli, RerunResumesOnlyWhenTheConfigMatches) {
 
   // --overwrite starts over and keeps the user's own files.
   std::ofstream(run / "notes.txt") << "mine\n";
-  Result ow = sh(train_args(run, "--lr 0.05 --overwrite"));
+  Result ow = sh(train_args(run, "--lr 0.002 --overwrite"));
   ASSERT_EQ(ow.status, 0) << ow.out;
   EXPECT_FALSE(has(ow.out, "resuming")) << ow.out;
   EXPECT_EQ(count_lines(run / "metrics.jsonl"), 1);
   EXPECT_EQ(slurp(run / "notes.txt"), "mine\n");
-  EXPECT_EQ(json::parse(slurp(run / "config.json"))["spec"]["train"]["learningRate"], 0.05);
+  EXPECT_EQ(json::parse(slurp(run / "config.json"))["spec"]["train"]["learningRate"], 0.002);
   EXPECT_EQ(sh(train_args(run, "--resume --overwrite")).status, 2);
 
   // A run dir with a checkpoint but no config.json (an older run) needs --resume or --overwrite.
   fs::remove(run / "config.json");
-  Result old = sh(train_args(run, "--lr 0.05 --epochs 2"));
+  Result old = sh(train_args(run, "--lr 0.002 --epochs 2"));
   EXPECT_EQ(old.status, 2) << old.out;
   EXPECT_TRUE(has(old.out, "no config.json")) << old.out;
 }

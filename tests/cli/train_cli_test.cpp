@@ -39,12 +39,14 @@ std::string train_args(const fs::path& run, int epochs) {
       data_dir().string(), epochs, run.string());
 }
 
-// Starts `netspec ARGS` in the background, waits (<= 20 s) for RUN/last.safetensors, sends
-// SIG, waits for the child and returns its exit status (the child's output goes to LOG).
+// Starts `netspec ARGS` in the background (SIGINT restored to its default: a background job of a
+// non-interactive shell inherits it ignored, and netspec leaves an ignored SIGINT alone), waits (<=
+// 20 s) for RUN/last.safetensors, sends SIG, waits for the child and returns its exit status (the
+// child's output goes to LOG).
 int run_and_signal(const std::string& args, const fs::path& run, const fs::path& log,
                    const std::string& sig) {
   std::string script = fmt::format(
-      "{}/netspec {} > {} 2>&1 & p=$!; i=0; "
+      "env --default-signal=INT {}/netspec {} > {} 2>&1 & p=$!; i=0; "
       "while [ ! -f {}/last.safetensors ] && [ $i -lt 2000 ]; do sleep 0.01; i=$((i+1)); done; "
       "kill -{} $p; wait $p; echo status=$?",
       NETSPEC_BINARY_DIR, args, log.string(), run.string(), sig);

@@ -68,7 +68,7 @@ TEST(SplitEvaluation, RanksTogetherEqualOneProcessBitForBit) {
       ranks.push_back(std::async(std::launch::async, [&, r] {
         auto g = dist::ProcessGroup::join(env_for(r, world, port), "{}");
         auto be = exec::make_backend("cpu");
-        return Evaluator(net, 32, *be, &t).run(params, running, test_set(), &g->comm(), r);
+        return Evaluator(net, 32, *be, &t).run(params, running, test_set(), {}, &g->comm(), r);
       }));
     for (int r = 0; r < world; ++r) {
       const EvalMetrics m = ranks[static_cast<size_t>(r)].get();
@@ -78,6 +78,34 @@ TEST(SplitEvaluation, RanksTogetherEqualOneProcessBitForBit) {
       EXPECT_EQ(m.count, one.count);
       EXPECT_TRUE(m.has_top5);
     }
+  }
+}
+
+// A stop asked on one rank only (SIGINT reaches one process) ends the split evaluation on every
+// rank after the same round, instead of waiting for the whole evaluation or leaving the others
+// blocked in the sums.
+TEST(SplitEvaluation, AStopOnOneRankStopsEveryRankAtTheSameRound) {
+  const NetSpec net = parse_spec(kBnNet).net;
+  const ParamTable t = build_param_table(net);
+  const std::vector<Tensor> params = init_params(t, InitKind::he, 9);
+  std::vector<Tensor> running;
+  for (size_t k = 0; k < 4; ++k) {  // mean 0, var 1: the identity
+    const float v = k % 2 ? 1.f : 0.f;
+    running.push_back(Tensor::from<float>(DType::kF32, {4}, {v, v, v, v}));
+  }
+  const int world = 3, port = dist::free_loopback_port();
+  std::vector<std::future<EvalMetrics>> ranks;
+  for (int r = 0; r < world; ++r)
+    ranks.push_back(std::async(std::launch::async, [&, r] {
+      auto g = dist::ProcessGroup::join(env_for(r, world, port), "{}");
+      auto be = exec::make_backend("cpu");
+      std::function<bool()> stop = [r] { return r == 1; };
+      return Evaluator(net, 32, *be, &t).run(params, running, test_set(), stop, &g->comm(), r);
+    }));
+  for (int r = 0; r < world; ++r) {
+    const EvalMetrics m = ranks[static_cast<size_t>(r)].get();
+    EXPECT_TRUE(m.interrupted) << "rank " << r;
+    EXPECT_EQ(m.count, 3 * 32) << "rank " << r << ": round 0 = batches 0, 1, 2";
   }
 }
 

@@ -83,7 +83,8 @@ inline std::vector<Tensor> loss_grads(const NetSpec& net, const EmitOptions& o,
   std::vector<Tensor> in = params;
   in.push_back(x);
   in.push_back(labels);
-  in.push_back(Tensor::scalar_f32(1));
+  in.push_back(o.dtype == DType::kF64 ? Tensor::from<double>(DType::kF64, {}, {1.0})
+                                      : Tensor::scalar_f32(1));  // the loss cotangent
   auto exe =
       exec::make_backend("ref")->load(std::shared_ptr<const hlo::Module>(std::move(e.module)));
   std::vector<Tensor> out = exe->run("loss_vjp", in);

@@ -164,6 +164,8 @@ Type Parser::parse_type() {
         if (!dt) {
           if (!rest.empty() && (rest[0] == '?' || rest[0] == '*'))
             error(loc, "dynamic shapes are not supported");
+          if (!rest.empty() && rest[0] == '-')
+            error(loc, fmt::format("negative dimension in tensor<{}> (expected sizes >= 0)", body));
           error(loc, fmt::format("unknown element type '{}' in tensor<{}>", rest, body));
         }
         int64_t n = 1;

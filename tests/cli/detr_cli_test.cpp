@@ -1,0 +1,58 @@
+// `netspec train` of a DETR spec (lossKind detrSet) on synthetic VOC data, then `netspec predict`
+// on its run directory: the run reports mAP and predict prints boxes (one per query above the
+// score threshold, at most the number of queries).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_util.h"
+
+namespace netspec::cli_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool has(const std::string& out, const std::string& s) { return out.find(s) != std::string::npos; }
+
+constexpr const char* kTinyDetr = R"({"name": "detr-cli", "inputChannels": 3, "inputHeight": 32,
+  "inputWidth": 32, "layers": [
+    {"kind": "patchEmbed", "ic": 3, "dim": 16, "patch": 8, "nPatches": 16, "classToken": false},
+    {"kind": "transformerEncoder", "dim": 16, "heads": 2, "mlpDim": 32, "nBlocks": 1,
+     "keepSequence": true},
+    {"kind": "transformerDecoder", "dim": 16, "heads": 2, "mlpDim": 32, "nBlocks": 1, "nQueries": 5},
+    {"kind": "detrHeads", "dim": 16, "nClasses": 2}],
+  "train": {"dataset": "voc", "optimizer": "adam", "learningRate": 0.003, "batchSize": 8,
+            "epochs": 2, "lossKind": "detrSet"}})";
+
+TEST(DetrCli, TrainsAndPredictsBoxes) {
+  const fs::path d = temp_dir("detr", "cli");
+  std::ofstream(d / "detr.json") << kTinyDetr;
+  Result g = sh(fmt::format("data synth --task det --format voc --n 30 --size 32 --classes 2 -o {}",
+                            (d / "voc").string()));
+  ASSERT_EQ(g.status, 0) << g.out;
+  Result t = sh(fmt::format("train {} --data {} --run-dir {}", (d / "detr.json").string(),
+                            (d / "voc").string(), (d / "run").string()));
+  ASSERT_EQ(t.status, 0) << t.out;
+  EXPECT_TRUE(has(t.out, "lossKind = detrSet")) << t.out;
+  EXPECT_TRUE(has(t.out, "mAP@0.5")) << t.out;
+  const fs::path img = *fs::directory_iterator(d / "voc" / "JPEGImages");
+  Result p = sh(fmt::format("predict {} {} --json --score 0", (d / "run").string(), img.string()));
+  ASSERT_EQ(p.status, 0) << p.out;
+  const size_t at = p.out.rfind("\n[\n");  // the JSON array after the printed boxes
+  ASSERT_NE(at, std::string::npos) << p.out;
+  auto j = nlohmann::json::parse(p.out.substr(at + 1));
+  ASSERT_EQ(j.size(), 1u) << p.out;
+  const auto& boxes = j[0].at("detections");
+  EXPECT_GE(boxes.size(), 1u) << p.out;
+  EXPECT_LE(boxes.size(), 5u) << p.out;
+  for (const auto& b : boxes) {
+    EXPECT_GE(b.at("class").get<int>(), 0);
+    EXPECT_LT(b.at("class").get<int>(), 2);
+  }
+}
+
+}  // namespace
+}  // namespace netspec::cli_test

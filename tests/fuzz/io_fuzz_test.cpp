@@ -1,0 +1,193 @@
+// Mutation fuzz tests for the readers of untrusted files: spec files (parse + ParamTable),
+// safetensors, PNG/JPEG and IDX. Valid seeds get byte flips, insertions, deletions, slice
+// copies, truncations and number changes; every mutant must be read or refused with a
+// netspec::Error. Another exception, a crash, a hang or a sanitizer report (NETSPEC_SANITIZE)
+// fails. Deterministic; NETSPEC_FUZZ_SECONDS (per target, default 5) and NETSPEC_FUZZ_SEED;
+// NETSPEC_FUZZ_TRACE=FILE writes each mutant there before it runs (to keep a hang's input).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <random>
+
+#include "core/error.h"
+#include "core/safetensors.h"
+#include "data/idx.h"
+#include "data/image.h"
+#include "layers/param_table.h"
+#include "spec/spec_json.h"
+#include "tests/data/idx_fixture.h"
+#include "tests/data/image_fixture.h"
+
+namespace netspec {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string mutate(std::string t, std::mt19937_64& rng) {
+  auto pick = [&](size_t n) { return n ? static_cast<size_t>(rng() % n) : 0; };
+  if (t.empty()) return std::string(1, static_cast<char>(rng()));
+  size_t p = pick(t.size());
+  switch (rng() % 7) {
+    case 0:  // flip a bit
+      t[p] = static_cast<char>(t[p] ^ (1 << pick(8)));
+      break;
+    case 1:  // set a byte to an interesting value
+      t[p] = "\x00\xff\x7f\x80\x01[{\"-9"[pick(10)];
+      break;
+    case 2:  // delete a range
+      t.erase(p, 1 + pick(16));
+      break;
+    case 3:  // copy a slice elsewhere
+      t.insert(pick(t.size()), t.substr(p, 1 + pick(32)));
+      break;
+    case 4:  // truncate
+      t.resize(p);
+      break;
+    case 5: {  // replace a decimal number
+      size_t d = t.find_first_of("0123456789", p);
+      if (d == std::string::npos) break;
+      size_t e = t.find_first_not_of("0123456789", d);
+      static const char* kNums[] = {"0",
+                                    "1",
+                                    "-1",
+                                    "2",
+                                    "3",
+                                    "65",
+                                    "4294967296",
+                                    "2000000000",
+                                    "9223372036854775807",
+                                    "-9223372036854775808",
+                                    "1e300"};
+      t.replace(d, (e == std::string::npos ? t.size() : e) - d, kNums[pick(std::size(kNums))]);
+      break;
+    }
+    default: {  // overwrite 4 bytes with a big-endian or little-endian extreme
+      static const char* kWords[] = {"\xff\xff\xff\xff", "\x7f\xff\xff\xff", "\x00\x00\x00\x00",
+                                     "\x00\x01\x00\x00", "\x00\x00\x4e\x20"};
+      t.replace(p, std::min<size_t>(4, t.size() - p), kWords[pick(std::size(kWords))], 4);
+    }
+  }
+  return t;
+}
+
+void put(const fs::path& p, const std::string& b) {
+  std::ofstream(p, std::ios::binary).write(b.data(), static_cast<std::streamsize>(b.size()));
+}
+
+// Runs `target` on mutants of `seeds` for the budget; counts accepted inputs.
+void fuzz(const std::vector<std::string>& seeds,
+          const std::function<void(const std::string&)>& target) {
+  for (const auto& s : seeds) ASSERT_NO_THROW(target(s));
+  double budget = 5.0;
+  if (const char* b = std::getenv("NETSPEC_FUZZ_SECONDS")) budget = std::atof(b);
+  uint64_t seed = 12345;
+  if (const char* s = std::getenv("NETSPEC_FUZZ_SEED")) seed = std::strtoull(s, nullptr, 10);
+  std::mt19937_64 rng(seed);
+  const char* trace = std::getenv("NETSPEC_FUZZ_TRACE");
+  auto start = std::chrono::steady_clock::now();
+  int n = 0, ok = 0, failures = 0;
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget) {
+    std::string m = seeds[rng() % seeds.size()];
+    for (int r = 1 + static_cast<int>(rng() % 3); r > 0; --r) m = mutate(m, rng);
+    ++n;
+    if (trace) put(trace, m);  // a hang or crash leaves its input here
+    auto t0 = std::chrono::steady_clock::now();
+    try {
+      target(m);
+      ++ok;
+    } catch (const Error&) {
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "not a netspec::Error: " << e.what() << "\nmutant (" << m.size()
+                    << " bytes):\n"
+                    << m.substr(0, 2000);
+      if (++failures > 5) break;
+    }
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (took > 1.0)  // worth a look: a reader that is slow on some input
+      std::printf("fuzz: slow mutant (%.1f s):\n%s\n", took, m.substr(0, 3000).c_str());
+  }
+  std::printf("fuzz: %d mutants, %d accepted, seed %llu\n", n, ok,
+              static_cast<unsigned long long>(seed));
+  EXPECT_GT(n, 20);
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), {}};
+}
+
+fs::path scratch(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("netspec_fuzz_" + std::to_string(getpid()));
+  fs::create_directories(d);
+  return d / name;
+}
+
+TEST(FuzzIo, SpecFiles) {
+  std::vector<std::string> seeds;
+  for (const char* m : {"mlp", "mnist-cnn", "linear", "cifar-bn", "resnet18-cifar"})
+    seeds.push_back(slurp(fs::path(NETSPEC_SOURCE_DIR) / "models" / (std::string(m) + ".json")));
+  fuzz(seeds, [](const std::string& text) {
+    SpecFile s = parse_spec(text, "fuzz.json");
+    build_param_table(s.net);
+  });
+}
+
+TEST(FuzzIo, SafeTensors) {
+  SafeTensors st;
+  st.tensors.emplace_back("w", Tensor::from<float>(DType::kF32, {2, 3}, {1, 2, 3, 4, 5, 6}));
+  st.tensors.emplace_back("b", Tensor::from<int>(DType::kI32, {1}, {-7}));
+  st.tensors.emplace_back("s", Tensor::scalar_f32(0.25f));
+  st.metadata["epoch"] = "3";
+  fuzz({encode_safetensors(st)}, [](const std::string& b) { decode_safetensors(b, "fuzz"); });
+  // Through the file reader (mapped) too, fewer rounds.
+  const fs::path p = scratch("f.safetensors");
+  fuzz({encode_safetensors(st)}, [&](const std::string& b) {
+    put(p, b);
+    read_safetensors(p.string());
+  });
+}
+
+TEST(FuzzIo, ImageDecoders) {
+  setenv("NETSPEC_MAX_IMAGE_PIXELS", "1000000", 1);  // mutated headers stay cheap
+  std::vector<uint8_t> px(6 * 5 * 3);
+  for (size_t i = 0; i < px.size(); ++i) px[i] = static_cast<uint8_t>(i * 37);
+  const fs::path png = scratch("seed.png");
+  test::write_png(png.string(), 6, 5, PNG_FORMAT_RGB, px);
+  const std::vector<std::string> seeds = {slurp(png), test::jpeg_bytes(6, 5, 3, px),
+                                          test::jpeg_bytes(6, 5, 1, std::vector<uint8_t>(30, 9))};
+  const fs::path p = scratch("m.img");
+  fuzz(seeds, [&](const std::string& b) {
+    put(p, b);
+    data::decode_image(p.string());
+  });
+  unsetenv("NETSPEC_MAX_IMAGE_PIXELS");
+}
+
+TEST(FuzzIo, IdxReader) {
+  std::vector<uint8_t> img(3 * 4 * 4), lab = {1, 2, 9};
+  for (size_t i = 0; i < img.size(); ++i) img[i] = static_cast<uint8_t>(i * 13);
+  const std::string images = test::idx_bytes({3, 4, 4}, img), labels = test::idx_bytes({3}, lab);
+  const fs::path p = scratch("m.idx"), gz = scratch("m.idx.gz");
+  fuzz({images, labels}, [&](const std::string& b) {
+    put(p, b);
+    try {
+      data::read_idx_images(p.string());
+    } catch (const Error&) {
+      data::read_idx_labels(p.string());
+    }
+  });
+  // gzip-compressed files: mutate the compressed bytes.
+  test::write_gz(gz.string(), images);
+  fuzz({slurp(gz)}, [&](const std::string& b) {
+    put(gz, b);
+    data::read_idx_images(gz.string());
+  });
+}
+
+}  // namespace
+}  // namespace netspec
