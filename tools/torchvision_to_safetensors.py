@@ -13,6 +13,9 @@ BN's running stats must come from the module whose weight paired with that BN's 
 (docs/reference-weights.md). The output holds the tensors under netspec names (f32), the layout
 of a netspec checkpoint's params + running stats (loadable by `netspec train` / eval).
 Only Debian's python3 with torch is needed (torch 1.13 has no safetensors: written by hand).
+`netspec convert FILE.pth --net NET` does the same in C++ without Python (and also reads timm's
+Swin order and name-sorted safetensors files); tests/train/reference_convert_test.cpp checks that
+both give the same tensors.
 """
 import argparse
 import json

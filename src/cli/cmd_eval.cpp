@@ -9,6 +9,7 @@
 #include "cli/run_target.h"
 #include "cli/train_flags.h"
 #include "core/error.h"
+#include "data/datasets.h"
 #include "layers/param_table.h"
 #include "spec/param_table.h"
 #include "train/checkpoint.h"
@@ -30,7 +31,8 @@ void register_eval_command(CLI::App& app) {
   cmd->add_option("net", o->net, "zoo net name, a spec .json file, or a run dir")->required();
   cmd->add_option("--checkpoint", o->checkpoint,
                   "a .safetensors checkpoint (last or best; default with a run dir: its best)");
-  o->flags.add(cmd, "--dataset", "dataset", "fashion-mnist | mnist | ... (default: the spec's)");
+  o->flags.add(cmd, "--dataset", "dataset",
+               data::loadable_dataset_names(" | ") + " (default: the spec's)");
   cmd->add_option("--data", o->data, "dataset directory (default: the Debian package's)");
   o->flags.add(cmd, "--batch", "batchSize", "evaluation batch size (default: the spec's)");
   add_backend_options(cmd, o->backend, o->engine);

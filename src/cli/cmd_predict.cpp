@@ -131,7 +131,8 @@ void register_predict_command(CLI::App& app) {
     xs.insert(xs.begin(), n);
     Tensor x(DType::kF32, xs);
     const size_t row = x.nbytes() / static_cast<size_t>(n);
-    const double crop = c.dataset == DatasetKind::imagenette || c.dataset == DatasetKind::folder
+    const double crop = c.dataset == DatasetKind::imagenette || c.dataset == DatasetKind::folder ||
+                                c.dataset == DatasetKind::imagenet
                             ? c.testCropRatio
                             : 1.0;
     std::vector<report::Tile> tiles;

@@ -21,6 +21,7 @@
 #include "cli/train_flags.h"
 #include "cli/train_run.h"
 #include "core/error.h"
+#include "data/datasets.h"
 #include "dist/process_group.h"
 #include "layers/param_table.h"
 #include "report/progress.h"
@@ -48,7 +49,8 @@ void register_train_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("train", "Train a network on a dataset (--backend cpu, ref or xla)");
   cmd->add_option("net", o->net,
                   "zoo net name or a spec .json file (optional with --config RUN/config.json)");
-  o->flags.add(cmd, "--dataset", "dataset", "fashion-mnist | mnist | ... (default: the spec's)");
+  o->flags.add(cmd, "--dataset", "dataset",
+               data::loadable_dataset_names(" | ") + " (default: the spec's)");
   cmd->add_option("--data", o->data,
                   "dataset directory (default: the Debian package's); for text, a UTF-8 file");
   o->flags.add(cmd, "--epochs", "epochs", "passes over the training set (default: the spec's)");

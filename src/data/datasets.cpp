@@ -1,6 +1,8 @@
 // Named datasets (see datasets.h).
 #include "data/datasets.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 
@@ -89,7 +91,35 @@ Normalization dataset_normalization(DatasetKind kind) {
   }
 }
 
+std::vector<DatasetKind> loadable_datasets() {
+  return {DatasetKind::mnist,      DatasetKind::fashionMnist, DatasetKind::cifar10,
+          DatasetKind::imagenette, DatasetKind::imagenet,     DatasetKind::folder,
+          DatasetKind::csv,        DatasetKind::pets,         DatasetKind::petsDet,
+          DatasetKind::voc,        DatasetKind::coco,         DatasetKind::brats,
+          DatasetKind::brats224,   DatasetKind::text};
+}
+
+std::string dataset_flag_name(DatasetKind kind) {
+  std::string out;
+  for (char c : std::string(enum_name(kind)))
+    if (std::isupper(static_cast<unsigned char>(c)))
+      out += std::string("-") + static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else
+      out += c;
+  return out;
+}
+
+std::string loadable_dataset_names(const std::string& sep) {
+  std::string out;
+  for (DatasetKind k : loadable_datasets()) out += (out.empty() ? "" : sep) + dataset_flag_name(k);
+  return out;
+}
+
 Splits load_dataset(DatasetKind kind, const LoadOptions& o) {
+  const auto loadable = loadable_datasets();
+  if (std::find(loadable.begin(), loadable.end(), kind) == loadable.end())
+    fail("data", "dataset {} is not supported yet (have: {})", enum_name(kind),
+         loadable_dataset_names(", "));
   Splits s;
   namespace fs = std::filesystem;
   if (kind == DatasetKind::fashionMnist || kind == DatasetKind::mnist) {
@@ -147,7 +177,7 @@ Splits load_dataset(DatasetKind kind, const LoadOptions& o) {
     s.test = std::move(b.test);
     s.class_names = kBratsClasses;
     return s;
-  } else if (kind == DatasetKind::folder) {
+  } else if (kind == DatasetKind::folder || kind == DatasetKind::imagenet) {
     return load_image_folder_dataset(o.dir, o.channels, o.height, o.width, o.limit,
                                      o.test_crop_ratio);  // the limit was applied while listing
   } else if (kind == DatasetKind::csv) {
@@ -158,11 +188,8 @@ Splits load_dataset(DatasetKind kind, const LoadOptions& o) {
     s.test = text_windows(*c, false, o.seq_len, o.seed, 0);
     for (char32_t ch : c->vocab.chars) s.class_names.push_back(encode_utf8(std::u32string(1, ch)));
     s.text = std::move(c);
-  } else {
-    fail("data",
-         "dataset {} is not supported yet (have: fashionMnist, mnist, cifar10, "
-         "imagenette, pets, brats, brats224, folder, csv, text, petsDet, voc, coco)",
-         enum_name(kind));
+  } else {  // listed in loadable_datasets() without a reader here
+    fail("data", "dataset kind {} has no reader", static_cast<int>(kind));
   }
   if (o.limit > 0) s.train = take_first(s.train, o.limit);
   return s;

@@ -38,7 +38,13 @@ struct LoadOptions {
   int64_t channels = 3;          // folder: the net's input channels (1: grayscale)
 };
 
+// imagenet reads ImageNet's layout through the folder reader (train/<wnid>/*.JPEG, val/ as class
+// folders or flat with a labels file). Kinds outside loadable_datasets() are refused, naming them.
 Splits load_dataset(DatasetKind kind, const LoadOptions& o);
+std::vector<DatasetKind> loadable_datasets();
+// The --dataset spelling of a kind ("fashion-mnist"), and the loadable ones joined by `sep`.
+std::string dataset_flag_name(DatasetKind kind);
+std::string loadable_dataset_names(const std::string& sep);
 Splits load_dataset(DatasetKind kind, const std::string& dir, int64_t limit);
 
 // Per-channel mean/std a dataset's images are normalised with (for `netspec predict`); fails

@@ -177,13 +177,13 @@ Taps taps(int64_t in, int64_t rn, int64_t off, int64_t out) {
   return t;
 }
 
-bool has_image_ext(const fs::path& p) {
-  std::string e = p.extension().string();
+}  // namespace
+
+bool has_image_ext(const std::string& path) {
+  std::string e = fs::path(path).extension().string();
   std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return std::tolower(c); });
   return e == ".jpg" || e == ".jpeg" || e == ".png";
 }
-
-}  // namespace
 
 int64_t max_image_pixels() {
   const char* v = std::getenv(kMaxImagePixelsEnv);
@@ -306,7 +306,8 @@ ImageFolder load_image_folder(const std::string& split_dir, int64_t height, int6
   for (size_t c = 0; c < f.classes.size(); ++c) {
     std::vector<std::string> in_class;
     for (const auto& e : fs::directory_iterator(fs::path(split_dir) / f.classes[c]))
-      if (e.is_regular_file() && has_image_ext(e.path())) in_class.push_back(e.path().string());
+      if (e.is_regular_file() && has_image_ext(e.path().string()))
+        in_class.push_back(e.path().string());
     if (in_class.empty())
       fail("image-folder", "{}/{}: no .jpg/.jpeg/.png images", split_dir, f.classes[c]);
     std::sort(in_class.begin(), in_class.end());
@@ -320,21 +321,27 @@ ImageFolder load_image_folder(const std::string& split_dir, int64_t height, int6
       kept.push_back(files[static_cast<size_t>((2 * i + 1) * n / (2 * limit))]);
     files = std::move(kept);
   }
+  f.ds = load_image_list(files, height, width, norm, crop_ratio);
+  return f;
+}
+
+Dataset load_image_list(const std::vector<std::pair<std::string, int32_t>>& files, int64_t height,
+                        int64_t width, const Normalization& norm, double crop_ratio) {
   const auto n = static_cast<int64_t>(files.size());
-  f.ds = Dataset{Tensor(DType::kUI8, {n, 3, height, width}),
-                 Tensor(DType::kI32, {n}),
-                 norm.mean,
-                 norm.std,
-                 {}};
+  Dataset ds{Tensor(DType::kUI8, {n, 3, height, width}),
+             Tensor(DType::kI32, {n}),
+             norm.mean,
+             norm.std,
+             {}};
   const size_t row = static_cast<size_t>(3 * height * width);
   parallel_for(n, 1, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       Tensor t = resize_center_crop(decode_image(files[i].first), height, width, crop_ratio);
-      std::memcpy(f.ds.x.data<uint8_t>() + i * row, t.raw(), row);
-      f.ds.y.data<int32_t>()[i] = files[i].second;
+      std::memcpy(ds.x.data<uint8_t>() + i * row, t.raw(), row);
+      ds.y.data<int32_t>()[i] = files[i].second;
     }
   });
-  return f;
+  return ds;
 }
 
 }  // namespace netspec::data

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "data/dataset.h"
@@ -50,5 +51,10 @@ ImageFolder load_image_folder(const std::string& split_dir, int64_t height, int6
                               const Normalization& norm, int64_t limit = 0,
                               const std::vector<std::string>& classes = {},
                               double crop_ratio = 1.0);
+// (file, label) pairs decoded in parallel, each resized and centre-cropped to H x W.
+Dataset load_image_list(const std::vector<std::pair<std::string, int32_t>>& files, int64_t height,
+                        int64_t width, const Normalization& norm, double crop_ratio = 1.0);
+// .jpg, .jpeg or .png in any case.
+bool has_image_ext(const std::string& path);
 
 }  // namespace netspec::data

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "data/flat_val.h"
 #include "data/image.h"
 
 namespace netspec::data {
@@ -75,9 +76,12 @@ Splits load_image_folder_dataset(const std::string& dir, int64_t channels, int64
   s.train = std::move(tr.ds);
   for (const char* v : {"val", "test"})
     if (split && fs::is_directory(d / v)) {
-      ImageFolder va = load_image_folder((d / v).string(), height, width, kImageNetNorm, 0,
-                                         tr.classes, crop_ratio);
-      s.test = std::move(va.ds);
+      const std::string vd = (d / v).string();
+      s.test =
+          is_flat_image_dir(vd)  // ImageNet's val/: flat images + a labels file
+              ? load_flat_split(vd, find_val_labels(dir, vd), tr.classes, height, width,
+                                kImageNetNorm, crop_ratio)
+              : load_image_folder(vd, height, width, kImageNetNorm, 0, tr.classes, crop_ratio).ds;
       break;
     }
   if (channels == 1) {

@@ -1,5 +1,6 @@
 // A user's own data: `folder` (image class folders: DIR/train/<class>/*.{jpg,png} with DIR/val or
-// DIR/test beside it, or DIR/<class>/* alone, then a --val-split holds out validation; RGB, or
+// DIR/test beside it, or DIR/<class>/* alone, then a --val-split holds out validation; a val/
+// with the images flat takes their classes from a labels file (data/flat_val.h); RGB, or
 // grayscale as the channel mean for a 1-channel net; ImageNet normalisation) and `csv` (numeric
 // feature columns and a label column, `label` by header name else the last; labels are integers
 // or names, names sorted into class indices). Both name the file and the fault on error.

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "data/datasets.h"
 #include "spec/spec_json.h"
 #include "train/trainer.h"
 
@@ -155,8 +156,8 @@ DatasetKind parse_dataset(const std::string& s) {
       n += s[i];
   auto k = parse_enum<DatasetKind>(n);
   if (!k)
-    fail("config", "unknown dataset '{}' (expected fashion-mnist, mnist or one of {})", s,
-         enum_choices<DatasetKind>());
+    fail("config", "unknown dataset '{}' (expected one of {})", s,
+         data::loadable_dataset_names(", "));
   return *k;
 }
 

@@ -8,6 +8,9 @@
 
 #include "core/error.h"
 #include "core/safetensors.h"
+#include "core/torch_pickle.h"
+#include "core/zip_reader.h"
+#include "train/convert_weights.h"
 
 namespace netspec::train {
 namespace {
@@ -33,11 +36,26 @@ std::set<int> parse_ranges(const std::string& r) {
   return out;
 }
 
+// netspec names as they are; PyTorch names (a torch.save zip, or a safetensors file holding none
+// of the net's names) through `netspec convert`'s mapping, the head free to differ.
+SafeTensors read_init_file(const std::string& path, const ParamTable& t, std::ostream* log) {
+  SafeTensors st;
+  if (!ZipReader::is_zip(path)) {
+    st = read_safetensors(path);
+    for (const auto& p : t.params)
+      for (const auto& [n, x] : st.tensors)
+        if (n == p.name) return st;
+  }
+  TorchTensors in = read_weight_file(path);
+  if (log) *log << fmt::format("{}: PyTorch names, converted as `netspec convert` does\n", path);
+  return convert_state_dict(in, t, path, true).st;
+}
+
 }  // namespace
 
 void load_init_weights(const std::string& path, const ParamTable& t, TrainState& s,
                        const std::string& ranges, std::ostream* log) {
-  SafeTensors st = read_safetensors(path);
+  SafeTensors st = read_init_file(path, t, log);
   std::map<std::string, const Tensor*> by_name;
   for (const auto& [n, x] : st.tensors) by_name[n] = &x;
   const std::set<int> layers = parse_ranges(ranges);

@@ -1,5 +1,7 @@
 // Starting a run from weights (fine-tuning): parameters and BN running statistics are loaded by
-// netspec name from a safetensors file (a checkpoint, or `netspec convert` output). A tensor of
+// netspec name from a safetensors file (a checkpoint, or `netspec convert` output); a PyTorch file
+// (torch.save zip, or safetensors with none of the net's names) is converted on the way, as
+// `netspec convert` does, with the head free to differ. A tensor of
 // the head (the last parameterized layer) whose shape differs or that the file lacks keeps its
 // fresh init (a head re-initialised for --classes); any other missing or mis-shaped tensor fails
 // naming it. bootstrapBackbone/bootstrapRanges load only the listed layer indices ("0-8,10").

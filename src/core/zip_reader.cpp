@@ -1,0 +1,165 @@
+// Zip archive reading (see zip_reader.h). Layout (APPNOTE 6.3): local headers + data, the central
+// directory, then the end-of-central-directory record (EOCD, maybe preceded by zip64's locator).
+#include "core/zip_reader.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "core/error.h"
+
+namespace netspec {
+namespace {
+
+constexpr uint32_t kLocalSig = 0x04034b50, kCentralSig = 0x02014b50, kEocdSig = 0x06054b50,
+                   kZip64LocatorSig = 0x07064b50, kZip64EocdSig = 0x06064b50;
+
+uint64_t le(const std::string& b, size_t at, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i)
+    v |= static_cast<uint64_t>(static_cast<uint8_t>(b[at + i])) << (8 * i);
+  return v;
+}
+
+// Raw deflate (no zlib header) of `in` into exactly `size` bytes.
+std::string inflate_raw(const std::string& in, uint64_t size, const std::string& where) {
+  std::string out(size, '\0');
+  z_stream z{};
+  if (inflateInit2(&z, -MAX_WBITS) != Z_OK) fail("zip", "{}: inflateInit2 failed", where);
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uInt>(std::min<uint64_t>(in.size(), UINT_MAX));
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(std::min<uint64_t>(size, UINT_MAX));
+  const int rc = inflate(&z, Z_FINISH);
+  const uint64_t got = z.total_out;
+  inflateEnd(&z);
+  if (rc != Z_STREAM_END || got != size)
+    fail("zip", "{}: corrupt deflate data (zlib code {}, got {} bytes, expected {})", where, rc,
+         got, size);
+  return out;
+}
+
+}  // namespace
+
+bool ZipReader::is_zip(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  char sig[4] = {};
+  return f.read(sig, 4) && sig[0] == 'P' && sig[1] == 'K' && sig[2] == 3 && sig[3] == 4;
+}
+
+std::string ZipReader::read_at(uint64_t offset, uint64_t n, const char* what) {
+  if (offset > file_size_ || n > file_size_ - offset)
+    fail("zip", "{}: {} lies past the end of the file (bytes {}..{} of {})", path_, what, offset,
+         offset + n, file_size_);
+  std::string b(n, '\0');
+  f_.seekg(static_cast<std::streamoff>(offset));
+  if (!f_.read(b.data(), static_cast<std::streamsize>(n)))
+    fail("zip", "{}: cannot read {} ({} bytes at {})", path_, what, n, offset);
+  return b;
+}
+
+ZipReader::ZipReader(const std::string& path) : path_(path), f_(path, std::ios::binary) {
+  if (!f_) fail("zip", "{}: cannot open", path);
+  f_.seekg(0, std::ios::end);
+  file_size_ = static_cast<uint64_t>(f_.tellg());
+  // The EOCD is the last 22 bytes plus a comment of at most 65535 bytes.
+  const uint64_t tail_n = std::min<uint64_t>(file_size_, 22 + 65535);
+  const std::string tail = read_at(file_size_ - tail_n, tail_n, "the end record");
+  size_t eocd = std::string::npos;
+  if (tail.size() >= 22)
+    for (size_t i = tail.size() - 21; i-- > 0;)
+      if (le(tail, i, 4) == kEocdSig) {
+        eocd = i;
+        break;
+      }
+  if (eocd == std::string::npos)
+    fail("zip", "{}: not a zip archive (no end-of-central-directory record)", path);
+  uint64_t count = le(tail, eocd + 10, 2), cd_size = le(tail, eocd + 12, 4),
+           cd_offset = le(tail, eocd + 16, 4);
+  if (count == 0xffff || cd_size == 0xffffffff || cd_offset == 0xffffffff) {
+    // zip64: the locator (20 bytes) precedes the EOCD and points at the zip64 EOCD record.
+    if (eocd < 20 || le(tail, eocd - 20, 4) != kZip64LocatorSig)
+      fail("zip", "{}: zip64 sizes without a zip64 locator", path);
+    const uint64_t rec_at = le(tail, eocd - 20 + 8, 8);
+    const std::string rec = read_at(rec_at, 56, "the zip64 end record");
+    if (le(rec, 0, 4) != kZip64EocdSig) fail("zip", "{}: bad zip64 end record signature", path);
+    count = le(rec, 32, 8);
+    cd_size = le(rec, 40, 8);
+    cd_offset = le(rec, 48, 8);
+  }
+  const std::string cd = read_at(cd_offset, cd_size, "the central directory");
+  size_t at = 0;
+  for (uint64_t k = 0; k < count; ++k) {
+    if (at + 46 > cd.size() || le(cd, at, 4) != kCentralSig)
+      fail("zip", "{}: central directory entry {} is corrupt", path, k);
+    ZipEntry e;
+    e.method = static_cast<uint16_t>(le(cd, at + 10, 2));
+    e.crc = static_cast<uint32_t>(le(cd, at + 16, 4));
+    e.compressed = le(cd, at + 20, 4);
+    e.size = le(cd, at + 24, 4);
+    const size_t name_n = le(cd, at + 28, 2), extra_n = le(cd, at + 30, 2),
+                 comment_n = le(cd, at + 32, 2);
+    e.header_offset = le(cd, at + 42, 4);
+    if (at + 46 + name_n + extra_n + comment_n > cd.size())
+      fail("zip", "{}: central directory entry {} runs past the directory", path, k);
+    e.name = cd.substr(at + 46, name_n);
+    // zip64 extended information (id 1): the 0xffffffff fields, in this order.
+    for (size_t x = at + 46 + name_n; x + 4 <= at + 46 + name_n + extra_n;) {
+      const uint64_t id = le(cd, x, 2), n = le(cd, x + 2, 2);
+      size_t p = x + 4;
+      if (id == 1) {
+        for (uint64_t* field : {&e.size, &e.compressed, &e.header_offset})
+          if (*field == 0xffffffff && p + 8 <= x + 4 + n) {
+            *field = le(cd, p, 8);
+            p += 8;
+          }
+      }
+      x += 4 + n;
+    }
+    entries_.push_back(std::move(e));
+    at += 46 + name_n + extra_n + comment_n;
+  }
+}
+
+const ZipEntry* ZipReader::find(const std::string& name) const {
+  for (const auto& e : entries_)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+std::string ZipReader::read(const std::string& name) {
+  const ZipEntry* e = find(name);
+  if (!e) fail("zip", "{}: has no entry '{}'", path_, name);
+  return read(*e);
+}
+
+std::string ZipReader::read(const ZipEntry& e) {
+  const std::string where = fmt::format("{}: entry '{}'", path_, e.name);
+  const std::string h = read_at(e.header_offset, 30, "a local header");
+  if (le(h, 0, 4) != kLocalSig) fail("zip", "{} has a bad local header signature", where);
+  const uint64_t data_at = e.header_offset + 30 + le(h, 26, 2) + le(h, 28, 2);
+  std::string raw = read_at(data_at, e.compressed, "entry data");
+  std::string out;
+  if (e.method == 0) {
+    if (e.compressed != e.size)
+      fail("zip", "{} is stored with two sizes (got {}, expected {})", where, e.compressed, e.size);
+    out = std::move(raw);
+  } else if (e.method == 8) {
+    if (e.size / 1100 > e.compressed + 1)  // deflate expands at most ~1032:1
+      fail("zip", "{} claims {} bytes from {} compressed", where, e.size, e.compressed);
+    out = inflate_raw(raw, e.size, where);
+  } else {
+    fail("zip", "{} uses compression method {} (only stored 0 and deflate 8 are read)", where,
+         e.method);
+  }
+  uLong crc = crc32(0L, Z_NULL, 0);
+  for (size_t p = 0; p < out.size(); p += UINT_MAX / 2)  // crc32 takes uInt lengths
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(out.data() + p),
+                static_cast<uInt>(std::min<size_t>(UINT_MAX / 2, out.size() - p)));
+  if (crc != e.crc)
+    fail("zip", "{}: CRC-32 mismatch (got {:08x}, expected {:08x})", where, crc, e.crc);
+  return out;
+}
+
+}  // namespace netspec
