@@ -1,5 +1,5 @@
 // The JAX emitter's text (emit/jax.h) without JAX: one function per layer named by the spec,
-// the ParamTable in PARAMS, refusals by name, counted loops as fori_loop. Running the programs
+// the ParamTable in PARAMS, the AF2 layers, counted loops as fori_loop. Running the programs
 // against netspec's train step is tests/jax/check_jax.py (oracle venv).
 #include <gtest/gtest.h>
 
@@ -53,14 +53,15 @@ TEST(JaxProgram, CountedLoopBecomesForiLoop) {
   EXPECT_EQ(py.find("lax.while_loop("), std::string::npos);
 }
 
-TEST(JaxProgram, UnloweredNetIsRefusedByName) {
+// Every kind is lowered now (the AF2 ones last), so protein-fold emits: one function per layer
+// with its two taps (the evoformer reads the residue track and the pair map). Running it under
+// JAX still fails (docs/status.md, issue 24); this checks the text only.
+TEST(JaxProgram, ProteinFoldEmitsItsAf2Layers) {
   SpecFile sf = resolve_net("protein-fold");
-  try {
-    emit::emit_jax_program(sf.net, TrainConfig{}, 1);
-    FAIL() << "protein-fold emitted";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("pairTile"), std::string::npos) << e.what();
-  }
+  std::string py = emit::emit_jax_program(sf.net, TrainConfig{}, 1);
+  EXPECT_NE(py.find("def layer1_pairTile(params, h0):"), std::string::npos);
+  EXPECT_NE(py.find("def layer2_evoformerBlock(params, h0, h1):"), std::string::npos);
+  EXPECT_NE(py.find("def layer3_structureModule(params, h0, h2):"), std::string::npos);
 }
 
 }  // namespace
