@@ -53,12 +53,28 @@ void Checker::operands_intact(const Step& st, size_t index, const std::vector<Te
   }
 }
 
+// Value id as a row-major tensor (channel-blocked values are reordered; others copied).
+Tensor Checker::plain(int id, const std::vector<Tensor>& vals) const {
+  const int b = P.vals[static_cast<size_t>(id)].block;
+  return b ? unblocked(vals[static_cast<size_t>(id)], b) : vals[static_cast<size_t>(id)].clone();
+}
+
 std::vector<Tensor> Checker::ref_outputs(const Step& st, const std::vector<Tensor>& vals) const {
+  if (st.reorder) return {plain(st.ins[0], vals)};  // a layout change keeps every element
   if (st.fused) {  // run the group's ops one by one on the ref kernels
     std::unordered_map<const hlo::Value*, Tensor> env;
-    for (size_t k = 0; k < st.ins.size(); ++k)
-      env[st.fused->ins[k]] = vals[static_cast<size_t>(st.ins[k])].clone();
     ref::RunContext ctx;
+    if (st.fused_conv) {  // a conv with the group as post-ops: ins = x, w, fold_ins...
+      std::vector<Tensor> xw{plain(st.ins[0], vals), plain(st.ins[1], vals)};
+      if (st.absorbed_reverse)
+        xw[1] = ref::kernel_for(OpKind::kReverse)(*st.absorbed_reverse, {xw[1]}, ctx).at(0);
+      env[st.fused_conv->result(0)] =
+          ref::kernel_for(OpKind::kConvolution)(*st.fused_conv, xw, ctx).at(0);
+      for (size_t k = 0; k < st.fold_ins.size(); ++k)
+        env[st.fold_ins[k]] = plain(st.ins[2 + k], vals);
+    } else {
+      for (size_t k = 0; k < st.ins.size(); ++k) env[st.fused->ins[k]] = plain(st.ins[k], vals);
+    }
     for (const hlo::Op* op : st.fused->ops) {
       std::vector<Tensor> in_t;
       for (auto* v : op->operands) in_t.push_back(env.at(v));
@@ -71,7 +87,7 @@ std::vector<Tensor> Checker::ref_outputs(const Step& st, const std::vector<Tenso
   ref::Kernel k = ref::kernel_for(st.op->kind);
   if (!k || (!st.op->regions.empty() && st.kind != StepKind::kRegion)) return {};
   std::vector<Tensor> in_t;
-  for (int id : st.ins) in_t.push_back(vals[static_cast<size_t>(id)].clone());
+  for (int id : st.ins) in_t.push_back(plain(id, vals));
   ref::RunContext ctx;
   ctx.scope = scope;  // a while / if / case reads the plan's values from its regions
   if (st.absorbed_reverse)
@@ -82,7 +98,7 @@ std::vector<Tensor> Checker::ref_outputs(const Step& st, const std::vector<Tenso
 void Checker::compare(const Step& st, size_t index, const std::vector<Tensor>& want,
                       const std::vector<Tensor>& vals) const {
   for (size_t i = 0; i < want.size() && i < st.outs.size(); ++i) {
-    const Tensor& got = vals[static_cast<size_t>(st.outs[i])];
+    const Tensor got = plain(st.outs[i], vals);
     double d = tensor_diff(got, want[i]);
     if (d > check_tolerance(got.dtype())) {
       std::string operands;

@@ -39,6 +39,12 @@ dnnl::memory::desc user_md(const Shape& shape, const std::vector<int64_t>& order
   return dnnl::memory::desc(d, dt::f32, s);
 }
 
+// A channel-blocked [N, C, H, W] desc (nChw16c / nChw8c; the planner's layout, layout.cpp).
+dnnl::memory::desc blocked_md(const dims_t& d, int B) {
+  return dnnl::memory::desc(
+      d, dt::f32, B == 16 ? dnnl::memory::format_tag::nChw16c : dnnl::memory::format_tag::nChw8c);
+}
+
 // A reorder from `from` into `to` (nullptr when the descs are equal).
 std::shared_ptr<dnnl::reorder> make_reorder(const dnnl::memory::desc& from,
                                             const dnnl::memory::desc& to) {
@@ -97,10 +103,12 @@ size_t place_sides(std::initializer_list<Side*> sides, size_t off) {
 // O = kernel_output_feature), stride = rhs_dilation, dilation = window_strides - 1, padding_l =
 // pad_lo; padding_r is whatever makes the shapes consistent (positions past the end are zeros in
 // both). Runs on oneDNN's convolution_backward_weights.
+// blk.x / blk.w: x / dy are stored channel-blocked (used as the primitive's own descs).
 std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::ConvDims& cd,
                                                  size_t ns, const I64s& strides,
                                                  const I64s& rhs_dil,
-                                                 const std::vector<int64_t>& pad_lo, int64_t bgc) {
+                                                 const std::vector<int64_t>& pad_lo, int64_t bgc,
+                                                 ConvBlocks blk) {
   const Shape& xs = op.operand_type(0).shape();
   const Shape& dys = op.operand_type(1).shape();
   const Shape& ws = op.result(0)->type.shape();
@@ -128,6 +136,8 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
   for (int64_t v : cd.input_spatial) x_order.push_back(v);
   for (int64_t v : cd.kernel_spatial) dy_order.push_back(v);
   dnnl::memory::desc x_user = user_md(xs, x_order), dy_user = user_md(dys, dy_order);
+  if (blk.x) x_user = blocked_md(x_user.dims(), blk.x);
+  if (blk.w) dy_user = blocked_md(dy_user.dims(), blk.w);
   // Negative high padding (a strided conv whose last rows are never read): view a cropped x
   // (same strides, fewer rows) with zero padding instead.
   if (std::any_of(pr.begin(), pr.end(), [](int64_t v) { return v < 0; })) {
@@ -136,7 +146,12 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
     for (int64_t o : x_order) xst.push_back(rs[static_cast<size_t>(o)]);
     for (size_t i = 0; i < ns; ++i)
       if (pr[i] < 0) xd[i + 2] += pr[i], pr[i] = 0;
-    x_user = dnnl::memory::desc(xd, dt::f32, xst);
+    try {
+      x_user = blk.x ? x_user.submemory_desc(xd, dims_t(xd.size(), 0))
+                     : dnnl::memory::desc(xd, dt::f32, xst);
+    } catch (const dnnl::error&) {
+      return std::nullopt;
+    }
   }
   std::vector<int64_t> wrs = row_major_strides(ws);
   const int64_t s_o = wrs[static_cast<size_t>(cd.output_feature)],
@@ -157,13 +172,15 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
   auto& eng = dnnl_engine();
   dnnl::convolution_backward_weights::primitive_desc pd;
   try {
-    dnnl::convolution_forward::desc fdesc(
-        dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
-        any_md(x_user.dims()), any_md(wd), any_md(dy_user.dims()), st, dil, pl, pr);
+    // Blocked operands are given as they are stored (no reorder); the rest is oneDNN's choice.
+    auto x_md = blk.x ? x_user : any_md(x_user.dims());
+    auto dy_md = blk.w ? dy_user : any_md(dy_user.dims());
+    dnnl::convolution_forward::desc fdesc(dnnl::prop_kind::forward_training,
+                                          dnnl::algorithm::convolution_direct, x_md, any_md(wd),
+                                          dy_md, st, dil, pl, pr);
     dnnl::convolution_forward::primitive_desc fpd(fdesc, eng);
-    dnnl::convolution_backward_weights::desc bdesc(dnnl::algorithm::convolution_direct,
-                                                   any_md(x_user.dims()), any_md(wd),
-                                                   any_md(dy_user.dims()), st, dil, pl, pr);
+    dnnl::convolution_backward_weights::desc bdesc(dnnl::algorithm::convolution_direct, x_md,
+                                                   any_md(wd), dy_md, st, dil, pl, pr);
     pd = dnnl::convolution_backward_weights::primitive_desc(bdesc, dnnl_user_scratchpad_attr(), eng,
                                                             fpd);
   } catch (const dnnl::error&) {
@@ -288,12 +305,30 @@ std::optional<ConvLayout> conv_layout(const hlo::Op& op, const ConvGeom& g) {
 
 // A direct convolution on oneDNN's forward primitive (rhs_flipped: the kernel operand is read
 // spatially reversed, see compile_conv_rhs_reversed).
+// affine: y * s[c] + t[c] (operands 2, 3, [C]) and then, with relu, max(y, 0) as oneDNN
+// post-ops in the conv's own pass (BN on running statistics + ReLU, folded by the planner).
+struct ConvPostOps {
+  bool affine = false, relu = false;
+};
+
 std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout& L,
-                                            bool rhs_flipped) {
+                                            bool rhs_flipped, ConvBlocks blk,
+                                            ConvPostOps post = {}) {
   const int64_t G = L.G, O = L.O, KI = L.KI, s_o = L.s_o, s_i = L.s_i;
   const dims_t &ksz = L.ksz, &kst = L.kst, &dil = L.dil;
-  const dnnl::memory::desc &x_user = L.x_user, &y_user = L.y_user;
+  const dnnl::memory::desc x_user = blk.x ? blocked_md(L.x_user.dims(), blk.x) : L.x_user;
+  const dnnl::memory::desc y_user = blk.y ? blocked_md(L.y_user.dims(), blk.y) : L.y_user;
   auto attr = dnnl_user_scratchpad_attr();
+  dims_t chan_dims(2 + g.ns, 1);  // [1, O, 1, 1]: a per-channel post-op operand
+  chan_dims[1] = O;
+  const dnnl::memory::desc chan_md(chan_dims, dt::f32, row_major_strides(chan_dims));
+  if (post.affine) {
+    dnnl::post_ops ops;
+    ops.append_binary(dnnl::algorithm::binary_mul, chan_md);
+    ops.append_binary(dnnl::algorithm::binary_add, chan_md);
+    if (post.relu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+    attr.set_post_ops(ops);
+  }
   auto& eng = dnnl_engine();
   Compiled c;
   for (size_t i = 0; i < g.ns; ++i)
@@ -327,7 +362,7 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
   // NETSPEC_CONV_PLAIN=1 keeps the user's src/dst layouts instead (gemm-based impl, no
   // reorders), if a non-reference implementation exists; see docs/performance.md.
   dnnl::convolution_forward::primitive_desc pd;
-  bool plain = std::getenv("NETSPEC_CONV_PLAIN") != nullptr;
+  bool plain = std::getenv("NETSPEC_CONV_PLAIN") != nullptr && !blk.any() && !post.affine;
   try {
     if (plain) {
       dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
@@ -349,19 +384,31 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
         const char* e = std::getenv("NETSPEC_CONV_ANY");
         return e && *e && std::string_view(e) != "0";
       }();
+      // The block size is the planner's choice for this CPU (16 with AVX-512, 8 with AVX2);
+      // operands the planner keeps blocked are given as stored (blk), so no reorder runs.
+      const int B = layout_block_size();
       auto make_pd = [&](bool blocked) {
-        auto act_md = [&](const dims_t& d) {
-          if (blocked && d.size() == 4 && d[1] % 16 == 0)
-            return dnnl::memory::desc(d, dt::f32, dnnl::memory::format_tag::nChw16c);
+        auto act_md = [&](const dnnl::memory::desc& user, int role_block) {
+          if (role_block) return user;
+          const dims_t d = user.dims();
+          if (blocked && B && d.size() == 4 && d[1] % B == 0) return blocked_md(d, B);
           return any_md(d);
         };
         dnnl::convolution_forward::desc desc(
             dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-            act_md(x_user.dims()), any_md(wd), act_md(y_user.dims()), st, dil, pl, pr);
+            act_md(x_user, blk.x), any_md(wd), act_md(y_user, blk.y), st, dil, pl, pr);
         return dnnl::convolution_forward::primitive_desc(desc, attr, eng);
       };
       bool blocked = !any_layout && G == 1 && g.ns == 2;
-      if (blocked) {
+      if (blk.any()) {  // the planner's layouts or nothing (it then plans the conv row-major)
+        try {
+          pd = make_pd(!any_layout);
+        } catch (const dnnl::error&) {
+          return std::nullopt;
+        }
+        if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return std::nullopt;
+        blocked = true;
+      } else if (blocked) {
         try {
           pd = make_pd(true);
           blocked = std::string(pd.impl_info_str()).rfind("ref", 0) != 0;
@@ -374,6 +421,7 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
   } catch (const dnnl::error&) {
     return std::nullopt;
   }
+  if (post.affine && std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return std::nullopt;
   Side xs_{x_user, pd.src_desc(), make_reorder(x_user, pd.src_desc())};
   Side ws_{w_user, pd.weights_desc(), make_reorder(w_user, pd.weights_desc())};
   Side ys_{y_user, pd.dst_desc(), make_reorder(pd.dst_desc(), y_user)};
@@ -397,6 +445,10 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
         {DNNL_ARG_WEIGHTS, dnnl::memory(ws_.prim, e, const_cast<void*>(wp))},
         {DNNL_ARG_DST, dnnl::memory(ys_.prim, e, yi)}};
     if (pad_bytes) args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(pad_md, e, a.scratch + pad_off)});
+    if (post.affine)
+      for (int k = 0; k < 2; ++k)
+        args.insert({DNNL_ARG_ATTR_MULTIPLE_POST_OP(k) | DNNL_ARG_SRC_1,
+                     dnnl::memory(chan_md, e, const_cast<void*>(a.in[2 + k]->raw()))});
     prim->execute(dnnl_stream(), args);
     ys_.finish(a.out[0]->raw(), a.scratch);
     dnnl_stream().wait();
@@ -407,14 +459,14 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
 // A transposed convolution (lhs_dilation > 1: the input gradient of a strided conv) as
 // oneDNN's backward-data primitive of a forward conv from y-shaped src to x-shaped dst.
 std::optional<Compiled> compile_conv_transposed(const ConvGeom& g, const ConvLayout& L,
-                                                bool rhs_flipped) {
+                                                bool rhs_flipped, ConvBlocks blk) {
   const hlo::ConvDims* cd = &g.d;
   const Shape &xs = L.xs, &ys = L.ys;
   const int64_t G = L.G, O = L.O, KI = L.KI, s_o = L.s_o, s_i = L.s_i;
   const dims_t &ksz = L.ksz, &kst = L.kst, &dil = L.dil;
   const std::vector<int64_t>& y_order = L.y_order;
-  const dnnl::memory::desc& x_user = L.x_user;
-  dnnl::memory::desc y_user = L.y_user;
+  const dnnl::memory::desc x_user = blk.x ? blocked_md(L.x_user.dims(), blk.x) : L.x_user;
+  dnnl::memory::desc y_user = blk.y ? blocked_md(L.y_user.dims(), blk.y) : L.y_user;
   auto attr = dnnl_user_scratchpad_attr();
   auto& eng = dnnl_engine();
   Compiled c;
@@ -443,7 +495,12 @@ std::optional<Compiled> compile_conv_transposed(const ConvGeom& g, const ConvLay
     for (int64_t o : y_order) yst.push_back(rs[static_cast<size_t>(o)]);
     for (size_t i = 0; i < g.ns; ++i)
       if (pr[i] < 0) yd[i + 2] += pr[i], pr[i] = 0;
-    y_user = dnnl::memory::desc(yd, dt::f32, yst);
+    try {
+      y_user = blk.y ? y_user.submemory_desc(yd, dims_t(yd.size(), 0))
+                     : dnnl::memory::desc(yd, dt::f32, yst);
+    } catch (const dnnl::error&) {
+      return std::nullopt;
+    }
     crop = true;
   }
   // Forward weights W'[g, a, b, k] = rhs[kif = a, kof = g*(O/G) + b, K-1-k], dense in scratch.
@@ -461,17 +518,19 @@ std::optional<Compiled> compile_conv_transposed(const ConvGeom& g, const ConvLay
   dnnl::memory::desc w_dense(wd_prim, dt::f32, dims_t(wdp_rs.begin(), wdp_rs.end()));
   dnnl::convolution_backward_data::primitive_desc pd;
   try {
-    dnnl::convolution_forward::desc fdesc(
-        dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
-        any_md(y_user.dims()), any_md(wd_prim), any_md(x_user.dims()), st, dil, pl, pr);
+    auto y_md = blk.y ? y_user : any_md(y_user.dims());
+    auto x_md = blk.x ? x_user : any_md(x_user.dims());
+    dnnl::convolution_forward::desc fdesc(dnnl::prop_kind::forward_training,
+                                          dnnl::algorithm::convolution_direct, y_md,
+                                          any_md(wd_prim), x_md, st, dil, pl, pr);
     dnnl::convolution_forward::primitive_desc fpd(fdesc, eng);
-    dnnl::convolution_backward_data::desc bdesc(dnnl::algorithm::convolution_direct,
-                                                any_md(y_user.dims()), any_md(wd_prim),
-                                                any_md(x_user.dims()), st, dil, pl, pr);
+    dnnl::convolution_backward_data::desc bdesc(dnnl::algorithm::convolution_direct, y_md,
+                                                any_md(wd_prim), x_md, st, dil, pl, pr);
     pd = dnnl::convolution_backward_data::primitive_desc(bdesc, attr, eng, fpd);
   } catch (const dnnl::error&) {
     return std::nullopt;
   }
+  if (blk.any() && std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return std::nullopt;
   Side xs_{x_user, pd.diff_dst_desc(), make_reorder(x_user, pd.diff_dst_desc())};
   Side ws_{w_dense, pd.weights_desc(), make_reorder(w_dense, pd.weights_desc())};
   Side ys_{y_user, pd.diff_src_desc(), make_reorder(pd.diff_src_desc(), y_user)};
@@ -502,39 +561,42 @@ std::optional<Compiled> compile_conv_transposed(const ConvGeom& g, const ConvLay
   return c;
 }
 
-std::optional<Compiled> compile_conv_impl(const hlo::Op& op, bool rhs_flipped) {
+// The weight-gradient form: a batch-grouped conv, or a "kernel" (dy) larger than the result
+// (dW is k x k while dy is the activation's size). Both mean backward-weights.
+bool bwd_weights_form(const hlo::Op& op, const ConvGeom& g, int64_t bgc) {
+  const hlo::ConvDims* cd = &g.d;
+  bool unit_lhs = std::all_of(g.lhs_dil.begin(), g.lhs_dil.end(), [](int64_t v) { return v == 1; });
+  int64_t out_sp = 1, ker_sp = 1;
+  for (size_t i = 0; i < g.ns; ++i) {
+    out_sp *= op.result(0)->type.dim(cd->output_spatial[i]);
+    ker_sp *= op.operand_type(1).dim(cd->kernel_spatial[i]);
+  }
+  const char* nobw = std::getenv("NETSPEC_CONV_NO_BWD_WEIGHTS");
+  return unit_lhs && g.groups == 1 && (bgc > 1 || out_sp < ker_sp) && !(nobw && *nobw);
+}
+
+std::optional<Compiled> compile_conv_impl(const hlo::Op& op, bool rhs_flipped, ConvBlocks blk) {
   std::optional<ConvGeom> geom = conv_geom(op);
   if (!geom) return std::nullopt;
   const ConvGeom& g = *geom;
   const hlo::ConvDims* cd = &g.d;
   const int64_t bgc = op.attrs.get_int_or("batch_group_count", 1);
-  // The weight-gradient form: a batch-grouped conv, or a "kernel" (dy) larger than the result
-  // (dW is k x k while dy is the activation's size). Both mean backward-weights.
-  {
-    bool unit_lhs =
-        std::all_of(g.lhs_dil.begin(), g.lhs_dil.end(), [](int64_t v) { return v == 1; });
-    int64_t out_sp = 1, ker_sp = 1;
-    for (size_t i = 0; i < g.ns; ++i) {
-      out_sp *= op.result(0)->type.dim(cd->output_spatial[i]);
-      ker_sp *= op.operand_type(1).dim(cd->kernel_spatial[i]);
-    }
-    const char* nobw = std::getenv("NETSPEC_CONV_NO_BWD_WEIGHTS");
-    if (unit_lhs && g.groups == 1 && (bgc > 1 || out_sp < ker_sp) && !(nobw && *nobw)) {
-      if (rhs_flipped) return std::nullopt;  // the "kernel" is dy here, not a weight
-      if (auto c = compile_conv_bwd_weights(op, *cd, g.ns, g.strides, g.rhs_dil, g.pad_lo, bgc))
-        return c;
-    }
+  if (bwd_weights_form(op, g, bgc)) {
+    if (rhs_flipped) return std::nullopt;  // the "kernel" is dy here, not a weight
+    if (auto c = compile_conv_bwd_weights(op, *cd, g.ns, g.strides, g.rhs_dil, g.pad_lo, bgc, blk))
+      return c;
+    if (blk.any()) return std::nullopt;
   }
   if (bgc != 1) return std::nullopt;
   std::optional<ConvLayout> L = conv_layout(op, g);
   if (!L) return std::nullopt;
   bool transposed =
       std::any_of(g.lhs_dil.begin(), g.lhs_dil.end(), [](int64_t v) { return v != 1; });
-  return transposed ? compile_conv_transposed(g, *L, rhs_flipped)
-                    : compile_conv_direct(g, *L, rhs_flipped);
+  return transposed ? compile_conv_transposed(g, *L, rhs_flipped, blk)
+                    : compile_conv_direct(g, *L, rhs_flipped, blk);
 }
 
-std::optional<Compiled> compile_conv(const hlo::Op& op) { return compile_conv_impl(op, false); }
+std::optional<Compiled> compile_conv(const hlo::Op& op) { return compile_conv_impl(op, false, {}); }
 
 }  // namespace
 
@@ -547,7 +609,57 @@ std::optional<Compiled> compile_conv_rhs_reversed(const hlo::Op& conv) {
   std::sort(dims.begin(), dims.end());
   std::sort(want.begin(), want.end());
   if (dims != want) return std::nullopt;
-  return compile_conv_impl(conv, true);
+  return compile_conv_impl(conv, true, {});
+}
+
+ConvBlocks conv_blockable_roles(const hlo::Op& conv, int B) {
+  ConvBlocks r;
+  std::optional<ConvGeom> g = conv_geom(conv);
+  if (!g || B <= 0 || g->ns != 2 || g->groups != 1) return r;
+  if (conv.attrs.get_int_or("batch_group_count", 1) != 1) return r;
+  const hlo::ConvDims& cd = g->d;
+  // Blockable: the tensor's own dims are oneDNN's (N, C, H, W) for its role, C % B == 0.
+  auto ok = [&](const hlo::Type& t, std::vector<int64_t> order) {
+    return t.shape().size() == 4 && t.dim(1) % B == 0 && order == std::vector<int64_t>{0, 1, 2, 3};
+  };
+  auto with = [](int64_t a, int64_t b, const hlo::I64s& sp) {
+    std::vector<int64_t> o{a, b};
+    o.insert(o.end(), sp.begin(), sp.end());
+    return o;
+  };
+  if (bwd_weights_form(conv, *g, 1)) {
+    r.x =
+        ok(conv.operand_type(0), with(cd.input_feature, cd.input_batch, cd.input_spatial)) ? B : 0;
+    r.w = ok(conv.operand_type(1),
+             with(cd.kernel_input_feature, cd.kernel_output_feature, cd.kernel_spatial))
+              ? B
+              : 0;
+    return r;
+  }
+  r.x = ok(conv.operand_type(0), with(cd.input_batch, cd.input_feature, cd.input_spatial)) ? B : 0;
+  r.y =
+      ok(conv.result(0)->type, with(cd.output_batch, cd.output_feature, cd.output_spatial)) ? B : 0;
+  return r;
+}
+
+std::optional<Compiled> compile_conv_affine(const hlo::Op& conv, bool rhs_reversed, ConvBlocks b,
+                                            bool relu) {
+  std::optional<ConvGeom> g = conv_geom(conv);
+  if (!g || conv.attrs.get_int_or("batch_group_count", 1) != 1 || bwd_weights_form(conv, *g, 1))
+    return std::nullopt;
+  for (int64_t d : g->lhs_dil)
+    if (d != 1) return std::nullopt;
+  std::optional<ConvLayout> L = conv_layout(conv, *g);
+  if (!L) return std::nullopt;
+  return compile_conv_direct(*g, *L, rhs_reversed, b, ConvPostOps{true, relu});
+}
+
+std::optional<Compiled> compile_conv_blocked(const hlo::Op& conv, bool rhs_reversed, ConvBlocks b) {
+  if (rhs_reversed) {
+    const hlo::Op* rev = conv.operand(1)->def;
+    if (!rev || rev->kind != hlo::OpKind::kReverse) return std::nullopt;
+  }
+  return compile_conv_impl(conv, rhs_reversed, b);
 }
 
 void register_conv(Compiler* t) {

@@ -9,6 +9,8 @@
 // NETSPEC_PROFILE=1 prints wall time per op kind and per step at exit; NETSPEC_NO_FUSION=1 turns
 // off elementwise fusion (fusion.cpp: f32 elementwise chains run as one tiled kernel);
 // NETSPEC_SCALAR_MATH=1 keeps f32 exp/log/tanh/logistic on scalar loops (vmath.h).
+// NETSPEC_CPU_LAYOUT=plain|8|16 overrides the channel-blocked layout the planner propagates
+// between convolutions (layout.cpp; default by the CPU found: 16 with AVX-512, 8 with AVX2).
 #pragma once
 #include <cstddef>
 #include <string>
@@ -18,15 +20,18 @@
 namespace netspec::exec::cpu {
 
 struct PlanStats {
-  size_t arena_bytes = 0;        // the arena one run needs
-  size_t value_bytes = 0;        // sum of all planned result sizes (what no reuse would need)
-  int steps = 0;                 // ops that run (constants/iota are folded at plan time)
-  int fast_steps = 0;            // steps on a cpu kernel
-  int ref_steps = 0;             // steps on a ref kernel (fallback)
-  int inplace = 0;               // results that share an operand's buffer
-  int views = 0;                 // reshapes without a copy
+  size_t arena_bytes = 0;              // the arena one run needs
+  size_t value_bytes = 0;              // sum of all planned result sizes (what no reuse would need)
+  int steps = 0;                       // ops that run (constants/iota are folded at plan time)
+  int fast_steps = 0;                  // steps on a cpu kernel
+  int ref_steps = 0;                   // steps on a ref kernel (fallback)
+  int inplace = 0;                     // results that share an operand's buffer
+  int views = 0;                       // reshapes without a copy
+  int blocked_values = 0;              // results stored channel-blocked (nChw16c / nChw8c)
+  int reorders = 0;                    // layout reorder steps the planner inserted
+  int conv_postops = 0;                // eval BN (+ ReLU) groups folded into their conv's post-ops
   bool whole_function_on_ref = false;  // the planner gave the whole function to ref
-  std::string fallback_ops;      // mnemonics that use the ref kernel, comma separated
+  std::string fallback_ops;            // mnemonics that use the ref kernel, comma separated
 };
 
 PlanStats plan_stats(const hlo::Func& f);

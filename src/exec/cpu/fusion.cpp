@@ -44,8 +44,11 @@ constexpr int64_t kTile = 512;
 
 // Broadcast of an operand whose kept dims are one consecutive run of the result's dims:
 // result element i reads operand element (i / inner) % size.
+// In a channel-blocked group (block B > 0) a channel broadcast reads operand element
+// ((i / B / inner) % (size / B)) * B + i % B, inner = H * W.
 struct BcastMap {
   int64_t inner = 1, size = 1;
+  int64_t block = 0;
 };
 
 std::optional<BcastMap> bcast_map(const hlo::Op& op) {
@@ -164,6 +167,26 @@ void binary(float* d, const float* a, const float* b, int64_t n, bool sa, bool s
   }
 }
 
+// A channel broadcast into a channel-blocked tile: element i reads channel
+// ((i / B / inner) % (size / B)) * B + i % B, so each run of inner * B elements repeats the
+// B values of one channel block (tiles and runs start at multiples of B).
+template <int64_t B>
+void blocked_channels(float* d, const float* src, int64_t off, int64_t n, int64_t inner,
+                      int64_t size) {
+  const int64_t run = inner * B;
+  for (int64_t j = 0; j < n;) {
+    const int64_t i = off + j;
+    const float* s = src + ((i / run) % (size / B)) * B;
+    const int64_t len = std::min(n - j, run - i % run);
+    int64_t k = 0;
+    if (i % B == 0)
+      for (; k + B <= len; k += B)
+        for (int64_t l = 0; l < B; ++l) d[j + k + l] = s[l];
+    for (; k < len; ++k) d[j + k] = s[(i + k) % B];
+    j += len;
+  }
+}
+
 void run_program(const Program& p, const RunArgs& args) {
   const int64_t n_tiles = (p.n + kTile - 1) / kTile;
   std::vector<const float*> in_f(p.in_is_i1.size());
@@ -226,6 +249,10 @@ void run_program(const Program& p, const RunArgs& args) {
             const int64_t inner = in.map.inner, size = in.map.size;
             if (size == 1) {
               std::fill(d, d + kTile, src[0]);
+            } else if (in.map.block == 16) {
+              blocked_channels<16>(d, src, off, n, inner, size);
+            } else if (in.map.block == 8) {
+              blocked_channels<8>(d, src, off, n, inner, size);
             } else if (inner == 1) {  // rows: the operand repeats with period `size`
               for (int64_t j = 0, q = off % size; j < n;) {
                 int64_t len = std::min(n - j, size - q);
@@ -447,7 +474,23 @@ FusionPlan find_fusion_groups(const hlo::Block& body) {
   return plan;
 }
 
-Compiled compile_fused(const FusedGroup& g) {
+bool fused_blockable(const FusedGroup& g, int block) {
+  if (block <= 0 || g.ops.empty()) return false;
+  const hlo::Type& dom = g.ops.back()->result(0)->type;
+  if (dom.shape().size() != 4 || dom.dim(1) % block != 0) return false;
+  for (const hlo::Op* op : g.ops) {
+    if (op->result(0)->type.shape() != dom.shape()) return false;
+    if (op->kind != OpKind::kBroadcastInDim) continue;
+    // Only scalars and per-channel vectors: [C] or [1, C, 1, 1]-like operands on dim 1.
+    const Shape& in = op->operand_type(0).shape();
+    hlo::I64s bd = i64s_attr(*op, "broadcast_dimensions");
+    for (size_t k = 0; k < in.size(); ++k)
+      if (in[k] != 1 && bd[k] != 1) return false;
+  }
+  return true;
+}
+
+Compiled compile_fused(const FusedGroup& g, int block) {
   Program p;
   p.n = g.ops.back()->result(0)->type.numel();
   std::unordered_map<const Value*, int> in_index, slot_of;
@@ -496,6 +539,7 @@ Compiled compile_fused(const FusedGroup& g) {
       if (k == in_index.end()) fail("cpu fusion", "broadcast of a group member");
       in.a = -(k->second + 1);
       in.map = *bcast_map(op);
+      if (block > 0 && in.map.size > 1) in.map.block = block;  // a channel broadcast
     } else {
       int* refs[3] = {&in.a, &in.b, &in.c};
       for (size_t j = 0; j < op.operands.size() && j < 3; ++j) *refs[j] = operand(op.operand(j));

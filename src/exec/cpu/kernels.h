@@ -72,7 +72,35 @@ struct FusionPlan {
   std::unordered_map<const hlo::Op*, bool> skip_bcast;  // broadcasts only read inside groups
 };
 FusionPlan find_fusion_groups(const hlo::Block& body);
-Compiled compile_fused(const FusedGroup& g);
+// block > 0: the group's full-shape values are channel-blocked [N, C/block, H, W, block]
+// (fused_blockable must hold: rank 4, C % block == 0, only scalar or channel broadcasts).
+Compiled compile_fused(const FusedGroup& g, int block = 0);
+bool fused_blockable(const FusedGroup& g, int block);
+
+// The channel block size for this CPU, read when a plan is built: 16 with AVX-512, 8 with AVX2,
+// else 0 (row-major only); NETSPEC_CPU_LAYOUT=plain|8|16 overrides (8 = the AVX2 machines'
+// choice, so that path runs and is tested on any CPU). NETSPEC_CONV_PLAIN=1 implies plain.
+int layout_block_size();
+// Channel-blocked layout (oneDNN nChw{B}c) kernels, see layout.cpp. A role is operand 0,
+// operand 1 or the result of a convolution; each is 0 (row-major) or the block size B.
+struct ConvBlocks {
+  int x = 0, w = 0, y = 0;
+  bool any() const { return x || w || y; }
+};
+// The roles of conv whose tensor is [N, C, H, W] in oneDNN's own order for the primitive the
+// conv maps to, with C % B == 0 (operand 1 only in the weight-gradient form, where it is dy).
+ConvBlocks conv_blockable_roles(const hlo::Op& conv, int B);
+// conv with the given roles blocked (rhs_reversed: see compile_conv_rhs_reversed); nullopt when
+// oneDNN has no non-reference primitive for those layouts.
+std::optional<Compiled> compile_conv_blocked(const hlo::Op& conv, bool rhs_reversed, ConvBlocks b);
+// A forward conv followed by y * s[c] + t[c] and, with relu, max(., 0) (BN on running statistics
+// + ReLU) as oneDNN post-ops in the conv's own pass; operands 2 and 3 are s and t ([C]).
+std::optional<Compiled> compile_conv_affine(const hlo::Op& conv, bool rhs_reversed, ConvBlocks b,
+                                            bool relu);
+// reduce of a blocked [N, C, H, W] operand over {0, 2, 3} or {2, 3} (add / max / min bodies).
+std::optional<Compiled> compile_reduce_blocked(const hlo::Op& op, int B);
+// reduce_window / select_and_scatter pooling over H, W of blocked operands (result blocked).
+std::optional<Compiled> compile_pool_blocked(const hlo::Op& op, int B);
 
 // Shared helpers (cpu_util.cpp).
 // Grain sizes for parallel_for: cheap ops get large chunks, transcendental ones small.

@@ -2,6 +2,8 @@
 // fused group or ref fallback), liveness, and arena buffers with in-place reuse.
 #include "exec/cpu/plan.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdlib>
@@ -35,26 +37,9 @@ bool env_on(const char* name) {
   return v && *v && std::string_view(v) != "0";
 }
 
-int new_val(Plan& P, const hlo::Value* v) {
-  int id = static_cast<int>(P.vals.size());
-  P.vals.push_back({});
-  P.vals.back().type = v->type;
-  P.ids[v] = id;
-  return id;
-}
 int id_of(const Plan& P, const hlo::Value* v) {
   auto it = P.ids.find(v);
   return it == P.ids.end() ? -1 : it->second;
-}
-// id_of, except that a sub-plan turns a tensor of an enclosing scope into a capture.
-int use_of(Plan& P, const hlo::Value* v) {
-  int id = id_of(P, v);
-  if (id >= 0 || !P.sub || !v->type.is_tensor()) return id;
-  id = new_val(P, v);
-  P.vals[id].src = Src::kCapture;
-  P.vals[id].capture = v;
-  P.captures.push_back(id);
-  return id;
 }
 
 // Kernel reverses read only by one convolution are folded into it (the VJP's flipped weights):
@@ -81,21 +66,47 @@ ConvFolds fold_conv_reverses(const hlo::Block& b) {
   return r;
 }
 
+// " {blocked nChw16c}" for a step that reads or writes the blocked layout (profile labels).
+std::string blocked_label(const Plan& P, const Step& st) {
+  for (int id : st.outs)
+    if (P.vals[static_cast<size_t>(id)].block) return fmt::format(" {{nChw{}c}}", P.chan_block);
+  for (int id : st.ins)
+    if (id >= 0 && P.vals[static_cast<size_t>(id)].block)
+      return fmt::format(" {{nChw{}c}}", P.chan_block);
+  return "";
+}
+
 // The step of fused group g (it runs at its last op).
 void add_fused_step(Plan& P, const hlo::Op& op, const FusedGroup& g) {
+  if (fold_conv_affine(P, op, g)) return;
   Step st;
   st.op = &op;
   st.fused = &g;
   st.kind = StepKind::kFast;
+  // Channel-blocked when its layout allows it and one full-shape input already is blocked.
+  const Shape& dom = g.ops.back()->result(0)->type.shape();
+  bool blocked = false;
+  if (P.chan_block > 0 && fused_blockable(g, P.chan_block))
+    for (const hlo::Value* v : g.ins) {
+      int id = use_of(P, v);
+      if (id >= 0 && v->type.shape() == dom && (P.vals[id].block > 0 || P.blocked_copy.count(v)))
+        blocked = true;
+    }
   for (const hlo::Value* v : g.ins) {
-    int id = use_of(P, v);
+    int id = blocked && v->type.shape() == dom ? want_blocked(P, v, op) : want_plain(P, v, op);
     if (id < 0 || P.vals[id].src == Src::kTuple)
       fail("cpu", "fusion group input {} has no value (planner bug)", v->type.str());
     st.ins.push_back(id);
   }
-  for (const hlo::Value* v : g.outs) st.outs.push_back(new_val(P, v));
-  st.compiled = compile_fused(g);
-  if (P.profile) st.label = fused_label(g, op);
+  for (const hlo::Value* v : g.outs) {
+    st.outs.push_back(new_val(P, v));
+    if (blocked) {
+      P.vals[static_cast<size_t>(st.outs.back())].block = P.chan_block;
+      ++P.stats.blocked_values;
+    }
+  }
+  st.compiled = compile_fused(g, blocked ? P.chan_block : 0);
+  if (P.profile) st.label = fused_label(g, op) + blocked_label(P, st);
   P.steps.push_back(std::move(st));
 }
 
@@ -107,10 +118,16 @@ bool add_op_step(Plan& P, const hlo::Op& op, ConvFolds& folds) {
   st.op = &op;
   auto folded = folds.conv_rev.find(&op);
   if (folded != folds.conv_rev.end()) st.absorbed_reverse = op.operand(1)->def;
+  if (!op.regions.empty() || op.kind == OpKind::kCall) plain_for_regions(P, op);
+  if (add_blocked_step(P, op, st, table)) {
+    if (P.profile) st.label = step_label(op, st.kind) + blocked_label(P, st);
+    P.steps.push_back(std::move(st));
+    return true;
+  }
   bool tensors_only = true;
   for (auto* v : op.operands) {
     if (st.absorbed_reverse && st.ins.size() == 1) v = st.absorbed_reverse->operand(0);
-    int id = use_of(P, v);
+    int id = want_plain(P, v, op);
     if (id < 0 || P.vals[id].src == Src::kTuple) tensors_only = false;
     st.ins.push_back(id);
   }
@@ -156,7 +173,7 @@ bool plan_steps(Plan& P, const hlo::Block& b) {
     if (op.kind == OpKind::kFuncReturn || op.kind == OpKind::kReturn) {
       bool ok = true;
       for (auto* v : op.operands) {
-        int id = use_of(P, v);
+        int id = want_plain(P, v, op);
         if (id < 0 || P.vals[id].src == Src::kTuple) ok = false;
         P.results.push_back(id);
       }
@@ -165,7 +182,10 @@ bool plan_steps(Plan& P, const hlo::Block& b) {
     if (op.kind == OpKind::kTuple) {
       int id = new_val(P, op.result());
       P.vals[id].src = Src::kTuple;
-      for (auto* v : op.operands) P.vals[id].tuple_elems.push_back(use_of(P, v));
+      for (auto* v : op.operands) {
+        int e = want_plain(P, v, op);
+        P.vals[id].tuple_elems.push_back(e);
+      }
       continue;
     }
     if (op.kind == OpKind::kGetTupleElement) {
@@ -325,6 +345,26 @@ size_t assign_offsets(std::vector<Buffer>& bufs) {
 
 }  // namespace
 
+int add_val(Plan& P, const hlo::Type& t) {
+  P.vals.push_back({});
+  P.vals.back().type = t;
+  return static_cast<int>(P.vals.size()) - 1;
+}
+int new_val(Plan& P, const hlo::Value* v) {
+  int id = add_val(P, v->type);
+  P.ids[v] = id;
+  return id;
+}
+int use_of(Plan& P, const hlo::Value* v) {
+  int id = id_of(P, v);
+  if (id >= 0 || !P.sub || !v->type.is_tensor()) return id;
+  id = new_val(P, v);
+  P.vals[id].src = Src::kCapture;
+  P.vals[id].capture = v;
+  P.captures.push_back(id);
+  return id;
+}
+
 std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
   auto plan = build_block_plan(*f.body, nullptr);
   plan->func = &f;
@@ -338,6 +378,7 @@ std::unique_ptr<Plan> build_block_plan(const hlo::Block& b, const Plan* parent) 
   P.sub = parent != nullptr;
   P.check = env_on("NETSPEC_CPU_CHECK");
   P.profile = env_on("NETSPEC_PROFILE");
+  P.chan_block = layout_block_size();
   for (size_t i = 0; i < b.args.size(); ++i) {
     int id = new_val(P, b.arg(i));
     P.vals[id].src = Src::kArg;
@@ -364,6 +405,9 @@ std::unique_ptr<Plan> build_block_plan(const hlo::Block& b, const Plan* parent) 
     P.stats.ref_steps += s.ref_steps;
     P.stats.inplace += s.inplace;
     P.stats.views += s.views;
+    P.stats.blocked_values += s.blocked_values;
+    P.stats.reorders += s.reorders;
+    P.stats.conv_postops += s.conv_postops;
     if (!s.fallback_ops.empty() && P.stats.fallback_ops.find(s.fallback_ops) == std::string::npos)
       P.stats.fallback_ops += (P.stats.fallback_ops.empty() ? "" : ",") + s.fallback_ops;
   }

@@ -38,6 +38,9 @@ struct ValInfo {
   std::vector<int> tuple_elems;
   const hlo::Value* capture = nullptr;  // kCapture
   int last_use = -1;
+  // Layout: 0 = row-major; B > 0 = a rank-4 [N, C, H, W] tensor stored channel-blocked
+  // (oneDNN nChw{B}c: [N, C/B, H, W, B], C % B == 0, so the byte size is unchanged).
+  int block = 0;
 };
 
 struct Buffer {
@@ -63,7 +66,14 @@ struct Step {
   // operand 1 is that op's input; check mode reverses it before running the ref kernel.
   const hlo::Op* absorbed_reverse = nullptr;
   std::vector<int> subs;  // kRegion: Plan::subplans index of each region, in region order
-  std::string label;      // NETSPEC_PROFILE: "mnemonic [fast|ref|view] operand types -> result"
+  // A layout reorder inserted by the planner (op = the op it serves, for labels): +B plain ->
+  // blocked, -B blocked -> plain (layout.cpp).
+  int reorder = 0;
+  // A convolution with its eval BN (+ ReLU) group as post-ops (conv_fold.cpp): fused = that
+  // group, fused_conv = the conv; ins = x, w, then fold_ins (s, t and the group's other inputs).
+  const hlo::Op* fused_conv = nullptr;
+  std::vector<const hlo::Value*> fold_ins;
+  std::string label;  // NETSPEC_PROFILE: "mnemonic [fast|ref|view] operand types -> result"
 };
 
 struct Plan {
@@ -84,6 +94,11 @@ struct Plan {
   bool check = false;  // NETSPEC_CPU_CHECK=1: verify each fast step against its ref kernel
   PlanStats stats;
   FusionPlan fusion;  // NETSPEC_NO_FUSION=1 leaves it empty
+  // Channel-blocked layout propagation (layout.cpp): the block size chosen for this CPU (0 =
+  // off) and, per IR value, its copy in the other layout once a reorder step made one.
+  int chan_block = 0;
+  std::unordered_map<const hlo::Value*, int> plain_copy, blocked_copy;
+  std::unordered_map<const hlo::Value*, int> use_count;  // readers per value (conv_fold.cpp)
   // NETSPEC_PROFILE=1: wall time per step summed over runs; merged into the process-wide
   // profile when the plan dies (printed to stderr at exit).
   bool profile = false;
@@ -124,6 +139,30 @@ std::unique_ptr<Plan> build_block_plan(const hlo::Block& b, const Plan* parent);
 std::string step_label(const hlo::Op& op, StepKind kind);
 std::string fused_label(const FusedGroup& g, const hlo::Op& last);
 
+// Plan values: add_val an unnamed one (a reorder's copy), new_val one for IR value v (P.ids),
+// use_of the id of v (in a sub-plan, a tensor of an enclosing scope becomes a capture).
+int add_val(Plan& P, const hlo::Type& t);
+int new_val(Plan& P, const hlo::Value* v);
+int use_of(Plan& P, const hlo::Value* v);
+
+// Layout propagation (layout.cpp; the block size is kernels.h's layout_block_size()).
+// The id of v in row-major / blocked layout, adding a reorder step (served op `op`) on first need.
+int want_plain(Plan& P, const hlo::Value* v, const hlo::Op& op);
+int want_blocked(Plan& P, const hlo::Value* v, const hlo::Op& op);
+// Is a plan value / a shape eligible for the blocked layout of P?
+bool blockable(const Plan& P, const hlo::Type& t);
+// Values of P read inside op's regions get row-major copies (P.ids points at them after).
+void plain_for_regions(Plan& P, const hlo::Op& op);
+// Adds op's step on a layout-aware kernel (conv, reduce, pooling, elementwise) when one of its
+// operands is blocked or it produces a blocked result; false: the caller plans it row-major.
+bool add_blocked_step(Plan& P, const hlo::Op& op, Step& st, const Compiler* table);
+// Folds group g (an eval BN affine y * s + t, optionally then max(., 0)) into the step of the
+// convolution producing y, when y has no other reader: the conv runs them as oneDNN post-ops
+// and the group gets no step (conv_fold.cpp). False: g is planned as usual.
+bool fold_conv_affine(Plan& P, const hlo::Op& last, const FusedGroup& g);
+// A row-major copy of a value stored with block size b (check mode).
+Tensor unblocked(const Tensor& t, int b);
+
 // Check mode (NETSPEC_CPU_CHECK=1): a fast step must match its ref kernel on the same operands,
 // and every operand must still hold what its producer wrote (catches buffers reused while live).
 struct Checker {
@@ -139,6 +178,7 @@ struct Checker {
   void compare(const Step& st, size_t index, const std::vector<Tensor>& want,
                const std::vector<Tensor>& vals) const;
   void record(const Step& st, size_t index, const std::vector<Tensor>& vals);
+  Tensor plain(int id, const std::vector<Tensor>& vals) const;
 };
 
 }  // namespace netspec::exec::cpu

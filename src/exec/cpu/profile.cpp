@@ -58,11 +58,13 @@ Plan::~Plan() {
   double sum = 0;
   for (size_t i = 0; i < steps.size(); ++i) {
     const Step& st = steps[i];
-    std::string kind =
-        st.fused ? std::string("fusion")
-                 : std::string(op_mnemonic(st.op->kind)) + (st.kind == StepKind::kRef    ? " [ref]"
-                                                            : st.kind == StepKind::kView ? " [view]"
-                                                                                         : "");
+    std::string kind = st.reorder      ? std::string("layout reorder")
+                       : st.fused_conv ? std::string("convolution +post-ops")
+                       : st.fused      ? std::string("fusion")
+                                       : std::string(op_mnemonic(st.op->kind)) +
+                                        (st.kind == StepKind::kRef    ? " [ref]"
+                                         : st.kind == StepKind::kView ? " [view]"
+                                                                      : "");
     auto& s = pr.by_step[st.label];
     s.first += prof_ms[i];
     s.second += prof_runs;

@@ -7,6 +7,7 @@
 // Other shapes and bodies use reduce.cpp's generic kernel or the ref kernel.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "core/thread_pool.h"
 #include "exec/cpu/kernels.h"
@@ -29,11 +30,10 @@ struct Pool2d {
 
 // `big` is the windowed operand, `small` the per-window tensor (reduce_window's result or
 // select_and_scatter's source).
-std::optional<Pool2d> pool_geometry(const hlo::Op& op, const Shape& big, const Shape& small) {
+std::optional<Pool2d> pool_geometry(const std::optional<WindowAttrs>& w, const Shape& big,
+                                    const Shape& small) {
   const size_t r = big.size();
-  if (small.size() != r || r == 0) return std::nullopt;
-  std::optional<WindowAttrs> w = undilated_window(op, r);
-  if (!w) return std::nullopt;
+  if (small.size() != r || r == 0 || !w || w->win.size() != r) return std::nullopt;
   const I64s &win = w->win, &str = w->strides;
   const std::vector<int64_t>& lo = w->lo;
   std::vector<size_t> active, plane;
@@ -72,6 +72,21 @@ std::optional<Pool2d> pool_geometry(const hlo::Op& op, const Shape& big, const S
     }
   }
   return g;
+}
+
+// The geometry of op's window; block B > 0: both tensors are channel-blocked [N, C, H, W]
+// (physically [N, C/B, H, W, B]: the lane dim is one more plane dim, window 1).
+std::optional<Pool2d> op_geometry(const hlo::Op& op, const Shape& big, const Shape& small, int B) {
+  std::optional<WindowAttrs> w = undilated_window(op, big.size());
+  if (!w || B == 0) return pool_geometry(w, big, small);
+  if (big.size() != 4 || small.size() != 4 || w->win[1] != 1 || w->strides[1] != 1 ||
+      w->lo[1] != 0 || big[1] % B != 0 || small[1] != big[1])
+    return std::nullopt;
+  auto phys = [B](const Shape& s) { return Shape{s[0], s[1] / B, s[2], s[3], B}; };
+  w->win.push_back(1);
+  w->strides.push_back(1);
+  w->lo.push_back(0);
+  return pool_geometry(w, phys(big), phys(small));
 }
 
 // IEEE maximum as in the ref body (exec/scalar_ops.h): the first NaN propagates, -0 < +0.
@@ -153,15 +168,74 @@ void pool_plane(const Pool2d& g, const float* xp, float* op_, float init) {
   }
 }
 
-std::optional<Compiled> compile_pool(const hlo::Op& op) {
+// f(std::integral_constant<int, B>) for the block sizes the kernels are compiled for (16, 8).
+template <typename F>
+void with_block(int B, F&& f) {
+  if (B == 16)
+    f(std::integral_constant<int, 16>{});
+  else
+    f(std::integral_constant<int, 8>{});
+}
+
+// Channel-blocked planes: the B lanes of one block (consecutive planes, element stride 1) fold
+// together as one vector, each lane in the ref kernel's order.
+template <int B, bool kMax>
+void pool_lanes(const Pool2d& g, const float* xp, float* op_, float init) {
+  for (int64_t y = 0; y < g.oh; ++y)
+    for (int64_t xo = 0; xo < g.ow; ++xo) {
+      float acc[B];
+      for (int l = 0; l < B; ++l) acc[l] = init;
+      for (int64_t i = 0; i < g.kh; ++i) {
+        const int64_t hh = y * g.sh + i - g.ph;
+        for (int64_t j = 0; j < g.kw; ++j) {
+          const int64_t ww = xo * g.sw + j - g.pw;
+          if (hh >= 0 && hh < g.ih && ww >= 0 && ww < g.iw) {
+            const float* v = xp + hh * g.xs_h + ww * g.xs_w;
+            for (int l = 0; l < B; ++l) acc[l] = kMax ? fmax_ieee(acc[l], v[l]) : acc[l] + v[l];
+          } else {
+            for (int l = 0; l < B; ++l) acc[l] = kMax ? fmax_ieee(acc[l], init) : acc[l] + init;
+          }
+        }
+      }
+      float* o = op_ + y * g.os_h + xo * g.os_w;
+      for (int l = 0; l < B; ++l) o[l] = acc[l];
+    }
+}
+
+template <int B>
+void pool_blocked_run(const Pool2d& g, bool is_max, const RunArgs& a) {
+  const float* x = a.in[0]->data<float>();
+  const float init = a.in[1]->data<float>()[0];
+  float* o = a.out[0]->data<float>();
+  const int64_t groups = static_cast<int64_t>(g.plane_x.size()) / B;
+  parallel_for(groups, 1, [&](int64_t pb, int64_t pe) {
+    for (int64_t p = pb; p < pe; ++p) {
+      const float* xp = x + g.plane_x[static_cast<size_t>(p * B)];
+      float* op_ = o + g.plane_o[static_cast<size_t>(p * B)];
+      if (is_max)
+        pool_lanes<B, true>(g, xp, op_, init);
+      else
+        pool_lanes<B, false>(g, xp, op_, init);
+    }
+  });
+}
+
+std::optional<Compiled> compile_pool(const hlo::Op& op, int B) {
   if (op.operands.size() != 2 || op.regions.size() != 1 || !all_f32(op)) return std::nullopt;
   bool sw = false;
   const hlo::Op* body = body_op(*op.region(0), sw);
   if (!body || (body->kind != OpKind::kMaximum && body->kind != OpKind::kAdd)) return std::nullopt;
-  auto g = pool_geometry(op, op.operand_type(0).shape(), op.result(0)->type.shape());
+  auto g = op_geometry(op, op.operand_type(0).shape(), op.result(0)->type.shape(), B);
   if (!g) return std::nullopt;
   const bool is_max = body->kind == OpKind::kMaximum;
   Compiled c;
+  if (B) {
+    if (B != 16 && B != 8) return std::nullopt;
+    c.run = [g = *g, is_max, B](const RunArgs& a) {
+      with_block(B, [&](auto b) { pool_blocked_run<decltype(b)::value>(g, is_max, a); });
+    };
+    return c;
+  }
   c.run = [g = *g, is_max](const RunArgs& a) {
     const float* x = a.in[0]->data<float>();
     const float init = a.in[1]->data<float>()[0];
@@ -182,7 +256,66 @@ std::optional<Compiled> compile_pool(const hlo::Op& op) {
   return c;
 }
 
-std::optional<Compiled> compile_select_and_scatter(const hlo::Op& op) {
+// select_and_scatter on one block of B channel-blocked lanes (B = 1: one row-major plane): per
+// lane the ref's choice (first candidate unless keep(current, candidate) is false).
+template <int B, typename Keep>
+void scatter_lanes(const Pool2d& g, const float* xp, const float* sp, float* op_, float init,
+                   Keep keep) {
+  for (int64_t hh = 0; hh < g.ih; ++hh)
+    for (int64_t ww = 0; ww < g.iw; ++ww)
+      for (int l = 0; l < B; ++l) op_[hh * g.xs_h + ww * g.xs_w + l] = init;
+  for (int64_t y = 0; y < g.oh; ++y)
+    for (int64_t xo = 0; xo < g.ow; ++xo) {
+      int64_t best[B];
+      for (int l = 0; l < B; ++l) best[l] = -1;
+      for (int64_t i = 0; i < g.kh; ++i) {
+        const int64_t hh = y * g.sh + i - g.ph;
+        if (hh < 0 || hh >= g.ih) continue;
+        for (int64_t j = 0; j < g.kw; ++j) {
+          const int64_t ww = xo * g.sw + j - g.pw;
+          if (ww < 0 || ww >= g.iw) continue;
+          const int64_t off = hh * g.xs_h + ww * g.xs_w;
+          for (int l = 0; l < B; ++l)
+            if (best[l] < 0 || !keep(xp[best[l] + l], xp[off + l])) best[l] = off;
+        }
+      }
+      const float* s = sp + y * g.os_h + xo * g.os_w;
+      for (int l = 0; l < B; ++l)
+        if (best[l] >= 0) op_[best[l] + l] += s[l];
+    }
+}
+
+template <int B, typename Keep>
+void scatter_blocked_run(const Pool2d& g, const RunArgs& a, Keep keep) {
+  const float* x = a.in[0]->data<float>();
+  const float* src = a.in[1]->data<float>();
+  const float init = a.in[2]->data<float>()[0];
+  float* o = a.out[0]->data<float>();
+  const int64_t groups = static_cast<int64_t>(g.plane_x.size()) / B;
+  const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(g.ih * g.iw * B, 1));
+  parallel_for(groups, grain, [&](int64_t pb, int64_t pe) {
+    for (int64_t p = pb; p < pe; ++p) {
+      const int64_t x0 = g.plane_x[static_cast<size_t>(p * B)];
+      scatter_lanes<B>(g, x + x0, src + g.plane_o[static_cast<size_t>(p * B)], o + x0, init, keep);
+    }
+  });
+}
+
+template <int B>
+void scatter_blocked_mode(const Pool2d& g, const RunArgs& a, int mode) {
+  switch (mode) {
+    case 0:
+      return scatter_blocked_run<B>(g, a, [](float c, float d) { return c >= d; });
+    case 1:
+      return scatter_blocked_run<B>(g, a, [](float c, float d) { return c > d; });
+    case 2:
+      return scatter_blocked_run<B>(g, a, [](float c, float d) { return c <= d; });
+    default:
+      return scatter_blocked_run<B>(g, a, [](float c, float d) { return c < d; });
+  }
+}
+
+std::optional<Compiled> compile_select_and_scatter(const hlo::Op& op, int B) {
   if (op.operands.size() != 3 || op.regions.size() != 2 || !all_f32(op)) return std::nullopt;
   bool sel_sw = false, sc_sw = false;
   const hlo::Op* sel = body_op(*op.region(0), sel_sw);
@@ -206,68 +339,40 @@ std::optional<Compiled> compile_select_and_scatter(const hlo::Op& op) {
   else
     return std::nullopt;
   if (sel_sw) mode ^= 2;  // compare(cand, cur, GE) == compare(cur, cand, LE)
-  auto g = pool_geometry(op, op.operand_type(0).shape(), op.operand_type(1).shape());
+  auto g = op_geometry(op, op.operand_type(0).shape(), op.operand_type(1).shape(), B);
   if (!g) return std::nullopt;
   Compiled c;
-  c.run = [g = *g, mode](const RunArgs& a) {
-    const float* x = a.in[0]->data<float>();
-    const float* src = a.in[1]->data<float>();
-    const float init = a.in[2]->data<float>()[0];
-    float* o = a.out[0]->data<float>();
-    auto keep = [mode](float cur, float cand) {
-      switch (mode) {
-        case 0:
-          return cur >= cand;
-        case 1:
-          return cur > cand;
-        case 2:
-          return cur <= cand;
-        default:
-          return cur < cand;
-      }
-    };
-    const int64_t n_planes = static_cast<int64_t>(g.plane_x.size());
-    const int64_t plane_elems = g.ih * g.iw;
-    parallel_for(n_planes, std::max<int64_t>(1, 4096 / std::max<int64_t>(plane_elems, 1)),
-                 [&](int64_t pb, int64_t pe) {
-                   for (int64_t p = pb; p < pe; ++p) {
-                     const float* xp = x + g.plane_x[static_cast<size_t>(p)];
-                     float* op_ = o + g.plane_x[static_cast<size_t>(p)];
-                     const float* sp = src + g.plane_o[static_cast<size_t>(p)];
-                     for (int64_t hh = 0; hh < g.ih; ++hh)
-                       for (int64_t ww = 0; ww < g.iw; ++ww) op_[hh * g.xs_h + ww * g.xs_w] = init;
-                     for (int64_t y = 0; y < g.oh; ++y)
-                       for (int64_t xo = 0; xo < g.ow; ++xo) {
-                         int64_t best = -1;
-                         for (int64_t i = 0; i < g.kh; ++i) {
-                           const int64_t hh = y * g.sh + i - g.ph;
-                           if (hh < 0 || hh >= g.ih) continue;
-                           for (int64_t j = 0; j < g.kw; ++j) {
-                             const int64_t ww = xo * g.sw + j - g.pw;
-                             if (ww < 0 || ww >= g.iw) continue;
-                             const int64_t off = hh * g.xs_h + ww * g.xs_w;
-                             if (best < 0 || !keep(xp[best], xp[off])) best = off;
-                           }
-                         }
-                         if (best >= 0) op_[best] += sp[y * g.os_h + xo * g.os_w];
-                       }
-                   }
-                 });
+  if (B != 0 && B != 16 && B != 8) return std::nullopt;
+  c.run = [g = *g, mode, B](const RunArgs& a) {
+    if (B == 0)
+      scatter_blocked_mode<1>(g, a, mode);  // row-major: every plane is one lane
+    else
+      with_block(B, [&](auto b) { scatter_blocked_mode<decltype(b)::value>(g, a, mode); });
   };
   return c;
 }
 
 std::optional<Compiled> compile_reduce_window_any(const hlo::Op& op) {
-  if (auto c = compile_pool(op)) return c;
+  if (auto c = compile_pool(op, 0)) return c;
   return compile_reduce_window_generic(op);
+}
+std::optional<Compiled> compile_select_and_scatter_plain(const hlo::Op& op) {
+  return compile_select_and_scatter(op, 0);
 }
 
 }  // namespace
 
+std::optional<Compiled> compile_pool_blocked(const hlo::Op& op, int B) {
+  if (B <= 0) return std::nullopt;
+  if (op.kind == OpKind::kReduceWindow) return compile_pool(op, B);
+  if (op.kind == OpKind::kSelectAndScatter) return compile_select_and_scatter(op, B);
+  return std::nullopt;
+}
+
 void register_window(Compiler* t) {
   hlo::FamilyTable<Compiler> ft(t, "window.cpp", {"window"});
   ft.set(OpKind::kReduceWindow, compile_reduce_window_any);
-  ft.set(OpKind::kSelectAndScatter, compile_select_and_scatter);
+  ft.set(OpKind::kSelectAndScatter, compile_select_and_scatter_plain);
 }
 
 }  // namespace netspec::exec::cpu

@@ -1,0 +1,145 @@
+// Emitted train steps on the cpu executor's channel-blocked layouts (src/exec/cpu/layout.cpp):
+// a conv-BN-ReLU-pool-conv net with channel counts that are and are not multiples of the block
+// (12, 16, 24, 32) equals the ref executor at nChw16c and at the AVX2 machines' nChw8c, and the
+// zoo's mnist-cnn and resnet18-cifar train steps pass check mode (every step against its ref).
+#include <cstdlib>
+
+#include "emit_test_util.h"
+#include "exec/cpu/cpu_backend.h"
+#include "spec/spec_json.h"
+
+namespace netspec::emit::testing {
+namespace {
+
+struct LayoutEnv {
+  explicit LayoutEnv(const char* v) { ::setenv("NETSPEC_CPU_LAYOUT", v, 1); }
+  ~LayoutEnv() { ::unsetenv("NETSPEC_CPU_LAYOUT"); }
+};
+
+const char* kChainNet = R"({
+  "name": "layout-chain", "inputChannels": 3, "inputHeight": 12, "inputWidth": 12,
+  "layers": [
+    {"kind": "convBn", "ic": 3, "oc": 12, "k": 3},
+    {"kind": "convBn", "ic": 12, "oc": 16, "k": 3},
+    {"kind": "maxPool", "size": 2, "stride": 2},
+    {"kind": "convBn", "ic": 16, "oc": 24, "k": 3},
+    {"kind": "convBn", "ic": 24, "oc": 32, "k": 3},
+    {"kind": "maxPool", "size": 2, "stride": 2},
+    {"kind": "flatten"},
+    {"kind": "dense", "in": 288, "out": 5}
+  ]})";
+
+// Train-step inputs in manifest order (parameters in [-1, 1], state zero, labels < classes).
+std::vector<Tensor> step_inputs(const Emitted& e, int64_t classes) {
+  std::vector<Tensor> in;
+  uint64_t seed = 1;
+  for (const auto& ti : e.manifest.inputs) {
+    hlo::Type t = hlo::Type::tensor(ti.dtype, ti.shape);
+    if (ti.name == "lr") {
+      in.push_back(Tensor::scalar_f32(0.05f));
+    } else if (ti.name == "step") {
+      in.push_back(Tensor::from<int>(DType::kI32, {}, {1}));
+    } else if (ti.role == "optimizer_state") {
+      in.emplace_back(ti.dtype, ti.shape);
+    } else if (ti.dtype == DType::kI32) {
+      Tensor y(DType::kI32, ti.shape);
+      for (int64_t i = 0; i < y.numel(); ++i)
+        y.data<int32_t>()[i] = static_cast<int32_t>((i * 7 + 3) % classes);
+      in.push_back(y);
+    } else {
+      // running variances positive (the eval forward takes their rsqrt)
+      in.push_back(random_tensor(t, seed++, ti.name.find("running_var") != std::string::npos));
+    }
+  }
+  return in;
+}
+
+double scaled_diff(const Tensor& a, const Tensor& b) {
+  double m = 0;
+  for (int64_t i = 0; i < b.numel(); ++i) m = std::max(m, std::abs(b.as_double(i)));
+  return max_abs_diff(a, b) / (1 + m);
+}
+
+Emitted train_step(const NetSpec& net, int64_t batch) {
+  EmitOptions o;
+  o.batch = batch;
+  o.optim.kind = OptimizerKind::adam;
+  return emit_module(net, ModuleKind::train_step, o);
+}
+
+TEST(CpuLayoutNet, ChainTrainStepEqualsRefAtBothBlockSizes) {
+  NetSpec net = parse_spec(kChainNet).net;
+  Emitted e = train_step(net, 4);
+  std::vector<Tensor> in = step_inputs(e, 5);
+  std::vector<Tensor> want = run_main(*e.module, in, "ref");
+  for (const char* layout : {"16", "8", "plain"}) {
+    LayoutEnv env(layout);
+    auto st = exec::cpu::plan_stats(*e.module->entry());
+    EXPECT_EQ(st.ref_steps, 0) << layout << ": " << st.fallback_ops;
+    if (std::string(layout) != "plain") {
+      EXPECT_GT(st.blocked_values, 10) << layout;
+    }
+    std::vector<Tensor> got = run_main(*e.module, in, "cpu");
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_LE(scaled_diff(got[i], want[i]), 2e-4)
+          << layout << " output " << e.manifest.outputs[i].name;
+    ::setenv("NETSPEC_CPU_CHECK", "1", 1);
+    EXPECT_NO_THROW(run_main(*e.module, in, "cpu")) << layout;
+    ::unsetenv("NETSPEC_CPU_CHECK");
+  }
+}
+
+// The eval forward: every conv's BN (+ ReLU) runs as the conv's oneDNN post-ops (4 folds), at
+// both block sizes and row-major; equal to ref, also in check mode.
+TEST(CpuLayoutNet, EvalBnReluFoldIntoConvPostOps) {
+  NetSpec net = parse_spec(kChainNet).net;
+  EmitOptions o;
+  o.batch = 3;
+  Emitted e = emit_module(net, ModuleKind::eval, o);
+  std::vector<Tensor> in = step_inputs(e, 5);
+  std::vector<Tensor> want = run_main(*e.module, in, "ref");
+  for (const char* layout : {"16", "8", "plain"}) {
+    LayoutEnv env(layout);
+    auto st = exec::cpu::plan_stats(*e.module->entry());
+    EXPECT_EQ(st.conv_postops, 4) << layout;
+    EXPECT_EQ(st.ref_steps, 0) << layout << ": " << st.fallback_ops;
+    std::vector<Tensor> got = run_main(*e.module, in, "cpu");
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_LE(scaled_diff(got[i], want[i]), 1e-5) << layout << " output " << i;
+    ::setenv("NETSPEC_CPU_CHECK", "1", 1);
+    EXPECT_NO_THROW(run_main(*e.module, in, "cpu")) << layout;
+    ::unsetenv("NETSPEC_CPU_CHECK");
+  }
+  // A train step's forward reads each conv result for the batch statistics: nothing folds.
+  EXPECT_EQ(exec::cpu::plan_stats(*train_step(net, 2).module->entry()).conv_postops, 0);
+}
+
+// Check mode: every fast step (convs, fused BN/ReLU groups, reductions and pools on blocked
+// values, the reorders) against its ref kernel on the same operands.
+TEST(CpuLayoutNet, ZooTrainStepsPassCheckMode) {
+  struct Case {
+    const char* net;
+    int64_t batch, classes;
+    std::vector<const char*> layouts;
+  };
+  for (const Case& c :
+       {Case{"mnist-cnn", 2, 10, {"16", "8"}}, Case{"resnet18-cifar", 2, 10, {"16"}}}) {
+    NetSpec net = resolve_net(c.net).net;
+    Emitted e = train_step(net, c.batch);
+    std::vector<Tensor> in = step_inputs(e, c.classes);
+    for (const char* layout : c.layouts) {
+      LayoutEnv env(layout);
+      auto st = exec::cpu::plan_stats(*e.module->entry());
+      EXPECT_EQ(st.ref_steps, 0) << c.net << ": " << st.fallback_ops;
+      EXPECT_GT(st.blocked_values, 20) << c.net << " " << layout;
+      ::setenv("NETSPEC_CPU_CHECK", "1", 1);
+      EXPECT_NO_THROW(run_main(*e.module, in, "cpu")) << c.net << " " << layout;
+      ::unsetenv("NETSPEC_CPU_CHECK");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace netspec::emit::testing

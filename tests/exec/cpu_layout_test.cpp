@@ -1,0 +1,198 @@
+// Layout propagation in the cpu planner (src/exec/cpu/layout.cpp): the block size comes from the
+// CPU found (NETSPEC_CPU_LAYOUT=plain|8|16 forces it, so the AVX2 machines' nChw8c path runs
+// here too); a conv -> BN-like affine -> ReLU -> max-pool -> conv chain keeps the blocked layout
+// (no reorder between the ops), the dy of a conv is reordered once for both gradient convs, odd
+// channel counts stay row-major, and every case equals the ref executor, also in check mode.
+#include <fmt/format.h>
+
+#include "exec/cpu/cpu_backend.h"
+#include "exec/cpu/kernels.h"
+#include "tests/exec/test_util.h"
+
+namespace netspec::testing {
+namespace {
+
+using hlo::ConvOptions;
+
+Tensor rnd(const Shape& s, uint32_t seed) { return random_f32(s, seed); }
+
+// Sets NETSPEC_CPU_LAYOUT for one scope.
+struct LayoutEnv {
+  explicit LayoutEnv(const char* v) { ::setenv("NETSPEC_CPU_LAYOUT", v, 1); }
+  ~LayoutEnv() { ::unsetenv("NETSPEC_CPU_LAYOUT"); }
+};
+
+exec::cpu::PlanStats stats_of(const std::vector<Tensor>& in, const BodyFn& body) {
+  std::vector<Type> ts;
+  for (const Tensor& t : in) ts.push_back(type_of(t));
+  auto m = make_module(ts, body);
+  return exec::cpu::plan_stats(*m->funcs[0]);
+}
+
+// cpu == ref (plain and in check mode).
+void expect_like_ref(const std::vector<Tensor>& in, const BodyFn& body, const std::string& what) {
+  auto want = run_fn("ref", in, body);
+  auto got = run_fn("cpu", in, body);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) expect_near(got[i], want[i], 1e-4, 1e-4, what);
+  ::setenv("NETSPEC_CPU_CHECK", "1", 1);
+  auto checked = run_fn("cpu", in, body);
+  ::unsetenv("NETSPEC_CPU_CHECK");
+  for (size_t i = 0; i < got.size(); ++i)
+    expect_near(checked[i], want[i], 1e-4, 1e-4, what + " (check mode)");
+}
+
+ConvOptions same3x3() {
+  ConvOptions o;
+  o.dims = ConvOptions::nchw(2);
+  o.padding = {{1, 1}, {1, 1}};
+  return o;
+}
+
+// conv(x, w1) -> per-channel y * s + t -> relu -> 2x2 max-pool -> conv(., w2) -> channel sums.
+Values chain(Builder& b, const Values& a) {
+  Value* y = b.convolution(a[0], a[1], same3x3(), DType::kF32);
+  const Shape& ys = y->type.shape();
+  Value* s = b.broadcast_in_dim(a[2], ys, {1});
+  Value* t = b.broadcast_in_dim(a[3], ys, {1});
+  Value* zero = b.broadcast_in_dim(b.constant_splat(0.0, Type::tensor(DType::kF32, {})), ys, {});
+  Value* r = b.maximum(b.add(b.multiply(y, s), t), zero);
+  hlo::WindowOptions w;
+  w.window_dimensions = {1, 1, 2, 2};
+  w.window_strides = {1, 1, 2, 2};
+  Value* p = b.reduce_window(r, b.scalar(-1e30, DType::kF32), w, hlo::OpKind::kMaximum);
+  Value* z = b.convolution(p, a[4], same3x3(), DType::kF32);
+  Value* sums = b.reduce(z, b.scalar(0, DType::kF32), {0, 2, 3}, hlo::OpKind::kAdd);
+  return Values{z, sums};
+}
+
+std::vector<Tensor> chain_inputs(int64_t c_in, int64_t c1, int64_t c2) {
+  return {rnd({2, c_in, 8, 8}, 1), rnd({c1, c_in, 3, 3}, 2), rnd({c1}, 3), rnd({c1}, 4),
+          rnd({c2, c1, 3, 3}, 5)};
+}
+
+TEST(CpuLayout, BlockSizeFromEnvAndCpu) {
+  {
+    LayoutEnv e("8");
+    EXPECT_EQ(exec::cpu::layout_block_size(), 8);
+  }
+  {
+    LayoutEnv e("plain");
+    EXPECT_EQ(exec::cpu::layout_block_size(), 0);
+  }
+  {
+    LayoutEnv e("nChw16c");
+    EXPECT_EQ(exec::cpu::layout_block_size(), 16);
+  }
+  {
+    LayoutEnv e("32");
+    EXPECT_THROW(exec::cpu::layout_block_size(), Error);
+  }
+  // Without the override: 16 with AVX-512, 8 with AVX2 (what oneDNN finds on this CPU).
+  const int b = exec::cpu::layout_block_size();
+  EXPECT_TRUE(b == 16 || b == 8 || b == 0) << b;
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) {
+    EXPECT_EQ(b, 16);
+  } else if (__builtin_cpu_supports("avx2")) {
+    EXPECT_EQ(b, 8);
+  }
+}
+
+// 16 and 32 channels: blocked at both block sizes; the only reorders are the function results
+// (z to row-major); x has 3 channels and is read row-major by the first conv.
+TEST(CpuLayout, ConvAffineReluPoolConvStaysBlocked) {
+  for (const char* layout : {"16", "8"}) {
+    LayoutEnv e(layout);
+    std::vector<Tensor> in = chain_inputs(3, 16, 32);
+    auto st = stats_of(in, chain);
+    EXPECT_EQ(st.ref_steps, 0) << layout << ": " << st.fallback_ops;
+    // y is read only by the affine+relu: they run as the conv's post-ops (one blocked value);
+    // that, the pool and z are blocked; z goes back row-major once.
+    EXPECT_EQ(st.conv_postops, 1) << layout;
+    EXPECT_EQ(st.blocked_values, 3) << layout;
+    EXPECT_EQ(st.reorders, 1) << layout;
+    expect_like_ref(in, chain, std::string("chain nChw") + layout + "c");
+  }
+}
+
+// Max-pool 3x3 stride 2 pad 1 (overlapping windows, padded borders) and its VJP
+// (select_and_scatter) on blocked values, per-sample spatial sums ({2, 3}) and the per-channel
+// max over {0, 2, 3}: all on the blocked kernels, equal to ref.
+TEST(CpuLayout, PoolingAndItsVjpOnBlockedValues) {
+  for (const char* layout : {"16", "8"}) {
+    LayoutEnv e(layout);
+    Tensor x = rnd({2, 4, 9, 9}, 11), w = rnd({16, 4, 3, 3}, 12), g = rnd({2, 16, 5, 5}, 13);
+    BodyFn body = [](Builder& b, const Values& a) {
+      Value* y = b.convolution(a[0], a[1], same3x3(), DType::kF32);
+      hlo::WindowOptions wo;
+      wo.window_dimensions = {1, 1, 3, 3};
+      wo.window_strides = {1, 1, 2, 2};
+      wo.padding = {{0, 0}, {0, 0}, {1, 1}, {1, 1}};
+      Value* p = b.reduce_window(y, b.scalar(-1e30, DType::kF32), wo, hlo::OpKind::kMaximum);
+      Value* pn = b.negate(p);
+      Value* dx = b.select_and_scatter(
+          y, b.multiply(a[2], pn), b.scalar(0, DType::kF32), wo,
+          [](Builder& r, const Values& q) { return Values{r.compare(q[0], q[1], "GE")}; },
+          [](Builder& r, const Values& q) { return Values{r.add(q[0], q[1])}; });
+      Value* per_sample = b.reduce(dx, b.scalar(0, DType::kF32), {2, 3}, hlo::OpKind::kAdd);
+      Value* cmax = b.reduce(y, b.scalar(-1e30, DType::kF32), {0, 2, 3}, hlo::OpKind::kMaximum);
+      return Values{dx, per_sample, cmax};
+    };
+    auto st = stats_of({x, w, g}, body);
+    EXPECT_EQ(st.ref_steps, 0) << st.fallback_ops;
+    EXPECT_GE(st.blocked_values, 4) << layout;  // y, p, -p, g*(-p) (via g's reorder), dx
+    expect_like_ref({x, w, g}, body, std::string("pool VJP nChw") + layout + "c");
+  }
+}
+
+// Channel counts that are not multiples of the block stay row-major: 12/20 at either size, 24
+// at 16 (blocked at 8: the conv with its affine+relu post-ops, and the pool; z with 12 channels
+// is row-major); "plain" turns the layouts off. All equal ref.
+TEST(CpuLayout, OddChannelCountsFallBackToRowMajor) {
+  struct Case {
+    const char* layout;
+    int64_t c1, c2;
+    int min_blocked, max_blocked;
+  };
+  for (const Case& c : {Case{"16", 12, 20, 0, 0}, Case{"8", 12, 20, 0, 0}, Case{"16", 24, 12, 0, 0},
+                        Case{"8", 24, 12, 2, 2}, Case{"plain", 16, 32, 0, 0}}) {
+    LayoutEnv e(c.layout);
+    std::vector<Tensor> in = chain_inputs(5, c.c1, c.c2);
+    auto st = stats_of(in, chain);
+    const std::string what = fmt::format("{}/{} channels, layout {}", c.c1, c.c2, c.layout);
+    EXPECT_GE(st.blocked_values, c.min_blocked) << what;
+    EXPECT_LE(st.blocked_values, c.max_blocked) << what;
+    if (c.max_blocked == 0) {
+      EXPECT_EQ(st.reorders, 0) << what;
+    }
+    expect_like_ref(in, chain, what);
+  }
+}
+
+// The two gradient convolutions of one conv read dy (a row-major argument here): one reorder
+// of dy serves both (and one of x for dW); dx goes back row-major as the result.
+TEST(CpuLayout, GradientConvsShareTheDyReorder) {
+  LayoutEnv e("16");
+  Tensor x = rnd({2, 16, 6, 6}, 7), w = rnd({32, 16, 3, 3}, 8), dy = rnd({2, 32, 6, 6}, 9);
+  BodyFn body = [](Builder& b, const Values& a) {
+    ConvOptions dx_o = same3x3();  // dx = conv(dy, reverse(w)) with kernel roles swapped
+    dx_o.dims.kernel_input_feature = 0, dx_o.dims.kernel_output_feature = 1;
+    Value* dx = b.convolution(a[2], b.reverse(a[1], {2, 3}), dx_o, DType::kF32);
+    ConvOptions dw_o;  // dW = conv(x as [C, N], dy as kernel [N, O]) as vjp_conv.cpp emits it
+    dw_o.dims.input_batch = 1, dw_o.dims.input_feature = 0, dw_o.dims.input_spatial = {2, 3};
+    dw_o.dims.kernel_input_feature = 0, dw_o.dims.kernel_output_feature = 1;
+    dw_o.dims.kernel_spatial = {2, 3};
+    dw_o.dims.output_batch = 1, dw_o.dims.output_feature = 0, dw_o.dims.output_spatial = {2, 3};
+    dw_o.padding = {{1, 1}, {1, 1}};
+    Value* dw = b.convolution(a[0], a[2], dw_o, DType::kF32);
+    return Values{dx, dw};
+  };
+  auto st = stats_of({x, w, dy}, body);
+  EXPECT_EQ(st.ref_steps, 0) << st.fallback_ops;
+  EXPECT_EQ(st.reorders, 3);  // dy (shared), x, and dx back to row-major
+  EXPECT_EQ(st.steps, 5);     // 3 reorders + 2 convs (the reverse folds into the dx conv)
+  expect_like_ref({x, w, dy}, body, "dx + dW");
+}
+
+}  // namespace
+}  // namespace netspec::testing
