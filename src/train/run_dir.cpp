@@ -235,6 +235,19 @@ RunRecord prepare_run_dir(const std::string& dir, const RunRecord& now, RunDirMo
   return now;
 }
 
+NewRunDirCleanup::NewRunDirCleanup(std::string dir) : dir_(std::move(dir)) {
+  std::error_code ec;
+  fresh_ = !dir_.empty() && !fs::exists(dir_, ec) && !ec;
+}
+
+NewRunDirCleanup::~NewRunDirCleanup() {
+  std::error_code ec;
+  const fs::path d = dir_;
+  if (!fresh_ || fs::exists(d / "config.json", ec)) return;  // training started: keep all
+  for (const auto& f : run_dir_files()) fs::remove(d / f, ec);
+  if (fs::is_directory(d, ec) && fs::is_empty(d, ec)) fs::remove(d, ec);
+}
+
 void save_class_names(const std::string& dir, const std::vector<std::string>& names) {
   if (names.empty()) return;
   fs::create_directories(dir);
