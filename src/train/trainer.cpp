@@ -59,6 +59,7 @@ report::Row metrics_row(const EpochMetrics& m, bool text, int64_t seg_classes) {
                    {"ms_per_step", m.ms_per_step},
                    {"samples_per_s", m.samples_per_s}};
   if (text) r.emplace_back("val_bpc", opt(bits_per_char(m.val.loss), e));
+  for (const auto& [name, top1] : m.average_top1) r.emplace_back(name, top1);
   if (m.det) {
     r.emplace_back("val_map50", opt(m.map.voc_map50, e));
     r.emplace_back("val_map", opt(m.map.coco_map, e));
@@ -221,6 +222,12 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
 
   const fs::path dir = o.run_dir;
   const std::string last = o.run_dir.empty() ? "" : (dir / "last.safetensors").string();
+  const std::string averages_path = (dir / "averages.safetensors").string();
+  // `last`, preceded by the running averages of the same step (a resume continues both).
+  auto save_last = [&] {
+    if (averages.any()) averages.save_state(averages_path, s, net.name);
+    save_checkpoint(last, table, s, net.name);
+  };
   double best_top1 = -std::numeric_limits<double>::infinity();  // scores may be negative (-mse)
   if (!o.run_dir.empty()) {
     ensure_writable_dir("train", dir.string(), "run dir");
@@ -231,6 +238,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
       if (o.log)
         *o.log << fmt::format("resuming {} at epoch {} batch {} (step {})\n", last, s.epoch + 1,
                               s.batch_in_epoch, s.step);
+      if (averages.any())  // EMA / SWA / SWAG continue from where `last` stopped
+        if (std::string why = averages.load_state(averages_path, s); !why.empty() && o.log)
+          *o.log << why << "\n";
     }
     if (fs::exists(dir / "best.json")) {
       std::ifstream f(dir / "best.json");
@@ -407,7 +417,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         s.loss_sum = loss_sum;
         if (prog) prog->finish();
         slog.flush();
-        if (!last.empty()) save_checkpoint(last, table, s, net.name);
+        if (!last.empty()) save_last();
         if (o.log)
           *o.log << fmt::format(
               "interrupted at step {} (epoch {}, batch {}/{}); {}\n", s.step, epoch, b + 1, spe,
@@ -444,9 +454,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         m.val.top1 = m.map.voc_map50;
         m.val.count = data.test.size();
       } else {
-        m.val = ddpm ? ddpm_evaluate(*ddpm, c.dataset, evaluator, s.params, s.running, data.test)
-                     : evaluator.run(s.params, s.running, data.test, eval_stop, o.dp.comm,
-                                     o.dp.rank);
+        m.val =
+            ddpm ? ddpm_evaluate(*ddpm, c.dataset, evaluator, s.params, s.running, data.test)
+                 : evaluator.run(s.params, s.running, data.test, eval_stop, o.dp.comm, o.dp.rank);
       }
       // Interrupted: the epoch's row has no validation fields (as an epoch not evaluated).
       m.evaluated = !m.val.interrupted;
@@ -460,11 +470,16 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     std::string avg = averages.any() ? averages.end_epoch(epoch, s, train_ds, data.test,
                                                           m.evaluated, o.run_dir, net.name)
                                      : "";
-    if (c.useTTA && m.evaluated)  // ttaSamples augmented views per sample, logits averaged
-      avg += fmt::format("  tta top-1 {:.2f}%",
-                         100 * evaluate_tta(evaluator, s.params, s.running, data.test, aug,
-                                            c.ttaSamples, static_cast<uint64_t>(c.seed) + 1)
-                                   .top1);
+    m.average_top1 = averages.top1_columns();
+    if (c.useTTA) {  // ttaSamples augmented views per sample, logits averaged
+      std::optional<double> tta;
+      if (m.evaluated)
+        tta = evaluate_tta(evaluator, s.params, s.running, data.test, aug, c.ttaSamples,
+                           static_cast<uint64_t>(c.seed) + 1)
+                  .top1;
+      if (tta) avg += fmt::format("  tta top-1 {:.2f}%", 100 * *tta);
+      m.average_top1.emplace_back("tta_top1", tta);
+    }
     m.seconds = secs(t0);
     std::string line = epoch_line(m, c.epochs, text, text ? train_ds.x.shape().at(1) : 0);
     line.insert(line.size() - 1, avg);
@@ -491,13 +506,11 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         if (m.val.seg) b["val_miou"] = m.val.miou;
         write_file_atomic((dir / "best.json").string(), b.dump(2) + "\n");
       }
-      if (epoch % c.checkpointEveryNEpochs == 0 || epoch == c.epochs)
-        save_checkpoint(last, table, s, net.name);
+      if (epoch % c.checkpointEveryNEpochs == 0 || epoch == c.epochs) save_last();
     }
     if (m.best) best_top1 = m.val.score();
     if (any_rank(stop_requested(), o.dp) && (epoch < c.epochs || m.val.interrupted)) {
-      if (!last.empty() && epoch % c.checkpointEveryNEpochs != 0)
-        save_checkpoint(last, table, s, net.name);
+      if (!last.empty() && epoch % c.checkpointEveryNEpochs != 0) save_last();
       if (o.log) *o.log << fmt::format("interrupted after epoch {}; rerun to resume\n", epoch);
       res.interrupted = true;
       break;
