@@ -33,6 +33,7 @@
 #include "train/prior_bias.h"
 #include "train/signals.h"
 #include "train/stepper.h"
+#include "train/train_res.h"
 #include "train/tta.h"
 
 namespace netspec::train {
@@ -151,7 +152,6 @@ std::vector<std::string> unsupported_settings(const TrainConfig& c) {
   };
   refuse(c.bf16 || c.bf16Conv, "bf16/bf16Conv");
   refuse(!c.runningBN, "runningBN = false");
-  refuse(c.trainRes != 0, "trainRes");
   refuse(!c.lossWeights.empty(), "lossWeights (perPixelWeightedCE is not lowered)");
   return out;
 }
@@ -196,19 +196,29 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
            tv, nv);
   }
 
+  // trainRes: the train step runs on trainRes x trainRes images, evaluation at the net's size.
+  const std::optional<TrainResolution> tres = train_resolution(net, table, c, data.train);
+  const NetSpec& train_net = tres ? tres->net : net;
+  const ParamTable& train_table = tres ? tres->table : table;
+  const data::Dataset& train_src = tres ? tres->train : data.train;
+  if (tres && o.log)
+    *o.log << fmt::format("trainRes: training at {}x{}, evaluating at {}x{}\n", c.trainRes,
+                          c.trainRes, net.inputHeight, net.inputWidth);
+
   exec::BackendOptions bo = o.backend_options;
   if (!o.dp.multi_process()) bo.devices = std::max(bo.devices, o.dp.replicas);  // xla: R devices
   auto backend = exec::make_backend(o.backend, bo);
-  Stepper stepper(net, c, *backend, &table, o.dp);
+  Stepper stepper(train_net, c, *backend, &train_table, o.dp);
   const int reps = o.dp.replicas;
   Evaluator evaluator(net, batch, *backend, &table);
-  Averages averages(net, c, *backend, table, evaluator);  // EMA / SWA / SWAG (averaging.h)
+  Averages averages(train_net, c, *backend, train_table,
+                    evaluator);  // EMA / SWA / SWAG (averaging.h)
   const bool det = data.det != nullptr;
   const DetTargets targets = det ? det_targets(net, table, c) : DetTargets{};
   std::vector<Tensor> init = init_params(table, c.init, static_cast<uint64_t>(c.seed));
   {
     const std::string said = apply_prior_bias(
-        net, table, c, det ? det_epoch(data.det->train, targets, c, c.seed, -1) : data.train, init);
+        net, table, c, det ? det_epoch(data.det->train, targets, c, c.seed, -1) : train_src, init);
     if (o.log && !said.empty()) *o.log << said << "\n";
   }
   TrainState s = make_state(std::move(init), stepper.state_manifest(), evaluator.manifest());
@@ -281,7 +291,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
 
   // Text: training windows are redrawn each epoch from the corpus (seed, epoch).
   data::Dataset train_ds =
-      det ? det_epoch(data.det->train, targets, c, uint64_t(c.seed), s.epoch) : data.train;
+      det ? det_epoch(data.det->train, targets, c, uint64_t(c.seed), s.epoch) : train_src;
   int det_drawn = s.epoch;  // the epoch (0-based) train_ds was drawn for
   if (det && (c.repeatedAug > 1 || c.mixup || c.cutmix || c.knnMixup || c.randomErasing ||
               c.randAugment || c.autoAugment))
@@ -292,7 +302,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     fail("train", "useEMA/useSWA/useSWAG/useTTA evaluate top-1, not detection mAP (set them off)");
   // Repeated augmentation: each epoch's rows (timm RepeatAugSampler; the same count every epoch).
   auto ra_epoch = [&](int epoch) {
-    return data::repeated_aug_epoch(data.train, c.repeatedAug, static_cast<uint64_t>(c.seed),
+    return data::repeated_aug_epoch(train_src, c.repeatedAug, static_cast<uint64_t>(c.seed),
                                     epoch - 1);
   };
   if (c.repeatedAug > 1 && !text) train_ds = ra_epoch(1);
@@ -302,9 +312,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   aug.auto_augment = c.autoAugment;
   aug.ra = {c.randAugmentN,          c.randAugmentM,        c.randAugmentMstd, 0.5,
             c.randAugmentIncreasing, c.randAugmentGeometric};
-  const BatchAugment batch_aug(c, table, data.train);  // erasing, mixup/cutmix, soft targets
-  if (c.augment && data.train.x.shape().size() != 4)
-    fail("train", "augment needs image data [N, C, H, W] (got {})", data.train.x.type_str());
+  const BatchAugment batch_aug(c, table, train_src);  // erasing, mixup/cutmix, soft targets
+  if (c.augment && train_src.x.shape().size() != 4)
+    fail("train", "augment needs image data [N, C, H, W] (got {})", train_src.x.type_str());
   // Every sample is trained once per epoch (PyTorch's drop_last=False): nb = ceil(N/B) batches,
   // the last one smaller when B does not divide N; an update takes k of them, so an epoch is
   // ceil(nb/k) updates and the last may take fewer (and smaller) micro-batches.
