@@ -150,7 +150,6 @@ std::vector<std::string> unsupported_settings(const TrainConfig& c) {
   auto refuse = [&](bool on, const char* field) {
     if (on) out.emplace_back(field);
   };
-  refuse(c.bf16 || c.bf16Conv, "bf16/bf16Conv");
   refuse(!c.runningBN, "runningBN = false");
   refuse(!c.lossWeights.empty(), "lossWeights (perPixelWeightedCE is not lowered)");
   return out;
