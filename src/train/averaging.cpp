@@ -190,8 +190,11 @@ std::string Averages::end_epoch(int epoch, const TrainState& s, const data::Data
   std::string line;
   auto report = [&](const char* name, const TrainState& st) {
     if (!evaluate) return;
-    EvalMetrics m = ev_.run(st.params, st.running, test);
-    line += fmt::format("  {} top-1 {:.2f}%", name, 100 * m.top1);
+    if (evaluate_)
+      line += fmt::format("  {} {}", name, evaluate_(st));
+    else
+      line +=
+          fmt::format("  {} top-1 {:.2f}%", name, 100 * ev_.run(st.params, st.running, test).top1);
     if (!run_dir.empty())
       save_checkpoint((fs::path(run_dir) / fmt::format("{}.safetensors", name)).string(), table_,
                       st, net_name);
