@@ -153,9 +153,11 @@ Tensor ddpm_sample(const DdpmSchedule& s, const Evaluator& ev, const std::vector
     for (int64_t i = 0; i < n * c * hw; ++i) {
       const double xt = x.data<float>()[i], e = eps.data<float>()[i];
       double v;
-      if (ddim > 0) {  // η = 0: x_prev = sqrt(ᾱ') x̂0 + sqrt(1-ᾱ') ε̂
+      if (ddim > 0) {  // η = 0: x_prev = sqrt(ᾱ') x̂0 + sqrt(1-ᾱ') ε', ε' consistent with the
+        // clipped x̂0: ε' = (x_t - sqrt(ᾱ) x̂0)/sqrt(1-ᾱ) (diffusers' use_clipped_model_output)
         const double x0 = std::clamp((xt - std::sqrt(1 - ab) * e) / std::sqrt(ab), -1.0, 1.0);
-        v = std::sqrt(ab_prev) * x0 + std::sqrt(1 - ab_prev) * e;
+        const double ec = (xt - std::sqrt(ab) * x0) / std::sqrt(1 - ab);
+        v = std::sqrt(ab_prev) * x0 + std::sqrt(1 - ab_prev) * ec;
       } else {  // posterior mean at the clipped x̂0 (Ho et al.'s clip_denoised) + sqrt(β_t) z
         const double b = s.beta[size_t(t)];
         const double x0 = std::clamp((xt - std::sqrt(1 - ab) * e) / std::sqrt(ab), -1.0, 1.0);

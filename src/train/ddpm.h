@@ -4,7 +4,8 @@
 //   input = [sqrt(ᾱ_t) x0 + sqrt(1-ᾱ_t) ε, t/T plane], target = ε (loss floatTargetMse).
 // Sampling from x_T ~ N(0, 1): ancestral x_{t-1} = μ̃(x_t, x̂0) + sqrt(β_t) z with x̂0 = (x_t -
 // sqrt(1-ᾱ_t) ε̂)/sqrt(ᾱ_t) clipped to [-1, 1] and μ̃ = (sqrt(ᾱ_{t-1}) β_t x̂0 + sqrt(α_t)(1-ᾱ_{t-1})
-// x_t)/(1-ᾱ_t) (unclipped: (x_t - β_t/sqrt(1-ᾱ_t) ε̂)/sqrt(α_t)); or DDIM (η = 0) on K even steps.
+// x_t)/(1-ᾱ_t) (unclipped: (x_t - β_t/sqrt(1-ᾱ_t) ε̂)/sqrt(α_t)); or DDIM (η = 0) on K even steps:
+// x_prev = sqrt(ᾱ') x̂0 + sqrt(1-ᾱ') ε', ε' = (x_t - sqrt(ᾱ) x̂0)/sqrt(1-ᾱ) from the clipped x̂0.
 #pragma once
 #include <cstdint>
 #include <vector>

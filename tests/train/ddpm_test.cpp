@@ -69,8 +69,9 @@ TEST(Ddpm, TrainingPairNoisesTheImage) {
   EXPECT_TRUE(test_util::same_bits({x, y}, {x2, y2}));
 }
 
-// Noise prediction 0 (ZeroNet): DDIM over T = 3 with
-// K = 2 visits t = 2, 0 and returns clip(x_T / sqrt(ᾱ_2), -1, 1); x_T are the seed's N(0, 1) draws.
+// Noise prediction 0 (ZeroNet): DDIM over T = 3 with K = 2 visits t = 2, 0. At t = 2, x̂0 =
+// clip(x_T/sqrt(ᾱ_2)) and ε' = (x_T - sqrt(ᾱ_2) x̂0)/sqrt(1-ᾱ_2) (0 where nothing is clipped);
+// x_0 = clip(x̂0 + sqrt((1-ᾱ_0)/ᾱ_0) ε'); x_T are the seed's N(0, 1) draws.
 TEST(Ddpm, DdimWithZeroNoisePredictionByHand) {
   ZeroNet z(3);
   const Evaluator& ev = z.ev;
@@ -84,10 +85,16 @@ TEST(Ddpm, DdimWithZeroNoisePredictionByHand) {
   ASSERT_EQ(x.shape(), (Shape{3, 1, 2, 2}));
   std::mt19937_64 rng(9);
   std::normal_distribution<float> gauss(0, 1);
+  int clipped = 0;
   for (int64_t i = 0; i < x.numel(); ++i) {
-    const double want = std::clamp(double(gauss(rng)) / std::sqrt(s.alpha_bar[2]), -1.0, 1.0);
-    EXPECT_NEAR(x.data<float>()[i], want, 1e-6) << i;
+    const double xT = gauss(rng), ab2 = s.alpha_bar[2], ab0 = s.alpha_bar[0];
+    const double x0 = std::clamp(xT / std::sqrt(ab2), -1.0, 1.0);
+    const double e = (xT - std::sqrt(ab2) * x0) / std::sqrt(1 - ab2);
+    clipped += e != 0;
+    const double want = std::clamp(x0 + std::sqrt((1 - ab0) / ab0) * e, -1.0, 1.0);
+    EXPECT_NEAR(x.data<float>()[i], want, 1e-5) << i;
   }
+  EXPECT_GT(clipped, 0);
 }
 
 // Ancestral over T = 2 with ε̂ = 0: at t = 1 the textbook step x_T/sqrt(α_1) + sqrt(β_1) z where
@@ -131,7 +138,7 @@ TEST(Ddpm, AncestralWithZeroNoisePredictionByHand) {
 }
 
 // ddpm_noised draws ε in element order from the seed; the reverse process from that x_t at t = 1
-// with ε̂ = 0 and DDIM K = 2 (t = 1, 0) returns clip(x_1 / sqrt(ᾱ_1), -1, 1).
+// with ε̂ = 0 and DDIM K = 2 visits t = 1, 0.
 TEST(Ddpm, ReverseProcessFromNoisedTestImages) {
   TrainConfig c;
   c.ddpmSteps = 3;
@@ -151,9 +158,13 @@ TEST(Ddpm, ReverseProcessFromNoisedTestImages) {
   }
   ZeroNet z(3);
   Tensor r = ddpm_sample(s, z.ev, z.params, {}, 5, 2, &xt, 1);
-  for (int64_t i = 0; i < x.numel(); ++i)
-    EXPECT_NEAR(r.data<float>()[i],
-                std::clamp(double(xt.data<float>()[i]) / std::sqrt(ab1), -1.0, 1.0), 1e-5);
+  const double ab0 = 0.9;
+  for (int64_t i = 0; i < x.numel(); ++i) {  // as DdimWithZeroNoisePredictionByHand from t = 1
+    const double x1 = xt.data<float>()[i], x0 = std::clamp(x1 / std::sqrt(ab1), -1.0, 1.0);
+    const double e = (x1 - std::sqrt(ab1) * x0) / std::sqrt(1 - ab1);
+    EXPECT_NEAR(r.data<float>()[i], std::clamp(x0 + std::sqrt((1 - ab0) / ab0) * e, -1.0, 1.0),
+                1e-5);
+  }
   EXPECT_THROW(ddpm_sample(s, z.ev, z.params, {}, 5, 2, &xt, 3), Error);  // t >= T
 }
 
