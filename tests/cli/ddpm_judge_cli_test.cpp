@@ -19,6 +19,10 @@ TEST(DdpmJudgeCli, SamplesFromTheEmaAndJudgesThem) {
          (dir / "ddpm").string());
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex("ema noise mse [0-9.]+"))) << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex("test loss [0-9.]+ \\(mean squared error\\) over 802816 values")))
+      << r.out;  // the first 1024 test images x 784 pixels, no accuracy line
+  EXPECT_EQ(r.out.find("accuracy"), std::string::npos) << r.out;
   ASSERT_TRUE(std::filesystem::exists(dir / "ddpm" / "ema.safetensors"));
   r = sh("train mnist-cnn --dataset fashion-mnist --limit 256 --epochs 1 --batch 64 --run-dir " +
          (dir / "clf").string());
