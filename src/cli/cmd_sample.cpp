@@ -1,7 +1,10 @@
-// `netspec sample RUN_DIR [--n 64] [--steps T] [--seed S] [--ddim K] [--checkpoint best|last]
-// -o grid.png`: draws DDPM samples from a run of a ddpm net (RUN_DIR/config.json + its
-// checkpoint) through the eval module, ancestral over T steps or DDIM over K, and writes them as
-// a PNG grid (ceil(sqrt(n)) columns, [-1, 1] mapped to 0..255, first channels as gray or RGB).
+// `netspec sample RUN_DIR [--n 64] [--steps T] [--seed S] [--ddim K] [--checkpoint best|last|ema]
+// [--chunk B] [--grid G] [--npy F] [--judge CLF_RUN [--judge-p P]] -o grid.png`: draws DDPM samples
+// from a run of a ddpm net (RUN_DIR/config.json + its checkpoint) through the eval module,
+// ancestral over T steps or DDIM over K, B at a time (chunk j uses seed S + j), and writes the
+// first G as a PNG grid (ceil(sqrt(G)) columns, [-1, 1] mapped to 0..255, first channels as gray or
+// RGB).
+// --judge classifies every sample with a classifier run (sample_judge.h) and prints the result.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -11,12 +14,16 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/run_target.h"
 #include "core/error.h"
+#include "core/npy.h"
+#include "data/datasets.h"
 #include "data/image_write.h"
 #include "layers/param_table.h"
 #include "spec/spec_json.h"
 #include "train/checkpoint.h"
 #include "train/ddpm.h"
+#include "train/sample_judge.h"
 #include "train/trainer.h"
 
 namespace netspec::cli {
@@ -24,10 +31,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// samples [n, C, H, W] in [-1, 1] -> one ui8 [3, H', W'] image, 1-pixel dark gaps.
-Tensor grid(const Tensor& x) {
+// the first n of samples [N, C, H, W] in [-1, 1] -> one ui8 [3, H', W'] image, 1-pixel dark gaps.
+Tensor grid(const Tensor& x, int64_t n) {
   const Shape& s = x.shape();
-  const int64_t n = s[0], c = s[1], h = s[2], w = s[3];
+  const int64_t c = s[1], h = s[2], w = s[3];
   const auto cols = static_cast<int64_t>(std::ceil(std::sqrt(double(n))));
   const int64_t rows = (n + cols - 1) / cols, gh = rows * (h + 1) + 1, gw = cols * (w + 1) + 1;
   Tensor img(DType::kUI8, {3, gh, gw});
@@ -46,9 +53,10 @@ Tensor grid(const Tensor& x) {
 
 void register_sample_command(CLI::App& app) {
   struct Opts {
-    std::string run_dir, out, checkpoint = "best", backend = "cpu";
+    std::string run_dir, out, checkpoint = "best", backend = "cpu", npy, judge;
     exec::BackendOptions engine;
-    int n = 64, steps = 0, ddim = 0;
+    int n = 64, steps = 0, ddim = 0, chunk = 0, grid = 0, from_test = -1;
+    double judge_p = 0.9;
     uint64_t seed = 0;
   };
   auto o = std::make_shared<Opts>();
@@ -60,7 +68,16 @@ void register_sample_command(CLI::App& app) {
   cmd->add_option("--steps", o->steps, "diffusion steps T (default: the run's ddpmSteps)");
   cmd->add_option("--seed", o->seed, "noise seed")->capture_default_str();
   cmd->add_option("--ddim", o->ddim, "DDIM (eta 0) with K steps instead of ancestral sampling");
-  cmd->add_option("--checkpoint", o->checkpoint, "best | last")->capture_default_str();
+  cmd->add_option("--checkpoint", o->checkpoint, "best | last | ema (useEMA runs)")
+      ->capture_default_str();
+  cmd->add_option("--chunk", o->chunk, "samples drawn at once (default: all n)");
+  cmd->add_option("--grid", o->grid, "samples in the PNG grid, the first ones (default: all n)");
+  cmd->add_option("--npy", o->npy, "also write all samples [n, C, H, W] in [-1, 1] as .npy");
+  cmd->add_option("--from-test", o->from_test,
+                  "start from the first n test images noised to this t, not from x_T (a check)");
+  cmd->add_option("--judge", o->judge, "a classifier's run dir: classify every sample (its best)");
+  cmd->add_option("--judge-p", o->judge_p, "top probability a confident sample reaches")
+      ->capture_default_str();
   cmd->add_option("-o,--output", o->out, "output .png")->required();
   add_backend_options(cmd, o->backend, o->engine);
   cmd->callback([o] {
@@ -73,20 +90,68 @@ void register_sample_command(CLI::App& app) {
     if (!c.ddpm) fail("sample", "{}: the run is not a DDPM run (ddpm false)", o->run_dir);
     if (o->steps > 0) c.ddpmSteps = o->steps;
     if (o->n < 1) fail("sample", "--n must be >= 1 (got {})", o->n);
+    if (o->chunk < 0 || o->grid < 0 || o->grid > o->n)
+      fail("sample", "--chunk >= 0 and 0 <= --grid <= --n (got {}, {})", o->chunk, o->grid);
+    const int64_t chunk = o->chunk > 0 ? std::min(o->chunk, o->n) : o->n;
     const std::string ckpt = (dir / (o->checkpoint + ".safetensors")).string();
     ParamTable table = build_param_table(spec.net);
     auto backend = exec::make_backend(o->backend, o->engine);
-    train::Evaluator ev(spec.net, o->n, *backend, &table);
+    train::Evaluator ev(spec.net, chunk, *backend, &table);
     train::TrainState s =
         train::make_state(train::init_params(table, c.init, 0), {}, ev.manifest());
     train::load_checkpoint(ckpt, table, s, false);
     train::DdpmSchedule sched(c);
-    Tensor x = train::ddpm_sample(sched, ev, s.params, s.running, o->seed, o->ddim);
-    data::write_png_rgb(o->out, grid(x));
+    Tensor x, test;  // test: the first n test images (--from-test)
+    if (o->from_test >= 0) {
+      data::LoadOptions lo;
+      lo.dir = cfg.value("data", std::string());
+      test = data::load_dataset(c.dataset, lo).test.x;
+      if (test.rank() != 4 || test.shape()[0] < o->n)
+        fail("sample", "--from-test needs {} test images (got {})", o->n, test.type_str());
+    }
+    for (int64_t i0 = 0, j = 0; i0 < o->n; i0 += chunk, ++j) {
+      Tensor start;
+      if (o->from_test >= 0) {
+        Tensor xb(DType::kF32, {chunk, test.shape()[1], test.shape()[2], test.shape()[3]});
+        const int64_t per = xb.numel() / chunk, m = std::min(chunk, o->n - i0);
+        std::copy_n(test.data<float>() + i0 * per, m * per, xb.data<float>());
+        start = train::ddpm_noised(sched, c.dataset, xb, o->from_test, o->seed + uint64_t(j));
+      }
+      Tensor xj = train::ddpm_sample(sched, ev, s.params, s.running, o->seed + uint64_t(j), o->ddim,
+                                     o->from_test >= 0 ? &start : nullptr, o->from_test);
+      if (j == 0) x = Tensor(DType::kF32, {o->n, xj.shape()[1], xj.shape()[2], xj.shape()[3]});
+      const int64_t per = xj.numel() / chunk, m = std::min(chunk, o->n - i0);
+      std::copy_n(xj.data<float>(), m * per, x.data<float>() + i0 * per);
+    }
+    data::write_png_rgb(o->out, grid(x, o->grid > 0 ? o->grid : o->n));
+    if (!o->npy.empty()) write_npy(o->npy, x);
+    if (o->from_test >= 0) {  // mean squared distance to the test images in [-1, 1]
+      const data::Normalization nm = data::dataset_normalization(c.dataset);
+      const int64_t hw = x.shape()[2] * x.shape()[3], ch = x.shape()[1];
+      double se = 0;
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        const size_t k = static_cast<size_t>((i / hw) % ch);
+        const double x0 = 2 * (test.data<float>()[i] * nm.std[k] + nm.mean[k]) - 1;
+        se += (x.data<float>()[i] - x0) * (x.data<float>()[i] - x0);
+      }
+      std::cout << fmt::format("from test images noised to t = {}: mean squared error {:.4f}\n",
+                               o->from_test, se / double(x.numel()));
+    }
     std::cout << fmt::format("wrote {} ({} samples, {} after {} epochs, {})\n", o->out, o->n,
                              o->checkpoint, s.epoch,
                              o->ddim > 0 ? fmt::format("DDIM {} steps", o->ddim)
                                          : fmt::format("ancestral {} steps", c.ddpmSteps));
+    if (!o->judge.empty()) {
+      RunTarget jt = resolve_run_target("sample", o->judge, "");
+      ParamTable jtable = build_param_table(jt.spec.net);
+      train::Evaluator clf(jt.spec.net, std::min<int64_t>(o->n, 100), *backend, &jtable);
+      train::TrainState js =
+          train::make_state(train::init_params(jtable, jt.spec.train->init, 0), {}, clf.manifest());
+      train::load_checkpoint(jt.checkpoint, jtable, js, false);
+      const train::JudgeResult r =
+          train::judge_samples(clf, js.params, js.running, x, jt.spec.train->dataset, o->judge_p);
+      std::cout << fmt::format("judge {} ({}): {}\n", jt.spec.net.name, jt.checkpoint, r.summary());
+    }
   });
 }
 

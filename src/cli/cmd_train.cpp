@@ -46,7 +46,8 @@ void register_train_command(CLI::App& app) {
     TrainRunArgs run;  // --val-split, --init-from, --classes, --freeze (train_run.h)
   };
   auto o = std::make_shared<Opts>();
-  CLI::App* cmd = app.add_subcommand("train", "Train a network on a dataset (--backend cpu, ref or xla)");
+  CLI::App* cmd =
+      app.add_subcommand("train", "Train a network on a dataset (--backend cpu, ref or xla)");
   cmd->add_option("net", o->net,
                   "zoo net name or a spec .json file (optional with --config RUN/config.json)");
   o->flags.add(cmd, "--dataset", "dataset",
@@ -201,6 +202,10 @@ void register_train_command(CLI::App& app) {
       } else if (it->evaluated && it->det) {
         std::cout << fmt::format("test mAP@0.5 {:.4f}, mAP@[.5:.95] {:.4f} on {} images\n",
                                  it->map.voc_map50, it->map.coco_map, it->val.count);
+        break;
+      } else if (it->evaluated && it->val.regression) {  // DDPM: the noise MSE, no accuracy
+        std::cout << fmt::format("{} loss {:.4f} (mean squared error) over {} values\n",
+                                 val ? "validation" : "test", it->val.loss, it->val.count);
         break;
       } else if (it->evaluated) {
         std::cout << fmt::format("{} accuracy {:.2f}%", val ? "validation" : "test",

@@ -196,9 +196,13 @@ std::string Averages::end_epoch(int epoch, const TrainState& s, const data::Data
   ema_top1_ = swa_top1_ = swag_top1_ = std::nullopt;
   auto report = [&](const char* name, const TrainState& st, std::optional<double>& top1) {
     if (!evaluate) return;
-    EvalMetrics m = ev_.run(st.params, st.running, test);
-    top1 = m.top1;
-    line += fmt::format("  {} top-1 {:.2f}%", name, 100 * m.top1);
+    if (evaluate_) {  // DDPM: the noise MSE, no top-1
+      line += fmt::format("  {} {}", name, evaluate_(st));
+    } else {
+      EvalMetrics m = ev_.run(st.params, st.running, test);
+      top1 = m.top1;
+      line += fmt::format("  {} top-1 {:.2f}%", name, 100 * m.top1);
+    }
     if (!run_dir.empty())
       save_checkpoint((fs::path(run_dir) / fmt::format("{}.safetensors", name)).string(), table_,
                       st, net_name, false);  // weights + BN statistics, as best.safetensors

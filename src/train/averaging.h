@@ -15,6 +15,7 @@
 //   samples (each with its BN statistics recomputed).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -82,6 +83,8 @@ class Averages {
   ~Averages();
   bool any() const { return ema_ || swa_; }
   bool per_step() const { return ema_; }
+  // Replaces each average's top-1 in the epoch line by f's text (DDPM: "noise mse 0.0412").
+  void set_evaluate(std::function<std::string(const TrainState&)> f) { evaluate_ = std::move(f); }
   // After update s.step (s current: synced).
   void after_step(const TrainState& s);
   // End of epoch `epoch` (1-based, s synced): SWA/SWAG collect; when `evaluate`, each average is
@@ -110,6 +113,7 @@ class Averages {
   int64_t swa_n_ = 0;
   std::unique_ptr<Swag> swag_;
   std::unique_ptr<BnRecompute> bn_;
+  std::function<std::string(const TrainState&)> evaluate_;
   std::optional<double> ema_top1_, swa_top1_, swag_top1_;  // of the last end_epoch
 };
 

@@ -108,19 +108,42 @@ EvalMetrics ddpm_evaluate(const DdpmSchedule& s, DatasetKind dataset, const Eval
   return m;
 }
 
+Tensor ddpm_noised(const DdpmSchedule& s, DatasetKind dataset, const Tensor& x, int64_t t,
+                   uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Tensor eps;
+  const Tensor xt =
+      noised_input(s, dataset, x, std::vector<int64_t>(size_t(x.shape()[0]), t), rng, eps);
+  const Shape& sh = x.shape();
+  const int64_t per = sh[1] * sh[2] * sh[3];
+  Tensor out(DType::kF32, sh);
+  for (int64_t i = 0; i < sh[0]; ++i)
+    std::copy_n(xt.data<float>() + i * (sh[1] + 1) * sh[2] * sh[3], per,
+                out.data<float>() + i * per);
+  return out;
+}
+
 Tensor ddpm_sample(const DdpmSchedule& s, const Evaluator& ev, const std::vector<Tensor>& params,
-                   const std::vector<Tensor>& running, uint64_t seed, int64_t ddim) {
+                   const std::vector<Tensor>& running, uint64_t seed, int64_t ddim,
+                   const Tensor* start, int64_t t_start) {
   const Shape& in = ev.manifest().inputs.back().shape;  // [n, C+1, H, W]
   const int64_t n = in[0], c = in[1] - 1, hw = in[2] * in[3], T = s.steps();
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> gauss(0, 1);
   Tensor x(DType::kF32, {n, c, in[2], in[3]});
-  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = gauss(rng);
-  // The timesteps visited, from T-1 down: all of them, or ddim evenly spaced ones.
+  if (start && (start->shape() != x.shape() || t_start < 0 || t_start >= T))
+    fail("ddpm", "start {} at t {} (expected {} at 0 <= t < {})", start->type_str(), t_start,
+         x.type_str(), T);
+  const int64_t top = start ? t_start : T - 1;
+  if (start)
+    x = start->clone();  // Tensor copies share storage
+  else
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = gauss(rng);
+  // The timesteps visited, from top down: all of them, or ddim evenly spaced ones.
   std::vector<int64_t> ts;
-  const int64_t k = ddim > 0 ? std::min(ddim, T) : T;
+  const int64_t k = ddim > 0 ? std::min(ddim, top + 1) : top + 1;
   for (int64_t i = k - 1; i >= 0; --i)
-    ts.push_back(k == T ? i : i * (T - 1) / std::max<int64_t>(k - 1, 1));
+    ts.push_back(k == top + 1 ? i : i * top / std::max<int64_t>(k - 1, 1));
   for (size_t j = 0; j < ts.size(); ++j) {
     const int64_t t = ts[j];
     Tensor eps = ev.logits(params, running,
@@ -130,12 +153,15 @@ Tensor ddpm_sample(const DdpmSchedule& s, const Evaluator& ev, const std::vector
     for (int64_t i = 0; i < n * c * hw; ++i) {
       const double xt = x.data<float>()[i], e = eps.data<float>()[i];
       double v;
-      if (ddim > 0) {  // η = 0: x_prev = sqrt(ᾱ') x̂0 + sqrt(1-ᾱ') ε̂
+      if (ddim > 0) {  // η = 0: x_prev = sqrt(ᾱ') x̂0 + sqrt(1-ᾱ') ε', ε' consistent with the
+        // clipped x̂0: ε' = (x_t - sqrt(ᾱ) x̂0)/sqrt(1-ᾱ) (diffusers' use_clipped_model_output)
         const double x0 = std::clamp((xt - std::sqrt(1 - ab) * e) / std::sqrt(ab), -1.0, 1.0);
-        v = std::sqrt(ab_prev) * x0 + std::sqrt(1 - ab_prev) * e;
-      } else {
+        const double ec = (xt - std::sqrt(ab) * x0) / std::sqrt(1 - ab);
+        v = std::sqrt(ab_prev) * x0 + std::sqrt(1 - ab_prev) * ec;
+      } else {  // posterior mean at the clipped x̂0 (Ho et al.'s clip_denoised) + sqrt(β_t) z
         const double b = s.beta[size_t(t)];
-        v = (xt - b / std::sqrt(1 - ab) * e) / std::sqrt(1 - b);
+        const double x0 = std::clamp((xt - std::sqrt(1 - ab) * e) / std::sqrt(ab), -1.0, 1.0);
+        v = (std::sqrt(ab_prev) * b * x0 + std::sqrt(1 - b) * (1 - ab_prev) * xt) / (1 - ab);
         if (t > 0) v += std::sqrt(b) * gauss(rng);
       }
       x.data<float>()[i] = float(v);

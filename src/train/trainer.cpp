@@ -284,6 +284,12 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   // DDPM (ddpm.h): batches become (noised image + t plane, noise) pairs; eval is the noise MSE.
   const std::optional<DdpmSchedule> ddpm =
       c.ddpm ? std::optional<DdpmSchedule>(DdpmSchedule(c)) : std::nullopt;
+  if (ddpm)  // each weight average is scored by its noise MSE too
+    averages.set_evaluate([&](const TrainState& st) {
+      return fmt::format(
+          "noise mse {:.4f}",
+          ddpm_evaluate(*ddpm, c.dataset, evaluator, st.params, st.running, data.test).loss);
+    });
   // Segmentation: per-pixel logits [C, H, W] against label maps [N, H, W].
   const int64_t seg_classes =
       table.output.size() == 3 && data.test.y.rank() == 3 ? table.output[0] : 0;

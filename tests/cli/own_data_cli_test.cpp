@@ -152,7 +152,8 @@ TEST(OwnDataCli, ListAndHelpMarkWhatIsRefused) {
   EXPECT_TRUE(has(l.out, "; 0 cannot be lowered yet (summary only)")) << l.out;
   Result h = sh("train --help");
   ASSERT_EQ(h.status, 0);
-  EXPECT_TRUE(std::regex_search(h.out, std::regex("\n  trainRes +0 +\\[refused\\]"))) << h.out;
+  EXPECT_TRUE(std::regex_search(h.out, std::regex("\n  runningBN +true +\\[refused\\]"))) << h.out;
+  EXPECT_TRUE(std::regex_search(h.out, std::regex("\n  trainRes +0 +training"))) << h.out;
   EXPECT_TRUE(std::regex_search(h.out, std::regex("\n  bf16 +false +bf16"))) << h.out;
   EXPECT_TRUE(std::regex_search(h.out, std::regex("\n  mixup +false +[a-z]"))) << h.out;
   EXPECT_TRUE(std::regex_search(h.out, std::regex("\n  fpnAffineProb +0 +[a-z]"))) << h.out;

@@ -15,6 +15,19 @@
 namespace netspec::train {
 namespace {
 
+// A net whose noise prediction is 0 (a 1x1 conv with zero weight and bias) on [2, 2, 2] inputs.
+struct ZeroNet {
+  NetSpec net = NetBuilder("zero")
+                    .input(2, 2, 2)
+                    .add(Conv2d{2, 1, 1, 1, Padding::same, Activation::identity})
+                    .build();
+  ParamTable t = build_param_table(net);
+  std::unique_ptr<exec::Backend> backend = exec::make_backend("ref");
+  Evaluator ev;
+  std::vector<Tensor> params{Tensor(DType::kF32, {1, 2, 1, 1}), Tensor(DType::kF32, {1})};
+  explicit ZeroNet(int64_t batch) : ev(net, batch, *backend, &t) {}
+};
+
 TEST(Ddpm, LinearScheduleByHand) {
   TrainConfig c;
   c.ddpmSteps = 3;
@@ -56,16 +69,13 @@ TEST(Ddpm, TrainingPairNoisesTheImage) {
   EXPECT_TRUE(test_util::same_bits({x, y}, {x2, y2}));
 }
 
-// A net whose noise prediction is 0 (a 1x1 conv with zero weight and bias): DDIM over T = 3 with
-// K = 2 visits t = 2, 0 and returns clip(x_T / sqrt(ᾱ_2), -1, 1); x_T are the seed's N(0, 1) draws.
+// Noise prediction 0 (ZeroNet): DDIM over T = 3 with K = 2 visits t = 2, 0. At t = 2, x̂0 =
+// clip(x_T/sqrt(ᾱ_2)) and ε' = (x_T - sqrt(ᾱ_2) x̂0)/sqrt(1-ᾱ_2) (0 where nothing is clipped);
+// x_0 = clip(x̂0 + sqrt((1-ᾱ_0)/ᾱ_0) ε'); x_T are the seed's N(0, 1) draws.
 TEST(Ddpm, DdimWithZeroNoisePredictionByHand) {
-  NetSpec net = NetBuilder("zero").input(2, 2, 2)
-                    .add(Conv2d{2, 1, 1, 1, Padding::same, Activation::identity})
-                    .build();
-  ParamTable t = build_param_table(net);
-  auto backend = exec::make_backend("ref");
-  Evaluator ev(net, 3, *backend, &t);
-  std::vector<Tensor> params{Tensor(DType::kF32, {1, 2, 1, 1}), Tensor(DType::kF32, {1})};
+  ZeroNet z(3);
+  const Evaluator& ev = z.ev;
+  const std::vector<Tensor>& params = z.params;
   TrainConfig c;
   c.ddpmSteps = 3;
   c.betaStart = 0.1;
@@ -75,10 +85,87 @@ TEST(Ddpm, DdimWithZeroNoisePredictionByHand) {
   ASSERT_EQ(x.shape(), (Shape{3, 1, 2, 2}));
   std::mt19937_64 rng(9);
   std::normal_distribution<float> gauss(0, 1);
+  int clipped = 0;
   for (int64_t i = 0; i < x.numel(); ++i) {
-    const double want = std::clamp(double(gauss(rng)) / std::sqrt(s.alpha_bar[2]), -1.0, 1.0);
-    EXPECT_NEAR(x.data<float>()[i], want, 1e-6) << i;
+    const double xT = gauss(rng), ab2 = s.alpha_bar[2], ab0 = s.alpha_bar[0];
+    const double x0 = std::clamp(xT / std::sqrt(ab2), -1.0, 1.0);
+    const double e = (xT - std::sqrt(ab2) * x0) / std::sqrt(1 - ab2);
+    clipped += e != 0;
+    const double want = std::clamp(x0 + std::sqrt((1 - ab0) / ab0) * e, -1.0, 1.0);
+    EXPECT_NEAR(x.data<float>()[i], want, 1e-5) << i;
   }
+  EXPECT_GT(clipped, 0);
+}
+
+// Ancestral over T = 2 with ε̂ = 0: at t = 1 the textbook step x_T/sqrt(α_1) + sqrt(β_1) z where
+// x̂0 = x_T/sqrt(ᾱ_1) is inside [-1, 1]; where it is clipped, the posterior mean at x̂0 = ±1
+// (sqrt(ᾱ_0) β_1 x̂0 + sqrt(α_1)(1-ᾱ_0) x_T)/(1-ᾱ_1). At t = 0 (ᾱ_{-1} = 1): x̂0 =
+// clip(x_1/sqrt(ᾱ_0)).
+TEST(Ddpm, AncestralWithZeroNoisePredictionByHand) {
+  ZeroNet z(4);
+  const Evaluator& ev = z.ev;
+  const std::vector<Tensor>& params = z.params;
+  TrainConfig c;
+  c.ddpmSteps = 2;
+  c.betaStart = 0.3;
+  c.betaEnd = 0.6;
+  DdpmSchedule s(c);
+  const double b1 = 0.6, ab0 = 0.7, ab1 = 0.7 * 0.4;
+  Tensor x = ddpm_sample(s, ev, params, {}, 3, 0);
+  ASSERT_EQ(x.shape(), (Shape{4, 1, 2, 2}));
+  std::mt19937_64 rng(3);
+  std::normal_distribution<float> gauss(0, 1);
+  std::vector<double> xT(16);
+  for (double& v : xT) v = gauss(rng);
+  int clipped = 0, inside = 0;
+  for (int64_t i = 0; i < 16; ++i) {
+    const double x0 = xT[size_t(i)] / std::sqrt(ab1), z = gauss(rng);
+    double x1;
+    if (std::abs(x0) <= 1) {
+      x1 = xT[size_t(i)] / std::sqrt(1 - b1) + std::sqrt(b1) * z;
+      ++inside;
+    } else {
+      x1 = (std::sqrt(ab0) * b1 * (x0 > 0 ? 1 : -1) +
+            std::sqrt(1 - b1) * (1 - ab0) * xT[size_t(i)]) /
+               (1 - ab1) +
+           std::sqrt(b1) * z;
+      ++clipped;
+    }
+    EXPECT_NEAR(x.data<float>()[i], std::clamp(x1 / std::sqrt(ab0), -1.0, 1.0), 1e-5) << i;
+  }
+  EXPECT_GT(clipped, 0);
+  EXPECT_GT(inside, 0);
+}
+
+// ddpm_noised draws ε in element order from the seed; the reverse process from that x_t at t = 1
+// with ε̂ = 0 and DDIM K = 2 visits t = 1, 0.
+TEST(Ddpm, ReverseProcessFromNoisedTestImages) {
+  TrainConfig c;
+  c.ddpmSteps = 3;
+  c.betaStart = 0.1;
+  c.betaEnd = 0.5;
+  DdpmSchedule s(c);
+  const data::Normalization n = data::dataset_normalization(DatasetKind::fashionMnist);
+  Tensor x = test_util::uniform_noise({3, 1, 2, 2}, 4);
+  Tensor xt = ddpm_noised(s, DatasetKind::fashionMnist, x, 1, 11);
+  ASSERT_EQ(xt.shape(), x.shape());
+  std::mt19937_64 rng(11);
+  std::normal_distribution<float> gauss(0, 1);
+  const double ab1 = 0.9 * 0.7;
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const double x0 = 2 * (x.data<float>()[i] * n.std[0] + n.mean[0]) - 1;
+    EXPECT_NEAR(xt.data<float>()[i], std::sqrt(ab1) * x0 + std::sqrt(1 - ab1) * gauss(rng), 1e-5);
+  }
+  ZeroNet z(3);
+  Tensor r = ddpm_sample(s, z.ev, z.params, {}, 5, 2, &xt, 1);
+  const double ab0 = 0.9;
+  for (int64_t i = 0; i < x.numel(); ++i) {  // as DdimWithZeroNoisePredictionByHand from t = 1
+    const double x1 = xt.data<float>()[i], x0 = std::clamp(x1 / std::sqrt(ab1), -1.0, 1.0);
+    const double e = (x1 - std::sqrt(ab1) * x0) / std::sqrt(1 - ab1);
+    EXPECT_NEAR(r.data<float>()[i], std::clamp(x0 + std::sqrt((1 - ab0) / ab0) * e, -1.0, 1.0),
+                1e-5);
+  }
+  EXPECT_THROW(ddpm_sample(s, z.ev, z.params, {}, 5, 2, &xt, 3), Error);  // t >= T
 }
 
 }  // namespace

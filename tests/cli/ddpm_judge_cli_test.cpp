@@ -1,0 +1,58 @@
+// `netspec sample --judge` on a tiny case: a DDPM run with useEMA (the EMA scored by its noise MSE
+// and saved as ema.safetensors) and a small mnist-cnn run on Fashion-MNIST as the judge.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "cli_util.h"
+
+namespace netspec::cli_test {
+namespace {
+
+TEST(DdpmJudgeCli, SamplesFromTheEmaAndJudgesThem) {
+  if (!std::filesystem::exists("/usr/share/datasets/fashion-mnist"))
+    GTEST_SKIP() << "no Debian dataset-fashion-mnist";
+  auto dir = temp_dir("ddpm_judge_", "cli");
+  Result r =
+      sh("train ddpm-unet --dataset fashion-mnist --limit 64 --epochs 1 --batch 32 "
+         "--set ddpmSteps=50 --set useEMA=true --set emaDecay=0.99 --run-dir " +
+         (dir / "ddpm").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("ema noise mse [0-9.]+"))) << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex("test loss [0-9.]+ \\(mean squared error\\) over 802816 values")))
+      << r.out;  // the first 1024 test images x 784 pixels, no accuracy line
+  EXPECT_EQ(r.out.find("accuracy"), std::string::npos) << r.out;
+  ASSERT_TRUE(std::filesystem::exists(dir / "ddpm" / "ema.safetensors"));
+  r = sh("train mnist-cnn --dataset fashion-mnist --limit 256 --epochs 1 --batch 64 --run-dir " +
+         (dir / "clf").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = sh("sample " + (dir / "ddpm").string() +
+         " --checkpoint ema --n 7 --chunk 3 --grid 4 --ddim 3 --npy " + (dir / "s.npy").string() +
+         " --judge " + (dir / "clf").string() + " --judge-p 0.5 -o " + (dir / "g.png").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  // 7 samples, each counted once among the 10 top classes; confident ones a subset.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      r.out, m,
+      std::regex("judge mnist-cnn \\(.*best.safetensors\\): ([0-9]+)/7 \\([0-9.]+%\\) "
+                 "with p >= 0.5; top class counts((?: [0-9]:[0-9]+){10}) \\(confident"
+                 "((?: [0-9]:[0-9]+){10})\\); every class: no")))
+      << r.out;
+  auto total = [](std::string s) {
+    int sum = 0;
+    std::regex kv(" [0-9]:([0-9]+)");
+    for (std::sregex_iterator i(s.begin(), s.end(), kv), e; i != e; ++i) sum += std::stoi((*i)[1]);
+    return sum;
+  };
+  EXPECT_EQ(total(m[2]), 7);
+  EXPECT_EQ(total(m[3]), std::stoi(m[1]));
+  // [7, 1, 28, 28] f32 samples: 128-byte-aligned npy header + 7·784·4 bytes; a 2x2 grid of 28x28.
+  EXPECT_GT(std::filesystem::file_size(dir / "s.npy"), 7u * 784 * 4);
+  EXPECT_LT(std::filesystem::file_size(dir / "s.npy"), 7u * 784 * 4 + 256);
+  r = sh("sample " + (dir / "ddpm").string() + " --n 2 --grid 3 -o " + (dir / "x.png").string());
+  EXPECT_EQ(r.status, 2) << r.out;
+}
+
+}  // namespace
+}  // namespace netspec::cli_test
