@@ -2,8 +2,11 @@
 # netspec's train step beside the PyTorch peer (../shared/peers/run.sh), same model, batch and
 # optimizer, in the same run; prints both medians and their ratio. The machine is shared and
 # noisy: only ratios measured back to back mean anything, so each pair is run ROUNDS times
-# (netspec, then the peer) and the medians of the per-round medians are compared.
-#   bench/peer.sh [BUILD_DIR] [mlp|cnn|resnet18|vit|all]     (env: STEPS=30 ROUNDS=1)
+# (netspec, then the peer) and the medians of the per-round medians are compared. resnet50 (224x224,
+# batch 16, SGD-momentum) runs beside torchvision's resnet50 (bench/torchvision_peer.py, the same
+# fair settings as run.sh) with STEPS_R50 steps. Max RSS of both sides comes from /usr/bin/time
+# (Debian's `time`; "?" without it).
+#   bench/peer.sh [BUILD_DIR] [mlp|cnn|resnet18|vit|resnet50|all]  (env: STEPS=30 STEPS_R50=8 ROUNDS=1)
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -22,31 +25,55 @@ spec_for() {
     cnn) echo "mnist-cnn 128 adam" ;;  # the zoo mnist-cnn is the peer's cnn (conv-BN x4)
     resnet18) echo "resnet18-cifar 32 sgd" ;;
     vit) echo "vit-cifar-tiny 32 adamw" ;;
+    resnet50) echo "resnet50 16 sgd" ;;  # torchvision's resnet50, 224x224, momentum 0.9 both
   esac
 }
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
+# The peer of a model, run with run.sh's fair settings; prints its own "ms/step median" line.
+run_peer() {
+  if [ "$1" = resnet50 ]; then
+    if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx512f /proc/cpuinfo; then
+      export OPENBLAS_CORETYPE=SkylakeX  # never on AVX2-only CPUs (SIGILL): see run.sh
+    fi
+    OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive \
+      GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296 \
+      /usr/bin/python3 "$here/torchvision_peer.py" resnet50 --input 3x224x224 --batch 16 \
+      --steps "$2" --warmup 2 --threads "$(nproc)"
+  else
+    STEPS=$2 bash "$peer" "$1"
+  fi
+}
+# Runs "$@" under /usr/bin/time when it exists; the last line of the output is then "maxrss KiB".
+timed() {
+  if [ -x /usr/bin/time ]; then /usr/bin/time -f 'maxrss %M' "$@"; else "$@"; echo "maxrss ?"; fi
+}
+
 models=$which
-[ "$which" = all ] && models="mlp cnn resnet18 vit"
-printf '%-9s %-28s %10s %10s %7s %9s\n' model netspec-spec "netspec" "pytorch" ratio "RSS MiB"
+[ "$which" = all ] && models="mlp cnn resnet18 vit resnet50"
+printf '%-9s %-28s %10s %10s %7s %9s %9s\n' model netspec-spec "netspec" "pytorch" ratio \
+  "RSS MiB" "peer RSS"
 for m in $models; do
   read -r spec batch opt <<<"$(spec_for "$m")"
   if ! "$build/netspec" bench "$spec" --steps 1 --warmup 0 --batch 1 >/dev/null 2>&1; then
     printf '%-9s %-28s skipped (netspec cannot build it yet)\n' "$m" "$(basename "$spec")"
     continue
   fi
-  ns=() pt=() rss=""
+  ns=() pt=() rss="" prss=""
+  n=$steps w=5
+  [ "$m" = resnet50 ] && n=${STEPS_R50:-8} w=2
   for ((r = 0; r < rounds; r++)); do
-    out=$("$build/netspec" bench "$spec" --batch "$batch" --optimizer "$opt" --steps "$steps" --warmup 5)
+    out=$("$build/netspec" bench "$spec" --batch "$batch" --optimizer "$opt" --steps "$n" --warmup "$w")
     ns+=("$(sed -n 's/.*ms\/step median \([0-9.]*\).*/\1/p' <<<"$out")")
     rss=$(sed -n 's/.*max RSS \([0-9.]*\) MiB.*/\1/p' <<<"$out")
-    pout=$(STEPS=$steps bash "$peer" "$m" 2>&1)
+    pout=$(timed bash -c "$(declare -f run_peer); here=$here peer=$peer run_peer $m $n" 2>&1)
     pt+=("$(sed -n 's/.*ms\/step median *\([0-9.]*\).*/\1/p' <<<"$pout")")
+    prss=$(sed -n 's/^maxrss \([0-9?]*\)$/\1/p' <<<"$pout" | awk '{print $1 == "?" ? "?" : sprintf("%.1f", $1 / 1024)}')
   done
   a=$(printf '%s\n' "${ns[@]}" | median)
   b=$(printf '%s\n' "${pt[@]}" | median)
   ratio=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2fx", a / b}')
-  printf '%-9s %-28s %10s %10s %7s %9s\n' "$m" "$(basename "$spec") b$batch $opt" "$a" "$b" "$ratio" "$rss"
+  printf '%-9s %-28s %10s %10s %7s %9s %9s\n' "$m" "$(basename "$spec") b$batch $opt" "$a" "$b" "$ratio" "$rss" "$prss"
   [ "$rounds" -gt 1 ] && echo "          rounds netspec: ${ns[*]}  pytorch: ${pt[*]}"
 done

@@ -47,7 +47,7 @@ ConvAttrs read_attrs(const hlo::Op& op) {
 
 // dx = conv(dy, reverse(W with in/out features swapped per group), lhs_dilation = s,
 //           window_strides = lhs_dilation, padding lo' = ke-1-lo, hi' = ke-1-hi + slack).
-Value* input_grad(hlo::Builder& b, const ConvAttrs& a, Value* x, Value* w, Value* dy) {
+Value* input_grad(hlo::Builder& b, const ConvAttrs& a, Value* x, Value* w, Value* dy, DType acc) {
   const ConvDims& d = a.d;
   size_t ns = d.input_spatial.size();
   int64_t G = a.fgc;
@@ -100,12 +100,12 @@ Value* input_grad(hlo::Builder& b, const ConvAttrs& a, Value* x, Value* w, Value
   o.lhs_dilation = a.strides;
   o.rhs_dilation = a.rhs_dil;
   o.feature_group_count = G;
-  return b.convolution(dy, wt, o, x->type.dtype());
+  return b.convolution(dy, wt, o, acc);
 }
 
 // dW = conv(x as [C as batch, N as feature], dy as kernel [N in, O out]) over the batch:
 // window_strides = rhs_dilation, rhs_dilation = s, lhs_dilation kept; groups via batch_group_count.
-Value* weight_grad(hlo::Builder& b, const ConvAttrs& a, Value* x, Value* w, Value* dy) {
+Value* weight_grad(hlo::Builder& b, const ConvAttrs& a, Value* x, Value* w, Value* dy, DType acc) {
   const ConvDims& d = a.d;
   size_t ns = d.input_spatial.size();
   ConvOptions o;
@@ -131,7 +131,7 @@ Value* weight_grad(hlo::Builder& b, const ConvAttrs& a, Value* x, Value* w, Valu
   o.rhs_dilation = a.strides;
   o.lhs_dilation = a.lhs_dil;
   o.batch_group_count = a.fgc;
-  Value* dw = b.convolution(x, dy, o, w->type.dtype());
+  Value* dw = b.convolution(x, dy, o, acc);
   I64s rev_dims;
   for (size_t i = 0; i < ns; ++i)
     if (a.rev[i]) rev_dims.push_back(d.kernel_spatial[i]);
@@ -156,9 +156,16 @@ std::vector<Value*> convolution(VjpCtx& c) {
   Value* dy = c.dy[0];
   if (dy->type.numel() == 0)
     return {c.wants[0] ? zeros(c.b, x->type) : nullptr, c.wants[1] ? zeros(c.b, w->type) : nullptr};
+  // Mixed precision (bf16 operands, f32 result): dy rounded to the operands' type, both
+  // gradient convolutions accumulate in dy's type, then round to the operand's type.
+  const DType acc = dy->type.dtype(), xt = x->type.dtype();
+  const bool mixed = acc != xt && is_float(acc) && is_float(xt) && w->type.dtype() == xt;
+  if (mixed) dy = c.b.convert(dy, xt);
+  const DType xacc = mixed ? acc : xt, wacc = mixed ? acc : w->type.dtype();
+  auto to = [&](Value* v, DType t) { return v && v->type.dtype() != t ? c.b.convert(v, t) : v; };
   if (a.bgc == 1)
-    return {c.wants[0] ? input_grad(c.b, a, x, w, dy) : nullptr,
-            c.wants[1] ? weight_grad(c.b, a, x, w, dy) : nullptr};
+    return {c.wants[0] ? to(input_grad(c.b, a, x, w, dy, xacc), xt) : nullptr,
+            c.wants[1] ? to(weight_grad(c.b, a, x, w, dy, wacc), w->type.dtype()) : nullptr};
   // batch_group_count G (e.g. a weight gradient being differentiated again): group g is an
   // ordinary convolution of batch slice g with output-feature slice g of the kernel, so
   // dx = concat_g(dx_g) along the batch, dW = concat_g(dW_g) along the output features.
@@ -170,8 +177,8 @@ std::vector<Value*> convolution(VjpCtx& c) {
     Value* xg = group_slice(c.b, x, a.d.input_batch, g, G);
     Value* wg = group_slice(c.b, w, a.d.kernel_output_feature, g, G);
     Value* dyg = group_slice(c.b, dy, a.d.output_feature, g, G);
-    if (c.wants[0]) dxs.push_back(input_grad(c.b, one, xg, wg, dyg));
-    if (c.wants[1]) dws.push_back(weight_grad(c.b, one, xg, wg, dyg));
+    if (c.wants[0]) dxs.push_back(to(input_grad(c.b, one, xg, wg, dyg, xacc), xt));
+    if (c.wants[1]) dws.push_back(to(weight_grad(c.b, one, xg, wg, dyg, wacc), w->type.dtype()));
   }
   return {c.wants[0] ? c.b.concatenate(dxs, a.d.input_batch) : nullptr,
           c.wants[1] ? c.b.concatenate(dws, a.d.kernel_output_feature) : nullptr};

@@ -40,6 +40,9 @@ Value* operand_cot(hlo::Builder& b, Value* dy, Value* self, Value* other, const 
   int64_t nb = static_cast<int64_t>(self_batch.size());
   I64s other_free = free_dims(other->type.rank(), other_batch, other_contract);
   I64s self_free = free_dims(self->type.rank(), self_batch, self_contract);
+  // Mixed precision (bf16 operands, f32 result): dy is rounded to the operands' type and the
+  // product accumulates in dy's type; the cotangent is rounded to self's type at the end.
+  const DType acc = dy->type.dtype();
   if (dy->type.dtype() != other->type.dtype()) dy = b.convert(dy, other->type.dtype());
   // g = dot_general(dy, other): batch (dy batch, other batch), contract (dy other-free, other
   // free).
@@ -48,7 +51,8 @@ Value* operand_cot(hlo::Builder& b, Value* dy, Value* self, Value* other, const 
   dd.rhs_batching = other_batch;
   dd.lhs_contracting = dy_other_free;
   dd.rhs_contracting = other_free;
-  Value* g = b.dot_general(dy, other, dd, {}, self->type.dtype());
+  const DType out = is_float(acc) && is_float(self->type.dtype()) ? acc : self->type.dtype();
+  Value* g = b.dot_general(dy, other, dd, {}, out);
   // g dims: [batch, self free (from dy), other's remaining dims = other_contract sorted].
   I64s oc_sorted = other_contract;
   std::sort(oc_sorted.begin(), oc_sorted.end());
@@ -66,7 +70,8 @@ Value* operand_cot(hlo::Builder& b, Value* dy, Value* self, Value* other, const 
     perm[static_cast<size_t>(d)] = pos;
   }
   (void)dy_self_free;
-  return transpose_if_needed(b, g, perm);
+  g = transpose_if_needed(b, g, perm);
+  return out == self->type.dtype() ? g : b.convert(g, self->type.dtype());
 }
 
 // y = dot_general(a, b): da = dot_general(dy, b) transposed to a's dims; db likewise with a.

@@ -119,17 +119,19 @@ V power(VjpCtx& c) {  // da = dy·b·a^(b-1), db = dy·y·log(a)
   if (c.wants[1]) db = e.mul(e.dy(), e.mul(e.y(), e.b.log(e.x(0))));
   return {da, db};
 }
-V maximum(VjpCtx& c) {  // da = dy·[a >= b], db = dy·[a < b] (ties go to a)
+// Ties go to b, so that relu = max(x, 0) has relu'(0) = 0 and relu6's min(·, 6) has 0 at 6, as
+// PyTorch's threshold/hardtanh backward (JAX splits a tie 0.5/0.5).
+V maximum(VjpCtx& c) {  // da = dy·[a > b], db = dy·[a <= b]
   E e(c);
-  Value* ge = e.b.compare(e.x(0), e.x(1), "GE");
-  return {c.wants[0] ? e.zero_where_not(ge, e.dy()) : nullptr,
-          c.wants[1] ? e.b.select(ge, e.k(0), e.dy()) : nullptr};
+  Value* gt = e.b.compare(e.x(0), e.x(1), "GT");
+  return {c.wants[0] ? e.zero_where_not(gt, e.dy()) : nullptr,
+          c.wants[1] ? e.b.select(gt, e.k(0), e.dy()) : nullptr};
 }
-V minimum(VjpCtx& c) {  // da = dy·[a <= b], db = dy·[a > b] (ties go to a)
+V minimum(VjpCtx& c) {  // da = dy·[a < b], db = dy·[a >= b]
   E e(c);
-  Value* le = e.b.compare(e.x(0), e.x(1), "LE");
-  return {c.wants[0] ? e.zero_where_not(le, e.dy()) : nullptr,
-          c.wants[1] ? e.b.select(le, e.k(0), e.dy()) : nullptr};
+  Value* lt = e.b.compare(e.x(0), e.x(1), "LT");
+  return {c.wants[0] ? e.zero_where_not(lt, e.dy()) : nullptr,
+          c.wants[1] ? e.b.select(lt, e.k(0), e.dy()) : nullptr};
 }
 V atan2(VjpCtx& c) {  // y = atan(a/b): da = dy·b/(a²+b²), db = -dy·a/(a²+b²)
   E e(c);

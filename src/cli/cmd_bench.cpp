@@ -1,11 +1,12 @@
 // `netspec bench NET|FILE.json [--batch B] [--optimizer NAME] [--input CxHxW] [--steps N]
-// [--warmup N] [--replicas R] [--backend cpu|ref|xla|iree]`: emits the fused train step (for R
-// data-parallel replicas, each on batch/R samples: threads on cpu, devices on xla), feeds it
-// synthetic data (random inputs, random labels of the manifest's dtype and shape), runs warm-up
-// steps, then times N steps (the executor call only, parameters and optimizer state fed back as in
-// training, through a Session: on xla they stay in device buffers) and prints median / min / max ms
-// per step, samples/s and peak memory (max RSS; the cpu plan's arena). iree: iree-benchmark-module
-// times N calls of the step on the same inputs (each a step from the same state).
+// [--warmup N] [--replicas R] [--set field=value] [--backend cpu|ref|xla|iree]`: emits the fused
+// train step (for R data-parallel replicas, each on batch/R samples: threads on cpu, devices on
+// xla), feeds it synthetic data (random inputs, random labels of the manifest's dtype and shape),
+// runs warm-up steps, then times N steps (the executor call only, parameters and optimizer state
+// fed back as in training, through a Session: on xla they stay in device buffers) and prints median
+// / min / max ms per step, samples/s and peak memory (max RSS; the cpu plan's arena). iree:
+// iree-benchmark-module times N calls of the step on the same inputs (each a step from the same
+// state).
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -89,6 +90,7 @@ double median(std::vector<double> v) {
 void register_bench_command(CLI::App& app) {
   struct Opts {
     std::string net, optimizer, input, backend = "cpu";
+    std::vector<std::string> sets;
     exec::BackendOptions engine;
     int batch = 0, steps = 20, warmup = 3, replicas = 1;
     double lr = 0;
@@ -102,6 +104,8 @@ void register_bench_command(CLI::App& app) {
                   "sgd | adam | adamw | rmsprop | lamb (default: the spec's; adamw = adam with "
                   "weightDecay 0.01 unless the spec sets one)");
   cmd->add_option("--input", o->input, "per-sample input CxHxW (or C) instead of the spec's");
+  cmd->add_option("--set", o->sets,
+                  "field=value for any TrainConfig field (repeatable; bf16=true)");
   cmd->add_option("--steps", o->steps, "timed steps")->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "untimed steps first")->capture_default_str();
   cmd->add_option("--replicas", o->replicas,
@@ -123,6 +127,7 @@ void register_bench_command(CLI::App& app) {
       spec.net.inputWidth = in[2];
     }
     validate(c);
+    apply_sets(c, o->sets, "bench");
     const ParamTable table = build_param_table(spec.net);
     const int64_t batch = c.batchSize;
     const int reps = o->replicas;

@@ -131,10 +131,7 @@ void register_predict_command(CLI::App& app) {
     xs.insert(xs.begin(), n);
     Tensor x(DType::kF32, xs);
     const size_t row = x.nbytes() / static_cast<size_t>(n);
-    const double crop = c.dataset == DatasetKind::imagenette || c.dataset == DatasetKind::folder ||
-                                c.dataset == DatasetKind::imagenet
-                            ? c.testCropRatio
-                            : 1.0;
+    const double crop = train::eval_crop_ratio(c);
     std::vector<report::Tile> tiles;
     for (int64_t i = 0; i < n; ++i) {
       Tensor t = viz::load_input(inputs[i], table.input, c.dataset, crop);

@@ -134,6 +134,7 @@ void register_train_command(CLI::App& app) {
     std::string run_dir = o->run_dir.empty()
                               ? train::default_run_dir(rec.spec.net.name, rec.spec.net.buildTag)
                               : o->run_dir;
+    train::NewRunDirCleanup cleanup(rank0 ? run_dir : "");
     if (rank0) {
       std::cout << "run dir: " << run_dir << "\n" << std::flush;
       const auto mode = o->overwrite ? train::RunDirMode::kOverwrite

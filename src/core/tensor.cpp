@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "core/bf16.h"
 #include "core/checked.h"
 
 namespace netspec {
@@ -62,6 +63,7 @@ Tensor Tensor::reshaped(Shape s) const {
 }
 
 double Tensor::as_double(int64_t i) const {
+  if (dtype_ == DType::kBF16) return bf16_to_f32(data<uint16_t>()[i]);
   return visit_dtype(dtype_, "Tensor::as_double",
                      [&](auto z) { return static_cast<double>(data<decltype(z)>()[i]); });
 }

@@ -234,6 +234,36 @@ CoverCrop cover_crop(int64_t ih, int64_t iw, int64_t height, int64_t width, doub
           static_cast<int64_t>(std::nearbyint((rw - width) / 2.0))};
 }
 
+namespace {
+
+// One plane through the taps: the horizontal pass over the input rows the vertical taps touch,
+// then the vertical pass; `store` writes each output value (rounded and clamped for ui8).
+template <typename In, typename Store>
+void resample_plane(const In* src, int64_t iw, const Taps& ty, const Taps& tx, int64_t height,
+                    int64_t width, std::vector<float>& mid, Store store) {
+  const int64_t r0 = ty.first.front(), r1 = ty.first.back() + ty.count.back();
+  mid.assign(static_cast<size_t>((r1 - r0) * width), 0.f);
+  for (int64_t r = r0; r < r1; ++r)
+    for (int64_t x = 0; x < width; ++x) {
+      float s = 0;
+      const float* w = &tx.w[x * tx.kmax];
+      const In* p = src + r * iw + tx.first[x];
+      for (int64_t k = 0; k < tx.count[x]; ++k) s += w[k] * static_cast<float>(p[k]);
+      mid[(r - r0) * width + x] = s;
+    }
+  for (int64_t y = 0; y < height; ++y)
+    for (int64_t x = 0; x < width; ++x) {
+      float s = 0;
+      const float* w = &ty.w[y * ty.kmax];
+      for (int64_t k = 0; k < ty.count[y]; ++k) s += w[k] * mid[(ty.first[y] + k - r0) * width + x];
+      store(y * width + x, s);
+    }
+}
+
+uint8_t to_u8(float s) { return static_cast<uint8_t>(std::clamp(std::lround(s), 0L, 255L)); }
+
+}  // namespace
+
 Tensor resize_center_crop(const Tensor& img, int64_t height, int64_t width, double crop_ratio) {
   if (img.dtype() != DType::kUI8 || img.rank() != 3 || img.shape()[0] != 3)
     fail("image", "resize expects ui8 [3, H, W] (got {})", img.type_str());
@@ -244,30 +274,38 @@ Tensor resize_center_crop(const Tensor& img, int64_t height, int64_t width, doub
   const int64_t ih = img.shape()[1], iw = img.shape()[2];
   const auto [rh, rw, top, left] = cover_crop(ih, iw, height, width, crop_ratio);
   const Taps ty = taps(ih, rh, top, height), tx = taps(iw, rw, left, width);
-  // Horizontal pass over the input rows the vertical taps touch, then the vertical pass.
-  const int64_t r0 = ty.first.front(), r1 = ty.first.back() + ty.count.back();
-  std::vector<float> mid(static_cast<size_t>((r1 - r0) * width));
+  std::vector<float> mid;
   Tensor out(DType::kUI8, {3, height, width});
   for (int64_t c = 0; c < 3; ++c) {
-    const uint8_t* src = img.data<uint8_t>() + c * ih * iw;
-    for (int64_t r = r0; r < r1; ++r)
-      for (int64_t x = 0; x < width; ++x) {
-        float s = 0;
-        const float* w = &tx.w[x * tx.kmax];
-        const uint8_t* p = src + r * iw + tx.first[x];
-        for (int64_t k = 0; k < tx.count[x]; ++k) s += w[k] * static_cast<float>(p[k]);
-        mid[(r - r0) * width + x] = s;
-      }
     uint8_t* dst = out.data<uint8_t>() + c * height * width;
-    for (int64_t y = 0; y < height; ++y)
-      for (int64_t x = 0; x < width; ++x) {
-        float s = 0;
-        const float* w = &ty.w[y * ty.kmax];
-        for (int64_t k = 0; k < ty.count[y]; ++k)
-          s += w[k] * mid[(ty.first[y] + k - r0) * width + x];
-        dst[y * width + x] = static_cast<uint8_t>(std::clamp(std::lround(s), 0L, 255L));
-      }
+    resample_plane(img.data<uint8_t>() + c * ih * iw, iw, ty, tx, height, width, mid,
+                   [&](int64_t i, float s) { dst[i] = to_u8(s); });
   }
+  return out;
+}
+
+Tensor resize_images(const Tensor& x, int64_t height, int64_t width) {
+  if (x.rank() != 4 || (x.dtype() != DType::kUI8 && x.dtype() != DType::kF32))
+    fail("image", "resize_images expects ui8 or f32 [N, C, H, W] (got {})", x.type_str());
+  if (height < 1 || width < 1)
+    fail("image", "target size must be positive (got {}x{})", height, width);
+  const int64_t n = x.shape()[0] * x.shape()[1], ih = x.shape()[2], iw = x.shape()[3];
+  const Taps ty = taps(ih, height, 0, height), tx = taps(iw, width, 0, width);
+  Tensor out(x.dtype(), {x.shape()[0], x.shape()[1], height, width});
+  parallel_for(n, 16, [&](int64_t b, int64_t e) {
+    std::vector<float> mid;
+    for (int64_t p = b; p < e; ++p) {
+      if (x.dtype() == DType::kUI8) {
+        uint8_t* dst = out.data<uint8_t>() + p * height * width;
+        resample_plane(x.data<uint8_t>() + p * ih * iw, iw, ty, tx, height, width, mid,
+                       [&](int64_t i, float s) { dst[i] = to_u8(s); });
+      } else {
+        float* dst = out.data<float>() + p * height * width;
+        resample_plane(x.data<float>() + p * ih * iw, iw, ty, tx, height, width, mid,
+                       [&](int64_t i, float s) { dst[i] = s; });
+      }
+    }
+  });
   return out;
 }
 

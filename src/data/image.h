@@ -29,6 +29,9 @@ Tensor decode_image(const std::string& path);
 // scaled to cover floor(H / r) x floor(W / r) and the centre H x W is kept.
 Tensor resize_center_crop(const Tensor& img, int64_t height, int64_t width,
                           double crop_ratio = 1.0);
+// Images ui8 or f32 [N, C, H, W] -> [N, C, height, width], the whole image stretched with the
+// same PIL bilinear filter (antialiased when shrinking); ui8 values rounded and clamped.
+Tensor resize_images(const Tensor& x, int64_t height, int64_t width);
 // The geometry of resize_center_crop for an ih x iw image: resized size rh x rw, crop offset.
 struct CoverCrop {
   int64_t rh, rw, top, left;

@@ -26,6 +26,7 @@ EmitOptions EmitOptions::from_train(const TrainConfig& t, int64_t batch) {
   o.drop_path = t.dropPath;
   o.dropout = t.dropout;
   o.sync_bn = t.syncBN;
+  o.precision = {t.bf16, t.bf16 && t.bf16Conv};
   return o;
 }
 

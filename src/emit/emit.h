@@ -22,6 +22,14 @@ NETSPEC_ENUM(ModuleKind, NETSPEC_MODULE_KINDS)
 
 namespace netspec::emit {
 
+// bf16 mixed precision (TrainConfig bf16 / bf16Conv; emit/precision.cpp). bf16: every
+// dot_general of the net and its patchify convolutions (stride = kernel, no padding: a matmul
+// over patches) take bf16 operands (converts inserted before them) and keep an f32 result;
+// bf16_conv: also every other convolution but the depthwise ones. Weights stay f32.
+struct Precision {
+  bool bf16 = false, bf16_conv = false;
+};
+
 struct EmitOptions {
   int64_t batch = 1;
   DType dtype = DType::kF32;
@@ -35,6 +43,7 @@ struct EmitOptions {
   // before the optimizer. sync_bn: BN statistics over all replicas' shards (the global batch).
   int replicas = 1;
   bool sync_bn = false;
+  Precision precision;
   // Takes loss, label smoothing, focal gamma and the optimizer fields from a TrainConfig.
   static EmitOptions from_train(const TrainConfig& t, int64_t batch);
 };
@@ -68,7 +77,12 @@ ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTa
                               const std::vector<hlo::Value*>& params, hlo::Value* x, bool train,
                               const std::vector<layers::BnStats>& running = {},
                               layers::DropPath* drop = nullptr, hlo::Value* dropout_mask = nullptr,
-                              int64_t sync_bn_replicas = 1, hlo::Value* cam_delta = nullptr);
+                              int64_t sync_bn_replicas = 1, hlo::Value* cam_delta = nullptr,
+                              Precision precision = {});
+// Gives the dot_general / convolution ops of `block` from op `begin` on (regions included) the
+// bf16 operands `p` asks for: convert(f32 -> bf16) of each operand right before the op, whose
+// result stays f32 (f32 accumulation). One convert per use, so each bf16 value has one user.
+void cast_contractions(hlo::Block& block, size_t begin, const Precision& p);
 
 // The keep-mask inputs of the train step / loss for o.drop_path and o.dropout (empty when both
 // are 0): one [B] per residual drop-path branch in emission order, each with its rate p_i, then

@@ -11,7 +11,7 @@ ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTa
                               const std::vector<hlo::Value*>& params, hlo::Value* x, bool train,
                               const std::vector<layers::BnStats>& running, layers::DropPath* drop,
                               hlo::Value* dropout_mask, int64_t sync_bn_replicas,
-                              hlo::Value* cam_delta) {
+                              hlo::Value* cam_delta, Precision precision) {
   layers::check_lowerable(net);
   if (params.size() != table.params.size())
     fail("emit", "parameter count (got {}, expected {})", params.size(), table.params.size());
@@ -54,6 +54,7 @@ ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTa
     }
     if (i == cls) x = b.multiply(x, dropout_mask);  // classifier dropout (inverted scaling)
     x = layers::lower_layer(c, net.layers[i], x);
+    cast_contractions(*b.block(), out.layer_begin.back(), precision);
   }
   if (drop && !drop->masks.empty() && drop->used != drop->masks.size())
     fail("emit", "drop-path masks used (got {}, expected {})", drop->used, drop->masks.size());
@@ -135,7 +136,8 @@ Emitted emit_forward_like(const NetSpec& net, const ParamTable& t, ModuleKind ki
   if (!train)
     for (size_t k = 0; k < t.bns.size(); ++k, pos += 2)
       running.push_back({f->arg(pos), f->arg(pos + 1)});
-  ForwardOut fo = emit_forward_graph(b, net, t, params, f->arg(pos), train, running);
+  ForwardOut fo = emit_forward_graph(b, net, t, params, f->arg(pos), train, running, nullptr,
+                                     nullptr, 1, nullptr, o.precision);
   Signature out;
   if (kind == ModuleKind::cam) {
     if (!fo.cam_features)

@@ -44,8 +44,9 @@ Emitted emit_grad_cam(const NetSpec& net, const ParamTable& t, const EmitOptions
     std::vector<layers::BnStats> running;
     for (size_t k = 0; k < t.bns.size(); ++k)
       running.push_back({fwd->arg(np + 2 * k), fwd->arg(np + 2 * k + 1)});
-    ForwardOut fo = emit_forward_graph(fb, net, t, args_of(fwd, 0, np), fwd->arg(np + nr), false,
-                                       running, nullptr, nullptr, 1, fwd->arg(np + nr + 1));
+    ForwardOut fo =
+        emit_forward_graph(fb, net, t, args_of(fwd, 0, np), fwd->arg(np + nr), false, running,
+                           nullptr, nullptr, 1, fwd->arg(np + nr + 1), o.precision);
     fb.func_return({fo.logits, fo.cam_features});
   }
   autodiff::VjpOptions vo;

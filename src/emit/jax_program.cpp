@@ -97,8 +97,9 @@ void forward_parts(const NetSpec& net, const ParamTable& t, const EmitOptions& o
   }
   std::vector<hlo::Value*> params;
   for (size_t i = 0; i < np; ++i) params.push_back(f->arg(i));
-  ForwardOut fo = emit_forward_graph(b, net, t, params, f->arg(np), true, {},
-                                     drop.masks.empty() ? nullptr : &drop, dropout);
+  ForwardOut fo =
+      emit_forward_graph(b, net, t, params, f->arg(np), true, {},
+                         drop.masks.empty() ? nullptr : &drop, dropout, 1, nullptr, o.precision);
   std::vector<hlo::Value*> rets{fo.logits};
   for (const auto& s : fo.batch_stats) {
     rets.push_back(s.mean);
@@ -139,8 +140,8 @@ void forward_parts(const NetSpec& net, const ParamTable& t, const EmitOptions& o
   std::vector<layers::BnStats> running;
   for (size_t k = 0; k < t.bns.size(); ++k)
     running.push_back({fe->arg(np + 2 * k), fe->arg(np + 2 * k + 1)});
-  ForwardOut eo =
-      emit_forward_graph(be, net, t, eparams, fe->arg(np + 2 * t.bns.size()), false, running);
+  ForwardOut eo = emit_forward_graph(be, net, t, eparams, fe->arg(np + 2 * t.bns.size()), false,
+                                     running, nullptr, nullptr, 1, nullptr, o.precision);
   be.func_return({eo.logits});
   widen(me, p.dtype);
   jax::PyFunc pe = jax::translate(

@@ -57,9 +57,9 @@ hlo::Func* add_loss_func(hlo::Module& m, const std::string& name, const NetSpec&
     else
       drop.masks.push_back(a);
   }
-  ForwardOut fo =
-      emit_forward_graph(b, net, t, args_of(f, 0, np), f->arg(np), true, {},
-                         drop.masks.empty() ? nullptr : &drop, dropout, o.sync_bn ? o.replicas : 1);
+  ForwardOut fo = emit_forward_graph(b, net, t, args_of(f, 0, np), f->arg(np), true, {},
+                                     drop.masks.empty() ? nullptr : &drop, dropout,
+                                     o.sync_bn ? o.replicas : 1, nullptr, o.precision);
   hlo::Value* loss = losses::emit_loss(b, o.loss, fo.logits, f->arg(np + 1));
   out.add_value("loss", replica_mean(b, {loss}, o.replicas).at(0), "loss");
   if (with_stats) add_batch_stats(out, t, fo.batch_stats);
@@ -157,7 +157,8 @@ Emitted emit_train_like(const NetSpec& net, const ParamTable& t, ModuleKind kind
     hlo::Func* fwd = m.add_func("net_fwd", in.types, false);
     {
       hlo::Builder fb(fwd->body.get());
-      ForwardOut fo = emit_forward_graph(fb, net, t, args_of(fwd, 0, np), fwd->arg(np), true);
+      ForwardOut fo = emit_forward_graph(fb, net, t, args_of(fwd, 0, np), fwd->arg(np), true, {},
+                                         nullptr, nullptr, 1, nullptr, o.precision);
       fb.func_return({fo.logits});
     }
     autodiff::VjpOptions vo;

@@ -43,6 +43,8 @@
 // padding 0, no reversal, group counts 1); the type rules apply those defaults.
 #include "hlo/builder.h"
 
+#include "core/bf16.h"
+
 #include "hlo/verify.h"
 
 namespace netspec::hlo {
@@ -151,7 +153,12 @@ Value* Builder::constant(Tensor value) {
 // not numel copies (relu's zero at 32x64x112x112 would otherwise be a 100 MB literal).
 Value* Builder::constant_splat(double v, const Type& type) {
   if (!type.is_tensor()) fail("constant", "splat needs a tensor type (got {})", type.str());
-  Value* s = constant(Tensor::from<double>(type.dtype(), {}, {v}));
+  Tensor t(type.dtype(), {});
+  if (type.dtype() == DType::kBF16)  // rounded through f32 (core/bf16.h)
+    t.data<uint16_t>()[0] = f32_to_bf16(static_cast<float>(v));
+  else
+    t = Tensor::from<double>(type.dtype(), {}, {v});
+  Value* s = constant(std::move(t));
   if (type.rank() == 0) return s;
   return broadcast_in_dim(s, type.shape(), {});
 }

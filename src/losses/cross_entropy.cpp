@@ -37,6 +37,9 @@ Value* focal_log_probs(hlo::Builder& b, Value* w, Value* lsm, double gamma) {
   if (gamma > 0) {
     const hlo::Type& t = lsm->type;
     Value* one_minus_p = b.subtract(b.constant_splat(1, t), b.exponential(lsm));
+    // γ < 1: d(1-p)^γ = γ(1-p)^(γ-1) is infinite at p = 1, where log p = 0: 0·inf = NaN. The
+    // base is floored at 1e-6 there (a weight of 1e-6^γ on a term ~0; γ >= 1 is left exact).
+    if (gamma < 1) one_minus_p = b.maximum(one_minus_p, b.constant_splat(1e-6, t));
     term = b.multiply(term, b.power(one_minus_p, b.constant_splat(gamma, t)));
   }
   return term;

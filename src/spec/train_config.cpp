@@ -59,6 +59,8 @@ void validate(const TrainConfig& c) {
   at_least("randAugmentMstd", c.randAugmentMstd, 0);
   at_least("repeatedAug", c.repeatedAug, 1);
   at_least("trainRes", c.trainRes, 0);
+  if (c.bf16Conv && !c.bf16)  // the seed's bf16Conv only adds the convolutions to bf16
+    fail("train", "bf16Conv needs bf16 (got bf16Conv true, bf16 false)");
   if (!(c.testCropRatio > 0 && c.testCropRatio <= 1))
     fail("train", "testCropRatio must be in (0, 1] (got {})", c.testCropRatio);
   in_unit("dropPath", c.dropPath, false);

@@ -177,7 +177,12 @@ Averages::~Averages() = default;
 
 void Averages::after_step(const TrainState& s) {
   if (!ema_) return;
-  if (ema_state_.params.empty()) ema_state_ = s;  // names, counters; values overwritten below
+  if (ema_state_.params.empty()) {  // names and counters from s; buffers of its own (a shared
+    ema_state_ = s;                 // one would follow s.running's in-place updates)
+    ema_state_.params.clear();
+    ema_state_.running.clear();
+    ema_state_.opt.clear();
+  }
   const double d = ema_decay(c_.emaDecay, s.step);
   ema_update(ema_state_.params, s.params, d);
   ema_update(ema_state_.running, s.running, d);
@@ -188,27 +193,33 @@ std::string Averages::end_epoch(int epoch, const TrainState& s, const data::Data
                                 const std::string& run_dir, const std::string& net_name) {
   namespace fs = std::filesystem;
   std::string line;
-  auto report = [&](const char* name, const TrainState& st) {
+  ema_top1_ = swa_top1_ = swag_top1_ = std::nullopt;
+  auto report = [&](const char* name, const TrainState& st, std::optional<double>& top1) {
     if (!evaluate) return;
     EvalMetrics m = ev_.run(st.params, st.running, test);
+    top1 = m.top1;
     line += fmt::format("  {} top-1 {:.2f}%", name, 100 * m.top1);
     if (!run_dir.empty())
       save_checkpoint((fs::path(run_dir) / fmt::format("{}.safetensors", name)).string(), table_,
-                      st, net_name);
+                      st, net_name, false);  // weights + BN statistics, as best.safetensors
   };
   if (ema_ && !ema_state_.params.empty()) {
     ema_state_.epoch = s.epoch;
     ema_state_.step = s.step;
-    report("ema", ema_state_);
+    report("ema", ema_state_, ema_top1_);
   }
   if (swa_ && epoch - 1 >= c_.swaStartEpoch) {
-    if (swa_state_.params.empty()) swa_state_ = s;
+    if (swa_state_.params.empty()) {  // names and counters; swa_update copies the values
+      swa_state_ = s;
+      swa_state_.params.clear();
+      swa_state_.opt.clear();
+    }
     swa_update(swa_state_.params, s.params, swa_n_++);
     if (swag_) swag_->collect(s.params);
     swa_state_.running = bn_->run(swa_state_.params, s.running, train);
     swa_state_.epoch = s.epoch;
     swa_state_.step = s.step;
-    report("swa", swa_state_);
+    report("swa", swa_state_, swa_top1_);
     if (swag_ && evaluate) {
       // Logits averaged over swagSamples samples, each with its own BN statistics.
       data::Loader ld(test, ev_.batch(), false, 0);
@@ -234,7 +245,8 @@ std::string Averages::end_epoch(int epoch, const TrainState& s, const data::Data
         for (float& v : sum[b].span<float>()) v /= static_cast<float>(c_.swagSamples);
         sc.add(sum[b], y, n);
       }
-      line += fmt::format("  swag top-1 {:.2f}%", 100 * sc.result().top1);
+      swag_top1_ = sc.result().top1;
+      line += fmt::format("  swag top-1 {:.2f}%", 100 * *swag_top1_);
       if (!run_dir.empty()) {
         SafeTensors st;
         st.tensors = swag_->tensors(table_);
@@ -245,6 +257,14 @@ std::string Averages::end_epoch(int epoch, const TrainState& s, const data::Data
     }
   }
   return line;
+}
+
+std::vector<std::pair<std::string, std::optional<double>>> Averages::top1_columns() const {
+  std::vector<std::pair<std::string, std::optional<double>>> v;
+  if (ema_) v.emplace_back("ema_top1", ema_top1_);
+  if (swa_) v.emplace_back("swa_top1", swa_top1_);
+  if (swag_) v.emplace_back("swag_top1", swag_top1_);
+  return v;
 }
 
 }  // namespace netspec::train

@@ -16,9 +16,11 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/safetensors.h"
 #include "core/tensor.h"
 #include "data/dataset.h"
 #include "exec/backend.h"
@@ -41,11 +43,15 @@ class Swag {
   // Adds θ (the n-th model): mean, mean of squares and the deviation θ - mean (after the update).
   void collect(const std::vector<Tensor>& params);
   int64_t count() const { return n_; }
+  int64_t deviations() const { return static_cast<int64_t>(dev_.size()); }
   const std::vector<Tensor>& mean() const { return mean_; }
   // A sample of N(θ̄, Σ_diag/2 + D·Dᵀ/(2(K-1))), deterministic per seed; K = deviations kept.
   std::vector<Tensor> sample(uint64_t seed) const;
   // Tensors to save: "mean.<p>", "sq_mean.<p>", "dev<j>.<p>".
   std::vector<std::pair<std::string, Tensor>> tensors(const ParamTable& t) const;
+  // Restores what tensors() wrote under `prefix` (n models collected, `devs` deviations kept).
+  void restore(const SafeTensors& st, const std::string& prefix, const ParamTable& t, int64_t n,
+               int64_t devs);
 
  private:
   int k_;
@@ -84,6 +90,16 @@ class Averages {
   std::string end_epoch(int epoch, const TrainState& s, const data::Dataset& train,
                         const data::Dataset& test, bool evaluate, const std::string& run_dir,
                         const std::string& net_name);
+  // metrics.csv columns, one per average the config enables ("ema_top1", "swa_top1",
+  // "swag_top1"): the top-1 of the last end_epoch, empty when it evaluated none.
+  std::vector<std::pair<std::string, std::optional<double>>> top1_columns() const;
+
+  // RUN_DIR/averages.safetensors: the running averages with the step they belong to, written
+  // just before `last` (averaging_state.cpp), so that a resumed run continues them.
+  void save_state(const std::string& path, const TrainState& s, const std::string& net) const;
+  // Restores them when `path` holds step s.step (s: the resumed state); otherwise they restart
+  // from s, and the returned line says why (empty when restored).
+  std::string load_state(const std::string& path, const TrainState& s);
 
  private:
   const ParamTable& table_;
@@ -94,6 +110,7 @@ class Averages {
   int64_t swa_n_ = 0;
   std::unique_ptr<Swag> swag_;
   std::unique_ptr<BnRecompute> bn_;
+  std::optional<double> ema_top1_, swa_top1_, swag_top1_;  // of the last end_epoch
 };
 
 }  // namespace netspec::train

@@ -161,6 +161,12 @@ DatasetKind parse_dataset(const std::string& s) {
   return *k;
 }
 
+double eval_crop_ratio(const TrainConfig& c) {
+  const bool folder = c.dataset == DatasetKind::imagenette || c.dataset == DatasetKind::imagenet ||
+                      c.dataset == DatasetKind::folder;
+  return folder ? c.testCropRatio : 1.0;
+}
+
 data::Splits load_for_net(const TrainConfig& c, const ParamTable& table, const std::string& dir,
                           int64_t limit) {
   data::LoadOptions lo;

@@ -23,6 +23,10 @@ std::string config_help();
 std::string format_config(const TrainConfig& c);
 // "fashion-mnist" -> fashionMnist (kebab-case or the enum name); throws listing the choices.
 DatasetKind parse_dataset(const std::string& s);
+// The centre-crop ratio the evaluation split of c's dataset was loaded with (testCropRatio for the
+// image-folder datasets imagenette, imagenet and folder; 1 for the rest): predict, cam and report
+// preprocess an image file the same way.
+double eval_crop_ratio(const TrainConfig& c);
 // Loads c.dataset for a net: image folders at the net's input H x W, text windows of its length.
 data::Splits load_for_net(const TrainConfig& c, const ParamTable& table, const std::string& dir,
                           int64_t limit);

@@ -108,10 +108,13 @@ EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<
   const bool seg = manifest_.outputs.at(0).shape.size() == 4 && ds.y.rank() == 3;
   Scorer s;
   SegScorer ss;
+  if (seg) {  // also on a rank that scores no batch: every rank sums the same-sized counts
+    ss.classes = manifest_.outputs.at(0).shape.at(1);
+    ss.confusion.assign(static_cast<size_t>(ss.classes * ss.classes), 0);
+  }
   const int64_t nb = ld.num_batches();
-  // Segmentation metrics need the whole confusion matrix: there every rank scores every batch.
-  const int ranks = group && !seg ? group->num_replicas() : 1;
-  const int first = group && !seg ? rank : 0;
+  const int ranks = group ? group->num_replicas() : 1;
+  const int first = group ? rank : 0;
   std::vector<double> batch_loss(static_cast<size_t>(nb), 0.0);
   bool interrupted = false;
   // A stop request must be agreed: in a group every rank takes part in one small sum per round
@@ -131,17 +134,27 @@ EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<
       Tensor y;
       int64_t n = ld.batch(b, in.at(xi), y);
       Tensor logits = std::move(session->step(in).at(0));
-      if (seg)
-        ss.add(logits, y, n);
-      else
-        batch_loss[static_cast<size_t>(b)] = s.score(logits, y, n);
+      batch_loss[static_cast<size_t>(b)] = seg ? ss.score(logits, y, n) : s.score(logits, y, n);
     }
     if (k + 1 < rounds && stop_agreed()) {
       interrupted = true;
       break;
     }
   }
-  if (seg) {
+  if (seg) {  // the confusion counts and per-batch loss sums of every rank, folded in order
+    if (group) {
+      auto sums = group->sum_all(
+          rank, {Tensor::from<double>(DType::kF64, {nb}, batch_loss),
+                 Tensor::from<int64_t>(DType::kI64, {static_cast<int64_t>(ss.confusion.size())},
+                                       ss.confusion),
+                 Tensor::from<int64_t>(DType::kI64, {1}, {ss.count})});
+      if (!sums) fail("eval", "the process group's communicator has no sum all_reduce");
+      for (int64_t b = 0; b < nb; ++b) batch_loss[size_t(b)] = sums->at(0).as_double(b);
+      for (size_t i = 0; i < ss.confusion.size(); ++i)
+        ss.confusion[i] = sums->at(1).as_int64(static_cast<int64_t>(i));
+      ss.count = sums->at(2).as_int64(0);
+    }
+    for (double l : batch_loss) ss.loss_sum += l;  // batch order, as a single process
     EvalMetrics m;
     ss.fill(m);
     m.interrupted = interrupted;

@@ -177,10 +177,12 @@ std::vector<std::string> run_record_diff(const RunRecord& stored, const RunRecor
 
 const std::vector<std::string>& run_dir_files() {
   static const std::vector<std::string> files = {
-      "config.json",     "last.safetensors", "best.safetensors", "best.json",
-      "metrics.csv",     "metrics.jsonl",    "steps.csv",        "steps.jsonl",
-      "loss.png",        "loss.svg",         "vocab.json",       "classes.json",
-      "ema.safetensors", "swa.safetensors",  "swag.safetensors", "report.html"};
+      "config.json",     "last.safetensors",    "best.safetensors",
+      "best.json",       "metrics.csv",         "metrics.jsonl",
+      "steps.csv",       "steps.jsonl",         "loss.png",
+      "loss.svg",        "vocab.json",          "classes.json",
+      "ema.safetensors", "swa.safetensors",     "swag.safetensors",
+      "report.html",     "averages.safetensors"};
   return files;
 }
 
@@ -233,6 +235,19 @@ RunRecord prepare_run_dir(const std::string& dir, const RunRecord& now, RunDirMo
          dir, list);
   }
   return now;
+}
+
+NewRunDirCleanup::NewRunDirCleanup(std::string dir) : dir_(std::move(dir)) {
+  std::error_code ec;
+  fresh_ = !dir_.empty() && !fs::exists(dir_, ec) && !ec;
+}
+
+NewRunDirCleanup::~NewRunDirCleanup() {
+  std::error_code ec;
+  const fs::path d = dir_;
+  if (!fresh_ || fs::exists(d / "config.json", ec)) return;  // training started: keep all
+  for (const auto& f : run_dir_files()) fs::remove(d / f, ec);
+  if (fs::is_directory(d, ec) && fs::is_empty(d, ec)) fs::remove(d, ec);
 }
 
 void save_class_names(const std::string& dir, const std::vector<std::string>& names) {

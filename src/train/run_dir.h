@@ -53,6 +53,22 @@ enum class RunDirMode { kCheck, kResume, kOverwrite };
 RunRecord prepare_run_dir(const std::string& dir, const RunRecord& now, RunDirMode mode,
                           bool epochs_given, std::ostream* log);
 
+// Made before prepare_run_dir: when `dir` did not exist and the run is refused before training
+// starts (no config.json yet, e.g. a field the trainer refuses after the data load), the
+// destructor removes netspec's files there and the directory if that leaves it empty, so a
+// refused command leaves no half-made run dir behind. Anything else in it is kept.
+class NewRunDirCleanup {
+ public:
+  explicit NewRunDirCleanup(std::string dir);
+  ~NewRunDirCleanup();
+  NewRunDirCleanup(const NewRunDirCleanup&) = delete;
+  NewRunDirCleanup& operator=(const NewRunDirCleanup&) = delete;
+
+ private:
+  std::string dir_;
+  bool fresh_ = false;
+};
+
 // The files netspec writes in a run dir (what --overwrite removes).
 const std::vector<std::string>& run_dir_files();
 

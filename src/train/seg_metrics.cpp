@@ -9,7 +9,7 @@
 
 namespace netspec::train {
 
-void SegScorer::add(const Tensor& logits, const Tensor& labels, int64_t n) {
+double SegScorer::score(const Tensor& logits, const Tensor& labels, int64_t n) {
   const Shape& ls = logits.shape();
   if (ls.size() != 4 || labels.rank() != 3 || labels.shape()[0] != ls[0] ||
       labels.shape()[1] != ls[2] || labels.shape()[2] != ls[3])
@@ -24,6 +24,7 @@ void SegScorer::add(const Tensor& logits, const Tensor& labels, int64_t n) {
   }
   const float* l = logits.data<float>();
   const int32_t* y = labels.data<int32_t>();
+  double batch_loss = 0;
   for (int64_t b = 0; b < n; ++b)
     for (int64_t i = 0; i < hw; ++i) {
       const float* z = l + b * c * hw + i;  // channel j at z[j·hw]
@@ -35,10 +36,11 @@ void SegScorer::add(const Tensor& logits, const Tensor& labels, int64_t n) {
         fail("eval", "pixel label out of range (got {}, expected 0..{})", t, c - 1);
       double s = 0;
       for (int64_t j = 0; j < c; ++j) s += std::exp(double(z[j * hw] - z[arg * hw]));
-      loss_sum += std::log(s) - double(z[t * hw] - z[arg * hw]);
+      batch_loss += std::log(s) - double(z[t * hw] - z[arg * hw]);
       ++confusion[size_t(t * c + arg)];
     }
   count += n * hw;
+  return batch_loss;
 }
 
 void SegScorer::fill(EvalMetrics& m) const {

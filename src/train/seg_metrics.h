@@ -18,7 +18,12 @@ struct SegScorer {
   double loss_sum = 0;
   int64_t count = 0;
   // logits f32 [B, C, H, W] against labels i32 [B, H, W]; the first n samples count.
-  void add(const Tensor& logits, const Tensor& labels, int64_t n);
+  void add(const Tensor& logits, const Tensor& labels, int64_t n) {
+    loss_sum += score(logits, labels, n);
+  }
+  // Adds the batch's confusion counts and returns its loss sum (not added to loss_sum), so a
+  // split evaluation can fold the batch sums in batch order as one process does.
+  double score(const Tensor& logits, const Tensor& labels, int64_t n);
   // Fills m's seg fields (and top1 = pixel accuracy, loss, count).
   void fill(EvalMetrics& m) const;
 };

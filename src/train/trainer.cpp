@@ -33,6 +33,7 @@
 #include "train/prior_bias.h"
 #include "train/signals.h"
 #include "train/stepper.h"
+#include "train/train_res.h"
 #include "train/tta.h"
 
 namespace netspec::train {
@@ -59,6 +60,7 @@ report::Row metrics_row(const EpochMetrics& m, bool text, int64_t seg_classes) {
                    {"ms_per_step", m.ms_per_step},
                    {"samples_per_s", m.samples_per_s}};
   if (text) r.emplace_back("val_bpc", opt(bits_per_char(m.val.loss), e));
+  for (const auto& [name, top1] : m.average_top1) r.emplace_back(name, top1);
   if (m.det) {
     r.emplace_back("val_map50", opt(m.map.voc_map50, e));
     r.emplace_back("val_map", opt(m.map.coco_map, e));
@@ -148,9 +150,7 @@ std::vector<std::string> unsupported_settings(const TrainConfig& c) {
   auto refuse = [&](bool on, const char* field) {
     if (on) out.emplace_back(field);
   };
-  refuse(c.bf16 || c.bf16Conv, "bf16/bf16Conv");
   refuse(!c.runningBN, "runningBN = false");
-  refuse(c.trainRes != 0, "trainRes");
   refuse(!c.lossWeights.empty(), "lossWeights (perPixelWeightedCE is not lowered)");
   return out;
 }
@@ -195,19 +195,29 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
            tv, nv);
   }
 
+  // trainRes: the train step runs on trainRes x trainRes images, evaluation at the net's size.
+  const std::optional<TrainResolution> tres = train_resolution(net, table, c, data.train);
+  const NetSpec& train_net = tres ? tres->net : net;
+  const ParamTable& train_table = tres ? tres->table : table;
+  const data::Dataset& train_src = tres ? tres->train : data.train;
+  if (tres && o.log)
+    *o.log << fmt::format("trainRes: training at {}x{}, evaluating at {}x{}\n", c.trainRes,
+                          c.trainRes, net.inputHeight, net.inputWidth);
+
   exec::BackendOptions bo = o.backend_options;
   if (!o.dp.multi_process()) bo.devices = std::max(bo.devices, o.dp.replicas);  // xla: R devices
   auto backend = exec::make_backend(o.backend, bo);
-  Stepper stepper(net, c, *backend, &table, o.dp);
+  Stepper stepper(train_net, c, *backend, &train_table, o.dp);
   const int reps = o.dp.replicas;
   Evaluator evaluator(net, batch, *backend, &table);
-  Averages averages(net, c, *backend, table, evaluator);  // EMA / SWA / SWAG (averaging.h)
+  Averages averages(train_net, c, *backend, train_table,
+                    evaluator);  // EMA / SWA / SWAG (averaging.h)
   const bool det = data.det != nullptr;
   const DetTargets targets = det ? det_targets(net, table, c) : DetTargets{};
   std::vector<Tensor> init = init_params(table, c.init, static_cast<uint64_t>(c.seed));
   {
     const std::string said = apply_prior_bias(
-        net, table, c, det ? det_epoch(data.det->train, targets, c, c.seed, -1) : data.train, init);
+        net, table, c, det ? det_epoch(data.det->train, targets, c, c.seed, -1) : train_src, init);
     if (o.log && !said.empty()) *o.log << said << "\n";
   }
   TrainState s = make_state(std::move(init), stepper.state_manifest(), evaluator.manifest());
@@ -221,6 +231,12 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
 
   const fs::path dir = o.run_dir;
   const std::string last = o.run_dir.empty() ? "" : (dir / "last.safetensors").string();
+  const std::string averages_path = (dir / "averages.safetensors").string();
+  // `last`, preceded by the running averages of the same step (a resume continues both).
+  auto save_last = [&] {
+    if (averages.any()) averages.save_state(averages_path, s, net.name);
+    save_checkpoint(last, table, s, net.name);
+  };
   double best_top1 = -std::numeric_limits<double>::infinity();  // scores may be negative (-mse)
   if (!o.run_dir.empty()) {
     ensure_writable_dir("train", dir.string(), "run dir");
@@ -231,6 +247,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
       if (o.log)
         *o.log << fmt::format("resuming {} at epoch {} batch {} (step {})\n", last, s.epoch + 1,
                               s.batch_in_epoch, s.step);
+      if (averages.any())  // EMA / SWA / SWAG continue from where `last` stopped
+        if (std::string why = averages.load_state(averages_path, s); !why.empty() && o.log)
+          *o.log << why << "\n";
     }
     if (fs::exists(dir / "best.json")) {
       std::ifstream f(dir / "best.json");
@@ -271,7 +290,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
 
   // Text: training windows are redrawn each epoch from the corpus (seed, epoch).
   data::Dataset train_ds =
-      det ? det_epoch(data.det->train, targets, c, uint64_t(c.seed), s.epoch) : data.train;
+      det ? det_epoch(data.det->train, targets, c, uint64_t(c.seed), s.epoch) : train_src;
   int det_drawn = s.epoch;  // the epoch (0-based) train_ds was drawn for
   if (det && (c.repeatedAug > 1 || c.mixup || c.cutmix || c.knnMixup || c.randomErasing ||
               c.randAugment || c.autoAugment))
@@ -282,7 +301,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     fail("train", "useEMA/useSWA/useSWAG/useTTA evaluate top-1, not detection mAP (set them off)");
   // Repeated augmentation: each epoch's rows (timm RepeatAugSampler; the same count every epoch).
   auto ra_epoch = [&](int epoch) {
-    return data::repeated_aug_epoch(data.train, c.repeatedAug, static_cast<uint64_t>(c.seed),
+    return data::repeated_aug_epoch(train_src, c.repeatedAug, static_cast<uint64_t>(c.seed),
                                     epoch - 1);
   };
   if (c.repeatedAug > 1 && !text) train_ds = ra_epoch(1);
@@ -292,9 +311,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   aug.auto_augment = c.autoAugment;
   aug.ra = {c.randAugmentN,          c.randAugmentM,        c.randAugmentMstd, 0.5,
             c.randAugmentIncreasing, c.randAugmentGeometric};
-  const BatchAugment batch_aug(c, table, data.train);  // erasing, mixup/cutmix, soft targets
-  if (c.augment && data.train.x.shape().size() != 4)
-    fail("train", "augment needs image data [N, C, H, W] (got {})", data.train.x.type_str());
+  const BatchAugment batch_aug(c, table, train_src);  // erasing, mixup/cutmix, soft targets
+  if (c.augment && train_src.x.shape().size() != 4)
+    fail("train", "augment needs image data [N, C, H, W] (got {})", train_src.x.type_str());
   // Every sample is trained once per epoch (PyTorch's drop_last=False): nb = ceil(N/B) batches,
   // the last one smaller when B does not divide N; an update takes k of them, so an epoch is
   // ceil(nb/k) updates and the last may take fewer (and smaller) micro-batches.
@@ -407,7 +426,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         s.loss_sum = loss_sum;
         if (prog) prog->finish();
         slog.flush();
-        if (!last.empty()) save_checkpoint(last, table, s, net.name);
+        if (!last.empty()) save_last();
         if (o.log)
           *o.log << fmt::format(
               "interrupted at step {} (epoch {}, batch {}/{}); {}\n", s.step, epoch, b + 1, spe,
@@ -444,9 +463,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         m.val.top1 = m.map.voc_map50;
         m.val.count = data.test.size();
       } else {
-        m.val = ddpm ? ddpm_evaluate(*ddpm, c.dataset, evaluator, s.params, s.running, data.test)
-                     : evaluator.run(s.params, s.running, data.test, eval_stop, o.dp.comm,
-                                     o.dp.rank);
+        m.val =
+            ddpm ? ddpm_evaluate(*ddpm, c.dataset, evaluator, s.params, s.running, data.test)
+                 : evaluator.run(s.params, s.running, data.test, eval_stop, o.dp.comm, o.dp.rank);
       }
       // Interrupted: the epoch's row has no validation fields (as an epoch not evaluated).
       m.evaluated = !m.val.interrupted;
@@ -460,11 +479,16 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     std::string avg = averages.any() ? averages.end_epoch(epoch, s, train_ds, data.test,
                                                           m.evaluated, o.run_dir, net.name)
                                      : "";
-    if (c.useTTA && m.evaluated)  // ttaSamples augmented views per sample, logits averaged
-      avg += fmt::format("  tta top-1 {:.2f}%",
-                         100 * evaluate_tta(evaluator, s.params, s.running, data.test, aug,
-                                            c.ttaSamples, static_cast<uint64_t>(c.seed) + 1)
-                                   .top1);
+    m.average_top1 = averages.top1_columns();
+    if (c.useTTA) {  // ttaSamples augmented views per sample, logits averaged
+      std::optional<double> tta;
+      if (m.evaluated)
+        tta = evaluate_tta(evaluator, s.params, s.running, data.test, aug, c.ttaSamples,
+                           static_cast<uint64_t>(c.seed) + 1)
+                  .top1;
+      if (tta) avg += fmt::format("  tta top-1 {:.2f}%", 100 * *tta);
+      m.average_top1.emplace_back("tta_top1", tta);
+    }
     m.seconds = secs(t0);
     std::string line = epoch_line(m, c.epochs, text, text ? train_ds.x.shape().at(1) : 0);
     line.insert(line.size() - 1, avg);
@@ -491,13 +515,11 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         if (m.val.seg) b["val_miou"] = m.val.miou;
         write_file_atomic((dir / "best.json").string(), b.dump(2) + "\n");
       }
-      if (epoch % c.checkpointEveryNEpochs == 0 || epoch == c.epochs)
-        save_checkpoint(last, table, s, net.name);
+      if (epoch % c.checkpointEveryNEpochs == 0 || epoch == c.epochs) save_last();
     }
     if (m.best) best_top1 = m.val.score();
     if (any_rank(stop_requested(), o.dp) && (epoch < c.epochs || m.val.interrupted)) {
-      if (!last.empty() && epoch % c.checkpointEveryNEpochs != 0)
-        save_checkpoint(last, table, s, net.name);
+      if (!last.empty() && epoch % c.checkpointEveryNEpochs != 0) save_last();
       if (o.log) *o.log << fmt::format("interrupted after epoch {}; rerun to resume\n", epoch);
       res.interrupted = true;
       break;

@@ -18,7 +18,9 @@
 #include <iosfwd>
 #include <memory>
 #include <numbers>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/tensor.h"
@@ -79,6 +81,9 @@ struct EpochMetrics {
   // Detection data: mAP of the evaluation (val.top1 then holds the VOC mAP@0.5, for best.json).
   bool det = false;
   DetMetrics map;
+  // Weight averages and TTA the config enables ("ema_top1", "swa_top1", "swag_top1",
+  // "tta_top1"): their top-1 when evaluated this epoch.
+  std::vector<std::pair<std::string, std::optional<double>>> average_top1;
 };
 
 struct TrainResult {

@@ -40,9 +40,7 @@ std::string Model::class_name(int64_t k) const {
                                                                 : fmt::format("class {}", k);
 }
 
-double Model::crop_ratio() const {
-  return train.dataset == DatasetKind::imagenette ? train.testCropRatio : 1.0;
-}
+double Model::crop_ratio() const { return train::eval_crop_ratio(train); }
 
 Model load_model(const std::string& run_dir, const std::string& net, const std::string& checkpoint,
                  const std::string& dataset) {

@@ -98,6 +98,27 @@ TEST(ElementwiseVjp, ClosedFormSumOfSquares) {
     EXPECT_FLOAT_EQ(out[1].data<float>()[j], want[static_cast<size_t>(j)]);
 }
 
+// At a kink FD has no answer, so the convention is asserted: relu = max(x, 0) and relu6 =
+// min(max(x, 0), 6) give 0 at x = 0 and x = 6 (PyTorch's threshold/hardtanh backward), 1 inside.
+TEST(ElementwiseVjp, ReluAndRelu6KinksGiveZeroAsPyTorch) {
+  auto m = make_module({f32({5})}, [&](Builder& b, auto a) {
+    Value* zero = b.constant_splat(0, a[0]->type);
+    Value* six = b.constant_splat(6, a[0]->type);
+    Value* relu = b.maximum(a[0], zero);
+    Value* relu6 = b.minimum(relu, six);
+    return std::vector<Value*>{b.reduce(b.add(relu, relu6), b.scalar(0, DType::kF32), {0},
+                                        OpKind::kAdd)};
+  });
+  hlo::Func* g = vjp(*m->find("main"), {0});
+  auto exe = exec::make_backend("ref")->load(std::shared_ptr<const hlo::Module>(std::move(m)));
+  Tensor x = Tensor::from<float>(DType::kF32, {5}, {-1.f, 0.f, 3.f, 6.f, 7.f});
+  auto out = exe->run(g->name, {x, Tensor::scalar_f32(1.f)});
+  ASSERT_EQ(out.size(), 2u);
+  // d/dx [relu + relu6]: x=-1: 0; x=0: 0 (both kinks); x=3: 2; x=6: 1 (relu6 kink 0); x=7: 1.
+  std::vector<float> want{0, 0, 2, 1, 1};
+  for (size_t j = 0; j < 5; ++j) EXPECT_EQ(out[1].data<float>()[j], want[j]) << "x = " << j;
+}
+
 TEST(ElementwiseVjp, IntegerOpsGiveZeroAndMissingRuleIsAnError) {
   // y = x * convert(iota) : iota and convert-from-int carry no cotangent, x's is iota.
   auto m = make_module({f32({3})}, [&](Builder& b, auto a) {

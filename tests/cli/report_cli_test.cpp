@@ -16,6 +16,7 @@
 #include "core/tensor.h"
 #include "exec/backend.h"
 #include "viz/cam.h"
+#include "viz/model.h"
 
 namespace netspec::cli_test {
 namespace {
@@ -104,6 +105,19 @@ fs::path sample_npy(int i, const fs::path& dir) {
   fs::path p = dir / fmt::format("tile{}.npy", i);
   write_npy(p.string(), t);
   return p;
+}
+
+// cam/report preprocess an image as predict and the evaluation split do: testCropRatio for the
+// image-folder datasets (it was applied only for imagenette), the whole image for the rest.
+TEST(ReportCli, CamAndReportCropAsTheEvaluationSplit) {
+  viz::Model m;
+  m.train.testCropRatio = 0.9;
+  for (DatasetKind k : {DatasetKind::imagenette, DatasetKind::imagenet, DatasetKind::folder}) {
+    m.train.dataset = k;
+    EXPECT_EQ(m.crop_ratio(), 0.9) << enum_name(k);
+  }
+  m.train.dataset = DatasetKind::cifar10;
+  EXPECT_EQ(m.crop_ratio(), 1.0);
 }
 
 TEST(ReportCli, CamWritesAHeatmapPerImageAndPrintsTop5) {

@@ -167,6 +167,17 @@ TEST(RunDirCli, EveryFlagGoesThroughOneValidator) {
     EXPECT_TRUE(has(r.out, msg)) << flag << "\n" << r.out;
   }
   EXPECT_FALSE(fs::exists(run));  // refused before the run dir is made
+  // Refused by the trainer after the data load (the run dir exists by then): nothing is left.
+  Result late = sh(train_args(run, "--set useTTA=true --set augment=false"));
+  EXPECT_EQ(late.status, 2) << late.out;
+  EXPECT_TRUE(has(late.out, "useTTA averages views")) << late.out;
+  EXPECT_FALSE(fs::exists(run)) << "a refused run left " << run;
+  // ...while a run dir that existed before keeps what it holds.
+  fs::create_directories(run);
+  std::ofstream(run / "notes.txt") << "mine\n";
+  EXPECT_EQ(sh(train_args(run, "--set useTTA=true --set augment=false")).status, 2);
+  EXPECT_TRUE(fs::exists(run / "notes.txt"));
+  fs::remove_all(run);
   Result e = sh(fmt::format("eval mlp --checkpoint x.safetensors --batch 0"));
   EXPECT_EQ(e.status, 2);
   EXPECT_TRUE(has(e.out, "--batch 0: batchSize must be >= 1")) << e.out;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -46,6 +47,7 @@ for s in (224, 100, 600):
     r = im.resize((nw, nh), Image.BILINEAR)
     left, top = int(round((nw - s) / 2.0)), int(round((nh - s) / 2.0))
     r.crop((left, top, left + s, top + s)).save(d + "/ref_%d.png" % s)
+im.resize((120, 160), Image.BILINEAR).save(d + "/stretch.png")  # resize_images: no crop
 )";
   ASSERT_EQ(std::system((py + " " + d + "/gen.py " + d).c_str()), 0);
   const Tensor in = decode_image(d + "/in.png");
@@ -64,6 +66,24 @@ for s in (224, 100, 600):
     EXPECT_LE(worst, 1) << s;
     EXPECT_LT(differ, ref.numel() / 3) << s;
   }
+  // resize_images (trainRes): the whole image stretched to 160x120, ui8 within one level of PIL;
+  // the f32 path is the same filter before rounding (within 0.5 of the ui8 result).
+  Tensor batch(DType::kUI8, {1, 3, in.shape()[1], in.shape()[2]});
+  std::memcpy(batch.raw(), in.raw(), in.nbytes());
+  const Tensor mine = resize_images(batch, 160, 120);
+  const Tensor ref = decode_image(d + "/stretch.png");
+  ASSERT_EQ(mine.shape(), (Shape{1, 3, 160, 120}));
+  Tensor as_f32(DType::kF32, batch.shape());
+  for (int64_t i = 0; i < batch.numel(); ++i) as_f32.data<float>()[i] = batch.data<uint8_t>()[i];
+  const Tensor f = resize_images(as_f32, 160, 120);
+  int worst = 0;
+  double worst_f = 0;
+  for (int64_t i = 0; i < ref.numel(); ++i) {
+    worst = std::max(worst, std::abs(mine.data<uint8_t>()[i] - ref.data<uint8_t>()[i]));
+    worst_f = std::max(worst_f, double(std::abs(f.data<float>()[i] - mine.data<uint8_t>()[i])));
+  }
+  EXPECT_LE(worst, 1);
+  EXPECT_LE(worst_f, 0.5 + 1e-3);
 }
 
 }  // namespace

@@ -103,10 +103,14 @@ TEST(ProcessGroup, RankWithAnotherConfigIsRefusedNamingTheField) {
 
 TEST(ProcessGroup, DeadRankFailsTheOthersAtOnce) {
   const int port = free_port();
+  std::promise<void> joined;  // rank 1 leaves only after rank 0's join has finished too: a rank
+  auto rank0_joined = joined.get_future().share();  // leaving mid-join fails that join instead
   auto r1 = std::async(std::launch::async, [=] {
-    ProcessGroup::join(env_for(1, 2, port, 20000ms), "{}");  // joins, then leaves (dies)
-  });
+    auto g1 = ProcessGroup::join(env_for(1, 2, port, 20000ms), "{}");
+    rank0_joined.wait();
+  });  // ...then leaves (dies): its sockets close
   auto g = ProcessGroup::join(env_for(0, 2, port, 20000ms), "{}");
+  joined.set_value();
   r1.get();
   auto t0 = std::chrono::steady_clock::now();
   std::string e = error_of([&] { g->comm().sum_all(0, {Tensor::scalar_f32(1)}); });

@@ -81,6 +81,50 @@ TEST(SplitEvaluation, RanksTogetherEqualOneProcessBitForBit) {
   }
 }
 
+// Segmentation: a 1->3 conv per-pixel classifier on 8x8 maps, 50 samples at batch 16 (tail of 2):
+// the split evaluation (confusion counts + per-batch loss sums reduced) equals one process's
+// loss, pixel accuracy, mIoU, Dice and per-class IoU bit for bit.
+TEST(SplitEvaluation, SegmentationRanksTogetherEqualOneProcessBitForBit) {
+  const NetSpec net = parse_spec(R"({"name": "segsmall", "inputChannels": 1, "inputHeight": 8,
+    "inputWidth": 8, "layers": [{"kind": "conv2d", "ic": 1, "oc": 3, "k": 3}]})")
+                          .net;
+  const ParamTable t = build_param_table(net);
+  const std::vector<Tensor> params = init_params(t, InitKind::he, 4);
+  Tensor x = test_util::uniform_noise({50, 1, 8, 8}, 17);
+  std::vector<int32_t> y(50 * 64);
+  for (size_t i = 0; i < y.size(); ++i)  // classes by brightness: < -0.3, < 0.3, else
+    y[i] = x.data<float>()[i] < -0.3f ? 0 : x.data<float>()[i] < 0.3f ? 1 : 2;
+  const data::Dataset ds(x, Tensor::from<int32_t>(DType::kI32, {50, 8, 8}, y));
+  auto cpu = exec::make_backend("cpu");
+  const EvalMetrics one = Evaluator(net, 16, *cpu, &t).run(params, {}, ds);
+  ASSERT_TRUE(one.seg);
+  ASSERT_EQ(one.count, 50 * 64);
+  EXPECT_GT(one.miou, 0.0);
+  for (int world : {2, 3, 7}) {  // 7 ranks: three of them score no batch
+    const int port = dist::free_loopback_port();
+    std::vector<std::future<EvalMetrics>> ranks;
+    std::vector<int> rounds(static_cast<size_t>(world), 0);  // stop is asked between rounds
+    for (int r = 0; r < world; ++r)
+      ranks.push_back(std::async(std::launch::async, [&, r] {
+        auto g = dist::ProcessGroup::join(env_for(r, world, port), "{}");
+        auto be = exec::make_backend("cpu");
+        auto count = [&rounds, r] { return ++rounds[static_cast<size_t>(r)], false; };
+        return Evaluator(net, 16, *be, &t).run(params, {}, ds, count, &g->comm(), r);
+      }));
+    for (int r = 0; r < world; ++r) {
+      const EvalMetrics m = ranks[static_cast<size_t>(r)].get();
+      // 4 batches split into ceil(4 / world) rounds (one process would run 4).
+      EXPECT_EQ(rounds[static_cast<size_t>(r)], (4 + world - 1) / world - 1) << world;
+      EXPECT_EQ(m.loss, one.loss) << world << " ranks, rank " << r;  // exact, not near
+      EXPECT_EQ(m.top1, one.top1);
+      EXPECT_EQ(m.miou, one.miou);
+      EXPECT_EQ(m.dice, one.dice);
+      EXPECT_EQ(m.count, one.count);
+      for (size_t k = 0; k < 3; ++k) EXPECT_EQ(m.iou.at(k), one.iou.at(k)) << "class " << k;
+    }
+  }
+}
+
 // A stop asked on one rank only (SIGINT reaches one process) ends the split evaluation on every
 // rank after the same round, instead of waiting for the whole evaluation or leaving the others
 // blocked in the sums.

@@ -143,6 +143,32 @@ TEST(SegLosses, ProbeGradientIsCeClosedForm) {
   }
 }
 
+// Focal with γ < 1 on a saturated pixel (p = 1 in f32): (1-p)^γ has an infinite derivative at
+// 1-p = 0 that meets a zero log-probability (0·inf = NaN); the weight's base is floored at 1e-6
+// for γ < 1 so the gradient stays finite (and ~0 there, as the loss's true limit).
+TEST(SegLosses, FocalGammaBelowOneHasFiniteGradientsOnSaturatedPixels) {
+  SegLossProbe p;
+  p.batch = kB;
+  p.classes = kC;
+  p.height = kH;
+  p.width = kW;
+  p.loss = {.kind = LossKind::perPixelFocalCE, .focal_gamma = 0.5};
+  Emitted e = emit_seg_loss_probe(p);
+  Tensor logits(DType::kF32, {kB, kC, kH, kW});
+  for (int64_t i = 0; i < logits.numel(); ++i) logits.data<float>()[i] = (i % 5) * 0.1f;
+  logits.data<float>()[0] = 100;  // pixel (0, 0, 0): class 0 saturated, its label 0
+  Tensor labels =
+      Tensor::from<int>(DType::kI32, {kB, kH, kW}, {0, 1, 2, 2, 1, 0, 1, 1, 0, 0, 1, 1});
+  for (const char* backend : {"ref", "cpu"}) {
+    std::vector<Tensor> out = run_main(*e.module, {logits, labels}, backend);
+    EXPECT_TRUE(std::isfinite(out[0].as_double(0))) << backend;
+    for (int64_t i = 0; i < out[1].numel(); ++i)
+      EXPECT_TRUE(std::isfinite(out[1].as_double(i))) << backend << " d_logits[" << i << "]";
+    for (int64_t c = 0; c < kC; ++c)  // the saturated, correct pixel: gradient ~0
+      EXPECT_LT(std::abs(out[1].as_double(c * kH * kW)), 1e-4) << backend << " class " << c;
+  }
+}
+
 TEST(SegLosses, RefusalsNameTheProblem) {
   SegLossProbe p;
   p.loss.kind = LossKind::classCE;

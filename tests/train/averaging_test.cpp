@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -176,7 +178,92 @@ TEST(Averaging, TrainerWritesAndEvaluatesEachAverage) {
     }
   }
   EXPECT_GT(moved, 1e-4);  // the EMA lags the weights
+  // ...and the BN statistics: their EMA is its own (it once shared the running buffers and so
+  // equalled the latest statistics).
+  SafeTensors last = read_safetensors(run + "/last.safetensors");
+  double lag = 0;
+  for (const char* n : {"layers.0.running_mean", "layers.0.running_var"})
+    for (int64_t j = 0; j < last.at(n).numel(); ++j)
+      lag = std::max(lag, std::abs(ema.at(n).as_double(j) - last.at(n).as_double(j)));
+  EXPECT_GT(lag, 1e-3);
+  EXPECT_EQ(ema.metadata.at("optimizer_state"), "false");  // weights + BN, as best
   fs::remove_all(run);
+}
+
+// A run stopped after epoch 1 and resumed to epoch 3 continues EMA, SWA and SWAG from
+// averages.safetensors: every average file equals the uninterrupted run's bit for bit, and
+// metrics.csv has each average's top-1 column. Without the file the averages restart, loudly.
+TEST(Averaging, ResumedRunContinuesEachAverageAndLogsItsTop1) {
+  data::Splits sp;
+  sp.train = blobs(64, 21);
+  sp.test = blobs(32, 22);
+  auto spec = [](int epochs) {
+    SpecFile s = bn_spec(epochs);
+    s.train->useEMA = true;
+    s.train->emaDecay = 0.9;
+    s.train->useSWA = true;
+    s.train->swaStartEpoch = 0;
+    s.train->useSWAG = true;
+    s.train->swagK = 2;
+    s.train->swagSamples = 2;
+    return s;
+  };
+  auto train = [&](const std::string& run, int epochs) {
+    std::ostringstream log;
+    TrainOptions o;
+    o.run_dir = run;
+    o.log = &log;
+    o.progress_every_s = -1;
+    run_training(spec(epochs), sp, o);
+    return log.str();
+  };
+  const std::string whole = tmpdir("avg", "whole"), resumed = tmpdir("avg", "resumed");
+  train(whole, 3);
+  train(resumed, 1);
+  EXPECT_TRUE(fs::exists(resumed + "/averages.safetensors"));
+  const std::string out = train(resumed, 3);
+  EXPECT_NE(out.find("resuming"), std::string::npos) << out;
+  EXPECT_EQ(out.find("restart"), std::string::npos) << out;
+  for (const char* f : {"ema.safetensors", "swa.safetensors", "swag.safetensors"}) {
+    SafeTensors a = read_safetensors(whole + "/" + f), b = read_safetensors(resumed + "/" + f);
+    ASSERT_EQ(a.tensors.size(), b.tensors.size()) << f;
+    for (size_t i = 0; i < a.tensors.size(); ++i)
+      EXPECT_EQ(0, std::memcmp(a.tensors[i].second.raw(), b.tensors[i].second.raw(),
+                               a.tensors[i].second.nbytes()))
+          << f << " " << a.tensors[i].first;
+  }
+  // metrics.csv: each average's top-1 column, the same values on every epoch as the whole run.
+  auto column = [](const std::string& path, const std::string& name) {
+    std::ifstream f(path);
+    std::vector<std::string> values;
+    int64_t at = -1;
+    for (std::string line; std::getline(f, line);) {
+      std::vector<std::string> cells;
+      std::stringstream ss(line);
+      for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+      if (at < 0) {
+        at = std::find(cells.begin(), cells.end(), name) - cells.begin();
+        if (at == static_cast<int64_t>(cells.size())) return std::vector<std::string>{};
+      } else {
+        values.push_back(cells.at(static_cast<size_t>(at)));
+      }
+    }
+    return values;
+  };
+  for (const char* col : {"ema_top1", "swa_top1", "swag_top1"}) {
+    auto w = column(whole + "/metrics.csv", col), r = column(resumed + "/metrics.csv", col);
+    ASSERT_EQ(w.size(), 3u) << col;
+    EXPECT_EQ(w, r) << col;
+    for (const auto& v : w) EXPECT_GT(std::stod(v), 0.0) << col;  // filled: evaluated each epoch
+  }
+  // Without averages.safetensors the averages restart at the resumed step, and the log says so.
+  const std::string lost = tmpdir("avg", "lost");
+  train(lost, 1);
+  fs::remove(lost + "/averages.safetensors");
+  const std::string out2 = train(lost, 2);
+  EXPECT_NE(out2.find("weight averages restart at step"), std::string::npos) << out2;
+  if (!HasFailure())
+    for (const auto& d : {whole, resumed, lost}) fs::remove_all(d);
 }
 
 }  // namespace

@@ -29,15 +29,21 @@ using dims_t = dnnl::memory::dims;
 size_t al(size_t n) { return (n + 63) / 64 * 64; }
 
 // Memory desc over a row-major tensor of `shape` whose oneDNN dims are the tensor dims `order`.
-dnnl::memory::desc user_md(const Shape& shape, const std::vector<int64_t>& order) {
+dnnl::memory::desc user_md(const Shape& shape, const std::vector<int64_t>& order,
+                           dt type = dt::f32) {
   std::vector<int64_t> rs = row_major_strides(shape);
   dims_t d, s;
   for (int64_t o : order) {
     d.push_back(shape[static_cast<size_t>(o)]);
     s.push_back(rs[static_cast<size_t>(o)]);
   }
-  return dnnl::memory::desc(d, dt::f32, s);
+  return dnnl::memory::desc(d, type, s);
 }
+
+size_t dt_size(dt t) { return t == dt::bf16 ? 2 : 4; }
+
+// oneDNN's reference implementations are far slower than our own fallbacks: refused.
+bool is_ref(const char* impl) { return std::string_view(impl).rfind("ref", 0) == 0; }
 
 // A reorder from `from` into `to` (nullptr when the descs are equal).
 std::shared_ptr<dnnl::reorder> make_reorder(const dnnl::memory::desc& from,
@@ -56,6 +62,9 @@ void run_reorder(const std::shared_ptr<dnnl::reorder>& r, const dnnl::memory::de
 
 struct ConvGeom {
   hlo::ConvDims d;
+  // Operand type (f32, or bf16 with an f32 result) and the type the primitive reads them in
+  // (bf16 natively, or f32: the reorders widen them).
+  dt user = dt::f32, in = dt::f32;
   size_t ns = 0;  // spatial rank
   I64s strides, lhs_dil, rhs_dil;
   std::vector<int64_t> pad_lo, pad_hi;
@@ -100,7 +109,8 @@ size_t place_sides(std::initializer_list<Side*> sides, size_t off) {
 std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::ConvDims& cd,
                                                  size_t ns, const I64s& strides,
                                                  const I64s& rhs_dil,
-                                                 const std::vector<int64_t>& pad_lo, int64_t bgc) {
+                                                 const std::vector<int64_t>& pad_lo, int64_t bgc,
+                                                 dt user, dt in) {
   const Shape& xs = op.operand_type(0).shape();
   const Shape& dys = op.operand_type(1).shape();
   const Shape& ws = op.result(0)->type.shape();
@@ -127,7 +137,7 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
       dy_order{cd.kernel_input_feature, cd.kernel_output_feature};
   for (int64_t v : cd.input_spatial) x_order.push_back(v);
   for (int64_t v : cd.kernel_spatial) dy_order.push_back(v);
-  dnnl::memory::desc x_user = user_md(xs, x_order), dy_user = user_md(dys, dy_order);
+  dnnl::memory::desc x_user = user_md(xs, x_order, user), dy_user = user_md(dys, dy_order, user);
   // Negative high padding (a strided conv whose last rows are never read): view a cropped x
   // (same strides, fewer rows) with zero padding instead.
   if (std::any_of(pr.begin(), pr.end(), [](int64_t v) { return v < 0; })) {
@@ -136,7 +146,7 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
     for (int64_t o : x_order) xst.push_back(rs[static_cast<size_t>(o)]);
     for (size_t i = 0; i < ns; ++i)
       if (pr[i] < 0) xd[i + 2] += pr[i], pr[i] = 0;
-    x_user = dnnl::memory::desc(xd, dt::f32, xst);
+    x_user = dnnl::memory::desc(xd, user, xst);
   }
   std::vector<int64_t> wrs = row_major_strides(ws);
   const int64_t s_o = wrs[static_cast<size_t>(cd.output_feature)],
@@ -151,25 +161,25 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
     wst.push_back(wrs[static_cast<size_t>(v)]);
   }
   dnnl::memory::desc w_user(wd, dt::f32, wst);
-  auto any_md = [](const dims_t& d) {
-    return dnnl::memory::desc(d, dt::f32, dnnl::memory::format_tag::any);
+  auto any_md = [](const dims_t& d, dt t) {
+    return dnnl::memory::desc(d, t, dnnl::memory::format_tag::any);
   };
   auto& eng = dnnl_engine();
   dnnl::convolution_backward_weights::primitive_desc pd;
   try {
     dnnl::convolution_forward::desc fdesc(
         dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
-        any_md(x_user.dims()), any_md(wd), any_md(dy_user.dims()), st, dil, pl, pr);
+        any_md(x_user.dims(), in), any_md(wd, in), any_md(dy_user.dims(), in), st, dil, pl, pr);
     dnnl::convolution_forward::primitive_desc fpd(fdesc, eng);
     dnnl::convolution_backward_weights::desc bdesc(dnnl::algorithm::convolution_direct,
-                                                   any_md(x_user.dims()), any_md(wd),
-                                                   any_md(dy_user.dims()), st, dil, pl, pr);
+                                                   any_md(x_user.dims(), in), any_md(wd, dt::f32),
+                                                   any_md(dy_user.dims(), in), st, dil, pl, pr);
     pd = dnnl::convolution_backward_weights::primitive_desc(bdesc, dnnl_user_scratchpad_attr(), eng,
                                                             fpd);
   } catch (const dnnl::error&) {
     return std::nullopt;
   }
-  if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return std::nullopt;
+  if (is_ref(pd.impl_info_str())) return std::nullopt;
   Side xs_{x_user, pd.src_desc(), make_reorder(x_user, pd.src_desc())};
   Side dys_{dy_user, pd.diff_dst_desc(), make_reorder(dy_user, pd.diff_dst_desc())};
   Side ws_{w_user, pd.diff_weights_desc(), make_reorder(pd.diff_weights_desc(), w_user)};
@@ -204,14 +214,16 @@ std::optional<ConvGeom> conv_geom(const hlo::Op& op) {
   if (op.operands.size() != 2) return std::nullopt;
   auto* cd = op.attrs.get_if<hlo::ConvDims>("dimension_numbers");
   if (!cd) return std::nullopt;
-  for (size_t i = 0; i < 2; ++i)
-    if (op.operand_type(i).dtype() != DType::kF32) return std::nullopt;
+  const DType ot = op.operand_type(0).dtype();
+  if (op.operand_type(1).dtype() != ot || (ot != DType::kF32 && ot != DType::kBF16))
+    return std::nullopt;
   if (op.result(0)->type.dtype() != DType::kF32) return std::nullopt;
   if (op.operand_type(0).numel() == 0 || op.operand_type(1).numel() == 0 ||
       op.result(0)->type.numel() == 0)
     return std::nullopt;
   ConvGeom g;
   g.d = *cd;
+  g.user = g.in = ot == DType::kBF16 ? dt::bf16 : dt::f32;
   g.ns = cd->input_spatial.size();
   if (g.ns < 1 || g.ns > 3) return std::nullopt;
   g.groups = op.attrs.get_int_or("feature_group_count", 1);
@@ -243,8 +255,8 @@ std::optional<ConvGeom> conv_geom(const hlo::Op& op) {
   return g;
 }
 
-dnnl::memory::desc any_md(const dims_t& d) {
-  return dnnl::memory::desc(d, dt::f32, dnnl::memory::format_tag::any);
+dnnl::memory::desc any_md(const dims_t& d, dt t = dt::f32) {
+  return dnnl::memory::desc(d, t, dnnl::memory::format_tag::any);
 }
 
 // The operand layouts both convolution paths share, from the dimension numbers.
@@ -273,7 +285,7 @@ std::optional<ConvLayout> conv_layout(const hlo::Op& op, const ConvGeom& g) {
   L.y_order = {cd->output_batch, cd->output_feature};
   for (int64_t s : cd->input_spatial) x_order.push_back(s);
   for (int64_t s : cd->output_spatial) L.y_order.push_back(s);
-  L.x_user = user_md(L.xs, x_order);
+  L.x_user = user_md(L.xs, x_order, g.user);
   L.y_user = user_md(L.ys, L.y_order);
   std::vector<int64_t> wrs = row_major_strides(ws);
   L.s_o = wrs[static_cast<size_t>(cd->kernel_output_feature)];
@@ -306,7 +318,8 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
     wd = {O, KI}, wst = {s_o, s_i};
   wd.insert(wd.end(), ksz.begin(), ksz.end());
   wst.insert(wst.end(), kst.begin(), kst.end());
-  dnnl::memory::desc w_user(wd, dt::f32, wst);
+  dnnl::memory::desc w_user(wd, g.user, wst);
+  const size_t es = dt_size(g.user);
   // A flipped kernel operand is first copied back to kernel order, densely, into scratch.
   std::vector<int64_t> unflip_dims(wd.begin(), wd.end()), unflip_st(wst.begin(), wst.end());
   int64_t unflip_base = 0;
@@ -317,24 +330,24 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
       unflip_st[k] = -wst[k];
     }
     std::vector<int64_t> dense = row_major_strides(unflip_dims);
-    w_user = dnnl::memory::desc(wd, dt::f32, dims_t(dense.begin(), dense.end()));
+    w_user = dnnl::memory::desc(wd, g.user, dims_t(dense.begin(), dense.end()));
   }
   const size_t unflip_bytes =
-      rhs_flipped ? al(static_cast<size_t>(num_elements(unflip_dims)) * 4) : 0;
+      rhs_flipped ? al(static_cast<size_t>(num_elements(unflip_dims)) * es) : 0;
   dims_t st(g.strides.begin(), g.strides.end()), pl(g.pad_lo.begin(), g.pad_lo.end()),
       pr(g.pad_hi.begin(), g.pad_hi.end());
   // Default: oneDNN picks its layouts (jit:avx512_core on blocked nChw16c, plus reorders).
   // NETSPEC_CONV_PLAIN=1 keeps the user's src/dst layouts instead (gemm-based impl, no
   // reorders), if a non-reference implementation exists; see docs/performance.md.
   dnnl::convolution_forward::primitive_desc pd;
-  bool plain = std::getenv("NETSPEC_CONV_PLAIN") != nullptr;
+  bool plain = std::getenv("NETSPEC_CONV_PLAIN") != nullptr && g.in == g.user;
   try {
     if (plain) {
       dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                           dnnl::algorithm::convolution_direct, x_user, any_md(wd),
-                                           y_user, st, dil, pl, pr);
+                                           dnnl::algorithm::convolution_direct, x_user,
+                                           any_md(wd, g.in), y_user, st, dil, pl, pr);
       pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
-      if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) plain = false;
+      if (is_ref(pd.impl_info_str())) plain = false;
     }
   } catch (const dnnl::error&) {
     plain = false;
@@ -350,21 +363,22 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
         return e && *e && std::string_view(e) != "0";
       }();
       auto make_pd = [&](bool blocked) {
-        auto act_md = [&](const dims_t& d) {
+        auto act_md = [&](const dims_t& d, dt t) {
           if (blocked && d.size() == 4 && d[1] % 16 == 0)
-            return dnnl::memory::desc(d, dt::f32, dnnl::memory::format_tag::nChw16c);
-          return any_md(d);
+            return dnnl::memory::desc(d, t, dnnl::memory::format_tag::nChw16c);
+          return any_md(d, t);
         };
-        dnnl::convolution_forward::desc desc(
-            dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-            act_md(x_user.dims()), any_md(wd), act_md(y_user.dims()), st, dil, pl, pr);
+        dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                             dnnl::algorithm::convolution_direct,
+                                             act_md(x_user.dims(), g.in), any_md(wd, g.in),
+                                             act_md(y_user.dims(), dt::f32), st, dil, pl, pr);
         return dnnl::convolution_forward::primitive_desc(desc, attr, eng);
       };
       bool blocked = !any_layout && G == 1 && g.ns == 2;
       if (blocked) {
         try {
           pd = make_pd(true);
-          blocked = std::string(pd.impl_info_str()).rfind("ref", 0) != 0;
+          blocked = !is_ref(pd.impl_info_str());
         } catch (const dnnl::error&) {
           blocked = false;
         }
@@ -374,6 +388,7 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
   } catch (const dnnl::error&) {
     return std::nullopt;
   }
+  if (g.in == dt::bf16 && is_ref(pd.impl_info_str())) return std::nullopt;
   Side xs_{x_user, pd.src_desc(), make_reorder(x_user, pd.src_desc())};
   Side ws_{w_user, pd.weights_desc(), make_reorder(w_user, pd.weights_desc())};
   Side ys_{y_user, pd.dst_desc(), make_reorder(pd.dst_desc(), y_user)};
@@ -387,7 +402,8 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
     const void* xp = xs_.in(a.in[0]->raw(), a.scratch);
     const void* w_src = a.in[1]->raw();
     if (rhs_flipped) {
-      strided_copy(a.scratch, a.in[1]->data<float>() + unflip_base, unflip_dims, unflip_st, 4);
+      strided_copy(a.scratch, static_cast<const uint8_t*>(a.in[1]->raw()) + unflip_base * es,
+                   unflip_dims, unflip_st, es);
       w_src = a.scratch;
     }
     const void* wp = ws_.in(w_src, a.scratch);
@@ -458,25 +474,28 @@ std::optional<Compiled> compile_conv_transposed(const ConvGeom& g, const ConvLay
   dims_t wd_prim = G > 1 ? wd : dims_t(wd.begin() + 1, wd.end());
   std::vector<int64_t> wdp_rs =
       row_major_strides(std::vector<int64_t>(wd_prim.begin(), wd_prim.end()));
-  dnnl::memory::desc w_dense(wd_prim, dt::f32, dims_t(wdp_rs.begin(), wdp_rs.end()));
+  dnnl::memory::desc w_dense(wd_prim, g.user, dims_t(wdp_rs.begin(), wdp_rs.end()));
+  const size_t es = dt_size(g.user);
   dnnl::convolution_backward_data::primitive_desc pd;
   try {
-    dnnl::convolution_forward::desc fdesc(
-        dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
-        any_md(y_user.dims()), any_md(wd_prim), any_md(x_user.dims()), st, dil, pl, pr);
+    dnnl::convolution_forward::desc fdesc(dnnl::prop_kind::forward_training,
+                                          dnnl::algorithm::convolution_direct,
+                                          any_md(y_user.dims(), g.in), any_md(wd_prim, g.in),
+                                          any_md(x_user.dims(), g.in), st, dil, pl, pr);
     dnnl::convolution_forward::primitive_desc fpd(fdesc, eng);
     dnnl::convolution_backward_data::desc bdesc(dnnl::algorithm::convolution_direct,
-                                                any_md(y_user.dims()), any_md(wd_prim),
-                                                any_md(x_user.dims()), st, dil, pl, pr);
+                                                any_md(y_user.dims()), any_md(wd_prim, g.in),
+                                                any_md(x_user.dims(), g.in), st, dil, pl, pr);
     pd = dnnl::convolution_backward_data::primitive_desc(bdesc, attr, eng, fpd);
   } catch (const dnnl::error&) {
     return std::nullopt;
   }
+  if (g.in == dt::bf16 && is_ref(pd.impl_info_str())) return std::nullopt;
   Side xs_{x_user, pd.diff_dst_desc(), make_reorder(x_user, pd.diff_dst_desc())};
   Side ws_{w_dense, pd.weights_desc(), make_reorder(w_dense, pd.weights_desc())};
   Side ys_{y_user, pd.diff_src_desc(), make_reorder(pd.diff_src_desc(), y_user)};
   size_t flip_bytes =
-      al(static_cast<size_t>(num_elements(std::vector<int64_t>(wd.begin(), wd.end()))) * 4);
+      al(static_cast<size_t>(num_elements(std::vector<int64_t>(wd.begin(), wd.end()))) * es);
   size_t off = place_sides({&xs_, &ws_, &ys_}, flip_bytes);
   size_t pad_off = off, pad_bytes = pd.scratchpad_desc().get_size();
   c.scratch_bytes = off + pad_bytes;
@@ -484,9 +503,9 @@ std::optional<Compiled> compile_conv_transposed(const ConvGeom& g, const ConvLay
   auto pad_md = pd.scratchpad_desc();
   c.run = [=](const RunArgs& a) {
     auto& e = dnnl_engine();
-    const float* w0 = a.in[1]->data<float>() + flip_base;
+    const uint8_t* w0 = static_cast<const uint8_t*>(a.in[1]->raw()) + flip_base * es;
     if (crop) std::memset(a.out[0]->raw(), 0, a.out[0]->nbytes());
-    strided_copy(a.scratch, w0, flip_dims, flip_st, 4);
+    strided_copy(a.scratch, w0, flip_dims, flip_st, es);
     const void* xp = xs_.in(a.in[0]->raw(), a.scratch);
     const void* wp = ws_.in(a.scratch, a.scratch);  // the flipped weights
     void* yi = ys_.out(a.out[0]->raw(), a.scratch);
@@ -502,10 +521,7 @@ std::optional<Compiled> compile_conv_transposed(const ConvGeom& g, const ConvLay
   return c;
 }
 
-std::optional<Compiled> compile_conv_impl(const hlo::Op& op, bool rhs_flipped) {
-  std::optional<ConvGeom> geom = conv_geom(op);
-  if (!geom) return std::nullopt;
-  const ConvGeom& g = *geom;
+std::optional<Compiled> compile_conv_as(const hlo::Op& op, const ConvGeom& g, bool rhs_flipped) {
   const hlo::ConvDims* cd = &g.d;
   const int64_t bgc = op.attrs.get_int_or("batch_group_count", 1);
   // The weight-gradient form: a batch-grouped conv, or a "kernel" (dy) larger than the result
@@ -521,7 +537,8 @@ std::optional<Compiled> compile_conv_impl(const hlo::Op& op, bool rhs_flipped) {
     const char* nobw = std::getenv("NETSPEC_CONV_NO_BWD_WEIGHTS");
     if (unit_lhs && g.groups == 1 && (bgc > 1 || out_sp < ker_sp) && !(nobw && *nobw)) {
       if (rhs_flipped) return std::nullopt;  // the "kernel" is dy here, not a weight
-      if (auto c = compile_conv_bwd_weights(op, *cd, g.ns, g.strides, g.rhs_dil, g.pad_lo, bgc))
+      if (auto c = compile_conv_bwd_weights(op, *cd, g.ns, g.strides, g.rhs_dil, g.pad_lo, bgc,
+                                            g.user, g.in))
         return c;
     }
   }
@@ -532,6 +549,18 @@ std::optional<Compiled> compile_conv_impl(const hlo::Op& op, bool rhs_flipped) {
       std::any_of(g.lhs_dil.begin(), g.lhs_dil.end(), [](int64_t v) { return v != 1; });
   return transposed ? compile_conv_transposed(g, *L, rhs_flipped)
                     : compile_conv_direct(g, *L, rhs_flipped);
+}
+
+// bf16 operands: oneDNN's bf16 primitives where it has a non-reference one (AVX-512 BF16, AMX),
+// else (or with NETSPEC_BF16_EMULATE) the f32 primitives on operands widened by the reorders.
+std::optional<Compiled> compile_conv_impl(const hlo::Op& op, bool rhs_flipped) {
+  std::optional<ConvGeom> geom = conv_geom(op);
+  if (!geom) return std::nullopt;
+  ConvGeom g = *geom;
+  if (g.user == dt::bf16 && !bf16_emulated())
+    if (auto c = compile_conv_as(op, g, rhs_flipped)) return c;
+  g.in = dt::f32;
+  return compile_conv_as(op, g, rhs_flipped);
 }
 
 std::optional<Compiled> compile_conv(const hlo::Op& op) { return compile_conv_impl(op, false); }

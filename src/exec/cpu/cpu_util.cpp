@@ -1,8 +1,11 @@
 // Shared helpers of the cpu kernels: a parallel strided copy (transpose, reverse, layout
 // changes) that tiles the plane of the two dims with unit strides when they differ.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
+#include "core/bf16.h"
 #include "core/thread_pool.h"
 #include "exec/cpu/kernels.h"
 
@@ -107,6 +110,16 @@ void strided_copy(void* dst, const void* src, const std::vector<int64_t>& dims_i
       break;
   }
   fail("cpu", "strided_copy: unsupported element size {}", elem);
+}
+
+bool bf16_emulated() {
+  const char* e = std::getenv("NETSPEC_BF16_EMULATE");
+  return e && *e && std::string_view(e) != "0";
+}
+
+void widen_bf16(const uint16_t* src, float* dst, int64_t n) {
+  parallel_for(n, kGrainCheap,
+               [&](int64_t b, int64_t e) { bf16_to_f32_n(src + b, dst + b, e - b); });
 }
 
 std::vector<int64_t> permuted_strides(const Shape& shape, const std::vector<int64_t>& perm) {

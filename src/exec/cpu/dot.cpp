@@ -2,9 +2,12 @@
 // flattened); a view that is already contiguous (or its transpose) goes to oneDNN's matmul
 // directly, anything else is first copied into that layout in scratch. The result's
 // [batch, lhs free, rhs free] row-major order is exactly [B, M, N]. f32 runs on oneDNN; f64 on
-// a straightforward i-k-j loop (the gradient checker needs it correct, not fast).
+// a straightforward i-k-j loop (the gradient checker needs it correct, not fast). bf16 x bf16 ->
+// f32 (mixed precision) runs on oneDNN's bf16 matmul, or widened to f32 (bf16_emulated, no
+// native kernel).
 #include <algorithm>
 #include <numeric>
+#include <string>
 
 #include "core/thread_pool.h"
 #include "exec/cpu/dnnl_util.h"
@@ -110,8 +113,12 @@ std::optional<Compiled> compile_dot(const hlo::Op& op) {
   auto* dims = op.attrs.get_if<hlo::DotDims>("dot_dimension_numbers");
   if (!dims || op.operands.size() != 2) return std::nullopt;
   DType t = op.operand_type(0).dtype();
-  if (op.operand_type(1).dtype() != t || op.result(0)->type.dtype() != t) return std::nullopt;
-  if (t != DType::kF32 && t != DType::kF64) return std::nullopt;
+  const DType rt = op.result(0)->type.dtype();
+  // bf16 operands with an f32 result (mixed precision): oneDNN's bf16 matmul where the CPU has
+  // one (AVX-512 BF16 / AMX), else the operands widened to f32 in scratch (exact) on the f32 one.
+  const bool bf16 = t == DType::kBF16 && rt == DType::kF32;
+  if (op.operand_type(1).dtype() != t || (rt != t && !bf16)) return std::nullopt;
+  if (t != DType::kF32 && t != DType::kF64 && !bf16) return std::nullopt;
   const Shape& ls = op.operand_type(0).shape();
   const Shape& rs = op.operand_type(1).shape();
   if (op.result(0)->type.numel() == 0) return std::nullopt;
@@ -121,12 +128,35 @@ std::optional<Compiled> compile_dot(const hlo::Op& op) {
   OperandView rv = analyse(rs, dims->rhs_batching, dims->rhs_contracting, rf);     // [B, K, N]
   const int64_t B = lv.g[0], M = lv.g[1], K = lv.g[2], N = rv.g[2];
   if (rv.g[0] != B || rv.g[1] != K) return std::nullopt;
-  const size_t es = dtype_size(t);
   if (t == DType::kF64) lv.copy = lv.copy || lv.transposed, rv.copy = rv.copy || rv.transposed;
   if (lv.copy) lv.transposed = false;
   if (rv.copy) rv.transposed = false;
-  // Scratch: [lhs copy][rhs copy][oneDNN scratchpad], each 64-byte aligned.
+  using dt = dnnl::memory::data_type;
+  auto matmul_pd = [&](dt in) {
+    dnnl::memory::desc a_md({B, M, K}, in, view_strides(lv)), b_md({B, K, N}, in, view_strides(rv));
+    dnnl::memory::desc c_md({B, M, N}, dt::f32, dnnl::memory::dims{M * N, N, 1});
+    return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md),
+                                        dnnl_user_scratchpad_attr(), dnnl_engine());
+  };
+  dnnl::matmul::primitive_desc pd;
+  bool widen = false;  // bf16 on the f32 primitive
+  if (bf16) {
+    widen = bf16_emulated();
+    if (!widen) try {
+        pd = matmul_pd(dt::bf16);
+        widen = std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
+      } catch (const dnnl::error&) {
+        widen = true;
+      }
+    if (!widen) t = DType::kF32;  // only the result type matters below; es stays 2
+  }
+  const size_t es = bf16 && !widen ? 2 : dtype_size(widen ? DType::kF32 : t);
+  // Scratch: [lhs f32][rhs f32] (widened bf16), [lhs copy][rhs copy][oneDNN scratchpad], each
+  // 64-byte aligned.
   auto al = [](size_t n) { return (n + 63) / 64 * 64; };
+  const size_t wl_bytes = widen ? al(static_cast<size_t>(B * M * K) * 4) : 0;
+  const size_t wr_bytes = widen ? al(static_cast<size_t>(B * K * N) * 4) : 0;
+  const size_t w_bytes = wl_bytes + wr_bytes;
   size_t l_bytes = lv.copy ? al(static_cast<size_t>(B * M * K) * es) : 0;
   size_t r_bytes = rv.copy ? al(static_cast<size_t>(B * K * N) * es) : 0;
   std::vector<int64_t> l_st = permuted_strides(ls, lv.perm), r_st = permuted_strides(rs, rv.perm);
@@ -137,13 +167,20 @@ std::optional<Compiled> compile_dot(const hlo::Op& op) {
   auto prepare = [=](const RunArgs& a, const void*& lp, const void*& rp) {
     lp = a.in[0]->raw();
     rp = a.in[1]->raw();
-    if (lv.copy) {
-      strided_copy(a.scratch, lp, l_dims, l_st, es);
+    if (widen) {
+      widen_bf16(a.in[0]->data<uint16_t>(), reinterpret_cast<float*>(a.scratch), B * M * K);
+      widen_bf16(a.in[1]->data<uint16_t>(), reinterpret_cast<float*>(a.scratch + wl_bytes),
+                 B * K * N);
       lp = a.scratch;
+      rp = a.scratch + wl_bytes;
+    }
+    if (lv.copy) {
+      strided_copy(a.scratch + w_bytes, lp, l_dims, l_st, es);
+      lp = a.scratch + w_bytes;
     }
     if (rv.copy) {
-      strided_copy(a.scratch + l_bytes, rp, r_dims, r_st, es);
-      rp = a.scratch + l_bytes;
+      strided_copy(a.scratch + w_bytes + l_bytes, rp, r_dims, r_st, es);
+      rp = a.scratch + w_bytes + l_bytes;
     }
   };
   if (t == DType::kF64) {
@@ -155,20 +192,16 @@ std::optional<Compiled> compile_dot(const hlo::Op& op) {
     };
     return c;
   }
-  using dt = dnnl::memory::data_type;
-  dnnl::memory::desc a_md({B, M, K}, dt::f32, view_strides(lv));
-  dnnl::memory::desc b_md({B, K, N}, dt::f32, view_strides(rv));
-  dnnl::memory::desc c_md({B, M, N}, dt::f32, dnnl::memory::dims{M * N, N, 1});
-  dnnl::matmul::primitive_desc pd;
-  try {
-    pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md), dnnl_user_scratchpad_attr(),
-                                      dnnl_engine());
-  } catch (const dnnl::error&) {
-    return std::nullopt;
-  }
+  if (!bf16 || widen) try {
+      pd = matmul_pd(dt::f32);
+    } catch (const dnnl::error&) {
+      return std::nullopt;
+    }
   auto prim = std::make_shared<dnnl::matmul>(pd);
   size_t pad_bytes = pd.scratchpad_desc().get_size();
-  c.scratch_bytes = l_bytes + r_bytes + pad_bytes;
+  const size_t pad_off = w_bytes + l_bytes + r_bytes;
+  c.scratch_bytes = pad_off + pad_bytes;
+  auto a_md = pd.src_desc(), b_md = pd.weights_desc(), c_md = pd.dst_desc();
   c.run = [=](const RunArgs& a) {
     const void *lp, *rp;
     prepare(a, lp, rp);
@@ -176,7 +209,9 @@ std::optional<Compiled> compile_dot(const hlo::Op& op) {
     dnnl::memory am(a_md, eng, const_cast<void*>(lp)), bm(b_md, eng, const_cast<void*>(rp)),
         cm(c_md, eng, a.out[0]->raw());
     std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}};
-    if (pad_bytes) args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(pd.scratchpad_desc(), eng, a.scratch + l_bytes + r_bytes)});
+    if (pad_bytes)
+      args.insert(
+          {DNNL_ARG_SCRATCHPAD, dnnl::memory(pd.scratchpad_desc(), eng, a.scratch + pad_off)});
     prim->execute(dnnl_stream(), args);
     dnnl_stream().wait();
   };

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "core/bf16.h"
 #include "core/thread_pool.h"
 #include "exec/cpu/kernels.h"
 #include "exec/cpu/vmath.h"
@@ -141,9 +142,32 @@ std::optional<Compiled> compile_binary(const hlo::Op& op) {
   });
 }
 
+// f32 <-> bf16 (core/bf16.h: round to nearest even, NaN kept), vectorised loops.
+std::optional<Compiled> compile_convert_bf16(DType from, DType to) {
+  Compiled c;
+  if (from == DType::kF32 && to == DType::kBF16) {
+    c.run = [](const RunArgs& a) {
+      const float* x = a.in[0]->data<float>();
+      uint16_t* o = a.out[0]->data<uint16_t>();
+      parallel_for(a.out[0]->numel(), kGrainCheap,
+                   [&](int64_t b, int64_t e) { f32_to_bf16_n(x + b, o + b, e - b); });
+    };
+    return c;
+  }
+  if (from == DType::kBF16 && to == DType::kF32) {
+    c.run = [](const RunArgs& a) {
+      widen_bf16(a.in[0]->data<uint16_t>(), a.out[0]->data<float>(), a.out[0]->numel());
+    };
+    return c;
+  }
+  return std::nullopt;  // the other bf16 conversions run on the ref kernel
+}
+
 // convert between the fast types (exec/scalar_ops.h's convert_scalar).
 std::optional<Compiled> compile_convert(const hlo::Op& op) {
   DType to = op.result(0)->type.dtype();
+  if (to == DType::kBF16 || op.operand_type(0).dtype() == DType::kBF16)
+    return compile_convert_bf16(op.operand_type(0).dtype(), to);
   return with_fast_dtype(op.operand_type(0).dtype(), [&](auto zf) {
     using From = decltype(zf);
     return with_fast_dtype(to, [&](auto zt) -> std::optional<Compiled> {

@@ -88,6 +88,13 @@ void strided_copy(void* dst, const void* src, const std::vector<int64_t>& dims,
 // view dim i walks shape dim perm[i].
 std::vector<int64_t> permuted_strides(const Shape& shape, const std::vector<int64_t>& perm);
 
+// bf16 contractions (mixed precision): true when NETSPEC_BF16_EMULATE is set (not "0"): dot and
+// convolution then widen bf16 operands to f32 and run the f32 primitives, the path a CPU without
+// native bf16 kernels takes (read at plan time, so tests can switch it).
+bool bf16_emulated();
+// dst[i] = f32 of bf16 src[i] (exact), parallel.
+void widen_bf16(const uint16_t* src, float* dst, int64_t n);
+
 bool all_tensors(const hlo::Op& op);  // every operand and result is a ranked tensor
 // An i64 list attribute, from `array<i64: ...>` or a dense i64 tensor (padding Nx2 flattens
 // row-major); empty when absent.

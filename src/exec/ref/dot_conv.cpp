@@ -1,8 +1,10 @@
 // Reference kernels: dot_general and convolution. Float results accumulate in double and round
 // once (an oracle at least as exact as any fast kernel); integer results accumulate in int64
-// and wrap to the result type. Precision config is accepted and ignored.
+// and wrap to the result type. Precision config is accepted and ignored. bf16 operands are
+// widened exactly; a bf16 result rounds the double sum to f32, then to bf16.
 #include <algorithm>
 
+#include "core/bf16.h"
 #include "exec/ref/kernel_util.h"
 #include "hlo/op_family.h"
 
@@ -13,6 +15,10 @@ namespace {
 template <typename A>
 std::vector<A> widen(const Tensor& t) {
   std::vector<A> v(static_cast<size_t>(t.numel()));
+  if (t.dtype() == DType::kBF16) {  // exact in f32 (and f64): products of two bf16 are exact too
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<A>(bf16_to_f32(t.data<uint16_t>()[i]));
+    return v;
+  }
   visit_dtype(t.dtype(), "dot_general", [&](auto z) {
     using T = decltype(z);
     const T* p = t.data<T>();
@@ -23,6 +29,11 @@ std::vector<A> widen(const Tensor& t) {
 
 template <typename A>
 void store_all(Tensor& out, const std::vector<A>& acc) {
+  if (out.dtype() == DType::kBF16) {  // rounded to f32, then to bf16 (nearest even)
+    for (size_t i = 0; i < acc.size(); ++i)
+      out.data<uint16_t>()[i] = f32_to_bf16(static_cast<float>(acc[i]));
+    return;
+  }
   visit_dtype(out.dtype(), "store", [&](auto z) {
     using T = decltype(z);
     T* o = out.data<T>();

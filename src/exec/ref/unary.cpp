@@ -5,6 +5,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/bf16.h"
 #include "exec/ref/kernel_util.h"
 #include "exec/scalar_ops.h"
 #include "hlo/op_family.h"
@@ -50,8 +51,37 @@ std::vector<Tensor> eval_unary(const hlo::Op& op, const std::vector<Tensor>& in,
   return {out};
 }
 
+// bf16 <-> any: through f32 (core/bf16.h: round to nearest even, NaN kept). Wider sources round
+// to f32 first (f64 -> bf16 may then round twice, as XLA's CPU convert does).
+bool convert_bf16(const Tensor& x, Tensor& out) {
+  const int64_t n = x.numel();
+  if (x.dtype() == DType::kBF16) {
+    Tensor f(DType::kF32, x.shape());
+    bf16_to_f32_n(x.data<uint16_t>(), f.data<float>(), n);
+    if (out.dtype() == DType::kBF16) {
+      std::memcpy(out.raw(), x.raw(), out.nbytes());
+      return true;
+    }
+    visit_dtype(out.dtype(), "convert", [&](auto zt) {
+      using To = decltype(zt);
+      To* o = out.data<To>();
+      for (int64_t i = 0; i < n; ++i) o[i] = convert_scalar<To>(f.data<float>()[i]);
+    });
+    return true;
+  }
+  if (out.dtype() != DType::kBF16) return false;
+  Tensor f(DType::kF32, x.shape());
+  visit_dtype(x.dtype(), "convert", [&](auto zf) {
+    using From = decltype(zf);
+    for (int64_t i = 0; i < n; ++i) f.data<float>()[i] = convert_scalar<float>(x.data<From>()[i]);
+  });
+  f32_to_bf16_n(f.data<float>(), out.data<uint16_t>(), n);
+  return true;
+}
+
 std::vector<Tensor> eval_convert(const hlo::Op& op, const std::vector<Tensor>& in, RunContext&) {
   Tensor out = result_tensor(op);
+  if (convert_bf16(in[0], out)) return {out};
   visit_dtype(in[0].dtype(), "convert", [&](auto zf) {
     using From = decltype(zf);
     visit_dtype(out.dtype(), "convert", [&](auto zt) {

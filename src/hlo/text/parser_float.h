@@ -4,15 +4,12 @@
 #include <bit>
 #include <cstdint>
 
+#include "core/bf16.h"
+
 namespace netspec::hlo {
 
-inline float bf16_to_float(uint16_t h) { return std::bit_cast<float>(static_cast<uint32_t>(h) << 16); }
-inline uint16_t float_to_bf16(float f) {
-  uint32_t u = std::bit_cast<uint32_t>(f);
-  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((u >> 16) | 0x40);  // quiet NaN
-  u += 0x7FFFu + ((u >> 16) & 1u);
-  return static_cast<uint16_t>(u >> 16);
-}
+inline float bf16_to_float(uint16_t h) { return bf16_to_f32(h); }
+inline uint16_t float_to_bf16(float f) { return f32_to_bf16(f); }  // core/bf16.h
 
 inline float f16_to_float(uint16_t h) {
   uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
