@@ -30,7 +30,7 @@ more=mobilevit-small,nerf,mamba-lm,ddpm-unet,protein-fold
 # The optimizers and their options on the mlp (Shampoo's L, R state slots must be PSD).
 opts='mlp@optimizer="sgd";momentum=0.9;nesterov=true;weightDecay=0.0005,mlp@optimizer="sgd";momentum=0,mlp@optimizer="rmsprop";momentum=0.9;weightDecay=0.001,mlp@optimizer="lamb";weightDecay=0.01,mlp@optimizer="adam";weightDecay=0.05;gradClipNorm=0.5;headLrMult=0.1,mlp@optimizer="muon",mlp@optimizer="shampoo";_state=psd'
 heavy=convnext-tiny,swin-tiny,vit-tiny,mobilenet-v3-small,squeezenet
-f64=resnet18-cifar,mobilenet-v2-cifar,resnet18,resnet34,resnet50,mobilenet-v1,mobilenet-v2,mobilenet-v3-large,mobilenet-v4-conv-medium,shufflenet-v1,shufflenet-v2,googlenet,densenet121,efficientnet-b0,efficientnet-v2-s,mobilevit-s,unet,deeplab-aspp,fpn-seg,fpn-det,yolo-csp,detr
+f64=resnet18-cifar,mobilenet-v2-cifar,protein-fold,resnet18,resnet34,resnet50,mobilenet-v1,mobilenet-v2,mobilenet-v3-large,mobilenet-v4-conv-medium,shufflenet-v1,shufflenet-v2,googlenet,densenet121,efficientnet-b0,efficientnet-v2-s,mobilevit-s,unet,deeplab-aspp,fpn-seg,fpn-det,yolo-csp,detr
 shrink=resnet18=64,resnet34=64,resnet50=64,mobilenet-v1=64,mobilenet-v2=64,mobilenet-v3-small=64,mobilenet-v3-large=64,mobilenet-v4-conv-medium=64,shufflenet-v1=64,shufflenet-v2=64,squeezenet=64,googlenet=64,densenet121=64,efficientnet-b0=64,efficientnet-v2-s=64,convnext-tiny=64,unet=64,mobilevit-s=64,deeplab-aspp=64,fpn-seg=64,fpn-det=64,yolo-csp=64,detr=64
 run() { exec "$py" "$here/check_jax.py" --netspec "$netspec" --work "$work" "$@"; }
 case $set in
