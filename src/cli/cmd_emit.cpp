@@ -1,6 +1,7 @@
-// `netspec emit NET|FILE.json --module KIND --batch B [...] [-o FILE.mlir]`: writes the StableHLO
-// module and FILE.manifest.json beside it (stdout and no manifest when -o is absent). Training
-// settings come from the spec's "train" object, overridden by --optimizer / --loss.
+// `netspec emit NET|FILE.json --module KIND --batch B [--dtype f64] [...] [-o FILE.mlir]`: writes
+// the StableHLO module and FILE.manifest.json beside it (stdout and no manifest when -o is
+// absent); `--jax -o net.py` a JAX program instead (emit/jax.h). Training settings come from the
+// spec's "train" object, overridden by --optimizer / --loss.
 // `netspec emit --module probe-attention --probe flash|dense|rope|flash-grad|... [--seq T
 // --heads H --head-dim D --causal --block K --dtype f32|f64 --batch B] -o FILE.mlir` writes a
 // standalone attention / RoPE module (emit/probes.h) that `netspec run` can execute.
@@ -20,6 +21,7 @@
 #include "emit/emit.h"
 #include "emit/jax.h"
 #include "emit/probes.h"
+#include "hlo/passes.h"
 #include "hlo/text/printer.h"
 #include "spec/zoo.h"
 
@@ -108,6 +110,23 @@ void emit_seg_loss(const EmitArgs& a) {
   write_outputs(a, emit::emit_seg_loss_probe(p));
 }
 
+// A net's module or program in f64 (--dtype f64): emitted in f32, then every f32 type, constant
+// and manifest entry widened (hlo::convert_float_types, as gradcheck does).
+DType float_dtype(const EmitArgs& a) {
+  auto dt = dtype_from_name(a.dtype);
+  if (!dt || (*dt != DType::kF32 && *dt != DType::kF64))
+    fail("emit", "--dtype {}: unknown (expected f32 or f64)", a.dtype);
+  return *dt;
+}
+
+void widen(emit::Emitted& e, DType to) {
+  if (to == DType::kF32) return;
+  hlo::convert_float_types(*e.module, DType::kF32, to);
+  for (auto* v : {&e.manifest.inputs, &e.manifest.outputs})
+    for (auto& t : *v)
+      if (t.dtype == DType::kF32) t.dtype = to;
+}
+
 void emit_command(const EmitArgs& a) {
   if (a.module == "probe-attention") return emit_probe(a);
   if (emit::is_det_probe(a.module)) return emit_det_probe(a);
@@ -119,16 +138,18 @@ void emit_command(const EmitArgs& a) {
   if (!a.optimizer.empty()) tc.optimizer = parse_or_fail<OptimizerKind>("--optimizer", a.optimizer);
   if (!a.loss.empty()) tc.lossKind = parse_or_fail<LossKind>("--loss", a.loss);
   if (a.jax) {
-    std::string py = emit::emit_jax_program(spec.net, tc, a.batch);
+    std::string py = emit::emit_jax_program(spec.net, tc, a.batch, float_dtype(a));
     if (a.out.empty()) return fmt::print("{}", py);
     write_file(a.out, py);
-    return fmt::print(stderr, "wrote {} (JAX program, batch {})\n", a.out, a.batch);
+    return fmt::print(stderr, "wrote {} (JAX program, batch {}, {})\n", a.out, a.batch, a.dtype);
   }
   ModuleKind kind = parse_or_fail<ModuleKind>("--module", a.module);
   if (a.sync_bn) tc.syncBN = true;
   emit::EmitOptions eo = emit::EmitOptions::from_train(tc, a.batch);
   eo.replicas = a.replicas;
-  write_outputs(a, emit::emit_module(spec.net, kind, eo));
+  emit::Emitted e = emit::emit_module(spec.net, kind, eo);
+  widen(e, float_dtype(a));
+  write_outputs(a, e);
 }
 
 }  // namespace
@@ -174,7 +195,9 @@ void register_emit_command(CLI::App& app) {
   cmd->add_option("--block", args->probe.block,
                   "probe-attention: flash key block (0 = largest divisor of T <= 128)")
       ->capture_default_str();
-  cmd->add_option("--dtype", args->dtype, "probe-attention, probe-seg-loss: f32 | f64")
+  cmd->add_option("--dtype", args->dtype,
+                  "f32 | f64: the floats of the module (or --jax program; f64 = the f32 module "
+                  "widened, as gradcheck runs it) or probe")
       ->capture_default_str();
   cmd->add_option("--height", args->height, "probe-seg-loss: H")->capture_default_str();
   cmd->add_option("--width", args->width, "probe-seg-loss: W")->capture_default_str();

@@ -7,8 +7,10 @@
 #include <cmath>
 #include <optional>
 
+#include "autodiff/vjp.h"
 #include "core/error.h"
 #include "emit/jax_translate.h"
+#include "hlo/builder.h"
 
 namespace netspec::emit::jax {
 namespace {
@@ -452,28 +454,84 @@ std::string Translator::convolution(const hlo::Op& op) {
       py_dtype(op.result()->type.dtype()));
 }
 
+// `def <py>(a0, ...):` with f's body; `ret` writes the return line from the terminator's names.
+std::string Translator::function_def(const hlo::Func& f, const std::string& py,
+                                     const ReturnFn& ret) {
+  Translator t(callees_, *f.module);
+  std::vector<std::string> args;
+  for (size_t i = 0; i < f.num_args(); ++i) {
+    args.push_back(fmt::format("a{}", i));
+    t.bind(f.arg(i), args.back());
+  }
+  t.next_ = static_cast<int>(f.num_args());
+  t.line(fmt::format("def {}({}):", py, fmt::join(args, ", ")));
+  t.indent(1);
+  for (const auto& o : f.body->ops)
+    if (o->kind != OpKind::kFuncReturn) t.op(*o);
+  t.line(ret(t, *f.body->terminator()));
+  return t.text();
+}
+
+// netspec's registered backward of @f (a CustomVjpFn builds IR) built into a function
+// (args..., results..., result cotangents...) -> one cotangent per arg, translated: `None` where
+// the builder gives none (zero: AF2's stop-gradient) or the arg carries no cotangent (ints).
+std::string Translator::custom_vjp_backward(const hlo::Func& f, const autodiff::CustomVjpFn& fn,
+                                            const std::string& py) {
+  const size_t na = f.num_args(), nr = f.result_types.size();
+  std::vector<hlo::Type> in;
+  for (size_t i = 0; i < na; ++i) in.push_back(f.arg(i)->type);
+  for (int k = 0; k < 2; ++k) in.insert(in.end(), f.result_types.begin(), f.result_types.end());
+  hlo::Module bm;  // the builder may add helper functions (nested custom calls) here
+  hlo::Func* g = bm.add_func(py, in);
+  hlo::Builder b(g->body.get());
+  autodiff::CustomVjpArgs a;
+  for (size_t i = 0; i < na; ++i) {
+    a.args.push_back(g->arg(i));
+    a.wants.push_back(autodiff::is_differentiable_type(f.arg(i)->type));
+  }
+  for (size_t i = 0; i < nr; ++i) {
+    a.results.push_back(g->arg(na + i));
+    a.result_cots.push_back(g->arg(na + nr + i));
+  }
+  std::vector<hlo::Value*> cots = fn(b, a);
+  if (cots.size() != na)
+    fail("emit jax", "custom VJP of @{} returned {} cotangents (expected {})", f.name, cots.size(),
+         na);
+  std::vector<hlo::Value*> rets;
+  for (size_t i = 0; i < na; ++i)
+    if (cots[i] && a.wants[i]) rets.push_back(cots[i]);
+  b.func_return(rets);
+  return function_def(*g, py, [&](const Translator& t, const hlo::Op&) {
+    std::vector<std::string> r;
+    for (size_t i = 0; i < na; ++i) r.push_back(cots[i] && a.wants[i] ? t.name(cots[i]) : "None");
+    return fmt::format("return ({},)", fmt::join(r, ", "));
+  });
+}
+
+// A plain call is the callee's Python function. A call whose callee has a custom VJP
+// (autodiff::call_with_custom_vjp: flash attention, AF2's stop-gradient) is jax.custom_vjp with
+// the callee as forward and netspec's backward (the program's _custom_vjp), so JAX
+// differentiates it as netspec does: a stop-gradient stays one.
 std::string Translator::call(const hlo::Op& op) {
   const std::string& callee = op.attrs.get<hlo::SymbolRef>("callee").name;
   std::string fn = "fn_" + callee;
+  const hlo::Func* f = module_.find(callee);
+  if (!f) fail("emit jax", "func.call: no function @{}", callee);
   if (!callees_.count(fn)) {
-    const hlo::Func* f = module_.find(callee);
-    if (!f) fail("emit jax", "func.call: no function @{}", callee);
     callees_[fn] = "";  // recursion guard
-    Translator t(callees_, module_);
-    std::vector<std::string> args;
-    for (size_t i = 0; i < f->num_args(); ++i) {
-      args.push_back(fmt::format("a{}", i));
-      t.bind(f->arg(i), args.back());
-    }
-    t.next_ = static_cast<int>(f->num_args());
-    t.line(fmt::format("def {}({}):", fn, fmt::join(args, ", ")));
-    t.indent(1);
-    for (const auto& o : f->body->ops)
-      if (o->kind != OpKind::kFuncReturn) t.op(*o);
-    t.line(fmt::format("return {}", t.operands(*f->body->terminator())));
-    callees_[fn] = t.text();
+    callees_[fn] = function_def(*f, fn, [](const Translator& t, const hlo::Op& ret) {
+      return fmt::format("return {}", t.operands(ret));
+    });
   }
-  return fmt::format("{}({})", fn, operands(op));
+  const autodiff::CustomVjpFn* custom = autodiff::find_custom_vjp(callee);
+  if (!custom) return fmt::format("{}({})", fn, operands(op));
+  std::string vjp = fn + "_vjp";  // sorts after fn: defined after it in the program
+  if (!callees_.count(vjp)) {
+    callees_[vjp] = "";
+    callees_[vjp] = custom_vjp_backward(*f, *custom, fn + "_bwd") +
+                    fmt::format("\n\n{} = _custom_vjp({}, {}_bwd)", vjp, fn, fn);
+  }
+  return fmt::format("{}({})", vjp, operands(op));
 }
 
 std::string Translator::expr(const hlo::Op& op) {
@@ -515,9 +573,23 @@ std::string Translator::expr(const hlo::Op& op) {
       return fmt::format("lax.select({}, {}, {})", a(0), a(1), a(2));
     case OpKind::kReshape:
       return fmt::format("lax.reshape({}, {})", a(0), py_tuple(rt.shape()));
-    case OpKind::kBroadcastInDim:
-      return fmt::format("lax.broadcast_in_dim({}, {}, {})", a(0), py_tuple(rt.shape()),
-                         py_tuple(op.attrs.get_i64s("broadcast_dimensions")));
+    case OpKind::kBroadcastInDim: {
+      // StableHLO allows unsorted broadcast_dimensions (a transpose folded in); JAX's transpose
+      // rule assumes them increasing, so the transpose is made explicit first.
+      const auto& d = op.attrs.get_i64s("broadcast_dimensions");
+      std::vector<int64_t> perm(d.size());
+      for (size_t i = 0; i < d.size(); ++i) perm[i] = static_cast<int64_t>(i);
+      std::stable_sort(perm.begin(), perm.end(), [&](int64_t x, int64_t y) {
+        return d[static_cast<size_t>(x)] < d[static_cast<size_t>(y)];
+      });
+      if (std::is_sorted(d.begin(), d.end()))
+        return fmt::format("lax.broadcast_in_dim({}, {}, {})", a(0), py_tuple(rt.shape()),
+                           py_tuple(d));
+      std::vector<int64_t> sorted(d.begin(), d.end());
+      std::sort(sorted.begin(), sorted.end());
+      return fmt::format("lax.broadcast_in_dim(lax.transpose({}, {}), {}, {})", a(0),
+                         py_tuple(perm), py_tuple(rt.shape()), py_tuple(sorted));
+    }
     case OpKind::kTranspose:
       return fmt::format("lax.transpose({}, {})", a(0), py_tuple(op.attrs.get_i64s("permutation")));
     case OpKind::kSlice: {

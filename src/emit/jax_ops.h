@@ -1,15 +1,18 @@
 // One StableHLO op -> one line of jax.lax / jax.numpy (the translation table of the JAX emitter).
 // Regions (reduce bodies, while/if branches) become nested Python functions; reductions whose
 // body is a single add / max / min / multiply with a constant identity init become JAX's monoid
-// reductions (reduce_sum, reduce_window_max ...), which jax.grad can differentiate.
+// reductions (reduce_sum, reduce_window_max ...), which jax.grad can differentiate. Calls of
+// functions with a custom VJP become jax.custom_vjp with netspec's backward translated.
 #pragma once
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "autodiff/vjp.h"
 #include "core/tensor.h"
 #include "hlo/ir.h"
 
@@ -41,6 +44,10 @@ class Translator {
   std::string gather_scatter(const hlo::Op& op);
   std::string convolution(const hlo::Op& op);
   std::string call(const hlo::Op& op);
+  using ReturnFn = std::function<std::string(const Translator&, const hlo::Op& ret)>;
+  std::string function_def(const hlo::Func& f, const std::string& py, const ReturnFn& ret);
+  std::string custom_vjp_backward(const hlo::Func& f, const autodiff::CustomVjpFn& fn,
+                                  const std::string& py);
   std::string operands(const hlo::Op& op, size_t from = 0, size_t n = SIZE_MAX) const;
 
   std::map<std::string, std::string>& callees_;

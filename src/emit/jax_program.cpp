@@ -8,6 +8,7 @@
 #include "emit/jax.h"
 #include "emit/jax_translate.h"
 #include "emit/signature.h"
+#include "hlo/passes.h"
 #include "layers/param_table.h"
 
 namespace netspec::emit {
@@ -15,6 +16,13 @@ namespace {
 
 using jax::ArgRef;
 using jax::Group;
+
+// The program in `to` (f64): netspec's f32 IR rewritten as gradcheck does (hlo passes).
+void widen(hlo::Module& m, DType to) {
+  if (to != DType::kF32) hlo::convert_float_types(m, DType::kF32, to);
+}
+
+constexpr const char* kX64 = "\njax.config.update(\"jax_enable_x64\", True)  # an f64 program\n";
 
 std::string quoted_list(const std::vector<std::string>& v) {
   std::vector<std::string> q;
@@ -55,6 +63,7 @@ std::string defs(const jax::PyFunc& pf, const std::vector<std::string>& skip = {
 }
 
 struct Parts {
+  DType dtype = DType::kF32;  // of the program (the IR is built in f32, then widened)
   std::string train_defs, train_fn, eval_defs, eval_fn, loss_fn, opt_fn;
 };
 
@@ -97,13 +106,14 @@ void forward_parts(const NetSpec& net, const ParamTable& t, const EmitOptions& o
     rets.push_back(s.var);
   }
   b.func_return(rets);
+  widen(m, p.dtype);
   std::vector<std::string> targets{""};
   for (const auto& bn : t.bns)
     for (const char* s : {".batch_mean", ".batch_var"})
       targets.push_back(fmt::format("stats[\"{}{}\"]", bn.name, s));
   jax::PyFunc pf = jax::translate(
       *f, refs, layer_groups(t, fo.layer_begin, f->body->ops.size() - 1, ""), callees, targets);
-  pf.body.insert(pf.body.begin(), "stats = {}");
+  pf.body.insert(pf.body.begin(), {"_check_input(x)", "stats = {}"});
   for (size_t k = 1; k < targets.size(); ++k)  // a statistic a later layer also reads
     if (pf.results[k] != targets[k]) pf.body.push_back(targets[k] + " = " + pf.results[k]);
   p.train_defs = defs(pf);
@@ -133,6 +143,7 @@ void forward_parts(const NetSpec& net, const ParamTable& t, const EmitOptions& o
   ForwardOut eo = emit_forward_graph(be, net, t, eparams, fe->arg(np + 2 * t.bns.size()), false,
                                      running, nullptr, nullptr, 1, nullptr, o.precision);
   be.func_return({eo.logits});
+  widen(me, p.dtype);
   jax::PyFunc pe = jax::translate(
       *fe, erefs, layer_groups(t, eo.layer_begin, fe->body->ops.size() - 1, "_eval"), callees);
   // An eval group whose text equals the train group's (minus the _eval suffix) calls that one.
@@ -152,6 +163,7 @@ void forward_parts(const NetSpec& net, const ParamTable& t, const EmitOptions& o
         }
       }
   }
+  pe.body.insert(pe.body.begin(), "_check_input(x)");
   p.eval_defs = defs(pe, same);
   p.eval_fn = driver("forward_eval(params, running, x)",
                      "Eval mode: BN on running statistics. Returns logits.", pe, pe.results[0]);
@@ -165,6 +177,7 @@ void loss_part(const NetSpec& net, const ParamTable& t, const EmitOptions& o, Pa
   hlo::Func* f = m.add_func("loss_of_logits", {logits, losses::label_type(o.loss, logits)});
   hlo::Builder b(f->body.get());
   b.func_return({losses::emit_loss(b, o.loss, f->arg(0), f->arg(1))});
+  widen(m, p.dtype);
   jax::PyFunc pf = jax::translate(*f, {{"", "logits"}, {"", "labels"}},
                                   {{"_loss_body", "", 0, f->body->ops.size() - 1}}, callees);
   p.loss_fn =
@@ -176,6 +189,7 @@ void loss_part(const NetSpec& net, const ParamTable& t, const EmitOptions& o, Pa
 void optimizer_part(const NetSpec& net, const ParamTable& t, const EmitOptions& o, Parts& p,
                     std::map<std::string, std::string>& callees) {
   Emitted e = emit_module(net, t, ModuleKind::optimizer, o);
+  widen(*e.module, p.dtype);
   const hlo::Func& f = *e.module->entry();
   std::vector<ArgRef> refs;
   for (const auto& in : e.manifest.inputs) {
@@ -204,20 +218,24 @@ void optimizer_part(const NetSpec& net, const ParamTable& t, const EmitOptions& 
 
 }  // namespace
 
-std::string emit_jax_program(const NetSpec& net, const TrainConfig& tc, int64_t batch) {
+std::string emit_jax_program(const NetSpec& net, const TrainConfig& tc, int64_t batch,
+                             DType dtype) {
+  if (dtype != DType::kF32 && dtype != DType::kF64)
+    fail("emit jax", "dtype must be f32 or f64 (got {})", dtype_name(dtype));
   layers::check_lowerable(net);
   const ParamTable t = build_param_table(net);
   EmitOptions o = EmitOptions::from_train(tc, batch);
   const std::vector<TensorInfo> masks = train_masks(net, t, o);
   std::map<std::string, std::string> callees;
   Parts p;
+  p.dtype = dtype;
   forward_parts(net, t, o, masks, p, callees);
   loss_part(net, t, o, p, callees);
   optimizer_part(net, t, o, p, callees);
 
   hlo::Type xt = input_type(net, t, o);
-  hlo::Type lt =
-      losses::label_type(o.loss, hlo::Type::tensor(o.dtype, with_batch(batch, t.output)));
+  if (xt.dtype() == DType::kF32) xt = hlo::Type::tensor(dtype, xt.shape());
+  hlo::Type lt = losses::label_type(o.loss, hlo::Type::tensor(dtype, with_batch(batch, t.output)));
   std::string params, bns, mks;
   for (const auto& d : t.params)
     params += fmt::format("    (\"{}\", {}, \"{}\", {}, {}),\n", d.name, jax::py_tuple(d.shape),
@@ -244,13 +262,14 @@ import numpy as np
 import jax
 import jax.numpy as jnp
 from jax import lax
-
+{x64}
 NET = "{net}"
 BATCH = {batch}
 INPUT = ({xshape}, {xdtype})
 LABELS = ({lshape}, {ldtype})
 LEARNING_RATE = {lr}
 INIT = "{init}"
+FLOAT = {float}  # every float tensor (params, state, activations)
 # The ParamTable: name, shape, init rule, weight decay, layer index (the order of every signature)
 PARAMS = [
 {params}]
@@ -270,7 +289,7 @@ def init(key):
     linear_layer, linear_fan_in = -1, 0
     for k, (name, shape, kind, _, layer) in zip(jax.random.split(key, max(len(PARAMS), 1)), PARAMS):
         rf = math.prod(shape[2:])
-        f32 = jnp.float32
+        f32 = FLOAT
         if kind == "zeros":
             v = jnp.zeros(shape, f32)
             if INIT == "he" and layer == linear_layer and len(shape) == 1 and name.endswith(".bias"):
@@ -311,9 +330,41 @@ def init_running():
     """BN running statistics: mean 0, var 1."""
     r = {{}}
     for name, ch in BNS:
-        r[name + ".running_mean"] = jnp.zeros((ch,), jnp.float32)
-        r[name + ".running_var"] = jnp.ones((ch,), jnp.float32)
+        r[name + ".running_mean"] = jnp.zeros((ch,), FLOAT)
+        r[name + ".running_var"] = jnp.ones((ch,), FLOAT)
     return r
+
+
+# Custom VJPs: netspec differentiates some functions by a backward of its own (flash attention;
+# AF2's stop-gradient, whose backward is zero). They are jax.custom_vjp with that backward, so
+# jax.grad gives netspec's gradient. CUSTOM_VJP = False (set before tracing) lets JAX
+# differentiate their forwards instead: flash attention's gradient is then JAX's own, and a
+# stop-gradient no longer stops.
+CUSTOM_VJP = True
+
+
+def _custom_vjp(f, bwd):
+    """f whose VJP is bwd(*args, *results, *result_cotangents) -> one cotangent per arg (None: 0)."""
+    g = jax.custom_vjp(f)
+
+    def fwd(*args):
+        out = f(*args)
+        return out, (args, out)
+
+    def rev(res, cot):
+        args, out = res
+        outs, cots = (out, cot) if isinstance(out, tuple) else ((out,), (cot,))
+        return bwd(*args, *outs, *cots)
+
+    g.defvjp(fwd, rev)
+    return lambda *args: g(*args) if CUSTOM_VJP else f(*args)
+
+
+def _check_input(x):
+    """Shapes are static (StableHLO's): x must have INPUT's shape, batch included."""
+    if tuple(x.shape) != INPUT[0]:
+        raise ValueError(f"[{{NET}}] x has shape {{tuple(x.shape)}} (expected {{INPUT[0]}}): the batch "
+                         f"is baked in; emit the program again with --batch {{x.shape[0]}}")
 
 
 # ---- layers, train mode (one function per layer of the spec) ----
@@ -350,7 +401,7 @@ def loss(params, x, labels, masks=None):
 def train_step(params, state, x, labels, lr, step, masks=None):
     """One update: returns (params, state, loss, BN batch statistics), as netspec's train_step."""
     (l, stats), grads = jax.value_and_grad(loss, has_aux=True)(params, x, labels, masks)
-    params, state = optimizer_update(params, grads, state, jnp.asarray(lr, jnp.float32),
+    params, state = optimizer_update(params, grads, state, jnp.asarray(lr, FLOAT),
                                      jnp.asarray(step, jnp.int32))
     return params, state, l, stats
 
@@ -371,7 +422,7 @@ _ST_DTYPES = {{"F32": np.float32, "F64": np.float64, "I32": np.int32, "I64": np.
 
 
 def load_safetensors(path):
-    """All tensors of a safetensors file (a netspec checkpoint): name -> jnp array."""
+    """All tensors of a safetensors file (a netspec checkpoint): name -> jnp array (floats as FLOAT)."""
     with open(path, "rb") as f:
         n = struct.unpack("<Q", f.read(8))[0]
         header = json.loads(f.read(n))
@@ -382,7 +433,7 @@ def load_safetensors(path):
             continue
         lo, hi = e["data_offsets"]
         a = np.frombuffer(data[lo:hi], dtype=_ST_DTYPES[e["dtype"]]).reshape(e["shape"])
-        out[name] = jnp.asarray(a)
+        out[name] = jnp.asarray(a, FLOAT if np.issubdtype(a.dtype, np.floating) else a.dtype)
     return out
 
 
@@ -415,7 +466,7 @@ def synthetic_masks(key):
     out = {{}}
     for (name, shape, p), k in zip(MASKS, jax.random.split(key, max(len(MASKS), 1))):
         keep = jax.random.bernoulli(k, 1 - p, shape)
-        out[name] = jnp.where(keep, 1.0 / (1 - p), 0.0).astype(jnp.float32)
+        out[name] = jnp.where(keep, 1.0 / (1 - p), 0.0).astype(FLOAT)
     return out
 
 
@@ -435,11 +486,13 @@ if __name__ == "__main__":
       fmt::arg("opt", enum_name(o.optim.kind)), fmt::arg("xshape", jax::py_tuple(xt.shape())),
       fmt::arg("xdtype", jax::py_dtype(xt.dtype())), fmt::arg("lshape", jax::py_tuple(lt.shape())),
       fmt::arg("ldtype", jax::py_dtype(lt.dtype())), fmt::arg("lr", tc.learningRate),
-      fmt::arg("init", enum_name(tc.init)), fmt::arg("params", params), fmt::arg("bns", bns),
-      fmt::arg("slots", quoted_list(optim::state_slots(o.optim))), fmt::arg("masks", mks),
-      fmt::arg("callees", callee_defs), fmt::arg("train_defs", p.train_defs),
-      fmt::arg("train_fn", p.train_fn), fmt::arg("eval_defs", p.eval_defs),
-      fmt::arg("eval_fn", p.eval_fn), fmt::arg("loss_fn", p.loss_fn), fmt::arg("opt_fn", p.opt_fn),
+      fmt::arg("init", enum_name(tc.init)), fmt::arg("float", jax::py_dtype(dtype)),
+      fmt::arg("x64", dtype == DType::kF64 ? kX64 : ""), fmt::arg("params", params),
+      fmt::arg("bns", bns), fmt::arg("slots", quoted_list(optim::state_slots(o.optim))),
+      fmt::arg("masks", mks), fmt::arg("callees", callee_defs),
+      fmt::arg("train_defs", p.train_defs), fmt::arg("train_fn", p.train_fn),
+      fmt::arg("eval_defs", p.eval_defs), fmt::arg("eval_fn", p.eval_fn),
+      fmt::arg("loss_fn", p.loss_fn), fmt::arg("opt_fn", p.opt_fn),
       fmt::arg("nlabel", t.output.empty() ? 1 : t.output.back()));
   return s;
 }

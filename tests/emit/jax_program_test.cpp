@@ -1,6 +1,6 @@
 // The JAX emitter's text (emit/jax.h) without JAX: one function per layer named by the spec,
-// the ParamTable in PARAMS, the AF2 layers, counted loops as fori_loop. Running the programs
-// against netspec's train step is tests/jax/check_jax.py (oracle venv).
+// the ParamTable in PARAMS, the AF2 layers, counted loops as fori_loop, custom VJPs, f64.
+// Running the programs against netspec's train step is tests/jax/check_jax.py (oracle venv).
 #include <gtest/gtest.h>
 
 #include "core/error.h"
@@ -53,15 +53,41 @@ TEST(JaxProgram, CountedLoopBecomesForiLoop) {
   EXPECT_EQ(py.find("lax.while_loop("), std::string::npos);
 }
 
-// Every kind is lowered now (the AF2 ones last), so protein-fold emits: one function per layer
-// with its two taps (the evoformer reads the residue track and the pair map). Running it under
-// JAX still fails (docs/status.md, issue 24); this checks the text only.
-TEST(JaxProgram, ProteinFoldEmitsItsAf2Layers) {
+// protein-fold: one function per layer with its two taps (the evoformer reads the residue track
+// and the pair map); the structure module's rotation stop-gradient (a custom VJP whose backward
+// gives no cotangent) is jax.custom_vjp with a backward returning None (zero), not a plain call.
+TEST(JaxProgram, ProteinFoldKeepsItsStopGradient) {
   SpecFile sf = resolve_net("protein-fold");
   std::string py = emit::emit_jax_program(sf.net, TrainConfig{}, 1);
   EXPECT_NE(py.find("def layer1_pairTile(params, h0):"), std::string::npos);
   EXPECT_NE(py.find("def layer2_evoformerBlock(params, h0, h1):"), std::string::npos);
   EXPECT_NE(py.find("def layer3_structureModule(params, h0, h2):"), std::string::npos);
+  const std::string fn = "fn_af2_stop_gradient__1x64x3x3f32";
+  EXPECT_NE(py.find("def " + fn + "(a0):\n    return a0\n"), std::string::npos) << py;
+  EXPECT_NE(py.find("def " + fn + "_bwd(a0, a1, a2):\n    return (None,)\n"), std::string::npos);
+  EXPECT_NE(py.find(fn + "_vjp = _custom_vjp(" + fn + ", " + fn + "_bwd)"), std::string::npos);
+  EXPECT_NE(py.find(" = " + fn + "_vjp("), std::string::npos);
+  EXPECT_EQ(py.find(" = " + fn + "("), std::string::npos);  // every call goes through the VJP
+}
+
+// Flash attention's custom VJP: its backward (netspec's, with its own key loop) is translated.
+TEST(JaxProgram, FlashAttentionGetsItsBackward) {
+  SpecFile sf = resolve_net("tiny-gpt-rope");
+  std::string py = emit::emit_jax_program(sf.net, sf.train.value_or(TrainConfig{}), 2);
+  size_t bwd = py.find("_bwd(a0, a1, a2, a3, a4, a5, a6):");
+  ASSERT_NE(bwd, std::string::npos) << py;  // q, k, v, then O, lse, then their cotangents
+  EXPECT_NE(py.find("= _custom_vjp(fn_flash_attention"), std::string::npos);
+}
+
+// --dtype f64: the same program in f64 (x64 switched on), no f32 tensor left.
+TEST(JaxProgram, F64ProgramHasNoF32) {
+  SpecFile sf = resolve_net("cifar-bn");
+  std::string py = emit::emit_jax_program(sf.net, sf.train.value_or(TrainConfig{}), 2, DType::kF64);
+  EXPECT_NE(py.find("jax.config.update(\"jax_enable_x64\", True)"), std::string::npos);
+  EXPECT_NE(py.find("FLOAT = jnp.float64"), std::string::npos);
+  EXPECT_NE(py.find("INPUT = ((2, 3, 32, 32), jnp.float64)"), std::string::npos);
+  EXPECT_EQ(py.find("jnp.float32"), std::string::npos);
+  EXPECT_THROW(emit::emit_jax_program(sf.net, TrainConfig{}, 2, DType::kF16), Error);
 }
 
 }  // namespace

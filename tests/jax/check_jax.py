@@ -6,8 +6,12 @@ batch; parameters from the program's init() (constant ones moved) go through a s
 (written here, read by the program's load_checkpoint); jax.jit(train_step) and `netspec run`
 (cpu executor) take the same params, a positive optimizer state, x, labels, lr, step = 5 and
 masks; the updated params, optimizer state, loss and BN batch statistics must agree:
-max|jax - netspec| <= tol * scale per tensor (compare()), tol widened to 3x JAX's own
-sensitivity to a 1e-6 parameter perturbation where that is larger. --jax-text: JAX's own
+max|jax - netspec| <= tol * scale per tensor (compare()). f32 (tol 1e-5): tol widened to 3x
+JAX's own sensitivity to a 1e-6 parameter perturbation where that is larger. --dtype f64 (both
+sides emitted in f64, tol 1e-9): no widening; that is how the BN nets, ill-conditioned at batch 2,
+are compared. A test option `_jaxgrad=1` (NET@_jaxgrad=1) sets the program's CUSTOM_VJP = False:
+JAX differentiates flash attention's forward itself. --zoo: every zoo net is in the given sets and
+emits a program that Python compiles. --jax-text: JAX's own
 lowering of train_step (`jax.jit(train_step).lower(...).as_text()`) run through `netspec run`
 must equal JAX's result: the two systems read each other's output. --reference: the eval
 forward against torchvision's logits (tools/torchvision_reference.py).
@@ -32,11 +36,12 @@ def sh(cmd):
     return r
 
 
-def write_safetensors(path, tensors):
+def write_safetensors(path, tensors, dtype=np.float32):
     header, blobs, off = {}, [], 0
     for name, a in tensors.items():
-        a = np.ascontiguousarray(a, np.float32)
-        header[name] = {"dtype": "F32", "shape": list(a.shape), "data_offsets": [off, off + a.nbytes]}
+        a = np.ascontiguousarray(a, dtype)
+        st = "F64" if a.dtype == np.float64 else "F32"
+        header[name] = {"dtype": st, "shape": list(a.shape), "data_offsets": [off, off + a.nbytes]}
         blobs.append(a.tobytes())
         off += a.nbytes
     h = json.dumps(header).encode()
@@ -47,23 +52,23 @@ def write_safetensors(path, tensors):
 STEP = 5
 
 
-def psd_state(state):
+def psd_state(state, dtype):
     """Shampoo keeps its Gram matrices L, R in m, v (square weights): they must be PSD, so those
     get G·Gᵀ (scaled), the other slots the positive state below."""
-    out = well_conditioned_state(state)
+    out = well_conditioned_state(state, dtype)
     for n, v in sorted(state.items()):
         if v.ndim == 2 and v.shape[0] == v.shape[1]:
             g = np.random.default_rng(len(n)).standard_normal(v.shape)
-            out[n] = (1e-3 * (g @ g.T) / v.shape[0]).astype(np.float32)
+            out[n] = (1e-3 * (g @ g.T) / v.shape[0]).astype(dtype)
     return out
 
 
-def well_conditioned_state(state):
+def well_conditioned_state(state, dtype=np.float32):
     """Optimizer state |N(0, 1e-3)| (positive: valid second moments) instead of zeros. From zero
     state Adam's first update is g / (|g| + eps): elements whose gradient is ~0 (dead ReLUs) flip
     between 0 and +-1 on rounding noise, which says nothing about the gradients."""
     rng = np.random.default_rng(3)  # numpy: eager JAX ops would compile once per shape
-    return {n: (1e-3 * np.abs(rng.standard_normal(v.shape))).astype(np.float32)
+    return {n: (1e-3 * np.abs(rng.standard_normal(v.shape))).astype(dtype)
             for n, v in sorted(state.items())}
 
 
@@ -74,10 +79,11 @@ def perturbed(m, params):
     (netspec's maximum sends ties to x, JAX splits them 0.5/0.5, PyTorch gives 0), not a check."""
     rng = np.random.default_rng(4)
     out = {}
+    dt = np.dtype(m.FLOAT)
     for name, shape, init, *_ in m.PARAMS:
-        v = np.asarray(params[name], np.float32)
+        v = np.asarray(params[name], dt)
         if init in ("zeros", "ones"):
-            v = v + (0.05 * rng.standard_normal(shape)).astype(np.float32)
+            v = v + (0.05 * rng.standard_normal(shape)).astype(dt)
         out[name] = v
     return out
 
@@ -122,19 +128,24 @@ def check_net(args, net, work):
     t0 = time.time()
     spec = net_arg(net, args.root, work, args.shrink)
     py, mlir = os.path.join(work, "net.py"), os.path.join(work, "train_step.mlir")
-    sh([args.netspec, "emit", spec, "--jax", "--batch", str(args.batch), "-o", py])
-    sh([args.netspec, "emit", spec, "--module", "train_step", "--batch", str(args.batch), "-o", mlir])
+    dt = ["--dtype", args.dtype]
+    sh([args.netspec, "emit", spec, "--jax", "--batch", str(args.batch), "-o", py] + dt)
+    sh([args.netspec, "emit", spec, "--module", "train_step", "--batch", str(args.batch), "-o", mlir]
+       + dt)
     man = json.load(open(mlir[:-5] + ".manifest.json"))
     m = load_module(py, "net_" + "".join(c if c.isalnum() else "_" for c in net))
+    if "_jaxgrad=1" in net:  # JAX differentiates the custom-VJP functions' forwards itself
+        m.CUSTOM_VJP = False
+    fdt = np.dtype(m.FLOAT)
 
     # netspec weights through a safetensors checkpoint, read back by the emitted loader.
     ckpt = os.path.join(work, "init.safetensors")
-    write_safetensors(ckpt, perturbed(m, jax.jit(m.init)(jax.random.PRNGKey(0))))
+    write_safetensors(ckpt, perturbed(m, jax.jit(m.init)(jax.random.PRNGKey(0))), fdt)
     params, state, _ = m.load_checkpoint(ckpt)
     x, labels = m.synthetic_batch(jax.random.PRNGKey(1))
     masks = m.synthetic_masks(jax.random.PRNGKey(2))
-    state = psd_state(state) if "_state=psd" in net else well_conditioned_state(state)
-    lr, step = np.float32(0.01), np.int32(STEP)
+    state = psd_state(state, fdt) if "_state=psd" in net else well_conditioned_state(state, fdt)
+    lr, step = fdt.type(0.01), np.int32(STEP)
 
     feed = {"param": params, "optimizer_state": state, "mask": masks}
     inputs = []
@@ -158,20 +169,22 @@ def check_net(args, net, work):
     ours = [np.load(os.path.join(out_dir, f"result{k}.npy")) for k in range(len(man["outputs"]))]
     worst = compare(man, ours, jl, got)
     # The function's own conditioning: JAX again with every parameter moved by 1e-6 relative
-    # (a few f32 ulps, the size of rounding differences between two implementations).
+    # (a few f32 ulps, the size of rounding differences between two implementations; f64: 1e-13).
     rng = np.random.default_rng(5)
-    moved = {k: np.asarray(v) * (1 + 1e-6 * rng.standard_normal(v.shape)).astype(np.float32)
+    eps = 1e-13 if fdt == np.float64 else 1e-6
+    moved = {k: np.asarray(v) * (1 + eps * rng.standard_normal(v.shape)).astype(fdt)
              for k, v in params.items()}
     mp, ms, ml, mst = step_fn(moved, state, x, labels, lr, step, masks)
     mine = [np.asarray(ml if e["role"] == "loss" else
                        {"param": mp, "optimizer_state": ms, "bn_batch_stat": mst}[e["role"]][e["name"]])
             for e in man["outputs"]]
     sens = compare(man, mine, jl, got)
-    # Pass: within args.tol, or (an ill-conditioned net) within 3x JAX's own sensitivity.
-    tol = {r: max(args.tol, 3 * sens[r][0]) for r in worst}
+    # Pass: within args.tol, or (f32, an ill-conditioned net) within 3x JAX's own sensitivity.
+    f64 = fdt == np.float64
+    tol = {r: args.tol if f64 else max(args.tol, 3 * sens[r][0]) for r in worst}
     ok = all(worst[r][0] <= tol[r] for r in worst)
-    summary = ", ".join(f"{r} {w[0]:.1e}" + (f" (self {sens[r][0]:.1e})" if tol[r] > args.tol else "")
-                        for r, w in sorted(worst.items()))
+    summary = ", ".join(f"{r} {w[0]:.1e}" + (f" (self {sens[r][0]:.1e})" if f64 or tol[r] > args.tol
+                                              else "") for r, w in sorted(worst.items()))
     print(f"{'ok  ' if ok else 'FAIL'} {net:32s} loss {float(jl):.5f}  {summary}  "
           f"(netspec {t2 - t1:.1f}s, jax {t3 - t2:.1f}s, total {time.time() - t0:.1f}s)", flush=True)
     if not ok:
@@ -242,14 +255,30 @@ def check_jax_text(args, work, net, batch):
     return ok
 
 
+def timm_package():
+    """The oracle venv's timm package directory (this script runs in that venv), or None."""
+    found = importlib.util.find_spec("timm")
+    return list(found.submodule_search_locations)[0] if found else None
+
+
 def check_reference(args, zoo, model, work):
-    """Eval forward of the emitted program == torchvision's logits (tools/torchvision_reference.py:
-    random weights, randomised BN statistics, 2x3x64x64, 10 classes) within 1e-4 * max|ref|."""
+    """Eval forward of the emitted program == torchvision's / timm's logits
+    (tools/torchvision_reference.py: random weights, randomised BN statistics, 2x3x64x64,
+    10 classes; timm models also get 0.05·N(0, 1) on every parameter, as
+    tests/emit/reference_timm_test.cpp) within 1e-4 * max|ref|. Weights pair by state_dict order."""
     ref = os.path.join(work, "ref")
     root = os.path.abspath(args.root)
-    sh(["/usr/bin/python3", os.path.join(root, "tools", "torchvision_reference.py"), "--model",
-        model, "--classes", "10", "--batch", "2", "--size", "64", "--seed", "0", "--out", ref])
     spec = json.load(open(os.path.join(root, "models", zoo + ".json")))
+    extra = []
+    if model.startswith("timm:"):
+        extra = ["--timm-path", timm_package(), "--perturb", "0.05"]
+        first = spec["layers"][0]
+        if first["kind"] == "patchEmbed":  # ViT: timm's img_size=64, 16 patches
+            first["nPatches"] = (64 // first["patch"]) ** 2
+            extra += ["--timm-arg", "img_size=64"]
+    sh(["/usr/bin/python3", os.path.join(root, "tools", "torchvision_reference.py"), "--model",
+        model, "--classes", "10", "--batch", "2", "--size", "64", "--seed", "0", "--out", ref]
+       + extra)
     spec["inputHeight"] = spec["inputWidth"] = 64
     spec_path = os.path.join(work, zoo + "-ref.json")
     json.dump(spec, open(spec_path, "w"))
@@ -269,8 +298,29 @@ def check_reference(args, zoo, model, work):
     got = np.asarray(jax.jit(m.forward_eval)(params, running, x))
     err = np.max(np.abs(got - want))
     ok = err <= 1e-4 * np.max(np.abs(want))
-    print(f"{'ok  ' if ok else 'FAIL'} {zoo:26s} eval logits vs torchvision {model}: max|d| {err:.2e}"
+    print(f"{'ok  ' if ok else 'FAIL'} {zoo:26s} eval logits vs {model}: max|d| {err:.2e}"
           f" (max|ref| {np.max(np.abs(want)):.2f})", flush=True)
+    return ok
+
+
+def check_zoo(args, work, tested):
+    """Every zoo net (models/*.json) is in some test set (`tested`: the nets of light, more,
+    heavy, f64) and emits a JAX program that Python compiles (syntax; no tracing)."""
+    zoo = sorted(f[:-5] for f in os.listdir(os.path.join(args.root, "models")) if f.endswith(".json"))
+    names = {n.partition("@")[0] for n in tested.split(",") if n}
+    missing = [z for z in zoo if z not in names]
+    bad = []
+    for z in zoo:
+        py = os.path.join(work, f"zoo_{z}.py")
+        try:
+            sh([args.netspec, "emit", z, "--jax", "--batch", "2", "-o", py])
+            compile(open(py).read(), py, "exec")
+        except Exception as e:
+            bad.append(f"{z}: {str(e)[-300:]}")
+    ok = not missing and not bad
+    print(f"{'ok  ' if ok else 'FAIL'} {len(zoo)} zoo nets emit and compile"
+          + (f"; not in any test set: {missing}" if missing else "")
+          + (f"; failed: {bad}" if bad else ""), flush=True)
     return ok
 
 
@@ -286,14 +336,20 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--nets", default="mlp")
     ap.add_argument("--batch", type=int, default=2)
-    ap.add_argument("--tol", type=float, default=1e-5)
+    ap.add_argument("--dtype", default="f32", choices=["f32", "f64"])
+    ap.add_argument("--tol", type=float, help="relative bound (default 1e-5 f32, 1e-9 f64)")
+    ap.add_argument("--zoo", default="", help="nets of every test set: check the zoo is covered")
     ap.add_argument("--shrink", default="", help="net=size,...: input size for heavy nets")
     ap.add_argument("--jax-text", action="store_true")
     ap.add_argument("--reference", default="", help="zoo=torchvision_model,...")
     args = ap.parse_args()
     args.shrink = {k: int(v) for k, v in (s.split("=") for s in args.shrink.split(",") if s)}
+    if args.tol is None:
+        args.tol = 1e-9 if args.dtype == "f64" else 1e-5
     os.makedirs(args.work, exist_ok=True)
     failed = []
+    if args.zoo and not check_zoo(args, args.work, args.zoo):
+        failed.append("zoo")
     # JAX's own lowering of mlp (dot, reduce) and cifar-bn (convolution, reduce_window,
     # select_and_scatter, BN) through netspec's parser and cpu executor.
     for net, batch in [("mlp", 8), ("cifar-bn", 2)] if args.jax_text else []:
@@ -303,10 +359,13 @@ def main():
         except Exception as e:  # report and go on with the nets
             print(f"FAIL jax-text {net}: {str(e)[-2000:]}")
             failed.append("jax-text " + net)
-    refs = [r.split("=") for r in args.reference.split(",") if r]
+    refs = [r.split("=", 1) for r in args.reference.split(",") if r]
     if refs and not torchvision_available():
         print("skip reference checks: /usr/bin/python3 has no torch/torchvision")
         refs = []
+    if any(m.startswith("timm:") for _, m in refs) and not timm_package():
+        print("skip timm reference checks: no timm in this venv")
+        refs = [(z, m) for z, m in refs if not m.startswith("timm:")]
     for zoo, model in refs:
         work = os.path.join(args.work, "ref-" + zoo)
         os.makedirs(work, exist_ok=True)

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# ctest's jax_emit_light|more|heavy tests: the emitted JAX program's train_step against netspec's
-# own (tests/jax/check_jax.py), in the oracle venv (jax there).
-#   run_jax.sh NETSPEC_BIN BUILD_DIR light|more|heavy
+# ctest's jax_emit_light|more|heavy|f64 tests: the emitted JAX program's train_step against
+# netspec's own (tests/jax/check_jax.py), in the oracle venv (jax there).
+#   run_jax.sh NETSPEC_BIN BUILD_DIR light|more|heavy|f64
 # Exit 77 (ctest SKIP) when BUILD_DIR/venv or its jax is missing (scripts/install-oracles.sh).
-# `light` (the cheap nets, every optimizer, JAX's StableHLO through netspec run) runs in CI; `more`
-# (mid-size nets, ~15 CPU-minutes) and `heavy` (25 ImageNet-size nets at batch 2, ~45
-# CPU-minutes) would exceed CI's budget and run only with NETSPEC_JAX_FULL=1.
+# `light` (the cheap nets, every optimizer, JAX's StableHLO through netspec run, every zoo net
+# emits) runs in CI; `more` (mid-size nets and protein-fold), `heavy` (the BN-free ImageNet nets
+# in f32 and the forwards against torchvision/timm) and `f64` (the BN nets, both sides in f64:
+# at batch 2 they are too ill-conditioned for an f32 comparison) would exceed CI's budget and run
+# only with NETSPEC_JAX_FULL=1.
 set -euo pipefail
 netspec=$1 build=$2 set=$3
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,19 +22,23 @@ if [[ $set != light && ${NETSPEC_JAX_FULL:-0} != 1 ]]; then
 fi
 work="$build/jax_emit/$set"
 rm -rf "$work"
-# Cheap nets at full size; heavy ones at batch 2 (and a smaller input where the spec allows).
-light=linear,mlp,mnist-cnn,cifar-bn,cifar-cnn,cifar-hybrid,vit-cifar-tiny,tiny-gpt,tiny-gpt-rope,wavenet
-more=resnet18-cifar,mobilenet-v2-cifar,mobilevit-small,nerf,mamba-lm,ddpm-unet
+# Cheap nets at full size (tiny-gpt-rope twice: flash attention's custom VJP translated, and
+# JAX's own gradient of its forward); the others at batch 2 and a 64x64 input where the spec
+# allows (ViT-style nets with a fixed patch count keep 224).
+light=linear,mlp,mnist-cnn,cifar-bn,cifar-cnn,cifar-hybrid,vit-cifar-tiny,tiny-gpt,tiny-gpt-rope,tiny-gpt-rope@_jaxgrad=1,wavenet
+more=mobilevit-small,nerf,mamba-lm,ddpm-unet,protein-fold
 # The optimizers and their options on the mlp (Shampoo's L, R state slots must be PSD).
 opts='mlp@optimizer="sgd";momentum=0.9;nesterov=true;weightDecay=0.0005,mlp@optimizer="sgd";momentum=0,mlp@optimizer="rmsprop";momentum=0.9;weightDecay=0.001,mlp@optimizer="lamb";weightDecay=0.01,mlp@optimizer="adam";weightDecay=0.05;gradClipNorm=0.5;headLrMult=0.1,mlp@optimizer="muon",mlp@optimizer="shampoo";_state=psd'
-heavy=resnet18,resnet34,resnet50,mobilenet-v1,mobilenet-v2,mobilenet-v3-small,mobilenet-v3-large,mobilenet-v4-conv-medium,shufflenet-v1,shufflenet-v2,squeezenet,googlenet,densenet121,efficientnet-b0,efficientnet-v2-s,convnext-tiny,swin-tiny,vit-tiny,mobilevit-s,unet,deeplab-aspp,fpn-seg,fpn-det,yolo-csp,detr
+heavy=convnext-tiny,swin-tiny,vit-tiny,mobilenet-v3-small,squeezenet
+f64=resnet18-cifar,mobilenet-v2-cifar,protein-fold,resnet18,resnet34,resnet50,mobilenet-v1,mobilenet-v2,mobilenet-v3-large,mobilenet-v4-conv-medium,shufflenet-v1,shufflenet-v2,googlenet,densenet121,efficientnet-b0,efficientnet-v2-s,mobilevit-s,unet,deeplab-aspp,fpn-seg,fpn-det,yolo-csp,detr
 shrink=resnet18=64,resnet34=64,resnet50=64,mobilenet-v1=64,mobilenet-v2=64,mobilenet-v3-small=64,mobilenet-v3-large=64,mobilenet-v4-conv-medium=64,shufflenet-v1=64,shufflenet-v2=64,squeezenet=64,googlenet=64,densenet121=64,efficientnet-b0=64,efficientnet-v2-s=64,convnext-tiny=64,unet=64,mobilevit-s=64,deeplab-aspp=64,fpn-seg=64,fpn-det=64,yolo-csp=64,detr=64
-if [[ $set == light ]]; then
-  exec "$py" "$here/check_jax.py" --netspec "$netspec" --work "$work" --nets "$light,$opts" --jax-text \
-  --reference resnet18=resnet18
-fi
-if [[ $set == more ]]; then
-  exec "$py" "$here/check_jax.py" --netspec "$netspec" --work "$work" --nets "$more"
-fi
-exec "$py" "$here/check_jax.py" --netspec "$netspec" --work "$work" --nets "$heavy" --batch 2 \
-  --shrink "$shrink" --reference mobilenet-v2=mobilenet_v2,convnext-tiny=convnext_tiny,shufflenet-v2=shufflenet_v2_x1_0
+run() { exec "$py" "$here/check_jax.py" --netspec "$netspec" --work "$work" "$@"; }
+case $set in
+  light) run --nets "$light,$opts" --jax-text --reference resnet18=resnet18 \
+    --zoo "$light,$more,$heavy,$f64" ;;
+  more) run --nets "$more" ;;
+  heavy) run --nets "$heavy" --batch 2 --shrink "$shrink" --reference \
+    mobilenet-v2=mobilenet_v2,convnext-tiny=convnext_tiny,shufflenet-v2=shufflenet_v2_x1_0,resnet50=resnet50,squeezenet=squeezenet1_1,mobilenet-v3-large=mobilenet_v3_large,efficientnet-b0=efficientnet_b0,densenet121=densenet121,mobilenet-v4-conv-medium=timm:mobilenetv4_conv_medium,mobilevit-s=timm:mobilevit_s,vit-tiny=timm:vit_tiny_patch16_224 ;;
+  f64) run --nets "$f64" --batch 2 --shrink "$shrink" --dtype f64 ;;
+  *) echo "run_jax.sh: unknown set '$set' (expected light, more, heavy or f64)"; exit 2 ;;
+esac
