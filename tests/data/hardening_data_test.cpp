@@ -16,6 +16,7 @@
 #include "data/text.h"
 #include "tests/data/idx_fixture.h"
 #include "tests/data/image_fixture.h"
+#include "tests/error_of.h"
 
 namespace netspec::data {
 namespace {
@@ -29,14 +30,7 @@ fs::path fresh_dir(const std::string& name) {
   return d;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using test_util::error_of;
 
 TEST(DataHardening, AFifoIsRefusedByNameForEveryReader) {
   fs::path d = fresh_dir("fifo");

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "dist/tcp_store.h"
+#include "tests/error_of.h"
 
 namespace netspec::dist {
 namespace {
@@ -29,14 +30,7 @@ DistEnv env_for(int rank, int world, int port, std::chrono::milliseconds timeout
   return e;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using test_util::error_of;
 
 TEST(TcpStore, SetGetAcrossClientsAndTimeoutNamesTheKey) {
   const int port = free_port();
