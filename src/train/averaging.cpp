@@ -133,6 +133,7 @@ std::vector<Tensor> BnRecompute::run(const std::vector<Tensor>& params,
     if (ld.batch_rows(b) != batch_) continue;  // full batches only (fixed-batch module)
     Tensor x, y;
     ld.batch(b, x, y);
+    if (prepare) prepare(b, x);
     std::vector<Tensor> in;
     size_t pi = 0;
     for (const auto& ti : manifest_.inputs) {
@@ -174,6 +175,17 @@ Averages::Averages(const NetSpec& net, const TrainConfig& c, exec::Backend& be, 
 }
 
 Averages::~Averages() = default;
+
+void Averages::set_evaluate(std::function<std::string(const TrainState&)> f) {
+  if (swag_)  // SWAG's score is the top-1 of logits averaged over its samples
+    fail("train",
+         "useSWAG needs a classifier (top-1); with a custom score (ddpm: true) use useSWA");
+  evaluate_ = std::move(f);
+}
+
+void Averages::set_bn_input(std::function<void(int64_t b, Tensor& x)> f) {
+  if (bn_) bn_->prepare = std::move(f);
+}
 
 void Averages::after_step(const TrainState& s) {
   if (!ema_) return;

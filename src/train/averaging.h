@@ -68,6 +68,9 @@ class BnRecompute {
   BnRecompute(const NetSpec& net, const ParamTable& t, int64_t batch, exec::Backend& be);
   std::vector<Tensor> run(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
                           const data::Dataset& ds) const;
+  // Turns batch b of the dataset into the net's input as training does (DDPM: noised image + t
+  // plane, fixed draws per b); unset, the dataset's x is the input.
+  std::function<void(int64_t b, Tensor& x)> prepare;
 
  private:
   int64_t batch_;
@@ -84,7 +87,9 @@ class Averages {
   bool any() const { return ema_ || swa_; }
   bool per_step() const { return ema_; }
   // Replaces each average's top-1 in the epoch line by f's text (DDPM: "noise mse 0.0412").
-  void set_evaluate(std::function<std::string(const TrainState&)> f) { evaluate_ = std::move(f); }
+  void set_evaluate(std::function<std::string(const TrainState&)> f);
+  // The SWA BN recompute's input from batch b of the training set (BnRecompute::prepare).
+  void set_bn_input(std::function<void(int64_t b, Tensor& x)> f);
   // After update s.step (s current: synced).
   void after_step(const TrainState& s);
   // End of epoch `epoch` (1-based, s synced): SWA/SWAG collect; when `evaluate`, each average is

@@ -290,6 +290,11 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
           "noise mse {:.4f}",
           ddpm_evaluate(*ddpm, c.dataset, evaluator, st.params, st.running, data.test).loss);
     });
+  if (ddpm)  // SWA's BN statistics are of the DDPM inputs (fixed draws: step b, micro -1)
+    averages.set_bn_input([&](int64_t b, Tensor& x) {
+      Tensor eps;
+      ddpm_batch(*ddpm, c.dataset, uint64_t(c.seed), b, -1, x, eps);
+    });
   // Segmentation: per-pixel logits [C, H, W] against label maps [N, H, W].
   const int64_t seg_classes =
       table.output.size() == 3 && data.test.y.rank() == 3 ? table.output[0] : 0;

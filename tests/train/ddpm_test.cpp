@@ -1,15 +1,20 @@
 // DDPM: the linear β schedule and ᾱ by hand, and the training pair (x_t with the t/T plane,
-// target ε) satisfying x_t = sqrt(ᾱ_t)·x0 + sqrt(1-ᾱ_t)·ε for the dataset's images in [-1, 1].
+// target ε) satisfying x_t = sqrt(ᾱ_t)·x0 + sqrt(1-ᾱ_t)·ε for the dataset's images in [-1, 1];
+// a DDPM run with useSWA recomputes the BN statistics on those inputs.
 #include "train/ddpm.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <random>
+#include <sstream>
 
+#include "core/safetensors.h"
 #include "data/datasets.h"
 #include "exec/backend.h"
 #include "layers/param_table.h"
+#include "train/trainer.h"
 #include "train_test_util.h"
 
 namespace netspec::train {
@@ -166,6 +171,81 @@ TEST(Ddpm, ReverseProcessFromNoisedTestImages) {
                 1e-5);
   }
   EXPECT_THROW(ddpm_sample(s, z.ev, z.params, {}, 5, 2, &xt, 3), Error);  // t >= T
+}
+
+// useSWA in a DDPM run: the BN recompute feeds the DDPM inputs (noised image + t plane, 2
+// channels) as training does, not the raw 1-channel images (which the 2-channel net refused).
+// The SWA checkpoint's statistics of BN on the input are those of ddpm_batch's inputs, batch b
+// drawn with (seed, step b, micro -1): the mean of the batch means and unbiased variances.
+TEST(Ddpm, SwaRecomputesBatchNormOnTheDdpmInputs) {
+  const int64_t n = 32, batch = 8;
+  SpecFile spec;
+  spec.net = NetBuilder("ddpmbn")
+                 .input(2, 4, 4)
+                 .add(BatchNorm{2})
+                 .add(Conv2d{2, 1, 1, 1, Padding::same, Activation::identity})
+                 .build();
+  TrainConfig c;
+  c.dataset = DatasetKind::fashionMnist;
+  c.ddpm = true;
+  c.ddpmSteps = 10;
+  c.lossKind = LossKind::floatTargetMse;
+  c.optimizer = OptimizerKind::sgd;
+  c.learningRate = 0.01;
+  c.batchSize = batch;
+  c.epochs = 1;
+  c.seed = 5;
+  c.useSWA = true;
+  spec.train = c;
+  data::Splits sp;
+  sp.train = data::Dataset(test_util::uniform_noise({n, 1, 4, 4}, 7), Tensor(DType::kI32, {n}));
+  sp.test = data::Dataset(test_util::uniform_noise({8, 1, 4, 4}, 8), Tensor(DType::kI32, {8}));
+  const std::string run = test_util::tmpdir("ddpm", "swa");
+  std::ostringstream log;
+  TrainOptions o;
+  o.run_dir = run;
+  o.log = &log;
+  o.progress_every_s = -1;
+  run_training(spec, sp, o);
+  EXPECT_NE(log.str().find("swa noise mse"), std::string::npos) << log.str();
+  SafeTensors swa = read_safetensors(run + "/swa.safetensors");
+  const Tensor& mean = swa.at("layers.0.running_mean");
+  const Tensor& var = swa.at("layers.0.running_var");
+  DdpmSchedule s(c);
+  std::vector<double> m(2), v(2);
+  for (int64_t b = 0; b < n / batch; ++b) {
+    Tensor x(DType::kF32, {batch, 1, 4, 4}), eps;
+    std::copy_n(sp.train.x.data<float>() + b * batch * 16, batch * 16, x.data<float>());
+    ddpm_batch(s, c.dataset, uint64_t(c.seed), b, -1, x, eps);
+    ASSERT_EQ(x.shape(), (Shape{batch, 2, 4, 4}));
+    for (int ch = 0; ch < 2; ++ch) {
+      double sum = 0, sq = 0;
+      for (int64_t i = 0; i < batch; ++i)
+        for (int64_t j = 0; j < 16; ++j) {
+          const double z = x.data<float>()[(i * 2 + ch) * 16 + j];
+          sum += z;
+          sq += z * z;
+        }
+      const double k = double(batch * 16), mu = sum / k;
+      m[ch] += mu / double(n / batch);
+      v[ch] += (sq / k - mu * mu) * k / (k - 1) / double(n / batch);
+    }
+  }
+  for (int ch = 0; ch < 2; ++ch) {
+    EXPECT_NEAR(mean.as_double(ch), m[ch], 1e-5) << ch;
+    EXPECT_NEAR(var.as_double(ch), v[ch], 1e-5) << ch;
+  }
+  EXPECT_GT(v[1], 0.01);       // the t plane varies between samples
+  spec.train->useSWAG = true;  // scored by the top-1 of averaged logits: refused, not crashing
+  o.run_dir.clear();
+  try {
+    run_training(spec, sp, o);
+    ADD_FAILURE() << "useSWAG with ddpm trained";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("useSWAG needs a classifier"), std::string::npos)
+        << e.what();
+  }
+  std::filesystem::remove_all(run);
 }
 
 }  // namespace
