@@ -151,7 +151,6 @@ std::vector<std::string> unsupported_settings(const TrainConfig& c) {
     if (on) out.emplace_back(field);
   };
   refuse(!c.runningBN, "runningBN = false");
-  refuse(!c.lossWeights.empty(), "lossWeights (perPixelWeightedCE is not lowered)");
   return out;
 }
 
