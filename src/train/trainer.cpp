@@ -467,7 +467,8 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     }
     if (epoch % c.evalEveryNEpochs == 0 || epoch == c.epochs) {
       if (det) {
-        m.map = evaluate_det(evaluator, s.params, s.running, data.test, data.det->test, targets);
+        m.map =
+            evaluate_det(evaluator, s.params, s.running, data.test, data.det->test, targets, split);
         m.val.top1 = m.map.voc_map50;
         m.val.count = data.test.size();
       } else {
