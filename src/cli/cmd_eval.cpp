@@ -4,8 +4,8 @@
 // and sample count. A run dir (or its config.json) gives the net, dataset, data, vocabulary and
 // checkpoint (its best); flags given override them. Segmentation runs print mIoU, Dice and pixel
 // accuracy; DDPM runs the noise-prediction MSE on the first 1024 test images, as training's
-// validation does. Started by `netspec launch` (WORLD_SIZE > 1),
-// each process evaluates its share of the test batches and rank 0 prints the whole split's.
+// validation does. Started by `netspec launch` (WORLD_SIZE > 1), each process evaluates its
+// share of the test batches and rank 0 prints the whole split's metrics.
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
