@@ -90,6 +90,8 @@ class Averages {
   void set_evaluate(std::function<std::string(const TrainState&)> f);
   // The SWA BN recompute's input from batch b of the training set (BnRecompute::prepare).
   void set_bn_input(std::function<void(int64_t b, Tensor& x)> f);
+  // Processes of a group: each evaluates its share of the test batches (evaluate.h RankSplit).
+  void set_split(const RankSplit& split) { split_ = split; }
   // After update s.step (s current: synced).
   void after_step(const TrainState& s);
   // End of epoch `epoch` (1-based, s synced): SWA/SWAG collect; when `evaluate`, each average is
@@ -119,6 +121,7 @@ class Averages {
   std::unique_ptr<Swag> swag_;
   std::unique_ptr<BnRecompute> bn_;
   std::function<std::string(const TrainState&)> evaluate_;
+  RankSplit split_;
   std::optional<double> ema_top1_, swa_top1_, swag_top1_;  // of the last end_epoch
 };
 
