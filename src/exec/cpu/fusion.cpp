@@ -39,7 +39,7 @@ constexpr int64_t kTile = 512;
 // clang-format off
 #define FUSED_UNARY_KINDS(X) \
   X(kNegate) X(kAbs) X(kExponential) X(kExponentialMinusOne) X(kLog) X(kLogPlusOne) X(kLogistic) \
-  X(kTanh) X(kSqrt) X(kRsqrt)
+  X(kTanh) X(kErf) X(kSqrt) X(kRsqrt)
 #define FUSED_BINARY_KINDS(X) X(kAdd) X(kSubtract) X(kMultiply) X(kDivide) X(kMaximum) X(kMinimum)
 // clang-format on
 
