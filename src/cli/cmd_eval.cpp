@@ -2,18 +2,26 @@
 // [--batch B] [--backend cpu|ref|xla]`: loads the parameters and BN running statistics from a
 // checkpoint (last or best) and prints the test split's loss, top-1, top-5 (when classes > 5)
 // and sample count. A run dir (or its config.json) gives the net, dataset, data, vocabulary and
-// checkpoint (its best); flags given override them.
+// checkpoint (its best); flags given override them. Segmentation runs print mIoU, Dice and pixel
+// accuracy; DDPM runs the noise-prediction MSE on the first 1024 test images, as training's
+// validation does. Started by `netspec launch` (WORLD_SIZE > 1), each process evaluates its
+// share of the test batches and rank 0 prints the whole split's metrics.
+#include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/run_target.h"
 #include "cli/train_flags.h"
 #include "core/error.h"
 #include "data/datasets.h"
+#include "dist/process_group.h"
 #include "layers/param_table.h"
 #include "spec/param_table.h"
+#include "spec/spec_json.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
+#include "train/ddpm.h"
 #include "train/evaluate.h"
 #include "train/trainer.h"
 
@@ -50,12 +58,37 @@ void register_eval_command(CLI::App& app) {
     data::Splits data = train::load_for_net(c, table, data_dir, 0);
     if (data.text && !table.input.empty())
       remap_to_run_vocab(data, t.run_dir, static_cast<int>(table.input[0]));
-    train::EvalMetrics m = ev.run(s.params, s.running, data.test);
-    std::cout << fmt::format("eval {} ({} epochs, step {}) on {}: loss {:.4f}  top-1 {:.2f}%",
-                             t.spec.net.name, s.epoch, s.step, enum_name(c.dataset), m.loss,
-                             100 * m.top1);
+    // Processes: join after the checkpoint and data loaded (a bad path fails alone, at once).
+    const auto env = dist::dist_env_from_environment();
+    std::unique_ptr<dist::ProcessGroup> group;
+    if (env && env->world > 1) {
+      if (o->backend == "xla") refuse_xla_across_processes("eval", env->world);
+      nlohmann::ordered_json fp;
+      fp["spec"] = nlohmann::ordered_json::parse(dump_spec(t.spec));
+      fp["checkpoint"] = std::filesystem::absolute(t.checkpoint).string();
+      fp["batch"] = c.batchSize;
+      fp["test_samples"] = data.test.size();
+      group = dist::ProcessGroup::join(*env, fp.dump());
+    }
+    const train::RankSplit split{group ? &group->comm() : nullptr, group ? env->rank : 0};
+    const train::EvalMetrics m =
+        c.ddpm ? train::ddpm_evaluate(train::DdpmSchedule(c), c.dataset, ev, s.params, s.running,
+                                      data.test, 1024, split)
+               : ev.run(s.params, s.running, data.test, {}, split.group, split.rank);
+    if (split.rank != 0) return;
+    std::cout << fmt::format("eval {} ({} epochs, step {}) on {}: loss {:.4f}", t.spec.net.name,
+                             s.epoch, s.step, enum_name(c.dataset), m.loss);
+    if (m.regression)
+      std::cout << "  (noise mse)";
+    else if (m.seg)
+      std::cout << fmt::format("  mIoU {:.4f}  dice {:.4f}  pixel acc {:.2f}%", m.miou, m.dice,
+                               100 * m.top1);
+    else
+      std::cout << fmt::format("  top-1 {:.2f}%", 100 * m.top1);
     if (m.has_top5) std::cout << fmt::format("  top-5 {:.2f}%", 100 * m.top5);
-    std::cout << fmt::format("  count {}\n", m.count);
+    std::cout << fmt::format("  count {}", m.count);
+    if (group) std::cout << fmt::format("  ({} processes)", env->world);
+    std::cout << "\n";
   });
 }
 

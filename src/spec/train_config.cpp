@@ -49,6 +49,9 @@ void validate(const TrainConfig& c) {
   at_least("focalGamma", c.focalGamma, 0);
   if (c.lossKind == LossKind::perPixelWeightedCE && c.lossWeights.empty())
     fail("train", "perPixelWeightedCE needs lossWeights (got none)");
+  if (!c.lossWeights.empty() && c.lossKind != LossKind::perPixelWeightedCE)
+    fail("train", "lossWeights are read only by lossKind perPixelWeightedCE (got lossKind {})",
+         enum_name(c.lossKind));
   for (double w : c.lossWeights) at_least("lossWeights[i]", w, 0);
   if (!(c.mixupAlpha > 0)) fail("train", "mixupAlpha must be > 0 (got {})", c.mixupAlpha);
   if (!(c.cutmixAlpha > 0)) fail("train", "cutmixAlpha must be > 0 (got {})", c.cutmixAlpha);

@@ -72,8 +72,8 @@ using DoubleList = std::vector<double>;
   F(bool, syncBN, false, "BN batch statistics over all data-parallel replicas") \
   F(double, bnMomentum, 0.1, "BN running-stat momentum, weight of the NEW batch (PyTorch)") \
   F(InitKind, init, InitKind::he, "parameter init family") \
-  F(bool, bf16, false, "bf16 matmuls with f32 accumulation") \
-  F(bool, bf16Conv, false, "bf16 convolutions with f32 accumulation") \
+  F(bool, bf16, false, "bf16 operands for every matmul and patchify conv (f32 accumulation, f32 weights)") \
+  F(bool, bf16Conv, false, "with bf16: also every other non-depthwise convolution") \
   F(int, evalEveryNEpochs, 1, "evaluate every N epochs") \
   F(int, checkpointEveryNEpochs, 1, "checkpoint every N epochs") \
   F(std::string, bootstrapBackbone, "", "checkpoint to initialize a backbone from (empty: none)") \

@@ -199,7 +199,7 @@ std::string Averages::end_epoch(int epoch, const TrainState& s, const data::Data
     if (evaluate_) {  // DDPM: the noise MSE, no top-1
       line += fmt::format("  {} {}", name, evaluate_(st));
     } else {
-      EvalMetrics m = ev_.run(st.params, st.running, test);
+      EvalMetrics m = ev_.run(st.params, st.running, test, {}, split_.group, split_.rank);
       top1 = m.top1;
       line += fmt::format("  {} top-1 {:.2f}%", name, 100 * m.top1);
     }
@@ -225,14 +225,17 @@ std::string Averages::end_epoch(int epoch, const TrainState& s, const data::Data
     swa_state_.step = s.step;
     report("swa", swa_state_, swa_top1_);
     if (swag_ && evaluate) {
-      // Logits averaged over swagSamples samples, each with its own BN statistics.
+      // Logits averaged over swagSamples samples, each with its own BN statistics; each rank
+      // scores its share of the batches (the BN recompute runs on every rank).
       data::Loader ld(test, ev_.batch(), false, 0);
       ld.start_epoch(0);
-      std::vector<Tensor> sum(static_cast<size_t>(ld.num_batches()));
+      const int64_t nb = ld.num_batches();
+      std::vector<Tensor> sum(static_cast<size_t>(nb));
       for (int j = 0; j < c_.swagSamples; ++j) {
         std::vector<Tensor> p = swag_->sample(static_cast<uint64_t>(c_.seed) * 1000003 + j);
         std::vector<Tensor> run = bn_->run(p, s.running, train);
-        for (int64_t b = 0; b < ld.num_batches(); ++b) {
+        for (int64_t b = 0; b < nb; ++b) {
+          if (!split_.mine(b)) continue;
           Tensor x, y;
           ld.batch(b, x, y);
           Tensor z = ev_.logits(p, run, x);
@@ -243,13 +246,16 @@ std::string Averages::end_epoch(int epoch, const TrainState& s, const data::Data
         }
       }
       Scorer sc;
-      for (int64_t b = 0; b < ld.num_batches(); ++b) {
+      sc.classes = ev_.manifest().outputs.at(0).shape.back();
+      std::vector<double> batch_loss(static_cast<size_t>(nb), 0.0);
+      for (int64_t b = 0; b < nb; ++b) {
+        if (!split_.mine(b)) continue;
         Tensor x, y;
         int64_t n = ld.batch(b, x, y);
         for (float& v : sum[b].span<float>()) v /= static_cast<float>(c_.swagSamples);
-        sc.add(sum[b], y, n);
+        batch_loss[size_t(b)] = sc.score(sum[b], y, n);
       }
-      swag_top1_ = sc.result().top1;
+      swag_top1_ = fold_split(sc, batch_loss, split_).top1;
       line += fmt::format("  swag top-1 {:.2f}%", 100 * *swag_top1_);
       if (!run_dir.empty()) {
         SafeTensors st;

@@ -85,6 +85,8 @@ class Averages {
   bool per_step() const { return ema_; }
   // Replaces each average's top-1 in the epoch line by f's text (DDPM: "noise mse 0.0412").
   void set_evaluate(std::function<std::string(const TrainState&)> f) { evaluate_ = std::move(f); }
+  // Processes of a group: each evaluates its share of the test batches (evaluate.h RankSplit).
+  void set_split(const RankSplit& split) { split_ = split; }
   // After update s.step (s current: synced).
   void after_step(const TrainState& s);
   // End of epoch `epoch` (1-based, s synced): SWA/SWAG collect; when `evaluate`, each average is
@@ -114,6 +116,7 @@ class Averages {
   std::unique_ptr<Swag> swag_;
   std::unique_ptr<BnRecompute> bn_;
   std::function<std::string(const TrainState&)> evaluate_;
+  RankSplit split_;
   std::optional<double> ema_top1_, swa_top1_, swag_top1_;  // of the last end_epoch
 };
 

@@ -82,16 +82,18 @@ void ddpm_batch(const DdpmSchedule& s, DatasetKind dataset, uint64_t seed, int64
 
 EvalMetrics ddpm_evaluate(const DdpmSchedule& s, DatasetKind dataset, const Evaluator& ev,
                           const std::vector<Tensor>& params, const std::vector<Tensor>& running,
-                          const data::Dataset& test, int64_t limit) {
+                          const data::Dataset& test, int64_t limit, const RankSplit& split) {
   const data::Dataset ds = data::take_first(test, limit);
   data::Loader ld(ds, ev.batch(), false, 0);
   ld.start_epoch(0);
-  std::mt19937_64 rng(12345);  // the same draws every evaluation
   std::uniform_int_distribution<int64_t> ut(0, s.steps() - 1);
   EvalMetrics m;
   m.regression = true;
-  double sum = 0;
+  std::vector<double> batch_sum(static_cast<size_t>(ld.num_batches()), 0.0);
+  std::vector<int64_t> count = {0};
   for (int64_t b = 0; b < ld.num_batches(); ++b) {
+    if (!split.mine(b)) continue;
+    std::mt19937_64 rng(12345 + static_cast<uint64_t>(b));  // the same draws every evaluation
     Tensor x, y, eps;
     const int64_t n = ld.batch(b, x, y);
     std::vector<int64_t> t(static_cast<size_t>(x.shape()[0]));
@@ -100,10 +102,14 @@ EvalMetrics ddpm_evaluate(const DdpmSchedule& s, DatasetKind dataset, const Eval
     const int64_t per = eps.numel() / eps.shape()[0];
     for (int64_t i = 0; i < n * per; ++i) {
       const double d = double(pred.data<float>()[i]) - eps.data<float>()[i];
-      sum += d * d;
+      batch_sum[size_t(b)] += d * d;
     }
-    m.count += n * per;
+    count[0] += n * per;
   }
+  split.sum(batch_sum, count, "ddpm");
+  double sum = 0;
+  for (double v : batch_sum) sum += v;  // batch order, as a single process
+  m.count = count[0];
   m.loss = m.count ? sum / double(m.count) : 0;
   return m;
 }

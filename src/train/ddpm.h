@@ -26,11 +26,13 @@ struct DdpmSchedule {
 // training pair: x [B, C+1, H, W], y = ε [B, C, H, W]. Draws depend on (seed, step, micro).
 void ddpm_batch(const DdpmSchedule& s, DatasetKind dataset, uint64_t seed, int64_t step,
                 int64_t micro, Tensor& x, Tensor& y);
-// Mean noise-prediction MSE over the first `limit` test images (fixed draws), lower is better
-// (EvalMetrics::regression).
+// Mean noise-prediction MSE over the first `limit` test images, lower is better
+// (EvalMetrics::regression). Batch b's timesteps and noise are drawn from a generator seeded by b
+// alone, so the batches can be split across ranks (`split`) and give one process's bits.
 EvalMetrics ddpm_evaluate(const DdpmSchedule& s, DatasetKind dataset, const Evaluator& ev,
                           const std::vector<Tensor>& params, const std::vector<Tensor>& running,
-                          const data::Dataset& test, int64_t limit = 1024);
+                          const data::Dataset& test, int64_t limit = 1024,
+                          const RankSplit& split = {});
 // n samples [n, C, H, W] in [-1, 1] from the eval module (batch n, input [n, C+1, H, W]);
 // ddim > 0: DDIM with that many steps, else ancestral over all T steps.
 // start (x_t at t_start, e.g. ddpm_noised test images) replaces x_T: the reverse process then runs

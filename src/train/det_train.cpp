@@ -126,35 +126,75 @@ std::vector<Detection> decode_output(const DetTargets& d, const Tensor& out, con
   return nms(std::move(raw), o.iou, o.score, o.max_det);
 }
 
+namespace {
+
+// Every rank's detections, in image order (each image's come from one rank, in decode order).
+// Two exchanges: the counts, then rows (image, x0, y0, x1, y1, class, score) padded to the
+// largest count (exchange wants the same shape from every rank).
+std::vector<Detection> gather_detections(const std::vector<Detection>& mine,
+                                         const RankSplit& split) {
+  if (!split.group) return mine;
+  constexpr int64_t kW = 7;
+  const auto counts = split.group->exchange(
+      split.rank, {Tensor::from<int64_t>(DType::kI64, {1}, {int64_t(mine.size())})});
+  int64_t most = 1;
+  for (const auto& c : counts) most = std::max(most, c.at(0).as_int64(0));
+  std::vector<double> rows(static_cast<size_t>(most * kW), 0.0);
+  for (size_t k = 0; k < mine.size(); ++k) {
+    const Detection& e = mine[k];
+    const double r[kW] = {double(e.image), e.box.x0,          e.box.y0, e.box.x1,
+                          e.box.y1,        double(e.box.cls), e.score};
+    std::copy(r, r + kW, rows.begin() + static_cast<ptrdiff_t>(k * kW));
+  }
+  const auto all =
+      split.group->exchange(split.rank, {Tensor::from<double>(DType::kF64, {most * kW}, rows)});
+  std::vector<Detection> out;
+  for (size_t r = 0; r < all.size(); ++r)
+    for (int64_t k = 0; k < counts.at(r).at(0).as_int64(0); ++k) {
+      auto v = [&](int64_t j) { return all[r].at(0).as_double(k * kW + j); };
+      Detection e;
+      e.image = static_cast<int64_t>(v(0));
+      e.box = {v(1), v(2), v(3), v(4), static_cast<int>(v(5))};
+      e.score = v(6);
+      out.push_back(e);
+    }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Detection& a, const Detection& b) { return a.image < b.image; });
+  return out;
+}
+
+}  // namespace
+
 std::vector<Detection> detect(const Evaluator& ev, const std::vector<Tensor>& params,
                               const std::vector<Tensor>& running, const data::Dataset& images,
-                              const DetTargets& d, const NmsOptions& o) {
+                              const DetTargets& d, const NmsOptions& o, const RankSplit& split) {
   data::Loader ld(images, ev.batch(), false, 0);
   ld.start_epoch(0);
   std::vector<Detection> all;
   Tensor x, y;
-  int64_t image = 0;
   for (int64_t b = 0; b < ld.num_batches(); ++b) {
+    if (!split.mine(b)) continue;
     const int64_t n = ld.batch(b, x, y);
     Tensor out = ev.logits(params, running, x);
     Shape s(out.shape().begin() + 1, out.shape().end());
     Tensor one(DType::kF32, s);
     const size_t row = one.nbytes();
-    for (int64_t i = 0; i < n; ++i, ++image) {
+    for (int64_t i = 0; i < n; ++i) {
       std::memcpy(one.raw(), static_cast<const uint8_t*>(out.raw()) + i * row, row);
-      auto det = decode_output(d, one, o, image);
+      auto det = decode_output(d, one, o, b * ev.batch() + i);
       all.insert(all.end(), det.begin(), det.end());
     }
   }
-  return all;
+  return gather_detections(all, split);
 }
 
 DetMetrics evaluate_det(const Evaluator& ev, const std::vector<Tensor>& params,
                         const std::vector<Tensor>& running, const data::Dataset& test_images,
-                        const data::DetImages& test, const DetTargets& d) {
+                        const data::DetImages& test, const DetTargets& d, const RankSplit& split) {
   NmsOptions o;
   o.score = 0.001;  // the usual mAP protocol: low threshold, 100 per image
-  return evaluate_detections(detect(ev, params, running, test_images, d, o), test.boxes, d.classes);
+  return evaluate_detections(detect(ev, params, running, test_images, d, o, split), test.boxes,
+                             d.classes);
 }
 
 }  // namespace netspec::train

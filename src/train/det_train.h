@@ -53,12 +53,16 @@ struct NmsOptions {
 // One sample's detections from its net output (logits [N, 5 + K] rows or a [5 + K, gH, gW] grid).
 std::vector<Detection> decode_output(const DetTargets& d, const Tensor& out, const NmsOptions& o,
                                      int64_t image);
-// Runs the eval module over `images` (batch of the evaluator) and decodes every sample.
+// Runs the eval module over `images` (batch of the evaluator) and decodes every sample. With a
+// split each rank runs its batches and the detections of every rank are gathered in image order:
+// every rank returns the list one process makes.
 std::vector<Detection> detect(const Evaluator& ev, const std::vector<Tensor>& params,
                               const std::vector<Tensor>& running, const data::Dataset& images,
-                              const DetTargets& d, const NmsOptions& o);
+                              const DetTargets& d, const NmsOptions& o,
+                              const RankSplit& split = {});
 DetMetrics evaluate_det(const Evaluator& ev, const std::vector<Tensor>& params,
                         const std::vector<Tensor>& running, const data::Dataset& test_images,
-                        const data::DetImages& test, const DetTargets& d);
+                        const data::DetImages& test, const DetTargets& d,
+                        const RankSplit& split = {});
 
 }  // namespace netspec::train

@@ -53,6 +53,36 @@ EvalMetrics Scorer::result() const {
   return m;
 }
 
+void RankSplit::sum(std::vector<double>& values, std::vector<int64_t>& counts,
+                    const char* where) const {
+  if (!group) return;
+  std::vector<Tensor> xs;
+  if (!values.empty())
+    xs.push_back(Tensor::from<double>(DType::kF64, {int64_t(values.size())}, values));
+  if (!counts.empty())
+    xs.push_back(Tensor::from<int64_t>(DType::kI64, {int64_t(counts.size())}, counts));
+  if (xs.empty()) return;
+  auto sums = group->sum_all(rank, xs);
+  if (!sums) fail(where, "the process group's communicator has no sum all_reduce");
+  size_t k = 0;
+  if (!values.empty()) {
+    for (size_t i = 0; i < values.size(); ++i) values[i] = sums->at(k).as_double(int64_t(i));
+    ++k;
+  }
+  for (size_t i = 0; i < counts.size(); ++i) counts[i] = sums->at(k).as_int64(int64_t(i));
+}
+
+EvalMetrics fold_split(Scorer& s, std::vector<double>& batch_loss, const RankSplit& split) {
+  std::vector<int64_t> counts = {s.top1, s.top5, s.count};
+  split.sum(batch_loss, counts, "eval");
+  s.top1 = counts[0];
+  s.top5 = counts[1];
+  s.count = counts[2];
+  s.loss_sum = 0;
+  for (double l : batch_loss) s.loss_sum += l;  // batch order, as a single process
+  return s.result();
+}
+
 Evaluator::Evaluator(const NetSpec& net, int64_t batch, exec::Backend& backend,
                      const ParamTable* table)
     : batch_(batch) {
@@ -113,8 +143,8 @@ EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<
     ss.confusion.assign(static_cast<size_t>(ss.classes * ss.classes), 0);
   }
   const int64_t nb = ld.num_batches();
-  const int ranks = group ? group->num_replicas() : 1;
-  const int first = group ? rank : 0;
+  const RankSplit split{group, group ? rank : 0};
+  const int ranks = split.ranks(), first = split.rank;
   std::vector<double> batch_loss(static_cast<size_t>(nb), 0.0);
   bool interrupted = false;
   // A stop request must be agreed: in a group every rank takes part in one small sum per round
@@ -142,18 +172,11 @@ EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<
     }
   }
   if (seg) {  // the confusion counts and per-batch loss sums of every rank, folded in order
-    if (group) {
-      auto sums = group->sum_all(
-          rank, {Tensor::from<double>(DType::kF64, {nb}, batch_loss),
-                 Tensor::from<int64_t>(DType::kI64, {static_cast<int64_t>(ss.confusion.size())},
-                                       ss.confusion),
-                 Tensor::from<int64_t>(DType::kI64, {1}, {ss.count})});
-      if (!sums) fail("eval", "the process group's communicator has no sum all_reduce");
-      for (int64_t b = 0; b < nb; ++b) batch_loss[size_t(b)] = sums->at(0).as_double(b);
-      for (size_t i = 0; i < ss.confusion.size(); ++i)
-        ss.confusion[i] = sums->at(1).as_int64(static_cast<int64_t>(i));
-      ss.count = sums->at(2).as_int64(0);
-    }
+    std::vector<int64_t> counts = ss.confusion;
+    counts.push_back(ss.count);
+    split.sum(batch_loss, counts, "eval");
+    std::copy(counts.begin(), counts.end() - 1, ss.confusion.begin());
+    ss.count = counts.back();
     for (double l : batch_loss) ss.loss_sum += l;  // batch order, as a single process
     EvalMetrics m;
     ss.fill(m);
@@ -161,18 +184,7 @@ EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<
     return m;
   }
   s.classes = manifest_.outputs.at(0).shape.back();  // also on a rank that scored no batch
-  if (group) {
-    auto sums =
-        group->sum_all(rank, {Tensor::from<double>(DType::kF64, {nb}, batch_loss),
-                              Tensor::from<int64_t>(DType::kI64, {3}, {s.top1, s.top5, s.count})});
-    if (!sums) fail("eval", "the process group's communicator has no sum all_reduce");
-    for (int64_t b = 0; b < nb; ++b) batch_loss[static_cast<size_t>(b)] = sums->at(0).as_double(b);
-    s.top1 = sums->at(1).as_int64(0);
-    s.top5 = sums->at(1).as_int64(1);
-    s.count = sums->at(1).as_int64(2);
-  }
-  for (double l : batch_loss) s.loss_sum += l;  // batch order, as a single process
-  EvalMetrics m = s.result();
+  EvalMetrics m = fold_split(s, batch_loss, split);
   m.interrupted = interrupted;
   return m;
 }

@@ -45,6 +45,22 @@ struct Scorer {
   EvalMetrics result() const;
 };
 
+// Evaluation work split across the processes of a group (group nullptr: one process does all):
+// rank r takes the batches b with b mod ranks == r. sum() adds up per-batch values and counts of
+// every rank; each entry has one non-zero contributor, so the sums are exact and every rank ends
+// with the bits one process computes.
+struct RankSplit {
+  exec::Communicator* group = nullptr;
+  int rank = 0;
+  int ranks() const { return group ? group->num_replicas() : 1; }
+  bool mine(int64_t batch) const { return batch % ranks() == rank; }
+  void sum(std::vector<double>& values, std::vector<int64_t>& counts, const char* where) const;
+};
+
+// Scores of a split classifier evaluation: the per-batch loss sums (Scorer::score) and s's counts
+// summed across the ranks, then the loss sums folded in batch order, as a single process does.
+EvalMetrics fold_split(Scorer& s, std::vector<double>& batch_loss, const RankSplit& split);
+
 class Evaluator {
  public:
   // table: build_param_table(net) when the caller has it (nullptr: built here).
@@ -56,11 +72,11 @@ class Evaluator {
   Tensor logits(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
                 const Tensor& x) const;
   // `stop` is asked after each batch; a yes ends the evaluation there (metrics.interrupted); with
-  // a group the ranks agree on it after each round (a yes on any rank stops all). Group set (replicas in several
-  // processes, this one `rank`): each rank scores the batches
-  // b ≡ rank (mod ranks) and the per-batch loss sums and counts are summed across the ranks
-  // (each batch's sum has one non-zero contributor, so the sums are exact): every rank gets the
-  // bits a single process computes.
+  // a group the ranks agree on it after each round (a yes on any rank stops all). Group set
+  // (replicas in several processes, this one `rank`): each rank scores the batches b ≡ rank (mod
+  // ranks) and the per-batch loss sums and counts are summed across the ranks (each batch's sum has
+  // one non-zero contributor, so the sums are exact): every rank gets the bits a single process
+  // computes.
   EvalMetrics run(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
                   const data::Dataset& ds, const std::function<bool()>& stop = {},
                   exec::Communicator* group = nullptr, int rank = 0) const;

@@ -151,7 +151,6 @@ std::vector<std::string> unsupported_settings(const TrainConfig& c) {
     if (on) out.emplace_back(field);
   };
   refuse(!c.runningBN, "runningBN = false");
-  refuse(!c.lossWeights.empty(), "lossWeights (perPixelWeightedCE is not lowered)");
   return out;
 }
 
@@ -212,6 +211,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   Evaluator evaluator(net, batch, *backend, &table);
   Averages averages(train_net, c, *backend, train_table,
                     evaluator);  // EMA / SWA / SWAG (averaging.h)
+  // Processes: every evaluation (top-1, noise MSE, averages, TTA) scores its share of the batches.
+  const RankSplit split{o.dp.comm, o.dp.rank};
+  averages.set_split(split);
   const bool det = data.det != nullptr;
   const DetTargets targets = det ? det_targets(net, table, c) : DetTargets{};
   std::vector<Tensor> init = init_params(table, c.init, static_cast<uint64_t>(c.seed));
@@ -286,9 +288,9 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
       c.ddpm ? std::optional<DdpmSchedule>(DdpmSchedule(c)) : std::nullopt;
   if (ddpm)  // each weight average is scored by its noise MSE too
     averages.set_evaluate([&](const TrainState& st) {
-      return fmt::format(
-          "noise mse {:.4f}",
-          ddpm_evaluate(*ddpm, c.dataset, evaluator, st.params, st.running, data.test).loss);
+      return fmt::format("noise mse {:.4f}", ddpm_evaluate(*ddpm, c.dataset, evaluator, st.params,
+                                                           st.running, data.test, 1024, split)
+                                                 .loss);
     });
   // Segmentation: per-pixel logits [C, H, W] against label maps [N, H, W].
   const int64_t seg_classes =
@@ -465,12 +467,14 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     }
     if (epoch % c.evalEveryNEpochs == 0 || epoch == c.epochs) {
       if (det) {
-        m.map = evaluate_det(evaluator, s.params, s.running, data.test, data.det->test, targets);
+        m.map =
+            evaluate_det(evaluator, s.params, s.running, data.test, data.det->test, targets, split);
         m.val.top1 = m.map.voc_map50;
         m.val.count = data.test.size();
       } else {
         m.val =
-            ddpm ? ddpm_evaluate(*ddpm, c.dataset, evaluator, s.params, s.running, data.test)
+            ddpm ? ddpm_evaluate(*ddpm, c.dataset, evaluator, s.params, s.running, data.test, 1024,
+                                 split)
                  : evaluator.run(s.params, s.running, data.test, eval_stop, o.dp.comm, o.dp.rank);
       }
       // Interrupted: the epoch's row has no validation fields (as an epoch not evaluated).
@@ -490,7 +494,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
       std::optional<double> tta;
       if (m.evaluated)
         tta = evaluate_tta(evaluator, s.params, s.running, data.test, aug, c.ttaSamples,
-                           static_cast<uint64_t>(c.seed) + 1)
+                           static_cast<uint64_t>(c.seed) + 1, split)
                   .top1;
       if (tta) avg += fmt::format("  tta top-1 {:.2f}%", 100 * *tta);
       m.average_top1.emplace_back("tta_top1", tta);

@@ -2,7 +2,8 @@
 // 127.0.0.1) trains the same parameters as `train --replicas 2` (threads), rank 0 alone logs and
 // writes the run dir, and a rerun resumes from it; a rank started with another config is refused
 // naming the field; a killed or stopped rank makes the other exit with an error within the
-// timeout, and a restart resumes from the last checkpoint; `run --replicas` is bounded.
+// timeout, and a restart resumes from the last checkpoint; `run --replicas` is bounded; `eval`
+// split over 2 processes prints one process's metrics.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -102,6 +103,18 @@ TEST(LaunchCli, TwoProcessesTrainLikeTwoThreadsAndResume) {
   EXPECT_NE(more.out.find("resuming"), std::string::npos) << more.out;
   EXPECT_EQ(count(more.out, "epoch 2/2"), 1) << more.out;
   EXPECT_EQ(count(more.out, "epoch 1/2"), 0) << more.out;
+  // `eval` in 2 processes (each scores half the test batches) prints, once, what one prints.
+  const std::string eval =
+      fmt::format("eval {} --data {} --batch 16", (dir / "procs").string(), data_dir().string());
+  Result one = sh(eval);
+  ASSERT_EQ(one.status, 0) << one.out;
+  Result two = sh("launch --nproc 2 -- " + eval);
+  ASSERT_EQ(two.status, 0) << two.out;
+  const std::string line = one.out.substr(one.out.find("eval bnsmall"));
+  ASSERT_NE(line.find("count 100"), std::string::npos) << one.out;
+  EXPECT_EQ(count(two.out, "eval bnsmall"), 1) << two.out;
+  EXPECT_NE(two.out.find(line.substr(0, line.size() - 1) + "  (2 processes)"), std::string::npos)
+      << one.out << two.out;
 }
 
 TEST(LaunchCli, ReplicaThreadsInEachProcessTrainLikeAllThreadsInOne) {

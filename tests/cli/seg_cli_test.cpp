@@ -1,6 +1,8 @@
-// `netspec data synth` (task table, formats, refusals) and `netspec emit --module
-// probe-seg-loss` from the command line.
+// `netspec data synth` (task table, formats, refusals), `netspec emit --module probe-seg-loss`,
+// DDPM train/sample and `eval` of segmentation and DDPM runs from the command line.
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 #include "cli_util.h"
 
@@ -22,6 +24,30 @@ TEST(SegCli, DataSynthWritesPetsAndRefusesUnknownTasks) {
   r = sh("data synth --task seg --format coco --n 5 -o " + dir.string());
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("unknown (expected pets or brats)"), std::string::npos) << r.out;
+}
+
+// `eval` of a segmentation run prints mIoU, Dice and pixel accuracy: those of its best epoch.
+TEST(SegCli, EvalOfASegmentationRunPrintsItsMiou) {
+  auto dir = temp_dir("seg_cli_", "evalseg");
+  ASSERT_EQ(sh("data synth --task seg --format pets --n 24 -o " + (dir / "pets").string()).status,
+            0);
+  std::ofstream(dir / "u.json") << R"({"name": "tiny-unet", "inputChannels": 3,
+    "inputHeight": 16, "inputWidth": 16, "layers": [{"kind": "convBn", "ic": 3, "oc": 8, "k": 3},
+    {"kind": "unetDown", "ic": 8, "oc": 16}, {"kind": "unetUp", "ic": 16, "oc": 8},
+    {"kind": "conv2d", "ic": 8, "oc": 3, "k": 1, "act": "identity"}],
+    "train": {"dataset": "pets", "optimizer": "adam", "learningRate": 0.01, "batchSize": 8,
+    "epochs": 1, "lossKind": "perPixelCE"}})";
+  Result r = sh("train " + (dir / "u.json").string() + " --data " + (dir / "pets").string() +
+                " --run-dir " + (dir / "run").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  const size_t at = r.out.find("mIoU ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string miou = r.out.substr(at, r.out.find(' ', at + 5) - at);
+  Result ev = sh("eval " + (dir / "run").string());
+  ASSERT_EQ(ev.status, 0) << ev.out;
+  EXPECT_NE(ev.out.find(miou + "  dice "), std::string::npos) << r.out << ev.out;
+  EXPECT_NE(ev.out.find("pixel acc "), std::string::npos) << ev.out;
+  EXPECT_EQ(ev.out.find("top-1"), std::string::npos) << ev.out;
 }
 
 TEST(SegCli, EmitSegLossProbe) {
@@ -52,6 +78,13 @@ TEST(SegCli, DdpmTrainAndSample) {
          (dir / "run").string());
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("(noise mse)"), std::string::npos) << r.out;
+  // `eval` of the run scores the noise MSE as the epoch's validation did (the same draws).
+  Result ev = sh("eval " + (dir / "run").string());
+  ASSERT_EQ(ev.status, 0) << ev.out;
+  const size_t at = r.out.find("val loss ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string val = r.out.substr(at + 9, r.out.find(' ', at + 9) - at - 9);
+  EXPECT_NE(ev.out.find("loss " + val + "  (noise mse)"), std::string::npos) << r.out << ev.out;
   r = sh("sample " + (dir / "run").string() + " --n 4 --ddim 5 -o " + (dir / "g.png").string());
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("DDIM 5 steps"), std::string::npos) << r.out;

@@ -2,23 +2,29 @@
 // evaluation where each rank scores every ranks-th batch equals single-process evaluation bit
 // for bit (loss, top-1, top-5, count), with a tail batch and with more ranks than some ranks have
 // batches; and L replica threads in each of P processes (TwoLevelComm) train the same
-// parameters as P·L replica threads of one process.
+// parameters as P·L replica threads of one process; the DDPM noise MSE, TTA and the weight
+// averages split the same way, and detection gathers every rank's boxes.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <future>
 
+#include "data/datasets.h"
 #include "data/idx_fixture.h"
+#include "data/synth_det.h"
 #include "dist/process_group.h"
 #include "dist/tcp_store.h"
 #include "exec/backend.h"
 #include "layers/param_table.h"
 #include "spec/param_table.h"
 #include "spec/spec_json.h"
+#include "train/ddpm.h"
+#include "train/det_train.h"
 #include "train/evaluate.h"
 #include "train/stepper.h"
 #include "train/train_test_util.h"
 #include "train/trainer.h"
+#include "train/tta.h"
 
 namespace netspec::train {
 namespace {
@@ -200,6 +206,174 @@ TEST(LocalReplicasTimesRanks, TrainLikeAllReplicasInOneProcess) {
     two.replicas = 2;
     if (!sync) {
       EXPECT_GT(scaled_diff(train_steps(two, sync), want), 1e-4);
+    }
+  }
+}
+
+// f(split) on `world` ranks at once; the result of each rank.
+template <class F>
+auto on_ranks(int world, F f) {
+  const int port = dist::free_loopback_port();
+  std::vector<std::future<decltype(f(RankSplit{}))>> ranks;
+  for (int r = 0; r < world; ++r)
+    ranks.push_back(std::async(std::launch::async, [&, r] {
+      auto g = dist::ProcessGroup::join(env_for(r, world, port), "{}");
+      return f(RankSplit{&g->comm(), r});
+    }));
+  std::vector<decltype(f(RankSplit{}))> out;
+  for (auto& x : ranks) out.push_back(x.get());
+  return out;
+}
+
+// The DDPM noise MSE and test-time augmentation each score their share of the batches and equal
+// one process bit for bit; a 2-process run with EMA, SWA, SWAG and TTA on reports the averages'
+// top-1 a single process with 2 replica threads reports.
+TEST(SplitEvaluation, DdpmNoiseMseEqualsOneProcessBitForBit) {
+  // A one-conv noise predictor on (image, t/T) planes.
+  const NetSpec net = parse_spec(R"({"name": "eps", "inputChannels": 2, "inputHeight": 28,
+    "inputWidth": 28, "layers": [{"kind": "conv2d", "ic": 2, "oc": 1, "k": 3,
+    "act": "identity"}]})")
+                          .net;
+  const ParamTable t = build_param_table(net);
+  const std::vector<Tensor> params = init_params(t, InitKind::he, 6);
+  TrainConfig c;
+  c.ddpm = true;
+  const DdpmSchedule sched(c);
+  auto cpu = exec::make_backend("cpu");
+  const EvalMetrics one = ddpm_evaluate(sched, DatasetKind::fashionMnist,
+                                        Evaluator(net, 32, *cpu, &t), params, {}, test_set());
+  ASSERT_EQ(one.count, 150 * 28 * 28);
+  EXPECT_GT(one.loss, 0.05);     // an untrained predictor: far from 0
+  for (int world : {2, 3, 7}) {  // 7 ranks: two of them score no batch
+    const auto got = on_ranks(world, [&](const RankSplit& split) {
+      auto be = exec::make_backend("cpu");
+      return ddpm_evaluate(sched, DatasetKind::fashionMnist, Evaluator(net, 32, *be, &t), params,
+                           {}, test_set(), 1024, split);
+    });
+    for (const EvalMetrics& m : got) {
+      EXPECT_EQ(m.loss, one.loss) << world << " ranks";  // exact, not near
+      EXPECT_EQ(m.count, one.count);
+      EXPECT_TRUE(m.regression);
+    }
+  }
+}
+
+TEST(SplitEvaluation, TtaEqualsOneProcessBitForBit) {
+  const NetSpec net = parse_spec(R"({"name": "t", "inputChannels": 1, "inputHeight": 28,
+    "inputWidth": 28, "layers": [{"kind": "flatten"}, {"kind": "dense", "in": 784, "out": 10}]})")
+                          .net;
+  const ParamTable t = build_param_table(net);
+  const std::vector<Tensor> params = init_params(t, InitKind::he, 3);
+  const data::Augment aug = data::Augment::standard();
+  auto cpu = exec::make_backend("cpu");
+  const EvalMetrics one =
+      evaluate_tta(Evaluator(net, 32, *cpu, &t), params, {}, test_set(), aug, 3, 11);
+  ASSERT_EQ(one.count, 150);
+  for (int world : {2, 3}) {
+    const auto got = on_ranks(world, [&](const RankSplit& split) {
+      auto be = exec::make_backend("cpu");
+      return evaluate_tta(Evaluator(net, 32, *be, &t), params, {}, test_set(), aug, 3, 11, split);
+    });
+    for (const EvalMetrics& m : got) {
+      EXPECT_EQ(m.loss, one.loss) << world << " ranks";
+      EXPECT_EQ(m.top1, one.top1);
+      EXPECT_EQ(m.count, one.count);
+    }
+  }
+}
+
+// kBnNet, 2 epochs, EMA + SWA (from epoch 1) + SWAG + TTA: 2 processes of 1 replica against one
+// process of 2 replica threads (the same global batches).
+TEST(SplitEvaluation, AveragesAndTtaInTwoProcessesMatchOneProcess) {
+  SpecFile spec = test_util::bn_spec(2, 32, true);
+  spec.train->useEMA = true;
+  spec.train->useSWA = true;
+  spec.train->swaStartEpoch = 0;
+  spec.train->useSWAG = true;
+  spec.train->swagSamples = 2;
+  spec.train->useTTA = true;
+  spec.train->augment = true;
+  spec.train->ttaSamples = 2;
+  static Splits data = [] {
+    std::string d = test_util::tmpdir("split_avg", "train");
+    test::write_synthetic_split(d, "train", 128, 63);
+    test::write_synthetic_split(d, "t10k", 100, 64);
+    return load_dataset(DatasetKind::fashionMnist, d, 0);
+  }();
+  TrainOptions threads;
+  threads.dp.replicas = 2;
+  const TrainResult one = run_training(spec, data, threads);
+  ASSERT_EQ(one.epochs.size(), 2u);
+  const auto got = on_ranks(2, [&](const RankSplit& split) {
+    TrainOptions o;
+    o.dp = {2, split.group, split.rank, 1};
+    return run_training(spec, data, o);
+  });
+  for (const TrainResult& r : got) {
+    ASSERT_EQ(r.epochs.size(), 2u);
+    for (size_t e = 0; e < 2; ++e) {
+      const auto& want = one.epochs[e].average_top1;
+      const auto& have = r.epochs[e].average_top1;
+      ASSERT_EQ(have.size(), 4u);  // ema, swa, swag, tta
+      ASSERT_EQ(want.size(), 4u);
+      for (size_t k = 0; k < 4; ++k) {
+        EXPECT_EQ(have[k].first, want[k].first);
+        ASSERT_TRUE(have[k].second && want[k].second) << have[k].first;
+        // Two replicas sum their gradients in the same order either way: the same weights.
+        EXPECT_NEAR(*have[k].second, *want[k].second, 1e-12) << have[k].first << " epoch " << e;
+      }
+      EXPECT_NEAR(r.epochs[e].val.loss, one.epochs[e].val.loss, 1e-6 * one.epochs[e].val.loss);
+    }
+  }
+}
+
+// Detection: each rank decodes its batches and the detections are gathered in image order: the
+// list one process makes (every field), hence its VOC and COCO mAP. An untrained det_tiny on 6
+// synthetic VOC images at batch 2 (3 batches) keeps many boxes above the 0.001 score threshold.
+TEST(SplitEvaluation, DetectionsGatheredEqualOneProcess) {
+  data::SynthDetOptions so;
+  so.dir = test_util::tmpdir("split", "voc");
+  so.n = 30;
+  so.size = 64;
+  so.classes = 2;
+  so.seed = 1;
+  data::write_synth_det(so);
+  data::LoadOptions lo;
+  lo.dir = so.dir;
+  lo.height = lo.width = 64;
+  const data::Splits data = data::load_dataset(DatasetKind::voc, lo);
+  ASSERT_EQ(data.test.size(), 6);
+  const SpecFile spec = test_util::det_tiny_spec();
+  const NetSpec& net = spec.net;
+  const TrainConfig& c = *spec.train;
+  const ParamTable t = build_param_table(net);
+  const DetTargets d = det_targets(net, t, c);
+  auto cpu = exec::make_backend("cpu");
+  const Evaluator ev(net, 2, *cpu, &t);
+  const TrainState st = make_state(init_params(t, InitKind::he, 4), {}, ev.manifest());
+  NmsOptions o;
+  o.score = 0.001;
+  const std::vector<Detection> one = detect(ev, st.params, st.running, data.test, d, o);
+  ASSERT_GT(one.size(), 20u);
+  ASSERT_GT(one.back().image, 3);  // boxes from the last batch too
+  const DetMetrics map = evaluate_det(ev, st.params, st.running, data.test, data.det->test, d);
+  for (int world : {2, 3}) {
+    const auto got = on_ranks(world, [&](const RankSplit& split) {
+      auto be = exec::make_backend("cpu");
+      const Evaluator e(net, 2, *be, &t);
+      return std::make_pair(
+          detect(e, st.params, st.running, data.test, d, o, split),
+          evaluate_det(e, st.params, st.running, data.test, data.det->test, d, split));
+    });
+    for (const auto& [dets, m] : got) {
+      ASSERT_EQ(dets.size(), one.size()) << world << " ranks";
+      for (size_t k = 0; k < dets.size(); ++k) {
+        EXPECT_EQ(dets[k].image, one[k].image) << k;
+        EXPECT_EQ(dets[k].box, one[k].box) << k;
+        EXPECT_EQ(dets[k].score, one[k].score) << k;
+      }
+      EXPECT_EQ(m.voc_map50, map.voc_map50);
+      EXPECT_EQ(m.coco_map, map.coco_map);
     }
   }
 }

@@ -45,20 +45,8 @@ TEST(DetTrain, YoloAnchorDetectorTrainsAndReportsMap) {
   data::Splits data = load(dir, 64);
   ASSERT_NE(data.det, nullptr);
   EXPECT_EQ(data.class_names, (std::vector<std::string>{"ellipse", "rect"}));
-  SpecFile s;
-  s.net = NetBuilder("det_tiny")
-              .input(3, 64, 64)
-              .add(ConvBn{3, 16, 3, 2})
-              .add(ConvBn{16, 32, 3, 2})
-              .add(ConvBn{32, 32, 3, 2})
-              .add(ConvBn{32, 48, 3, 2})
-              .add(ConvBn{48, 64, 3, 2})
-              .add(FpnDetect{7, 32, 48, 64, 32, 2, 1})
-              .build();
-  TrainConfig c;
-  c.lossKind = LossKind::yoloAnchor;
-  c.anchors = {12, 12, 18, 18, 24, 24, 30, 30, 40, 40, 60, 60};
-  c.fpnScales = {8, 16, 32};
+  SpecFile s = test_util::det_tiny_spec();
+  TrainConfig c = *s.train;
   c.useDiouBox = true;
   c.optimizer = OptimizerKind::adam;
   c.learningRate = 0.003;

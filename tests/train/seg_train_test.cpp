@@ -82,5 +82,53 @@ TEST(SegTrain, TinyUnetOnSynthPetsLogsMiou) {
   EXPECT_DOUBLE_EQ(best.at("val_score").get<double>(), best_miou);
 }
 
+// perPixelWeightedCE trains: weights (1, 1, 1) give perPixelCE's run (same init, data order and
+// steps; the weighted mean divides by Σw instead of the pixel count, so equal to f32 rounding),
+// other weights a different one; a wrong weight count is refused.
+TEST(SegTrain, WeightedCeTrainsAndAllOnesEqualsCe) {
+  const std::string data = test_util::tmpdir("seg", "wdata");
+  data::synth_seg({.format = "pets", .n = 16, .out = data, .seed = 2});
+  data::LoadOptions lo;
+  lo.dir = data;
+  lo.height = lo.width = 16;
+  const data::Splits splits = data::load_dataset(DatasetKind::pets, lo);
+  auto run = [&](const std::string& loss) {
+    SpecFile spec = parse_spec(R"({"name": "tiny-unet", "inputChannels": 3, "inputHeight": 16,
+      "inputWidth": 16, "layers": [{"kind": "convBn", "ic": 3, "oc": 8, "k": 3},
+      {"kind": "unetDown", "ic": 8, "oc": 16}, {"kind": "unetUp", "ic": 16, "oc": 8},
+      {"kind": "conv2d", "ic": 8, "oc": 3, "k": 1, "act": "identity"}],
+      "train": {"dataset": "pets", "optimizer": "adam", "learningRate": 0.01, "batchSize": 8,
+      "epochs": 2, )" + loss + "}}",
+                               "tiny-unet");
+    TrainOptions o;
+    o.run_dir = test_util::tmpdir("seg", "wrun");
+    std::ostringstream log;
+    o.log = &log;
+    return run_training(spec, splits, o);
+  };
+  const TrainResult ce = run(R"("lossKind": "perPixelCE")");
+  const TrainResult ones = run(R"("lossKind": "perPixelWeightedCE", "lossWeights": [1, 1, 1])");
+  const TrainResult w = run(R"("lossKind": "perPixelWeightedCE", "lossWeights": [0.2, 5, 1])");
+  ASSERT_EQ(ce.epochs.size(), 2u);
+  ASSERT_EQ(ones.epochs.size(), 2u);
+  ASSERT_EQ(w.epochs.size(), 2u);
+  for (size_t e = 0; e < 2; ++e) {
+    EXPECT_NEAR(ones.epochs[e].train_loss, ce.epochs[e].train_loss, 1e-5 * ce.epochs[e].train_loss)
+        << e;
+    EXPECT_NEAR(ones.epochs[e].val.loss, ce.epochs[e].val.loss, 1e-5 * ce.epochs[e].val.loss) << e;
+    EXPECT_TRUE(std::isfinite(w.epochs[e].train_loss)) << e;
+    EXPECT_GT(std::abs(w.epochs[e].train_loss - ce.epochs[e].train_loss),
+              1e-3 * ce.epochs[e].train_loss)
+        << e;
+  }
+  try {
+    run(R"("lossKind": "perPixelWeightedCE", "lossWeights": [1, 2])");
+    ADD_FAILURE() << "two weights for three classes were accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("lossWeights count (got 2, expected 3"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace netspec::train

@@ -86,4 +86,25 @@ inline bool same_bits(const std::vector<Tensor>& a, const std::vector<Tensor>& b
   return true;
 }
 
+// A 5-stage conv-BN backbone with an FPN yoloAnchor head (2 classes) on 3x64x64, and the loss
+// fields its head needs (the detection tests' small detector).
+inline SpecFile det_tiny_spec() {
+  SpecFile s;
+  s.net = NetBuilder("det_tiny")
+              .input(3, 64, 64)
+              .add(ConvBn{3, 16, 3, 2})
+              .add(ConvBn{16, 32, 3, 2})
+              .add(ConvBn{32, 32, 3, 2})
+              .add(ConvBn{32, 48, 3, 2})
+              .add(ConvBn{48, 64, 3, 2})
+              .add(FpnDetect{7, 32, 48, 64, 32, 2, 1})
+              .build();
+  TrainConfig c;
+  c.lossKind = LossKind::yoloAnchor;
+  c.anchors = {12, 12, 18, 18, 24, 24, 30, 30, 40, 40, 60, 60};
+  c.fpnScales = {8, 16, 32};
+  s.train = c;
+  return s;
+}
+
 }  // namespace netspec::train::test_util
