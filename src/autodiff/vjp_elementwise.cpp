@@ -58,6 +58,11 @@ V tanh(VjpCtx& c) {  // dx = dy·(1-y²)
   E e(c);
   return {e.mul(e.dy(), e.b.subtract(e.k(1), e.mul(e.y(), e.y())))};
 }
+V erf(VjpCtx& c) {  // dx = dy·(2/√π)·e^(−x²)
+  E e(c);
+  Value* x = e.x();
+  return {e.mul(e.dy(), e.mul(e.k(M_2_SQRTPI), e.b.exponential(e.b.negate(e.mul(x, x)))))};
+}
 V sqrt(VjpCtx& c) {
   E e(c);
   return {e.div(e.mul(e.dy(), e.k(0.5)), e.y())};
@@ -179,6 +184,7 @@ void register_elementwise_vjps(VjpRule* t) {
   ft.set(OpKind::kLogPlusOne, log1p);
   ft.set(OpKind::kLogistic, logistic);
   ft.set(OpKind::kTanh, tanh);
+  ft.set(OpKind::kErf, erf);
   ft.set(OpKind::kSqrt, sqrt);
   ft.set(OpKind::kRsqrt, rsqrt);
   ft.set(OpKind::kCbrt, cbrt);

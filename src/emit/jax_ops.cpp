@@ -66,6 +66,8 @@ const char* unary_fn(OpKind k) {
       return "lax.logistic";
     case OpKind::kTanh:
       return "lax.tanh";
+    case OpKind::kErf:
+      return "lax.erf";
     case OpKind::kSqrt:
       return "lax.sqrt";
     case OpKind::kRsqrt:

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "core/dtype.h"
+#include "exec/erf_f32.h"
 #include "hlo/ir.h"
 
 namespace netspec::exec {
@@ -84,6 +85,27 @@ NETSPEC_FLOAT_UNARY(kTanh, std::tanh(x));
 NETSPEC_FLOAT_UNARY(kSqrt, std::sqrt(x));
 NETSPEC_FLOAT_UNARY(kRsqrt, T(1) / std::sqrt(x));
 NETSPEC_FLOAT_UNARY(kCbrt, std::cbrt(x));
+
+// erf: f32 (and narrower) XLA's rational form (exec/erf_f32.h), Horner steps as fma so every
+// build rounds alike (vmath_impl.h's vector erf is the same sequence); f64: std::erf.
+template <>
+struct Scalar<hlo::OpKind::kErf> {
+  static constexpr Domain kDomain = Domain::kFloat;
+  template <typename T>
+  static T apply(T x) {
+    if constexpr (std::is_same_v<T, double>) {
+      return std::erf(x);
+    } else {
+      const float v = static_cast<float>(x);
+      const float c = v < -4.f ? -4.f : (v > 4.f ? 4.f : v);  // NaN stays NaN
+      const float z = c * c;
+      float p = kErfP[0], q = kErfQ[0];
+      for (int i = 1; i < kErfPLen; ++i) p = __builtin_fmaf(p, z, kErfP[i]);
+      for (int i = 1; i < kErfQLen; ++i) q = __builtin_fmaf(q, z, kErfQ[i]);
+      return static_cast<T>(c * p / q);
+    }
+  }
+};
 NETSPEC_FLOAT_UNARY(kSine, std::sin(x));
 NETSPEC_FLOAT_UNARY(kCosine, std::cos(x));
 NETSPEC_FLOAT_UNARY(kTan, std::tan(x));
@@ -391,8 +413,8 @@ To convert_scalar(From x) {
 // clang-format off
 #define NETSPEC_SCALAR_UNARY_KINDS(X)                                                            \
   X(kNegate) X(kAbs) X(kSign) X(kExponential) X(kExponentialMinusOne) X(kLog) X(kLogPlusOne)     \
-  X(kLogistic) X(kTanh) X(kSqrt) X(kRsqrt) X(kCbrt) X(kSine) X(kCosine) X(kTan) X(kFloor)        \
-  X(kCeil) X(kRoundNearestAfz) X(kRoundNearestEven) X(kIsFinite) X(kNot) X(kPopcnt)              \
+  X(kLogistic) X(kTanh) X(kErf) X(kSqrt) X(kRsqrt) X(kCbrt) X(kSine) X(kCosine) X(kTan)         \
+  X(kFloor) X(kCeil) X(kRoundNearestAfz) X(kRoundNearestEven) X(kIsFinite) X(kNot) X(kPopcnt)   \
   X(kCountLeadingZeros)
 #define NETSPEC_SCALAR_BINARY_KINDS(X)                                                           \
   X(kAdd) X(kSubtract) X(kMultiply) X(kDivide) X(kRemainder) X(kPower) X(kMaximum) X(kMinimum)   \

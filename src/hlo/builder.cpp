@@ -181,6 +181,7 @@ Value* Builder::log(Value* x) { return unary(OpKind::kLog, x); }
 Value* Builder::log_plus_one(Value* x) { return unary(OpKind::kLogPlusOne, x); }
 Value* Builder::logistic(Value* x) { return unary(OpKind::kLogistic, x); }
 Value* Builder::tanh(Value* x) { return unary(OpKind::kTanh, x); }
+Value* Builder::erf(Value* x) { return unary(OpKind::kErf, x); }
 Value* Builder::sqrt(Value* x) { return unary(OpKind::kSqrt, x); }
 Value* Builder::rsqrt(Value* x) { return unary(OpKind::kRsqrt, x); }
 Value* Builder::cbrt(Value* x) { return unary(OpKind::kCbrt, x); }

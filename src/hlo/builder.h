@@ -67,6 +67,7 @@ class Builder {
   Value* log_plus_one(Value* x);
   Value* logistic(Value* x);
   Value* tanh(Value* x);
+  Value* erf(Value* x);  // chlo.erf
   Value* sqrt(Value* x);
   Value* rsqrt(Value* x);
   Value* cbrt(Value* x);

@@ -26,6 +26,7 @@ TEST(ElementwiseVjp, UnaryOpsMatchFiniteDifferences) {
                                             {OpKind::kLogPlusOne, true},
                                             {OpKind::kLogistic, false},
                                             {OpKind::kTanh, false},
+                                            {OpKind::kErf, false},
                                             {OpKind::kSqrt, true},
                                             {OpKind::kRsqrt, true},
                                             {OpKind::kCbrt, true},

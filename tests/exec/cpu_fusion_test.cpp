@@ -110,6 +110,40 @@ TEST(CpuFusion, MaxReluAndMaskBackwardMatchRef) {
   expect_equal(got[1], want[1], "relu vjp");
 }
 
+TEST(CpuFusion, ClampAndMaskLogicJoinTheGroup) {
+  // clamp with splat bounds (scalar and full-tensor), its VJP's masks combined by or/and/not,
+  // and an i1 argument: one group, the ref values bit for bit (NaN and the bounds included).
+  BodyFn body = [](Builder& b, const Values& a) {
+    Shape s{37, 130};
+    auto splat = [&](double v) {
+      return b.broadcast_in_dim(b.constant_splat(v, Type::tensor(DType::kF32, {})), s, {});
+    };
+    Value* x = b.multiply(a[0], splat(3.0));
+    Value* c = b.clamp(splat(-4), x, splat(4));
+    Value* c2 = b.clamp(a[1], x, splat(1));  // lo a full tensor
+    Value* out = b.or_(b.compare(x, splat(-4), "LT"), b.compare(x, splat(4), "GT"));
+    Value* in = b.and_(b.not_(out), a[2]);
+    Value* dx = b.select(in, a[1], splat(0));
+    return Values{c, c2, dx, out};
+  };
+  std::vector<Tensor> in{rnd({37, 130}, 12), rnd({37, 130}, 13), rnd({37, 130}, 14)};
+  in[0].data<float>()[5] = std::numeric_limits<float>::quiet_NaN();
+  in[0].data<float>()[6] = 4.f / 3.f;
+  {  // a[2]: a random i1 mask
+    Tensor m(DType::kI1, {37, 130});
+    for (int64_t i = 0; i < m.numel(); ++i) m.data<bool>()[i] = (i * 7919) % 3 != 0;
+    in[2] = std::move(m);
+  }
+  std::vector<Type> ts;
+  for (const Tensor& t : in) ts.push_back(type_of(t));
+  auto st = stats_of(ts, body);
+  EXPECT_EQ(st.steps, 1) << st.fallback_ops;
+  auto want = run_fn("ref", in, body);
+  auto got = run_fn("cpu", in, body);
+  const char* names[] = {"clamp", "clamp lo tensor", "masked select", "or mask"};
+  for (size_t i = 0; i < want.size(); ++i) expect_equal(got[i], want[i], names[i]);
+}
+
 TEST(CpuFusion, OffSwitchGivesTheSameValues) {
   std::vector<Tensor> in = adam_inputs();
   auto fused = run_fn("cpu", in, adam_like);

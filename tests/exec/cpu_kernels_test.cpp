@@ -3,6 +3,9 @@
 // i.e. transposed convolution), dot_general layouts (transposed operands, batch dims in the
 // middle, f64), reductions and pooling windows. Each case also checks that the planner took the
 // fast path (no ref fallback), so the comparison really tests the cpu kernel.
+#include <bit>
+#include <cstdint>
+#include <limits>
 #include <random>
 
 #include "exec/cpu/cpu_backend.h"
@@ -167,6 +170,26 @@ TEST(CpuReduce, SumsMaxAndPooling) {
           },
           1e-5, "reduce");
     }
+  }
+  // Row max/min over 70 contiguous values (16-lane path): bit for bit the ref's in-order fold,
+  // with ±0 ties, a row holding a NaN, one holding two (the ref's order picks which) and ±inf.
+  Tensor r = random(DType::kF32, {6, 70}, 32);
+  float* v = r.data<float>();
+  v[3] = -0.f, v[40] = 0.f, v[41] = -0.f;  // row 0: the max may be a zero only if all are <= 0
+  for (int j = 0; j < 70; ++j) v[70 + j] = j % 2 ? -0.f : 0.f;  // row 1: +0 wins max, -0 min
+  v[140 + 50] = std::numeric_limits<float>::quiet_NaN();
+  v[210 + 20] = std::bit_cast<float>(0x7fc00001u), v[210 + 60] = std::bit_cast<float>(0x7fc00002u);
+  v[280 + 33] = kInf, v[350 + 69] = -kInf;
+  for (OpKind k : {OpKind::kMaximum, OpKind::kMinimum}) {
+    BodyFn body = [&](Builder& b, const Values& a) {
+      return Values{
+          b.reduce(a[0], b.scalar(k == OpKind::kMaximum ? -kInf : kInf, DType::kF32), {1}, k)};
+    };
+    auto want = run_fn("ref", {r}, body), got = run_fn("cpu", {r}, body);
+    for (int64_t i = 0; i < 6; ++i)
+      EXPECT_EQ(std::bit_cast<uint32_t>(got[0].data<float>()[i]),
+                std::bit_cast<uint32_t>(want[0].data<float>()[i]))
+          << op_name(k) << " row " << i;
   }
   hlo::WindowOptions w;  // 3x3 stride-2 max pool with asymmetric padding on NCHW
   w.window_dimensions = {1, 1, 3, 3};

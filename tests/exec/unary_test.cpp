@@ -49,6 +49,21 @@ TEST_P(UnaryTest, Transcendentals) {
   expect_near(un(OpKind::kTan, f64({2}, {0, M_PI / 4})), f64({2}, {0, 1}), 1e-15);
 }
 
+TEST_P(UnaryTest, ErfMatchesLibmWithinTheF32ApproximationsError) {
+  // f32: XLA's rational form, |error| < 2e-7 against libm's erf (double); ±inf -> ±1; NaN stays.
+  std::vector<double> xs, want;
+  for (int i = -600; i <= 600; ++i) xs.push_back(i / 100.0 + 0.003);
+  for (double x : {0.0, -0.0, 1e-30, 3.999, 4.0, 4.001, 1e30, -1e30}) xs.push_back(x);
+  for (double x : xs) want.push_back(std::erf(double(float(x))));
+  const int64_t n = static_cast<int64_t>(xs.size());
+  expect_near(un(OpKind::kErf, f32({n}, xs)), f32({n}, want), 3e-7, 0);
+  expect_equal(un(OpKind::kErf, f32({3}, {kNaN, kInf, -kInf})), f32({3}, {kNaN, 1, -1}));
+  expect_equal(un(OpKind::kErf, f32({2}, {0.0, -0.0})), f32({2}, {0.0, -0.0}));
+  // f64: libm's erf itself.
+  expect_near(un(OpKind::kErf, f64({3}, {0.5, -2, 6})),
+              f64({3}, {std::erf(0.5), std::erf(-2.0), 1}), 1e-16, 0);
+}
+
 TEST_P(UnaryTest, Rounding) {
   Tensor x = f32({7}, {-1.5, 1.5, -0.0, -0.5, 2.5, -2.5, 0.5});
   expect_equal(un(OpKind::kFloor, x), f32({7}, {-2, 1, -0.0, -1, 2, -3, 0}));

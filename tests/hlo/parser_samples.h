@@ -43,7 +43,7 @@ inline std::unique_ptr<Module> all_ops_module() {
   keep.push_back(b.iota(i32({4, 2}), 1));
   for (OpKind u : {OpKind::kNegate, OpKind::kAbs, OpKind::kSign, OpKind::kExponential,
                    OpKind::kExponentialMinusOne, OpKind::kLog, OpKind::kLogPlusOne, OpKind::kLogistic,
-                   OpKind::kTanh, OpKind::kSqrt, OpKind::kRsqrt, OpKind::kCbrt, OpKind::kSine,
+                   OpKind::kTanh, OpKind::kErf, OpKind::kSqrt, OpKind::kRsqrt, OpKind::kCbrt, OpKind::kSine,
                    OpKind::kCosine, OpKind::kTan, OpKind::kFloor, OpKind::kCeil, OpKind::kRoundNearestAfz,
                    OpKind::kRoundNearestEven})
     keep.push_back(b.unary(u, x));

@@ -94,6 +94,7 @@ constexpr int64_t grain_of(OpKind k) {
     case OpKind::kLogPlusOne:
     case OpKind::kLogistic:
     case OpKind::kTanh:
+    case OpKind::kErf:
     case OpKind::kCbrt:
     case OpKind::kSine:
     case OpKind::kCosine:

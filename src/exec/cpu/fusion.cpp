@@ -33,12 +33,13 @@ using hlo::Value;
 
 constexpr int64_t kTile = 512;
 
-// The kinds a group may hold besides compare, select, convert and broadcast_in_dim: their math is
-// Scalar<K>::apply on f32 (exec/scalar_ops.h), the same inline code as the unfused kernels.
+// The kinds a group may hold besides compare, select, clamp, convert, broadcast_in_dim and the i1
+// and/or/not: their math is Scalar<K>::apply on f32 (exec/scalar_ops.h), the same inline code as
+// the unfused kernels.
 // clang-format off
 #define FUSED_UNARY_KINDS(X) \
   X(kNegate) X(kAbs) X(kExponential) X(kExponentialMinusOne) X(kLog) X(kLogPlusOne) X(kLogistic) \
-  X(kTanh) X(kSqrt) X(kRsqrt)
+  X(kTanh) X(kErf) X(kSqrt) X(kRsqrt)
 #define FUSED_BINARY_KINDS(X) X(kAdd) X(kSubtract) X(kMultiply) X(kDivide) X(kMaximum) X(kMinimum)
 // clang-format on
 
@@ -103,6 +104,15 @@ bool fusable(const hlo::Op& op) {
     case OpKind::kSelect:
       return is_f32(r) && is_i1(op.operand_type(0)) && same_shape(0) && same_shape(1) &&
              same_shape(2);
+    case OpKind::kClamp:  // clamp(lo, x, hi); GELU's erf clamps to [-4, 4] with splats
+      return is_f32(r) && is_f32(op.operand_type(0)) && is_f32(op.operand_type(1)) &&
+             is_f32(op.operand_type(2)) && same_shape(0) && same_shape(1) && same_shape(2);
+    case OpKind::kAnd:  // i1 masks (0/1 floats inside a group): and = min, or = max, not = 1 - a
+    case OpKind::kOr:
+      return is_i1(r) && is_i1(op.operand_type(0)) && is_i1(op.operand_type(1)) && same_shape(0) &&
+             same_shape(1);
+    case OpKind::kNot:
+      return is_i1(r) && is_i1(op.operand_type(0)) && same_shape(0);
     case OpKind::kConvert:  // f32 -> f32 copies; i1 masks are 0/1 floats inside a group
       return is_f32(r) && same_shape(0) &&
              (is_f32(op.operand_type(0)) || is_i1(op.operand_type(0)));
@@ -123,7 +133,7 @@ struct Instr {
   BcastMap map;                // kBroadcastInDim
   // Binary ops: operand a / b is a pinned scalar broadcast, read as one register value instead
   // of streaming its constant slot (keeps the tile's working set in L1 on long chains).
-  bool scalar_a = false, scalar_b = false;
+  bool scalar_a = false, scalar_b = false, scalar_c = false;  // scalar_c: clamp's hi
   VecUnaryFn vec = nullptr;  // exp, log, tanh, logistic: the vector kernel (vmath.h)
 };
 
@@ -164,6 +174,20 @@ void binary(float* d, const float* a, const float* b, int64_t n, bool sa, bool s
     for (int64_t j = 0; j < n; ++j) d[j] = f(a[j], y);
   } else {
     binary(d, a, b, n, f);
+  }
+}
+
+// clamp(lo, x, hi) = min(max(x, lo), hi) (scalar_ops.h), lo and/or hi scalars (sl / sh).
+void clamp(float* d, const float* lo, const float* x, const float* hi, int64_t n, bool sl,
+           bool sh) {
+  auto f = [](float l, float v, float h) { return Scalar<OpKind::kClamp>::apply(l, v, h); };
+  if (sl && sh) {
+    const float l = lo[0], h = hi[0];
+#pragma GCC ivdep
+    for (int64_t j = 0; j < n; ++j) d[j] = f(l, x[j], h);
+  } else {
+#pragma GCC ivdep
+    for (int64_t j = 0; j < n; ++j) d[j] = f(lo[sl ? 0 : j], x[j], hi[sh ? 0 : j]);
   }
 }
 
@@ -229,6 +253,20 @@ void run_program(const Program& p, const RunArgs& args) {
                 return compare<decltype(dir)::value>(x, y) ? 1.f : 0.f;
               });
             });
+            break;
+          case OpKind::kClamp:
+            clamp(d, ref(in.a), ref(in.b), ref(in.c), n, in.scalar_a, in.scalar_c);
+            break;
+          case OpKind::kAnd:  // 0/1 floats
+            binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
+                   [](float x, float y) { return std::min(x, y); });
+            break;
+          case OpKind::kOr:
+            binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
+                   [](float x, float y) { return std::max(x, y); });
+            break;
+          case OpKind::kNot:
+            unary(d, ref(in.a), n, [](float x) { return 1.f - x; });
             break;
           case OpKind::kSelect: {
             const float *c = ref(in.a), *x = ref(in.b), *y = ref(in.c);
@@ -559,6 +597,7 @@ Compiled compile_fused(const FusedGroup& g, int block) {
     };
     if (op.operands.size() == 2 && !is_bcast)
       in.scalar_a = is_pinned(in.a), in.scalar_b = is_pinned(in.b);
+    if (op.kind == OpKind::kClamp) in.scalar_a = is_pinned(in.a), in.scalar_c = is_pinned(in.c);
     in.dst = pinned ? p.slots++ : alloc();
     if (pinned) p.pinned.push_back(in.dst);
     slot_of[op.result(0)] = in.dst;

@@ -69,6 +69,22 @@ T fold_contiguous(T acc, const T* p, int64_t n, bool lanes) {
       return acc;
     }
   }
+  // f32 max/min (softmax's row max) in 16 lanes: without NaNs the result is order-free (-0 < +0
+  // is a total order), so it equals the in-order fold; a NaN result is recomputed in order (the
+  // ref's order picks which NaN).
+  if constexpr (std::is_same_v<T, float> && (K == OpKind::kMaximum || K == OpKind::kMinimum)) {
+    if (n >= 32) {
+      float lane[16];
+      for (int q = 0; q < 16; ++q) lane[q] = p[q];
+      int64_t j = 16;
+      for (; j + 16 <= n; j += 16)
+        for (int q = 0; q < 16; ++q) lane[q] = f(lane[q], p[j + q]);
+      T r = acc;
+      for (int q = 0; q < 16; ++q) r = f(r, lane[q]);
+      for (; j < n; ++j) r = f(r, p[j]);
+      if (!std::isnan(r)) return r;
+    }
+  }
   for (int64_t j = 0; j < n; ++j) acc = f(acc, p[j]);
   return acc;
 }

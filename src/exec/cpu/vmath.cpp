@@ -43,6 +43,8 @@ VecUnaryFn vec_unary(hlo::OpKind k) {
       return m.tanh;
     case hlo::OpKind::kLogistic:
       return m.logistic;
+    case hlo::OpKind::kErf:
+      return m.erf;
     default:
       return nullptr;
   }

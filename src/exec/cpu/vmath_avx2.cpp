@@ -1,6 +1,7 @@
 // vmath.h's kernels compiled for AVX2 + FMA without AVX-512 (this file's flags: CMakeLists.txt),
 // the variant for CPUs without AVX-512 (AMD EPYC of kind B).
 #include "exec/cpu/vmath.h"
+#include "exec/erf_f32.h"
 
 namespace netspec::exec::cpu {
 namespace {
@@ -9,7 +10,8 @@ namespace {
 
 VecMath vec_math_avx2() {
 #if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
-  return {vm_loop<vm_exp>, vm_loop<vm_log>, vm_loop<vm_tanh>, vm_loop<vm_logistic>};
+  return {vm_loop<vm_exp>, vm_loop<vm_log>, vm_loop<vm_tanh>, vm_loop<vm_logistic>,
+          vm_loop<vm_erf>};
 #else
   return {};
 #endif

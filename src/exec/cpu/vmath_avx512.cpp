@@ -1,6 +1,7 @@
 // vmath.h's kernels compiled for AVX-512 (this file's flags: CMakeLists.txt); only called on a
 // CPU that has AVX-512 F/DQ/BW/VL.
 #include "exec/cpu/vmath.h"
+#include "exec/erf_f32.h"
 
 namespace netspec::exec::cpu {
 namespace {
@@ -9,7 +10,8 @@ namespace {
 
 VecMath vec_math_avx512() {
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
-  return {vm_loop<vm_exp>, vm_loop<vm_log>, vm_loop<vm_tanh>, vm_loop<vm_logistic>};
+  return {vm_loop<vm_exp>, vm_loop<vm_log>, vm_loop<vm_tanh>, vm_loop<vm_logistic>,
+          vm_loop<vm_erf>};
 #else
   return {};
 #endif

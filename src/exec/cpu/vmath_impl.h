@@ -3,7 +3,8 @@
 // it from those files, inside an anonymous namespace (each copy is compiled for another ISA).
 // exp: f32 Cody-Waite reduction and polynomial (logistic: the same in double); log: x = m·2^e with
 // m in [√½, √2), log(m) by Cephes logf's polynomial; tanh: x + x³·P(x²) for |x| < 0.625, else 1 - 2
-// / (e^2|x| + 1); logistic: 1 / (1 + e^-x) as the scalar code computes it.
+// / (e^2|x| + 1); logistic: 1 / (1 + e^-x) as the scalar code computes it; erf: the scalar
+// sequence.
 #include <bit>
 #include <cstdint>
 
@@ -119,6 +120,19 @@ inline float vm_tanh(float x) {
 // 1 / (1 + e^-x) as the scalar code computes it, with the (nearly correctly rounded) double exp:
 // an exp 1 ulp off moves 1 + e^-x to another float near x = -16.6, 4 ulp in the result.
 inline float vm_logistic(float x) { return 1.f / (1.f + vm_exp_d(-x)); }
+
+// erf: the scalar code's sequence (exec/scalar_ops.h, Scalar<kErf>), compiled for this file's ISA.
+inline float vm_erf(float x) {
+  const float c = x < -4.f ? -4.f : (x > 4.f ? 4.f : x);  // NaN stays NaN
+  const float z = c * c;
+  float p = kErfP[0], q = kErfQ[0];
+  // Unrolled so that the caller's loop vectorises (a loop inside it would stay scalar).
+#pragma GCC unroll 8
+  for (int i = 1; i < kErfPLen; ++i) p = __builtin_fmaf(p, z, kErfP[i]);
+#pragma GCC unroll 8
+  for (int i = 1; i < kErfQLen; ++i) q = __builtin_fmaf(q, z, kErfQ[i]);
+  return c * p / q;
+}
 
 template <float (*F)(float)>
 void vm_loop(float* d, const float* a, int64_t n) {

@@ -160,6 +160,25 @@ Op* parse_elementwise(OpText& t) {
   return t.done();
 }
 
+// CHLO unary ops (chlo.erf) as MLIR prints them: `%x : T -> R`.
+bool print_chlo_unary(Printer& pr, const Op& op, int) {
+  if (!op.attrs.empty() || op.results.size() != 1 || op.operands.size() != 1) return false;
+  pr.out_ += fmt::format("{} {} : {} -> {}", op.name(), pr.operands_str(op),
+                         op.operand_type(0).str(), op.result(0)->type.str());
+  return true;
+}
+Op* parse_chlo_unary(OpText& t) {
+  t.read_operands();
+  if (t.comma) t.p.error_here(fmt::format("unexpected '{}' after the operand", t.p.peek().text));
+  t.opt_attrs();
+  t.p.expect(":", "before the op's type");
+  Type in = t.p.parse_type();
+  t.p.expect("->", "in a chlo op's type");
+  t.check_operand_types({in});
+  t.types = {t.p.parse_type()};
+  return t.done();
+}
+
 }  // namespace
 
 void register_basic_syntaxes(SyntaxTable& t) {
@@ -169,6 +188,7 @@ void register_basic_syntaxes(SyntaxTable& t) {
   t.set(OpKind::kIota, print_iota, parse_iota);
   t.set(OpKind::kCompare, print_compare, parse_compare);
   t.set(OpKind::kSelect, print_select, parse_select);
+  t.set(OpKind::kErf, print_chlo_unary, parse_chlo_unary);
   t.set(OpKind::kReducePrecision, print_reduce_precision, parse_reduce_precision);
   t.set(OpKind::kRngBitGenerator, print_rng_bit_generator, parse_rng_bit_generator);
   // Generic form only (their regions or dimension attributes have no pretty form here).

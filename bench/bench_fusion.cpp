@@ -1,0 +1,91 @@
+// Fused elementwise chains on the cpu executor: GELU (erf form, layers/activation.cpp) forward
+// and forward+backward (autodiff::vjp) over vit-cifar-tiny's MLP activation [32, 64, 256], and an
+// Adam-like update over [256, 1024]: wall ms per call (median), CPU ms per call (mean, all
+// threads: the number to compare on a loaded machine), CPU ns per element, the plan's step count.
+// Usage: bench_fusion   (threads: NETSPEC_THREADS as for netspec)
+#include <time.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "autodiff/vjp.h"
+#include "bench/bench_util.h"
+#include "exec/backend.h"
+#include "exec/cpu/cpu_backend.h"
+#include "layers/lower.h"
+
+using namespace netspec;
+using hlo::Builder;
+using hlo::Type;
+using hlo::Value;
+
+namespace {
+
+std::shared_ptr<hlo::Module> gelu_module(const Shape& s, bool backward) {
+  auto m = std::make_shared<hlo::Module>();
+  hlo::Func* f = m->add_func("gelu", {Type::tensor(DType::kF32, s)});
+  Builder b(f->body.get());
+  b.func_return({layers::activation(b, f->arg(0), Activation::gelu)});
+  if (!backward) {
+    f->name = "main";
+    return m;
+  }
+  autodiff::VjpOptions o;
+  o.name = "main";
+  autodiff::vjp(*f, {0}, o);
+  return m;
+}
+
+std::shared_ptr<hlo::Module> adam_module(const Shape& s) {
+  auto m = std::make_shared<hlo::Module>();
+  Type t = Type::tensor(DType::kF32, s);
+  hlo::Func* f = m->add_func("main", {t, t, t, t});
+  Builder b(f->body.get());
+  auto c = [&](double v) { return b.constant_splat(v, t); };
+  Value *w = f->arg(0), *g = f->arg(1), *mo = f->arg(2), *v = f->arg(3);
+  Value* m1 = b.add(b.multiply(c(0.9), mo), b.multiply(c(0.1), g));
+  Value* v1 = b.add(b.multiply(c(0.999), v), b.multiply(c(0.001), b.multiply(g, g)));
+  Value* upd = b.divide(m1, b.add(b.sqrt(v1), c(1e-8)));
+  Value* w1 = b.subtract(w, b.multiply(c(1e-3), b.add(upd, b.multiply(c(0.01), w))));
+  b.func_return({w1, m1, v1});
+  return m;
+}
+
+// User + system CPU seconds of the process (all threads): the machine is shared, wall time is not.
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+void time_module(const char* name, std::shared_ptr<hlo::Module> m, int64_t elems) {
+  auto st = exec::cpu::plan_stats(*m->entry("main"));
+  std::vector<Tensor> in;
+  hlo::Func* f = m->entry("main");
+  for (size_t k = 0; k < f->num_args(); ++k) {
+    Tensor x(f->arg(k)->type.dtype(), f->arg(k)->type.shape());
+    float* d = x.data<float>();
+    for (int64_t i = 0; i < x.numel(); ++i) d[i] = float((i * 7919) % 2000) / 250.0f - 4.0f;
+    in.push_back(std::move(x));
+  }
+  auto be = exec::make_backend("cpu");
+  auto exe = be->load(std::move(m));
+  const int reps = 21;
+  const double c0 = cpu_seconds();
+  double s = bench::time_median([&] { exe->run("main", in); }, 3, reps);
+  const double cpu = (cpu_seconds() - c0) / (reps + 3);
+  std::printf("%-22s %8.3f ms wall  %8.3f ms cpu  %6.2f cpu ns/element  %lld steps\n", name,
+              s * 1e3, cpu * 1e3, cpu * 1e9 / double(elems), (long long)st.steps);
+}
+
+}  // namespace
+
+int main() {
+  const Shape act{32, 64, 256};
+  const int64_t n = 32 * 64 * 256;
+  time_module("gelu forward", gelu_module(act, false), n);
+  time_module("gelu forward+backward", gelu_module(act, true), n);
+  time_module("adam-like update", adam_module({256, 1024}), 256 * 1024);
+  return 0;
+}
