@@ -271,5 +271,21 @@ TEST(CpuShape, TransposeBroadcastSliceReverseConcat) {
       0, "shape ops");
 }
 
+TEST(CpuShape, PixelShuffleTransposes) {
+  // The 2x2 pixel shuffles of a transposed convolution (unetUp): rows of two elements, so the
+  // copy walks its outer index as an odometer; big enough to split across threads mid-row-set.
+  for (DType dt : {DType::kF32, DType::kF64}) {
+    Tensor x = random(dt, {8, 14, 14, 32, 2, 2}, 71), y = random(dt, {8, 32, 14, 2, 14, 2}, 72);
+    Tensor z = random(dt, {3, 5, 1, 7, 3}, 73);
+    check_against_ref(
+        {x, y, z},
+        [](Builder& b, const Values& a) {
+          return Values{b.transpose(a[0], {0, 3, 1, 4, 2, 5}), b.transpose(a[1], {0, 2, 4, 1, 3, 5}),
+                        b.transpose(a[2], {4, 2, 0, 3, 1}), b.transpose(a[2], {1, 0, 2, 4, 3})};
+        },
+        0, "pixel shuffle");
+  }
+}
+
 }  // namespace
 }  // namespace netspec::testing

@@ -27,35 +27,55 @@ void copy_typed(T* dst, const T* src, const std::vector<int64_t>& dims,
         p = d;
         break;
       }
-  // Outer iteration space: every dim except the last (and p when tiling).
+  // A row: the last dim, plus up to two more inner dims while rows stay short (< 64 elements)
+  // when not tiling, copied by a small loop nest (the 2x2 pixel shuffles of a transposed
+  // convolution have rows of two elements).
+  int64_t n_row = 1;
+  if (p < 0)
+    while (n_row < 3 && n_row < r &&
+           num_elements(std::vector<int64_t>(dims.end() - n_row, dims.end())) < 64)
+      ++n_row;
+  int64_t rd[3] = {1, 1, 1}, rs[3] = {0, 0, 0};
+  for (int64_t k = 0; k < n_row; ++k) {
+    rd[2 - k] = dims[static_cast<size_t>(r - 1 - k)];
+    rs[2 - k] = sst[static_cast<size_t>(r - 1 - k)];
+  }
+  // Outer iteration space: every dim but the row's (and p when tiling).
   std::vector<int64_t> outer_dims;
   std::vector<int64_t> outer_ids;
-  for (int64_t d = 0; d < r - 1; ++d)
+  for (int64_t d = 0; d < r - n_row; ++d)
     if (d != p) {
       outer_dims.push_back(dims[static_cast<size_t>(d)]);
       outer_ids.push_back(d);
     }
   int64_t outer = num_elements(outer_dims);
-  const int64_t row_work = p >= 0 ? inner * dims[static_cast<size_t>(p)] : inner;
+  const int64_t row_work = p >= 0 ? inner * dims[static_cast<size_t>(p)] : rd[0] * rd[1] * rd[2];
   int64_t grain = std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(row_work, 1));
+  const int64_t n_outer = static_cast<int64_t>(outer_ids.size());
   parallel_for(outer, grain, [&](int64_t b, int64_t e) {
+    // Odometer over the outer dims: one divmod pass at the chunk start, then incremental offsets.
+    std::vector<int64_t> idx(static_cast<size_t>(n_outer));
+    int64_t so = 0, dof = 0;
+    for (int64_t k = n_outer - 1, rem = b; k >= 0; --k) {
+      size_t d = static_cast<size_t>(outer_ids[static_cast<size_t>(k)]);
+      idx[static_cast<size_t>(k)] = rem % dims[d];
+      rem /= dims[d];
+      so += idx[static_cast<size_t>(k)] * sst[d];
+      dof += idx[static_cast<size_t>(k)] * dst_st[d];
+    }
     for (int64_t o = b; o < e; ++o) {
-      int64_t rem = o, so = 0, dof = 0;
-      for (int64_t k = static_cast<int64_t>(outer_ids.size()) - 1; k >= 0; --k) {
-        size_t d = static_cast<size_t>(outer_ids[static_cast<size_t>(k)]);
-        int64_t i = rem % dims[d];
-        rem /= dims[d];
-        so += i * sst[d];
-        dof += i * dst_st[d];
-      }
       if (p < 0) {
         T* dp = dst + dof;
-        const T* sp = src + so;
-        if (inner_s == 1) {
-          std::memcpy(dp, sp, static_cast<size_t>(inner) * sizeof(T));
-        } else {
-          for (int64_t j = 0; j < inner; ++j) dp[j] = sp[j * inner_s];
-        }
+        for (int64_t i0 = 0; i0 < rd[0]; ++i0)
+          for (int64_t i1 = 0; i1 < rd[1]; ++i1) {
+            const T* sp = src + so + i0 * rs[0] + i1 * rs[1];
+            if (rs[2] == 1 && rd[2] >= 16) {
+              std::memcpy(dp, sp, static_cast<size_t>(rd[2]) * sizeof(T));
+            } else {
+              for (int64_t j = 0; j < rd[2]; ++j) dp[j] = sp[j * rs[2]];
+            }
+            dp += rd[2];
+          }
       } else {
         const int64_t np = dims[static_cast<size_t>(p)], dps = dst_st[static_cast<size_t>(p)];
         constexpr int64_t kTile = 32;
@@ -65,6 +85,15 @@ void copy_typed(T* dst, const T* src, const std::vector<int64_t>& dims,
             for (int64_t i = i0; i < i1; ++i)
               for (int64_t j = j0; j < j1; ++j) dst[dof + i * dps + j] = src[so + i + j * inner_s];
           }
+      }
+      for (int64_t k = n_outer - 1; k >= 0; --k) {  // next outer index
+        const size_t d = static_cast<size_t>(outer_ids[static_cast<size_t>(k)]);
+        so += sst[d];
+        dof += dst_st[d];
+        if (++idx[static_cast<size_t>(k)] < dims[d]) break;
+        idx[static_cast<size_t>(k)] = 0;
+        so -= dims[d] * sst[d];
+        dof -= dims[d] * dst_st[d];
       }
     }
   });
