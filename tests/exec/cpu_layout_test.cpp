@@ -194,5 +194,47 @@ TEST(CpuLayout, GradientConvsShareTheDyReorder) {
   expect_like_ref({x, w, dy}, body, "dx + dW");
 }
 
+// Train-mode BN's statistics and their VJP sums: each channel sum whose operand is a fused
+// group's output read by nothing else is computed inside the group's step (the output is never
+// written), bit for bit what the unfused group + reduce give (NETSPEC_NO_REDUCE_FUSION=1), and
+// equal to ref; outputs with other readers are still written. Also per-sample sums ({2, 3}).
+TEST(CpuLayout, ChannelSumsFoldIntoTheirFusedGroup) {
+  BodyFn body = [](Builder& b, const Values& a) {
+    Value* y = b.convolution(a[0], a[1], same3x3(), DType::kF32);
+    const Shape& ys = y->type.shape();
+    const double inv_n = 1.0 / double(ys[0] * ys[2] * ys[3]);
+    Value* zero = b.scalar(0, DType::kF32);
+    auto per_c = [&](Value* v) { return b.broadcast_in_dim(v, ys, {1}); };
+    Value* mean = b.multiply(b.reduce(y, zero, {0, 2, 3}, hlo::OpKind::kAdd),
+                             b.constant_splat(inv_n, Type::tensor(DType::kF32, {ys[1]})));
+    Value* d = b.subtract(y, per_c(mean));                                   // written (read below)
+    Value* var = b.reduce(b.multiply(d, d), zero, {0, 2, 3}, hlo::OpKind::kAdd);  // folded
+    // A VJP-like group with two sums: g = relu mask * dy, sum(g) and sum(g * d).
+    Value* dy = b.convolution(a[0], a[2], same3x3(), DType::kF32);
+    Value* zeros = b.broadcast_in_dim(zero, ys, {});
+    Value* g = b.select(b.compare(d, zeros, "GT"), dy, zeros);
+    Value* gd = b.multiply(g, d);  // g is read inside the group and by s1 only: still folded
+    Value* s2 = b.reduce(gd, zero, {0, 2, 3}, hlo::OpKind::kAdd);
+    Value* s1 = b.reduce(g, zero, {0, 2, 3}, hlo::OpKind::kAdd);
+    Value* q = b.add(b.multiply(dy, per_c(var)), dy);
+    Value* per_sample = b.reduce(q, zero, {2, 3}, hlo::OpKind::kAdd);
+    return Values{b.add(d, per_c(s1)), var, s2, per_sample};
+  };
+  for (const char* layout : {"16", "8"}) {
+    LayoutEnv e(layout);
+    std::vector<Tensor> in = {rnd({3, 5, 7, 6}, 21), rnd({32, 5, 3, 3}, 22), rnd({32, 5, 3, 3}, 23)};
+    auto st = stats_of(in, body);
+    EXPECT_EQ(st.ref_steps, 0) << layout << ": " << st.fallback_ops;
+    EXPECT_EQ(st.fused_sums, 4) << layout;  // var, s1, s2, per_sample (mean reads y directly)
+    expect_like_ref(in, body, std::string("fused sums nChw") + layout + "c");
+    auto fused = run_fn("cpu", in, body);
+    ::setenv("NETSPEC_NO_REDUCE_FUSION", "1", 1);
+    auto plain = run_fn("cpu", in, body);
+    ::unsetenv("NETSPEC_NO_REDUCE_FUSION");
+    ASSERT_EQ(fused.size(), plain.size());
+    for (size_t i = 0; i < fused.size(); ++i) expect_equal(fused[i], plain[i], "bit for bit");
+  }
+}
+
 }  // namespace
 }  // namespace netspec::testing

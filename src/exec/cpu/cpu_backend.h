@@ -30,6 +30,7 @@ struct PlanStats {
   int blocked_values = 0;              // results stored channel-blocked (nChw16c / nChw8c)
   int reorders = 0;                    // layout reorder steps the planner inserted
   int conv_postops = 0;                // eval BN (+ ReLU) groups folded into their conv's post-ops
+  int fused_sums = 0;                  // channel sums computed inside their operand's fused group
   bool whole_function_on_ref = false;  // the planner gave the whole function to ref
   std::string fallback_ops;            // mnemonics that use the ref kernel, comma separated
 };

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 
 #include "core/thread_pool.h"
@@ -211,18 +212,11 @@ void blocked_channels(float* d, const float* src, int64_t off, int64_t n, int64_
   }
 }
 
-void run_program(const Program& p, const RunArgs& args) {
-  const int64_t n_tiles = (p.n + kTile - 1) / kTile;
-  std::vector<const float*> in_f(p.in_is_i1.size());
-  for (size_t k = 0; k < in_f.size(); ++k)
-    in_f[k] = p.in_is_i1[k] ? nullptr : args.in[k]->data<float>();
-  parallel_for(n_tiles, 8, [&](int64_t tb, int64_t te) {
-    std::vector<float> buf(static_cast<size_t>(std::max(p.slots, 1)) * kTile + 16);
-    float* base = buf.data();
-    auto slot = [&](int s) { return base + static_cast<int64_t>(s) * kTile; };
-    bool pinned_done = false;
-    for (int64_t t = tb; t < te; ++t) {
-      const int64_t off = t * kTile, n = std::min(kTile, p.n - off);
+// Runs p's code on the tile [off, off + n) of the domain into the slots at `base`. Pinned
+// scalar broadcasts are filled on a thread's first tile only (pinned_done).
+void run_tile(const Program& p, const RunArgs& args, const std::vector<const float*>& in_f,
+              float* base, int64_t off, int64_t n, bool& pinned_done) {
+      auto slot = [&](int s) { return base + static_cast<int64_t>(s) * kTile; };
       auto ref = [&](int r) -> const float* {
         return r >= 0 ? slot(r) : in_f[static_cast<size_t>(-r - 1)] + off;
       };
@@ -315,8 +309,30 @@ void run_program(const Program& p, const RunArgs& args) {
         }
       }
       pinned_done = true;
+}
+
+std::vector<const float*> f32_inputs(const Program& p, const RunArgs& args) {
+  std::vector<const float*> in_f(p.in_is_i1.size());
+  for (size_t k = 0; k < in_f.size(); ++k)
+    in_f[k] = p.in_is_i1[k] ? nullptr : args.in[k]->data<float>();
+  return in_f;
+}
+
+std::vector<float> tile_buffer(const Program& p) {
+  return std::vector<float>(static_cast<size_t>(std::max(p.slots, 1)) * kTile + 16);
+}
+
+void run_program(const Program& p, const RunArgs& args) {
+  const int64_t n_tiles = (p.n + kTile - 1) / kTile;
+  const std::vector<const float*> in_f = f32_inputs(p, args);
+  parallel_for(n_tiles, 8, [&](int64_t tb, int64_t te) {
+    std::vector<float> buf = tile_buffer(p);
+    bool pinned_done = false;
+    for (int64_t t = tb; t < te; ++t) {
+      const int64_t off = t * kTile, n = std::min(kTile, p.n - off);
+      run_tile(p, args, in_f, buf.data(), off, n, pinned_done);
       for (size_t k = 0; k < p.outs.size(); ++k) {
-        const float* s = slot(p.outs[k].first);
+        const float* s = buf.data() + static_cast<int64_t>(p.outs[k].first) * kTile;
         if (p.outs[k].second) {
           bool* o = args.out[k]->data<bool>() + off;
           for (int64_t j = 0; j < n; ++j) o[j] = s[j] != 0.f;
@@ -324,6 +340,61 @@ void run_program(const Program& p, const RunArgs& args) {
           std::memcpy(args.out[k]->data<float>() + off, s, static_cast<size_t>(n) * sizeof(float));
         }
       }
+    }
+  });
+}
+
+// A channel-blocked group with some outputs folded into the sums that are their only readers:
+// for reduced output k, out[n?, c] = init[k] + the group's values over (n?, h, w), per lane in
+// row-major (n, hw) order, exactly as make_reduce_blocked (layout.cpp) folds a materialised
+// output, so results equal the unfused steps bit for bit; reduced outputs never go to memory.
+// args.out: the written outputs in group order, then the sums in group order.
+template <int B>
+void run_program_reduced(const Program& p, const RunArgs& args,
+                         const std::vector<std::optional<float>>& init, int64_t N, int64_t C,
+                         int64_t HW, bool over_n) {
+  const std::vector<const float*> in_f = f32_inputs(p, args);
+  const int64_t CB = C / B, tasks = over_n ? CB : N * CB, seg = HW * B;
+  std::vector<std::pair<int, float*>> written, summed;  // (slot, destination)
+  std::vector<float> inits;
+  for (size_t k = 0; k < p.outs.size(); ++k)
+    if (!init[k]) written.push_back({p.outs[k].first, nullptr});
+  for (size_t k = 0; k < p.outs.size(); ++k)
+    if (init[k]) {
+      summed.push_back({p.outs[k].first, nullptr});
+      inits.push_back(*init[k]);
+    }
+  for (size_t k = 0; k < written.size(); ++k) written[k].second = args.out[k]->data<float>();
+  for (size_t k = 0; k < summed.size(); ++k)
+    summed[k].second = args.out[written.size() + k]->data<float>();
+  parallel_for(tasks, 1, [&](int64_t tb, int64_t te) {
+    std::vector<float> buf = tile_buffer(p);
+    std::vector<float> acc(summed.size() * B);
+    bool pinned_done = false;
+    for (int64_t t = tb; t < te; ++t) {
+      for (size_t k = 0; k < summed.size(); ++k)
+        std::fill(acc.begin() + static_cast<int64_t>(k) * B,
+                  acc.begin() + static_cast<int64_t>(k + 1) * B, inits[k]);
+      const int64_t n0 = over_n ? 0 : t / CB, n1 = over_n ? N : n0 + 1, cb = t % CB;
+      for (int64_t n = n0; n < n1; ++n)
+        for (int64_t j0 = 0; j0 < seg; j0 += kTile) {
+          const int64_t len = std::min(kTile, seg - j0), off = (n * CB + cb) * seg + j0;
+          run_tile(p, args, in_f, buf.data(), off, len, pinned_done);
+          for (const auto& [slot, dst] : written)
+            std::memcpy(dst + off, buf.data() + static_cast<int64_t>(slot) * kTile,
+                        static_cast<size_t>(len) * sizeof(float));
+          for (size_t k = 0; k < summed.size(); ++k) {
+            const float* s = buf.data() + static_cast<int64_t>(summed[k].first) * kTile;
+            float a[B];  // a local array stays in registers (acc may alias s for the compiler)
+            std::copy_n(acc.data() + static_cast<int64_t>(k) * B, B, a);
+            for (int64_t j = 0; j < len; j += B)
+              for (int l = 0; l < B; ++l) a[l] = Scalar<OpKind::kAdd>::apply(a[l], s[j + l]);
+            std::copy_n(a, B, acc.data() + static_cast<int64_t>(k) * B);
+          }
+        }
+      for (size_t k = 0; k < summed.size(); ++k)
+        std::copy_n(acc.data() + static_cast<int64_t>(k) * B, B,
+                    summed[k].second + (over_n ? cb * B : (n0 * CB + cb) * B));
     }
   });
 }
@@ -528,7 +599,9 @@ bool fused_blockable(const FusedGroup& g, int block) {
   return true;
 }
 
-Compiled compile_fused(const FusedGroup& g, int block) {
+namespace {
+
+Program build_program(const FusedGroup& g, int block) {
   Program p;
   p.n = g.ops.back()->result(0)->type.numel();
   std::unordered_map<const Value*, int> in_index, slot_of;
@@ -606,6 +679,34 @@ Compiled compile_fused(const FusedGroup& g, int block) {
   for (const Value* v : g.outs) p.outs.push_back({slot_of.at(v), v->type.dtype() == DType::kI1});
   // Pinned scalar broadcasts must run before anything reads them on later tiles: they are
   // skipped after the first tile of a chunk, and their slots are never reused.
+  return p;
+}
+
+}  // namespace
+
+std::optional<Compiled> compile_fused_reduce(const FusedGroup& g, int block,
+                                             const std::vector<std::optional<float>>& init,
+                                             bool over_n) {
+  if (init.size() != g.outs.size() || !fused_blockable(g, block) || (block != 8 && block != 16))
+    return std::nullopt;
+  for (size_t k = 0; k < init.size(); ++k)
+    if (g.outs[k]->type.dtype() != DType::kF32) return std::nullopt;
+  const hlo::Type& dom = g.ops.back()->result(0)->type;
+  const int64_t N = dom.dim(0), C = dom.dim(1), HW = dom.dim(2) * dom.dim(3);
+  const Program p = build_program(g, block);
+  Compiled c;
+  c.pointwise = true;  // written outputs may take a dying input's buffer, as in compile_fused
+  for (const Instr& in : p.code)
+    if (in.op == OpKind::kBroadcastInDim && in.map.size > 1) c.no_alias.push_back(-in.a - 1);
+  if (block == 16)
+    c.run = [=](const RunArgs& a) { run_program_reduced<16>(p, a, init, N, C, HW, over_n); };
+  else
+    c.run = [=](const RunArgs& a) { run_program_reduced<8>(p, a, init, N, C, HW, over_n); };
+  return c;
+}
+
+Compiled compile_fused(const FusedGroup& g, int block) {
+  const Program p = build_program(g, block);
   Compiled c;
   c.pointwise = true;
   // Non-scalar broadcasts read other positions than the tile being written: never in place.

@@ -76,6 +76,12 @@ FusionPlan find_fusion_groups(const hlo::Block& body);
 // (fused_blockable must hold: rank 4, C % block == 0, only scalar or channel broadcasts).
 Compiled compile_fused(const FusedGroup& g, int block = 0);
 bool fused_blockable(const FusedGroup& g, int block);
+// A blocked group whose f32 outputs k with init[k] set are each summed over (N?, H, W) instead of
+// written (layout.cpp, plan.cpp): outputs = the written ones, then the sums [C] (over_n) or
+// [N, C], in group order; each sum equals make_reduce_blocked of that output bit for bit.
+std::optional<Compiled> compile_fused_reduce(const FusedGroup& g, int block,
+                                             const std::vector<std::optional<float>>& init,
+                                             bool over_n);
 
 // The channel block size for this CPU, read when a plan is built: 16 with AVX-512, 8 with AVX2,
 // else 0 (row-major only); NETSPEC_CPU_LAYOUT=plain|8|16 overrides (8 = the AVX2 machines'
@@ -99,6 +105,9 @@ std::optional<Compiled> compile_conv_affine(const hlo::Op& conv, bool rhs_revers
                                             bool relu);
 // reduce of a blocked [N, C, H, W] operand over {0, 2, 3} or {2, 3} (add / max / min bodies).
 std::optional<Compiled> compile_reduce_blocked(const hlo::Op& op, int B);
+// For a sum that compile_reduce_blocked takes with a constant init: that init, and whether it
+// runs over {0, 2, 3} (over_n) rather than {2, 3}; nullopt otherwise.
+std::optional<std::pair<float, bool>> blocked_sum_init(const hlo::Op& reduce, int B);
 // reduce_window / select_and_scatter pooling over H, W of blocked operands (result blocked).
 std::optional<Compiled> compile_pool_blocked(const hlo::Op& op, int B);
 

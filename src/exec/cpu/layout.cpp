@@ -303,6 +303,19 @@ std::optional<Compiled> compile_reduce_blocked(const hlo::Op& op, int B) {
                  : reduce_blocked_for<8>(*k, N, C, HW, over_n);
 }
 
+std::optional<std::pair<float, bool>> blocked_sum_init(const hlo::Op& reduce, int B) {
+  if (!compile_reduce_blocked(reduce, B) || reduce_body(reduce) != OpKind::kAdd)
+    return std::nullopt;
+  const hlo::Op* init = reduce.operand(1)->def;
+  ref::Kernel k = ref::kernel_for(OpKind::kConstant);
+  if (!init || init->kind != OpKind::kConstant || !k) return std::nullopt;
+  ref::RunContext ctx;
+  const Tensor v = k(*init, {}, ctx).at(0);
+  hlo::I64s dims = i64s_attr(reduce, "dimensions");
+  std::sort(dims.begin(), dims.end());
+  return std::pair{static_cast<float>(v.as_double(0)), dims == hlo::I64s{0, 2, 3}};
+}
+
 Tensor unblocked(const Tensor& t, int b) {
   if (b <= 0) return t;
   Tensor out(t.dtype(), t.shape());

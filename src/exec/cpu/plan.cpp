@@ -76,6 +76,58 @@ std::string blocked_label(const Plan& P, const Step& st) {
   return "";
 }
 
+// The reduce op of P's own block that is the only reader of v outside group g, or null.
+const hlo::Op* sole_reduce_reader(const Plan& P, const FusedGroup& g, const hlo::Value* v) {
+  int uses = 0;
+  hlo::walk(*P.block, [&](const hlo::Op& o) {
+    if (std::find(g.ops.begin(), g.ops.end(), &o) != g.ops.end()) return;
+    for (auto* u : o.operands) uses += u == v;
+  });
+  if (uses != 1) return nullptr;
+  for (const auto& o : P.block->ops)
+    if (o->kind == OpKind::kReduce && o->operands.size() == 2 && o->operand(0) == v)
+      return o.get();
+  return nullptr;
+}
+
+// Folds the sums over (N?, H, W) that are the only readers of some outputs of blocked group g
+// into its step (compile_fused_reduce): those outputs are never written. False when none
+// qualifies (NETSPEC_NO_REDUCE_FUSION=1: never).
+bool add_fused_reduce_step(Plan& P, const hlo::Op& op, const FusedGroup& g, Step& st) {
+  if (env_on("NETSPEC_NO_REDUCE_FUSION")) return false;
+  std::vector<std::optional<float>> init(g.outs.size());
+  std::vector<const hlo::Op*> red(g.outs.size(), nullptr);
+  std::optional<bool> over_n;
+  for (size_t k = 0; k < g.outs.size(); ++k) {
+    const hlo::Op* r = sole_reduce_reader(P, g, g.outs[k]);
+    auto si = r ? blocked_sum_init(*r, P.chan_block) : std::nullopt;
+    if (!si || (over_n && *over_n != si->second)) continue;
+    over_n = si->second;
+    init[k] = si->first;
+    red[k] = r;
+  }
+  if (!over_n) return false;
+  auto c = compile_fused_reduce(g, P.chan_block, init, *over_n);
+  if (!c) return false;
+  for (size_t k = 0; k < g.outs.size(); ++k)
+    if (!red[k]) {
+      st.outs.push_back(new_val(P, g.outs[k]));
+      P.vals[static_cast<size_t>(st.outs.back())].block = P.chan_block;
+      ++P.stats.blocked_values;
+    }
+  for (size_t k = 0; k < g.outs.size(); ++k)
+    if (red[k]) {
+      st.outs.push_back(new_val(P, red[k]->result(0)));
+      st.fused_reduces.push_back(red[k]);
+      P.absorbed_reduces.insert(red[k]);
+      ++P.stats.fused_sums;
+    }
+  st.compiled = std::move(*c);
+  if (P.profile) st.label = fused_label(g, op) + " +sums" + blocked_label(P, st);
+  P.steps.push_back(std::move(st));
+  return true;
+}
+
 // The step of fused group g (it runs at its last op).
 void add_fused_step(Plan& P, const hlo::Op& op, const FusedGroup& g) {
   if (fold_conv_affine(P, op, g)) return;
@@ -98,6 +150,7 @@ void add_fused_step(Plan& P, const hlo::Op& op, const FusedGroup& g) {
       fail("cpu", "fusion group input {} has no value (planner bug)", v->type.str());
     st.ins.push_back(id);
   }
+  if (blocked && add_fused_reduce_step(P, op, g, st)) return;
   for (const hlo::Value* v : g.outs) {
     st.outs.push_back(new_val(P, v));
     if (blocked) {
@@ -197,7 +250,7 @@ bool plan_steps(Plan& P, const hlo::Block& b) {
       P.ids[op.result()] = P.vals[t].tuple_elems[static_cast<size_t>(idx)];
       continue;
     }
-    if (P.fusion.skip_bcast.count(&op)) continue;
+    if (P.fusion.skip_bcast.count(&op) || P.absorbed_reduces.count(&op)) continue;
     if (auto mem = P.fusion.member_of.find(&op); mem != P.fusion.member_of.end()) {
       const size_t gi = static_cast<size_t>(mem->second);
       if (P.fusion.last_op_of[gi] == &op) add_fused_step(P, op, P.fusion.groups[gi]);
@@ -408,6 +461,7 @@ std::unique_ptr<Plan> build_block_plan(const hlo::Block& b, const Plan* parent) 
     P.stats.blocked_values += s.blocked_values;
     P.stats.reorders += s.reorders;
     P.stats.conv_postops += s.conv_postops;
+    P.stats.fused_sums += s.fused_sums;
     if (!s.fallback_ops.empty() && P.stats.fallback_ops.find(s.fallback_ops) == std::string::npos)
       P.stats.fallback_ops += (P.stats.fallback_ops.empty() ? "" : ",") + s.fallback_ops;
   }

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/tensor.h"
@@ -73,6 +74,9 @@ struct Step {
   // group, fused_conv = the conv; ins = x, w, then fold_ins (s, t and the group's other inputs).
   const hlo::Op* fused_conv = nullptr;
   std::vector<const hlo::Value*> fold_ins;
+  // Sums folded into the fused group's step, each the only reader of one group output (in
+  // group order): outs = the other outputs, then these reduces' results (plan.cpp).
+  std::vector<const hlo::Op*> fused_reduces;
   std::string label;  // NETSPEC_PROFILE: "mnemonic [fast|ref|view] operand types -> result"
 };
 
@@ -99,6 +103,7 @@ struct Plan {
   int chan_block = 0;
   std::unordered_map<const hlo::Value*, int> plain_copy, blocked_copy;
   std::unordered_map<const hlo::Value*, int> use_count;  // readers per value (conv_fold.cpp)
+  std::unordered_set<const hlo::Op*> absorbed_reduces;   // run inside a fused group's step
   // NETSPEC_PROFILE=1: wall time per step summed over runs; merged into the process-wide
   // profile when the plan dies (printed to stderr at exit).
   bool profile = false;
