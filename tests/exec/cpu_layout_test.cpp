@@ -5,6 +5,7 @@
 // channel counts stay row-major, and every case equals the ref executor, also in check mode.
 #include <fmt/format.h>
 
+#include "core/thread_pool.h"
 #include "exec/cpu/cpu_backend.h"
 #include "exec/cpu/kernels.h"
 #include "tests/exec/test_util.h"
@@ -222,7 +223,9 @@ TEST(CpuLayout, ChannelSumsFoldIntoTheirFusedGroup) {
   };
   for (const char* layout : {"16", "8"}) {
     LayoutEnv e(layout);
-    std::vector<Tensor> in = {rnd({3, 5, 7, 6}, 21), rnd({32, 5, 3, 3}, 22), rnd({32, 5, 3, 3}, 23)};
+    // One channel block per thread at least (fewer tasks than threads stay unfused).
+    const int64_t c = 16 * std::max(2, ThreadPool::global().num_threads());
+    std::vector<Tensor> in = {rnd({3, 5, 7, 6}, 21), rnd({c, 5, 3, 3}, 22), rnd({c, 5, 3, 3}, 23)};
     auto st = stats_of(in, body);
     EXPECT_EQ(st.ref_steps, 0) << layout << ": " << st.fallback_ops;
     EXPECT_EQ(st.fused_sums, 4) << layout;  // var, s1, s2, per_sample (mean reads y directly)

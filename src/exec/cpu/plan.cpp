@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/thread_pool.h"
+
 namespace netspec::exec::cpu {
 namespace {
 
@@ -107,6 +109,11 @@ bool add_fused_reduce_step(Plan& P, const hlo::Op& op, const FusedGroup& g, Step
     red[k] = r;
   }
   if (!over_n) return false;
+  // The folded step runs one task per channel block (per sample too without N): with fewer
+  // tasks than threads the unfused group (split over all threads) is the faster choice.
+  const hlo::Type& dom = g.ops.back()->result(0)->type;
+  const int64_t tasks = dom.dim(1) / P.chan_block * (*over_n ? 1 : dom.dim(0));
+  if (tasks < ThreadPool::global().num_threads()) return false;
   auto c = compile_fused_reduce(g, P.chan_block, init, *over_n);
   if (!c) return false;
   for (size_t k = 0; k < g.outs.size(); ++k)
