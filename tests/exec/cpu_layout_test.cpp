@@ -217,7 +217,8 @@ TEST(CpuLayout, ChannelSumsFoldIntoTheirFusedGroup) {
     Value* gd = b.multiply(g, d);  // g is read inside the group and by s1 only: still folded
     Value* s2 = b.reduce(gd, zero, {0, 2, 3}, hlo::OpKind::kAdd);
     Value* s1 = b.reduce(g, zero, {0, 2, 3}, hlo::OpKind::kAdd);
-    Value* q = b.add(b.multiply(dy, per_c(var)), dy);
+    Value* var_n = b.multiply(var, b.constant_splat(inv_n, Type::tensor(DType::kF32, {ys[1]})));
+    Value* q = b.add(b.multiply(dy, per_c(var_n)), dy);  // O(1) terms: no cancellation
     Value* per_sample = b.reduce(q, zero, {2, 3}, hlo::OpKind::kAdd);
     return Values{b.add(d, per_c(s1)), var, s2, per_sample};
   };
