@@ -280,8 +280,9 @@ TEST(CpuShape, PixelShuffleTransposes) {
     check_against_ref(
         {x, y, z},
         [](Builder& b, const Values& a) {
-          return Values{b.transpose(a[0], {0, 3, 1, 4, 2, 5}), b.transpose(a[1], {0, 2, 4, 1, 3, 5}),
-                        b.transpose(a[2], {4, 2, 0, 3, 1}), b.transpose(a[2], {1, 0, 2, 4, 3})};
+          return Values{b.transpose(a[0], {0, 3, 1, 4, 2, 5}),
+                        b.transpose(a[1], {0, 2, 4, 1, 3, 5}), b.transpose(a[2], {4, 2, 0, 3, 1}),
+                        b.transpose(a[2], {1, 0, 2, 4, 3})};
         },
         0, "pixel shuffle");
   }

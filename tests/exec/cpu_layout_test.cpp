@@ -208,7 +208,7 @@ TEST(CpuLayout, ChannelSumsFoldIntoTheirFusedGroup) {
     auto per_c = [&](Value* v) { return b.broadcast_in_dim(v, ys, {1}); };
     Value* mean = b.multiply(b.reduce(y, zero, {0, 2, 3}, hlo::OpKind::kAdd),
                              b.constant_splat(inv_n, Type::tensor(DType::kF32, {ys[1]})));
-    Value* d = b.subtract(y, per_c(mean));                                   // written (read below)
+    Value* d = b.subtract(y, per_c(mean));  // written (read below)
     Value* var = b.reduce(b.multiply(d, d), zero, {0, 2, 3}, hlo::OpKind::kAdd);  // folded
     // A VJP-like group with two sums: g = relu mask * dy, sum(g) and sum(g * d).
     Value* dy = b.convolution(a[0], a[2], same3x3(), DType::kF32);

@@ -216,15 +216,15 @@ void blocked_channels(float* d, const float* src, int64_t off, int64_t n, int64_
 // scalar broadcasts are filled on a thread's first tile only (pinned_done).
 void run_tile(const Program& p, const RunArgs& args, const std::vector<const float*>& in_f,
               float* base, int64_t off, int64_t n, bool& pinned_done) {
-      auto slot = [&](int s) { return base + static_cast<int64_t>(s) * kTile; };
-      auto ref = [&](int r) -> const float* {
-        return r >= 0 ? slot(r) : in_f[static_cast<size_t>(-r - 1)] + off;
-      };
-      for (const Instr& in : p.code) {
-        const bool pinned = in.op == OpKind::kBroadcastInDim && in.map.size == 1;
-        if (pinned && pinned_done) continue;
-        float* d = slot(in.dst);
-        switch (in.op) {
+  auto slot = [&](int s) { return base + static_cast<int64_t>(s) * kTile; };
+  auto ref = [&](int r) -> const float* {
+    return r >= 0 ? slot(r) : in_f[static_cast<size_t>(-r - 1)] + off;
+  };
+  for (const Instr& in : p.code) {
+    const bool pinned = in.op == OpKind::kBroadcastInDim && in.map.size == 1;
+    if (pinned && pinned_done) continue;
+    float* d = slot(in.dst);
+    switch (in.op) {
 #define RUN_BINARY(KIND)                                                        \
   case OpKind::KIND:                                                            \
     binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,                \
@@ -237,78 +237,77 @@ void run_tile(const Program& p, const RunArgs& args, const std::vector<const flo
     else                                                                              \
       unary(d, ref(in.a), n, [](float x) { return Scalar<OpKind::KIND>::apply(x); }); \
     break;
-          FUSED_BINARY_KINDS(RUN_BINARY)
-          FUSED_UNARY_KINDS(RUN_UNARY)
+      FUSED_BINARY_KINDS(RUN_BINARY)
+      FUSED_UNARY_KINDS(RUN_UNARY)
 #undef RUN_BINARY
 #undef RUN_UNARY
-          case OpKind::kCompare:  // masks are 0/1 floats inside a group
-            with_cmp_dir(in.dir, [&](auto dir) {
-              binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b, [](float x, float y) {
-                return compare<decltype(dir)::value>(x, y) ? 1.f : 0.f;
-              });
-            });
-            break;
-          case OpKind::kClamp:
-            clamp(d, ref(in.a), ref(in.b), ref(in.c), n, in.scalar_a, in.scalar_c);
-            break;
-          case OpKind::kAnd:  // 0/1 floats
-            binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
-                   [](float x, float y) { return std::min(x, y); });
-            break;
-          case OpKind::kOr:
-            binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
-                   [](float x, float y) { return std::max(x, y); });
-            break;
-          case OpKind::kNot:
-            unary(d, ref(in.a), n, [](float x) { return 1.f - x; });
-            break;
-          case OpKind::kSelect: {
-            const float *c = ref(in.a), *x = ref(in.b), *y = ref(in.c);
+      case OpKind::kCompare:  // masks are 0/1 floats inside a group
+        with_cmp_dir(in.dir, [&](auto dir) {
+          binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
+                 [](float x, float y) { return compare<decltype(dir)::value>(x, y) ? 1.f : 0.f; });
+        });
+        break;
+      case OpKind::kClamp:
+        clamp(d, ref(in.a), ref(in.b), ref(in.c), n, in.scalar_a, in.scalar_c);
+        break;
+      case OpKind::kAnd:  // 0/1 floats
+        binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
+               [](float x, float y) { return std::min(x, y); });
+        break;
+      case OpKind::kOr:
+        binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
+               [](float x, float y) { return std::max(x, y); });
+        break;
+      case OpKind::kNot:
+        unary(d, ref(in.a), n, [](float x) { return 1.f - x; });
+        break;
+      case OpKind::kSelect: {
+        const float *c = ref(in.a), *x = ref(in.b), *y = ref(in.c);
 #pragma GCC ivdep
-            for (int64_t j = 0; j < n; ++j) d[j] = c[j] != 0.f ? x[j] : y[j];
-            break;
-          }
-          case OpKind::kConvert:
-            if (in.a < 0 && p.in_is_i1[static_cast<size_t>(-in.a - 1)]) {
-              const bool* src = args.in[static_cast<size_t>(-in.a - 1)]->data<bool>() + off;
-              for (int64_t j = 0; j < n; ++j) d[j] = src[j] ? 1.f : 0.f;
-            } else {
-              std::memcpy(d, ref(in.a), static_cast<size_t>(n) * sizeof(float));
-            }
-            break;
-          case OpKind::kBroadcastInDim: {
-            const float* src = args.in[static_cast<size_t>(-in.a - 1)]->data<float>();
-            const int64_t inner = in.map.inner, size = in.map.size;
-            if (size == 1) {
-              std::fill(d, d + kTile, src[0]);
-            } else if (in.map.block == 16) {
-              blocked_channels<16>(d, src, off, n, inner, size);
-            } else if (in.map.block == 8) {
-              blocked_channels<8>(d, src, off, n, inner, size);
-            } else if (inner == 1) {  // rows: the operand repeats with period `size`
-              for (int64_t j = 0, q = off % size; j < n;) {
-                int64_t len = std::min(n - j, size - q);
-                std::memcpy(d + j, src + q, static_cast<size_t>(len) * sizeof(float));
-                j += len;
-                q = 0;
-              }
-            } else {  // runs of `inner` copies of each operand element
-              int64_t q = (off / inner) % size, r = off % inner;
-              for (int64_t j = 0; j < n;) {
-                int64_t len = std::min(n - j, inner - r);
-                std::fill(d + j, d + j + len, src[q]);
-                j += len;
-                r = 0;
-                if (++q == size) q = 0;
-              }
-            }
-            break;
-          }
-          default:
-            fail("cpu fusion", "{} is not a fusable op", op_name(in.op));
-        }
+        for (int64_t j = 0; j < n; ++j) d[j] = c[j] != 0.f ? x[j] : y[j];
+        break;
       }
-      pinned_done = true;
+      case OpKind::kConvert:
+        if (in.a < 0 && p.in_is_i1[static_cast<size_t>(-in.a - 1)]) {
+          const bool* src = args.in[static_cast<size_t>(-in.a - 1)]->data<bool>() + off;
+          for (int64_t j = 0; j < n; ++j) d[j] = src[j] ? 1.f : 0.f;
+        } else {
+          std::memcpy(d, ref(in.a), static_cast<size_t>(n) * sizeof(float));
+        }
+        break;
+      case OpKind::kBroadcastInDim: {
+        const float* src = args.in[static_cast<size_t>(-in.a - 1)]->data<float>();
+        const int64_t inner = in.map.inner, size = in.map.size;
+        if (size == 1) {
+          std::fill(d, d + kTile, src[0]);
+        } else if (in.map.block == 16) {
+          blocked_channels<16>(d, src, off, n, inner, size);
+        } else if (in.map.block == 8) {
+          blocked_channels<8>(d, src, off, n, inner, size);
+        } else if (inner == 1) {  // rows: the operand repeats with period `size`
+          for (int64_t j = 0, q = off % size; j < n;) {
+            int64_t len = std::min(n - j, size - q);
+            std::memcpy(d + j, src + q, static_cast<size_t>(len) * sizeof(float));
+            j += len;
+            q = 0;
+          }
+        } else {  // runs of `inner` copies of each operand element
+          int64_t q = (off / inner) % size, r = off % inner;
+          for (int64_t j = 0; j < n;) {
+            int64_t len = std::min(n - j, inner - r);
+            std::fill(d + j, d + j + len, src[q]);
+            j += len;
+            r = 0;
+            if (++q == size) q = 0;
+          }
+        }
+        break;
+      }
+      default:
+        fail("cpu fusion", "{} is not a fusable op", op_name(in.op));
+    }
+  }
+  pinned_done = true;
 }
 
 std::vector<const float*> f32_inputs(const Program& p, const RunArgs& args) {

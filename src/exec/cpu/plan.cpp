@@ -87,8 +87,7 @@ const hlo::Op* sole_reduce_reader(const Plan& P, const FusedGroup& g, const hlo:
   });
   if (uses != 1) return nullptr;
   for (const auto& o : P.block->ops)
-    if (o->kind == OpKind::kReduce && o->operands.size() == 2 && o->operand(0) == v)
-      return o.get();
+    if (o->kind == OpKind::kReduce && o->operands.size() == 2 && o->operand(0) == v) return o.get();
   return nullptr;
 }
 
