@@ -90,6 +90,13 @@ void register_train_command(CLI::App& app) {
            "--backend iree cannot keep training state between steps with IREE's command-line "
            "tools (docs/engines.md); use --backend xla or cpu");
     if (o->resume && o->overwrite) fail("train", "--resume and --overwrite exclude each other");
+    // `--resume --run-dir RUN` alone: the net and config come from RUN/config.json.
+    if (o->resume && o->net.empty() && o->config.empty() && !o->run_dir.empty()) {
+      const auto stored = std::filesystem::path(o->run_dir) / "config.json";
+      if (!std::filesystem::exists(stored))
+        fail("train", "--resume: {} has no config.json (not a netspec run dir?)", o->run_dir);
+      o->config = stored.string();
+    }
     // The record: a run's config.json (--config RUN/config.json), or the net's spec.
     train::RunRecord rec;
     const bool from_run = !o->config.empty() && train::is_run_record(o->config);
@@ -100,7 +107,9 @@ void register_train_command(CLI::App& app) {
       rec = train::load_run_record(o->config);
     } else {
       if (o->net.empty())
-        fail("train", "a net is needed: a zoo name, a spec .json, or --config RUN/config.json");
+        fail("train",
+             "a net is needed: a zoo name, a spec .json, --config RUN/config.json, or --resume "
+             "--run-dir RUN");
       rec.spec = resolve_net(o->net);
     }
     TrainConfig c = rec.spec.train.value_or(TrainConfig{});

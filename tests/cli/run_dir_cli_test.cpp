@@ -105,6 +105,13 @@ TEST(RunDirCli, RerunResumesOnlyWhenTheConfigMatches) {
   EXPECT_EQ(c["spec"]["train"]["batchSize"], 32);
   EXPECT_EQ(c["spec"]["train"]["epochs"], 3);
   EXPECT_EQ(count_lines(run / "metrics.jsonl"), 3);
+  // `--resume --run-dir RUN` alone takes the net, data and config from RUN/config.json.
+  Result bare = sh(fmt::format("train --resume --run-dir {} --epochs 4", run.string()));
+  ASSERT_EQ(bare.status, 0) << bare.out;
+  EXPECT_EQ(count_lines(run / "metrics.jsonl"), 4);
+  Result none = sh(fmt::format("train --resume --run-dir {}", (run / "nope").string()));
+  EXPECT_EQ(none.status, 2) << none.out;
+  EXPECT_TRUE(has(none.out, "has no config.json")) << none.out;
 
   // --overwrite starts over and keeps the user's own files.
   std::ofstream(run / "notes.txt") << "mine\n";
