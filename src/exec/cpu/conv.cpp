@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "exec/cpu/conv_algorithm.h"
 #include "exec/cpu/dnnl_util.h"
 #include "exec/cpu/kernels.h"
 #include "hlo/op_family.h"
@@ -185,14 +186,16 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
     // oneDNN's choice.
     auto x_md = blk.x ? x_user : any_md(x_user.dims(), in);
     auto dy_md = blk.w ? dy_user : any_md(dy_user.dims(), in);
-    dnnl::convolution_forward::desc fdesc(dnnl::prop_kind::forward_training,
-                                          dnnl::algorithm::convolution_direct, x_md, any_md(wd, in),
-                                          dy_md, st, dil, pl, pr);
-    dnnl::convolution_forward::primitive_desc fpd(fdesc, eng);
-    dnnl::convolution_backward_weights::desc bdesc(dnnl::algorithm::convolution_direct, x_md,
-                                                   any_md(wd, dt::f32), dy_md, st, dil, pl, pr);
-    pd = dnnl::convolution_backward_weights::primitive_desc(bdesc, dnnl_user_scratchpad_attr(), eng,
-                                                            fpd);
+    pd = with_conv_algorithm(
+        conv_algorithm(in, x_md.dims(), wd, dy_md.dims(), st, dil), [&](dnnl::algorithm algo) {
+          dnnl::convolution_forward::desc fdesc(dnnl::prop_kind::forward_training, algo, x_md,
+                                                any_md(wd, in), dy_md, st, dil, pl, pr);
+          dnnl::convolution_forward::primitive_desc fpd(fdesc, eng);
+          dnnl::convolution_backward_weights::desc bdesc(algo, x_md, any_md(wd, dt::f32), dy_md,
+                                                         st, dil, pl, pr);
+          return dnnl::convolution_backward_weights::primitive_desc(
+              bdesc, dnnl_user_scratchpad_attr(), eng, fpd);
+        });
   } catch (const dnnl::error&) {
     return std::nullopt;
   }
@@ -208,6 +211,7 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
   size_t pad_off = off, pad_bytes = pd.scratchpad_desc().get_size();
   Compiled c;
   c.scratch_bytes = off + pad_bytes;
+  c.winograd = is_winograd(pd.impl_info_str());
   auto prim = std::make_shared<dnnl::convolution_backward_weights>(pd);
   auto pad_md = pd.scratchpad_desc();
   c.run = [=](const RunArgs& a) {
@@ -412,11 +416,13 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
           if (blocked && B && d.size() == 4 && d[1] % B == 0) return blocked_md(d, B, t);
           return any_md(d, t);
         };
-        dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                             dnnl::algorithm::convolution_direct,
-                                             act_md(x_user, blk.x, g.in), any_md(wd, g.in),
-                                             act_md(y_user, blk.y, dt::f32), st, dil, pl, pr);
-        return dnnl::convolution_forward::primitive_desc(desc, attr, eng);
+        const auto x_md = act_md(x_user, blk.x, g.in), y_md = act_md(y_user, blk.y, dt::f32);
+        return with_conv_algorithm(
+            conv_algorithm(g.in, x_md.dims(), wd, y_md.dims(), st, dil), [&](dnnl::algorithm a) {
+              dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, a, x_md,
+                                                   any_md(wd, g.in), y_md, st, dil, pl, pr);
+              return dnnl::convolution_forward::primitive_desc(desc, attr, eng);
+            });
       };
       // bf16: oneDNN's own choice (AMX brgconv on NHWC) ran ~6x faster than nChw16c's jit_bf16.
       bool blocked = !any_layout && G == 1 && g.ns == 2 && g.in != dt::bf16;
@@ -448,6 +454,7 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
   size_t off = place_sides({&xs_, &ws_, &ys_}, unflip_bytes);
   size_t pad_off = off, pad_bytes = pd.scratchpad_desc().get_size();
   c.scratch_bytes = off + pad_bytes;
+  c.winograd = is_winograd(pd.impl_info_str());
   auto prim = std::make_shared<dnnl::convolution_forward>(pd);
   auto pad_md = pd.scratchpad_desc();
   c.run = [=](const RunArgs& a) {
@@ -542,15 +549,17 @@ std::optional<Compiled> compile_conv_transposed(const ConvGeom& g, const ConvLay
   try {
     auto y_md = blk.y ? y_user : any_md(y_user.dims(), g.in);
     auto x_md = blk.x ? x_user : any_md(x_user.dims(), g.in);
-    dnnl::convolution_forward::desc fdesc(dnnl::prop_kind::forward_training,
-                                          dnnl::algorithm::convolution_direct, y_md,
-                                          any_md(wd_prim, g.in), x_md, st, dil, pl, pr);
-    dnnl::convolution_forward::primitive_desc fpd(fdesc, eng);
-    // (diff_src stays f32 with bf16 operands: blk.y means an f32 blocked dx.)
-    dnnl::convolution_backward_data::desc bdesc(dnnl::algorithm::convolution_direct,
-                                                blk.y ? y_user : any_md(y_user.dims()),
+    pd = with_conv_algorithm(
+        conv_algorithm(g.in, y_md.dims(), wd_prim, x_md.dims(), st, dil), [&](dnnl::algorithm a) {
+          dnnl::convolution_forward::desc fdesc(dnnl::prop_kind::forward_training, a, y_md,
                                                 any_md(wd_prim, g.in), x_md, st, dil, pl, pr);
-    pd = dnnl::convolution_backward_data::primitive_desc(bdesc, attr, eng, fpd);
+          dnnl::convolution_forward::primitive_desc fpd(fdesc, eng);
+          // (diff_src stays f32 with bf16 operands: blk.y means an f32 blocked dx.)
+          dnnl::convolution_backward_data::desc bdesc(a, blk.y ? y_user : any_md(y_user.dims()),
+                                                      any_md(wd_prim, g.in), x_md, st, dil, pl,
+                                                      pr);
+          return dnnl::convolution_backward_data::primitive_desc(bdesc, attr, eng, fpd);
+        });
   } catch (const dnnl::error&) {
     return std::nullopt;
   }
@@ -563,6 +572,7 @@ std::optional<Compiled> compile_conv_transposed(const ConvGeom& g, const ConvLay
   size_t off = place_sides({&xs_, &ws_, &ys_}, flip_bytes);
   size_t pad_off = off, pad_bytes = pd.scratchpad_desc().get_size();
   c.scratch_bytes = off + pad_bytes;
+  c.winograd = is_winograd(pd.impl_info_str());
   auto prim = std::make_shared<dnnl::convolution_backward_data>(pd);
   auto pad_md = pd.scratchpad_desc();
   c.run = [=](const RunArgs& a) {

@@ -31,6 +31,7 @@ struct PlanStats {
   int reorders = 0;                    // layout reorder steps the planner inserted
   int conv_postops = 0;                // eval BN (+ ReLU) groups folded into their conv's post-ops
   int fused_sums = 0;                  // channel sums computed inside their operand's fused group
+  int winograd_convs = 0;              // convolutions on oneDNN's Winograd kernel
   bool whole_function_on_ref = false;  // the planner gave the whole function to ref
   std::string fallback_ops;            // mnemonics that use the ref kernel, comma separated
 };

@@ -1,0 +1,41 @@
+// Which oneDNN convolution algorithm a 2-D convolution runs with: direct, or Winograd
+// F(4x4, 3x3) (oneDNN's jit_wino_4x3, AVX-512 f32 only) where it was measured faster.
+#pragma once
+#include <dnnl.hpp>
+#include <optional>
+#include <string_view>
+
+namespace netspec::exec::cpu {
+
+// Winograd computes the same convolution through 6x6 tile transforms: its rounding differs
+// from the direct kernels' (relative error ~1e-6 on unit-scale data, tested in
+// tests/exec/cpu_conv_algorithm_test.cpp), as cuDNN's and oneDNN's auto choices do.
+// Taken for ungrouped f32 3x3 convs, stride 1, no dilation, 64-128 input and output channels
+// (multiples of 16), output at least 16x16: on resnet18-cifar and resnet50 shapes (64@32,
+// 128@16, 64@56, 128@28) it ran 1.1-2.2x faster than direct; at 256 channels (8x8, 14x14) its
+// forward and input gradient ran up to 1.7x slower (docs/performance.md, session 10).
+// NETSPEC_CPU_WINOGRAD=0 never takes it, =1 takes it wherever oneDNN has it (tests).
+dnnl::algorithm conv_algorithm(dnnl::memory::data_type type, const dnnl::memory::dims& src,
+                               const dnnl::memory::dims& weights, const dnnl::memory::dims& dst,
+                               const dnnl::memory::dims& strides,
+                               const dnnl::memory::dims& dilation);
+
+inline bool is_winograd(std::string_view impl) {
+  return impl.find("wino") != std::string_view::npos;
+}
+
+// make(algorithm) -> primitive_desc with conv_algorithm's choice first; if oneDNN has no
+// Winograd implementation for it (throws, or only a reference one), the direct one.
+template <class MakePd>
+auto with_conv_algorithm(dnnl::algorithm a, MakePd make) -> decltype(make(a)) {
+  if (a == dnnl::algorithm::convolution_winograd) {
+    try {
+      auto pd = make(a);
+      if (is_winograd(pd.impl_info_str())) return pd;
+    } catch (const dnnl::error&) {
+    }
+  }
+  return make(dnnl::algorithm::convolution_direct);
+}
+
+}  // namespace netspec::exec::cpu

@@ -1,0 +1,138 @@
+// The cpu executor's convolution algorithm choice (exec/cpu/conv_algorithm.h): which shapes take
+// oneDNN's Winograd F(4x4, 3x3) kernel, and how far its forward, input-gradient and
+// weight-gradient results lie from an f64 reference, beside the direct kernels' (same inputs).
+#include <cmath>
+#include <cstdlib>
+
+#include "exec/cpu/conv_algorithm.h"
+#include "exec/cpu/cpu_backend.h"
+#include "exec/cpu/kernels.h"
+#include "tests/exec/test_util.h"
+
+namespace netspec::testing {
+namespace {
+
+using hlo::ConvOptions;
+using dims = dnnl::memory::dims;
+
+// Sets NETSPEC_CPU_WINOGRAD for one scope (read when a function is planned).
+struct WinogradEnv {
+  explicit WinogradEnv(const char* v) { ::setenv("NETSPEC_CPU_WINOGRAD", v, 1); }
+  ~WinogradEnv() { ::unsetenv("NETSPEC_CPU_WINOGRAD"); }
+};
+
+dnnl::algorithm choice(dims src, dims w, dims dst, dims st = {1, 1}, dims dil = {0, 0},
+                       dnnl::memory::data_type t = dnnl::memory::data_type::f32) {
+  return exec::cpu::conv_algorithm(t, src, w, dst, st, dil);
+}
+
+TEST(CpuConvAlgorithm, WinogradOnlyWhereItWasMeasuredFaster) {
+  const auto wino = dnnl::algorithm::convolution_winograd;
+  const auto direct = dnnl::algorithm::convolution_direct;
+  // resnet18-cifar stage 1 and 2, resnet50's 56x56 and 28x28 3x3 convs.
+  EXPECT_EQ(choice({32, 64, 32, 32}, {64, 64, 3, 3}, {32, 64, 32, 32}), wino);
+  EXPECT_EQ(choice({32, 128, 16, 16}, {128, 128, 3, 3}, {32, 128, 16, 16}), wino);
+  EXPECT_EQ(choice({16, 64, 56, 56}, {64, 64, 3, 3}, {16, 64, 56, 56}), wino);
+  EXPECT_EQ(choice({16, 128, 28, 28}, {128, 128, 3, 3}, {16, 128, 28, 28}), wino);
+  // Measured slower: 256 channels (14x14, 8x8), small maps.
+  EXPECT_EQ(choice({16, 256, 14, 14}, {256, 256, 3, 3}, {16, 256, 14, 14}), direct);
+  EXPECT_EQ(choice({32, 256, 8, 8}, {256, 256, 3, 3}, {32, 256, 8, 8}), direct);
+  EXPECT_EQ(choice({32, 64, 8, 8}, {64, 64, 3, 3}, {32, 64, 8, 8}), direct);
+  // Not Winograd's case: stride 2, dilation, 1x1 and 5x5 kernels, bf16, groups, few channels.
+  EXPECT_EQ(choice({32, 64, 32, 32}, {128, 64, 3, 3}, {32, 128, 16, 16}, {2, 2}), direct);
+  EXPECT_EQ(choice({32, 64, 32, 32}, {64, 64, 3, 3}, {32, 64, 32, 32}, {1, 1}, {1, 1}), direct);
+  EXPECT_EQ(choice({32, 64, 32, 32}, {64, 64, 1, 1}, {32, 64, 32, 32}), direct);
+  EXPECT_EQ(choice({32, 64, 32, 32}, {64, 64, 5, 5}, {32, 64, 32, 32}), direct);
+  EXPECT_EQ(choice({32, 64, 32, 32}, {64, 64, 3, 3}, {32, 64, 32, 32}, {1, 1}, {0, 0},
+                   dnnl::memory::data_type::bf16),
+            direct);
+  EXPECT_EQ(choice({32, 64, 32, 32}, {2, 32, 32, 3, 3}, {32, 64, 32, 32}), direct);
+  EXPECT_EQ(choice({32, 3, 32, 32}, {64, 3, 3, 3}, {32, 64, 32, 32}), direct);
+  {
+    WinogradEnv off("0");
+    EXPECT_EQ(choice({32, 64, 32, 32}, {64, 64, 3, 3}, {32, 64, 32, 32}), direct);
+  }
+  {
+    WinogradEnv on("1");
+    EXPECT_EQ(choice({32, 256, 8, 8}, {256, 256, 3, 3}, {32, 256, 8, 8}), wino);
+    EXPECT_EQ(choice({32, 64, 32, 32}, {128, 64, 3, 3}, {32, 128, 16, 16}, {2, 2}), direct);
+  }
+}
+
+ConvOptions same3x3() {
+  ConvOptions o;
+  o.dims = ConvOptions::nchw(2);
+  o.padding = {{1, 1}, {1, 1}};
+  return o;
+}
+
+// y = conv(x, w); dx = conv(dy, reverse(w)) with the kernel's feature roles swapped; dW =
+// conv(x as [C, N], dy as kernel [N, O]): the three convolutions of one conv's train step, as
+// vjp_conv.cpp emits them.
+BodyFn conv_and_grads(DType t) {
+  return [t](Builder& b, const Values& a) {
+    Value* y = b.convolution(a[0], a[1], same3x3(), t);
+    ConvOptions dx_o = same3x3();
+    dx_o.dims.kernel_input_feature = 0, dx_o.dims.kernel_output_feature = 1;
+    Value* dx = b.convolution(a[2], b.reverse(a[1], {2, 3}), dx_o, t);
+    ConvOptions dw_o;
+    dw_o.dims.input_batch = 1, dw_o.dims.input_feature = 0, dw_o.dims.input_spatial = {2, 3};
+    dw_o.dims.kernel_input_feature = 0, dw_o.dims.kernel_output_feature = 1;
+    dw_o.dims.kernel_spatial = {2, 3};
+    dw_o.dims.output_batch = 1, dw_o.dims.output_feature = 0, dw_o.dims.output_spatial = {2, 3};
+    dw_o.padding = {{1, 1}, {1, 1}};
+    Value* dw = b.convolution(a[0], a[2], dw_o, t);
+    return Values{y, dx, dw};
+  };
+}
+
+Tensor to_f64(const Tensor& t) {
+  Tensor r(DType::kF64, t.shape());
+  for (int64_t i = 0; i < t.numel(); ++i) r.data<double>()[i] = t.data<float>()[i];
+  return r;
+}
+
+// max |got - want| / max |want|
+double rel_err(const Tensor& got, const Tensor& want) {
+  double e = 0, m = 0;
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    e = std::max(e, std::abs(static_cast<double>(got.data<float>()[i]) - want.data<double>()[i]));
+    m = std::max(m, std::abs(want.data<double>()[i]));
+  }
+  return e / m;
+}
+
+// Winograd's results stay within a few times the direct kernels' rounding of the f64 truth
+// (unit-scale inputs, 576-term sums; dW sums 4 * 16 * 16 = 1024 products per weight).
+TEST(CpuConvAlgorithm, WinogradErrorNextToDirect) {
+  const std::vector<Tensor> in{random_f32({4, 64, 16, 16}, 1), random_f32({64, 64, 3, 3}, 2),
+                               random_f32({4, 64, 16, 16}, 3)};
+  std::vector<Tensor> in64;
+  for (const Tensor& t : in) in64.push_back(to_f64(t));
+  const std::vector<Tensor> truth = run_fn("ref", in64, conv_and_grads(DType::kF64));
+  std::vector<Type> ts;
+  for (const Tensor& t : in) ts.push_back(type_of(t));
+  auto run = [&](const char* mode, int* wino) {
+    WinogradEnv e(mode);
+    auto m = make_module(ts, conv_and_grads(DType::kF32));
+    *wino = exec::cpu::plan_stats(*m->funcs[0]).winograd_convs;
+    return run_fn("cpu", in, conv_and_grads(DType::kF32));
+  };
+  int n_direct = -1, n_wino = -1;
+  const std::vector<Tensor> direct = run("0", &n_direct), wino = run("1", &n_wino);
+  EXPECT_EQ(n_direct, 0);
+  // oneDNN implements Winograd for AVX-512 CPUs only; elsewhere every conv stays direct.
+  if (exec::cpu::layout_block_size() == 16) {
+    EXPECT_EQ(n_wino, 3);
+  }
+  const char* names[] = {"y", "dx", "dW"};
+  for (size_t i = 0; i < 3; ++i) {
+    const double ed = rel_err(direct[i], truth[i]), ew = rel_err(wino[i], truth[i]);
+    std::printf("%s: direct %.3g  winograd %.3g (max |err| / max |truth|)\n", names[i], ed, ew);
+    EXPECT_LT(ed, 2e-6) << names[i];
+    EXPECT_LT(ew, 5e-6) << names[i];
+  }
+}
+
+}  // namespace
+}  // namespace netspec::testing
