@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -13,6 +14,38 @@ namespace netspec {
 
 namespace {
 thread_local bool t_in_pool = false;  // set on workers and on a caller while it runs a job
+
+// Chunks run on libgomp's threads, the ones oneDNN's primitives use: one set of workers serves
+// kernels and primitives, so a worker that just finished a convolution is the one that picks
+// up the next fused group (with a short spin, process_env.h) instead of a second pool's sleeping
+// thread. NETSPEC_POOL=threads: the pool's own workers (the earlier path, for A/B).
+bool use_openmp() {
+  static const bool on = [] {
+    const char* e = std::getenv("NETSPEC_POOL");
+    return !(e && std::string_view(e) == "threads");
+  }();
+  return on;
+}
+
+// The same chunks as the pool's own path, claimed dynamically by up to max_chunks OpenMP threads.
+void run_openmp(int64_t n, int64_t max_chunks, const std::function<void(int64_t, int64_t)>& fn) {
+  const int64_t chunk = (n + max_chunks - 1) / max_chunks, num_chunks = (n + chunk - 1) / chunk;
+  std::exception_ptr err;
+  std::mutex err_mu;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(static_cast<int>(num_chunks))
+  for (int64_t c = 0; c < num_chunks; ++c) {
+    const bool was = t_in_pool;
+    t_in_pool = true;
+    try {
+      fn(c * chunk, std::min(n, (c + 1) * chunk));
+    } catch (...) {
+      std::lock_guard<std::mutex> lk(err_mu);
+      if (!err) err = std::current_exception();
+    }
+    t_in_pool = was;
+  }
+  if (err) std::rethrow_exception(err);
+}
 
 int default_threads() {
   if (const char* e = std::getenv("NETSPEC_THREADS")) {
@@ -119,6 +152,10 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
   std::unique_lock<std::mutex> dispatch(impl_->dispatch, std::try_to_lock);
   if (!dispatch.owns_lock()) {  // another thread (e.g. a replica) owns the pool
     fn(0, n);
+    return;
+  }
+  if (use_openmp()) {
+    run_openmp(n, max_chunks, fn);
     return;
   }
   Impl& p = *impl_;
