@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <numbers>
@@ -176,10 +177,11 @@ Averages::Averages(const NetSpec& net, const TrainConfig& c, exec::Backend& be, 
 
 Averages::~Averages() = default;
 
-void Averages::set_evaluate(std::function<std::string(const TrainState&)> f) {
+void Averages::set_evaluate(std::string column, std::function<double(const TrainState&)> f) {
   if (swag_)  // SWAG's score is the top-1 of logits averaged over its samples
     fail("train",
          "useSWAG needs a classifier (top-1); with a custom score (ddpm: true) use useSWA");
+  score_column_ = std::move(column);
   evaluate_ = std::move(f);
 }
 
@@ -209,7 +211,10 @@ std::string Averages::end_epoch(int epoch, const TrainState& s, const data::Data
   auto report = [&](const char* name, const TrainState& st, std::optional<double>& top1) {
     if (!evaluate) return;
     if (evaluate_) {  // DDPM: the noise MSE, no top-1
-      line += fmt::format("  {} {}", name, evaluate_(st));
+      top1 = evaluate_(st);
+      std::string label = score_column_;
+      std::replace(label.begin(), label.end(), '_', ' ');
+      line += fmt::format("  {} {} {:.4f}", name, label, *top1);
     } else {
       EvalMetrics m = ev_.run(st.params, st.running, test, {}, split_.group, split_.rank);
       top1 = m.top1;
@@ -283,8 +288,9 @@ std::string Averages::end_epoch(int epoch, const TrainState& s, const data::Data
 
 std::vector<std::pair<std::string, std::optional<double>>> Averages::top1_columns() const {
   std::vector<std::pair<std::string, std::optional<double>>> v;
-  if (ema_) v.emplace_back("ema_top1", ema_top1_);
-  if (swa_) v.emplace_back("swa_top1", swa_top1_);
+  const std::string score = evaluate_ ? score_column_ : "top1";
+  if (ema_) v.emplace_back("ema_" + score, ema_top1_);
+  if (swa_) v.emplace_back("swa_" + score, swa_top1_);
   if (swag_) v.emplace_back("swag_top1", swag_top1_);
   return v;
 }

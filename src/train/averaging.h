@@ -86,8 +86,9 @@ class Averages {
   ~Averages();
   bool any() const { return ema_ || swa_; }
   bool per_step() const { return ema_; }
-  // Replaces each average's top-1 in the epoch line by f's text (DDPM: "noise mse 0.0412").
-  void set_evaluate(std::function<std::string(const TrainState&)> f);
+  // Scores each average by f instead of top-1 (DDPM: column "noise_mse", printed "ema noise
+  // mse 0.0412", metrics.csv column ema_noise_mse).
+  void set_evaluate(std::string column, std::function<double(const TrainState&)> f);
   // The SWA BN recompute's input from batch b of the training set (BnRecompute::prepare).
   void set_bn_input(std::function<void(int64_t b, Tensor& x)> f);
   // Processes of a group: each evaluates its share of the test batches (evaluate.h RankSplit).
@@ -101,7 +102,8 @@ class Averages {
                         const data::Dataset& test, bool evaluate, const std::string& run_dir,
                         const std::string& net_name);
   // metrics.csv columns, one per average the config enables ("ema_top1", "swa_top1",
-  // "swag_top1"): the top-1 of the last end_epoch, empty when it evaluated none.
+  // "swag_top1"; with set_evaluate, "ema_<column>", "swa_<column>"): the score of the last
+  // end_epoch, empty when it evaluated none.
   std::vector<std::pair<std::string, std::optional<double>>> top1_columns() const;
 
   // RUN_DIR/averages.safetensors: the running averages with the step they belong to, written
@@ -120,9 +122,10 @@ class Averages {
   int64_t swa_n_ = 0;
   std::unique_ptr<Swag> swag_;
   std::unique_ptr<BnRecompute> bn_;
-  std::function<std::string(const TrainState&)> evaluate_;
+  std::function<double(const TrainState&)> evaluate_;
+  std::string score_column_;  // set_evaluate's column name
   RankSplit split_;
-  std::optional<double> ema_top1_, swa_top1_, swag_top1_;  // of the last end_epoch
+  std::optional<double> ema_top1_, swa_top1_, swag_top1_;  // scores of the last end_epoch
 };
 
 }  // namespace netspec::train

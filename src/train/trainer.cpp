@@ -287,10 +287,10 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   const std::optional<DdpmSchedule> ddpm =
       c.ddpm ? std::optional<DdpmSchedule>(DdpmSchedule(c)) : std::nullopt;
   if (ddpm)  // each weight average is scored by its noise MSE too
-    averages.set_evaluate([&](const TrainState& st) {
-      return fmt::format("noise mse {:.4f}", ddpm_evaluate(*ddpm, c.dataset, evaluator, st.params,
-                                                           st.running, data.test, 1024, split)
-                                                 .loss);
+    averages.set_evaluate("noise_mse", [&](const TrainState& st) {
+      return ddpm_evaluate(*ddpm, c.dataset, evaluator, st.params, st.running, data.test, 1024,
+                           split)
+          .loss;
     });
   if (ddpm)  // SWA's BN statistics are of the DDPM inputs (fixed draws: step b, micro -1)
     averages.set_bn_input([&](int64_t b, Tensor& x) {

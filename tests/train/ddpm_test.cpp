@@ -5,8 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <sstream>
 
@@ -208,6 +212,27 @@ TEST(Ddpm, SwaRecomputesBatchNormOnTheDdpmInputs) {
   o.progress_every_s = -1;
   run_training(spec, sp, o);
   EXPECT_NE(log.str().find("swa noise mse"), std::string::npos) << log.str();
+  {  // metrics.csv has the SWA noise MSE the epoch line printed
+    std::ifstream f(run + "/metrics.csv");
+    std::string header, row;
+    std::getline(f, header);
+    std::getline(f, row);
+    auto cells = [](const std::string& l) {
+      std::vector<std::string> v;
+      std::stringstream ss(l);
+      for (std::string c; std::getline(ss, c, ',');) v.push_back(c);
+      return v;
+    };
+    const auto h = cells(header), r = cells(row);
+    const auto at = std::find(h.begin(), h.end(), "swa_noise_mse");
+    ASSERT_NE(at, h.end()) << header;
+    const size_t k = static_cast<size_t>(at - h.begin());
+    ASSERT_LT(k, r.size()) << row;
+    const double mse = std::stod(r[k]);
+    EXPECT_GT(mse, 0.0);
+    EXPECT_NE(log.str().find(fmt::format("swa noise mse {:.4f}", mse)), std::string::npos)
+        << log.str();
+  }
   SafeTensors swa = read_safetensors(run + "/swa.safetensors");
   const Tensor& mean = swa.at("layers.0.running_mean");
   const Tensor& var = swa.at("layers.0.running_var");
