@@ -3,10 +3,11 @@
 // (OMP_WAIT_POLICY=active, GOMP_SPINCOUNT=3000) made the mlp step ~25 % faster on an idle
 // machine, while libgomp's default long spin had cost 2-6x on a loaded one when a second pool
 // fought it (docs/performance.md). netspec's main() re-executes itself once with them set;
-// OMP_WAIT_POLICY=passive (a busy shared machine) is kept as the user gives it. Debian 12's OpenBLAS 0.3.21 picks generic kernels (~4x
-// slower) on Intel AVX-512 generations it does not know (Sapphire/Emerald Rapids); netspec does
-// not load OpenBLAS, but the benchmarks do and the tests' Python reference children (Debian's
-// torch) do: openblas_coretype() decides for them from the CPU found at run time.
+// OMP_WAIT_POLICY=passive (a busy shared machine) is kept as the user gives it.
+// Debian 12's OpenBLAS 0.3.21 picks generic kernels (~4x slower) on Intel AVX-512 generations it
+// does not know (Sapphire/Emerald Rapids); netspec does not load OpenBLAS, but the benchmarks do
+// and the tests' Python reference children (Debian's torch) do: openblas_coretype() decides for
+// them from the CPU found at run time.
 #pragma once
 
 namespace netspec {
@@ -21,9 +22,9 @@ const char* openblas_coretype();
 void export_openblas_coretype();
 
 // Sets OMP_WAIT_POLICY=active and GOMP_SPINCOUNT=3000 (and, with `openblas`, exports
-// openblas_coretype()) when absent
-// and re-executes /proc/self/exe with argv; returns normally when nothing had to be set, when
-// NETSPEC_NO_REEXEC is set, or when exec fails. User-set values are kept.
+// openblas_coretype()) when absent and re-executes /proc/self/exe with argv; returns normally
+// when nothing had to be set, when NETSPEC_NO_REEXEC is set, or when exec fails. User-set values
+// are kept.
 void ensure_library_environment(char** argv, bool openblas = false);
 
 }  // namespace netspec

@@ -32,7 +32,8 @@ void run_openmp(int64_t n, int64_t max_chunks, const std::function<void(int64_t,
   const int64_t chunk = (n + max_chunks - 1) / max_chunks, num_chunks = (n + chunk - 1) / chunk;
   std::exception_ptr err;
   std::mutex err_mu;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(static_cast<int>(num_chunks))
+  const int team = static_cast<int>(num_chunks);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
   for (int64_t c = 0; c < num_chunks; ++c) {
     const bool was = t_in_pool;
     t_in_pool = true;
@@ -126,7 +127,9 @@ struct ThreadPool::Impl {
 
 ThreadPool::ThreadPool(int threads) : impl_(std::make_unique<Impl>()) {
   impl_->threads = threads > 0 ? threads : default_threads();
-  for (int i = 1; i < impl_->threads; ++i) impl_->workers.emplace_back([this] { impl_->worker_loop(); });
+  if (use_openmp()) return;  // libgomp's threads do the work
+  for (int i = 1; i < impl_->threads; ++i)
+    impl_->workers.emplace_back([this] { impl_->worker_loop(); });
 }
 
 ThreadPool::~ThreadPool() {

@@ -191,8 +191,8 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
           dnnl::convolution_forward::desc fdesc(dnnl::prop_kind::forward_training, algo, x_md,
                                                 any_md(wd, in), dy_md, st, dil, pl, pr);
           dnnl::convolution_forward::primitive_desc fpd(fdesc, eng);
-          dnnl::convolution_backward_weights::desc bdesc(algo, x_md, any_md(wd, dt::f32), dy_md,
-                                                         st, dil, pl, pr);
+          dnnl::convolution_backward_weights::desc bdesc(algo, x_md, any_md(wd, dt::f32), dy_md, st,
+                                                         dil, pl, pr);
           return dnnl::convolution_backward_weights::primitive_desc(
               bdesc, dnnl_user_scratchpad_attr(), eng, fpd);
         });
@@ -556,8 +556,7 @@ std::optional<Compiled> compile_conv_transposed(const ConvGeom& g, const ConvLay
           dnnl::convolution_forward::primitive_desc fpd(fdesc, eng);
           // (diff_src stays f32 with bf16 operands: blk.y means an f32 blocked dx.)
           dnnl::convolution_backward_data::desc bdesc(a, blk.y ? y_user : any_md(y_user.dims()),
-                                                      any_md(wd_prim, g.in), x_md, st, dil, pl,
-                                                      pr);
+                                                      any_md(wd_prim, g.in), x_md, st, dil, pl, pr);
           return dnnl::convolution_backward_data::primitive_desc(bdesc, attr, eng, fpd);
         });
   } catch (const dnnl::error&) {

@@ -22,8 +22,8 @@ dnnl::algorithm conv_algorithm(dnnl::memory::data_type type, const dnnl::memory:
   const auto direct = dnnl::algorithm::convolution_direct;
   const int mode = winograd_mode();
   // Ungrouped 2-D (weights O, I, kh, kw), f32, 3x3, stride 1, dilation 0 (oneDNN's "none").
-  if (mode == 0 || type != dnnl::memory::data_type::f32 || src.size() != 4 ||
-      weights.size() != 4 || dst.size() != 4)
+  if (mode == 0 || type != dnnl::memory::data_type::f32 || src.size() != 4 || weights.size() != 4 ||
+      dst.size() != 4)
     return direct;
   if (weights[2] != 3 || weights[3] != 3 || strides[0] != 1 || strides[1] != 1 ||
       dilation[0] != 0 || dilation[1] != 0)
