@@ -2,7 +2,6 @@
 // F(4x4, 3x3) (oneDNN's jit_wino_4x3, AVX-512 f32 only) where it was measured faster.
 #pragma once
 #include <dnnl.hpp>
-#include <optional>
 #include <string_view>
 
 namespace netspec::exec::cpu {
