@@ -71,7 +71,7 @@ void register_train_command(CLI::App& app) {
                   "runs/<net>-<YYYYmmdd-HHMMSS>); an existing one resumes when its config matches");
   cmd->add_flag("--resume", o->resume,
                 "continue the run in --run-dir with its stored config (--epochs, when given, is "
-                "taken)");
+                "taken; no net needed)");
   cmd->add_flag("--overwrite", o->overwrite,
                 "start over in --run-dir (removes only netspec's own files there)");
   o->flags.add(cmd, "--seed", "seed", "seed for init and shuffling (default: the spec's)");

@@ -27,9 +27,9 @@ bool use_openmp() {
   return on;
 }
 
-// The same chunks as the pool's own path, claimed dynamically by up to max_chunks OpenMP threads.
-void run_openmp(int64_t n, int64_t max_chunks, const std::function<void(int64_t, int64_t)>& fn) {
-  const int64_t chunk = (n + max_chunks - 1) / max_chunks, num_chunks = (n + chunk - 1) / chunk;
+// Chunks [c * chunk, min(n, (c + 1) * chunk)), claimed dynamically by num_chunks OpenMP threads.
+void run_openmp(int64_t n, int64_t chunk, int64_t num_chunks,
+                const std::function<void(int64_t, int64_t)>& fn) {
   std::exception_ptr err;
   std::mutex err_mu;
   const int team = static_cast<int>(num_chunks);
@@ -157,8 +157,9 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
     fn(0, n);
     return;
   }
+  const int64_t chunk = (n + max_chunks - 1) / max_chunks, num_chunks = (n + chunk - 1) / chunk;
   if (use_openmp()) {
-    run_openmp(n, max_chunks, fn);
+    run_openmp(n, chunk, num_chunks, fn);
     return;
   }
   Impl& p = *impl_;
@@ -167,8 +168,8 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
     std::lock_guard<std::mutex> lk(p.mu);
     p.fn = &fn;
     p.n = n;
-    p.chunk = (n + max_chunks - 1) / max_chunks;
-    p.num_chunks = (n + p.chunk - 1) / p.chunk;
+    p.chunk = chunk;
+    p.num_chunks = num_chunks;
     p.done = 0;
     p.error = nullptr;
     ++p.generation;
