@@ -16,8 +16,19 @@ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DNETSPEC_WERROR=
   -DNETSPEC_TESTS=ON >/dev/null
 cmake --build "$build_dir" -j "$jobs"
 echo "== tests"
-# Parallel tests share the cores: libgomp workers sleep at once instead of spinning.
-OMP_WAIT_POLICY=passive ctest --test-dir "$build_dir" -j "$jobs" --output-on-failure --timeout 900
+# Parallel tests share the cores: libgomp workers sleep at once instead of spinning. Each test
+# process makes its own scratch dir under TMPDIR and removes it when it passes
+# (tests/support/scratch_tmp.cpp); whatever is left in test-tmp afterwards is a leak.
+test_tmp=$(cd "$build_dir" && pwd)/test-tmp
+rm -rf "$test_tmp" && mkdir -p "$test_tmp"
+TMPDIR=$test_tmp OMP_WAIT_POLICY=passive \
+  ctest --test-dir "$build_dir" -j "$jobs" --output-on-failure --timeout 900
+if [[ -n $(ls -A "$test_tmp") ]]; then
+  echo "test.sh: the tests left files in $test_tmp (a test writes outside its scratch dir):" >&2
+  du -sh "$test_tmp"/* >&2
+  exit 1
+fi
+rmdir "$test_tmp"
 
 echo "== sanitizers: parser and fuzz tests under ASan+UBSan"
 san_dir="$build_dir-asan"
