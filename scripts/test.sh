@@ -9,6 +9,12 @@ cd "$(dirname "$0")/.."
 build_dir=${1:-build}
 jobs=$(nproc)
 
+# A full run needs ~10 GB (packages, the oracle/engine venvs, two builds); a full disk shows up
+# later as an unrelated-looking link or write error, so say it first.
+free_gb=$(df -Pk . | awk 'NR == 2 {printf "%d", $4 / 1048576}')
+if ((free_gb < 10)); then
+  echo "test.sh: warning: only ${free_gb} GB free here; a full run needs about 10 GB" >&2
+fi
 echo "== test dependencies"
 scripts/install-deps.sh --test "$build_dir"
 echo "== build ($build_dir)"
