@@ -125,16 +125,18 @@ V power(VjpCtx& c) {  // da = dy·b·a^(b-1), db = dy·y·log(a)
   return {da, db};
 }
 // Ties go to b, so that relu = max(x, 0) has relu'(0) = 0 and relu6's min(·, 6) has 0 at 6, as
-// PyTorch's threshold/hardtanh backward (JAX splits a tie 0.5/0.5).
-V maximum(VjpCtx& c) {  // da = dy·[a > b], db = dy·[a <= b]
+// PyTorch's threshold/hardtanh backward (JAX splits a tie 0.5/0.5). The mask reads the result:
+// a > b <=> max(a, b) > b (NaNs too: both false), so relu's backward keeps its output (which the
+// next layer's weight gradient keeps anyway), not its input.
+V maximum(VjpCtx& c) {  // da = dy·[a > b] = dy·[y > b], db = dy·[y <= b]
   E e(c);
-  Value* gt = e.b.compare(e.x(0), e.x(1), "GT");
+  Value* gt = e.b.compare(e.y(), e.x(1), "GT");
   return {c.wants[0] ? e.zero_where_not(gt, e.dy()) : nullptr,
           c.wants[1] ? e.b.select(gt, e.k(0), e.dy()) : nullptr};
 }
-V minimum(VjpCtx& c) {  // da = dy·[a < b], db = dy·[a >= b]
+V minimum(VjpCtx& c) {  // da = dy·[a < b] = dy·[y < b], db = dy·[y >= b]
   E e(c);
-  Value* lt = e.b.compare(e.x(0), e.x(1), "LT");
+  Value* lt = e.b.compare(e.y(), e.x(1), "LT");
   return {c.wants[0] ? e.zero_where_not(lt, e.dy()) : nullptr,
           c.wants[1] ? e.b.select(lt, e.k(0), e.dy()) : nullptr};
 }

@@ -29,6 +29,23 @@ bool fold_identities(Func& f);
 void run_cleanup(Func& f);
 void run_cleanup(Module& m);
 
+// --- memory ---
+// Rematerialization (remat.cpp): a cheap elementwise value (add/mul/max/compare/select/convert/
+// broadcast..., no transcendentals) of at least min_bytes whose uses fall in clusters more than
+// min_gap ops apart is recomputed right before each later cluster, when its operands are alive
+// there anyway (block arguments, values of at most small_bytes, values read at or after that
+// point or at most `extend` ops before it, or cheap values recomputable the same way, up to
+// max_depth deep). Shortens what a train step keeps alive from forward to backward; returns the
+// number of clones.
+struct RematOptions {
+  size_t min_bytes = 64 << 10;
+  size_t small_bytes = 64 << 10;
+  int min_gap = 16;
+  int extend = 16;
+  int max_depth = 6;
+};
+int rematerialize(Block& b, const RematOptions& opt = {});
+
 // --- cloning ---
 // Appends a deep copy of `op` (regions included) to `into`, operands remapped through `map`;
 // records old result -> new result in `map`. No re-verification (the copy has the same types).

@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <thread>
+#include <vector>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -47,6 +51,31 @@ TEST(ProcessEnv, OpenblasCoretypeFollowsTheCpuAndTheUser) {
     setenv("OPENBLAS_CORETYPE", keep.c_str(), 1);
   else
     unsetenv("OPENBLAS_CORETYPE");
+}
+
+TEST(ProcessEnv, WaitPolicyIsPassiveOnABusyMachine) {
+  EXPECT_STREQ(wait_policy_for(0.0), "active");
+  EXPECT_STREQ(wait_policy_for(0.49), "active");
+  EXPECT_STREQ(wait_policy_for(0.5), "passive");
+  EXPECT_STREQ(wait_policy_for(1.0), "passive");
+  EXPECT_STREQ(wait_policy_for(-1), "active");  // /proc/stat unreadable: the idle default
+}
+
+TEST(ProcessEnv, BusyFractionSeesSpinningThreads) {
+  // One spinning thread per CPU: the machine is (nearly) all busy whatever else runs.
+  const unsigned n = std::max(1u, std::thread::hardware_concurrency());
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> spin;
+  for (unsigned i = 0; i < n; ++i)
+    spin.emplace_back([&] {
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+  const double busy = machine_busy_fraction(200);
+  stop = true;
+  for (auto& t : spin) t.join();
+  EXPECT_GE(busy, 0.5);
+  EXPECT_LE(busy, 1.0);
 }
 
 }  // namespace

@@ -39,31 +39,6 @@ const char* kChainNet = R"({
     {"kind": "dense", "in": 288, "out": 5}
   ]})";
 
-// Train-step inputs in manifest order (parameters in [-1, 1], state zero, labels < classes).
-std::vector<Tensor> step_inputs(const Emitted& e, int64_t classes) {
-  std::vector<Tensor> in;
-  uint64_t seed = 1;
-  for (const auto& ti : e.manifest.inputs) {
-    hlo::Type t = hlo::Type::tensor(ti.dtype, ti.shape);
-    if (ti.name == "lr") {
-      in.push_back(Tensor::scalar_f32(0.05f));
-    } else if (ti.name == "step") {
-      in.push_back(Tensor::from<int>(DType::kI32, {}, {1}));
-    } else if (ti.role == "optimizer_state") {
-      in.emplace_back(ti.dtype, ti.shape);
-    } else if (ti.dtype == DType::kI32) {
-      Tensor y(DType::kI32, ti.shape);
-      for (int64_t i = 0; i < y.numel(); ++i)
-        y.data<int32_t>()[i] = static_cast<int32_t>((i * 7 + 3) % classes);
-      in.push_back(y);
-    } else {
-      // running variances positive (the eval forward takes their rsqrt)
-      in.push_back(random_tensor(t, seed++, ti.name.find("running_var") != std::string::npos));
-    }
-  }
-  return in;
-}
-
 double scaled_diff(const Tensor& a, const Tensor& b) {
   double m = 0;
   for (int64_t i = 0; i < b.numel(); ++i) m = std::max(m, std::abs(b.as_double(i)));

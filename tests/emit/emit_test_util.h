@@ -37,6 +37,31 @@ inline Tensor random_tensor(const hlo::Type& t, uint64_t seed, bool positive = f
   return out;
 }
 
+// Train-step inputs in manifest order (parameters in [-1, 1], state zero, labels < classes).
+inline std::vector<Tensor> step_inputs(const Emitted& e, int64_t classes) {
+  std::vector<Tensor> in;
+  uint64_t seed = 1;
+  for (const auto& ti : e.manifest.inputs) {
+    hlo::Type t = hlo::Type::tensor(ti.dtype, ti.shape);
+    if (ti.name == "lr") {
+      in.push_back(Tensor::scalar_f32(0.05f));
+    } else if (ti.name == "step") {
+      in.push_back(Tensor::from<int>(DType::kI32, {}, {1}));
+    } else if (ti.role == "optimizer_state") {
+      in.emplace_back(ti.dtype, ti.shape);
+    } else if (ti.dtype == DType::kI32) {
+      Tensor y(DType::kI32, ti.shape);
+      for (int64_t i = 0; i < y.numel(); ++i)
+        y.data<int32_t>()[i] = static_cast<int32_t>((i * 7 + 3) % classes);
+      in.push_back(y);
+    } else {
+      // running variances positive (the eval forward takes their rsqrt)
+      in.push_back(random_tensor(t, seed++, ti.name.find("running_var") != std::string::npos));
+    }
+  }
+  return in;
+}
+
 inline std::vector<Tensor> run_main(const hlo::Module& m, const std::vector<Tensor>& in,
                                     const std::string& backend = "ref") {
   auto exe =

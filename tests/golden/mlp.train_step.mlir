@@ -53,12 +53,12 @@ module @mlp_train_step {
     %50 = stablehlo.reduce(%49 init: %5) applies stablehlo.add across dimensions = [0] : (tensor<8x10xf32>, tensor<f32>) -> tensor<10xf32>
     %51 = stablehlo.dot_general %49, %arg4, contracting_dims = [1] x [0] : (tensor<8x10xf32>, tensor<10x512xf32>) -> tensor<8x512xf32>
     %52 = stablehlo.dot_general %49, %11, contracting_dims = [0] x [0] : (tensor<8x10xf32>, tensor<8x512xf32>) -> tensor<10x512xf32>
-    %53 = stablehlo.compare  GT, %10, %6,  FLOAT : (tensor<8x512xf32>, tensor<8x512xf32>) -> tensor<8x512xi1>
+    %53 = stablehlo.compare  GT, %11, %6,  FLOAT : (tensor<8x512xf32>, tensor<8x512xf32>) -> tensor<8x512xi1>
     %54 = stablehlo.select %53, %51, %6 : tensor<8x512xi1>, tensor<8x512xf32>
     %55 = stablehlo.reduce(%54 init: %5) applies stablehlo.add across dimensions = [0] : (tensor<8x512xf32>, tensor<f32>) -> tensor<512xf32>
     %56 = stablehlo.dot_general %54, %arg2, contracting_dims = [1] x [0] : (tensor<8x512xf32>, tensor<512x512xf32>) -> tensor<8x512xf32>
     %57 = stablehlo.dot_general %54, %7, contracting_dims = [0] x [0] : (tensor<8x512xf32>, tensor<8x512xf32>) -> tensor<512x512xf32>
-    %58 = stablehlo.compare  GT, %4, %6,  FLOAT : (tensor<8x512xf32>, tensor<8x512xf32>) -> tensor<8x512xi1>
+    %58 = stablehlo.compare  GT, %7, %6,  FLOAT : (tensor<8x512xf32>, tensor<8x512xf32>) -> tensor<8x512xi1>
     %59 = stablehlo.select %58, %56, %6 : tensor<8x512xi1>, tensor<8x512xf32>
     %60 = stablehlo.reduce(%59 init: %5) applies stablehlo.add across dimensions = [0] : (tensor<8x512xf32>, tensor<f32>) -> tensor<512xf32>
     %61 = stablehlo.dot_general %59, %1, contracting_dims = [0] x [0] : (tensor<8x512xf32>, tensor<8x784xf32>) -> tensor<512x784xf32>

@@ -137,7 +137,7 @@ module @mnist_cnn_train_step {
     %128 = stablehlo.reduce(%127 init: %1) applies stablehlo.add across dimensions = [0] : (tensor<8x10xf32>, tensor<f32>) -> tensor<10xf32>
     %129 = stablehlo.dot_general %127, %arg14, contracting_dims = [1] x [0] : (tensor<8x10xf32>, tensor<10x512xf32>) -> tensor<8x512xf32>
     %130 = stablehlo.dot_general %127, %90, contracting_dims = [0] x [0] : (tensor<8x10xf32>, tensor<8x512xf32>) -> tensor<10x512xf32>
-    %131 = stablehlo.compare  GT, %88, %89,  FLOAT : (tensor<8x512xf32>, tensor<8x512xf32>) -> tensor<8x512xi1>
+    %131 = stablehlo.compare  GT, %90, %89,  FLOAT : (tensor<8x512xf32>, tensor<8x512xf32>) -> tensor<8x512xi1>
     %132 = stablehlo.select %131, %129, %89 : tensor<8x512xi1>, tensor<8x512xf32>
     %133 = stablehlo.reduce(%132 init: %1) applies stablehlo.add across dimensions = [0] : (tensor<8x512xf32>, tensor<f32>) -> tensor<512xf32>
     %134 = stablehlo.dot_general %132, %arg12, contracting_dims = [1] x [0] : (tensor<8x512xf32>, tensor<512x3136xf32>) -> tensor<8x3136xf32>
@@ -152,7 +152,7 @@ module @mnist_cnn_train_step {
       %139 = stablehlo.add %arg58, %arg59 : tensor<f32>
       stablehlo.return %139 : tensor<f32>
     }) : (tensor<8x64x14x14xf32>, tensor<8x64x7x7xf32>, tensor<f32>) -> tensor<8x64x14x14xf32>
-    %140 = stablehlo.compare  GT, %81, %63,  FLOAT : (tensor<8x64x14x14xf32>, tensor<8x64x14x14xf32>) -> tensor<8x64x14x14xi1>
+    %140 = stablehlo.compare  GT, %82, %63,  FLOAT : (tensor<8x64x14x14xf32>, tensor<8x64x14x14xf32>) -> tensor<8x64x14x14xi1>
     %141 = stablehlo.select %140, %137, %63 : tensor<8x64x14x14xi1>, tensor<8x64x14x14xf32>
     %142 = stablehlo.multiply %141, %79 : tensor<8x64x14x14xf32>
     %143 = stablehlo.multiply %141, %65 : tensor<8x64x14x14xf32>
@@ -182,7 +182,7 @@ module @mnist_cnn_train_step {
     %167 = stablehlo.reverse %arg9, dims = [2, 3] : tensor<64x64x3x3xf32>
     %168 = stablehlo.convolution(%166, %167) dim_numbers = [b, f, 0, 1]x[i, o, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x64x14x14xf32>, tensor<64x64x3x3xf32>) -> tensor<8x64x14x14xf32>
     %169 = stablehlo.convolution(%64, %166) dim_numbers = [f, b, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x64x14x14xf32>, tensor<8x64x14x14xf32>) -> tensor<64x64x3x3xf32>
-    %170 = stablehlo.compare  GT, %62, %63,  FLOAT : (tensor<8x64x14x14xf32>, tensor<8x64x14x14xf32>) -> tensor<8x64x14x14xi1>
+    %170 = stablehlo.compare  GT, %64, %63,  FLOAT : (tensor<8x64x14x14xf32>, tensor<8x64x14x14xf32>) -> tensor<8x64x14x14xi1>
     %171 = stablehlo.select %170, %168, %63 : tensor<8x64x14x14xi1>, tensor<8x64x14x14xf32>
     %172 = stablehlo.multiply %171, %60 : tensor<8x64x14x14xf32>
     %173 = stablehlo.multiply %171, %44 : tensor<8x64x14x14xf32>
@@ -220,7 +220,7 @@ module @mnist_cnn_train_step {
       %201 = stablehlo.add %arg62, %arg63 : tensor<f32>
       stablehlo.return %201 : tensor<f32>
     }) : (tensor<8x32x28x28xf32>, tensor<8x32x14x14xf32>, tensor<f32>) -> tensor<8x32x28x28xf32>
-    %202 = stablehlo.compare  GT, %39, %21,  FLOAT : (tensor<8x32x28x28xf32>, tensor<8x32x28x28xf32>) -> tensor<8x32x28x28xi1>
+    %202 = stablehlo.compare  GT, %40, %21,  FLOAT : (tensor<8x32x28x28xf32>, tensor<8x32x28x28xf32>) -> tensor<8x32x28x28xi1>
     %203 = stablehlo.select %202, %199, %21 : tensor<8x32x28x28xi1>, tensor<8x32x28x28xf32>
     %204 = stablehlo.multiply %203, %37 : tensor<8x32x28x28xf32>
     %205 = stablehlo.multiply %203, %23 : tensor<8x32x28x28xf32>
@@ -250,7 +250,7 @@ module @mnist_cnn_train_step {
     %229 = stablehlo.reverse %arg3, dims = [2, 3] : tensor<32x32x3x3xf32>
     %230 = stablehlo.convolution(%228, %229) dim_numbers = [b, f, 0, 1]x[i, o, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x32x28x28xf32>, tensor<32x32x3x3xf32>) -> tensor<8x32x28x28xf32>
     %231 = stablehlo.convolution(%22, %228) dim_numbers = [f, b, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x32x28x28xf32>, tensor<8x32x28x28xf32>) -> tensor<32x32x3x3xf32>
-    %232 = stablehlo.compare  GT, %20, %21,  FLOAT : (tensor<8x32x28x28xf32>, tensor<8x32x28x28xf32>) -> tensor<8x32x28x28xi1>
+    %232 = stablehlo.compare  GT, %22, %21,  FLOAT : (tensor<8x32x28x28xf32>, tensor<8x32x28x28xf32>) -> tensor<8x32x28x28xi1>
     %233 = stablehlo.select %232, %230, %21 : tensor<8x32x28x28xi1>, tensor<8x32x28x28xf32>
     %234 = stablehlo.multiply %233, %18 : tensor<8x32x28x28xf32>
     %235 = stablehlo.multiply %233, %2 : tensor<8x32x28x28xf32>

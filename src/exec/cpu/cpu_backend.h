@@ -9,6 +9,8 @@
 // NETSPEC_PROFILE=1 prints wall time per op kind and per step at exit; NETSPEC_NO_FUSION=1 turns
 // off elementwise fusion (fusion.cpp: f32 elementwise chains run as one tiled kernel);
 // NETSPEC_SCALAR_MATH=1 keeps f32 exp/log/tanh/logistic on scalar loops (vmath.h).
+// NETSPEC_NO_REMAT=1 keeps forward values alive for the backward pass instead of recomputing
+// cheap elementwise ones from what is alive anyway (hlo::rematerialize, applied to a copy).
 // NETSPEC_CPU_LAYOUT=plain|8|16 overrides the channel-blocked layout the planner propagates
 // between convolutions (layout.cpp; default by the CPU found: 16 with AVX-512, 8 with AVX2).
 #pragma once
@@ -32,6 +34,7 @@ struct PlanStats {
   int conv_postops = 0;                // eval BN (+ ReLU) groups folded into their conv's post-ops
   int fused_sums = 0;                  // channel sums computed inside their operand's fused group
   int winograd_convs = 0;              // convolutions on oneDNN's Winograd kernel
+  int remat_clones = 0;                // ops recomputed near a late use (hlo/remat.cpp)
   bool whole_function_on_ref = false;  // the planner gave the whole function to ref
   std::string fallback_ops;            // mnemonics that use the ref kernel, comma separated
 };

@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "core/thread_pool.h"
+#include "hlo/passes.h"
 
 namespace netspec::exec::cpu {
 namespace {
@@ -426,6 +427,21 @@ int use_of(Plan& P, const hlo::Value* v) {
 }
 
 std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
+  // Recompute cheap forward values near their backward uses (smaller arena); on a copy, since
+  // the module is shared and the other backends schedule memory themselves.
+  if (f.module && !env_on("NETSPEC_NO_REMAT")) {
+    auto copy = hlo::clone_module(*f.module);
+    hlo::Func* g = copy->find(f.name);
+    if (g) {
+      if (const int n = hlo::rematerialize(*g->body); n > 0) {
+        auto plan = build_block_plan(*g->body, nullptr);
+        plan->func = g;
+        plan->stats.remat_clones = n;
+        plan->remat_module = std::move(copy);
+        return plan;
+      }
+    }
+  }
   auto plan = build_block_plan(*f.body, nullptr);
   plan->func = &f;
   return plan;

@@ -81,6 +81,9 @@ struct Step {
 };
 
 struct Plan {
+  // The rematerialized copy of the module a top-level plan runs (hlo::rematerialize; null with
+  // NETSPEC_NO_REMAT=1 or when nothing was recomputed): `func` and the steps point into it.
+  std::unique_ptr<hlo::Module> remat_module;
   const hlo::Func* func = nullptr;    // null for a region's sub-plan
   const hlo::Block* block = nullptr;  // the function body or the region
   // Sub-plans (regions) keep their results in the arena: the caller reads them before the
