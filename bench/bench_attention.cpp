@@ -7,8 +7,10 @@
 //          in a forked child per case, so it includes the inputs' copies and results.
 //   first: seconds of the first run (planning, oneDNN primitive creation); median: seconds per
 //          run over the later runs. flash/dense: the flash probe's median over the dense one's.
-// Dense holds [n, n] scores (n² growth); flash holds [n, block] tiles (n·block, block = 128).
-// Usage: bench_attention [--heads H] [--runs R] [n ...]   (default H 2, R 5, n 256 1024 4096)
+// Dense holds [n, n] scores (n² growth); causal flash holds [block, block] tiles plus O(n) state
+// (n·block memory overall; block = the largest divisor of n up to 256).
+// Usage: bench_attention [--heads H] [--runs R] [--block B] [n ...]
+//   (default H 2, R 5, B 0 = the largest divisor of n up to 256, n 256 1024 4096)
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -32,7 +35,7 @@ namespace {
 struct Result {
   double arena_mib = 0, peak_mib = 0, first_s = 0, median_s = 0;
 };
-int64_t g_heads = 2, g_runs = 5;
+int64_t g_heads = 2, g_runs = 5, g_block = 0;
 
 double max_rss_mib() {
   rusage u{};
@@ -48,6 +51,7 @@ void measure(const std::string& probe, int64_t n, int fd) {
   p.heads = g_heads;
   p.head_dim = 64;
   p.causal = true;
+  p.block = g_block;
   emit::Emitted e = emit::emit_attention_probe(p);
   Result r;
   // @main's plan holds the called flash function's and the while bodies' sub-plans.
@@ -105,16 +109,25 @@ int main(int argc, char** argv) {
   std::vector<int64_t> ns;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if ((a == "--heads" || a == "--runs") && i + 1 < argc)
-      (a == "--heads" ? g_heads : g_runs) = std::stoll(argv[++i]);
+    const bool opt = a == "--heads" || a == "--runs" || a == "--block";
+    const char* v = opt && i + 1 < argc ? argv[++i] : a.c_str();
+    char* end = nullptr;
+    const long long x = std::strtoll(v, &end, 10);
+    if (*v == '\0' || *end != '\0' || x < 0) {
+      std::fprintf(stderr, "usage: bench_attention [--heads H] [--runs R] [--block B] [n ...]\n");
+      return 2;
+    }
+    if (!opt)
+      ns.push_back(x);
     else
-      ns.push_back(std::stoll(a));
+      (a == "--heads" ? g_heads : a == "--runs" ? g_runs : g_block) = x;
   }
   if (ns.empty()) ns = {256, 1024, 4096};
   std::printf(
-      "attention on the cpu executor (B=1, H=%lld, dh=64, causal, f32, block=128; median of %lld "
+      "attention on the cpu executor (B=1, H=%lld, dh=64, causal, f32, block=%s; median of %lld "
       "runs after the first)\n",
-      (long long)g_heads, (long long)std::max<int64_t>(g_runs - 1, 1));
+      (long long)g_heads, g_block ? std::to_string(g_block).c_str() : "<= 256",
+      (long long)std::max<int64_t>(g_runs - 1, 1));
   std::printf("%-11s %6s %10s %10s %9s %9s %11s\n", "probe", "n", "arena MiB", "peak MiB",
               "first s", "median s", "flash/dense");
   std::map<std::pair<std::string, int64_t>, double> median;

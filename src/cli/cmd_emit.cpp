@@ -193,7 +193,7 @@ void register_emit_command(CLI::App& app) {
       ->capture_default_str();
 
   cmd->add_option("--block", args->probe.block,
-                  "probe-attention: flash key block (0 = largest divisor of T <= 128)")
+                  "probe-attention: flash key block (0 = largest divisor of T <= 256)")
       ->capture_default_str();
   cmd->add_option("--dtype", args->dtype,
                   "f32 | f64: the floats of the module (or --jax program; f64 = the f32 module "

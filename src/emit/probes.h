@@ -17,7 +17,7 @@ struct AttentionProbe {
   std::string probe = "flash";
   int64_t batch = 1, heads = 2, seq = 64, head_dim = 16;
   bool causal = false;
-  int64_t block = 0;  // flash key block; 0 = the largest divisor of seq <= 128
+  int64_t block = 0;  // flash key block; 0 = the largest divisor of seq <= 256
   DType dtype = DType::kF32;
 };
 

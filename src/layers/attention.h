@@ -39,7 +39,7 @@ void check_heads(LowerCtx& c, int dim, int heads);
 namespace netspec::layers {
 
 // --- flash attention internals (probes, tests, benchmarks) ---
-// Largest divisor of t that is <= 128 (flash attention's key block).
+// Largest divisor of t that is <= 256 (flash attention's key block).
 int64_t flash_block(int64_t t);
 // Flash attention with an explicit key block (must divide T): returns {O [B, H, T, dh],
 // L [B, H, T]} with L the per-row logsumexp of the scaled, masked scores. Differentiable

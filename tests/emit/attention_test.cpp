@@ -70,12 +70,14 @@ TEST(Attention, DenseHandComputed) {
   }
 }
 
-TEST(Attention, FlashBlockIsLargestDivisorUpTo128) {
+TEST(Attention, FlashBlockIsLargestDivisorUpTo256) {
   EXPECT_EQ(layers::flash_block(5), 5);
   EXPECT_EQ(layers::flash_block(128), 128);
-  EXPECT_EQ(layers::flash_block(200), 100);
-  EXPECT_EQ(layers::flash_block(256), 128);
-  EXPECT_EQ(layers::flash_block(131), 1);  // prime: one key per block
+  EXPECT_EQ(layers::flash_block(200), 200);
+  EXPECT_EQ(layers::flash_block(256), 256);
+  EXPECT_EQ(layers::flash_block(300), 150);
+  EXPECT_EQ(layers::flash_block(4096), 256);
+  EXPECT_EQ(layers::flash_block(263), 1);  // prime: one key per block
 }
 
 // Flash equals dense to <= 1e-5 relative in f32: forward (o) and dq, dk, dv.
@@ -189,28 +191,45 @@ TEST(Attention, RopeAndItsVjpAgainstHostRotation) {
       }
 }
 
-// No value of the flash module (forward or backward, loop bodies included) is T x T.
-bool has_square(const hlo::Block& blk, int64_t t) {
+// Whether some value (loop bodies included) ends in [rows, cols].
+bool has_trailing(const hlo::Block& blk, int64_t rows, int64_t cols) {
   for (const auto& op : blk.ops) {
     for (size_t i = 0; i < op->results.size(); ++i) {
       const hlo::Type& ty = op->result(i)->type;
-      if (ty.is_tensor() && ty.rank() >= 2 && ty.dim(ty.rank() - 1) == t &&
-          ty.dim(ty.rank() - 2) == t)
+      if (ty.is_tensor() && ty.rank() >= 2 && ty.dim(ty.rank() - 1) == cols &&
+          ty.dim(ty.rank() - 2) == rows)
         return true;
     }
     for (const auto& r : op->regions)
-      if (has_square(*r, t)) return true;
+      if (has_trailing(*r, rows, cols)) return true;
   }
   return false;
 }
+bool has_trailing(const hlo::Module& m, int64_t rows, int64_t cols) {
+  for (const auto& f : m.funcs)
+    if (has_trailing(*f->body, rows, cols)) return true;
+  return false;
+}
+// No value of the flash module (forward or backward, loop bodies included) is T x T.
+bool has_square(const hlo::Block& blk, int64_t t) { return has_trailing(blk, t, t); }
+
+// Causal flash tiles queries too: its scores are [blk, blk] tiles (only those on or below the
+// diagonal are visited), never the [T, blk] strips the non-causal sweep computes.
+TEST(Attention, CausalFlashScoresAreSquareTiles) {
+  for (bool causal : {false, true}) {
+    Emitted fl = emit_attention_probe(probe("flash-grad", {1, 2, 256, 8, causal, 32}));
+    EXPECT_EQ(has_trailing(*fl.module, 256, 32), !causal) << causal;
+    EXPECT_EQ(has_trailing(*fl.module, 32, 32), causal) << causal;
+  }
+}
 
 TEST(Attention, FlashMaterialisesNoScoreMatrix) {
-  Cfg c{1, 2, 256, 8, true, 0};
+  Cfg c{1, 2, 512, 8, true, 0};  // the default block: 256
   Emitted fl = emit_attention_probe(probe("flash-grad", c));
   Emitted de = emit_attention_probe(probe("dense-grad", c));
   bool fl_sq = false, de_sq = false;
-  for (const auto& f : fl.module->funcs) fl_sq = fl_sq || has_square(*f->body, 256);
-  for (const auto& f : de.module->funcs) de_sq = de_sq || has_square(*f->body, 256);
+  for (const auto& f : fl.module->funcs) fl_sq = fl_sq || has_square(*f->body, 512);
+  for (const auto& f : de.module->funcs) de_sq = de_sq || has_square(*f->body, 512);
   EXPECT_FALSE(fl_sq);
   EXPECT_TRUE(de_sq);  // the check itself can see a score matrix
 }

@@ -200,5 +200,39 @@ TEST(CpuRegions, DynamicSliceAndUpdateClampTheirStarts) {
   expect_equal(out[2], f32({3, 4}, {0, 1, 2, 3, 4, 2, 3, 7, 8, 6, 7, 11}));
 }
 
+// A loop writing row i of its carried accumulator (acc = dynamic_update_slice(acc, row·2 + i,
+// i)) updates the loop state in place: one in-place value per body; a second loop that also
+// returns the old accumulator in another slot, and one that reads it after the update, copy.
+TEST(CpuRegions, LoopStateUpdatedInPlaceWhereNothingElseReadsIt) {
+  auto loop = [](int variant) {
+    return [variant](Builder& b, const Values& a) {
+      auto r = b.while_(
+          {i32c(b, 0), a[0], a[0]},
+          [](Builder& c, const Values& s) { return Values{c.compare(s[0], i32c(c, 3), "LT")}; },
+          [variant](Builder& c, const Values& s) {
+            Value* row = c.dynamic_slice(s[1], {s[0], i32c(c, 0)}, {1, 4});
+            Value* fi = c.broadcast_in_dim(c.convert(s[0], DType::kF32), {1, 4}, {});
+            Value* upd = c.add(c.add(row, row), fi);
+            Value* acc = c.dynamic_update_slice(s[1], upd, {s[0], i32c(c, 0)});
+            Value* other = variant == 1 ? s[1] : s[2];  // 1: the old value leaves in slot 2
+            if (variant == 2) other = c.add(s[1], s[2]);  // 2: read after the update
+            return Values{c.add(s[0], i32c(c, 1)), acc, other};
+          });
+      return Values{r[1], r[2]};
+    };
+  };
+  Tensor x = f32({3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  const Tensor want = f32({3, 4}, {0, 2, 4, 6, 9, 11, 13, 15, 18, 20, 22, 24});
+  std::vector<int> inplace;
+  for (int variant : {0, 1, 2}) {
+    auto m = make_module({type_of(x)}, loop(variant));
+    inplace.push_back(exec::cpu::plan_stats(*m->funcs[0]).inplace);
+    auto out = cpu_equals_ref({x}, loop(variant));
+    expect_equal(out[0], want, "variant " + std::to_string(variant));
+  }
+  EXPECT_EQ(inplace[0], inplace[1] + 1);  // the same body but for the slot-2 result
+  EXPECT_GE(inplace[0], 1);
+}
+
 }  // namespace
 }  // namespace netspec::testing

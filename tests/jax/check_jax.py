@@ -101,7 +101,9 @@ def net_arg(net, root, work, shrink):
     zoo, _, train = net.partition("@")
     if zoo not in shrink and not train:
         return zoo
-    spec = json.load(open(os.path.join(root, "models", zoo + ".json")))
+    # a zoo name, or a spec file's path (a test fixture such as tests/jax/gpt-causal-384.json)
+    src = zoo if zoo.endswith(".json") else os.path.join(root, "models", zoo + ".json")
+    spec = json.load(open(src))
     if zoo in shrink:
         spec["inputHeight"] = spec["inputWidth"] = shrink[zoo]
     for kv in filter(None, train.split(";")):

@@ -309,6 +309,29 @@ bool claim_operand_buffer(Plan& P, const Step& st, int s, ValInfo& R, size_t byt
   return false;
 }
 
+// In a while body, result k = dynamic_update_slice(argument k, ...) with argument k dying there
+// writes the loop state in place: the result is bound to argument k's storage (the while step's
+// state slot), so neither the kernel's copy of the operand nor the copy back after the iteration
+// happens. (Flash attention's gradient blocks written into their [T, dh] accumulators.)
+bool loop_state_in_place(Plan& P, const Step& st, int s, int r) {
+  const hlo::Op* owner = P.block ? P.block->parent_op : nullptr;
+  if (st.op->kind != OpKind::kDynamicUpdateSlice || !owner || owner->kind != OpKind::kWhile ||
+      owner->regions.size() != 2 || P.block != owner->region(1))
+    return false;
+  const int a = st.ins[0];
+  const ValInfo& A = P.vals[a];
+  if (A.src != Src::kArg || A.last_use != s || A.arg < 0 ||
+      A.arg >= static_cast<int>(P.results.size()) || P.results[static_cast<size_t>(A.arg)] != r ||
+      std::count(P.results.begin(), P.results.end(), r) != 1)
+    return false;
+  for (const ValInfo& V : P.vals)  // a view of the argument would see the write
+    if (V.src == Src::kView && V.view_of == a) return false;
+  P.vals[r].src = Src::kArg;
+  P.vals[r].arg = A.arg;
+  ++P.stats.inplace;
+  return true;
+}
+
 // Buffers, with in-place reuse of a dying operand's buffer for pointwise kernels; function
 // results get fresh per-run storage; non-arena values are released after their last use.
 void plan_buffers(Plan& P) {
@@ -340,6 +363,9 @@ void plan_buffers(Plan& P) {
       continue;
     }
     std::vector<int> claimed;
+    if (st.outs.size() == 1 && st.compiled.scratch_bytes == 0 &&
+        loop_state_in_place(P, st, s, st.outs[0]))
+      continue;
     for (int r : st.outs) {
       ValInfo& R = P.vals[r];
       R.src = Src::kBuffer;
