@@ -324,8 +324,13 @@ bool loop_state_in_place(Plan& P, const Step& st, int s, int r) {
       A.arg >= static_cast<int>(P.results.size()) || P.results[static_cast<size_t>(A.arg)] != r ||
       std::count(P.results.begin(), P.results.end(), r) != 1)
     return false;
-  for (const ValInfo& V : P.vals)  // a view of the argument would see the write
-    if (V.src == Src::kView && V.view_of == a) return false;
+  for (const ValInfo& V : P.vals) {  // a view (or a view of a view) of it would see the write
+    if (V.src != Src::kView) continue;
+    int root = V.view_of;
+    while (root >= 0 && P.vals[static_cast<size_t>(root)].src == Src::kView)
+      root = P.vals[static_cast<size_t>(root)].view_of;
+    if (root == a) return false;
+  }
   P.vals[r].src = Src::kArg;
   P.vals[r].arg = A.arg;
   ++P.stats.inplace;
