@@ -50,13 +50,8 @@ Value* row_sum(Builder& b, Value* x) {
   return b.reduce(x, b.scalar(0, x->type.dtype()), {3}, hlo::OpKind::kAdd);
 }
 
-// Key/value block j of x [B, H, T, dh]: rows j·blk .. j·blk+blk-1.
-Value* key_block(Builder& b, const Geo& g, Value* x, Value* start) {
-  Value* z = i32(b, 0);
-  return b.dynamic_slice(x, {z, z, start, z}, {g.bs, g.h, g.blk, g.dh});
-}
-
-// Block i of x [B, H, T, ...] along dim 2 (rows i·blk ..), all of the other dims.
+// Block i of x [B, H, T, ...] along dim 2 (rows i·blk .. i·blk+blk-1), all of the other dims:
+// a query, key or value block, or a block of the per-row L and D.
 Value* row_block(Builder& b, const Geo& g, Value* x, Value* start) {
   Shape sz = x->type.shape();
   sz[2] = g.blk;
@@ -122,8 +117,8 @@ std::vector<Value*> flash_forward_causal(Builder& b, const Geo& g, const std::ve
           ib.maximum(ib.add(ib.subtract(j, t[4]), i32(ib, 1)), i32(ib, 0)), i32(ib, 2));
       auto step = [&](bool diagonal) {
         return [&, diagonal](Builder& cb, const std::vector<Value*>&) -> std::vector<Value*> {
-          return softmax_step(cb, t[5], key_block(cb, g, t[6], kstart),
-                              key_block(cb, g, t[7], kstart), diagonal ? t[8] : nullptr, m, l, acc);
+          return softmax_step(cb, t[5], row_block(cb, g, t[6], kstart),
+                              row_block(cb, g, t[7], kstart), diagonal ? t[8] : nullptr, m, l, acc);
         };
       };
       auto skip = [&](Builder&, const std::vector<Value*>&) -> std::vector<Value*> {
@@ -162,7 +157,7 @@ std::vector<Value*> flash_forward(Builder& b, const Geo& g, const std::vector<Va
   auto body = [&](Builder& bb, const std::vector<Value*>& s) -> std::vector<Value*> {
     Value* start = bb.multiply(s[0], i32(bb, g.blk));
     std::vector<Value*> u =
-        softmax_step(bb, s[4], key_block(bb, g, s[5], start), key_block(bb, g, s[6], start),
+        softmax_step(bb, s[4], row_block(bb, g, s[5], start), row_block(bb, g, s[6], start),
                      causal ? diagonal_keep(bb, g) : nullptr, s[1], s[2], s[3]);
     return {bb.add(s[0], i32(bb, 1)), u[0], u[1], u[2], s[4], s[5], s[6]};
   };
@@ -198,8 +193,8 @@ std::vector<Value*> flash_backward_causal(Builder& b, const Geo& g, Value* qs, V
   auto kv_outer = [&](Builder& bb, const std::vector<Value*>& s) -> std::vector<Value*> {
     Value *j = s[0], *q_ = s[3], *dO = s[6], *L = s[7], *D = s[8], *kp = s[9];
     Value* kstart = bb.multiply(j, i32(bb, g.blk));
-    Value* kb = key_block(bb, g, s[4], kstart);
-    Value* vb = key_block(bb, g, s[5], kstart);
+    Value* kb = row_block(bb, g, s[4], kstart);
+    Value* vb = row_block(bb, g, s[5], kstart);
     // i = j: the diagonal tile, masked
     Value* qj = row_block(bb, g, q_, kstart);
     Value* doj = row_block(bb, g, dO, kstart);
@@ -240,16 +235,16 @@ std::vector<Value*> flash_backward_causal(Builder& b, const Geo& g, Value* qs, V
     };
     auto inner = [&](Builder& ib, const std::vector<Value*>& u) -> std::vector<Value*> {
       Value* kstart = ib.multiply(u[0], i32(ib, g.blk));
-      Value* kb = key_block(ib, g, u[7], kstart);
+      Value* kb = row_block(ib, g, u[7], kstart);
       std::vector<Value*> w =
-          tile_ds(ib, u[3], kb, key_block(ib, g, u[8], kstart), u[4], u[5], u[6], nullptr);
+          tile_ds(ib, u[3], kb, row_block(ib, g, u[8], kstart), u[4], u[5], u[6], nullptr);
       Value* dq = ib.add(u[1], ib.dot_general(w[1], kb, {{0, 1}, {0, 1}, {3}, {2}}));
       return {ib.add(u[0], i32(ib, 1)), dq, u[2], u[3], u[4], u[5], u[6], u[7], u[8]};
     };
     std::vector<Value*> r = bb.while_(in, below_i, inner);
     // j = i: the diagonal tile, masked
-    Value* ki = key_block(bb, g, kk, qstart);
-    std::vector<Value*> w = tile_ds(bb, qi, ki, key_block(bb, g, vv, qstart), doi, li, di, s[8]);
+    Value* ki = row_block(bb, g, kk, qstart);
+    std::vector<Value*> w = tile_ds(bb, qi, ki, row_block(bb, g, vv, qstart), doi, li, di, s[8]);
     Value* dq = bb.add(r[1], bb.dot_general(w[1], ki, {{0, 1}, {0, 1}, {3}, {2}}));
     return {bb.add(i, i32(bb, 1)), put_row_block(bb, s[1], dq, qstart), s[2], kk, vv, s[5],
             s[6], s[7], s[8]};
@@ -279,8 +274,8 @@ std::vector<Value*> flash_backward(Builder& b, const Geo& g, const autodiff::Cus
   auto body = [&](Builder& bb, const std::vector<Value*>& s) -> std::vector<Value*> {
     Value *j = s[0], *qs_ = s[4], *dO = s[7];
     Value* start = bb.multiply(j, i32(bb, g.blk));
-    Value* kb = key_block(bb, g, s[5], start);
-    std::vector<Value*> t = tile_ds(bb, qs_, kb, key_block(bb, g, s[6], start), dO, s[8], s[9],
+    Value* kb = row_block(bb, g, s[5], start);
+    std::vector<Value*> t = tile_ds(bb, qs_, kb, row_block(bb, g, s[6], start), dO, s[8], s[9],
                                     causal ? diagonal_keep(bb, g) : nullptr);
     Value* dqn = bb.add(s[1], bb.dot_general(t[1], kb, {{0, 1}, {0, 1}, {3}, {2}}));
     Value* dkb = bb.dot_general(t[1], qs_, {{0, 1}, {0, 1}, {2}, {2}});  // dsᵀ·(Q/√dh)
