@@ -309,6 +309,13 @@ bool claim_operand_buffer(Plan& P, const Step& st, int s, ValInfo& R, size_t byt
   return false;
 }
 
+// The value a view (or a view of a view) reads its storage from; id itself when not a view.
+int view_root(const Plan& P, int id) {
+  while (id >= 0 && P.vals[static_cast<size_t>(id)].src == Src::kView)
+    id = P.vals[static_cast<size_t>(id)].view_of;
+  return id;
+}
+
 // In a while body, result k = dynamic_update_slice(argument k, ...) with argument k dying there
 // writes the loop state in place: the result is bound to argument k's storage (the while step's
 // state slot), so neither the kernel's copy of the operand nor the copy back after the iteration
@@ -324,13 +331,8 @@ bool loop_state_in_place(Plan& P, const Step& st, int s, int r) {
       A.arg >= static_cast<int>(P.results.size()) || P.results[static_cast<size_t>(A.arg)] != r ||
       std::count(P.results.begin(), P.results.end(), r) != 1)
     return false;
-  for (const ValInfo& V : P.vals) {  // a view (or a view of a view) of it would see the write
-    if (V.src != Src::kView) continue;
-    int root = V.view_of;
-    while (root >= 0 && P.vals[static_cast<size_t>(root)].src == Src::kView)
-      root = P.vals[static_cast<size_t>(root)].view_of;
-    if (root == a) return false;
-  }
+  for (const ValInfo& V : P.vals)  // a view (or a view of a view) of it would see the write
+    if (V.src == Src::kView && view_root(P, V.view_of) == a) return false;
   P.vals[r].src = Src::kArg;
   P.vals[r].arg = A.arg;
   ++P.stats.inplace;
@@ -390,8 +392,7 @@ void plan_buffers(Plan& P) {
     }
   }
   for (int id : P.results) {
-    int v = id;
-    while (P.vals[v].src == Src::kView) v = P.vals[v].view_of;
+    const int v = view_root(P, id);
     if (P.vals[v].src == Src::kBuffer && !P.sub)
       P.buffers[static_cast<size_t>(P.vals[v].buffer)].fresh = true;
   }
