@@ -84,14 +84,34 @@ Tensor edge_tensor(DType t, bool lhs, size_t n_edges) {
   return make(t, {static_cast<int64_t>(v.size())}, v);
 }
 
-// Equal bytes; with ulp > 0 (f32 only), NaN where want has NaN and within `ulp` floats elsewhere.
+// Equal bytes, except that any NaN equals any NaN: which NaN an IEEE operation returns when both
+// operands are NaNs (x + y with x = -NaN, y = NaN) is unspecified, in IEEE 754 as in StableHLO,
+// and GCC swaps the operands of a commutative op as it likes (on a Zen 4 build ref's scalar add
+// returned y's NaN and the cpu kernel x's). With ulp > 0 (f32 only), NaN where want has NaN and
+// within `ulp` floats elsewhere.
+template <typename F, typename Bits>
+void expect_same_floats(const Tensor& got, const Tensor& want, const std::string& what) {
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    const F g = got.data<F>()[i], w = want.data<F>()[i];
+    if (std::isnan(g) && std::isnan(w)) continue;
+    Bits gb, wb;
+    std::memcpy(&gb, &g, sizeof g);
+    std::memcpy(&wb, &w, sizeof w);
+    if (gb != wb) {
+      ADD_FAILURE() << what << " element " << i << ": cpu bits " << std::hex << gb << " ref " << wb;
+      return;
+    }
+  }
+}
 void expect_same_bytes(const Tensor& got, const Tensor& want, const std::string& what,
                        int64_t ulp = 0) {
   ASSERT_EQ(got.type_str(), want.type_str()) << what;
-  if (ulp == 0 || got.dtype() != DType::kF32) {
+  if (got.dtype() == DType::kF64) return expect_same_floats<double, uint64_t>(got, want, what);
+  if (got.dtype() != DType::kF32) {
     EXPECT_EQ(std::memcmp(got.raw(), want.raw(), got.nbytes()), 0) << what;
     return;
   }
+  if (ulp == 0) return expect_same_floats<float, uint32_t>(got, want, what);
   auto key = [](float f) {
     int32_t i;
     std::memcpy(&i, &f, sizeof i);
@@ -122,8 +142,8 @@ bool verifies(const std::vector<Tensor>& in, const BodyFn& body) {
 
 int g_checked = 0;  // cases check_bitwise ran
 
-// Runs body on ref and cpu; the cpu plan must run it without a ref step; bytes must agree (f32
-// results within `ulp` floats when ulp > 0).
+// Runs body on ref and cpu; the cpu plan must run it without a ref step; bytes must agree (any
+// NaN equals any NaN; f32 results within `ulp` floats when ulp > 0).
 void check_bitwise(const std::vector<Tensor>& in, const BodyFn& body, const std::string& what,
                    int64_t ulp = 0) {
   ++g_checked;

@@ -11,9 +11,7 @@
 // one of its operands with the same domain size; a group is sealed as soon as an op outside it
 // reads one of its values (the group runs at its last member's position, so nothing may join
 // after an outside reader). Groups of one op keep the ordinary kernels.
-// sqrt in the fused loops vectorises only without errno (the values are identical: sqrt is
-// correctly rounded either way).
-#pragma GCC optimize("no-math-errno")
+// sqrt vectorises because the cpu executor is built with -fno-math-errno (CMakeLists.txt).
 #pragma GCC target("prefer-vector-width=512")
 #include <algorithm>
 #include <cmath>

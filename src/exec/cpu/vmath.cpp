@@ -1,8 +1,11 @@
 // Run-time choice of vmath.h's variant: AVX-512 where the CPU has F/DQ/BW/VL, else AVX2 + FMA,
-// else none (callers keep their scalar loops). NETSPEC_SCALAR_MATH=1 forces none.
+// else none (callers keep their scalar loops). NETSPEC_SCALAR_MATH=1 forces none. The choice
+// also follows oneDNN's effective ISA, so ONEDNN_MAX_CPU_ISA=AVX2 caps netspec's own kernels
+// with oneDNN's (one knob for "run as on an AVX2 CPU", as the layout choice does).
 #include "exec/cpu/vmath.h"
 
 #include <cstdlib>
+#include <dnnl.hpp>
 #include <string_view>
 
 namespace netspec::exec::cpu {
@@ -17,7 +20,10 @@ Chosen choose() {
   const char* off = std::getenv("NETSPEC_SCALAR_MATH");
   if (off && *off && std::string_view(off) != "0") return {};
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+  const unsigned onednn = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const unsigned avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+  const bool onednn_avx512 = (onednn & avx512) == avx512;
+  if (onednn_avx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
     if (VecMath m = vec_math_avx512(); m.exp) return {m, "avx512"};
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
