@@ -134,5 +134,39 @@ TEST(CpuConvAlgorithm, WinogradErrorNextToDirect) {
   }
 }
 
+// Sets NETSPEC_CPU_BWDW_NHWC for one scope (read when a function is planned).
+struct BwdwNhwcEnv {
+  explicit BwdwNhwcEnv(const char* v) { ::setenv("NETSPEC_CPU_BWDW_NHWC", v, 1); }
+  ~BwdwNhwcEnv() { ::unsetenv("NETSPEC_CPU_BWDW_NHWC"); }
+};
+
+TEST(CpuConvAlgorithm, ChannelsLastWeightGradientOnlyOnSmallMaps) {
+  using exec::cpu::bwd_weights_channels_last;
+  const auto f32 = dnnl::memory::data_type::f32, bf16 = dnnl::memory::data_type::bf16;
+  EXPECT_TRUE(bwd_weights_channels_last(f32, {32, 512, 4, 4}, 1));  // resnet18-cifar stage 4
+  EXPECT_TRUE(bwd_weights_channels_last(f32, {32, 512, 2, 8}, 1));
+  EXPECT_FALSE(bwd_weights_channels_last(f32, {32, 256, 8, 8}, 1));
+  EXPECT_FALSE(bwd_weights_channels_last(f32, {32, 512, 4, 4}, 2));  // grouped
+  EXPECT_FALSE(bwd_weights_channels_last(bf16, {32, 512, 4, 4}, 1));
+  EXPECT_FALSE(bwd_weights_channels_last(f32, {32, 512, 4}, 1));  // 1-D
+  BwdwNhwcEnv off("0");
+  EXPECT_FALSE(bwd_weights_channels_last(f32, {32, 512, 4, 4}, 1));
+}
+
+// The weight gradient at 4x4 (channels last) and with the layout as stored: both within the
+// direct kernels' rounding of the f64 truth; y and dx do not depend on the choice.
+TEST(CpuConvAlgorithm, ChannelsLastWeightGradientMatchesF64) {
+  const std::vector<Tensor> in{random_f32({8, 32, 4, 4}, 4), random_f32({32, 32, 3, 3}, 5),
+                               random_f32({8, 32, 4, 4}, 6)};
+  std::vector<Tensor> in64;
+  for (const Tensor& t : in) in64.push_back(to_f64(t));
+  const std::vector<Tensor> truth = run_fn("ref", in64, conv_and_grads(DType::kF64));
+  for (const char* mode : {"0", "1"}) {
+    BwdwNhwcEnv e(mode);
+    const std::vector<Tensor> got = run_fn("cpu", in, conv_and_grads(DType::kF32));
+    for (size_t i = 0; i < 3; ++i) EXPECT_LT(rel_err(got[i], truth[i]), 2e-6) << mode << " " << i;
+  }
+}
+
 }  // namespace
 }  // namespace netspec::testing

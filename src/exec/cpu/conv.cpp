@@ -186,6 +186,10 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
     // oneDNN's choice.
     auto x_md = blk.x ? x_user : any_md(x_user.dims(), in);
     auto dy_md = blk.w ? dy_user : any_md(dy_user.dims(), in);
+    if (bwd_weights_channels_last(in, dy_user.dims(), bgc) && x_user.dims().size() == 4) {
+      x_md = dnnl::memory::desc(x_user.dims(), in, dnnl::memory::format_tag::nhwc);
+      dy_md = dnnl::memory::desc(dy_user.dims(), in, dnnl::memory::format_tag::nhwc);
+    }
     pd = with_conv_algorithm(
         conv_algorithm(in, x_md.dims(), wd, dy_md.dims(), st, dil), [&](dnnl::algorithm algo) {
           dnnl::convolution_forward::desc fdesc(dnnl::prop_kind::forward_training, algo, x_md,

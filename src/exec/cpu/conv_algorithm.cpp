@@ -35,4 +35,12 @@ dnnl::algorithm conv_algorithm(dnnl::memory::data_type type, const dnnl::memory:
   return channels && map ? dnnl::algorithm::convolution_winograd : direct;
 }
 
+bool bwd_weights_channels_last(dnnl::memory::data_type type, const dnnl::memory::dims& dst,
+                               int64_t groups) {
+  if (const char* e = std::getenv("NETSPEC_CPU_BWDW_NHWC"); e && std::string_view(e) == "0")
+    return false;
+  return type == dnnl::memory::data_type::f32 && groups == 1 && dst.size() == 4 &&
+         dst[2] * dst[3] <= 16;
+}
+
 }  // namespace netspec::exec::cpu

@@ -19,6 +19,14 @@ dnnl::algorithm conv_algorithm(dnnl::memory::data_type type, const dnnl::memory:
                                const dnnl::memory::dims& strides,
                                const dnnl::memory::dims& dilation);
 
+// Weight gradients of ungrouped f32 2-D convolutions whose dy maps are at most 4x4 (resnet's last
+// stage at 32x32 inputs) run with x and dy in NHWC (channels last) instead of as they are stored:
+// oneDNN's jit:avx512_core backward-weights kernel took 18.0 ms on nChw16c and 11.2 ms on NHWC for
+// mb32 512->512 3x3 at 4x4 (AMD EPYC Zen 4, 2 threads), 1 MiB reorders each side. At 8x8 and
+// larger the two were within 7 % (docs/performance.md, session 12). NETSPEC_CPU_BWDW_NHWC=0 off.
+bool bwd_weights_channels_last(dnnl::memory::data_type type, const dnnl::memory::dims& dst,
+                               int64_t groups);
+
 inline bool is_winograd(std::string_view impl) {
   return impl.find("wino") != std::string_view::npos;
 }
