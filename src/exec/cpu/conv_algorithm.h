@@ -22,8 +22,9 @@ dnnl::algorithm conv_algorithm(dnnl::memory::data_type type, const dnnl::memory:
 // Weight gradients of ungrouped f32 2-D convolutions whose dy maps are at most 4x4 (resnet's last
 // stage at 32x32 inputs) run with x and dy in NHWC (channels last) instead of as they are stored:
 // oneDNN's jit:avx512_core backward-weights kernel took 18.0 ms on nChw16c and 11.2 ms on NHWC for
-// mb32 512->512 3x3 at 4x4 (AMD EPYC Zen 4, 2 threads), 1 MiB reorders each side. At 8x8 and
-// larger the two were within 7 % (docs/performance.md, session 12). NETSPEC_CPU_BWDW_NHWC=0 off.
+// mb32 512->512 3x3 at 4x4 (AMD EPYC Zen 4, 2 threads), 1 MiB reorders each side. At 8x8 the
+// two were within 7 %; at 16x16 and 32x32 the Winograd kernels taken there are faster than
+// either (docs/performance.md, session 12). NETSPEC_CPU_BWDW_NHWC=0 off.
 bool bwd_weights_channels_last(dnnl::memory::data_type type, const dnnl::memory::dims& dst,
                                int64_t groups);
 

@@ -20,9 +20,10 @@ namespace netspec::exec::cpu {
 namespace {
 
 // Arenas of 2 MiB or more are 2 MiB aligned and advised to use transparent huge pages (Linux's
-// default THP mode is "madvise": nothing gets them unasked): the step walks the whole arena,
-// and with 4 KiB pages its TLB misses made the same step 1.5x slower in some processes than in
-// others (vit-cifar-tiny on an AMD EPYC). NETSPEC_NO_HUGEPAGES=1 leaves the arena to malloc.
+// default THP mode is "madvise": nothing gets them unasked): the step walks the whole arena
+// (vit-cifar-tiny on an AMD EPYC: median 71 vs 79 ms over six alternations). A touched 2 MiB
+// page is resident whole, so max RSS grows where scratch is never written (resnet18-cifar +95
+// MiB). NETSPEC_NO_HUGEPAGES=1 leaves the arena to malloc.
 std::shared_ptr<uint8_t[]> aligned_storage(size_t bytes) {
   constexpr size_t kHuge = size_t{2} << 20;
   static const bool huge_ok = [] {
