@@ -52,6 +52,12 @@ timed() {
 
 models=$which
 [ "$which" = all ] && models="mlp cnn resnet18 vit resnet50"
+# Which CPU this table is from (issue 23: every row names its CPU), and any ISA caps in effect.
+field() { grep -m1 "^$1[[:space:]]*:" /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'; }
+cpu_model="$(field 'model name'), family $(field 'cpu family') model $(field model)"
+grep -qw avx512f /proc/cpuinfo && isa=avx512 || isa=avx2
+echo "cpu: $cpu_model ($isa, $(nproc) cpus); caps: ONEDNN_MAX_CPU_ISA=${ONEDNN_MAX_CPU_ISA:-none}" \
+  "ATEN_CPU_CAPABILITY=${ATEN_CPU_CAPABILITY:-none}; $(date -u '+%Y-%m-%d %H:%M UTC')"
 printf '%-9s %-28s %10s %10s %7s %9s %9s\n' model netspec-spec "netspec" "pytorch" ratio \
   "RSS MiB" "peer RSS"
 for m in $models; do
