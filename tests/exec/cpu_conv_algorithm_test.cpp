@@ -15,10 +15,16 @@ namespace {
 using hlo::ConvOptions;
 using dims = dnnl::memory::dims;
 
-// Sets NETSPEC_CPU_WINOGRAD for one scope (read when a function is planned).
-struct WinogradEnv {
-  explicit WinogradEnv(const char* v) { ::setenv("NETSPEC_CPU_WINOGRAD", v, 1); }
-  ~WinogradEnv() { ::unsetenv("NETSPEC_CPU_WINOGRAD"); }
+// Sets environment variable `name` for one scope (the cpu executor reads NETSPEC_CPU_WINOGRAD
+// and NETSPEC_CPU_BWDW_NHWC when a function is planned), then unsets it.
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
 };
 
 dnnl::algorithm choice(dims src, dims w, dims dst, dims st = {1, 1}, dims dil = {0, 0},
@@ -49,11 +55,11 @@ TEST(CpuConvAlgorithm, WinogradOnlyWhereItWasMeasuredFaster) {
   EXPECT_EQ(choice({32, 64, 32, 32}, {2, 32, 32, 3, 3}, {32, 64, 32, 32}), direct);
   EXPECT_EQ(choice({32, 3, 32, 32}, {64, 3, 3, 3}, {32, 64, 32, 32}), direct);
   {
-    WinogradEnv off("0");
+    ScopedEnv off("NETSPEC_CPU_WINOGRAD", "0");
     EXPECT_EQ(choice({32, 64, 32, 32}, {64, 64, 3, 3}, {32, 64, 32, 32}), direct);
   }
   {
-    WinogradEnv on("1");
+    ScopedEnv on("NETSPEC_CPU_WINOGRAD", "1");
     EXPECT_EQ(choice({32, 256, 8, 8}, {256, 256, 3, 3}, {32, 256, 8, 8}), wino);
     EXPECT_EQ(choice({32, 64, 32, 32}, {128, 64, 3, 3}, {32, 128, 16, 16}, {2, 2}), direct);
   }
@@ -113,7 +119,7 @@ TEST(CpuConvAlgorithm, WinogradErrorNextToDirect) {
   std::vector<Type> ts;
   for (const Tensor& t : in) ts.push_back(type_of(t));
   auto run = [&](const char* mode, int* wino) {
-    WinogradEnv e(mode);
+    ScopedEnv e("NETSPEC_CPU_WINOGRAD", mode);
     auto m = make_module(ts, conv_and_grads(DType::kF32));
     *wino = exec::cpu::plan_stats(*m->funcs[0]).winograd_convs;
     return run_fn("cpu", in, conv_and_grads(DType::kF32));
@@ -134,12 +140,6 @@ TEST(CpuConvAlgorithm, WinogradErrorNextToDirect) {
   }
 }
 
-// Sets NETSPEC_CPU_BWDW_NHWC for one scope (read when a function is planned).
-struct BwdwNhwcEnv {
-  explicit BwdwNhwcEnv(const char* v) { ::setenv("NETSPEC_CPU_BWDW_NHWC", v, 1); }
-  ~BwdwNhwcEnv() { ::unsetenv("NETSPEC_CPU_BWDW_NHWC"); }
-};
-
 TEST(CpuConvAlgorithm, ChannelsLastWeightGradientOnlyOnSmallMaps) {
   using exec::cpu::bwd_weights_channels_last;
   const auto f32 = dnnl::memory::data_type::f32, bf16 = dnnl::memory::data_type::bf16;
@@ -149,7 +149,7 @@ TEST(CpuConvAlgorithm, ChannelsLastWeightGradientOnlyOnSmallMaps) {
   EXPECT_FALSE(bwd_weights_channels_last(f32, {32, 512, 4, 4}, 2));  // grouped
   EXPECT_FALSE(bwd_weights_channels_last(bf16, {32, 512, 4, 4}, 1));
   EXPECT_FALSE(bwd_weights_channels_last(f32, {32, 512, 4}, 1));  // 1-D
-  BwdwNhwcEnv off("0");
+  ScopedEnv off("NETSPEC_CPU_BWDW_NHWC", "0");
   EXPECT_FALSE(bwd_weights_channels_last(f32, {32, 512, 4, 4}, 1));
 }
 
@@ -162,7 +162,7 @@ TEST(CpuConvAlgorithm, ChannelsLastWeightGradientMatchesF64) {
   for (const Tensor& t : in) in64.push_back(to_f64(t));
   const std::vector<Tensor> truth = run_fn("ref", in64, conv_and_grads(DType::kF64));
   for (const char* mode : {"0", "1"}) {
-    BwdwNhwcEnv e(mode);
+    ScopedEnv e("NETSPEC_CPU_BWDW_NHWC", mode);
     const std::vector<Tensor> got = run_fn("cpu", in, conv_and_grads(DType::kF32));
     for (size_t i = 0; i < 3; ++i) EXPECT_LT(rel_err(got[i], truth[i]), 2e-6) << mode << " " << i;
   }

@@ -11,4 +11,12 @@ dnnl::stream& dnnl_stream();  // per calling thread
 // Primitive attributes with scratchpad_mode::user.
 dnnl::primitive_attr dnnl_user_scratchpad_attr();
 
+// Does oneDNN's effective ISA (the CPU found, capped by ONEDNN_MAX_CPU_ISA) include `want`? Its
+// cpu_isa values are feature bit masks. Every run-time ISA choice of the executor asks this.
+inline bool onednn_has_isa(dnnl::cpu_isa want) {
+  const unsigned isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const unsigned w = static_cast<unsigned>(want);
+  return (isa & w) == w;
+}
+
 }  // namespace netspec::exec::cpu

@@ -169,15 +169,9 @@ int layout_block_size() {
     fail("cpu", "NETSPEC_CPU_LAYOUT is not a layout (got '{}', expected plain, 8 or 16)", s);
   }
   if (const char* e = std::getenv("NETSPEC_CONV_PLAIN"); e && *e) return 0;
-  // oneDNN's run-time ISA (its cpu_isa values are feature bit masks).
-  static const int by_cpu = [] {
-    const unsigned isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-    auto has = [isa](dnnl::cpu_isa want) {
-      const unsigned w = static_cast<unsigned>(want);
-      return (isa & w) == w;
-    };
-    return has(dnnl::cpu_isa::avx512_core) ? 16 : has(dnnl::cpu_isa::avx2) ? 8 : 0;
-  }();
+  static const int by_cpu = onednn_has_isa(dnnl::cpu_isa::avx512_core) ? 16
+                            : onednn_has_isa(dnnl::cpu_isa::avx2)      ? 8
+                                                                       : 0;
   return by_cpu;
 }
 

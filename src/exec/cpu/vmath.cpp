@@ -5,8 +5,9 @@
 #include "exec/cpu/vmath.h"
 
 #include <cstdlib>
-#include <dnnl.hpp>
 #include <string_view>
+
+#include "exec/cpu/dnnl_util.h"
 
 namespace netspec::exec::cpu {
 namespace {
@@ -20,11 +21,9 @@ Chosen choose() {
   const char* off = std::getenv("NETSPEC_SCALAR_MATH");
   if (off && *off && std::string_view(off) != "0") return {};
   __builtin_cpu_init();
-  const unsigned onednn = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-  const unsigned avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
-  const bool onednn_avx512 = (onednn & avx512) == avx512;
-  if (onednn_avx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+  if (onednn_has_isa(dnnl::cpu_isa::avx512_core) && __builtin_cpu_supports("avx512f") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl"))
     if (VecMath m = vec_math_avx512(); m.exp) return {m, "avx512"};
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
     if (VecMath m = vec_math_avx2(); m.exp) return {m, "avx2"};
