@@ -31,6 +31,9 @@ class Tensor {
   int64_t numel() const { return numel_; }
   size_t nbytes() const { return static_cast<size_t>(numel_) * dtype_size(dtype_); }
   bool defined() const { return data_ != nullptr || numel_ == 0; }
+  // No other tensor (a copy, a view, an arena over the same allocation) shares this storage:
+  // an executor may then write it in place (Executable::run_donating).
+  bool storage_unique() const { return data_ && data_.use_count() == 1; }
 
   void* raw() { return data_.get(); }
   const void* raw() const { return data_.get(); }

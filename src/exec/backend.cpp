@@ -13,7 +13,10 @@ std::map<std::string, BackendFactory, std::less<>>& registry() {
 }
 
 // State held as host tensors, one copy per replica: each step fills the state inputs, runs
-// (replicated when R > 1), keeps the fed outputs.
+// (replicated when R > 1), keeps the fed outputs. Fed-back state is donated to the run (moved
+// in, so the executor may update it in place); a step that fails before the run starts (bad
+// inputs) keeps it, one that fails later loses it, and the next step or state() says so until
+// set_state sets it again.
 class HostSession final : public Session {
  public:
   HostSession(Executable& exe, std::string entry, std::vector<Feedback> fb, int replicas)
@@ -21,7 +24,8 @@ class HostSession final : public Session {
         entry_(std::move(entry)),
         fb_(std::move(fb)),
         state_(static_cast<size_t>(replicas), std::vector<Tensor>(fb_.size())),
-        set_(fb_.size(), false) {
+        set_(fb_.size(), false),
+        lost_(fb_.size(), false) {
     if (replicas < 1 || replicas > kMaxReplicas)
       fail("session", "replica count must be in 1..{} (got {})", kMaxReplicas, replicas);
   }
@@ -30,6 +34,7 @@ class HostSession final : public Session {
     const size_t k = slot(input);
     for (auto& r : state_) r[k] = t;
     set_[k] = true;
+    lost_[k] = false;
   }
 
   std::vector<Tensor> step(const std::vector<Tensor>& inputs) override {
@@ -43,30 +48,60 @@ class HostSession final : public Session {
     if (inputs.size() != state_.size())
       fail("session", "step of {} replicas got inputs for {}", state_.size(), inputs.size());
     std::vector<std::vector<Tensor>> in = inputs;
-    for (size_t r = 0; r < in.size(); ++r)
-      for (size_t k = 0; k < fb_.size(); ++k) {
+    std::vector<bool> donate;
+    for (size_t k = 0; k < fb_.size(); ++k) {
+      check_set(k);
+      for (size_t r = 0; r < in.size(); ++r)
         if (fb_[k].input >= in[r].size())
           fail("session", "state input {} is past the {} inputs given", fb_[k].input, in[r].size());
-        if (!set_[k]) fail("session", "state input {} was never set", fb_[k].input);
-        in[r][fb_[k].input] = state_[r][k];
-      }
-    std::vector<std::vector<Tensor>> out;
-    if (in.size() == 1)
-      out.push_back(exe_.run(entry_, in[0]));
-    else
-      out = exe_.run_replicated(entry_, in);
-    for (size_t r = 0; r < out.size(); ++r) {
+      if (fb_[k].output == Feedback::kKeep) continue;
+      if (donate.size() <= fb_[k].input) donate.resize(fb_[k].input + 1, false);
+      donate[fb_[k].input] = true;
+    }
+    for (size_t r = 0; r < in.size(); ++r)
       for (size_t k = 0; k < fb_.size(); ++k)
-        if (fb_[k].output != Feedback::kKeep) state_[r][k] = std::move(out[r].at(fb_[k].output));
-      for (const Feedback& f : fb_)
-        if (f.output != Feedback::kKeep) out[r].at(f.output) = Tensor();
+        in[r][fb_[k].input] =
+            fb_[k].output == Feedback::kKeep ? state_[r][k] : std::move(state_[r][k]);
+    std::vector<std::vector<Tensor>> out;
+    try {
+      if (in.size() == 1)
+        out.push_back(exe_.run_donating(entry_, in[0], donate));
+      else
+        out = exe_.run_replicated_donating(entry_, in, donate);
+      for (size_t r = 0; r < out.size(); ++r) {
+        for (size_t k = 0; k < fb_.size(); ++k)
+          if (fb_[k].output != Feedback::kKeep) state_[r][k] = std::move(out[r].at(fb_[k].output));
+        for (const Feedback& f : fb_)
+          if (f.output != Feedback::kKeep) out[r].at(f.output) = Tensor();
+      }
+    } catch (...) {
+      for (size_t r = 0; r < in.size(); ++r)
+        for (size_t k = 0; k < fb_.size(); ++k) {
+          if (fb_[k].output == Feedback::kKeep || state_[r][k].defined()) continue;
+          Tensor& t = in[r][fb_[k].input];
+          if (t.defined())
+            state_[r][k] = std::move(t);  // not taken yet: the run never started
+          else
+            lost_[k] = true;
+        }
+      throw;
     }
     return out;
   }
 
-  Tensor state(size_t input) override { return state_.at(0).at(slot(input)); }
+  // A copy: the caller's tensor must not share storage with state a later step updates in place.
+  Tensor state(size_t input) override {
+    const size_t k = slot(input);
+    check_set(k);
+    return state_.at(0).at(k).clone();
+  }
 
  private:
+  void check_set(size_t k) const {
+    if (lost_[k])
+      fail("session", "state input {} was lost when a step failed (set it again)", fb_[k].input);
+    if (!set_[k]) fail("session", "state input {} was never set", fb_[k].input);
+  }
   size_t slot(size_t input) const {
     for (size_t k = 0; k < fb_.size(); ++k)
       if (fb_[k].input == input) return k;
@@ -76,7 +111,7 @@ class HostSession final : public Session {
   std::string entry_;
   std::vector<Feedback> fb_;
   std::vector<std::vector<Tensor>> state_;  // [replica][state slot]
-  std::vector<bool> set_;
+  std::vector<bool> set_, lost_;
 };
 
 }  // namespace
@@ -84,6 +119,17 @@ class HostSession final : public Session {
 std::unique_ptr<Session> Executable::open_session(std::string_view entry,
                                                   std::vector<Feedback> feedback, int replicas) {
   return std::make_unique<HostSession>(*this, std::string(entry), std::move(feedback), replicas);
+}
+
+std::vector<Tensor> Executable::run_donating(std::string_view entry, std::vector<Tensor>& inputs,
+                                             const std::vector<bool>& /*donate*/) {
+  return run(entry, inputs);
+}
+
+std::vector<std::vector<Tensor>> Executable::run_replicated_donating(
+    std::string_view entry, std::vector<std::vector<Tensor>>& inputs,
+    const std::vector<bool>& /*donate*/) {
+  return run_replicated(entry, inputs);
 }
 
 std::vector<std::vector<Tensor>> Session::step_replicated(

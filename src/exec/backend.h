@@ -67,8 +67,21 @@ class Executable {
   virtual std::vector<std::vector<Tensor>> run_as_replicas(
       std::string_view entry, const std::vector<std::vector<Tensor>>& inputs, Communicator& outer,
       int rank);
+  // run() / run_replicated() that may overwrite the inputs flagged in `donate` (one flag per
+  // argument; a shorter list donates nothing past its end) and hand their storage back as
+  // results — XLA's buffer donation: a training step's parameters and optimizer state are then
+  // updated in place instead of into fresh memory. A donated input is taken out of `inputs`
+  // (left empty) once the inputs are checked and the run starts; an error before that (a
+  // mistyped input) leaves them as they were. A donated input whose storage another tensor
+  // shares is copied first, so that tensor never sees a write. The defaults ignore `donate`.
+  virtual std::vector<Tensor> run_donating(std::string_view entry, std::vector<Tensor>& inputs,
+                                           const std::vector<bool>& donate);
+  virtual std::vector<std::vector<Tensor>> run_replicated_donating(
+      std::string_view entry, std::vector<std::vector<Tensor>>& inputs,
+      const std::vector<bool>& donate);
   // A session over `entry` run as `replicas` replicas (all_reduce meets across them); the default
-  // keeps the state as host tensors and calls run() / run_replicated().
+  // keeps the state as host tensors and calls run_donating() / run_replicated_donating(), the
+  // fed-back state donated.
   virtual std::unique_ptr<Session> open_session(std::string_view entry,
                                                 std::vector<Feedback> feedback, int replicas = 1);
 };

@@ -214,6 +214,26 @@ void drop_refs(const Plan& P, State& S) {
 
 namespace {
 
+// run_plan for Executable::run_donating: once the inputs check, the donated ones are taken out
+// of `inputs`; those P writes results into must be storage no other tensor shares (it would see
+// the write), so shared ones are copied first (a session's first step, whose state still shares
+// the caller's tensors, or one tensor passed for two arguments).
+std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>& inputs,
+                             ref::RunContext& ctx);
+std::vector<Tensor> run_plan_donating(const Plan& P, State& S, std::vector<Tensor>& inputs,
+                                      ref::RunContext& ctx) {
+  if (P.whole_on_ref || P.donated.empty()) return run_plan(P, S, inputs, ctx);
+  check_inputs(*P.func, inputs);
+  std::vector<Tensor> own(inputs.size());
+  for (size_t k = 0; k < inputs.size(); ++k)
+    own[k] = P.donated[k] ? std::move(inputs[k]) : inputs[k];
+  for (int a : P.donated_args) {
+    Tensor& t = own[static_cast<size_t>(a)];
+    if (!t.storage_unique()) t = t.clone();
+  }
+  return run_plan(P, S, own, ctx);
+}
+
 std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>& inputs,
                              ref::RunContext& ctx) {
   if (P.whole_on_ref) return ref::run_func(*P.func, inputs, ctx);
@@ -240,6 +260,21 @@ class CpuExecutable final : public Executable {
     std::lock_guard<std::mutex> lk(s.mu);
     ref::RunContext ctx;
     return run_plan(*e.plan, s, inputs, ctx);
+  }
+
+  std::vector<Tensor> run_donating(std::string_view entry, std::vector<Tensor>& inputs,
+                                   const std::vector<bool>& donate) override {
+    Entry& e = entry_for(entry, donate);
+    State& s = state_for(e, 0);
+    std::lock_guard<std::mutex> lk(s.mu);
+    ref::RunContext ctx;
+    return run_plan_donating(*e.plan, s, inputs, ctx);
+  }
+
+  std::vector<std::vector<Tensor>> run_replicated_donating(
+      std::string_view entry, std::vector<std::vector<Tensor>>& inputs,
+      const std::vector<bool>& donate) override {
+    return replicated(entry_for(entry, donate), inputs, true);
   }
 
   // One replica of a group whose other members run elsewhere (another process): state slot 0.
@@ -275,18 +310,8 @@ class CpuExecutable final : public Executable {
 
   std::vector<std::vector<Tensor>> run_replicated(
       std::string_view entry, const std::vector<std::vector<Tensor>>& inputs) override {
-    int n = static_cast<int>(inputs.size());
-    if (n == 0) fail("run", "run_replicated needs at least one replica (got 0)");
-    Entry& e = entry_for(entry);
-    for (int r = 0; r < n; ++r) state_for(e, r);
-    return run_on_replicas(n, [&](int r, ReplicaComm& comm) {
-      State& s = state_for(e, r);
-      std::lock_guard<std::mutex> lk(s.mu);
-      ref::RunContext ctx;
-      ctx.replica_id = r;
-      ctx.comm = &comm;
-      return run_plan(*e.plan, s, inputs[static_cast<size_t>(r)], ctx);
-    });
+    std::vector<std::vector<Tensor>> in = inputs;
+    return replicated(entry_for(entry), in, false);
   }
 
  private:
@@ -295,11 +320,32 @@ class CpuExecutable final : public Executable {
     std::map<int, std::unique_ptr<State>> states;
   };
 
-  Entry& entry_for(std::string_view name) {
+  // inputs.size() replicas on threads; `donating`: run_plan_donating (each replica's donated
+  // inputs are taken out of its list).
+  std::vector<std::vector<Tensor>> replicated(Entry& e, std::vector<std::vector<Tensor>>& inputs,
+                                              bool donating) {
+    int n = static_cast<int>(inputs.size());
+    if (n == 0) fail("run", "run_replicated needs at least one replica (got 0)");
+    for (int r = 0; r < n; ++r) state_for(e, r);
+    return run_on_replicas(n, [&](int r, ReplicaComm& comm) {
+      State& s = state_for(e, r);
+      std::lock_guard<std::mutex> lk(s.mu);
+      ref::RunContext ctx;
+      ctx.replica_id = r;
+      ctx.comm = &comm;
+      std::vector<Tensor>& in = inputs[static_cast<size_t>(r)];
+      return donating ? run_plan_donating(*e.plan, s, in, ctx) : run_plan(*e.plan, s, in, ctx);
+    });
+  }
+
+  // One plan per function and set of donated arguments (no flag set: the plain run()'s plan).
+  Entry& entry_for(std::string_view name, std::vector<bool> donated = {}) {
     const hlo::Func* f = module_->entry(name);
+    donated.resize(f->num_args(), false);
+    if (std::find(donated.begin(), donated.end(), true) == donated.end()) donated.clear();
     std::lock_guard<std::mutex> lk(mu_);
-    auto& e = entries_[f];
-    if (!e.plan) e.plan = build_plan(*f);
+    auto& e = entries_[{f, donated}];
+    if (!e.plan) e.plan = build_plan(*f, donated);
     return e;
   }
   State& state_for(Entry& e, int replica) {
@@ -311,7 +357,7 @@ class CpuExecutable final : public Executable {
 
   std::shared_ptr<const hlo::Module> module_;
   std::mutex mu_;
-  std::map<const hlo::Func*, Entry> entries_;
+  std::map<std::pair<const hlo::Func*, std::vector<bool>>, Entry> entries_;
 };
 
 class CpuBackend final : public Backend {

@@ -16,6 +16,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "hlo/ir.h"
 
@@ -35,10 +36,12 @@ struct PlanStats {
   int fused_sums = 0;                  // channel sums computed inside their operand's fused group
   int winograd_convs = 0;              // convolutions on oneDNN's Winograd kernel
   int remat_clones = 0;                // ops recomputed near a late use (hlo/remat.cpp)
+  int donated = 0;                     // results written in place into a donated argument
   bool whole_function_on_ref = false;  // the planner gave the whole function to ref
   std::string fallback_ops;            // mnemonics that use the ref kernel, comma separated
 };
 
-PlanStats plan_stats(const hlo::Func& f);
+// `donated`: one flag per argument the run may overwrite (Executable::run_donating).
+PlanStats plan_stats(const hlo::Func& f, const std::vector<bool>& donated = {});
 
 }  // namespace netspec::exec::cpu

@@ -339,8 +339,41 @@ bool loop_state_in_place(Plan& P, const Step& st, int s, int r) {
   return true;
 }
 
+// A function result of pointwise step s written into the storage of a donated argument that
+// dies at s (same type; XLA's buffer donation): a training step's parameters and optimizer
+// state are updated in place instead of into fresh memory, which saves the write-allocate
+// reads of the new pages and halves the state's working set. Not when the argument is itself
+// a result or read through a view. `taken`: the arguments this step's outputs already took.
+bool claim_donated_arg(Plan& P, const Step& st, int s, int r, std::vector<int>& taken) {
+  if (P.sub || P.donated.empty() || P.vals[r].block != 0 ||
+      std::count(P.results.begin(), P.results.end(), r) == 0)
+    return false;
+  const auto& na = st.compiled.no_alias;
+  for (size_t oi = 0; oi < st.ins.size(); ++oi) {
+    if (std::find(na.begin(), na.end(), static_cast<int>(oi)) != na.end()) continue;
+    const int a = st.ins[oi];
+    const ValInfo& A = P.vals[a];
+    if (A.src != Src::kArg || A.arg < 0 || static_cast<size_t>(A.arg) >= P.donated.size() ||
+        !P.donated[static_cast<size_t>(A.arg)] || A.last_use != s || A.block != 0 ||
+        !(A.type == P.vals[r].type) || std::count(taken.begin(), taken.end(), A.arg))
+      continue;
+    bool viewed = false;  // a view made earlier may still be read (at s or later)
+    for (const ValInfo& V : P.vals)
+      viewed = viewed || (V.src == Src::kView && view_root(P, V.view_of) == a);
+    if (viewed) continue;
+    P.vals[r].src = Src::kArg;
+    P.vals[r].arg = A.arg;
+    taken.push_back(A.arg);
+    P.donated_args.push_back(A.arg);
+    ++P.stats.donated;
+    return true;
+  }
+  return false;
+}
+
 // Buffers, with in-place reuse of a dying operand's buffer for pointwise kernels; function
-// results get fresh per-run storage; non-arena values are released after their last use.
+// results get fresh per-run storage (or a donated argument's); non-arena values are released
+// after their last use.
 void plan_buffers(Plan& P) {
   const int n_steps = static_cast<int>(P.steps.size());
   for (int s = 0; s < n_steps; ++s) {
@@ -369,11 +402,12 @@ void plan_buffers(Plan& P) {
       }
       continue;
     }
-    std::vector<int> claimed;
+    std::vector<int> claimed, taken;
     if (st.outs.size() == 1 && st.compiled.scratch_bytes == 0 &&
         loop_state_in_place(P, st, s, st.outs[0]))
       continue;
     for (int r : st.outs) {
+      if (st.compiled.pointwise && claim_donated_arg(P, st, s, r, taken)) continue;
       ValInfo& R = P.vals[r];
       R.src = Src::kBuffer;
       size_t bytes = type_bytes(R.type);
@@ -458,7 +492,7 @@ int use_of(Plan& P, const hlo::Value* v) {
   return id;
 }
 
-std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
+std::unique_ptr<Plan> build_plan(const hlo::Func& f, const std::vector<bool>& donated) {
   // Recompute cheap forward values near their backward uses (smaller arena); on a copy, since
   // the module is shared and the other backends schedule memory themselves.
   if (f.module && !env_on("NETSPEC_NO_REMAT")) {
@@ -466,7 +500,7 @@ std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
     hlo::Func* g = copy->find(f.name);
     if (g) {
       if (const int n = hlo::rematerialize(*g->body); n > 0) {
-        auto plan = build_block_plan(*g->body, nullptr);
+        auto plan = build_block_plan(*g->body, nullptr, donated);
         plan->func = g;
         plan->stats.remat_clones = n;
         plan->remat_module = std::move(copy);
@@ -474,16 +508,19 @@ std::unique_ptr<Plan> build_plan(const hlo::Func& f) {
       }
     }
   }
-  auto plan = build_block_plan(*f.body, nullptr);
+  auto plan = build_block_plan(*f.body, nullptr, donated);
   plan->func = &f;
   return plan;
 }
 
-std::unique_ptr<Plan> build_block_plan(const hlo::Block& b, const Plan* parent) {
+std::unique_ptr<Plan> build_block_plan(const hlo::Block& b, const Plan* parent,
+                                       const std::vector<bool>& donated) {
   auto plan = std::make_unique<Plan>();
   Plan& P = *plan;
   P.block = &b;
   P.sub = parent != nullptr;
+  if (!P.sub && std::find(donated.begin(), donated.end(), true) != donated.end())
+    P.donated = donated;
   P.check = env_on("NETSPEC_CPU_CHECK");
   P.profile = env_on("NETSPEC_PROFILE");
   P.chan_block = layout_block_size();
@@ -524,6 +561,8 @@ std::unique_ptr<Plan> build_block_plan(const hlo::Block& b, const Plan* parent) 
   return plan;
 }
 
-PlanStats plan_stats(const hlo::Func& f) { return build_plan(f)->stats; }
+PlanStats plan_stats(const hlo::Func& f, const std::vector<bool>& donated) {
+  return build_plan(f, donated)->stats;
+}
 
 }  // namespace netspec::exec::cpu

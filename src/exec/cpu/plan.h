@@ -97,6 +97,10 @@ struct Plan {
   std::vector<Buffer> buffers;
   size_t arena_bytes = 0;
   std::vector<int> results;
+  // Arguments the run may overwrite (top-level plans of Executable::run_donating; one flag per
+  // argument) and those a result is actually written into (their storage must be unshared).
+  std::vector<bool> donated;
+  std::vector<int> donated_args;
   bool whole_on_ref = false;
   bool check = false;  // NETSPEC_CPU_CHECK=1: verify each fast step against its ref kernel
   PlanStats stats;
@@ -116,8 +120,9 @@ struct Plan {
   ~Plan();
 };
 
-// Plans f (NETSPEC_CPU_CHECK, NETSPEC_PROFILE and NETSPEC_NO_FUSION are read here).
-std::unique_ptr<Plan> build_plan(const hlo::Func& f);
+// Plans f (NETSPEC_CPU_CHECK, NETSPEC_PROFILE and NETSPEC_NO_FUSION are read here); results may
+// be written into the storage of the `donated` arguments (one flag per argument).
+std::unique_ptr<Plan> build_plan(const hlo::Func& f, const std::vector<bool>& donated = {});
 
 // Per-replica run state of a plan: the arena, the value slots, and the sub-plans' states.
 struct State {
@@ -140,7 +145,8 @@ void run_region_step(const Plan& P, State& S, const Step& st, ref::RunContext& c
 // The sub-plans of op's regions (a while's cond and body, an if's / case's branches), or false
 // when a region cannot run on the cpu plan (then the op runs on its ref kernel).
 bool plan_regions(Plan& P, const hlo::Op& op, Step& st);
-std::unique_ptr<Plan> build_block_plan(const hlo::Block& b, const Plan* parent);
+std::unique_ptr<Plan> build_block_plan(const hlo::Block& b, const Plan* parent,
+                                       const std::vector<bool>& donated = {});
 
 // NETSPEC_PROFILE step labels: "mnemonic [fast|ref|view] operand types -> result" and
 // "fusion[n ops: ...] -> result" (profile.cpp).
