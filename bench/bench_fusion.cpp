@@ -1,11 +1,15 @@
 // Fused elementwise chains on the cpu executor: GELU (erf form, layers/activation.cpp) forward
 // and forward+backward (autodiff::vjp) over vit-cifar-tiny's MLP activation [32, 64, 256], and an
-// Adam-like update over [256, 1024]: wall ms per call (median), CPU ms per call (mean, all
+// Adam-like update over [256, 1024], and conv -> BN apply + ReLU -> conv over [32, 64, 32, 32]
+// (the BN+ReLU group runs on the channel-blocked layout the convs propagate; its own time is the
+// "fusion" row of NETSPEC_PROFILE=1): wall ms per call (median), CPU ms per call (mean, all
 // threads: the number to compare on a loaded machine), CPU ns per element, the plan's step count.
-// Usage: bench_fusion   (threads: NETSPEC_THREADS as for netspec)
+// Usage: bench_fusion [NAME-SUBSTRING]   (only the cases whose name contains it; threads:
+// NETSPEC_THREADS as for netspec)
 #include <time.h>
 
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -52,6 +56,28 @@ std::shared_ptr<hlo::Module> adam_module(const Shape& s) {
   return m;
 }
 
+// y = conv(x, w); (conv(relu(y * s[c] + t[c]), w), Σ y per channel): x [32, 64, 32, 32], 3x3
+// convs, 64 channels; y's second reader (a training BN's mean) keeps the group off the conv's
+// post-ops.
+std::shared_ptr<hlo::Module> conv_bn_relu_module() {
+  auto m = std::make_shared<hlo::Module>();
+  Type xt = Type::tensor(DType::kF32, {32, 64, 32, 32}),
+       wt = Type::tensor(DType::kF32, {64, 64, 3, 3});
+  Type ct = Type::tensor(DType::kF32, {64});
+  hlo::Func* f = m->add_func("main", {xt, wt, ct, ct});
+  Builder b(f->body.get());
+  hlo::ConvOptions o;
+  o.dims = hlo::ConvOptions::nchw(2);
+  o.padding = {{1, 1}, {1, 1}};
+  Value* y = b.convolution(f->arg(0), f->arg(1), o);
+  auto per_channel = [&](Value* v) { return b.broadcast_in_dim(v, xt.shape(), {1}); };
+  Value* z = b.add(b.multiply(y, per_channel(f->arg(2))), per_channel(f->arg(3)));
+  Value* r = b.maximum(z, b.constant_splat(0.0, xt));
+  Value* mean = b.reduce(y, b.scalar(0.0, DType::kF32), {0, 2, 3}, hlo::OpKind::kAdd);
+  b.func_return({b.convolution(r, f->arg(1), o), mean});
+  return m;
+}
+
 // User + system CPU seconds of the process (all threads): the machine is shared, wall time is not.
 double cpu_seconds() {
   timespec t{};
@@ -59,7 +85,10 @@ double cpu_seconds() {
   return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
+const char* g_only = nullptr;  // argv[1]
+
 void time_module(const char* name, std::shared_ptr<hlo::Module> m, int64_t elems) {
+  if (g_only && !std::strstr(name, g_only)) return;
   auto st = exec::cpu::plan_stats(*m->entry("main"));
   std::vector<Tensor> in;
   hlo::Func* f = m->entry("main");
@@ -71,7 +100,7 @@ void time_module(const char* name, std::shared_ptr<hlo::Module> m, int64_t elems
   }
   auto be = exec::make_backend("cpu");
   auto exe = be->load(std::move(m));
-  const int reps = 21;
+  const int reps = g_only ? 201 : 21;
   const double c0 = cpu_seconds();
   double s = bench::time_median([&] { exe->run("main", in); }, 3, reps);
   const double cpu = (cpu_seconds() - c0) / (reps + 3);
@@ -81,11 +110,13 @@ void time_module(const char* name, std::shared_ptr<hlo::Module> m, int64_t elems
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1) g_only = argv[1];
   const Shape act{32, 64, 256};
   const int64_t n = 32 * 64 * 256;
   time_module("gelu forward", gelu_module(act, false), n);
   time_module("gelu forward+backward", gelu_module(act, true), n);
   time_module("adam-like update", adam_module({256, 1024}), 256 * 1024);
+  time_module("conv, BN+ReLU, conv", conv_bn_relu_module(), 32 * 64 * 32 * 32);
   return 0;
 }

@@ -146,14 +146,18 @@ void register_bench_command(CLI::App& app) {
     std::shared_ptr<const hlo::Module> mod(std::move(step.module));
     std::string arena;
     if (o->backend == "cpu") {
-      exec::cpu::PlanStats ps = exec::cpu::plan_stats(*mod->entry("main"));
+      // The session donates the parameters and optimizer state (fed back below).
+      std::vector<bool> donated;
+      for (const auto& ti : m.inputs)
+        donated.push_back(ti.role == "param" || ti.role == "optimizer_state");
+      exec::cpu::PlanStats ps = exec::cpu::plan_stats(*mod->entry("main"), donated);
       arena = fmt::format(
           ", cpu plan: arena {:.1f} MiB ({:.1f} MiB without reuse), {} steps, "
-          "{} on ref{}{}",
+          "{} on ref{}{}, {} of {} state results in place",
           static_cast<double>(ps.arena_bytes) / (1 << 20),
           static_cast<double>(ps.value_bytes) / (1 << 20), ps.steps, ps.ref_steps,
-          ps.fallback_ops.empty() ? "" : " (",
-          ps.fallback_ops.empty() ? "" : ps.fallback_ops + ")");
+          ps.fallback_ops.empty() ? "" : " (", ps.fallback_ops.empty() ? "" : ps.fallback_ops + ")",
+          ps.donated, std::count(donated.begin(), donated.end(), true));
     }
     std::unique_ptr<exec::Backend> backend = exec::make_backend(o->backend, o->engine);
 
