@@ -149,5 +149,31 @@ TEST(CpuDonation, SessionStateIsDonatedStepByStep) {
   EXPECT_TRUE(same_bits(session->state(0), exe->run("main", chain)[0]));
 }
 
+// Two replicas on threads (run_replicated_donating): each keeps and updates its own copy of the
+// state, which starts shared between them (set_state) and so is copied before the first write.
+TEST(CpuDonation, ReplicatedSessionUpdatesEachReplicaInPlace) {
+  auto exe = exec::make_backend("cpu")->load(make_module({kT, kT, kT, kT}, adam_body));
+  auto session = exe->open_session("main", {{0, 0}, {2, 1}, {3, 2}}, 2);
+  const std::vector<Tensor> start = adam_inputs(31);
+  for (size_t k : {0u, 2u, 3u}) session->set_state(k, start[k]);
+  std::vector<std::vector<Tensor>> chain(2, adam_inputs(31));
+  for (int s = 0; s < 3; ++s) {
+    std::vector<std::vector<Tensor>> in(2);
+    for (int r = 0; r < 2; ++r) {
+      const Tensor g = random_f32(kShape, 200 + 10 * s + r);
+      chain[r][1] = g;
+      std::vector<Tensor> out = exe->run("main", chain[r]);
+      chain[r] = {out[0], g, out[1], out[2]};
+      in[r] = {Tensor(), g, Tensor(), Tensor()};
+    }
+    session->step_replicated(in);
+  }
+  // state() is replica 0's; replica 1's differs (other gradients) and was never mixed in.
+  EXPECT_TRUE(same_bits(session->state(0), chain[0][0]));
+  EXPECT_TRUE(same_bits(session->state(3), chain[0][3]));
+  EXPECT_FALSE(same_bits(chain[0][0], chain[1][0]));
+  EXPECT_TRUE(same_bits(start[0], adam_inputs(31)[0]));
+}
+
 }  // namespace
 }  // namespace netspec::testing
