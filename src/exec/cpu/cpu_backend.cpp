@@ -342,10 +342,16 @@ class CpuExecutable final : public Executable {
   }
 
   // One plan per function and set of donated arguments (no flag set: the plain run()'s plan).
+  // NETSPEC_NO_DONATION=1 plans every run as run() does (A/B: fresh results every step).
   Entry& entry_for(std::string_view name, std::vector<bool> donated = {}) {
     const hlo::Func* f = module_->entry(name);
+    static const bool no_donation = [] {
+      const char* e = std::getenv("NETSPEC_NO_DONATION");
+      return e && *e && std::string_view(e) != "0";
+    }();
     donated.resize(f->num_args(), false);
-    if (std::find(donated.begin(), donated.end(), true) == donated.end()) donated.clear();
+    if (no_donation || std::find(donated.begin(), donated.end(), true) == donated.end())
+      donated.clear();
     std::lock_guard<std::mutex> lk(mu_);
     auto& e = entries_[{f, donated}];
     if (!e.plan) e.plan = build_plan(*f, donated);

@@ -2,7 +2,8 @@
 // function: values get ids, ops become steps dispatched through a table indexed by OpKind (fast
 // kernel, view, or the ref kernel as fallback), and every fast result gets a buffer in one arena
 // whose offsets are reused once a buffer's last use has passed (elementwise ops run in place on
-// an operand that dies there). Function results live in fresh per-run storage.
+// an operand that dies there). Function results live in fresh per-run storage, or in a donated
+// argument's (Executable::run_donating: a session's fed-back state is updated in place).
 // Debugging: NETSPEC_CPU_CHECK=1 (read when a plan is built) runs each fast step's ref kernel
 // beside it and fails naming the first step whose result disagrees or whose operand was
 // overwritten while live; NETSPEC_CPU_CHECK_DUMP=1 also prints the function to stderr.
