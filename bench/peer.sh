@@ -5,7 +5,8 @@
 # (netspec, then the peer) and the medians of the per-round medians are compared. resnet50 (224x224,
 # batch 16, SGD-momentum) runs beside torchvision's resnet50 (bench/torchvision_peer.py, the same
 # fair settings as run.sh) with STEPS_R50 steps. Max RSS of both sides comes from /usr/bin/time
-# (Debian's `time`; "?" without it).
+# (Debian's `time`; "?" without it). With ROUNDS > 1 each round's netspec/PyTorch ratio and their
+# median are printed too (the pair of one round runs back to back, free of drift between rounds).
 #   bench/peer.sh [BUILD_DIR] [mlp|cnn|resnet18|vit|resnet50|all]  (env: STEPS=30 STEPS_R50=8 ROUNDS=1)
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
@@ -81,5 +82,11 @@ for m in $models; do
   b=$(printf '%s\n' "${pt[@]}" | median)
   ratio=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2fx", a / b}')
   printf '%-9s %-28s %10s %10s %7s %9s %9s\n' "$m" "$(basename "$spec") b$batch $opt" "$a" "$b" "$ratio" "$rss" "$prss"
-  [ "$rounds" -gt 1 ] && echo "          rounds netspec: ${ns[*]}  pytorch: ${pt[*]}"
+  if [ "$rounds" -gt 1 ]; then
+    # Each round's pair runs back to back, so its ratio is free of the host's drift between
+    # rounds; their median is the steadier number on a noisy machine.
+    per=$(for ((r = 0; r < rounds; r++)); do awk -v a="${ns[r]}" -v b="${pt[r]}" 'BEGIN {print a / b}'; done)
+    echo "          rounds netspec: ${ns[*]}  pytorch: ${pt[*]}  ratio per round:" \
+      "$(printf '%s\n' "$per" | awk '{printf "%.2f ", $1}')median $(printf '%s\n' "$per" | median | awk '{printf "%.2fx", $1}')"
+  fi
 done
