@@ -316,6 +316,13 @@ int view_root(const Plan& P, int id) {
   return id;
 }
 
+// Is some view (or view of a view) of value `a` planned so far? It would see a write into a.
+bool has_view(const Plan& P, int a) {
+  for (const ValInfo& V : P.vals)
+    if (V.src == Src::kView && view_root(P, V.view_of) == a) return true;
+  return false;
+}
+
 // In a while body, result k = dynamic_update_slice(argument k, ...) with argument k dying there
 // writes the loop state in place: the result is bound to argument k's storage (the while step's
 // state slot), so neither the kernel's copy of the operand nor the copy back after the iteration
@@ -331,8 +338,7 @@ bool loop_state_in_place(Plan& P, const Step& st, int s, int r) {
       A.arg >= static_cast<int>(P.results.size()) || P.results[static_cast<size_t>(A.arg)] != r ||
       std::count(P.results.begin(), P.results.end(), r) != 1)
     return false;
-  for (const ValInfo& V : P.vals)  // a view (or a view of a view) of it would see the write
-    if (V.src == Src::kView && view_root(P, V.view_of) == a) return false;
+  if (has_view(P, a)) return false;
   P.vals[r].src = Src::kArg;
   P.vals[r].arg = A.arg;
   ++P.stats.inplace;
@@ -357,10 +363,7 @@ bool claim_donated_arg(Plan& P, const Step& st, int s, int r, std::vector<int>& 
         !P.donated[static_cast<size_t>(A.arg)] || A.last_use != s || A.block != 0 ||
         !(A.type == P.vals[r].type) || std::count(taken.begin(), taken.end(), A.arg))
       continue;
-    bool viewed = false;  // a view made earlier may still be read (at s or later)
-    for (const ValInfo& V : P.vals)
-      viewed = viewed || (V.src == Src::kView && view_root(P, V.view_of) == a);
-    if (viewed) continue;
+    if (has_view(P, a)) continue;  // a view made earlier may still be read (at s or later)
     P.vals[r].src = Src::kArg;
     P.vals[r].arg = A.arg;
     taken.push_back(A.arg);
