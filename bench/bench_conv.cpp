@@ -2,7 +2,9 @@
 // NCHW/OIHW, stride 1, padding 1, in GFLOP/s, beside the best sgemm of this machine measured in
 // the same run (target >= 50 % of it); also the transposed form (lhs_dilation 2, what the
 // input-gradient of a stride-2 conv emits). Run: build/<dir>/bench/bench_conv
+#include <cstdlib>
 #include <memory>
+#include <string_view>
 
 #include "bench/bench_util.h"
 #include "exec/backend.h"
@@ -12,11 +14,15 @@ using namespace netspec;
 
 namespace {
 
-double conv_gflops(const Shape& xs, const Shape& ws, const hlo::ConvOptions& o, double flops) {
+// flipped: convolve with reverse(w) over its spatial dims (the input-gradient form of a
+// stride-1 conv, with the kernel's feature roles as `o` gives them).
+double conv_gflops(const Shape& xs, const Shape& ws, const hlo::ConvOptions& o, double flops,
+                   bool flipped = false) {
   auto m = std::make_shared<hlo::Module>();
   hlo::Func* f = m->add_func("main", {hlo::Type::tensor(DType::kF32, xs), hlo::Type::tensor(DType::kF32, ws)});
   hlo::Builder b(f->body.get());
-  b.func_return({b.convolution(f->arg(0), f->arg(1), o)});
+  hlo::Value* k = flipped ? b.reverse(f->arg(1), {2, 3}) : f->arg(1);
+  b.func_return({b.convolution(f->arg(0), k, o)});
   auto exe = exec::make_backend("cpu")->load(m);
   Tensor x(DType::kF32, xs), w(DType::kF32, ws);
   for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i % 13) * 0.01f;
@@ -27,8 +33,53 @@ double conv_gflops(const Shape& xs, const Shape& ws, const hlo::ConvOptions& o, 
 
 }  // namespace
 
-int main(int, char** argv) {
+// The stride-1 3x3 convs of the peer nets (resnet18-cifar b32, resnet50 b16, mnist-cnn b128),
+// forward and input-gradient form, on oneDNN's direct kernels and on netspec's own Winograd
+// (exec/cpu/winograd.h), ms per call (NCHW operands, so both include the reorders to and from
+// channel blocks). Run with ONEDNN_MAX_CPU_ISA=AVX2 on an AVX-512 machine to see the AVX2 pair.
+void winograd_table() {
+  struct Conv {
+    const char* net;
+    int64_t n, c, o, hw;
+  };
+  const Conv convs[] = {{"resnet18", 32, 64, 64, 32},   {"resnet18", 32, 128, 128, 16},
+                        {"resnet18", 32, 256, 256, 8},  {"resnet18", 32, 512, 512, 4},
+                        {"resnet50", 16, 64, 64, 56},   {"resnet50", 16, 128, 128, 28},
+                        {"resnet50", 16, 256, 256, 14}, {"resnet50", 16, 512, 512, 7},
+                        {"mnist", 128, 32, 32, 28},     {"mnist", 128, 32, 64, 14},
+                        {"mnist", 128, 64, 64, 14}};
+  std::printf("3x3 stride-1 convs, ms per call: direct / own Winograd (forward, input gradient)\n");
+  for (const Conv& k : convs) {
+    hlo::ConvOptions o;
+    o.dims = hlo::ConvOptions::nchw(2);
+    o.padding = {{1, 1}, {1, 1}};
+    hlo::ConvOptions dx = o;  // dy (o channels) with reverse(w) back to c channels
+    dx.dims.kernel_input_feature = 0, dx.dims.kernel_output_feature = 1;
+    const double flops = 2.0 * k.n * k.c * k.hw * k.hw * k.o * 9;
+    double ms[2][2];
+    const char* modes[2] = {"0", "own"};
+    for (int m = 0; m < 2; ++m) {
+      ::setenv("NETSPEC_CPU_WINOGRAD", modes[m], 1);
+      ms[m][0] =
+          1e3 * flops / 1e9 / conv_gflops({k.n, k.c, k.hw, k.hw}, {k.o, k.c, 3, 3}, o, flops);
+      ms[m][1] = 1e3 * flops / 1e9 /
+                 conv_gflops({k.n, k.o, k.hw, k.hw}, {k.o, k.c, 3, 3}, dx, flops, true);
+    }
+    ::unsetenv("NETSPEC_CPU_WINOGRAD");
+    std::printf(
+        "  %-8s b%-3ld %3ld->%-3ld @%-2ld  fwd %6.2f / %6.2f (%.2fx)   dx %6.2f / %6.2f (%.2fx)\n",
+        k.net, static_cast<long>(k.n), static_cast<long>(k.c), static_cast<long>(k.o),
+        static_cast<long>(k.hw), ms[0][0], ms[1][0], ms[0][0] / ms[1][0], ms[0][1], ms[1][1],
+        ms[0][1] / ms[1][1]);
+  }
+}
+
+int main(int argc, char** argv) {
   netspec::ensure_library_environment(argv, /*openblas=*/true);
+  if (argc > 1 && std::string_view(argv[1]) == "winograd") {
+    winograd_table();
+    return 0;
+  }
   bench::SgemmBest s = bench::measure_sgemm();
   hlo::ConvOptions o;
   o.dims = hlo::ConvOptions::nchw(2);

@@ -7,6 +7,7 @@
 #include "exec/cpu/conv_algorithm.h"
 #include "exec/cpu/cpu_backend.h"
 #include "exec/cpu/kernels.h"
+#include "exec/cpu/winograd.h"
 #include "tests/exec/test_util.h"
 
 namespace netspec::testing {
@@ -137,6 +138,114 @@ TEST(CpuConvAlgorithm, WinogradErrorNextToDirect) {
     std::printf("%s: direct %.3g  winograd %.3g (max |err| / max |truth|)\n", names[i], ed, ew);
     EXPECT_LT(ed, 2e-6) << names[i];
     EXPECT_LT(ew, 5e-6) << names[i];
+  }
+}
+
+// netspec's own Winograd kernels (exec/cpu/winograd.h; NETSPEC_CPU_WINOGRAD=own takes them on any
+// AVX2 CPU): y and dx of conv_and_grads within Winograd's rounding of the f64 truth, next to the
+// direct kernels' error on the same inputs, on shapes with partial edge tiles, few channels,
+// both schedules (per chunk: 64 channels and many tiles; one pass: 4.5 MiB of transformed
+// weights), with x and y channel-blocked as the planner stores them and row-major.
+TEST(CpuConvAlgorithm, OwnWinogradMatchesF64) {
+  if (!exec::cpu::winograd_avx2_runs()) GTEST_SKIP() << "no AVX2 + FMA on this CPU";
+  struct Case {
+    Shape x;
+    int64_t O;
+  };
+  const std::vector<Case> cases{{{2, 8, 4, 4}, 16},    {{2, 16, 7, 9}, 32},   {{1, 8, 5, 6}, 16},
+                                {{3, 24, 10, 11}, 16}, {{8, 64, 16, 16}, 64}, {{4, 128, 8, 8}, 256},
+                                {{32, 64, 4, 4}, 512}};
+  for (const char* layout : {"plain", ""}) {
+    ScopedEnv lay("NETSPEC_CPU_LAYOUT", layout);
+    for (const Case& k : cases) {
+      const Shape w{k.O, k.x[1], 3, 3}, dy{k.x[0], k.O, k.x[2], k.x[3]};
+      const std::vector<Tensor> in{random_f32(k.x, 7), random_f32(w, 8), random_f32(dy, 9)};
+      std::vector<Tensor> in64;
+      for (const Tensor& t : in) in64.push_back(to_f64(t));
+      const std::vector<Tensor> truth = run_fn("ref", in64, conv_and_grads(DType::kF64));
+      std::vector<Type> ts;
+      for (const Tensor& t : in) ts.push_back(type_of(t));
+      std::vector<Tensor> got[2];
+      for (int own = 0; own < 2; ++own) {
+        ScopedEnv e("NETSPEC_CPU_WINOGRAD", own ? "own" : "0");
+        auto m = make_module(ts, conv_and_grads(DType::kF32));
+        // dx convolves dy (O channels) back to x's C: it needs C % 16 == 0 too.
+        const int want = own ? (k.x[1] % 16 == 0 ? 2 : 1) : 0;
+        EXPECT_EQ(exec::cpu::plan_stats(*m->funcs[0]).winograd_convs, want) << k.x[1];
+        got[own] = run_fn("cpu", in, conv_and_grads(DType::kF32));
+      }
+      for (size_t i = 0; i < 2; ++i) {
+        const double ed = rel_err(got[0][i], truth[i]), ew = rel_err(got[1][i], truth[i]);
+        std::printf("%-5s C %3ld O %3ld %2ldx%-2ld %s: direct %.3g  own Winograd %.3g\n",
+                    *layout ? layout : "auto", static_cast<long>(k.x[1]), static_cast<long>(k.O),
+                    static_cast<long>(k.x[2]), static_cast<long>(k.x[3]), i ? "dx" : "y ", ed, ew);
+        // The error grows with the number of terms summed: dx at 512 channels sums 4608.
+        const int64_t summed = i ? k.O : k.x[1];
+        EXPECT_LT(ew, summed > 256 ? 1e-5 : 5e-6)
+            << "output " << i << ", C " << k.x[1] << " " << layout;
+      }
+      EXPECT_LT(rel_err(got[1][2], truth[2]), 2e-6);  // dW: direct either way
+    }
+  }
+}
+
+// Any zero padding (none, wider than the kernel's reach, one-sided): y = conv(x, w).
+TEST(CpuConvAlgorithm, OwnWinogradPaddings) {
+  if (!exec::cpu::winograd_avx2_runs()) GTEST_SKIP() << "no AVX2 + FMA on this CPU";
+  const std::vector<Tensor> in{random_f32({2, 16, 9, 10}, 11), random_f32({32, 16, 3, 3}, 12)};
+  std::vector<Tensor> in64{to_f64(in[0]), to_f64(in[1])};
+  const std::vector<std::vector<std::pair<int64_t, int64_t>>> pads{
+      {{0, 0}, {0, 0}}, {{2, 2}, {2, 2}}, {{0, 2}, {1, 0}}, {{2, 0}, {0, 1}}};
+  for (const auto& pad : pads) {
+    auto body = [&](DType t) -> BodyFn {
+      return [t, pad](Builder& b, const Values& a) {
+        ConvOptions o;
+        o.dims = ConvOptions::nchw(2);
+        o.padding = pad;
+        return Values{b.convolution(a[0], a[1], o, t)};
+      };
+    };
+    const Tensor truth = run_fn("ref", in64, body(DType::kF64))[0];
+    ScopedEnv e("NETSPEC_CPU_WINOGRAD", "own");
+    auto m = make_module({type_of(in[0]), type_of(in[1])}, body(DType::kF32));
+    EXPECT_EQ(exec::cpu::plan_stats(*m->funcs[0]).winograd_convs, 1);
+    const Tensor got = run_fn("cpu", in, body(DType::kF32))[0];
+    ASSERT_EQ(got.shape(), truth.shape());
+    EXPECT_LT(rel_err(got, truth), 5e-6)
+        << pad[0].first << " " << pad[0].second << " " << pad[1].first << " " << pad[1].second;
+  }
+}
+
+// Where netspec's own kernels are taken by default: 3x3 stride-1 f32 convs with >= 32 channels
+// on CPUs whose oneDNN has no Winograd (no AVX-512; ONEDNN_MAX_CPU_ISA=AVX2 stands in).
+TEST(CpuConvAlgorithm, OwnWinogradWhereOneDnnHasNone) {
+  using exec::cpu::own_winograd;
+  const auto f32 = dnnl::memory::data_type::f32;
+  const bool avx512 = exec::cpu::layout_block_size() == 16;
+  const bool expect = !avx512 && exec::cpu::winograd_avx2_runs();
+  auto own = [&](dims src, dims w, dims dst, dims st = {1, 1}, dims dil = {0, 0}) {
+    return own_winograd(f32, src, w, dst, st, dil);
+  };
+  EXPECT_EQ(own({32, 64, 32, 32}, {64, 64, 3, 3}, {32, 64, 32, 32}), expect);
+  EXPECT_EQ(own({32, 512, 4, 4}, {512, 512, 3, 3}, {32, 512, 4, 4}), expect);
+  EXPECT_EQ(own({128, 32, 28, 28}, {32, 32, 3, 3}, {128, 32, 28, 28}), expect);
+  EXPECT_FALSE(own({32, 16, 32, 32}, {32, 16, 3, 3}, {32, 32, 32, 32}));  // few channels
+  EXPECT_FALSE(own({32, 64, 32, 32}, {128, 64, 3, 3}, {32, 128, 16, 16}, {2, 2}));
+  EXPECT_FALSE(own({32, 64, 32, 32}, {64, 64, 3, 3}, {32, 64, 32, 32}, {1, 1}, {1, 1}));
+  EXPECT_FALSE(own({32, 64, 32, 32}, {64, 64, 1, 1}, {32, 64, 32, 32}));
+  EXPECT_FALSE(own_winograd(dnnl::memory::data_type::bf16, {32, 64, 32, 32}, {64, 64, 3, 3},
+                            {32, 64, 32, 32}, {1, 1}, {0, 0}));
+  {
+    ScopedEnv off("NETSPEC_CPU_WINOGRAD", "0");
+    EXPECT_FALSE(own({32, 64, 32, 32}, {64, 64, 3, 3}, {32, 64, 32, 32}));
+  }
+  if (exec::cpu::winograd_avx2_runs()) {
+    ScopedEnv on("NETSPEC_CPU_WINOGRAD", "own");
+    EXPECT_TRUE(own({2, 8, 5, 5}, {16, 8, 3, 3}, {2, 16, 5, 5}));
+    EXPECT_FALSE(own({2, 8, 5, 5}, {12, 8, 3, 3}, {2, 12, 5, 5}));  // O % 16
+    // oneDNN's choice stays direct when netspec's own kernels are asked for.
+    EXPECT_EQ(choice({32, 64, 32, 32}, {64, 64, 3, 3}, {32, 64, 32, 32}),
+              dnnl::algorithm::convolution_direct);
   }
 }
 

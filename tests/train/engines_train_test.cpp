@@ -115,12 +115,12 @@ TEST(EnginesTrain, XlaTrainStepEqualsCpu) {
     const std::vector<Tensor>&in = sc.in, &want = sc.want;
     auto got = xla->load(sc.mod)->run("main", in);
     ASSERT_EQ(got.size(), want.size());
-    // f32 sums in a different order (XLA's dot/conv vs oneDNN) differ in the last bits. Adam's
-    // first step moves each weight by lr·g/(|g| + ε): where |g| is near ε = 1e-8 those bits
-    // decide up to lr = 1e-3 of the update, so a few elements may differ by up to lr; the
-    // rest agree to 1e-5 + 1e-4·|value|.
+    // f32 sums in a different order (XLA's dot/conv vs oneDNN or netspec's own Winograd) differ
+    // in the last bits. Adam's first step moves each weight by lr·g/(|g| + ε): where |g| is near
+    // ε = 1e-8 those bits decide the update, up to its sign (+lr on one side, -lr on the other),
+    // so a few elements may differ by up to 2·lr = 2e-3; the rest agree to 1e-5 + 1e-4·|value|.
     const Agreement r = agreement(got, want);
-    EXPECT_LE(r.max_abs, 1e-3) << name;
+    EXPECT_LE(r.max_abs, 2e-3) << name;
     EXPECT_LT(r.frac_off, 1e-3) << name;
     std::cout << name << ": max |xla - cpu| " << r.max_abs << ", fraction off " << r.frac_off
               << "\n";

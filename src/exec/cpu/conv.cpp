@@ -15,9 +15,11 @@
 #include <string>
 #include <string_view>
 
+#include "core/thread_pool.h"
 #include "exec/cpu/conv_algorithm.h"
 #include "exec/cpu/dnnl_util.h"
 #include "exec/cpu/kernels.h"
+#include "exec/cpu/winograd.h"
 #include "hlo/op_family.h"
 
 namespace netspec::exec::cpu {
@@ -335,9 +337,53 @@ struct ConvPostOps {
   bool affine = false, relu = false;
 };
 
+// netspec's own Winograd kernels (winograd.h) where conv_algorithm.h's own_winograd takes them:
+// x and y as nChw8c (reordered in scratch unless the planner stores them so), the kernel read
+// through its strides (a flipped operand backwards).
+std::optional<Compiled> compile_conv_own_winograd(const ConvGeom& g, const ConvLayout& L,
+                                                  bool rhs_flipped, ConvBlocks blk) {
+  if (g.in != dt::f32 || g.user != dt::f32 || L.G != 1 || g.ns != 2) return std::nullopt;
+  const dims_t xd = L.x_user.dims(), yd = L.y_user.dims();
+  const dims_t wd{L.O, L.KI, L.ksz[0], L.ksz[1]};
+  if (!own_winograd(g.in, xd, wd, yd, dims_t(g.strides.begin(), g.strides.end()), L.dil))
+    return std::nullopt;
+  for (size_t i = 0; i < 2; ++i)
+    if (g.pad_lo[i] < 0 || g.pad_hi[i] < 0) return std::nullopt;
+  WinogradShape s{xd[0], xd[1], xd[2], xd[3], yd[1], yd[2], yd[3], g.pad_lo[0], g.pad_lo[1]};
+  // w[o, c, ky, kx] = operand[o, c, ky, kx], or [o, c, 2 - ky, 2 - kx] when flipped.
+  WinogradWeights ws{L.s_o, L.s_i, L.kst[0], L.kst[1]};
+  int64_t w_base = 0;
+  if (rhs_flipped) {
+    w_base = 2 * L.kst[0] + 2 * L.kst[1];
+    ws.ky = -ws.ky, ws.kx = -ws.kx;
+  }
+  if (std::abs(ws.o) * 7 > INT32_MAX) return std::nullopt;
+  const WinogradPlan plan = plan_winograd(s, ws, ThreadPool::global().num_threads());
+  const dnnl::memory::desc x_user = blk.x ? blocked_md(xd, blk.x) : L.x_user;
+  const dnnl::memory::desc y_user = blk.y ? blocked_md(yd, blk.y) : L.y_user;
+  Side xs_{x_user, blocked_md(xd, 8), make_reorder(x_user, blocked_md(xd, 8))};
+  Side ys_{y_user, blocked_md(yd, 8), make_reorder(blocked_md(yd, 8), y_user)};
+  const size_t plan_off = place_sides({&xs_, &ys_}, 0);
+  Compiled c;
+  c.scratch_bytes = plan_off + plan.scratch_bytes;
+  c.winograd = true;
+  c.run = [=](const RunArgs& a) {
+    const void* xp = xs_.in(a.in[0]->raw(), a.scratch);
+    void* yp = ys_.out(a.out[0]->raw(), a.scratch);
+    dnnl_stream().wait();
+    plan.run(static_cast<const float*>(xp), a.in[1]->data<float>() + w_base,
+             static_cast<float*>(yp), a.scratch + plan_off);
+    ys_.finish(a.out[0]->raw(), a.scratch);
+    dnnl_stream().wait();
+  };
+  return c;
+}
+
 std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout& L,
                                             bool rhs_flipped, ConvBlocks blk,
                                             ConvPostOps post = {}) {
+  if (!post.affine)
+    if (auto c = compile_conv_own_winograd(g, L, rhs_flipped, blk)) return c;
   const int64_t G = L.G, O = L.O, KI = L.KI, s_o = L.s_o, s_i = L.s_i;
   const dims_t &ksz = L.ksz, &kst = L.kst, &dil = L.dil;
   const dnnl::memory::desc x_user = blk.x ? blocked_md(L.x_user.dims(), blk.x) : L.x_user;

@@ -3,15 +3,30 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "exec/cpu/dnnl_util.h"
+#include "exec/cpu/winograd.h"
+
 namespace netspec::exec::cpu {
 
 namespace {
-// NETSPEC_CPU_WINOGRAD: unset = by shape, 0 = never, 1 = wherever oneDNN implements it.
-// Read at each plan (not per run), so a test can switch it between plans.
+// NETSPEC_CPU_WINOGRAD: unset = by shape, 0 = never, 1 = wherever oneDNN implements it, own =
+// netspec's own kernels wherever they apply. Read at each plan (not per run), so a test can
+// switch it between plans.
+constexpr int kOwn = 2;
 int winograd_mode() {
   const char* e = std::getenv("NETSPEC_CPU_WINOGRAD");
   if (!e || !*e) return -1;
-  return std::string_view(e) == "0" ? 0 : 1;
+  const std::string_view v(e);
+  return v == "0" ? 0 : v == "own" ? kOwn : 1;
+}
+
+// f32, 2-D, ungrouped (weights O, I, kh, kw), 3x3, stride 1, no dilation.
+bool winograd_form(dnnl::memory::data_type type, const dnnl::memory::dims& src,
+                   const dnnl::memory::dims& weights, const dnnl::memory::dims& dst,
+                   const dnnl::memory::dims& strides, const dnnl::memory::dims& dilation) {
+  return type == dnnl::memory::data_type::f32 && src.size() == 4 && weights.size() == 4 &&
+         dst.size() == 4 && weights[2] == 3 && weights[3] == 3 && strides[0] == 1 &&
+         strides[1] == 1 && dilation[0] == 0 && dilation[1] == 0;
 }
 }  // namespace
 
@@ -21,18 +36,25 @@ dnnl::algorithm conv_algorithm(dnnl::memory::data_type type, const dnnl::memory:
                                const dnnl::memory::dims& dilation) {
   const auto direct = dnnl::algorithm::convolution_direct;
   const int mode = winograd_mode();
-  // Ungrouped 2-D (weights O, I, kh, kw), f32, 3x3, stride 1, dilation 0 (oneDNN's "none").
-  if (mode == 0 || type != dnnl::memory::data_type::f32 || src.size() != 4 || weights.size() != 4 ||
-      dst.size() != 4)
-    return direct;
-  if (weights[2] != 3 || weights[3] != 3 || strides[0] != 1 || strides[1] != 1 ||
-      dilation[0] != 0 || dilation[1] != 0)
+  if (mode == 0 || mode == kOwn || !winograd_form(type, src, weights, dst, strides, dilation))
     return direct;
   if (mode == 1) return dnnl::algorithm::convolution_winograd;
   auto mid = [](int64_t c) { return c % 16 == 0 && c >= 64 && c <= 128; };
   const bool channels = mid(src[1]) && mid(dst[1]);
   const bool map = dst[2] >= 16 && dst[3] >= 16;
   return channels && map ? dnnl::algorithm::convolution_winograd : direct;
+}
+
+bool own_winograd(dnnl::memory::data_type type, const dnnl::memory::dims& src,
+                  const dnnl::memory::dims& weights, const dnnl::memory::dims& dst,
+                  const dnnl::memory::dims& strides, const dnnl::memory::dims& dilation) {
+  const int mode = winograd_mode();
+  if (mode == 0 || !winograd_form(type, src, weights, dst, strides, dilation) ||
+      !winograd_avx2_runs() || src[1] % 8 != 0 || dst[1] % 16 != 0)
+    return false;
+  if (mode == kOwn) return true;
+  if (onednn_has_isa(dnnl::cpu_isa::avx512_core)) return false;  // oneDNN's own Winograd there
+  return src[1] >= 32 && dst[1] >= 32;
 }
 
 bool bwd_weights_channels_last(dnnl::memory::data_type type, const dnnl::memory::dims& dst,

@@ -1,0 +1,97 @@
+// Plans and threads winograd.h's kernels. Two schedules:
+// - per chunk (small weights): each worker takes chunks of tiles and runs input transform,
+//   the 36 products and the output transform on its own chunk, whose V and M stay in its L2;
+//   U (36 C O floats) is read once per chunk, so this is taken while U is small (<= 4 MiB).
+// - in passes (large weights, few tiles: resnet's 256 and 512-channel stages): every phase over
+//   all tiles of a pass, split over the workers (tiles for the transforms, (plane, 16 outputs)
+//   for the products), so U is read once per pass; a pass holds as many tiles as 32 MiB of V
+//   and M allow (all of them on resnet's shapes).
+#include "exec/cpu/winograd.h"
+
+#include <algorithm>
+#include <atomic>
+
+#include "core/thread_pool.h"
+
+namespace netspec::exec::cpu {
+namespace {
+
+size_t al(size_t n) { return (n + 63) / 64 * 64; }
+size_t floats(int64_t n) { return al(static_cast<size_t>(n) * sizeof(float)); }
+
+// A chunk's V and M together, about half of a 1-2 MiB L2.
+constexpr int64_t kChunkBytes = 640 << 10;
+constexpr int64_t kMaxChunkU = 4 << 20;
+
+}  // namespace
+
+bool winograd_avx2_runs() {
+  static const bool runs = [] {
+    __builtin_cpu_init();
+    return wino_avx2::built() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return runs;
+}
+
+WinogradPlan plan_winograd(const WinogradShape& s, const WinogradWeights& w, int threads,
+                           int64_t pass_bytes) {
+  WinogradPlan p;
+  p.s = s;
+  p.w = w;
+  p.threads = std::max(1, threads);
+  const int64_t T = s.tiles(), per_tile = 36 * (s.C + s.O) * 4;
+  int64_t chunk = std::max<int64_t>(6, kChunkBytes / per_tile / 6 * 6);
+  const int64_t u_bytes = 36 * s.C * s.O * 4;
+  p.per_chunk = u_bytes <= kMaxChunkU && T >= 2 * p.threads * chunk;
+  if (!p.per_chunk) chunk = std::min(T, std::max<int64_t>(6, pass_bytes / per_tile));
+  p.chunk = chunk;
+  const int64_t areas = p.per_chunk ? p.threads : 1;
+  p.scratch_bytes =
+      floats(36 * s.C * s.O) +
+      static_cast<size_t>(areas) * (floats(36 * chunk * s.C) + floats(36 * chunk * s.O));
+  return p;
+}
+
+void WinogradPlan::run(const float* x, const float* w, float* y, uint8_t* scratch) const {
+  const int64_t C = s.C, O = s.O, OB = O / 16, T = s.tiles();
+  float* U = reinterpret_cast<float*>(scratch);
+  uint8_t* work = scratch + floats(36 * C * O);
+  parallel_for(C, std::max<int64_t>(1, C / (4 * threads)),
+               [&](int64_t b, int64_t e) { wino_avx2::weights(w, this->w, C, O, b, e, U); });
+  const size_t v_bytes = floats(36 * chunk * C), m_bytes = floats(36 * chunk * O);
+  if (per_chunk) {
+    const int64_t n_chunks = (T + chunk - 1) / chunk;
+    std::atomic<int64_t> next{0};
+    parallel_for(threads, 1, [&](int64_t b, int64_t e) {
+      for (int64_t id = b; id < e; ++id) {
+        auto* V = reinterpret_cast<float*>(work + static_cast<size_t>(id) * (v_bytes + m_bytes));
+        auto* M = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(V) + v_bytes);
+        for (int64_t k; (k = next.fetch_add(1)) < n_chunks;) {
+          const int64_t t0 = k * chunk, nt = std::min(chunk, T - t0);
+          wino_avx2::input(s, x, t0, nt, V, chunk * C);
+          wino_avx2::multiply(V, chunk * C, U, M, chunk * O, nt, C, O, 0, 36, 0, OB);
+          wino_avx2::output(s, M, chunk * O, t0, nt, y);
+        }
+      }
+    });
+    return;
+  }
+  auto* V = reinterpret_cast<float*>(work);
+  auto* M = reinterpret_cast<float*>(work + v_bytes);
+  for (int64_t t0 = 0; t0 < T; t0 += chunk) {
+    const int64_t nt = std::min(chunk, T - t0), grain = std::max<int64_t>(1, nt / (4 * threads));
+    parallel_for(nt, grain, [&](int64_t b, int64_t e) {
+      wino_avx2::input(s, x, t0 + b, e - b, V + b * C, chunk * C);
+    });
+    parallel_for(36 * OB, 1, [&](int64_t b, int64_t e) {
+      for (int64_t j = b; j < e; ++j)
+        wino_avx2::multiply(V, chunk * C, U, M, chunk * O, nt, C, O, j / OB, j / OB + 1, j % OB,
+                            j % OB + 1);
+    });
+    parallel_for(nt, grain, [&](int64_t b, int64_t e) {
+      wino_avx2::output(s, M + b * O, chunk * O, t0 + b, e - b, y);
+    });
+  }
+}
+
+}  // namespace netspec::exec::cpu

@@ -1,0 +1,66 @@
+// netspec's own Winograd F(4x4, 3x3) convolution for CPUs where oneDNN has none (it implements
+// Winograd for AVX-512 only): 3x3, stride 1, f32, channel-blocked nChw8c activations. Each 4x4
+// output tile comes from a 6x6 input tile: y = A^T [ (G g G^T) . (B^T d B) ] A, the elementwise
+// product summed over input channels as 36 matrix products (tiles x C times C x O), so a tile
+// costs 36 multiply-adds per channel pair instead of direct's 144 (Lavin & Gray, 2016; the
+// interpolation points are in winograd_avx2.cpp). The kernels are AVX2 + FMA
+// (winograd_avx2.cpp, compiled for that ISA); winograd.cpp plans and threads them.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace netspec::exec::cpu {
+
+// y[n, o, oy, ox] = sum over c, ky, kx of x[n, c, oy + ky - pad_top, ox + kx - pad_left] *
+// w[o, c, ky, kx], positions outside x reading zero. C % 8 == 0, O % 16 == 0.
+struct WinogradShape {
+  int64_t N = 0, C = 0, H = 0, W = 0, O = 0, OH = 0, OW = 0, pad_top = 0, pad_left = 0;
+  int64_t tiles_h() const { return (OH + 3) / 4; }
+  int64_t tiles_w() const { return (OW + 3) / 4; }
+  int64_t tiles() const { return N * tiles_h() * tiles_w(); }
+};
+
+// Where weight w[o, c, ky, kx] lies: w + o*o + c*c + ky*ky + kx*kx (in floats; negative strides
+// read a flipped kernel). |o| * 7 fits in 32 bits (the 8 lanes of a gather).
+struct WinogradWeights {
+  int64_t o = 0, c = 0, ky = 0, kx = 0;
+};
+
+// A convolution planned for the Winograd kernels: `run` reads x (nChw8c) and the weights (w
+// points at w[0, 0, 0, 0]) and writes y (nChw8c), using scratch_bytes of 64-byte-aligned scratch.
+struct WinogradPlan {
+  WinogradShape s;
+  WinogradWeights w;
+  int threads = 1;
+  int64_t chunk = 0;      // tiles per task (each worker transforms, multiplies, writes its own)
+  bool per_chunk = true;  // false: one pass over all tiles, each phase split over the workers
+  size_t scratch_bytes = 0;
+  void run(const float* x, const float* w, float* y, uint8_t* scratch) const;
+};
+
+// Whether the AVX2 kernels exist in this build and this CPU runs them (AVX2 and FMA).
+bool winograd_avx2_runs();
+// pass_bytes: the most V and M of one pass hold (the schedule for large weights; tests make it
+// small to run several passes).
+WinogradPlan plan_winograd(const WinogradShape& s, const WinogradWeights& w, int threads,
+                           int64_t pass_bytes = 32 << 20);
+
+// The AVX2 kernels (winograd_avx2.cpp). V, U, M: the transformed input [36][tiles][C], weights
+// [36][O/16][C][16] and products [36][tiles][O]; `ld` is the distance between two of the 36
+// planes in floats.
+namespace wino_avx2 {
+bool built();
+// U for input channels [c0, c1).
+void weights(const float* w, const WinogradWeights& ws, int64_t C, int64_t O, int64_t c0,
+             int64_t c1, float* U);
+// V rows 0..nt-1 for tiles t0..t0+nt-1 (tile t = (n, ty, tx), row-major).
+void input(const WinogradShape& s, const float* x, int64_t t0, int64_t nt, float* V, int64_t ld);
+// M[xi][t][o] = sum_c V[xi][t][c] U[xi][o/16][c][o%16] for xi in [x0, x1), o-blocks of 16 in
+// [b0, b1), rows t in [0, nt).
+void multiply(const float* V, int64_t ldv, const float* U, float* M, int64_t ldm, int64_t nt,
+              int64_t C, int64_t O, int64_t x0, int64_t x1, int64_t b0, int64_t b1);
+// y for tiles t0..t0+nt-1 from M rows 0..nt-1 (tiles past the map's edge are cut).
+void output(const WinogradShape& s, const float* M, int64_t ld, int64_t t0, int64_t nt, float* y);
+}  // namespace wino_avx2
+
+}  // namespace netspec::exec::cpu

@@ -1,0 +1,138 @@
+// netspec's own Winograd F(4x4, 3x3) kernels (exec/cpu/winograd.h) on raw nChw8c arrays against
+// an f64 direct loop: both schedules (per chunk, in passes; several passes), partial edge tiles,
+// asymmetric padding, and weights read through strides (OIHW, flipped, feature roles swapped as
+// the input-gradient conv reads them). The end-to-end forms are in cpu_conv_algorithm_test.cpp.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "exec/cpu/winograd.h"
+
+namespace netspec::testing {
+namespace {
+
+using exec::cpu::WinogradPlan;
+using exec::cpu::WinogradShape;
+using exec::cpu::WinogradWeights;
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+std::unique_ptr<uint8_t, FreeDeleter> aligned_bytes(size_t n) {
+  return std::unique_ptr<uint8_t, FreeDeleter>(
+      static_cast<uint8_t*>(std::aligned_alloc(64, (n + 63) / 64 * 64 + 64)));
+}
+
+enum class WeightView { kOihw, kFlipped, kSwapped };
+
+struct Case {
+  int64_t N, C, H, W, O, pt, pb, pl, pr;
+  WeightView view = WeightView::kOihw;
+  int threads = 2;
+  int64_t pass_bytes = 32 << 20;
+};
+
+// max |y - truth| / max |truth| of one convolution through plan_winograd; `schedule` gets
+// whether the plan ran per chunk and its tiles per chunk or pass.
+double run_case(const Case& k, bool* per_chunk, int64_t* chunk) {
+  const int64_t OH = k.H + k.pt + k.pb - 2, OW = k.W + k.pl + k.pr - 2;
+  std::mt19937 rng(static_cast<unsigned>(k.C * 131 + k.O + k.H));
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> x(static_cast<size_t>(k.N * k.C * k.H * k.W)), w(k.O * k.C * 9);
+  for (float& v : x) v = u(rng);
+  for (float& v : w) v = u(rng);  // w[o][c][ky][kx]
+  // x in nChw8c.
+  std::vector<float> xb(x.size());
+  for (int64_t n = 0; n < k.N; ++n)
+    for (int64_t c = 0; c < k.C; ++c)
+      for (int64_t h = 0; h < k.H; ++h)
+        for (int64_t q = 0; q < k.W; ++q)
+          xb[(((n * (k.C / 8) + c / 8) * k.H + h) * k.W + q) * 8 + c % 8] =
+              x[((n * k.C + c) * k.H + h) * k.W + q];
+  // The weights as stored, and where w[0, 0, 0, 0] lies with the strides that read them.
+  std::vector<float> stored(w.size());
+  WinogradWeights ws;
+  int64_t base = 0;
+  for (int64_t o = 0; o < k.O; ++o)
+    for (int64_t c = 0; c < k.C; ++c)
+      for (int64_t ky = 0; ky < 3; ++ky)
+        for (int64_t kx = 0; kx < 3; ++kx) {
+          const float v = w[((o * k.C + c) * 3 + ky) * 3 + kx];
+          if (k.view == WeightView::kOihw) stored[((o * k.C + c) * 3 + ky) * 3 + kx] = v;
+          if (k.view == WeightView::kFlipped) stored[((o * k.C + c) * 3 + 2 - ky) * 3 + 2 - kx] = v;
+          if (k.view == WeightView::kSwapped)  // [c][o][2 - ky][2 - kx]: dx's kernel operand
+            stored[((c * k.O + o) * 3 + 2 - ky) * 3 + 2 - kx] = v;
+        }
+  if (k.view == WeightView::kOihw) ws = {k.C * 9, 9, 3, 1};
+  if (k.view == WeightView::kFlipped) ws = {k.C * 9, 9, -3, -1}, base = 8;
+  if (k.view == WeightView::kSwapped) ws = {9, k.O * 9, -3, -1}, base = 8;
+
+  const WinogradShape s{k.N, k.C, k.H, k.W, k.O, OH, OW, k.pt, k.pl};
+  const WinogradPlan plan = exec::cpu::plan_winograd(s, ws, k.threads, k.pass_bytes);
+  *per_chunk = plan.per_chunk;
+  *chunk = plan.chunk;
+  auto scratch = aligned_bytes(plan.scratch_bytes);
+  std::vector<float> yb(static_cast<size_t>(k.N * k.O * OH * OW), std::nanf(""));
+  plan.run(xb.data(), stored.data() + base, yb.data(), scratch.get());
+
+  double err = 0, top = 0;
+  for (int64_t n = 0; n < k.N; ++n)
+    for (int64_t o = 0; o < k.O; ++o)
+      for (int64_t oy = 0; oy < OH; ++oy)
+        for (int64_t ox = 0; ox < OW; ++ox) {
+          double t = 0;
+          for (int64_t c = 0; c < k.C; ++c)
+            for (int64_t ky = 0; ky < 3; ++ky)
+              for (int64_t kx = 0; kx < 3; ++kx) {
+                const int64_t iy = oy + ky - k.pt, ix = ox + kx - k.pl;
+                if (iy < 0 || iy >= k.H || ix < 0 || ix >= k.W) continue;
+                t += static_cast<double>(x[((n * k.C + c) * k.H + iy) * k.W + ix]) *
+                     w[((o * k.C + c) * 3 + ky) * 3 + kx];
+              }
+          const float got = yb[(((n * (k.O / 8) + o / 8) * OH + oy) * OW + ox) * 8 + o % 8];
+          if (!std::isfinite(got)) return INFINITY;  // a position never written
+          err = std::max(err, std::abs(got - t));
+          top = std::max(top, std::abs(t));
+        }
+  return err / top;
+}
+
+TEST(CpuWinograd, MatchesF64DirectOnEverySchedule) {
+  if (!exec::cpu::winograd_avx2_runs()) GTEST_SKIP() << "no AVX2 + FMA on this CPU";
+  struct Want {
+    Case k;
+    bool per_chunk;
+    int64_t chunk;  // 0: any
+  };
+  const std::vector<Want> cases{
+      // One tile per image, tiles cut at the edges, asymmetric padding, more threads than work.
+      {{1, 8, 4, 4, 16, 1, 1, 1, 1}, false, 1},
+      {{2, 8, 5, 7, 16, 0, 2, 1, 1}, false, 0},
+      {{2, 16, 9, 6, 32, 2, 0, 0, 2, WeightView::kFlipped, 3}, false, 0},
+      {{3, 24, 11, 10, 16, 1, 1, 1, 1, WeightView::kSwapped, 1}, false, 0},
+      // Per chunk: small weights, many tiles (8 * 16 = 128 >= 2 threads * 2 chunks of 30).
+      {{8, 64, 16, 16, 64, 1, 1, 1, 1}, true, 30},
+      {{8, 64, 16, 16, 64, 1, 1, 1, 1, WeightView::kSwapped}, true, 30},
+      // In passes of 6 tiles (a pass of 6 * 36 * 384 floats): 18 tiles, three passes.
+      {{2, 128, 12, 12, 256, 1, 1, 1, 1, WeightView::kOihw, 2, 6 * 36 * 384 * 4}, false, 6},
+      {{2, 128, 10, 12, 256, 1, 1, 1, 1, WeightView::kFlipped, 2, 6 * 36 * 384 * 4}, false, 6},
+  };
+  for (const Want& c : cases) {
+    bool per_chunk = false;
+    int64_t chunk = 0;
+    const double e = run_case(c.k, &per_chunk, &chunk);
+    EXPECT_LT(e, c.k.C > 64 ? 5e-6 : 3e-6)
+        << "C " << c.k.C << " O " << c.k.O << " " << c.k.H << "x" << c.k.W;
+    EXPECT_EQ(per_chunk, c.per_chunk) << "C " << c.k.C;
+    if (c.chunk) {
+      EXPECT_EQ(chunk, c.chunk) << "C " << c.k.C;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace netspec::testing
