@@ -34,9 +34,10 @@ double conv_gflops(const Shape& xs, const Shape& ws, const hlo::ConvOptions& o, 
 }  // namespace
 
 // The stride-1 3x3 convs of the peer nets (resnet18-cifar b32, resnet50 b16, mnist-cnn b128),
-// forward and input-gradient form, on oneDNN's direct kernels and on netspec's own Winograd
-// (exec/cpu/winograd.h), ms per call (NCHW operands, so both include the reorders to and from
-// channel blocks). Run with ONEDNN_MAX_CPU_ISA=AVX2 on an AVX-512 machine to see the AVX2 pair.
+// forward, input-gradient and weight-gradient form, on oneDNN's direct kernels and on netspec's own
+// Winograd (exec/cpu/winograd.h), ms per call (NCHW operands, so both include the reorders to and
+// from channel blocks). Run with ONEDNN_MAX_CPU_ISA=AVX2 on an AVX-512 machine to see the AVX2
+// pair.
 void winograd_table() {
   struct Conv {
     const char* net;
@@ -48,15 +49,23 @@ void winograd_table() {
                         {"resnet50", 16, 256, 256, 14}, {"resnet50", 16, 512, 512, 7},
                         {"mnist", 128, 32, 32, 28},     {"mnist", 128, 32, 64, 14},
                         {"mnist", 128, 64, 64, 14}};
-  std::printf("3x3 stride-1 convs, ms per call: direct / own Winograd (forward, input gradient)\n");
+  std::printf(
+      "3x3 stride-1 convs, ms per call: direct / own Winograd (forward, input and weight "
+      "gradients)\n");
   for (const Conv& k : convs) {
     hlo::ConvOptions o;
     o.dims = hlo::ConvOptions::nchw(2);
     o.padding = {{1, 1}, {1, 1}};
     hlo::ConvOptions dx = o;  // dy (o channels) with reverse(w) back to c channels
     dx.dims.kernel_input_feature = 0, dx.dims.kernel_output_feature = 1;
+    hlo::ConvOptions dw;  // x as [C, N, H, W] with dy as the kernel [N, O, H, W]: dW [O, C, 3, 3]
+    dw.dims.input_batch = 1, dw.dims.input_feature = 0, dw.dims.input_spatial = {2, 3};
+    dw.dims.kernel_input_feature = 0, dw.dims.kernel_output_feature = 1;
+    dw.dims.kernel_spatial = {2, 3};
+    dw.dims.output_batch = 1, dw.dims.output_feature = 0, dw.dims.output_spatial = {2, 3};
+    dw.padding = {{1, 1}, {1, 1}};
     const double flops = 2.0 * k.n * k.c * k.hw * k.hw * k.o * 9;
-    double ms[2][2];
+    double ms[2][3];
     const char* modes[2] = {"0", "own"};
     for (int m = 0; m < 2; ++m) {
       ::setenv("NETSPEC_CPU_WINOGRAD", modes[m], 1);
@@ -64,13 +73,16 @@ void winograd_table() {
           1e3 * flops / 1e9 / conv_gflops({k.n, k.c, k.hw, k.hw}, {k.o, k.c, 3, 3}, o, flops);
       ms[m][1] = 1e3 * flops / 1e9 /
                  conv_gflops({k.n, k.o, k.hw, k.hw}, {k.o, k.c, 3, 3}, dx, flops, true);
+      ms[m][2] = 1e3 * flops / 1e9 /
+                 conv_gflops({k.n, k.c, k.hw, k.hw}, {k.n, k.o, k.hw, k.hw}, dw, flops);
     }
     ::unsetenv("NETSPEC_CPU_WINOGRAD");
-    std::printf(
-        "  %-8s b%-3ld %3ld->%-3ld @%-2ld  fwd %6.2f / %6.2f (%.2fx)   dx %6.2f / %6.2f (%.2fx)\n",
-        k.net, static_cast<long>(k.n), static_cast<long>(k.c), static_cast<long>(k.o),
-        static_cast<long>(k.hw), ms[0][0], ms[1][0], ms[0][0] / ms[1][0], ms[0][1], ms[1][1],
-        ms[0][1] / ms[1][1]);
+    std::printf("  %-8s b%-3ld %3ld->%-3ld @%-2ld ", k.net, static_cast<long>(k.n),
+                static_cast<long>(k.c), static_cast<long>(k.o), static_cast<long>(k.hw));
+    const char* form[3] = {"fwd", "dx", "dW"};
+    for (int f = 0; f < 3; ++f)
+      std::printf("  %s %6.2f / %6.2f (%.2fx)", form[f], ms[0][f], ms[1][f], ms[0][f] / ms[1][f]);
+    std::printf("\n");
   }
 }
 

@@ -169,22 +169,22 @@ TEST(CpuConvAlgorithm, OwnWinogradMatchesF64) {
       for (int own = 0; own < 2; ++own) {
         ScopedEnv e("NETSPEC_CPU_WINOGRAD", own ? "own" : "0");
         auto m = make_module(ts, conv_and_grads(DType::kF32));
-        // dx convolves dy (O channels) back to x's C: it needs C % 16 == 0 too.
-        const int want = own ? (k.x[1] % 16 == 0 ? 2 : 1) : 0;
+        // dx convolves dy (O channels) back to x's C and dW sums into C-blocks of 16: both need
+        // C % 16 == 0.
+        const int want = own ? (k.x[1] % 16 == 0 ? 3 : 1) : 0;
         EXPECT_EQ(exec::cpu::plan_stats(*m->funcs[0]).winograd_convs, want) << k.x[1];
         got[own] = run_fn("cpu", in, conv_and_grads(DType::kF32));
       }
-      for (size_t i = 0; i < 2; ++i) {
+      const char* names[] = {"y ", "dx", "dW"};
+      for (size_t i = 0; i < 3; ++i) {
         const double ed = rel_err(got[0][i], truth[i]), ew = rel_err(got[1][i], truth[i]);
         std::printf("%-5s C %3ld O %3ld %2ldx%-2ld %s: direct %.3g  own Winograd %.3g\n",
                     *layout ? layout : "auto", static_cast<long>(k.x[1]), static_cast<long>(k.O),
-                    static_cast<long>(k.x[2]), static_cast<long>(k.x[3]), i ? "dx" : "y ", ed, ew);
+                    static_cast<long>(k.x[2]), static_cast<long>(k.x[3]), names[i], ed, ew);
         // The error grows with the number of terms summed: dx at 512 channels sums 4608.
-        const int64_t summed = i ? k.O : k.x[1];
-        EXPECT_LT(ew, summed > 256 ? 1e-5 : 5e-6)
-            << "output " << i << ", C " << k.x[1] << " " << layout;
+        const int64_t summed = i == 2 ? k.x[0] * k.x[2] * k.x[3] / 9 : i ? k.O : k.x[1];
+        EXPECT_LT(ew, summed > 256 ? 1e-5 : 5e-6) << names[i] << ", C " << k.x[1] << " " << layout;
       }
-      EXPECT_LT(rel_err(got[1][2], truth[2]), 2e-6);  // dW: direct either way
     }
   }
 }

@@ -134,5 +134,81 @@ TEST(CpuWinograd, MatchesF64DirectOnEverySchedule) {
   }
 }
 
+// The weight gradient (F(3x3, 4x4) over dy's 4x4 tiles, summed in the transformed domain):
+// against an f64 loop, one pass and several (products accumulated), partial tiles, asymmetric
+// padding, dW written as OIHW and as HWIO.
+TEST(CpuWinograd, WeightGradientMatchesF64) {
+  if (!exec::cpu::winograd_avx2_runs()) GTEST_SKIP() << "no AVX2 + FMA on this CPU";
+  struct GradCase {
+    int64_t N, C, H, W, O, pt, pb, pl, pr;
+    bool hwio = false;
+    int64_t pass_tiles = 0;  // 0: one pass
+    int threads = 2;
+    bool per_thread = false;
+  };
+  const std::vector<GradCase> cases{
+      {2, 16, 9, 7, 8, 1, 1, 1, 1},
+      {3, 32, 4, 4, 16, 0, 2, 1, 1, true},
+      {1, 16, 6, 5, 24, 2, 0, 0, 2},
+      {4, 64, 12, 12, 64, 1, 1, 1, 1, false, 7},
+      {4, 64, 12, 12, 64, 1, 1, 1, 1, true, 6},
+      // Per thread: 128 tiles in chunks of 30 over 2 workers; 192 over 3 (uneven: 3, 2, 2).
+      {8, 64, 16, 16, 64, 1, 1, 1, 1, false, 0, 2, true},
+      {12, 64, 16, 16, 64, 1, 1, 1, 1, true, 0, 3, true}};
+  for (const GradCase& k : cases) {
+    const int64_t OH = k.H + k.pt + k.pb - 2, OW = k.W + k.pl + k.pr - 2;
+    std::mt19937 rng(static_cast<unsigned>(k.C + k.O * 7 + k.H));
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    std::vector<float> x(static_cast<size_t>(k.N * k.C * k.H * k.W)),
+        dy(static_cast<size_t>(k.N * k.O * OH * OW));
+    for (float& v : x) v = u(rng);
+    for (float& v : dy) v = u(rng);
+    auto blocked = [](const std::vector<float>& a, int64_t N, int64_t C, int64_t H, int64_t W) {
+      std::vector<float> b(a.size());
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t c = 0; c < C; ++c)
+          for (int64_t i = 0; i < H * W; ++i)
+            b[((n * (C / 8) + c / 8) * H * W + i) * 8 + c % 8] = a[(n * C + c) * H * W + i];
+      return b;
+    };
+    const std::vector<float> xb = blocked(x, k.N, k.C, k.H, k.W),
+                             db = blocked(dy, k.N, k.O, OH, OW);
+    const WinogradWeights dw = k.hwio ? WinogradWeights{1, k.O, 3 * k.C * k.O, k.C * k.O}
+                                      : WinogradWeights{k.C * 9, 9, 3, 1};
+    const WinogradShape s{k.N, k.C, k.H, k.W, k.O, OH, OW, k.pt, k.pl};
+    const int64_t pass = k.pass_tiles ? k.pass_tiles * 36 * (k.C + k.O) * 4 : 32 << 20;
+    const exec::cpu::WinogradGradPlan plan = exec::cpu::plan_winograd_grad(s, dw, k.threads, pass);
+    EXPECT_EQ(plan.per_thread, k.per_thread) << "N " << k.N << " C " << k.C;
+    if (k.pass_tiles) {
+      EXPECT_LT(plan.chunk, s.tiles());  // several passes
+    }
+    auto scratch = aligned_bytes(plan.scratch_bytes);
+    std::vector<float> got(static_cast<size_t>(k.O * k.C * 9), std::nanf(""));
+    plan.run(xb.data(), db.data(), got.data(), scratch.get());
+    double err = 0, top = 0;
+    for (int64_t o = 0; o < k.O; ++o)
+      for (int64_t c = 0; c < k.C; ++c)
+        for (int64_t ky = 0; ky < 3; ++ky)
+          for (int64_t kx = 0; kx < 3; ++kx) {
+            double t = 0;
+            for (int64_t n = 0; n < k.N; ++n)
+              for (int64_t oy = 0; oy < OH; ++oy)
+                for (int64_t ox = 0; ox < OW; ++ox) {
+                  const int64_t iy = oy + ky - k.pt, ix = ox + kx - k.pl;
+                  if (iy < 0 || iy >= k.H || ix < 0 || ix >= k.W) continue;
+                  t += static_cast<double>(dy[((n * k.O + o) * OH + oy) * OW + ox]) *
+                       x[((n * k.C + c) * k.H + iy) * k.W + ix];
+                }
+            const float g = got[o * dw.o + c * dw.c + ky * dw.ky + kx * dw.kx];
+            ASSERT_TRUE(std::isfinite(g)) << o << " " << c << " " << ky << " " << kx;
+            err = std::max(err, std::abs(g - t));
+            top = std::max(top, std::abs(t));
+          }
+    std::printf("dW C %ld O %ld %ldx%ld: %.3g\n", static_cast<long>(k.C), static_cast<long>(k.O),
+                static_cast<long>(k.H), static_cast<long>(k.W), err / top);
+    EXPECT_LT(err / top, 5e-6) << "C " << k.C << " O " << k.O << " " << k.H << "x" << k.W;
+  }
+}
+
 }  // namespace
 }  // namespace netspec::testing

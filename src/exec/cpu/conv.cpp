@@ -17,6 +17,7 @@
 
 #include "core/thread_pool.h"
 #include "exec/cpu/conv_algorithm.h"
+#include "exec/cpu/conv_sides.h"
 #include "exec/cpu/dnnl_util.h"
 #include "exec/cpu/kernels.h"
 #include "exec/cpu/winograd.h"
@@ -28,8 +29,6 @@ namespace {
 using hlo::I64s;
 using dt = dnnl::memory::data_type;
 using dims_t = dnnl::memory::dims;
-
-size_t al(size_t n) { return (n + 63) / 64 * 64; }
 
 // Memory desc over a row-major tensor of `shape` whose oneDNN dims are the tensor dims `order`.
 dnnl::memory::desc user_md(const Shape& shape, const std::vector<int64_t>& order,
@@ -43,31 +42,10 @@ dnnl::memory::desc user_md(const Shape& shape, const std::vector<int64_t>& order
   return dnnl::memory::desc(d, type, s);
 }
 
-// A channel-blocked [N, C, H, W] desc (nChw16c / nChw8c; the planner's layout, layout.cpp).
-dnnl::memory::desc blocked_md(const dims_t& d, int B, dt type = dt::f32) {
-  return dnnl::memory::desc(
-      d, type, B == 16 ? dnnl::memory::format_tag::nChw16c : dnnl::memory::format_tag::nChw8c);
-}
-
 size_t dt_size(dt t) { return t == dt::bf16 ? 2 : 4; }
 
 // oneDNN's reference implementations are far slower than our own fallbacks: refused.
 bool is_ref(const char* impl) { return std::string_view(impl).rfind("ref", 0) == 0; }
-
-// A reorder from `from` into `to` (nullptr when the descs are equal).
-std::shared_ptr<dnnl::reorder> make_reorder(const dnnl::memory::desc& from,
-                                            const dnnl::memory::desc& to) {
-  if (from == to) return nullptr;
-  return std::make_shared<dnnl::reorder>(
-      dnnl::reorder::primitive_desc(dnnl_engine(), from, dnnl_engine(), to));
-}
-
-void run_reorder(const std::shared_ptr<dnnl::reorder>& r, const dnnl::memory::desc& from,
-                 const void* src, const dnnl::memory::desc& to, void* dst) {
-  auto& eng = dnnl_engine();
-  dnnl::memory a(from, eng, const_cast<void*>(src)), b(to, eng, dst);
-  r->execute(dnnl_stream(), a, b);
-}
 
 struct ConvGeom {
   hlo::ConvDims d;
@@ -79,35 +57,6 @@ struct ConvGeom {
   std::vector<int64_t> pad_lo, pad_hi;
   int64_t groups = 1;
 };
-
-// A tensor operand prepared for a primitive: the user desc, the primitive's desc, the reorder
-// between them and its scratch offset.
-struct Side {
-  dnnl::memory::desc user, prim;
-  std::shared_ptr<dnnl::reorder> reorder;
-  size_t offset = 0;
-
-  // An input: the pointer the primitive reads (the user buffer, or its reordered copy in scratch).
-  const void* in(const void* src, uint8_t* scratch) const {
-    if (!reorder) return src;
-    run_reorder(reorder, user, src, prim, scratch + offset);
-    return scratch + offset;
-  }
-  // An output: where the primitive writes; `finish` reorders it into the user buffer if needed.
-  void* out(void* dst, uint8_t* scratch) const { return reorder ? scratch + offset : dst; }
-  void finish(void* dst, uint8_t* scratch) const {
-    if (reorder) run_reorder(reorder, prim, scratch + offset, user, dst);
-  }
-};
-
-// Gives each side with a reorder its scratch slot from `off` on; returns the end offset.
-size_t place_sides(std::initializer_list<Side*> sides, size_t off) {
-  for (Side* s : sides) {
-    s->offset = off;
-    if (s->reorder) off += al(s->prim.get_size());
-  }
-  return off;
-}
 
 // Weight-gradient form (what the weight-VJP emits: batch and feature roles of the input swapped,
 // dy as the "kernel", batch_group_count = the forward's groups): dW of a forward convolution with
@@ -150,6 +99,20 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
   dnnl::memory::desc x_user = user_md(xs, x_order, user), dy_user = user_md(dys, dy_order, user);
   if (blk.x) x_user = blocked_md(x_user.dims(), blk.x);
   if (blk.w) dy_user = blocked_md(dy_user.dims(), blk.w);
+  // netspec's own Winograd weight gradient where conv_algorithm.h's own_winograd takes the conv.
+  if (bgc == 1 && ns == 2 && in == dt::f32 && user == dt::f32 && pr[0] >= 0 && pr[1] >= 0) {
+    const dims_t xd = x_user.dims(), dyd = dy_user.dims();
+    const std::vector<int64_t> wrs = row_major_strides(ws);
+    auto w_st = [&](int64_t d) { return wrs[static_cast<size_t>(d)]; };
+    if (own_winograd(in, xd, {O, C, dim(ws, cd.output_spatial[0]), dim(ws, cd.output_spatial[1])},
+                     dyd, st, dil))
+      if (auto c = compile_own_winograd_grad(
+              WinogradShape{N, C, xd[2], xd[3], O, dyd[2], dyd[3], pl[0], pl[1]},
+              WinogradWeights{w_st(cd.output_feature), w_st(cd.output_batch),
+                              w_st(cd.output_spatial[0]), w_st(cd.output_spatial[1])},
+              x_user, dy_user))
+        return c;
+  }
   // Negative high padding (a strided conv whose last rows are never read): view a cropped x
   // (same strides, fewer rows) with zero padding instead.
   if (std::any_of(pr.begin(), pr.end(), [](int64_t v) { return v < 0; })) {
@@ -337,9 +300,8 @@ struct ConvPostOps {
   bool affine = false, relu = false;
 };
 
-// netspec's own Winograd kernels (winograd.h) where conv_algorithm.h's own_winograd takes them:
-// x and y as nChw8c (reordered in scratch unless the planner stores them so), the kernel read
-// through its strides (a flipped operand backwards).
+// netspec's own Winograd kernels where conv_algorithm.h's own_winograd takes them (the kernel
+// read through its strides, a flipped operand backwards).
 std::optional<Compiled> compile_conv_own_winograd(const ConvGeom& g, const ConvLayout& L,
                                                   bool rhs_flipped, ConvBlocks blk) {
   if (g.in != dt::f32 || g.user != dt::f32 || L.G != 1 || g.ns != 2) return std::nullopt;
@@ -349,7 +311,6 @@ std::optional<Compiled> compile_conv_own_winograd(const ConvGeom& g, const ConvL
     return std::nullopt;
   for (size_t i = 0; i < 2; ++i)
     if (g.pad_lo[i] < 0 || g.pad_hi[i] < 0) return std::nullopt;
-  WinogradShape s{xd[0], xd[1], xd[2], xd[3], yd[1], yd[2], yd[3], g.pad_lo[0], g.pad_lo[1]};
   // w[o, c, ky, kx] = operand[o, c, ky, kx], or [o, c, 2 - ky, 2 - kx] when flipped.
   WinogradWeights ws{L.s_o, L.s_i, L.kst[0], L.kst[1]};
   int64_t w_base = 0;
@@ -357,26 +318,9 @@ std::optional<Compiled> compile_conv_own_winograd(const ConvGeom& g, const ConvL
     w_base = 2 * L.kst[0] + 2 * L.kst[1];
     ws.ky = -ws.ky, ws.kx = -ws.kx;
   }
-  if (std::abs(ws.o) * 7 > INT32_MAX) return std::nullopt;
-  const WinogradPlan plan = plan_winograd(s, ws, ThreadPool::global().num_threads());
-  const dnnl::memory::desc x_user = blk.x ? blocked_md(xd, blk.x) : L.x_user;
-  const dnnl::memory::desc y_user = blk.y ? blocked_md(yd, blk.y) : L.y_user;
-  Side xs_{x_user, blocked_md(xd, 8), make_reorder(x_user, blocked_md(xd, 8))};
-  Side ys_{y_user, blocked_md(yd, 8), make_reorder(blocked_md(yd, 8), y_user)};
-  const size_t plan_off = place_sides({&xs_, &ys_}, 0);
-  Compiled c;
-  c.scratch_bytes = plan_off + plan.scratch_bytes;
-  c.winograd = true;
-  c.run = [=](const RunArgs& a) {
-    const void* xp = xs_.in(a.in[0]->raw(), a.scratch);
-    void* yp = ys_.out(a.out[0]->raw(), a.scratch);
-    dnnl_stream().wait();
-    plan.run(static_cast<const float*>(xp), a.in[1]->data<float>() + w_base,
-             static_cast<float*>(yp), a.scratch + plan_off);
-    ys_.finish(a.out[0]->raw(), a.scratch);
-    dnnl_stream().wait();
-  };
-  return c;
+  const WinogradShape s{xd[0], xd[1], xd[2], xd[3], yd[1], yd[2], yd[3], g.pad_lo[0], g.pad_lo[1]};
+  return compile_own_winograd(s, ws, w_base, blk.x ? blocked_md(xd, blk.x) : L.x_user,
+                              blk.y ? blocked_md(yd, blk.y) : L.y_user);
 }
 
 std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout& L,
@@ -426,7 +370,7 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
     w_user = dnnl::memory::desc(wd, g.user, dims_t(dense.begin(), dense.end()));
   }
   const size_t unflip_bytes =
-      rhs_flipped ? al(static_cast<size_t>(num_elements(unflip_dims)) * es) : 0;
+      rhs_flipped ? scratch_align(static_cast<size_t>(num_elements(unflip_dims)) * es) : 0;
   dims_t st(g.strides.begin(), g.strides.end()), pl(g.pad_lo.begin(), g.pad_lo.end()),
       pr(g.pad_hi.begin(), g.pad_hi.end());
   // Default: oneDNN picks its layouts (jit:avx512_core on blocked nChw16c, plus reorders).
@@ -616,8 +560,8 @@ std::optional<Compiled> compile_conv_transposed(const ConvGeom& g, const ConvLay
   Side xs_{x_user, pd.diff_dst_desc(), make_reorder(x_user, pd.diff_dst_desc())};
   Side ws_{w_dense, pd.weights_desc(), make_reorder(w_dense, pd.weights_desc())};
   Side ys_{y_user, pd.diff_src_desc(), make_reorder(pd.diff_src_desc(), y_user)};
-  size_t flip_bytes =
-      al(static_cast<size_t>(num_elements(std::vector<int64_t>(wd.begin(), wd.end()))) * es);
+  size_t flip_bytes = scratch_align(
+      static_cast<size_t>(num_elements(std::vector<int64_t>(wd.begin(), wd.end()))) * es);
   size_t off = place_sides({&xs_, &ws_, &ys_}, flip_bytes);
   size_t pad_off = off, pad_bytes = pd.scratchpad_desc().get_size();
   c.scratch_bytes = off + pad_bytes;

@@ -30,7 +30,7 @@ struct Compiled {
   std::vector<int> no_alias;  // operands that must not share storage with a result anyway
   // Result 0 is operand 0 reinterpreted with the result's shape (reshape): no kernel runs.
   bool view = false;
-  bool winograd = false;  // a convolution on oneDNN's Winograd kernel (conv_algorithm.h)
+  bool winograd = false;  // a convolution on a Winograd kernel (oneDNN's or netspec's own)
 };
 
 using Compiler = std::optional<Compiled> (*)(const hlo::Op& op);

@@ -22,6 +22,7 @@ size_t floats(int64_t n) { return al(static_cast<size_t>(n) * sizeof(float)); }
 // A chunk's V and M together, about half of a 1-2 MiB L2.
 constexpr int64_t kChunkBytes = 640 << 10;
 constexpr int64_t kMaxChunkU = 4 << 20;
+constexpr int64_t kGrainSum = 1 << 15;
 
 }  // namespace
 
@@ -92,6 +93,75 @@ void WinogradPlan::run(const float* x, const float* w, float* y, uint8_t* scratc
       wino_avx2::output(s, M + b * O, chunk * O, t0 + b, e - b, y);
     });
   }
+}
+
+WinogradGradPlan plan_winograd_grad(const WinogradShape& s, const WinogradWeights& dw, int threads,
+                                    int64_t pass_bytes) {
+  WinogradGradPlan p;
+  p.s = s;
+  p.dw = dw;
+  p.threads = std::max(1, threads);
+  const int64_t T = s.tiles(), per_tile = 36 * (s.C + s.O) * 4, p_bytes = 36 * s.O * s.C * 4;
+  const int64_t small = std::max<int64_t>(6, kChunkBytes / per_tile / 6 * 6);
+  p.per_thread = p_bytes <= kMaxChunkU && T >= 2 * p.threads * small;
+  p.chunk = p.per_thread ? small : std::min(T, std::max<int64_t>(6, pass_bytes / per_tile));
+  const size_t area =
+      floats(36 * s.O * s.C) + floats(36 * p.chunk * s.C) + floats(36 * p.chunk * s.O);
+  p.scratch_bytes = area * static_cast<size_t>(p.per_thread ? p.threads : 1);
+  return p;
+}
+
+// Per thread (small P, many tiles): worker k takes chunks k, k + threads, ... (a fixed order, so
+// the sums do not depend on timing) and accumulates them into its own P while its X and D stay in
+// L2; the workers' P are then added. In passes: X and D of a pass's tiles (split over tiles), then
+// the products accumulated into P (split over (plane, 16 input channels)). At the end dW from P
+// (split over output channels).
+void WinogradGradPlan::run(const float* x, const float* dy, float* dw_out, uint8_t* scratch) const {
+  const int64_t C = s.C, O = s.O, CB = C / 16, T = s.tiles();
+  const size_t p_bytes = floats(36 * O * C), x_bytes = floats(36 * chunk * C);
+  const size_t area = p_bytes + x_bytes + floats(36 * chunk * O);
+  auto P_of = [&](int64_t id) { return reinterpret_cast<float*>(scratch + id * area); };
+  auto X_of = [&](int64_t id) { return reinterpret_cast<float*>(scratch + id * area + p_bytes); };
+  auto D_of = [&](int64_t id) {
+    return reinterpret_cast<float*>(scratch + id * area + p_bytes + x_bytes);
+  };
+  float* P = P_of(0);
+  if (per_thread) {
+    const int64_t n_chunks = (T + chunk - 1) / chunk;
+    parallel_for(threads, 1, [&](int64_t b, int64_t e) {
+      for (int64_t id = b; id < e; ++id)
+        for (int64_t k = id; k < n_chunks; k += threads) {
+          const int64_t t0 = k * chunk, nt = std::min(chunk, T - t0);
+          wino_avx2::input(s, x, t0, nt, X_of(id), chunk * C);
+          wino_avx2::grad_input(s, dy, t0, nt, D_of(id), chunk * O);
+          wino_avx2::grad_multiply(D_of(id), chunk * O, X_of(id), chunk * C, P_of(id), nt, C, O, 0,
+                                   36, 0, CB, k >= threads);
+        }
+    });
+    const int64_t used = std::min<int64_t>(threads, n_chunks), n = 36 * O * C;
+    parallel_for(n, kGrainSum, [&](int64_t b, int64_t e) {
+      for (int64_t id = 1; id < used; ++id) {
+        const float* q = P_of(id);
+        for (int64_t i = b; i < e; ++i) P[i] += q[i];
+      }
+    });
+  } else {
+    float *X = X_of(0), *D = D_of(0);
+    for (int64_t t0 = 0; t0 < T; t0 += chunk) {
+      const int64_t nt = std::min(chunk, T - t0), grain = std::max<int64_t>(1, nt / (4 * threads));
+      parallel_for(nt, grain, [&](int64_t b, int64_t e) {
+        wino_avx2::input(s, x, t0 + b, e - b, X + b * C, chunk * C);
+        wino_avx2::grad_input(s, dy, t0 + b, e - b, D + b * O, chunk * O);
+      });
+      parallel_for(36 * CB, 1, [&](int64_t b, int64_t e) {
+        for (int64_t j = b; j < e; ++j)
+          wino_avx2::grad_multiply(D, chunk * O, X, chunk * C, P, nt, C, O, j / CB, j / CB + 1,
+                                   j % CB, j % CB + 1, t0 > 0);
+      });
+    }
+  }
+  parallel_for(O, std::max<int64_t>(1, O / (4 * threads)),
+               [&](int64_t b, int64_t e) { wino_avx2::grad_output(P, C, O, b, e, dw, dw_out); });
 }
 
 }  // namespace netspec::exec::cpu

@@ -38,6 +38,24 @@ struct WinogradPlan {
   void run(const float* x, const float* w, float* y, uint8_t* scratch) const;
 };
 
+// The weight gradient of that convolution, dW[o, c, ky, kx] = sum over n, oy, ox of
+// dy[n, o, oy, ox] * x[n, c, oy + ky - pad_top, ox + kx - pad_left], by F(3x3, 4x4) over the same
+// 4x4 tiles of dy: dW = A'^T [sum over tiles of (G' dy_t G'^T) . (B^T x_t B)] A', with B^T as
+// above and G', A' from the same points; the sum over tiles is 36 products (O x tiles times
+// tiles x C). x, dy: nChw8c; dW written through `dw`'s strides. C % 16 == 0, O % 8 == 0.
+struct WinogradGradPlan {
+  WinogradShape s;
+  WinogradWeights dw;
+  int threads = 1;
+  int64_t chunk = 0;       // tiles per chunk or pass (products accumulate over them)
+  bool per_thread = true;  // each worker sums its chunks into its own P (small weights, many
+                           // tiles); false: passes over all tiles, each phase split
+  size_t scratch_bytes = 0;
+  void run(const float* x, const float* dy, float* dw_out, uint8_t* scratch) const;
+};
+WinogradGradPlan plan_winograd_grad(const WinogradShape& s, const WinogradWeights& dw, int threads,
+                                    int64_t pass_bytes = 32 << 20);
+
 // Whether the AVX2 kernels exist in this build and this CPU runs them (AVX2 and FMA).
 bool winograd_avx2_runs();
 // pass_bytes: the most V and M of one pass hold (the schedule for large weights; tests make it
@@ -61,6 +79,16 @@ void multiply(const float* V, int64_t ldv, const float* U, float* M, int64_t ldm
               int64_t C, int64_t O, int64_t x0, int64_t x1, int64_t b0, int64_t b1);
 // y for tiles t0..t0+nt-1 from M rows 0..nt-1 (tiles past the map's edge are cut).
 void output(const WinogradShape& s, const float* M, int64_t ld, int64_t t0, int64_t nt, float* y);
+// The weight gradient's pieces: D[xi][t][o] from dy tiles t0..t0+nt-1; P[xi][o][c] (+)=
+// sum over rows t < nt of D[xi][t][o] X[xi][t][c] for xi in [x0, x1), c-blocks of 16 in
+// [b0, b1); dW for o in [o0, o1) from P.
+void grad_input(const WinogradShape& s, const float* dy, int64_t t0, int64_t nt, float* D,
+                int64_t ld);
+void grad_multiply(const float* D, int64_t ldd, const float* X, int64_t ldx, float* P, int64_t nt,
+                   int64_t C, int64_t O, int64_t x0, int64_t x1, int64_t b0, int64_t b1,
+                   bool accumulate);
+void grad_output(const float* P, int64_t C, int64_t O, int64_t o0, int64_t o1,
+                 const WinogradWeights& ws, float* dw);
 }  // namespace wino_avx2
 
 }  // namespace netspec::exec::cpu

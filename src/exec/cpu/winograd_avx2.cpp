@@ -59,34 +59,73 @@ inline void g3(const V8* g, V8* u) {
   u[5] = g[2];
 }
 
-// 6 rows (tiles) x 16 output channels of one plane: m[r][0..16) = sum_k v[r][k] u[k][0..16).
-// Twelve named accumulators: with an array GCC 12 kept a copy of them on the stack, storing all
-// twelve every step (a third of the speed).
-inline void micro6(const float* const* v, const float* u, int64_t K, float* const* m) {
+// The weight gradient's F(3x3, 4x4) on the same points (winograd.h): B^T as above; G' d over a
+// 4x4 tile of dy, rows [1 0 0 0], [1 1 1 1] / 3, [1 -1 1 -1] / -3, [1 1/2 1/4 1/8] / (-15/16),
+// [1 -2 4 -8] / 15, [0 0 0 1]; A'^T rows [1 1 1 1 1 0], [0 1 -1 1/2 -2 0], [0 1 1 1/4 4 1].
+inline void g4(const V8* g, V8* u) {
+  const V8 s02 = add(g[0], g[2]), s13 = add(g[1], g[3]);
+  u[0] = g[0];
+  u[1] = mul(set1(1.f / 3), add(s02, s13));
+  u[2] = mul(set1(-1.f / 3), sub(s02, s13));
+  const V8 p = fma(set1(8.f), g[0], fma(set1(4.f), g[1], fma(set1(2.f), g[2], g[3])));
+  u[3] = mul(set1(-2.f / 15), p);
+  const V8 q = fma(set1(4.f), g[2], fnma(set1(8.f), g[3], fnma(set1(2.f), g[1], g[0])));
+  u[4] = mul(set1(1.f / 15), q);
+  u[5] = g[3];
+}
+inline void at3(const V8* m, V8* o) {
+  const V8 s12 = add(m[1], m[2]), d12 = sub(m[1], m[2]);
+  o[0] = add(add(m[0], s12), add(m[3], m[4]));
+  o[1] = fma(set1(0.5f), m[3], fnma(set1(2.f), m[4], d12));
+  o[2] = add(fma(set1(0.25f), m[3], fma(set1(4.f), m[4], s12)), m[5]);
+}
+
+// 6 rows x 16 columns of one plane's product: m[r][0..16) (+)= sum_k v[r][k * vk] u[k * uk +
+// 0..16). Twelve named accumulators: with an array GCC 12 kept a copy of them on the stack, storing
+// all twelve every step (a third of the speed).
+inline void micro6(const float* const* v, int64_t vk, const float* u, int64_t uk, int64_t K,
+                   float* const* m, bool accumulate) {
   V8 a00 = _mm256_setzero_ps(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00;
   V8 a30 = a00, a31 = a00, a40 = a00, a41 = a00, a50 = a00, a51 = a00;
   const float *v0 = v[0], *v1 = v[1], *v2 = v[2], *v3 = v[3], *v4 = v[4], *v5 = v[5];
-  for (int64_t k = 0; k < K; ++k, u += 16) {
-    const V8 u0 = _mm256_load_ps(u), u1 = _mm256_load_ps(u + 8);
-    V8 b = _mm256_broadcast_ss(v0 + k);
+  for (int64_t k = 0, kv = 0; k < K; ++k, kv += vk, u += uk) {
+    const V8 u0 = _mm256_loadu_ps(u), u1 = _mm256_loadu_ps(u + 8);
+    V8 b = _mm256_broadcast_ss(v0 + kv);
     a00 = fma(b, u0, a00), a01 = fma(b, u1, a01);
-    b = _mm256_broadcast_ss(v1 + k);
+    b = _mm256_broadcast_ss(v1 + kv);
     a10 = fma(b, u0, a10), a11 = fma(b, u1, a11);
-    b = _mm256_broadcast_ss(v2 + k);
+    b = _mm256_broadcast_ss(v2 + kv);
     a20 = fma(b, u0, a20), a21 = fma(b, u1, a21);
-    b = _mm256_broadcast_ss(v3 + k);
+    b = _mm256_broadcast_ss(v3 + kv);
     a30 = fma(b, u0, a30), a31 = fma(b, u1, a31);
-    b = _mm256_broadcast_ss(v4 + k);
+    b = _mm256_broadcast_ss(v4 + kv);
     a40 = fma(b, u0, a40), a41 = fma(b, u1, a41);
-    b = _mm256_broadcast_ss(v5 + k);
+    b = _mm256_broadcast_ss(v5 + kv);
     a50 = fma(b, u0, a50), a51 = fma(b, u1, a51);
   }
-  _mm256_storeu_ps(m[0], a00), _mm256_storeu_ps(m[0] + 8, a01);
-  _mm256_storeu_ps(m[1], a10), _mm256_storeu_ps(m[1] + 8, a11);
-  _mm256_storeu_ps(m[2], a20), _mm256_storeu_ps(m[2] + 8, a21);
-  _mm256_storeu_ps(m[3], a30), _mm256_storeu_ps(m[3] + 8, a31);
-  _mm256_storeu_ps(m[4], a40), _mm256_storeu_ps(m[4] + 8, a41);
-  _mm256_storeu_ps(m[5], a50), _mm256_storeu_ps(m[5] + 8, a51);
+  const V8 acc[6][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31}, {a40, a41}, {a50, a51}};
+  for (int r = 0; r < 6; ++r)
+    for (int h = 0; h < 2; ++h) {
+      float* dst = m[r] + 8 * h;
+      _mm256_storeu_ps(dst, accumulate ? add(_mm256_loadu_ps(dst), acc[r][h]) : acc[r][h]);
+    }
+}
+
+// Rows [0, n) of a product in groups of 6; a last group of fewer rows repeats row `first`
+// (its extra results go to `sink`). Row r of v starts at v + r * vr, of m at m + r * mr.
+inline void rows6(const float* v, int64_t vr, int64_t vk, const float* u, int64_t uk, int64_t K,
+                  float* m, int64_t mr, int64_t n, bool accumulate) {
+  alignas(32) float sink[16];
+  for (int64_t t = 0; t < n; t += 6) {
+    const float* vp[6];
+    float* mp[6];
+    for (int64_t r = 0; r < 6; ++r) {
+      const bool real = t + r < n;
+      vp[r] = v + (real ? t + r : t) * vr;
+      mp[r] = real ? m + (t + r) * mr : sink;
+    }
+    micro6(vp, vk, u, uk, K, mp, accumulate);
+  }
 }
 
 }  // namespace
@@ -158,18 +197,7 @@ void multiply(const float* V, int64_t ldv, const float* U, float* M, int64_t ldm
       const float* u = U + (xi * OB + b) * C * 16;
       const float* v = V + xi * ldv;
       float* m = M + xi * ldm + b * 16;
-      // A last group of fewer than 6 rows repeats row t (its extra results go to `sink`).
-      alignas(32) float sink[16];
-      for (int64_t t = 0; t < nt; t += 6) {
-        const float* vr[6];
-        float* mr[6];
-        for (int64_t r = 0; r < 6; ++r) {
-          const bool real = t + r < nt;
-          vr[r] = v + (real ? t + r : t) * C;
-          mr[r] = real ? m + (t + r) * O : sink;
-        }
-        micro6(vr, u, C, mr);
-      }
+      rows6(v, C, 1, u, 16, C, m, O, nt, false);
     }
 }
 
@@ -199,6 +227,68 @@ void output(const WinogradShape& s, const float* M, int64_t ld, int64_t t0, int6
   }
 }
 
+void grad_input(const WinogradShape& s, const float* dy, int64_t t0, int64_t nt, float* D,
+                int64_t ld) {
+  const int64_t TW = s.tiles_w(), TH = s.tiles_h(), OB8 = s.O / 8;
+  for (int64_t tl = 0; tl < nt; ++tl) {
+    const int64_t t = t0 + tl, n = t / (TH * TW), ty = t / TW % TH, tx = t % TW;
+    const int64_t oy0 = ty * 4, ox0 = tx * 4;
+    for (int64_t ob = 0; ob < OB8; ++ob) {
+      const float* plane = dy + (n * OB8 + ob) * s.OH * s.OW * 8;
+      V8 g[4][4], r[6][4], col[4], out[6];
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j)  // dy past the map's edge is zero
+          g[i][j] = oy0 + i < s.OH && ox0 + j < s.OW
+                        ? _mm256_loadu_ps(plane + ((oy0 + i) * s.OW + ox0 + j) * 8)
+                        : _mm256_setzero_ps();
+      for (int j = 0; j < 4; ++j) {  // columns: G' g
+        for (int i = 0; i < 4; ++i) col[i] = g[i][j];
+        g4(col, out);
+        for (int i = 0; i < 6; ++i) r[i][j] = out[i];
+      }
+      float* dst = D + tl * s.O + ob * 8;
+      for (int i = 0; i < 6; ++i) {  // rows: (G' g) G'^T
+        g4(r[i], out);
+        for (int j = 0; j < 6; ++j) _mm256_storeu_ps(dst + (i * 6 + j) * ld, out[j]);
+      }
+    }
+  }
+}
+
+void grad_multiply(const float* D, int64_t ldd, const float* X, int64_t ldx, float* P, int64_t nt,
+                   int64_t C, int64_t O, int64_t x0, int64_t x1, int64_t b0, int64_t b1,
+                   bool accumulate) {
+  for (int64_t xi = x0; xi < x1; ++xi)
+    for (int64_t b = b0; b < b1; ++b)  // P[xi][o][16 b ..] over rows o, summing tiles
+      rows6(D + xi * ldd, 1, O, X + xi * ldx + b * 16, C, nt, P + (xi * O) * C + b * 16, C, O,
+            accumulate);
+}
+
+void grad_output(const float* P, int64_t C, int64_t O, int64_t o0, int64_t o1,
+                 const WinogradWeights& ws, float* dw) {
+  const int64_t plane = O * C;
+  for (int64_t o = o0; o < o1; ++o)
+    for (int64_t c = 0; c < C; c += 8) {
+      V8 m[6][6], r[3][6], col[6], out[3];
+      for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 6; ++j) m[i][j] = _mm256_loadu_ps(P + (i * 6 + j) * plane + o * C + c);
+      for (int j = 0; j < 6; ++j) {  // columns: A'^T m
+        for (int i = 0; i < 6; ++i) col[i] = m[i][j];
+        at3(col, out);
+        for (int i = 0; i < 3; ++i) r[i][j] = out[i];
+      }
+      alignas(32) float k[3][3][8];
+      for (int i = 0; i < 3; ++i) {  // rows: (A'^T m) A'
+        at3(r[i], out);
+        for (int j = 0; j < 3; ++j) _mm256_store_ps(k[i][j], out[j]);
+      }
+      for (int64_t l = 0; l < 8; ++l)
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j)
+            dw[o * ws.o + (c + l) * ws.c + i * ws.ky + j * ws.kx] = k[i][j][l];
+    }
+}
+
 #else  // not an AVX2 build of this file: nothing runs (winograd_avx2_runs() is false)
 
 bool built() { return false; }
@@ -207,6 +297,11 @@ void input(const WinogradShape&, const float*, int64_t, int64_t, float*, int64_t
 void multiply(const float*, int64_t, const float*, float*, int64_t, int64_t, int64_t, int64_t,
               int64_t, int64_t, int64_t, int64_t) {}
 void output(const WinogradShape&, const float*, int64_t, int64_t, int64_t, float*) {}
+void grad_input(const WinogradShape&, const float*, int64_t, int64_t, float*, int64_t) {}
+void grad_multiply(const float*, int64_t, const float*, int64_t, float*, int64_t, int64_t, int64_t,
+                   int64_t, int64_t, int64_t, int64_t, bool) {}
+void grad_output(const float*, int64_t, int64_t, int64_t, int64_t, const WinogradWeights&, float*) {
+}
 
 #endif
 

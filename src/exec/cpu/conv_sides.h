@@ -1,0 +1,80 @@
+// Operands prepared for a convolution kernel (conv.cpp's oneDNN primitives, netspec's own
+// Winograd): descs of the planner's channel-blocked layouts, reorders between the stored layout
+// and the kernel's, and their slots in the step's scratch.
+#pragma once
+#include <dnnl.hpp>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+
+#include "exec/cpu/dnnl_util.h"
+#include "exec/cpu/kernels.h"
+#include "exec/cpu/winograd.h"
+
+namespace netspec::exec::cpu {
+
+inline size_t scratch_align(size_t n) { return (n + 63) / 64 * 64; }
+
+// A channel-blocked [N, C, H, W] desc (nChw16c / nChw8c; the planner's layout, layout.cpp).
+inline dnnl::memory::desc blocked_md(const dnnl::memory::dims& d, int B,
+                                     dnnl::memory::data_type type = dnnl::memory::data_type::f32) {
+  return dnnl::memory::desc(
+      d, type, B == 16 ? dnnl::memory::format_tag::nChw16c : dnnl::memory::format_tag::nChw8c);
+}
+
+// A reorder from `from` into `to` (nullptr when the descs are equal).
+inline std::shared_ptr<dnnl::reorder> make_reorder(const dnnl::memory::desc& from,
+                                                   const dnnl::memory::desc& to) {
+  if (from == to) return nullptr;
+  return std::make_shared<dnnl::reorder>(
+      dnnl::reorder::primitive_desc(dnnl_engine(), from, dnnl_engine(), to));
+}
+
+inline void run_reorder(const std::shared_ptr<dnnl::reorder>& r, const dnnl::memory::desc& from,
+                        const void* src, const dnnl::memory::desc& to, void* dst) {
+  auto& eng = dnnl_engine();
+  dnnl::memory a(from, eng, const_cast<void*>(src)), b(to, eng, dst);
+  r->execute(dnnl_stream(), a, b);
+}
+
+// A tensor operand prepared for a kernel: the user desc, the kernel's desc, the reorder between
+// them and its scratch offset.
+struct Side {
+  dnnl::memory::desc user, prim;
+  std::shared_ptr<dnnl::reorder> reorder;
+  size_t offset = 0;
+
+  // An input: the pointer the kernel reads (the user buffer, or its reordered copy in scratch).
+  const void* in(const void* src, uint8_t* scratch) const {
+    if (!reorder) return src;
+    run_reorder(reorder, user, src, prim, scratch + offset);
+    return scratch + offset;
+  }
+  // An output: where the kernel writes; `finish` reorders it into the user buffer if needed.
+  void* out(void* dst, uint8_t* scratch) const { return reorder ? scratch + offset : dst; }
+  void finish(void* dst, uint8_t* scratch) const {
+    if (reorder) run_reorder(reorder, prim, scratch + offset, user, dst);
+  }
+};
+
+// Gives each side with a reorder its scratch slot from `off` on; returns the end offset.
+inline size_t place_sides(std::initializer_list<Side*> sides, size_t off) {
+  for (Side* s : sides) {
+    s->offset = off;
+    if (s->reorder) off += scratch_align(s->prim.get_size());
+  }
+  return off;
+}
+
+// netspec's own Winograd convolutions (winograd.h) on operands stored as x_user / y_user / dy_user
+// (reordered to nChw8c in scratch unless stored so) — conv_winograd.cpp.
+// y = conv(x, w), w[o, c, ky, kx] at operand 1's data + w_base + the strides in `w`.
+std::optional<Compiled> compile_own_winograd(const WinogradShape& s, const WinogradWeights& w,
+                                             int64_t w_base, const dnnl::memory::desc& x_user,
+                                             const dnnl::memory::desc& y_user);
+// dW (the result, written through `dw`'s strides) from x (operand 0) and dy (operand 1).
+std::optional<Compiled> compile_own_winograd_grad(const WinogradShape& s, const WinogradWeights& dw,
+                                                  const dnnl::memory::desc& x_user,
+                                                  const dnnl::memory::desc& dy_user);
+
+}  // namespace netspec::exec::cpu

@@ -1,0 +1,61 @@
+// netspec's own Winograd convolutions (winograd.h) as compiled steps: the operands reordered to
+// nChw8c where they are not stored so (conv_sides.h), the plan's scratch after them.
+#include <cstdlib>
+
+#include "core/thread_pool.h"
+#include "exec/cpu/conv_sides.h"
+
+namespace netspec::exec::cpu {
+namespace {
+
+// An operand stored as `user`, read (input) or written (output) by the kernels as nChw8c.
+Side nchw8c(const dnnl::memory::desc& user, bool input) {
+  const dnnl::memory::desc b8 = blocked_md(user.dims(), 8);
+  return Side{user, b8, input ? make_reorder(user, b8) : make_reorder(b8, user)};
+}
+
+}  // namespace
+
+std::optional<Compiled> compile_own_winograd(const WinogradShape& s, const WinogradWeights& w,
+                                             int64_t w_base, const dnnl::memory::desc& x_user,
+                                             const dnnl::memory::desc& y_user) {
+  if (std::abs(w.o) * 7 > INT32_MAX) return std::nullopt;  // the gathers' 32-bit lane offsets
+  const WinogradPlan plan = plan_winograd(s, w, ThreadPool::global().num_threads());
+  Side xs = nchw8c(x_user, true), ys = nchw8c(y_user, false);
+  const size_t plan_off = place_sides({&xs, &ys}, 0);
+  Compiled c;
+  c.scratch_bytes = plan_off + plan.scratch_bytes;
+  c.winograd = true;
+  c.run = [=](const RunArgs& a) {
+    const void* xp = xs.in(a.in[0]->raw(), a.scratch);
+    void* yp = ys.out(a.out[0]->raw(), a.scratch);
+    dnnl_stream().wait();
+    plan.run(static_cast<const float*>(xp), a.in[1]->data<float>() + w_base,
+             static_cast<float*>(yp), a.scratch + plan_off);
+    ys.finish(a.out[0]->raw(), a.scratch);
+    dnnl_stream().wait();
+  };
+  return c;
+}
+
+std::optional<Compiled> compile_own_winograd_grad(const WinogradShape& s, const WinogradWeights& dw,
+                                                  const dnnl::memory::desc& x_user,
+                                                  const dnnl::memory::desc& dy_user) {
+  if (s.C % 16 != 0 || s.O % 8 != 0) return std::nullopt;
+  const WinogradGradPlan plan = plan_winograd_grad(s, dw, ThreadPool::global().num_threads());
+  Side xs = nchw8c(x_user, true), ds = nchw8c(dy_user, true);
+  const size_t plan_off = place_sides({&xs, &ds}, 0);
+  Compiled c;
+  c.scratch_bytes = plan_off + plan.scratch_bytes;
+  c.winograd = true;
+  c.run = [=](const RunArgs& a) {
+    const void* xp = xs.in(a.in[0]->raw(), a.scratch);
+    const void* dp = ds.in(a.in[1]->raw(), a.scratch);
+    dnnl_stream().wait();
+    plan.run(static_cast<const float*>(xp), static_cast<const float*>(dp), a.out[0]->data<float>(),
+             a.scratch + plan_off);
+  };
+  return c;
+}
+
+}  // namespace netspec::exec::cpu
