@@ -15,7 +15,6 @@
 #include <string>
 #include <string_view>
 
-#include "core/thread_pool.h"
 #include "exec/cpu/conv_algorithm.h"
 #include "exec/cpu/conv_sides.h"
 #include "exec/cpu/dnnl_util.h"
