@@ -36,6 +36,7 @@ struct PlanStats {
   int conv_postops = 0;                // eval BN (+ ReLU) groups folded into their conv's post-ops
   int fused_sums = 0;                  // channel sums computed inside their operand's fused group
   int winograd_convs = 0;              // convolutions on a Winograd kernel (oneDNN's or own)
+  int padded_dots = 0;                 // dot_generals copying an operand to padded rows (dot.cpp)
   int remat_clones = 0;                // ops recomputed near a late use (hlo/remat.cpp)
   int donated = 0;                     // results written in place into a donated argument
   bool whole_function_on_ref = false;  // the planner gave the whole function to ref

@@ -143,6 +143,10 @@ struct Program {
   std::vector<std::pair<int, bool>> outs;  // (slot, is_i1) per group output
   std::vector<bool> in_is_i1;
   int64_t n = 0;
+  // Direct outputs (run_program): output k's slot may live in its output buffer when nothing
+  // reads an input sharing that buffer after the slot's first write (first_write[k]); last_read[j]
+  // is the last instruction reading external input j (-1: none).
+  std::vector<int> first_write, last_read;
 };
 
 // Slots are whole tiles, so d and an operand either coincide (in place) or do not overlap:
@@ -210,11 +214,12 @@ void blocked_channels(float* d, const float* src, int64_t off, int64_t n, int64_
   }
 }
 
-// Runs p's code on the tile [off, off + n) of the domain into the slots at `base`. Pinned
-// scalar broadcasts are filled on a thread's first tile only (pinned_done).
+// Runs p's code on the tile [off, off + n) of the domain into the slots at slot_ptr (a tile
+// buffer's, or an output's own memory at off). Pinned scalar broadcasts are filled on a thread's
+// first tile only (pinned_done).
 void run_tile(const Program& p, const RunArgs& args, const std::vector<const float*>& in_f,
-              float* base, int64_t off, int64_t n, bool& pinned_done) {
-  auto slot = [&](int s) { return base + static_cast<int64_t>(s) * kTile; };
+              float* const* slot_ptr, int64_t off, int64_t n, bool& pinned_done) {
+  auto slot = [&](int s) { return slot_ptr[s]; };
   auto ref = [&](int r) -> const float* {
     return r >= 0 ? slot(r) : in_f[static_cast<size_t>(-r - 1)] + off;
   };
@@ -319,17 +324,52 @@ std::vector<float> tile_buffer(const Program& p) {
   return std::vector<float>(static_cast<size_t>(std::max(p.slots, 1)) * kTile + 16);
 }
 
+std::vector<float*> slot_pointers(const Program& p, std::vector<float>& buf) {
+  std::vector<float*> ptr(static_cast<size_t>(std::max(p.slots, 1)));
+  for (size_t s = 0; s < ptr.size(); ++s) ptr[s] = buf.data() + static_cast<int64_t>(s) * kTile;
+  return ptr;
+}
+
+// Which f32 outputs run_program computes in their own buffers (no copy out of a tile slot):
+// one per slot, not pinned, and no input sharing memory with it read after the slot's first
+// write (a dying input may donate its buffer to an output: c.pointwise).
+std::vector<bool> direct_outputs(const Program& p, const RunArgs& args) {
+  std::vector<bool> direct(p.outs.size(), false);
+  std::vector<bool> slot_taken(static_cast<size_t>(p.slots), false);
+  for (int s : p.pinned) slot_taken[static_cast<size_t>(s)] = true;
+  for (size_t k = 0; k < p.outs.size(); ++k) {
+    const auto [s, is_i1] = p.outs[k];
+    if (is_i1 || slot_taken[static_cast<size_t>(s)]) continue;
+    const char* o = static_cast<const char*>(args.out[k]->raw());
+    const size_t bytes = static_cast<size_t>(p.n) * sizeof(float);
+    bool ok = true;
+    for (size_t j = 0; j < p.last_read.size() && ok; ++j) {
+      const char* i = static_cast<const char*>(args.in[j]->raw());
+      const bool overlap = i < o + bytes && o < i + args.in[j]->nbytes();
+      ok = !overlap || (i == o && p.last_read[j] <= p.first_write[k]);
+    }
+    if (ok) direct[k] = true, slot_taken[static_cast<size_t>(s)] = true;
+  }
+  return direct;
+}
+
 void run_program(const Program& p, const RunArgs& args) {
   const int64_t n_tiles = (p.n + kTile - 1) / kTile;
   const std::vector<const float*> in_f = f32_inputs(p, args);
+  const std::vector<bool> direct = direct_outputs(p, args);
   parallel_for(n_tiles, 8, [&](int64_t tb, int64_t te) {
     std::vector<float> buf = tile_buffer(p);
+    std::vector<float*> slot_ptr = slot_pointers(p, buf);
     bool pinned_done = false;
     for (int64_t t = tb; t < te; ++t) {
       const int64_t off = t * kTile, n = std::min(kTile, p.n - off);
-      run_tile(p, args, in_f, buf.data(), off, n, pinned_done);
+      for (size_t k = 0; k < p.outs.size(); ++k)
+        if (direct[k])
+          slot_ptr[static_cast<size_t>(p.outs[k].first)] = args.out[k]->data<float>() + off;
+      run_tile(p, args, in_f, slot_ptr.data(), off, n, pinned_done);
       for (size_t k = 0; k < p.outs.size(); ++k) {
-        const float* s = buf.data() + static_cast<int64_t>(p.outs[k].first) * kTile;
+        if (direct[k]) continue;
+        const float* s = slot_ptr[static_cast<size_t>(p.outs[k].first)];
         if (p.outs[k].second) {
           bool* o = args.out[k]->data<bool>() + off;
           for (int64_t j = 0; j < n; ++j) o[j] = s[j] != 0.f;
@@ -366,6 +406,7 @@ void run_program_reduced(const Program& p, const RunArgs& args,
     summed[k].second = args.out[written.size() + k]->data<float>();
   parallel_for(tasks, 1, [&](int64_t tb, int64_t te) {
     std::vector<float> buf = tile_buffer(p);
+    const std::vector<float*> slot_ptr = slot_pointers(p, buf);
     std::vector<float> acc(summed.size() * B);
     bool pinned_done = false;
     for (int64_t t = tb; t < te; ++t) {
@@ -376,7 +417,7 @@ void run_program_reduced(const Program& p, const RunArgs& args,
       for (int64_t n = n0; n < n1; ++n)
         for (int64_t j0 = 0; j0 < seg; j0 += kTile) {
           const int64_t len = std::min(kTile, seg - j0), off = (n * CB + cb) * seg + j0;
-          run_tile(p, args, in_f, buf.data(), off, len, pinned_done);
+          run_tile(p, args, in_f, slot_ptr.data(), off, len, pinned_done);
           for (const auto& [slot, dst] : written)
             std::memcpy(dst + off, buf.data() + static_cast<int64_t>(slot) * kTile,
                         static_cast<size_t>(len) * sizeof(float));
@@ -602,6 +643,10 @@ Program build_program(const FusedGroup& g, int block) {
   Program p;
   p.n = g.ops.back()->result(0)->type.numel();
   std::unordered_map<const Value*, int> in_index, slot_of;
+  p.last_read.assign(g.ins.size(), -1);
+  auto note_read = [&](int k) {
+    p.last_read[static_cast<size_t>(k)] = static_cast<int>(p.code.size());
+  };
   for (size_t k = 0; k < g.ins.size(); ++k) {
     in_index[g.ins[k]] = static_cast<int>(k);
     p.in_is_i1.push_back(g.ins[k]->type.dtype() == DType::kI1);
@@ -630,6 +675,7 @@ Program build_program(const FusedGroup& g, int block) {
     ld.op = OpKind::kConvert;
     ld.dst = alloc();
     ld.a = -(k + 1);
+    note_read(k);
     p.code.push_back(ld);
     slot_of[v] = ld.dst;  // loaded once, reused by later readers
     return ld.dst;
@@ -646,11 +692,14 @@ Program build_program(const FusedGroup& g, int block) {
       auto k = in_index.find(op.operand(0));
       if (k == in_index.end()) fail("cpu fusion", "broadcast of a group member");
       in.a = -(k->second + 1);
+      note_read(k->second);
       in.map = *bcast_map(op);
       if (block > 0 && in.map.size > 1) in.map.block = block;  // a channel broadcast
     } else {
       int* refs[3] = {&in.a, &in.b, &in.c};
       for (size_t j = 0; j < op.operands.size() && j < 3; ++j) *refs[j] = operand(op.operand(j));
+      for (size_t j = 0; j < op.operands.size() && j < 3; ++j)
+        if (*refs[j] < 0) note_read(-*refs[j] - 1);  // after operand()'s loads: this op's index
     }
     // Free operand slots whose last reader is this op (before allocating the result, so the
     // result may reuse one: every kernel reads element j before writing element j).
@@ -668,12 +717,24 @@ Program build_program(const FusedGroup& g, int block) {
     if (op.operands.size() == 2 && !is_bcast)
       in.scalar_a = is_pinned(in.a), in.scalar_b = is_pinned(in.b);
     if (op.kind == OpKind::kClamp) in.scalar_a = is_pinned(in.a), in.scalar_c = is_pinned(in.c);
-    in.dst = pinned ? p.slots++ : alloc();
+    // A group output gets a slot of its own (never a temporary's), so when it is computed in its
+    // output buffer (run_program), nothing is written there before the output itself.
+    const bool is_out = std::find(g.outs.begin(), g.outs.end(), op.result(0)) != g.outs.end();
+    in.dst = pinned || is_out ? p.slots++ : alloc();
     if (pinned) p.pinned.push_back(in.dst);
     slot_of[op.result(0)] = in.dst;
     p.code.push_back(in);
   }
   for (const Value* v : g.outs) p.outs.push_back({slot_of.at(v), v->type.dtype() == DType::kI1});
+  for (const auto& [slot, is_i1] : p.outs) {
+    int first = static_cast<int>(p.code.size());
+    for (size_t i = 0; i < p.code.size(); ++i)
+      if (p.code[i].dst == slot) {
+        first = static_cast<int>(i);
+        break;
+      }
+    p.first_write.push_back(first);
+  }
   // Pinned scalar broadcasts must run before anything reads them on later tiles: they are
   // skipped after the first tile of a chunk, and their slots are never reused.
   return p;

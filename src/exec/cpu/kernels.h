@@ -31,6 +31,7 @@ struct Compiled {
   // Result 0 is operand 0 reinterpreted with the result's shape (reshape): no kernel runs.
   bool view = false;
   bool winograd = false;  // a convolution on a Winograd kernel (oneDNN's or netspec's own)
+  bool padded_dot = false;  // a dot_general copying an operand to padded rows (dot.cpp RowPad)
 };
 
 using Compiler = std::optional<Compiled> (*)(const hlo::Op& op);

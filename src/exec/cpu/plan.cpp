@@ -391,6 +391,7 @@ void plan_buffers(Plan& P) {
     }
     ++P.stats.fast_steps;
     if (st.compiled.winograd) ++P.stats.winograd_convs;
+    if (st.compiled.padded_dot) ++P.stats.padded_dots;
     if (st.kind == StepKind::kView) {
       int r = st.outs[0], src = st.ins[0];
       P.vals[r].src = Src::kView;
@@ -558,6 +559,7 @@ std::unique_ptr<Plan> build_block_plan(const hlo::Block& b, const Plan* parent,
     P.stats.conv_postops += s.conv_postops;
     P.stats.fused_sums += s.fused_sums;
     P.stats.winograd_convs += s.winograd_convs;
+    P.stats.padded_dots += s.padded_dots;
     if (!s.fallback_ops.empty() && P.stats.fallback_ops.find(s.fallback_ops) == std::string::npos)
       P.stats.fallback_ops += (P.stats.fallback_ops.empty() ? "" : ",") + s.fallback_ops;
   }
