@@ -248,7 +248,9 @@ std::optional<Compiled> compile_dot(const hlo::Op& op) {
         dnnl::memory::desc c_md({B, M, N}, dt::f32, dnnl::memory::dims{M * N, N, 1});
         pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md),
                                           dnnl_user_scratchpad_attr(), dnnl_engine());
-      } catch (const dnnl::error&) {
+        if (std::string(pd.impl_info_str()) != "gemm:jit")
+          throw dnnl::error(dnnl_unimplemented, "");
+      } catch (const dnnl::error&) {  // padded strides not on gemm:jit: the plain operands
         lpad = rpad = RowPad{};
         pd = matmul_pd(dt::f32);
       }
