@@ -170,8 +170,11 @@ std::optional<Compiled> compile_dot(const hlo::Op& op) {
   if (lv.copy) lv.transposed = false;
   if (rv.copy) rv.transposed = false;
   using dt = dnnl::memory::data_type;
-  auto matmul_pd = [&](dt in) {
-    dnnl::memory::desc a_md({B, M, K}, in, view_strides(lv)), b_md({B, K, N}, in, view_strides(rv));
+  // a_st / b_st: the operands' strides when not their views' (padded rows, RowPad).
+  auto matmul_pd = [&](dt in, dnnl::memory::dims a_st = {}, dnnl::memory::dims b_st = {}) {
+    if (a_st.empty()) a_st = view_strides(lv);
+    if (b_st.empty()) b_st = view_strides(rv);
+    dnnl::memory::desc a_md({B, M, K}, in, a_st), b_md({B, K, N}, in, b_st);
     dnnl::memory::desc c_md({B, M, N}, dt::f32, dnnl::memory::dims{M * N, N, 1});
     return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md),
                                         dnnl_user_scratchpad_attr(), dnnl_engine());
@@ -241,13 +244,9 @@ std::optional<Compiled> compile_dot(const hlo::Op& op) {
     if (lv.transposed) lpad = row_pad(B, K, M, N);   // stored [B, K, M]
     if (!rv.transposed) rpad = row_pad(B, K, N, M);  // stored [B, K, N]
     if (lpad.on() || rpad.on()) try {
-        dnnl::memory::dims ls_st = view_strides(lv), rs_st = view_strides(rv);
-        if (lpad.on()) ls_st = {K * lpad.ld, 1, lpad.ld};
-        if (rpad.on()) rs_st = {K * rpad.ld, rpad.ld, 1};
-        dnnl::memory::desc a_md({B, M, K}, dt::f32, ls_st), b_md({B, K, N}, dt::f32, rs_st);
-        dnnl::memory::desc c_md({B, M, N}, dt::f32, dnnl::memory::dims{M * N, N, 1});
-        pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md),
-                                          dnnl_user_scratchpad_attr(), dnnl_engine());
+        pd = matmul_pd(
+            dt::f32, lpad.on() ? dnnl::memory::dims{K * lpad.ld, 1, lpad.ld} : dnnl::memory::dims{},
+            rpad.on() ? dnnl::memory::dims{K * rpad.ld, rpad.ld, 1} : dnnl::memory::dims{});
         if (std::string(pd.impl_info_str()) != "gemm:jit")
           throw dnnl::error(dnnl_unimplemented, "");
       } catch (const dnnl::error&) {  // padded strides not on gemm:jit: the plain operands
