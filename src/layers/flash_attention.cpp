@@ -53,16 +53,10 @@ Value* row_sum(Builder& b, Value* x) {
 // Block i of x [B, H, T, ...] along dim 2 (rows i·blk .. i·blk+blk-1), all of the other dims:
 // a query, key or value block, or a block of the per-row L and D.
 Value* row_block(Builder& b, const Geo& g, Value* x, Value* start) {
-  Shape sz = x->type.shape();
-  sz[2] = g.blk;
-  std::vector<Value*> at(sz.size(), i32(b, 0));
-  at[2] = start;
-  return b.dynamic_slice(x, at, sz);
+  return block_along(b, x, 2, start, g.blk);
 }
 Value* put_row_block(Builder& b, Value* x, Value* blk, Value* start) {
-  std::vector<Value*> at(x->type.rank(), i32(b, 0));
-  at[2] = start;
-  return b.dynamic_update_slice(x, blk, at);
+  return put_block_along(b, x, blk, 2, start);
 }
 
 // The diagonal tile's mask [blk, blk]: key c visible from query r when c <= r.

@@ -217,6 +217,10 @@ Value* softplus(hlo::Builder& b, Value* x);
 Value* splat(hlo::Builder& b, double v, Value* like);
 // Per-channel vector v [C] broadcast to x's shape along `dim`.
 Value* bcast(hlo::Builder& b, Value* v, Value* like, int64_t dim);
+// x's block [start, start + size) along `axis` (all of the other dims; start an i32 scalar, clamped
+// as dynamic_slice clamps), and x with that block replaced by `blk` (lower.cpp).
+Value* block_along(hlo::Builder& b, Value* x, size_t axis, Value* start, int64_t size);
+Value* put_block_along(hlo::Builder& b, Value* x, Value* blk, size_t axis, Value* start);
 // (low, high) padding of one spatial dim of size h for kernel k, stride s (conv2d.cpp):
 // valid -> (0, 0); same -> total = max((ceil(h/s)-1)·s + k - h, 0) split by the PadStyle when
 // s > 1 (xlaSame: extra row high; symmetric: (k-1)/2 both sides), xlaSame's split when s == 1.

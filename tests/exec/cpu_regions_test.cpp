@@ -200,6 +200,36 @@ TEST(CpuRegions, DynamicSliceAndUpdateClampTheirStarts) {
   expect_equal(out[2], f32({3, 4}, {0, 1, 2, 3, 4, 2, 3, 7, 8, 6, 7, 11}));
 }
 
+// Updates whose trailing dims are whole are copied as one run per leading index: a [1, 2, 3]
+// step of [4, 2, 3] (one run), a [2, 1, 3] block of [2, 4, 3] (runs of 3), a [2, 2, 2] block of
+// [3, 4, 2] at (1, 2, 0) (runs of 4 spanning two rows of the last dims).
+TEST(CpuRegions, DynamicUpdateSliceCopiesWholeTrailingDimsAsOneRun) {
+  auto iota_f32 = [](Shape s, float from) {
+    Tensor t(DType::kF32, s);
+    for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = from + float(i);
+    return t;
+  };
+  BodyFn body = [](Builder& b, const Values& a) {
+    Value* u0 = b.dynamic_update_slice(a[0], a[1], {i32c(b, 2), i32c(b, 0), i32c(b, 0)});
+    Value* u1 = b.dynamic_update_slice(a[2], a[3], {i32c(b, 0), i32c(b, 3), i32c(b, 0)});
+    Value* u2 = b.dynamic_update_slice(a[4], a[5], {i32c(b, 1), i32c(b, 2), i32c(b, 0)});
+    return Values{u0, u1, u2};
+  };
+  auto out =
+      cpu_equals_ref({iota_f32({4, 2, 3}, 0), iota_f32({1, 2, 3}, 100), iota_f32({2, 4, 3}, 0),
+                      iota_f32({2, 1, 3}, 100), iota_f32({3, 4, 2}, 0), iota_f32({2, 2, 2}, 100)},
+                     body);
+  Tensor w0 = iota_f32({4, 2, 3}, 0), w1 = iota_f32({2, 4, 3}, 0), w2 = iota_f32({3, 4, 2}, 0);
+  for (int i = 0; i < 6; ++i) w0.data<float>()[12 + i] = 100 + float(i);
+  for (int r = 0; r < 2; ++r)
+    for (int j = 0; j < 3; ++j) w1.data<float>()[r * 12 + 9 + j] = 100 + float(r * 3 + j);
+  for (int r = 0; r < 2; ++r)
+    for (int j = 0; j < 4; ++j) w2.data<float>()[(1 + r) * 8 + 4 + j] = 100 + float(r * 4 + j);
+  expect_equal(out[0], w0);
+  expect_equal(out[1], w1);
+  expect_equal(out[2], w2);
+}
+
 // A loop writing row i of its carried accumulator (acc = dynamic_update_slice(acc, row·2 + i,
 // i)) updates the loop state in place: one in-place value per body; a second loop that also
 // returns the old accumulator in another slot, and one that reads it after the update, copy.

@@ -41,14 +41,21 @@ std::optional<Compiled> compile_dynamic_slice(const hlo::Op& op) {
   return c;
 }
 
-// out = operand with the update written at the clamped start; rows of the update's last dim
-// are contiguous in both.
+// out = operand with the update written at the clamped start. A row is the update's trailing dims
+// that are contiguous in both (the last dim, extended while the dims after it are whole: a step
+// [1, B, C] of [T, B, C] is one row).
 std::optional<Compiled> compile_dynamic_update_slice(const hlo::Op& op) {
   if (!scalar_indices(op, 2)) return std::nullopt;
   const Shape in = op.operand_type(0).shape(), up = op.operand_type(1).shape();
   const size_t elem = dtype_size(op.result(0)->type.dtype());
   const std::vector<int64_t> strides = row_major_strides(in);
-  const int64_t row = up.empty() ? 1 : up.back();
+  size_t lead = up.size();  // dims [lead, rank) form one contiguous row
+  int64_t row = 1;
+  while (lead > 0) {
+    row *= up[lead - 1];
+    --lead;
+    if (up[lead] != in[lead]) break;
+  }
   const int64_t rows = row == 0 ? 0 : num_elements(up) / row;
   Compiled c;
   c.pointwise = true;  // only operand 0 has the result's size: run in place on it when it dies
@@ -60,8 +67,8 @@ std::optional<Compiled> compile_dynamic_update_slice(const hlo::Op& op) {
     const auto* src = static_cast<const uint8_t*>(a.in[1]->raw());
     const size_t run = static_cast<size_t>(row) * elem;
     for (int64_t r = 0; r < rows; ++r) {
-      int64_t off = base, rest = r;  // row r's offset: its index over up's leading dims
-      for (size_t d = up.size() - 1; d-- > 0;) {
+      int64_t off = base, rest = r;  // row r's offset: its index over up's dims before `lead`
+      for (size_t d = lead; d-- > 0;) {
         off += (rest % up[d]) * strides[d];
         rest /= up[d];
       }
