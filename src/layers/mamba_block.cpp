@@ -6,9 +6,10 @@
 //   Δ = softplus(dt_proj(δ) + dt_bias);  A = -exp(A_log) [di, N]
 //   h_t = exp(Δ_t A) ⊙ h_{t-1} + (Δ_t x_t) ⊗ B_t;  y_t = h_t·C_t + D ⊙ x_t   (selective SSM)
 //   x = x + out_proj(y ⊙ silu(z))
-// The recurrence h_t = a_t h_{t-1} + b_t runs as a `while` over t (O(T) memory: the states
-// [B, T, di, N] are its result) called through a custom VJP whose backward is the reverse scan
-// g_t = dh_t + a_{t+1} g_{t+1} (g_{T-1} = dh_{T-1}), giving db_t = g_t and da_t = g_t h_{t-1}.
+// The selective scan is one `while` over t on [B, di, N] states (Scan below), called through a
+// custom VJP: the forward keeps no states; the backward recomputes them (one more forward loop,
+// [T, B, di, N] only while the backward runs) and runs the reverse recurrence of the cotangents,
+// as mamba_ssm's selective_scan kernel does.
 #include <fmt/format.h>
 
 #include <cctype>
@@ -23,70 +24,128 @@ using hlo::Builder;
 
 Value* i32(Builder& b, int64_t v) { return b.scalar(double(v), DType::kI32); }
 
-// Step t of x [T, ...] ([1, ...]: contiguous), and x with that step replaced by `step`.
-Value* step_of(Builder& b, Value* x, Value* t) { return block_along(b, x, 0, t, 1); }
-Value* put_step(Builder& b, Value* x, Value* step, Value* t) {
-  return put_block_along(b, x, step, 0, t);
+// The selective scan on T-first operands: Δ, v = Δ ⊙ x [T, B, di], A [di, N], B, C [T, B, N]:
+//   h_t = exp(Δ_t A) ⊙ h_{t-1} + v_t ⊗ B_t (h_{-1} = 0),  y_t = Σ_n h_t[.., n] C_t[n]
+// one step per iteration on [1, B, di, N] states (each step's slices are contiguous).
+struct Scan {
+  int64_t t, bs, di, n;
+  DType dt;
+  Shape state() const { return {1, bs, di, n}; }
+  Value* step(Builder& b, Value* x, Value* at) const { return block_along(b, x, 0, at, 1); }
+  // [1, B, di] / [1, B, N] / [di, N] broadcast to the state
+  Value* over_n(Builder& b, Value* x) const { return b.broadcast_in_dim(x, state(), {0, 1, 2}); }
+  Value* over_d(Builder& b, Value* x) const { return b.broadcast_in_dim(x, state(), {0, 1, 3}); }
+  Value* over_b(Builder& b, Value* x) const { return b.broadcast_in_dim(x, state(), {2, 3}); }
+  Value* sum(Builder& b, Value* x, hlo::I64s dims) const {
+    return b.reduce(x, b.scalar(0, dt), dims, hlo::OpKind::kAdd);
+  }
+  Value* zeros(Builder& b, Shape s) const {
+    return b.constant_splat(0, hlo::Type::tensor(dt, std::move(s)));
+  }
+};
+
+Scan scan_of(const std::vector<Value*>& args) {
+  const Shape& s = args[3]->type.shape();  // B [T, B, N]
+  return Scan{s[0], s[1], args[0]->type.dim(2), s[2], args[0]->type.dtype()};
 }
 
-// s_t = c_t s_{t-1} + d_t for every t of c, d [T, ...], s_{-1} = 0; or, `reverse`, the
-// backward's s_t = d_t + c_{t+1} s_{t+1}, s_T = 0. Returns {s [T, ...]}.
-std::vector<Value*> sequential_scan(Builder& b, Value* c, Value* d, bool reverse) {
-  const int64_t t = c->type.dim(0);
-  Shape one = c->type.shape();
-  one[0] = 1;
-  hlo::Type st = hlo::Type::tensor(c->type.dtype(), one);
-  // c and d are read from the enclosing scope (not carried: a carried input is copied into the
-  // loop state first); every step of s is written, so s starts as a copy of d, not of zeros.
-  std::vector<Value*> init = {i32(b, 0), b.constant_splat(0, st), d};
+// Runs the recurrence forward; returns y [T, B, di], and with `states` also every h_t
+// [T, B, di, N] (the backward's recomputation).
+std::vector<Value*> scan_forward(Builder& b, const std::vector<Value*>& in, bool states) {
+  const Scan g = scan_of(in);
+  std::vector<Value*> init = {i32(b, 0), g.zeros(b, g.state()), in[1]};
+  if (states) init.push_back(g.zeros(b, {g.t, g.bs, g.di, g.n}));
   auto cond = [&](Builder& cb, const std::vector<Value*>& s) -> std::vector<Value*> {
-    return {cb.compare(s[0], i32(cb, t), "LT")};
+    return {cb.compare(s[0], i32(cb, g.t), "LT")};
   };
-  // forward: s = c_t ⊙ carry + d_t, carry' = s; reverse: s = d_t + carry, carry' = c_t ⊙ s
   auto body = [&](Builder& bb, const std::vector<Value*>& s) -> std::vector<Value*> {
-    Value* at = reverse ? bb.subtract(i32(bb, t - 1), s[0]) : s[0];
-    Value* ct = step_of(bb, c, at);
-    Value* dt = step_of(bb, d, at);
-    Value* h = reverse ? bb.add(dt, s[1]) : bb.add(bb.multiply(ct, s[1]), dt);
-    Value* carry = reverse ? bb.multiply(ct, h) : h;
-    return {bb.add(s[0], i32(bb, 1)), carry, put_step(bb, s[2], h, at)};
+    Value* at = s[0];
+    Value* decay =
+        bb.exponential(bb.multiply(g.over_n(bb, g.step(bb, in[0], at)), g.over_b(bb, in[2])));
+    Value* h = bb.add(bb.multiply(decay, s[1]), bb.multiply(g.over_n(bb, g.step(bb, in[1], at)),
+                                                            g.over_d(bb, g.step(bb, in[3], at))));
+    Value* y = g.sum(bb, bb.multiply(h, g.over_d(bb, g.step(bb, in[4], at))), {3});
+    std::vector<Value*> out = {bb.add(at, i32(bb, 1)), h, put_block_along(bb, s[2], y, 0, at)};
+    if (states) out.push_back(put_block_along(bb, s[3], h, 0, at));
+    return out;
   };
-  return {b.while_(init, cond, body)[2]};
+  std::vector<Value*> r = b.while_(init, cond, body);
+  if (states) return {r[2], r[3]};
+  return {r[2]};
 }
 
-constexpr const char* kScanKey = "mamba_linear_scan";
-
-autodiff::CustomVjpFn scan_backward() {
-  return [](Builder& b, const autodiff::CustomVjpArgs& a) -> std::vector<Value*> {
-    Value* g = sequential_scan(b, a.args[0], a.result_cots[0], true)[0];
-    Value* da = a.wants[0] ? b.multiply(g, delay(b, a.results[0], 1, 0.0, 0)) : nullptr;
-    return {da, a.wants[1] ? g : nullptr};
+// Backward from dy: states recomputed forward, then t = T-1 .. 0 with the carried
+// gn = exp(Δ_{t+1} A) ⊙ g_{t+1}:
+//   g_t = dy_t ⊗ C_t + gn;  e = g_t ⊙ h_{t-1} ⊙ exp(Δ_t A)  (the cotangent of Δ_t A)
+//   dΔ_t = Σ_n e A;  dA += Σ_b e Δ_t;  dv_t = Σ_n g_t B_t;  dB_t = Σ_d g_t v_t;  dC_t = Σ_d dy_t
+//   h_t
+std::vector<Value*> scan_backward(Builder& b, const autodiff::CustomVjpArgs& a) {
+  const std::vector<Value*>& in = a.args;
+  const Scan g = scan_of(in);
+  Value* hs = scan_forward(b, in, true)[1];
+  Value* dy = a.result_cots[0];
+  Shape td{g.t, g.bs, g.di}, tn{g.t, g.bs, g.n};
+  std::vector<Value*> init = {i32(b, 0),      g.zeros(b, g.state()), g.zeros(b, {g.di, g.n}),
+                              g.zeros(b, td), g.zeros(b, td),        g.zeros(b, tn),
+                              g.zeros(b, tn)};
+  auto cond = [&](Builder& cb, const std::vector<Value*>& s) -> std::vector<Value*> {
+    return {cb.compare(s[0], i32(cb, g.t), "LT")};
   };
+  auto body = [&](Builder& bb, const std::vector<Value*>& s) -> std::vector<Value*> {
+    Value* at = bb.subtract(i32(bb, g.t - 1), s[0]);
+    Value* dl = g.over_n(bb, g.step(bb, in[0], at));
+    Value* a_full = g.over_b(bb, in[2]);
+    Value* decay = bb.exponential(bb.multiply(dl, a_full));
+    Value* dyt = g.over_n(bb, g.step(bb, dy, at));
+    Value* ht = g.step(bb, hs, at);
+    // h_{t-1}: the state one step back, 0 before the first (the slice start clamps at 0)
+    Value* first = bb.convert(bb.compare(at, i32(bb, 0), "GT"), g.dt);
+    Value* hp = bb.multiply(g.step(bb, hs, bb.maximum(bb.subtract(at, i32(bb, 1)), i32(bb, 0))),
+                            bb.broadcast_in_dim(first, g.state(), {}));
+    Value* gt = bb.add(bb.multiply(dyt, g.over_d(bb, g.step(bb, in[4], at))), s[1]);
+    Value* e = bb.multiply(bb.multiply(gt, hp), decay);
+    Value* d_dl = g.sum(bb, bb.multiply(e, a_full), {3});
+    Value* d_a = bb.add(s[2], g.sum(bb, bb.multiply(e, dl), {0, 1}));
+    Value* d_v = g.sum(bb, bb.multiply(gt, g.over_d(bb, g.step(bb, in[3], at))), {3});
+    Value* d_b = g.sum(bb, bb.multiply(gt, g.over_n(bb, g.step(bb, in[1], at))), {2});
+    Value* d_c = g.sum(bb, bb.multiply(dyt, ht), {2});
+    return {bb.add(s[0], i32(bb, 1)),
+            bb.multiply(decay, gt),
+            d_a,
+            put_block_along(bb, s[3], d_dl, 0, at),
+            put_block_along(bb, s[4], d_v, 0, at),
+            put_block_along(bb, s[5], d_b, 0, at),
+            put_block_along(bb, s[6], d_c, 0, at)};
+  };
+  std::vector<Value*> r = b.while_(init, cond, body);
+  std::vector<Value*> cots = {r[3], r[4], r[2], r[5], r[6]};
+  for (size_t i = 0; i < cots.size(); ++i)
+    if (!a.wants[i]) cots[i] = nullptr;
+  return cots;
 }
+
+constexpr const char* kScanKey = "mamba_selective_scan";
 
 const bool kScanRegistered = [] {
-  autodiff::register_custom_vjp(kScanKey, scan_backward());
+  autodiff::register_custom_vjp(kScanKey, scan_backward);
   return true;
 }();
 
-// h_t = a_t h_{t-1} + b_t with h_{-1} = 0 along dim 0 of a, b [T, ...].
-Value* linear_scan(Builder& b, Value* a, Value* bb) {
+// y [T, B, di] of the selective scan (see Scan) of Δ, v [T, B, di], A [di, N], B, C [T, B, N].
+Value* selective_scan(Builder& b, Value* dl, Value* v, Value* a, Value* bm, Value* cm) {
   (void)kScanRegistered;
-  std::string name = fmt::format("{}__{}", kScanKey, a->type.str());
+  std::string name = fmt::format("{}__{}_{}", kScanKey, v->type.str(), bm->type.str());
   for (char& ch : name)
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = 'x';
   return autodiff::call_with_custom_vjp(
-      b, name, {a, bb},
-      [](Builder& fb, const std::vector<Value*>& v) {
-        return sequential_scan(fb, v[0], v[1], false);
-      },
-      scan_backward())[0];
+      b, name, {dl, v, a, bm, cm},
+      [](Builder& fb, const std::vector<Value*>& in) { return scan_forward(fb, in, false); },
+      scan_backward)[0];
 }
 
 Value* mixer(LowerCtx& c, Value* u, int64_t di, int64_t r, int64_t n) {
   Builder& b = c.b;
   const int64_t bt = u->type.dim(0), t = u->type.dim(1), dim = u->type.dim(2);
-  DType dt = u->type.dtype();
   Value* xz = linear(c, "mixer.in_proj", u, 2 * di, false);
   Value* xs = b.slice(xz, {0, 0, 0}, {bt, t, di});
   Value* z = b.slice(xz, {0, 0, di}, {bt, t, 2 * di});
@@ -108,19 +167,13 @@ Value* mixer(LowerCtx& c, Value* u, int64_t di, int64_t r, int64_t n) {
   Value* a_log = c.param("mixer.A_log", {di, n}, ParamInit::ssmALog, false);
   Value* dd = c.param("mixer.D", {di}, ParamInit::ssmD, false);
   Value* dl = softplus(b, linear_apply(b, delta, dw, dbias));  // Δ [B, T, di]
-  // The scan's operands are [T, B, di, N] (the broadcasts put T first): each step is contiguous.
-  Shape s4{t, bt, di, n};
-  Value* a_mat = b.negate(b.exponential(a_log));  // A = -exp(A_log)
-  Value* da = b.exponential(
-      b.multiply(b.broadcast_in_dim(dl, s4, {1, 0, 2}), b.broadcast_in_dim(a_mat, s4, {2, 3})));
-  Value* dbx = b.multiply(b.broadcast_in_dim(b.multiply(dl, xs), s4, {1, 0, 2}),
-                          b.broadcast_in_dim(bm, s4, {1, 0, 3}));
-  Value* h = linear_scan(b, da, dbx);            // [T, B, di, N]
+  // The scan runs on T-first operands (each step's slice is contiguous); A = -exp(A_log).
+  auto t_first = [&](Value* x) { return b.transpose(x, {1, 0, 2}); };
+  Value* a_mat = b.negate(b.exponential(a_log));
+  Value* y =
+      selective_scan(b, t_first(dl), t_first(b.multiply(dl, xs)), a_mat, t_first(bm), t_first(cm));
   c.add_flops(2 * t * di * 4 + 6 * t * di * n);  // the conv taps and the scan (not dot ops)
-  // y_t = Σ_n h_t[:, n] C_t[n] + D ⊙ x_t
-  Value* y = b.reduce(b.multiply(h, b.broadcast_in_dim(cm, s4, {1, 0, 3})), b.scalar(0, dt), {3},
-                      hlo::OpKind::kAdd);
-  y = b.transpose(y, {1, 0, 2});
+  y = t_first(y);                                // back to [B, T, di]
   y = b.add(y, b.multiply(xs, bcast(b, dd, xs, 2)));
   y = b.multiply(y, activation(b, z, Activation::swish));
   return linear(c, "mixer.out_proj", y, dim, false);

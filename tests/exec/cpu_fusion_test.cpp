@@ -110,6 +110,31 @@ TEST(CpuFusion, MaxReluAndMaskBackwardMatchRef) {
   expect_equal(got[1], want[1], "relu vjp");
 }
 
+// Broadcasts whose kept dims form two ordered runs fuse: [B, N] over the middle dim of
+// [B, D, N] (Mamba's B_t and C_t over the channels), [A, C] into [A, X, C, Y], beside a one-run
+// [B, D] over N; tiles (kTile) do not divide the outer stretches. A transposing broadcast
+// ([D, B] read as [B, D]) stays a step of its own; all equal ref.
+TEST(CpuFusion, TwoRunBroadcastsJoinTheGroup) {
+  BodyFn body = [](Builder& b, const Values& a) {
+    Shape s{7, 301, 5};
+    Value* y = b.multiply(b.add(a[0], b.broadcast_in_dim(a[1], s, {0, 2})),
+                          b.broadcast_in_dim(a[2], s, {0, 1}));
+    Shape s4{3, 11, 4, 37};
+    Value* z = b.exponential(b.broadcast_in_dim(a[3], s4, {0, 2}));
+    Value* w = b.add(a[0], b.broadcast_in_dim(a[4], s, {1, 0}));
+    return Values{y, b.add(z, b.broadcast_in_dim(a[5], s4, {1, 3})), w};
+  };
+  std::vector<Tensor> in{rnd({7, 301, 5}, 21), rnd({7, 5}, 22),   rnd({7, 301}, 23),
+                         rnd({3, 4}, 24),      rnd({301, 7}, 25), rnd({11, 37}, 26)};
+  std::vector<Type> ts;
+  for (const Tensor& t : in) ts.push_back(type_of(t));
+  auto st = stats_of(ts, body);
+  EXPECT_EQ(st.steps, 4) << st.fallback_ops;  // y's group, z's group, w's broadcast, w's add
+  auto want = run_fn("ref", in, body);
+  auto got = run_fn("cpu", in, body);
+  for (size_t i = 0; i < want.size(); ++i) expect_near(got[i], want[i], 1e-6, 1e-6);
+}
+
 TEST(CpuFusion, ClampAndMaskLogicJoinTheGroup) {
   // clamp with splat bounds (scalar and full-tensor), its VJP's masks combined by or/and/not,
   // and an i1 argument: one group, the ref values bit for bit (NaN and the bounds included).

@@ -43,11 +43,14 @@ constexpr int64_t kTile = 512;
 // clang-format on
 
 // Broadcast of an operand whose kept dims are one consecutive run of the result's dims:
-// result element i reads operand element (i / inner) % size.
+// result element i reads operand element (i / inner) % size. Or two ordered runs (a [B, N] row
+// broadcast over the middle dim of [B, D, N]): the outer run picks the block
+// ((i / outer_inner) % outer_size) · size of the operand, the inner run reads within it as above.
 // In a channel-blocked group (block B > 0) a channel broadcast reads operand element
 // ((i / B / inner) % (size / B)) * B + i % B, inner = H * W.
 struct BcastMap {
   int64_t inner = 1, size = 1;
+  int64_t outer_inner = 0, outer_size = 1;  // outer_inner 0: one run
   int64_t block = 0;
 };
 
@@ -61,14 +64,29 @@ std::optional<BcastMap> bcast_map(const hlo::Op& op) {
   for (size_t k = 0; k < in.size(); ++k)
     if (in[k] != 1) {
       if (in[k] != out[static_cast<size_t>(bd[k])]) return std::nullopt;
+      if (!kept.empty() && bd[k] <= kept.back()) return std::nullopt;  // transposing
       kept.push_back(bd[k]);
     }
   BcastMap m;
   m.size = num_elements(in);
   if (kept.empty()) return m;  // scalar
-  for (size_t i = 1; i < kept.size(); ++i)
-    if (kept[i] != kept[i - 1] + 1) return std::nullopt;  // not one consecutive, ordered run
-  for (size_t d = static_cast<size_t>(kept.back()) + 1; d < out.size(); ++d) m.inner *= out[d];
+  auto inner_of = [&](int64_t last) {
+    int64_t v = 1;
+    for (size_t d = static_cast<size_t>(last) + 1; d < out.size(); ++d) v *= out[d];
+    return v;
+  };
+  size_t split = kept.size();  // kept[split..] is the inner run
+  for (size_t i = kept.size() - 1; i > 0; --i)
+    if (kept[i] != kept[i - 1] + 1) {
+      if (split != kept.size()) return std::nullopt;  // more than two runs
+      split = i;
+    }
+  m.inner = inner_of(kept.back());
+  if (split == kept.size()) return m;
+  m.size = 1;
+  for (size_t i = split; i < kept.size(); ++i) m.size *= out[static_cast<size_t>(kept[i])];
+  m.outer_size = num_elements(in) / m.size;
+  m.outer_inner = inner_of(kept[split - 1]);
   return m;
 }
 
@@ -214,6 +232,35 @@ void blocked_channels(float* d, const float* src, int64_t off, int64_t n, int64_
   }
 }
 
+// Elements [off, off + n) of a one-run broadcast (BcastMap) of src into d.
+void broadcast_run(float* d, const float* src, int64_t off, int64_t n, int64_t inner,
+                   int64_t size) {
+  if (inner == 1) {  // rows: the operand repeats with period `size`
+    const int64_t q = off % size, head = std::min(n, size - q);
+    std::memcpy(d, src + q, static_cast<size_t>(head) * sizeof(float));
+    if (head == n) return;
+    const int64_t rows = std::min(n - head, size);  // then one whole period
+    std::memcpy(d + head, src, static_cast<size_t>(rows) * sizeof(float));
+    // d[j] = d[j - size] from here: copy what is written so far (whole periods) forward,
+    // doubling, so short rows take log(n / size) copies instead of n / size
+    for (int64_t j = head + rows; j < n;) {
+      const int64_t len = std::min(n - j, ((j - head) / size) * size);
+      std::memcpy(d + j, d + head, static_cast<size_t>(len) * sizeof(float));
+      j += len;
+    }
+    return;
+  }
+  // runs of `inner` copies of each operand element
+  int64_t q = (off / inner) % size, r = off % inner;
+  for (int64_t j = 0; j < n;) {
+    int64_t len = std::min(n - j, inner - r);
+    std::fill(d + j, d + j + len, src[q]);
+    j += len;
+    r = 0;
+    if (++q == size) q = 0;
+  }
+}
+
 // Runs p's code on the tile [off, off + n) of the domain into the slots at slot_ptr (a tile
 // buffer's, or an output's own memory at off). Pinned scalar broadcasts are filled on a thread's
 // first tile only (pinned_done).
@@ -287,22 +334,15 @@ void run_tile(const Program& p, const RunArgs& args, const std::vector<const flo
           blocked_channels<16>(d, src, off, n, inner, size);
         } else if (in.map.block == 8) {
           blocked_channels<8>(d, src, off, n, inner, size);
-        } else if (inner == 1) {  // rows: the operand repeats with period `size`
-          for (int64_t j = 0, q = off % size; j < n;) {
-            int64_t len = std::min(n - j, size - q);
-            std::memcpy(d + j, src + q, static_cast<size_t>(len) * sizeof(float));
-            j += len;
-            q = 0;
-          }
-        } else {  // runs of `inner` copies of each operand element
-          int64_t q = (off / inner) % size, r = off % inner;
+        } else if (in.map.outer_inner > 0) {  // two runs: one operand block per outer stretch
+          const int64_t oi = in.map.outer_inner, os = in.map.outer_size;
           for (int64_t j = 0; j < n;) {
-            int64_t len = std::min(n - j, inner - r);
-            std::fill(d + j, d + j + len, src[q]);
+            const int64_t i = off + j, len = std::min(n - j, oi - i % oi);
+            broadcast_run(d + j, src + ((i / oi) % os) * size, i, len, inner, size);
             j += len;
-            r = 0;
-            if (++q == size) q = 0;
           }
+        } else {
+          broadcast_run(d, src, off, n, inner, size);
         }
         break;
       }
