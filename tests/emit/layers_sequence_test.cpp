@@ -133,7 +133,7 @@ TEST(EmitMamba, IsCausal) { expect_causal(tiny_mamba(7, 1), 7); }
 // The mixer as a sequential loop over t in torch (f64), from the paper's equations.
 TEST(EmitMamba, EqualsSequentialTorchReference) {
   NETSPEC_SKIP_WITHOUT_TORCHVISION();
-  const int64_t t = 11;  // not a power of two: the scan's last level is partial
+  const int64_t t = 11;
   NetSpec net = tiny_mamba(t, 2);
   ParamTable pt = build_param_table(net);
   std::vector<Tensor> in = small_params(pt, DType::kF64, 0.5, 31);

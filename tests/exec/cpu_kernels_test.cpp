@@ -163,6 +163,42 @@ TEST(CpuDot, Layouts) {
 // with rows of a multiple of 256 floats; dot.cpp copies those to padded rows when each element
 // is reused >= 64 times. Where that kernel runs (no AVX-512: exec_capped_avx2 runs this test),
 // exactly the three eligible dots are padded, and every result still equals ref's.
+// Row gathers (embedding lookups) and row scatter-adds (their VJP) run on the cpu kernels:
+// rank-3 tables, i32 indices [4, 6, 1] and i64 indices with the index vector dim implicit,
+// repeated rows (scatter accumulates them) and out-of-range ones (gather clamps, scatter skips).
+TEST(CpuIndexed, RowGatherAndScatterAddMatchRef) {
+  hlo::GatherDims g;
+  g.offset_dims = {2, 3};
+  g.collapsed_slice_dims = {0};
+  g.start_index_map = {0};
+  g.index_vector_dim = 2;
+  hlo::ScatterDims sd;
+  sd.update_window_dims = {2, 3};
+  sd.inserted_window_dims = {0};
+  sd.scatter_dims_to_operand_dims = {0};
+  sd.index_vector_dim = 2;
+  auto add = [](Builder& r, const Values& p) { return Values{r.add(p[0], p[1])}; };
+  std::vector<int64_t> ids(24);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = int64_t(i * 7 % 13);
+  ids[3] = -3, ids[10] = 50, ids[17] = 99, ids[20] = 49, ids[21] = 0;
+  for (DType dt : {DType::kF32, DType::kF64}) {
+    BodyFn body = [&](Builder& b, const Values& a) {
+      Value* rows = b.gather(a[0], a[1], g, {1, 3, 7});  // [4, 6, 3, 7]
+      Value* up = b.multiply(rows, a[2]);
+      Value* grad = b.scatter({a[0]}, a[1], {up}, sd, add)[0];
+      hlo::ScatterDims si = sd;
+      si.index_vector_dim = 2;  // [4, 6] i64 indices: the index vector dim is implicit
+      Value* grad2 = b.scatter({grad}, a[3], {up}, si, add)[0];
+      hlo::GatherDims gi = g;
+      return Values{rows, grad, grad2, b.gather(a[0], a[3], gi, {1, 3, 7})};
+    };
+    std::vector<int64_t> ids64(ids);
+    check_against_ref({random(dt, {50, 3, 7}, 1), i32({4, 6, 1}, ids), random(dt, {4, 6, 3, 7}, 2),
+                       i64({4, 6}, ids64)},
+                      body, 1e-6, "rows " + std::string(dtype_name(dt)));
+  }
+}
+
 TEST(CpuDot, PaddedOperandRowsOnTheAvx2Gemm) {
   auto dot = [](Builder& b, Value* l, Value* r, hlo::I64s lb, hlo::I64s lc, hlo::I64s rb,
                 hlo::I64s rc) {

@@ -40,6 +40,7 @@ using Compiler = std::optional<Compiled> (*)(const hlo::Op& op);
 void register_elementwise(Compiler* table);
 void register_shape(Compiler* table);
 void register_dynamic_slice(Compiler* table);  // dynamic_slice, dynamic_update_slice
+void register_gather(Compiler* table);         // row gather, row scatter-add
 void register_reduce(Compiler* table);
 void register_dot(Compiler* table);
 void register_conv(Compiler* table);
@@ -133,6 +134,10 @@ std::vector<int64_t> permuted_strides(const Shape& shape, const std::vector<int6
 bool bf16_emulated();
 // dst[i] = f32 of bf16 src[i] (exact), parallel.
 void widen_bf16(const uint16_t* src, float* dst, int64_t n);
+
+// The combiner of a region `(a, b) -> op(a, b)` or `op(b, a)` (add, multiply, maximum, minimum,
+// and, or), or nullopt (reduce.cpp).
+std::optional<hlo::OpKind> combiner_of(const hlo::Block& b);
 
 bool all_tensors(const hlo::Op& op);  // every operand and result is a ranked tensor
 // An i64 list attribute, from `array<i64: ...>` or a dense i64 tensor (padding Nx2 flattens

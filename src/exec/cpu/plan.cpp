@@ -26,6 +26,7 @@ const Compiler* compiler_table() {
     register_elementwise(t.data());
     register_shape(t.data());
     register_dynamic_slice(t.data());
+    register_gather(t.data());
     register_reduce(t.data());
     register_dot(t.data());
     register_conv(t.data());

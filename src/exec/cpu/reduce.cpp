@@ -21,8 +21,9 @@ namespace {
 using hlo::I64s;
 using hlo::OpKind;
 
-// The combiner of a region `(a, b) -> op(a, b)` or `op(b, a)`, or nullopt.
-std::optional<OpKind> match_body(const hlo::Block& b) {
+}  // namespace
+
+std::optional<OpKind> combiner_of(const hlo::Block& b) {
   if (b.args.size() != 2 || b.ops.size() != 2) return std::nullopt;
   const hlo::Op& op = *b.ops[0];
   const hlo::Op& ret = *b.ops[1];
@@ -44,6 +45,8 @@ std::optional<OpKind> match_body(const hlo::Block& b) {
       return std::nullopt;
   }
 }
+
+namespace {
 
 // The reducer's scalar math (exec/scalar_ops.h): i1 add / maximum are or, multiply / minimum and.
 template <typename T, OpKind K>
@@ -226,7 +229,7 @@ struct ReduceMaker {
 
 std::optional<Compiled> compile_reduce(const hlo::Op& op) {
   if (op.operands.size() != 2 || op.regions.size() != 1) return std::nullopt;
-  auto k = match_body(*op.region(0));
+  auto k = combiner_of(*op.region(0));
   if (!k) return std::nullopt;
   DType t = op.operand_type(0).dtype();
   if (op.operand_type(1).dtype() != t || op.result(0)->type.dtype() != t) return std::nullopt;
@@ -289,7 +292,7 @@ struct WindowMaker {
 
 std::optional<Compiled> compile_reduce_window_generic(const hlo::Op& op) {
   if (op.operands.size() != 2 || op.regions.size() != 1) return std::nullopt;
-  auto k = match_body(*op.region(0));
+  auto k = combiner_of(*op.region(0));
   if (!k) return std::nullopt;
   DType t = op.operand_type(0).dtype();
   if (op.operand_type(1).dtype() != t || op.result(0)->type.dtype() != t) return std::nullopt;
