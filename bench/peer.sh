@@ -7,7 +7,9 @@
 # fair settings as run.sh) with STEPS_R50 steps. Max RSS of both sides comes from /usr/bin/time
 # (Debian's `time`; "?" without it). With ROUNDS > 1 each round's netspec/PyTorch ratio and their
 # median are printed too (the pair of one round runs back to back, free of drift between rounds).
-#   bench/peer.sh [BUILD_DIR] [mlp|cnn|resnet18|vit|resnet50|all]  (env: STEPS=30 STEPS_R50=8 ROUNDS=1)
+# mamba-lm (batch 32, Adam) runs beside bench/torch_mamba_peer.py with STEPS_MAMBA steps.
+#   bench/peer.sh [BUILD_DIR] [mlp|cnn|resnet18|vit|resnet50|mamba|all]
+#   (env: STEPS=30 STEPS_R50=8 STEPS_MAMBA=8 ROUNDS=1)
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -27,6 +29,7 @@ spec_for() {
     resnet18) echo "resnet18-cifar 32 sgd" ;;
     vit) echo "vit-cifar-tiny 32 adamw" ;;
     resnet50) echo "resnet50 16 sgd" ;;  # torchvision's resnet50, 224x224, momentum 0.9 both
+    mamba) echo "mamba-lm 32 adam" ;;    # bench/torch_mamba_peer.py (mamba_ssm's CPU scan)
   esac
 }
 
@@ -42,6 +45,14 @@ run_peer() {
       GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296 \
       /usr/bin/python3 "$here/torchvision_peer.py" resnet50 --input 3x224x224 --batch 16 \
       --steps "$2" --warmup 2 --threads "$(nproc)"
+  elif [ "$1" = mamba ]; then
+    if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx512f /proc/cpuinfo; then
+      export OPENBLAS_CORETYPE=SkylakeX
+    fi
+    OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive \
+      GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296 \
+      /usr/bin/python3 "$here/torch_mamba_peer.py" --batch 32 --steps "$2" --warmup 2 \
+      --threads "$(nproc)"
   else
     STEPS=$2 bash "$peer" "$1"
   fi
@@ -52,7 +63,7 @@ timed() {
 }
 
 models=$which
-[ "$which" = all ] && models="mlp cnn resnet18 vit resnet50"
+[ "$which" = all ] && models="mlp cnn resnet18 vit resnet50 mamba"
 # Which CPU this table is from (issue 23: every row names its CPU), and any ISA caps in effect.
 field() { grep -m1 "^$1[[:space:]]*:" /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'; }
 cpu_model="$(field 'model name'), family $(field 'cpu family') model $(field model)"
@@ -70,6 +81,7 @@ for m in $models; do
   ns=() pt=() rss="" prss=""
   n=$steps w=5
   [ "$m" = resnet50 ] && n=${STEPS_R50:-8} w=2
+  [ "$m" = mamba ] && n=${STEPS_MAMBA:-8} w=2
   for ((r = 0; r < rounds; r++)); do
     out=$("$build/netspec" bench "$spec" --batch "$batch" --optimizer "$opt" --steps "$n" --warmup "$w")
     ns+=("$(sed -n 's/.*ms\/step median \([0-9.]*\).*/\1/p' <<<"$out")")

@@ -2,9 +2,9 @@
 # PyTorch peer of the zoo's mamba-lm (models/mamba-lm.json): token embedding, 4 Mamba blocks
 # (dim 128, expand 2, state 16, conv 4), final LayerNorm, bias-free head (532,736 params); one
 # full train step (forward + token cross-entropy + backward + grad-norm clip 1.0 + Adam, weight
-# decay 0.1 on the matrices) on random tokens, median ms/step. The mixer is mamba_ssm's Mamba.forward without
-# its CUDA kernels, i.e. what the package runs on a CPU: causal depthwise conv1d, x_proj,
-# dt_proj, and selective_scan_ref (exp(Δ A) and Δ B u built for all t, then a Python loop over t).
+# decay 0.1 on the matrices) on random tokens, median ms/step. The mixer is mamba_ssm's
+# Mamba.forward without its CUDA kernels (causal depthwise conv1d, x_proj, dt_proj, the selective
+# scan as a Python loop over t, as its selective_scan_ref), on [b, l, d] activations.
 # Same fair settings as ../shared/peers/run.sh; run right after
 # `netspec bench mamba-lm --batch 32 --optimizer adam` (same run, same load).
 #   OMP_WAIT_POLICY=passive /usr/bin/python3 bench/torch_mamba_peer.py --batch 32
@@ -27,18 +27,19 @@ torch.manual_seed(0)
 VOCAB, DIM, N, EXPAND, BLOCKS, KCONV = 256, 128, 16, 2, 4, 4
 
 
-def selective_scan_ref(u, delta, A, B, C, D, z, delta_bias):
-    # u, delta, z: [b, d, l]; A: [d, n]; B, C: [b, n, l] (mamba_ssm's reference, softplus on)
-    delta = F.softplus(delta + delta_bias[..., None])
+def selective_scan(u, delta, A, B, C, D, z, delta_bias):
+    # u, delta, z: [b, l, d]; A: [d, n]; B, C: [b, l, n]. mamba_ssm's selective_scan_ref, with
+    # the per-step operands taken by unbind (its backward is one stack) and exp(Δ_t A) formed
+    # per step: the reference's [b, d, l, n] precomputation indexed per step makes autograd
+    # scatter each step's gradient into a zeroed [b, d, l, n] tensor (minutes per step here).
+    delta = F.softplus(delta + delta_bias)
     x = A.new_zeros((u.shape[0], A.shape[0], A.shape[1]))
-    delta_a = torch.exp(torch.einsum("bdl,dn->bdln", delta, A))
-    delta_b_u = torch.einsum("bdl,bnl,bdl->bdln", delta, B, u)
     ys = []
-    for i in range(u.shape[2]):
-        x = delta_a[:, :, i] * x + delta_b_u[:, :, i]
-        ys.append(torch.einsum("bdn,bn->bd", x, C[:, :, i]))
-    y = torch.stack(ys, dim=2)
-    return (y + u * D[:, None]) * F.silu(z)
+    for dt, dut, bt, ct in zip(delta.unbind(1), (delta * u).unbind(1), B.unbind(1), C.unbind(1)):
+        x = torch.exp(dt[:, :, None] * A) * x + dut[:, :, None] * bt[:, None, :]
+        ys.append(torch.einsum("bdn,bn->bd", x, ct))
+    y = torch.stack(ys, dim=1)
+    return (y + u * D) * F.silu(z)
 
 
 class Mixer(nn.Module):
@@ -56,15 +57,12 @@ class Mixer(nn.Module):
 
     def forward(self, h):
         L = h.shape[1]
-        xz = self.in_proj(h).transpose(1, 2)  # [b, 2di, l]
-        x, z = xz.chunk(2, dim=1)
-        x = F.silu(self.conv1d(x)[..., :L])
-        dbc = self.x_proj(x.transpose(1, 2))  # [b, l, r + 2n]
-        dt, B, C = torch.split(dbc, [self.r, N, N], dim=-1)
-        dt = (dt @ self.dt_proj.weight.t()).transpose(1, 2)  # bias added in the scan
-        y = selective_scan_ref(x, dt, -torch.exp(self.A_log), B.transpose(1, 2),
-                               C.transpose(1, 2), self.D, z, self.dt_proj.bias)
-        return self.out_proj(y.transpose(1, 2))
+        x, z = self.in_proj(h).chunk(2, dim=-1)  # [b, l, di] each
+        x = F.silu(self.conv1d(x.transpose(1, 2))[..., :L]).transpose(1, 2)
+        dt, B, C = torch.split(self.x_proj(x), [self.r, N, N], dim=-1)
+        dt = dt @ self.dt_proj.weight.t()  # bias added in the scan
+        y = selective_scan(x, dt, -torch.exp(self.A_log), B, C, self.D, z, self.dt_proj.bias)
+        return self.out_proj(y)
 
 
 class Block(nn.Module):
