@@ -49,12 +49,12 @@ Scan scan_of(const std::vector<Value*>& args) {
   return Scan{s[0], s[1], args[0]->type.dim(2), s[2], args[0]->type.dtype()};
 }
 
-// Runs the recurrence forward; returns y [T, B, di], and with `states` also every h_t
-// [T, B, di, N] (the backward's recomputation).
+// Runs the recurrence forward; returns {y [T, B, di]}, or with `states` {every h_t [T, B, di,
+// N]} instead (the backward's recomputation, which needs no y).
 std::vector<Value*> scan_forward(Builder& b, const std::vector<Value*>& in, bool states) {
   const Scan g = scan_of(in);
-  std::vector<Value*> init = {i32(b, 0), g.zeros(b, g.state()), in[1]};
-  if (states) init.push_back(g.zeros(b, {g.t, g.bs, g.di, g.n}));
+  Value* out0 = states ? g.zeros(b, {g.t, g.bs, g.di, g.n}) : in[1];  // every step is written
+  std::vector<Value*> init = {i32(b, 0), g.zeros(b, g.state()), out0};
   auto cond = [&](Builder& cb, const std::vector<Value*>& s) -> std::vector<Value*> {
     return {cb.compare(s[0], i32(cb, g.t), "LT")};
   };
@@ -64,14 +64,10 @@ std::vector<Value*> scan_forward(Builder& b, const std::vector<Value*>& in, bool
         bb.exponential(bb.multiply(g.over_n(bb, g.step(bb, in[0], at)), g.over_b(bb, in[2])));
     Value* h = bb.add(bb.multiply(decay, s[1]), bb.multiply(g.over_n(bb, g.step(bb, in[1], at)),
                                                             g.over_d(bb, g.step(bb, in[3], at))));
-    Value* y = g.sum(bb, bb.multiply(h, g.over_d(bb, g.step(bb, in[4], at))), {3});
-    std::vector<Value*> out = {bb.add(at, i32(bb, 1)), h, put_block_along(bb, s[2], y, 0, at)};
-    if (states) out.push_back(put_block_along(bb, s[3], h, 0, at));
-    return out;
+    Value* out = states ? h : g.sum(bb, bb.multiply(h, g.over_d(bb, g.step(bb, in[4], at))), {3});
+    return {bb.add(at, i32(bb, 1)), h, put_block_along(bb, s[2], out, 0, at)};
   };
-  std::vector<Value*> r = b.while_(init, cond, body);
-  if (states) return {r[2], r[3]};
-  return {r[2]};
+  return {b.while_(init, cond, body)[2]};
 }
 
 // Backward from dy: states recomputed forward, then t = T-1 .. 0 with the carried
@@ -82,7 +78,7 @@ std::vector<Value*> scan_forward(Builder& b, const std::vector<Value*>& in, bool
 std::vector<Value*> scan_backward(Builder& b, const autodiff::CustomVjpArgs& a) {
   const std::vector<Value*>& in = a.args;
   const Scan g = scan_of(in);
-  Value* hs = scan_forward(b, in, true)[1];
+  Value* hs = scan_forward(b, in, true)[0];
   Value* dy = a.result_cots[0];
   Shape td{g.t, g.bs, g.di}, tn{g.t, g.bs, g.n};
   std::vector<Value*> init = {i32(b, 0),      g.zeros(b, g.state()), g.zeros(b, {g.di, g.n}),

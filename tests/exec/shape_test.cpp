@@ -30,6 +30,27 @@ TEST_P(ShapeTest, BroadcastInDimExpandsSizeOneDims) {
   expect_equal(got, f32({3, 2}, {1, 1, 2, 2, 3, 3}));
 }
 
+TEST_P(ShapeTest, ScalarSplatsOfEveryElementSize) {
+  // A one-element operand fills the result (cpu: parallel fills over several chunks).
+  auto splat = [&](const Tensor& x, Shape s, hlo::I64s dims) {
+    return run1({x}, [&](Builder& b, const Values& a) {
+      return Values{b.broadcast_in_dim(a[0], s, dims)};
+    });
+  };
+  const int64_t n = 3 * 40000;
+  auto filled = [&](DType dt, double v) {
+    return make(dt, {3, 40000}, std::vector<double>(static_cast<size_t>(n), v));
+  };
+  expect_equal(splat(f64({1, 1}, {-2.5}), {3, 40000}, {0, 1}), filled(DType::kF64, -2.5));
+  expect_equal(splat(f32({}, {1.25}), {3, 40000}, {}), filled(DType::kF32, 1.25));
+  Tensor b1(DType::kBF16, {1}), bn(DType::kBF16, {3, 40000});
+  b1.data<uint16_t>()[0] = 0x4040;  // 3.0
+  std::fill(bn.data<uint16_t>(), bn.data<uint16_t>() + n, uint16_t{0x4040});
+  expect_equal(splat(b1, {3, 40000}, {1}), bn);
+  expect_equal(splat(i1({}, {1}), {3, 40000}, {}), filled(DType::kI1, 1));
+  expect_equal(splat(i8({1}, {-7}), {3, 40000}, {0}), filled(DType::kI8, -7));
+}
+
 TEST_P(ShapeTest, Transpose3D) {
   // x[i,j,k] = 100i + 10j + k, shape [2,3,2]; permutation (2,0,1): result[k,i,j] = x[i,j,k].
   std::vector<int64_t> v;

@@ -30,11 +30,38 @@ Compiled strided_kernel(int64_t base, std::vector<int64_t> strides, Shape dims, 
   return c;
 }
 
+// out = the one element of in, everywhere (a splat: parallel fills, not a stride-0 copy).
+template <typename T>
+Compiled fill_kernel() {
+  Compiled c;
+  c.run = [](const RunArgs& a) {
+    const T v = *static_cast<const T*>(a.in[0]->raw());
+    T* out = static_cast<T*>(a.out[0]->raw());
+    parallel_for(a.out[0]->numel(), kGrainCheap,
+                 [&](int64_t b, int64_t e) { std::fill(out + b, out + e, v); });
+  };
+  return c;
+}
+
 std::optional<Compiled> compile_broadcast(const hlo::Op& op) {
   const Shape& in = op.operand_type(0).shape();
   const Shape& out = op.result(0)->type.shape();
   I64s bd = i64s_attr(op, "broadcast_dimensions");
   if (bd.size() != in.size()) return std::nullopt;
+  if (num_elements(in) == 1) {
+    switch (dtype_size(op.result(0)->type.dtype())) {
+      case 1:
+        return fill_kernel<uint8_t>();
+      case 2:
+        return fill_kernel<uint16_t>();
+      case 4:
+        return fill_kernel<uint32_t>();
+      case 8:
+        return fill_kernel<uint64_t>();
+      default:
+        break;
+    }
+  }
   std::vector<int64_t> rs = row_major_strides(in), st(out.size(), 0);
   for (size_t k = 0; k < bd.size(); ++k)
     if (in[k] == out[static_cast<size_t>(bd[k])]) st[static_cast<size_t>(bd[k])] = rs[k];
