@@ -73,8 +73,8 @@ std::vector<Value*> scan_forward(Builder& b, const std::vector<Value*>& in, bool
 // Backward from dy: states recomputed forward, then t = T-1 .. 0 with the carried
 // gn = exp(Δ_{t+1} A) ⊙ g_{t+1}:
 //   g_t = dy_t ⊗ C_t + gn;  e = g_t ⊙ h_{t-1} ⊙ exp(Δ_t A)  (the cotangent of Δ_t A)
-//   dΔ_t = Σ_n e A;  dA += Σ_b e Δ_t;  dv_t = Σ_n g_t B_t;  dB_t = Σ_d g_t v_t;  dC_t = Σ_d dy_t
-//   h_t
+//   dΔ_t = Σ_n e A;  dA += Σ_b e Δ_t;  dv_t = Σ_n g_t B_t;
+//   dB_t = Σ_d g_t v_t;  dC_t = Σ_d dy_t h_t
 std::vector<Value*> scan_backward(Builder& b, const autodiff::CustomVjpArgs& a) {
   const std::vector<Value*>& in = a.args;
   const Scan g = scan_of(in);

@@ -4,7 +4,7 @@
 
 namespace netspec::layers {
 
-// x delayed by d steps along T (dim `axis`, 1 for [B, T, ...]): y[t] = x[t - d], `fill` for t < d.
-Value* delay(hlo::Builder& b, Value* x, int64_t d, double fill = 0, size_t axis = 1);
+// x delayed by d steps along T (dim 1): y[t] = x[t - d], `fill` for t < d (x [B, T, ...]).
+Value* delay(hlo::Builder& b, Value* x, int64_t d, double fill = 0);
 
 }  // namespace netspec::layers

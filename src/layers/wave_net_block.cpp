@@ -9,12 +9,12 @@
 
 namespace netspec::layers {
 
-Value* delay(hlo::Builder& b, Value* x, int64_t d, double fill, size_t axis) {
+Value* delay(hlo::Builder& b, Value* x, int64_t d, double fill) {
   const Shape& s = x->type.shape();
-  if (d >= s[axis]) return b.constant_splat(fill, x->type);
+  if (d >= s[1]) return b.constant_splat(fill, x->type);
   hlo::I64s limit = s, lo(s.size(), 0), hi(s.size(), 0);
-  limit[axis] = s[axis] - d;
-  lo[axis] = d;
+  limit[1] = s[1] - d;
+  lo[1] = d;
   Value* head = b.slice(x, hlo::I64s(s.size(), 0), limit);
   return b.pad(head, b.scalar(fill, x->type.dtype()), lo, hi);
 }
