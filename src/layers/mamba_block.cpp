@@ -39,6 +39,15 @@ struct Scan {
   Value* sum(Builder& b, Value* x, hlo::I64s dims) const {
     return b.reduce(x, b.scalar(0, dt), dims, hlo::OpKind::kAdd);
   }
+  // Σ over x's dim cx of x ⊙ y for x [1, B, ...] and y [1, B, ...] (y broadcast over x's other
+  // dim): one batched matvec (dot_general, batch dims 0 and 1), no product materialised first.
+  Value* contract(Builder& b, Value* x, Value* y, int64_t cx, int64_t cy) const {
+    hlo::DotDims d;
+    d.lhs_batching = d.rhs_batching = {0, 1};
+    d.lhs_contracting = {cx};
+    d.rhs_contracting = {cy};
+    return b.dot_general(x, y, d);
+  }
   Value* zeros(Builder& b, Shape s) const {
     return b.constant_splat(0, hlo::Type::tensor(dt, std::move(s)));
   }
@@ -64,7 +73,8 @@ std::vector<Value*> scan_forward(Builder& b, const std::vector<Value*>& in, bool
         bb.exponential(bb.multiply(g.over_n(bb, g.step(bb, in[0], at)), g.over_b(bb, in[2])));
     Value* h = bb.add(bb.multiply(decay, s[1]), bb.multiply(g.over_n(bb, g.step(bb, in[1], at)),
                                                             g.over_d(bb, g.step(bb, in[3], at))));
-    Value* out = states ? h : g.sum(bb, bb.multiply(h, g.over_d(bb, g.step(bb, in[4], at))), {3});
+    // y_t[b, d] = Σ_n h[b, d, n] C_t[b, n]
+    Value* out = states ? h : g.contract(bb, h, g.step(bb, in[4], at), 3, 2);
     return {bb.add(at, i32(bb, 1)), h, put_block_along(bb, s[2], out, 0, at)};
   };
   return {b.while_(init, cond, body)[2]};
@@ -100,11 +110,13 @@ std::vector<Value*> scan_backward(Builder& b, const autodiff::CustomVjpArgs& a) 
                             bb.broadcast_in_dim(first, g.state(), {}));
     Value* gt = bb.add(bb.multiply(dyt, g.over_d(bb, g.step(bb, in[4], at))), s[1]);
     Value* e = bb.multiply(bb.multiply(gt, hp), decay);
+    // The sums over N and B with A and Δ_t as reductions (a dot with di as its batch dim ran
+    // slower: the kernel transposes it), the rest as batched matvecs.
     Value* d_dl = g.sum(bb, bb.multiply(e, a_full), {3});
     Value* d_a = bb.add(s[2], g.sum(bb, bb.multiply(e, dl), {0, 1}));
-    Value* d_v = g.sum(bb, bb.multiply(gt, g.over_d(bb, g.step(bb, in[3], at))), {3});
-    Value* d_b = g.sum(bb, bb.multiply(gt, g.over_n(bb, g.step(bb, in[1], at))), {2});
-    Value* d_c = g.sum(bb, bb.multiply(dyt, ht), {2});
+    Value* d_v = g.contract(bb, gt, g.step(bb, in[3], at), 3, 2);
+    Value* d_b = g.contract(bb, gt, g.step(bb, in[1], at), 2, 2);
+    Value* d_c = g.contract(bb, ht, g.step(bb, dy, at), 2, 2);
     return {bb.add(s[0], i32(bb, 1)),
             bb.multiply(decay, gt),
             d_a,
