@@ -124,6 +124,36 @@ TEST(CpuConv, InputGradOfStridedOneByOneCropsTheHighEdge) {
 // feature roles (stride 1), the lhs-dilated one (stride 2) and grouped weights; a reverse with a
 // second reader stays a step. Every case equals ref, also in check mode (which re-applies the
 // reverse before its ref kernel).
+// A 3x3 128->128 conv whose kernel is stored [i, o, kh, kw] (as a dx conv's transposed weights)
+// between two convs, so the planner keeps its input and output channel-blocked: where
+// oneDNN picks Winograd it has no reorder from that strided kernel into Winograd's weights, and
+// the plan takes the direct algorithm (planning fpn-det's train step used to abort with "could
+// not create a primitive descriptor for a reorder primitive").
+TEST(CpuConv, WinogradWithTransposedKernelFallsBackToDirect) {
+  ConvOptions io, oi;
+  io.dims = oi.dims = ConvOptions::nchw(2);
+  io.dims.kernel_input_feature = 0, io.dims.kernel_output_feature = 1;
+  io.padding = oi.padding = {{1, 1}, {1, 1}};
+  for (int64_t hw : {16, 32}) {
+    BodyFn body = [&](Builder& b, const Values& a) {
+      hlo::Value* h = b.convolution(a[0], a[1], oi, DType::kF32);
+      h = b.convolution(h, a[2], io, DType::kF32);
+      return Values{b.convolution(h, a[1], oi, DType::kF32)};
+    };
+    Tensor x = rnd({2, 128, hw, hw}, 7), w1 = rnd({128, 128, 3, 3}, 8),
+           w2 = rnd({128, 128, 3, 3}, 9);
+    auto m = make_module({type_of(x), type_of(w1), type_of(w2)}, body);
+    auto st = exec::cpu::plan_stats(*m->funcs[0]);
+    EXPECT_EQ(st.ref_steps, 0) << st.fallback_ops;
+    Tensor want = run_fn("ref", {x, w1, w2}, body).at(0);
+    double scale = 0;  // three 1152-term sums (Winograd in the outer two): error ~1e-4 of max
+    for (int64_t i = 0; i < want.numel(); ++i)
+      scale = std::max(scale, std::fabs(want.as_double(i)));
+    expect_near(run_fn("cpu", {x, w1, w2}, body).at(0), want, 1e-3 * scale, 0,
+                "hw " + std::to_string(hw));
+  }
+}
+
 TEST(CpuConv, KernelReverseFoldsIntoTheConvolution) {
   struct Case {
     Shape x, w;

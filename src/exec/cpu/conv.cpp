@@ -155,7 +155,8 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
       dy_md = dnnl::memory::desc(dy_user.dims(), in, dnnl::memory::format_tag::nhwc);
     }
     pd = with_conv_algorithm(
-        conv_algorithm(in, x_md.dims(), wd, dy_md.dims(), st, dil), [&](dnnl::algorithm algo) {
+        conv_algorithm(in, x_md.dims(), wd, dy_md.dims(), st, dil),
+        [&](dnnl::algorithm algo) {
           dnnl::convolution_forward::desc fdesc(dnnl::prop_kind::forward_training, algo, x_md,
                                                 any_md(wd, in), dy_md, st, dil, pl, pr);
           dnnl::convolution_forward::primitive_desc fpd(fdesc, eng);
@@ -163,6 +164,10 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
                                                          dil, pl, pr);
           return dnnl::convolution_backward_weights::primitive_desc(
               bdesc, dnnl_user_scratchpad_attr(), eng, fpd);
+        },
+        [&](const auto& p) {
+          return can_reorder(x_user, p.src_desc()) && can_reorder(dy_user, p.diff_dst_desc()) &&
+                 can_reorder(p.diff_weights_desc(), w_user);
         });
   } catch (const dnnl::error&) {
     return std::nullopt;
@@ -411,10 +416,15 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
         };
         const auto x_md = act_md(x_user, blk.x, g.in), y_md = act_md(y_user, blk.y, dt::f32);
         return with_conv_algorithm(
-            conv_algorithm(g.in, x_md.dims(), wd, y_md.dims(), st, dil), [&](dnnl::algorithm a) {
+            conv_algorithm(g.in, x_md.dims(), wd, y_md.dims(), st, dil),
+            [&](dnnl::algorithm a) {
               dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, a, x_md,
                                                    any_md(wd, g.in), y_md, st, dil, pl, pr);
               return dnnl::convolution_forward::primitive_desc(desc, attr, eng);
+            },
+            [&](const auto& p) {
+              return can_reorder(x_user, p.src_desc()) && can_reorder(w_user, p.weights_desc()) &&
+                     can_reorder(p.dst_desc(), y_user);
             });
       };
       // bf16: oneDNN's own choice (AMX brgconv on NHWC) ran ~6x faster than nChw16c's jit_bf16.
@@ -543,7 +553,8 @@ std::optional<Compiled> compile_conv_transposed(const ConvGeom& g, const ConvLay
     auto y_md = blk.y ? y_user : any_md(y_user.dims(), g.in);
     auto x_md = blk.x ? x_user : any_md(x_user.dims(), g.in);
     pd = with_conv_algorithm(
-        conv_algorithm(g.in, y_md.dims(), wd_prim, x_md.dims(), st, dil), [&](dnnl::algorithm a) {
+        conv_algorithm(g.in, y_md.dims(), wd_prim, x_md.dims(), st, dil),
+        [&](dnnl::algorithm a) {
           dnnl::convolution_forward::desc fdesc(dnnl::prop_kind::forward_training, a, y_md,
                                                 any_md(wd_prim, g.in), x_md, st, dil, pl, pr);
           dnnl::convolution_forward::primitive_desc fpd(fdesc, eng);
@@ -551,6 +562,10 @@ std::optional<Compiled> compile_conv_transposed(const ConvGeom& g, const ConvLay
           dnnl::convolution_backward_data::desc bdesc(a, blk.y ? y_user : any_md(y_user.dims()),
                                                       any_md(wd_prim, g.in), x_md, st, dil, pl, pr);
           return dnnl::convolution_backward_data::primitive_desc(bdesc, attr, eng, fpd);
+        },
+        [&](const auto& p) {
+          return can_reorder(x_user, p.diff_dst_desc()) && can_reorder(w_dense, p.weights_desc()) &&
+                 can_reorder(p.diff_src_desc(), y_user);
         });
   } catch (const dnnl::error&) {
     return std::nullopt;

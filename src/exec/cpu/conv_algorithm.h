@@ -45,13 +45,15 @@ inline bool is_winograd(std::string_view impl) {
 }
 
 // make(algorithm) -> primitive_desc with conv_algorithm's choice first; if oneDNN has no
-// Winograd implementation for it (throws, or only a reference one), the direct one.
-template <class MakePd>
-auto with_conv_algorithm(dnnl::algorithm a, MakePd make) -> decltype(make(a)) {
+// Winograd implementation for it (throws, or only a reference one), or `usable(pd)` is false
+// (the caller's operands cannot be reordered into its layouts: oneDNN reorders into Winograd's
+// weight format only from plain ones), the direct one.
+template <class MakePd, class Usable>
+auto with_conv_algorithm(dnnl::algorithm a, MakePd make, Usable usable) -> decltype(make(a)) {
   if (a == dnnl::algorithm::convolution_winograd) {
     try {
       auto pd = make(a);
-      if (is_winograd(pd.impl_info_str())) return pd;
+      if (is_winograd(pd.impl_info_str()) && usable(pd)) return pd;
     } catch (const dnnl::error&) {
     }
   }

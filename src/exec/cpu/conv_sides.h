@@ -30,6 +30,17 @@ inline std::shared_ptr<dnnl::reorder> make_reorder(const dnnl::memory::desc& fro
       dnnl::reorder::primitive_desc(dnnl_engine(), from, dnnl_engine(), to));
 }
 
+// Can oneDNN reorder `from` into `to`?
+inline bool can_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+  if (from == to) return true;
+  try {
+    dnnl::reorder::primitive_desc(dnnl_engine(), from, dnnl_engine(), to);
+    return true;
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
 inline void run_reorder(const std::shared_ptr<dnnl::reorder>& r, const dnnl::memory::desc& from,
                         const void* src, const dnnl::memory::desc& to, void* dst) {
   auto& eng = dnnl_engine();
