@@ -1,7 +1,8 @@
 // Emitted train steps on the cpu executor's channel-blocked layouts (src/exec/cpu/layout.cpp):
 // a conv-BN-ReLU-pool-conv net with channel counts that are and are not multiples of the block
 // (12, 16, 24, 32) equals the ref executor at nChw16c and at the AVX2 machines' nChw8c, and the
-// zoo's mnist-cnn and resnet18-cifar train steps pass check mode (every step against its ref).
+// zoo's mnist-cnn and resnet18-cifar train steps pass check mode (every step against its ref);
+// every zoo net's train step plans on fast kernels.
 #include <cstdlib>
 #include <string>
 
@@ -127,6 +128,22 @@ TEST(CpuLayoutNet, ZooTrainStepsPassCheckMode) {
       EXPECT_NO_THROW(run_main(*e.module, in, "cpu")) << c.net << " " << layout;
       ::unsetenv("NETSPEC_CPU_CHECK");
     }
+  }
+}
+
+// Every zoo net's train step, at its own input size and loss (as `netspec bench NET --batch 2`),
+// plans on the cpu executor without a ref step and without an error: planning once aborted on
+// fpn-det (a Winograd conv whose kernel oneDNN could not reorder), which no smaller test hit.
+TEST(CpuLayoutNet, EveryZooTrainStepPlansOnFastKernels) {
+  for (const std::string& name : zoo_names()) {
+    SpecFile spec = resolve_net(name);
+    TrainConfig c = spec.train.value_or(TrainConfig{});
+    c.batchSize = 2;
+    const ParamTable table = build_param_table(spec.net);
+    Emitted e = emit_module(spec.net, table, ModuleKind::train_step, EmitOptions::from_train(c, 2));
+    exec::cpu::PlanStats st;
+    EXPECT_NO_THROW(st = exec::cpu::plan_stats(*e.module->entry("main"))) << name;
+    EXPECT_EQ(st.ref_steps, 0) << name << ": " << st.fallback_ops;
   }
 }
 
