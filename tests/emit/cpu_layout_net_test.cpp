@@ -132,18 +132,21 @@ TEST(CpuLayoutNet, ZooTrainStepsPassCheckMode) {
 }
 
 // Every zoo net's train step, at its own input size and loss (as `netspec bench NET --batch 2`),
-// plans on the cpu executor without a ref step and without an error: planning once aborted on
-// fpn-det (a Winograd conv whose kernel oneDNN could not reorder), which no smaller test hit.
+// and its eval module plan on the cpu executor without a ref step and without an error: planning
+// once aborted on fpn-det (a Winograd conv whose kernel oneDNN could not reorder), which no smaller
+// test hit.
 TEST(CpuLayoutNet, EveryZooTrainStepPlansOnFastKernels) {
   for (const std::string& name : zoo_names()) {
     SpecFile spec = resolve_net(name);
     TrainConfig c = spec.train.value_or(TrainConfig{});
     c.batchSize = 2;
     const ParamTable table = build_param_table(spec.net);
-    Emitted e = emit_module(spec.net, table, ModuleKind::train_step, EmitOptions::from_train(c, 2));
-    exec::cpu::PlanStats st;
-    EXPECT_NO_THROW(st = exec::cpu::plan_stats(*e.module->entry("main"))) << name;
-    EXPECT_EQ(st.ref_steps, 0) << name << ": " << st.fallback_ops;
+    for (ModuleKind kind : {ModuleKind::train_step, ModuleKind::eval}) {
+      Emitted e = emit_module(spec.net, table, kind, EmitOptions::from_train(c, 2));
+      exec::cpu::PlanStats st;
+      EXPECT_NO_THROW(st = exec::cpu::plan_stats(*e.module->entry("main"))) << name;
+      EXPECT_EQ(st.ref_steps, 0) << name << ": " << st.fallback_ops;
+    }
   }
 }
 
