@@ -42,7 +42,6 @@ Geo make_geo(const hlo::Type& t, int64_t block) {
   return Geo{s[0], s[1], s[2], s[3], block, s[2] / block, t.dtype(), 1.0 / std::sqrt(double(s[3]))};
 }
 
-Value* i32(Builder& b, int64_t v) { return b.scalar(double(v), DType::kI32); }
 Value* rows_to_full(Builder& b, Value* r, const Shape& s) {
   return b.broadcast_in_dim(r, s, {0, 1, 2});
 }

@@ -223,16 +223,18 @@ Value* bcast(hlo::Builder& b, Value* v, Value* like, int64_t dim) {
   return b.broadcast_in_dim(v, like->type.shape(), {dim});
 }
 
+Value* i32(hlo::Builder& b, int64_t v) { return b.scalar(double(v), DType::kI32); }
+
 Value* block_along(hlo::Builder& b, Value* x, size_t axis, Value* start, int64_t size) {
   Shape sz = x->type.shape();
   sz[axis] = size;
-  std::vector<Value*> at(sz.size(), b.scalar(0, DType::kI32));
+  std::vector<Value*> at(sz.size(), i32(b, 0));
   at[axis] = start;
   return b.dynamic_slice(x, at, sz);
 }
 
 Value* put_block_along(hlo::Builder& b, Value* x, Value* blk, size_t axis, Value* start) {
-  std::vector<Value*> at(x->type.rank(), b.scalar(0, DType::kI32));
+  std::vector<Value*> at(x->type.rank(), i32(b, 0));
   at[axis] = start;
   return b.dynamic_update_slice(x, blk, at);
 }

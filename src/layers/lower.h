@@ -217,6 +217,8 @@ Value* softplus(hlo::Builder& b, Value* x);
 Value* splat(hlo::Builder& b, double v, Value* like);
 // Per-channel vector v [C] broadcast to x's shape along `dim`.
 Value* bcast(hlo::Builder& b, Value* v, Value* like, int64_t dim);
+// An i32 scalar constant (loop counters, slice starts).
+Value* i32(hlo::Builder& b, int64_t v);
 // x's block [start, start + size) along `axis` (all of the other dims; start an i32 scalar, clamped
 // as dynamic_slice clamps), and x with that block replaced by `blk` (lower.cpp).
 Value* block_along(hlo::Builder& b, Value* x, size_t axis, Value* start, int64_t size);

@@ -12,8 +12,6 @@
 // as mamba_ssm's selective_scan kernel does.
 #include <fmt/format.h>
 
-#include <cctype>
-
 #include "autodiff/vjp.h"
 #include "layers/sequence.h"
 
@@ -21,8 +19,6 @@ namespace netspec::layers {
 namespace {
 
 using hlo::Builder;
-
-Value* i32(Builder& b, int64_t v) { return b.scalar(double(v), DType::kI32); }
 
 // The selective scan on T-first operands: Δ, v = Δ ⊙ x [T, B, di], A [di, N], B, C [T, B, N]:
 //   h_t = exp(Δ_t A) ⊙ h_{t-1} + v_t ⊗ B_t (h_{-1} = 0),  y_t = Σ_n h_t[.., n] C_t[n]
@@ -142,9 +138,9 @@ const bool kScanRegistered = [] {
 // y [T, B, di] of the selective scan (see Scan) of Δ, v [T, B, di], A [di, N], B, C [T, B, N].
 Value* selective_scan(Builder& b, Value* dl, Value* v, Value* a, Value* bm, Value* cm) {
   (void)kScanRegistered;
-  std::string name = fmt::format("{}__{}_{}", kScanKey, v->type.str(), bm->type.str());
-  for (char& ch : name)
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = 'x';
+  const Shape& s = bm->type.shape();  // [T, B, N]
+  std::string name = fmt::format("{}__{}x{}x{}x{}{}", kScanKey, s[0], s[1], v->type.dim(2), s[2],
+                                 dtype_name(v->type.dtype()));
   return autodiff::call_with_custom_vjp(
       b, name, {dl, v, a, bm, cm},
       [](Builder& fb, const std::vector<Value*>& in) { return scan_forward(fb, in, false); },
