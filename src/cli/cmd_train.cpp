@@ -196,33 +196,14 @@ void register_train_command(CLI::App& app) {
     to.log = rank0 ? &std::cout : nullptr;
     to.tty = report::is_terminal(STDOUT_FILENO);
     to.table = &table;
+    to.eval_split = val ? "validation" : "test";
     train::TrainResult r = train::run_training(spec, data, to);
     if (r.interrupted) {
       if (rank0) std::cout << "stopped by signal\n" << std::flush;
       std::exit(130);
     }
     if (!rank0) return;
-    for (auto it = r.epochs.rbegin(); it != r.epochs.rend(); ++it)
-      if (it->evaluated && data.text) {
-        std::cout << fmt::format(
-            "validation loss {:.4f}, {:.4f} bits per character (unigram {:.4f}) on {} tokens\n",
-            it->val.loss, train::bits_per_char(it->val.loss), r.unigram_bpc, it->val.count);
-        break;
-      } else if (it->evaluated && it->det) {
-        std::cout << fmt::format("test mAP@0.5 {:.4f}, mAP@[.5:.95] {:.4f} on {} images\n",
-                                 it->map.voc_map50, it->map.coco_map, it->val.count);
-        break;
-      } else if (it->evaluated && it->val.regression) {  // DDPM: the noise MSE, no accuracy
-        std::cout << fmt::format("{} loss {:.4f} (mean squared error) over {} values\n",
-                                 val ? "validation" : "test", it->val.loss, it->val.count);
-        break;
-      } else if (it->evaluated) {
-        std::cout << fmt::format("{} accuracy {:.2f}%", val ? "validation" : "test",
-                                 100 * it->val.top1);
-        if (it->val.has_top5) std::cout << fmt::format(" (top-5 {:.2f}%)", 100 * it->val.top5);
-        std::cout << fmt::format(" on {} samples\n", it->val.count);
-        break;
-      }
+    if (!r.final_line.empty()) std::cout << r.final_line << "\n";  // the task's closing line
     if (val) report_held_out_test(run_dir, rec, table, held_out_test, o->backend, o->engine);
   });
 }

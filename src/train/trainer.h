@@ -1,16 +1,12 @@
-// The training loop: init from the ParamTable's rules, one update per step (Stepper: the fused
-// train_step module, or gradient accumulation), host BN running statistics, evaluation on the
-// eval module every evalEveryNEpochs epochs and after the last (loss, top-1, top-5), and in
-// RUN_DIR: last.safetensors every checkpointEveryNEpochs epochs, best.safetensors + best.json by
-// validation top-1 (mIoU for segmentation: per-pixel logits against label maps, where the epoch
-// line and metrics.csv also carry Dice, pixel accuracy and per-class IoU), config.json,
-// metrics.csv/.jsonl (per epoch), steps.csv/.jsonl (per step: loss, lr, samples/s) and
-// loss.png/.svg (docs/training.md).
-// Detection data (Splits::det): targets assigned per epoch after box-aware augmentation
-// (det_train.h); evaluation reports VOC mAP@0.5 and COCO mAP@[.5:.95] (overall and per class)
-// in the epoch line and metrics.csv; classes.json is saved in RUN_DIR.
-// Text data: the net must be a token model whose vocab holds the text's characters; vocab.json is
-// saved in RUN_DIR, validation is also reported in bits per character (+ the unigram baseline).
+// Training: run_training sets up a run — the task (src/tasks: what the labels are, how each
+// epoch's set and batches are made, how it is evaluated and reported, which fields it reads), the
+// modules (Stepper: the fused train step or gradient accumulation; Evaluator: the eval module),
+// the initial or resumed state and the run dir's record — and hands it to the epoch/update loop,
+// whose hooks (train/hooks.h) do the rest: progress, the divergence guard, evaluation every
+// evalEveryNEpochs epochs and after the last, EMA/SWA/SWAG, TTA, and in RUN_DIR the metrics.csv
+// / .jsonl and steps.csv / .jsonl rows, loss.png/.svg, best.safetensors + best.json by the task's
+// score (top-1, mIoU, mAP@0.5, -MSE) and last.safetensors every checkpointEveryNEpochs epochs
+// (docs/training.md).
 // Resume: rerunning with the same run dir continues from last.safetensors, mid-epoch when it was
 // saved by SIGINT/SIGTERM (the loop finishes the current step, saves and returns interrupted).
 #pragma once
@@ -68,6 +64,7 @@ struct TrainOptions {
     std::string init_from;    // weights to start from (init_from.h); a resume overrides them
   };
   std::shared_ptr<const Run> run = nullptr;
+  std::string eval_split = "test";  // what the evaluated split is called ("validation")
 };
 
 struct EpochMetrics {
@@ -94,6 +91,9 @@ struct TrainResult {
   int64_t steps = 0;                 // updates made so far (all calls)
   std::vector<Tensor> params;        // final parameters (ParamTable order)
   double unigram_bpc = 0;            // text: bits/char of a unigram model on the validation split
+  // The task's closing line from the last evaluation ("test accuracy 86.12% on 10000 samples";
+  // "" when no epoch was evaluated), naming TrainOptions::eval_split.
+  std::string final_line;
 };
 
 // Bits per character from a mean cross-entropy in nats: loss / ln 2.

@@ -1,0 +1,133 @@
+// The epoch/update loop (hooks.h): batches in, one Stepper update each, the hooks around it.
+#include <chrono>
+
+#include "core/error.h"
+#include "data/repeated_aug.h"
+#include "train/batch_augment.h"
+#include "train/hooks.h"
+
+namespace netspec::train {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double secs(Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); }
+
+}  // namespace
+
+data::Dataset epoch_set(const LoopContext& ctx, const data::Dataset& base, int epoch) {
+  if (ctx.task.redraws_epochs()) return ctx.task.epoch_data(epoch, base);
+  // Repeated augmentation: each epoch's rows (timm RepeatAugSampler; the same count every epoch).
+  if (ctx.c.repeatedAug > 1)
+    return data::repeated_aug_epoch(base, ctx.c.repeatedAug, static_cast<uint64_t>(ctx.c.seed),
+                                    epoch);
+  return base;
+}
+
+void run_loop(LoopContext& ctx, const std::vector<std::unique_ptr<Hook>>& hooks,
+              const data::Dataset& base, data::Dataset first, const BatchAugment& batch_aug,
+              TrainResult& res) {
+  const TrainConfig& c = ctx.c;
+  TrainState& s = ctx.s;
+  const int64_t batch = c.batchSize, spe = ctx.steps_per_epoch;
+  const int k = ctx.stepper.accum(), reps = ctx.o.dp.replicas;
+  const auto seed = static_cast<uint64_t>(c.seed);
+  const int first_epoch = s.epoch + 1;
+  for (int epoch = first_epoch; epoch <= c.epochs; ++epoch) {
+    const auto t0 = Clock::now();
+    ctx.epoch = epoch;
+    const int64_t b0 = ctx.first_update = s.batch_in_epoch;
+    double loss_sum = s.loss_sum, step_secs = 0, lr = 0;
+    data::Dataset train_ds =
+        epoch == first_epoch ? std::move(first) : epoch_set(ctx, base, epoch - 1);
+    ctx.train_ds = &train_ds;
+    // Every sample is trained once per epoch (PyTorch's drop_last=False): nb = ceil(N/B) batches,
+    // the last one smaller; an update takes k of them, the last update perhaps fewer. Batches are
+    // assembled on a worker thread while the step runs (Prefetcher); a mid-epoch resume skips
+    // the batches already used (all full: a mid-epoch save precedes the last update).
+    data::Loader train_ld(train_ds, batch, true, seed, *ctx.aug);
+    const int64_t nb = train_ld.num_batches();
+    data::Prefetcher pf(train_ld);
+    pf.start_epoch(epoch - 1);
+    data::Batch mb;
+    for (int64_t j = 0; j < b0 * k; ++j) pf.next(mb);
+    int64_t samples = b0 * k * batch, run_samples = 0;
+    for (auto& h : hooks) h->before_epoch(ctx);
+    std::vector<Tensor> xs, ys;
+    for (int64_t b = b0; b < spe; ++b) {
+      xs.clear();
+      ys.clear();
+      int64_t n = 0;  // samples in this update
+      for (int64_t j = b * k; j < std::min<int64_t>((b + 1) * k, nb); ++j) {
+        if (!pf.next(mb)) fail("train", "loader ended early (batch {} of {})", j, nb);
+        if (batch_aug.active()) batch_aug.apply(epoch - 1, j, train_ld, mb);
+        if (mb.valid % reps != 0) {  // data parallel: equal shards (drops < R samples)
+          mb.valid -= mb.valid % reps;
+          mb.x = first_rows(mb.x, mb.valid);
+          mb.y = first_rows(mb.y, mb.valid);
+        }
+        n += mb.valid;
+        ctx.task.micro_batch(s.step, j, mb.x, mb.y);
+        xs.push_back(std::move(mb.x));
+        ys.push_back(std::move(mb.y));
+      }
+      if (ctx.task.labels_need_params()) {  // DETR: matched to the current predictions
+        ctx.stepper.sync(s);
+        ctx.task.update_labels(s, xs, ys);
+      }
+      lr = learning_rate(c, s.step, spe);
+      for (auto& h : hooks) lr = h->adjust_lr(ctx, lr);
+      const auto ts = Clock::now();
+      const double loss = ctx.stepper.step(s, xs, ys, lr, s.step + 1);
+      const double dt = secs(ts);
+      step_secs += dt;
+      // The epoch's train loss is the mean over its samples: Σ loss·n / Σ n.
+      loss_sum += loss * static_cast<double>(n);
+      samples += n;
+      run_samples += n;
+      ++s.step;
+      const StepEnd e{b, loss, lr, dt, n, loss_sum / static_cast<double>(samples), run_samples};
+      for (auto& h : hooks) h->after_step(ctx, e);
+      if (ctx.stop_requested() && b + 1 < spe) {  // processes: all stop together
+        ctx.stepper.sync(s);  // the backend's params / optimizer state into s for `last`
+        s.batch_in_epoch = b + 1;
+        s.loss_sum = loss_sum;
+        for (auto& h : hooks) h->on_stop(ctx);
+        if (ctx.o.log)
+          *ctx.o.log << fmt::format("interrupted at step {} (epoch {}, batch {}/{}); {}\n", s.step,
+                                    epoch, b + 1, spe,
+                                    ctx.last.empty() ? "no run dir, nothing saved"
+                                                     : "saved " + ctx.last + "; rerun to resume");
+        res.interrupted = true;
+        return;
+      }
+    }
+    ctx.stepper.sync(s);  // evaluation and checkpoints read s.params / s.opt
+    s.epoch = epoch;
+    s.batch_in_epoch = 0;
+    s.loss_sum = 0;
+
+    EpochMetrics m;
+    m.epoch = epoch;
+    m.step = s.step;
+    m.lr = lr;
+    m.train_loss = loss_sum / static_cast<double>(samples);
+    m.samples = samples;
+    const double run_steps = static_cast<double>(spe - b0);
+    m.ms_per_step = run_steps > 0 ? 1e3 * step_secs / run_steps : 0;
+    m.samples_per_s = step_secs > 0 ? static_cast<double>(run_samples) / step_secs : 0;
+    std::string suffix;
+    for (auto& h : hooks) h->epoch_metrics(ctx, m, suffix);
+    m.seconds = secs(t0);
+    res.epochs.push_back(m);
+    if (ctx.o.log) *ctx.o.log << epoch_line(m, c.epochs, ctx.task) << suffix << "\n" << std::flush;
+    for (auto& h : hooks) h->after_epoch(ctx, m);
+    if (ctx.stop_requested() && (epoch < c.epochs || m.val.interrupted)) {
+      for (auto& h : hooks) h->on_stop(ctx);
+      if (ctx.o.log) *ctx.o.log << fmt::format("interrupted after epoch {}; rerun to resume\n", epoch);
+      res.interrupted = true;
+      break;
+    }
+  }
+}
+
+}  // namespace netspec::train
