@@ -97,7 +97,7 @@ void emit_seg_loss(const EmitArgs& a) {
   if (!a.net.empty()) fail("emit", "--module probe-seg-loss takes no net (got '{}')", a.net);
   emit::SegLossProbe p;
   p.loss.kind = parse_or_fail<LossKind>("--loss", a.loss.empty() ? "perPixelCE" : a.loss);
-  p.loss.focal_gamma = p.loss.kind == LossKind::perPixelFocalCE ? a.gamma : 0.0;
+  p.loss.focal_gamma = losses::loss_traits(p.loss.kind).focal ? a.gamma : 0.0;
   p.loss.label_smoothing = a.smoothing;
   p.loss.class_weights = a.weights;
   p.batch = a.batch;

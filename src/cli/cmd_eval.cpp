@@ -19,9 +19,9 @@
 #include "layers/param_table.h"
 #include "spec/param_table.h"
 #include "spec/spec_json.h"
+#include "tasks/diffusion/ddpm.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
-#include "train/ddpm.h"
 #include "train/evaluate.h"
 #include "train/trainer.h"
 

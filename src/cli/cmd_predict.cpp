@@ -24,6 +24,7 @@
 #include "report/pictures.h"
 #include "spec/param_table.h"
 #include "spec/zoo.h"
+#include "tasks/task.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
 #include "train/evaluate.h"
@@ -100,9 +101,7 @@ void register_predict_command(CLI::App& app) {
     RunTarget rt = resolve_run_target("predict", o->net, o->checkpoint);
     const SpecFile& spec = rt.spec;
     TrainConfig c = *spec.train;
-    if (!rt.run_dir.empty() &&
-        (c.lossKind == LossKind::yoloAnchor || c.lossKind == LossKind::yolov1Masked ||
-         c.lossKind == LossKind::detrSet)) {
+    if (!rt.run_dir.empty() && tasks::task_kind(spec.net, c) == tasks::TaskKind::detection) {
       PredictDetOptions d = o->det;  // a detector's run directory: boxes (predict_det.h)
       d.json = o->json;
       d.png = o->png;

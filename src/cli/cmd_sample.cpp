@@ -21,9 +21,9 @@
 #include "data/image_write.h"
 #include "layers/param_table.h"
 #include "spec/spec_json.h"
+#include "tasks/diffusion/ddpm.h"
+#include "tasks/diffusion/sample_judge.h"
 #include "train/checkpoint.h"
-#include "train/ddpm.h"
-#include "train/sample_judge.h"
 #include "train/trainer.h"
 
 namespace netspec::cli {

@@ -12,8 +12,8 @@
 #include "layers/param_table.h"
 #include "report/canvas.h"
 #include "spec/spec_json.h"
+#include "tasks/detection/det_train.h"
 #include "train/checkpoint.h"
-#include "train/det_train.h"
 #include "train/trainer.h"
 
 namespace netspec::cli {

@@ -2,26 +2,15 @@
 #include "emit/emit.h"
 
 #include "emit/signature.h"
-#include "layers/param_table.h"
 #include "exec/replicas.h"
+#include "layers/param_table.h"
 
 namespace netspec::emit {
 
 EmitOptions EmitOptions::from_train(const TrainConfig& t, int64_t batch) {
   EmitOptions o;
   o.batch = batch;
-  o.loss.kind = t.lossKind;
-  o.loss.label_smoothing = t.labelSmoothing;
-  // focalGamma belongs to the focal losses only (its default, 2, must not turn classCE focal).
-  o.loss.focal_gamma =
-      t.lossKind == LossKind::focal || t.lossKind == LossKind::perPixelFocalCE ? t.focalGamma : 0.0;
-  o.loss.class_weights = t.lossWeights;
-  o.loss.anchors = t.anchors;
-  o.loss.fpn_scales = t.fpnScales;
-  o.loss.diou_box = t.useDiouBox;
-  o.loss.cls_weights = t.yoloClsWeights;
-  o.loss.cls_focal_gamma = t.yoloClsFocalGamma;
-  o.loss.obj_focal_gamma = t.yoloObjFocalGamma;
+  o.loss = losses::LossOptions::from_train(t);
   o.optim = optim::OptimConfig::from_train(t);
   o.drop_path = t.dropPath;
   o.dropout = t.dropout;

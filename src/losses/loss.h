@@ -15,7 +15,8 @@
 
 namespace netspec {
 struct NetSpec;
-}
+struct TrainConfig;
+}  // namespace netspec
 
 namespace netspec::losses {
 
@@ -39,6 +40,9 @@ struct LossOptions {
   // yolov1Masked (the seed's YOLOv1 grid loss, yolov1.cpp): λ_coord, λ_noobj, √ floor ε.
   double lambda_coord = 5, lambda_noobj = 0.5, sqrt_eps = 1e-6;
   int64_t det_anchors = 0;  // anchors per cell of the head (0: one per anchor pair)
+  // The loss fields of a TrainConfig (focalGamma only for the focal losses: its default, 2,
+  // must not turn classCE focal).
+  static LossOptions from_train(const TrainConfig& t);
 };
 
 // The anchor rows of a yoloAnchor head with N rows: anchors per cell, rows per level (finest
@@ -54,6 +58,26 @@ YoloRows yolo_rows(const LossOptions& o, int64_t n);
 // fpnScales' coarsest stride checked against the net's detStride. Without it the anchor list is
 // read as shared by every level (A = its pair count).
 LossOptions for_net(const LossOptions& o, const NetSpec& net);
+
+// What a loss compares the net's output with: class indices i32 [B]; class maps i32 [B, H, W];
+// targets shaped like the output (probabilities, multi-hot, regression values); token ids
+// i32 [B, T]; detector targets assigned on the host from boxes.
+enum class TargetKind { classIndex, perPixelClass, likeOutput, tokenIds, detectorRows };
+
+// One row of the loss table (loss.cpp): a loss kind is lowered when it has one. Adding a loss is
+// its family file plus one row.
+struct LossTraits {
+  LossKind kind;
+  TargetKind target;
+  bool soft = false;   // its class targets are distributions (mixup / cutmix feed them)
+  bool focal = false;  // reads focalGamma: (1 - p)^γ weights its log-probabilities
+  // The labels' type for logits of type `logits` (checked: logits of rank >= 2).
+  hlo::Type (*label_type)(const LossOptions& o, const hlo::Type& logits);
+  // Scalar loss (mean over the batch; bce and mse: mean over every element).
+  Value* (*emit)(hlo::Builder& b, const LossOptions& o, Value* logits, Value* labels);
+};
+// The row of k; throws naming the lowered kinds when it has none.
+const LossTraits& loss_traits(LossKind k);
 
 bool is_lowered(LossKind k);
 // The labels' type for logits of type `logits` ([B, N]); throws for unlowered kinds.

@@ -24,29 +24,30 @@ std::string_view task_name(TaskKind k) {
 
 TaskKind task_kind(const NetSpec& /*net*/, const TrainConfig& c) {
   if (c.ddpm) return TaskKind::diffusion;
-  switch (c.lossKind) {
-    case LossKind::yoloAnchor:
-    case LossKind::yolov1Masked:
-    case LossKind::detrSet:
+  if (!losses::is_lowered(c.lossKind))
+    return c.dataset == DatasetKind::text ? TaskKind::text : TaskKind::classification;
+  switch (losses::loss_traits(c.lossKind).target) {
+    case losses::TargetKind::detectorRows:
       return TaskKind::detection;
-    case LossKind::tokenCE:
+    case losses::TargetKind::tokenIds:
       return TaskKind::text;
-    case LossKind::floatTargetMse:
-      return TaskKind::regression;
-    default:
+    case losses::TargetKind::perPixelClass:
+      return TaskKind::segmentation;
+    case losses::TargetKind::likeOutput:
+      if (!losses::loss_traits(c.lossKind).soft) return TaskKind::regression;
+      break;
+    case losses::TargetKind::classIndex:
       break;
   }
-  if (c.dataset == DatasetKind::text) return TaskKind::text;
-  if (losses::is_per_pixel(c.lossKind)) return TaskKind::segmentation;
-  return TaskKind::classification;
+  return c.dataset == DatasetKind::text ? TaskKind::text : TaskKind::classification;
 }
 
 const std::vector<TaskFields>& task_owned_fields() {
   static const std::vector<TaskFields> kOwned = {
       {TaskKind::detection,
-       {"detPriorPi", "useDiouBox", "anchors", "fpnScales", "fpnAffineScale",
-        "fpnAffineTranslate", "fpnAffineProb", "fpnAffineWhThrPx", "fpnAffineAreaThr",
-        "yoloClsWeights", "yoloClsFocalGamma", "yoloObjFocalGamma"}},
+       {"detPriorPi", "useDiouBox", "anchors", "fpnScales", "fpnAffineScale", "fpnAffineTranslate",
+        "fpnAffineProb", "fpnAffineWhThrPx", "fpnAffineAreaThr", "yoloClsWeights",
+        "yoloClsFocalGamma", "yoloObjFocalGamma"}},
       {TaskKind::diffusion, {"ddpmSteps", "betaStart", "betaEnd"}},
   };
   return kOwned;
@@ -77,9 +78,8 @@ void refuse_foreign_fields(TaskKind kind, const TrainConfig& c) {
     for (const std::string& f : owned.fields)
       if (std::find(set.begin(), set.end(), f) != set.end())
         fail("train",
-             "{} is read by the {} task only; this run is {} (lossKind {}{}): remove the field",
-             f, task_name(owned.task), task_name(kind), enum_name(c.lossKind),
-             c.ddpm ? ", ddpm" : "");
+             "{} is read by the {} task only; this run is {} (lossKind {}{}): remove the field", f,
+             task_name(owned.task), task_name(kind), enum_name(c.lossKind), c.ddpm ? ", ddpm" : "");
   }
 }
 
@@ -106,8 +106,8 @@ std::unique_ptr<Task> make_task(TaskKind k, const TaskEnv& e) {
 
 void Task::evaluate(const train::TrainState& s, const std::function<bool()>& stop,
                     train::EpochMetrics& m) const {
-  m.val = evaluator().run(s.params, s.running, env_.data.test, stop, env_.split.group,
-                             env_.split.rank);
+  m.val =
+      evaluator().run(s.params, s.running, env_.data.test, stop, env_.split.group, env_.split.rank);
 }
 
 std::string Task::eval_text(const train::EpochMetrics& m) const {

@@ -40,9 +40,10 @@ enum class TaskKind {
 std::string_view task_name(TaskKind k);
 
 // The task a run of `net` with `c` performs, decided from the spec alone (eval, predict and
-// report have no data yet): ddpm -> diffusion; yoloAnchor / yolov1Masked / detrSet ->
-// detection; tokenCE or the text dataset -> text; a perPixel* loss -> segmentation;
-// floatTargetMse -> regression (target = input); otherwise classification.
+// report have no data yet) by the loss's targets (losses::loss_traits): ddpm -> diffusion;
+// detector rows (yoloAnchor, yolov1Masked, detrSet) -> detection; token ids (tokenCE) or the
+// text dataset -> text; class maps (perPixel*) -> segmentation; plain targets like the output
+// (floatTargetMse) -> regression (target = input); otherwise classification.
 TaskKind task_kind(const NetSpec& net, const TrainConfig& c);
 
 // The TrainConfig fields only some tasks read (the rest are read by every task). A field of this
@@ -99,8 +100,8 @@ class Task {
   virtual bool loader_augments() const { return true; }
   // A loaded micro-batch (`micro`-th of update `step`, 0-based) made into the train step's input
   // and labels (DDPM noising; regression: labels = input).
-  virtual void micro_batch(int64_t /*step*/, int64_t /*micro*/, Tensor& /*x*/, Tensor& /*y*/) const {
-  }
+  virtual void micro_batch(int64_t /*step*/, int64_t /*micro*/, Tensor& /*x*/,
+                           Tensor& /*y*/) const {}
   // Labels computed from the current parameters just before an update (DETR matching); `sync`
   // brings s.params up to date first.
   virtual bool labels_need_params() const { return false; }

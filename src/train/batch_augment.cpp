@@ -2,13 +2,14 @@
 #include "train/batch_augment.h"
 
 #include "core/error.h"
+#include "losses/loss.h"
 
 namespace netspec::train {
 
 BatchAugment::BatchAugment(const TrainConfig& c, const ParamTable& t, const data::Dataset& train)
     : seed_(static_cast<uint64_t>(c.seed)) {
   const bool mixing = c.mixup || c.cutmix || c.knnMixup;
-  soft_ = c.lossKind == LossKind::softLabelCE || c.lossKind == LossKind::bce;
+  soft_ = losses::is_lowered(c.lossKind) && losses::loss_traits(c.lossKind).soft;
   if (mixing && !soft_)
     fail("train",
          "mixup/cutmix/knnMixup produce soft labels: lossKind must be softLabelCE or bce (got {})",

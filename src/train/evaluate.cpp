@@ -6,7 +6,7 @@
 #include "core/error.h"
 #include "data/loader.h"
 #include "emit/emit.h"
-#include "train/seg_metrics.h"
+#include "tasks/segmentation/seg_metrics.h"
 
 namespace netspec::train {
 

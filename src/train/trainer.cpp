@@ -13,13 +13,13 @@
 #include "core/file_check.h"
 #include "data/loader.h"
 #include "layers/param_table.h"
+#include "tasks/prior_bias.h"
 #include "tasks/task.h"
 #include "train/averaging.h"
 #include "train/batch_augment.h"
 #include "train/checkpoint.h"
 #include "train/hooks.h"
 #include "train/init_from.h"
-#include "train/prior_bias.h"
 #include "train/stepper.h"
 #include "train/train_res.h"
 
@@ -68,9 +68,8 @@ double open_run_dir(const SpecFile& spec, const TrainConfig& c, const ParamTable
   resolved.train = c;
   cfg["spec"] = nlohmann::ordered_json::parse(dump_spec(resolved));
   cfg["backend"] = o.backend;
-  write_file_atomic((dir / "config.json").string(), !o.run || o.run->config_json.empty()
-                                                        ? cfg.dump(2) + "\n"
-                                                        : o.run->config_json);
+  write_file_atomic((dir / "config.json").string(),
+                    !o.run || o.run->config_json.empty() ? cfg.dump(2) + "\n" : o.run->config_json);
   task.save_run_files(o.run_dir);
   return best;
 }
@@ -131,16 +130,15 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   if (!c.bootstrapBackbone.empty())
     load_init_weights(c.bootstrapBackbone, table, s, c.bootstrapRanges, o.log);
   if (o.run && !o.run->init_from.empty()) load_init_weights(o.run->init_from, table, s, "", o.log);
-  const double best = o.run_dir.empty()
-                          ? -std::numeric_limits<double>::infinity()
-                          : open_run_dir(spec, c, table, o, *task, averages, s);
+  const double best = o.run_dir.empty() ? -std::numeric_limits<double>::infinity()
+                                        : open_run_dir(spec, c, table, o, *task, averages, s);
   TrainResult res;
   if (std::string line = task->start_line(); !line.empty() && o.log) *o.log << line << "\n";
   res.unigram_bpc = task->unigram_bpc();
   task->configure_averages(averages);
 
-  data::Augment aug = c.augment && task->loader_augments() ? data::Augment::standard()
-                                                           : data::Augment{};
+  data::Augment aug =
+      c.augment && task->loader_augments() ? data::Augment::standard() : data::Augment{};
   aug.rand_augment = c.randAugment;  // RandAugment / AutoAugment after crop/flip (ui8 images)
   aug.auto_augment = c.autoAugment;
   aug.ra = {c.randAugmentN,          c.randAugmentM,        c.randAugmentMstd, 0.5,
@@ -185,8 +183,8 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
                       : o.backend == "xla" ? " (devices)"
                                            : " (threads)";
   if (reps > 1 && o.log)
-    *o.log << fmt::format("data parallel: {} replicas{}, {} samples each per step{}\n", reps,
-                          where, c.batchSize / reps, c.syncBN ? ", sync-BN" : "");
+    *o.log << fmt::format("data parallel: {} replicas{}, {} samples each per step{}\n", reps, where,
+                          c.batchSize / reps, c.syncBN ? ", sync-BN" : "");
   res.first_epoch = s.epoch + 1;
   res.first_batch = s.batch_in_epoch;
   run_loop(ctx, hooks, train_src, std::move(first), batch_aug, res);

@@ -23,8 +23,8 @@
 #include "data/datasets.h"
 #include "spec/param_table.h"
 #include "spec/spec_json.h"
+#include "tasks/detection/detection.h"
 #include "train/data_parallel.h"
-#include "train/detection.h"
 #include "train/evaluate.h"
 
 namespace netspec::train {

@@ -1,11 +1,10 @@
 // DDPM: the linear β schedule and ᾱ by hand, and the training pair (x_t with the t/T plane,
 // target ε) satisfying x_t = sqrt(ᾱ_t)·x0 + sqrt(1-ᾱ_t)·ε for the dataset's images in [-1, 1];
 // a DDPM run with useSWA recomputes the BN statistics on those inputs.
-#include "train/ddpm.h"
-
-#include <gtest/gtest.h>
+#include "tasks/diffusion/ddpm.h"
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>

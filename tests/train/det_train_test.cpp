@@ -2,7 +2,7 @@
 // `run_training` (targets assigned per epoch, flips and affine on), report mAP in the epoch
 // metrics / metrics.csv and write classes.json. (Learning to a real mAP takes minutes: the
 // det-synth demo in docs/detection.md.)
-#include "train/det_train.h"
+#include "tasks/detection/det_train.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Detection decoding, NMS, VOC AP by hand, and COCO AP against pycocotools (BUILD_DIR/venv) on a
 // fixed set of detections to 1e-6.
-#include "train/detection.h"
+#include "tasks/detection/detection.h"
 
 #include <gtest/gtest.h>
 

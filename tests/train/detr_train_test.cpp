@@ -11,7 +11,7 @@
 #include "data/synth_det.h"
 #include "exec/backend.h"
 #include "layers/param_table.h"
-#include "train/det_train.h"
+#include "tasks/detection/det_train.h"
 #include "train/trainer.h"
 #include "train_test_util.h"
 

@@ -2,7 +2,7 @@
 // -ln((1-π)/π) and drops the first step's objectness loss accordingly; headPriorBias puts a
 // classifier's (or a detector's class channels') biases at ln(class frequency), and the first
 // step's CE on zero inputs becomes the label entropy.
-#include "train/prior_bias.h"
+#include "tasks/prior_bias.h"
 
 #include <gtest/gtest.h>
 

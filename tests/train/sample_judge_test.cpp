@@ -1,6 +1,6 @@
 // The DDPM sample judge (sample_judge.h): confident fraction and class counts of hand-made
 // logits, the [-1, 1] -> classifier-input mapping, and a 1-input classifier over a padded batch.
-#include "train/sample_judge.h"
+#include "tasks/diffusion/sample_judge.h"
 
 #include <gtest/gtest.h>
 

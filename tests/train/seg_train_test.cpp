@@ -11,7 +11,7 @@
 #include "data/datasets.h"
 #include "data/synth.h"
 #include "spec/spec_json.h"
-#include "train/seg_metrics.h"
+#include "tasks/segmentation/seg_metrics.h"
 #include "train/trainer.h"
 #include "train_test_util.h"
 

@@ -1,5 +1,5 @@
 // Judging generated images with a classifier (see sample_judge.h).
-#include "train/sample_judge.h"
+#include "tasks/diffusion/sample_judge.h"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // Segmentation scores (see seg_metrics.h).
-#include "train/seg_metrics.h"
+#include "tasks/segmentation/seg_metrics.h"
 
 #include <cmath>
 #include <limits>

@@ -1,5 +1,5 @@
 // DDPM training pairs, evaluation and sampling (see ddpm.h).
-#include "train/ddpm.h"
+#include "tasks/diffusion/ddpm.h"
 
 #include <cmath>
 #include <random>

@@ -1,5 +1,5 @@
 // Segmentation: class maps i32 [N, H, W] against per-pixel logits [C, H, W]. Scored per pixel
-// (train/seg_metrics.h): mIoU (what best is chosen by), Dice, pixel accuracy and per-class IoU
+// (seg_metrics.h): mIoU (what best is chosen by), Dice, pixel accuracy and per-class IoU
 // under the class names, in the epoch line, metrics.csv (val_miou, val_dice, val_iou_<k>) and
 // best.json.
 #include <cmath>

@@ -1,11 +1,11 @@
-// Diffusion (DDPM, train/ddpm.h): each training batch of images becomes (x_t + a t/T plane, ε)
+// Diffusion (DDPM, ddpm.h): each training batch of images becomes (x_t + a t/T plane, ε)
 // pairs drawn from (seed, step, micro-batch); the net learns ε with floatTargetMse; validation is
 // the noise-prediction MSE on the first 1024 test images with fixed draws (lower is better, best
 // by -MSE), and each weight average is scored by it too.
 #include "core/error.h"
+#include "tasks/diffusion/ddpm.h"
 #include "tasks/task.h"
 #include "train/averaging.h"
-#include "train/ddpm.h"
 
 namespace netspec::tasks {
 namespace {
@@ -25,7 +25,8 @@ class Diffusion final : public Task {
       fail("train", "ddpm needs image data [N, C, H, W] (got {} from dataset {})",
            train_src.x.type_str(), enum_name(env_.c.dataset));
     if (env_.c.lossKind != LossKind::floatTargetMse)
-      fail("train", "ddpm trains the net to predict the noise: set lossKind floatTargetMse (got {})",
+      fail("train",
+           "ddpm trains the net to predict the noise: set lossKind floatTargetMse (got {})",
            enum_name(env_.c.lossKind));
   }
 
@@ -60,8 +61,8 @@ class Diffusion final : public Task {
 
  private:
   train::EvalMetrics noise_mse(const train::TrainState& s, const data::Dataset& test) const {
-    return train::ddpm_evaluate(schedule_, env_.c.dataset, evaluator(), s.params, s.running,
-                                test, 1024, env_.split);
+    return train::ddpm_evaluate(schedule_, env_.c.dataset, evaluator(), s.params, s.running, test,
+                                1024, env_.split);
   }
   train::DdpmSchedule schedule_;
 };

@@ -31,8 +31,7 @@ class Text final : public Task {
 
   void check(const data::Dataset& /*train_src*/) const override {
     if (!env_.data.text)
-      fail("train",
-           "{} (text) needs a text corpus (--dataset text --data FILE; got dataset {})",
+      fail("train", "{} (text) needs a text corpus (--dataset text --data FILE; got dataset {})",
            env_.c.dataset == DatasetKind::text ? "dataset text" : "lossKind tokenCE",
            enum_name(env_.c.dataset));
     const int64_t nv = token_vocab(env_.net), tv = env_.data.text->vocab.size();

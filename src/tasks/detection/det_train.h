@@ -9,7 +9,7 @@
 #include "data/det_data.h"
 #include "spec/param_table.h"
 #include "spec/train_config.h"
-#include "train/detection.h"
+#include "tasks/detection/detection.h"
 #include "train/evaluate.h"
 
 namespace netspec::train {

@@ -1,5 +1,5 @@
 // Detection training glue (det_train.h).
-#include "train/det_train.h"
+#include "tasks/detection/det_train.h"
 
 #include <algorithm>
 #include <cstring>

@@ -61,7 +61,6 @@ class Regression final : public Task {
                        m.val.count);
   }
 
-
   std::string eval_text(const train::EpochMetrics& m) const override {
     return fmt::format("  val loss {:.4f}  (reconstruction mse)", m.val.loss);
   }

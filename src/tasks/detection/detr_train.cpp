@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 #include "losses/detr_match.h"
-#include "train/det_train.h"
+#include "tasks/detection/det_train.h"
 
 namespace netspec::train {
 

@@ -1,5 +1,5 @@
 // Prior-bias init of detector and classifier heads (prior_bias.h).
-#include "train/prior_bias.h"
+#include "tasks/prior_bias.h"
 
 #include <fmt/format.h>
 
