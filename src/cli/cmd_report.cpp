@@ -2,6 +2,7 @@
 // RUN_DIR/report.html, one self-contained page (viz/report_page.h): config, net summary, curves,
 // confusion matrix, per-class accuracy, most confidently wrong images, Grad-CAM, timings. The
 // data location, --limit and --val-split hold-out come from RUN_DIR/config.json, as for `eval`.
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -58,6 +59,9 @@ void register_report_command(CLI::App& app) {
   cmd->add_option("-o,--out", o.out, "output file (default: RUN_DIR/report.html)");
   cmd->add_option("--backend", o.backend, "executor (cpu, ref, ...)")->capture_default_str();
   cmd->callback([a] {
+    if (!std::filesystem::is_directory(a->page.run_dir))
+      fail("report", "{}: no such run directory (give a run dir of `netspec train`)",
+           a->page.run_dir);
     const RunTarget t = resolve_run_target("report", a->page.run_dir, "");  // not a run: exit 2
     std::cout << "wrote " << viz::write_report(a->page, report_data(*a, t)) << "\n";
   });

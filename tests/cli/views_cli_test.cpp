@@ -123,6 +123,9 @@ TEST(ViewsCli, ReportOfAValSplitFolderRunReadsTheDataFromTheRun) {
   for (int c = 0; c < 3; ++c)  // the confusion matrix rows name classes.json's classes
     EXPECT_TRUE(has(page, fmt::format("<th class=\"name\">{} {}</th>", c, kClasses[c])))
         << kClasses[c];
+  Result missing = sh("report " + (f.dir / "missing").string());
+  EXPECT_EQ(missing.status, 2) << missing.out;
+  EXPECT_TRUE(has(missing.out, "missing: no such run directory")) << missing.out;
   // --limit 6: six of the 15 samples, evenly strided.
   Result l = sh(
       fmt::format("report {} --limit 6 -o {}", f.run.string(), (f.dir / "limited.html").string()));
