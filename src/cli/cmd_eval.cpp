@@ -1,11 +1,13 @@
 // `netspec eval NET|FILE.json|RUN_DIR [--checkpoint PATH] [--dataset NAME] [--data DIR]
 // [--batch B] [--backend cpu|ref|xla]`: loads the parameters and BN running statistics from a
 // checkpoint (last or best) and prints the test split's loss, top-1, top-5 (when classes > 5)
-// and sample count. A run dir (or its config.json) gives the net, dataset, data, vocabulary and
-// checkpoint (its best); flags given override them. Segmentation runs print mIoU, Dice and pixel
-// accuracy; DDPM runs the noise-prediction MSE on the first 1024 test images, as training's
-// validation does. Started by `netspec launch` (WORLD_SIZE > 1), each process evaluates its
-// share of the test batches and rank 0 prints the whole split's metrics.
+// and sample count. A run dir (or its config.json) gives the net, dataset, data, limit,
+// vocabulary and checkpoint (its best); flags given override them. A run trained with
+// --val-split F is scored on the validation split it held out (the same seeded permutation),
+// and the output says so (--split test: the test split instead). Segmentation runs print mIoU, Dice
+// and pixel accuracy; DDPM runs the noise-prediction MSE on the first 1024 test images, as
+// training's validation does. Started by `netspec launch` (WORLD_SIZE > 1), each process evaluates
+// its share of the test batches and rank 0 prints the whole split's metrics.
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -30,7 +32,7 @@ namespace {
 
 void register_eval_command(CLI::App& app) {
   struct Opts {
-    std::string net, checkpoint, data, backend = "cpu";
+    std::string net, checkpoint, data, split, backend = "cpu";
     exec::BackendOptions engine;
     ConfigFlags flags;
   };
@@ -41,21 +43,25 @@ void register_eval_command(CLI::App& app) {
                   "a .safetensors checkpoint (last or best; default with a run dir: its best)");
   o->flags.add(cmd, "--dataset", "dataset",
                data::loadable_dataset_names(" | ") + " (default: the spec's)");
-  cmd->add_option("--data", o->data, "dataset directory (default: the Debian package's)");
+  cmd->add_option("--data", o->data,
+                  "dataset directory (default: the run's --data, else the Debian package's)");
+  cmd->add_option("--split", o->split,
+                  "val (the run's --val-split hold-out) or test (default: val for a run trained "
+                  "with --val-split, else test)");
   o->flags.add(cmd, "--batch", "batchSize", "evaluation batch size (default: the spec's)");
   add_backend_options(cmd, o->backend, o->engine);
   cmd->callback([o] {
     RunTarget t = resolve_run_target("eval", o->net, o->checkpoint);
     TrainConfig c = *t.spec.train;
     o->flags.apply(c, "eval");
-    std::string data_dir = o->data.empty() && t.run ? t.run->data : o->data;
     ParamTable table = build_param_table(t.spec.net);
     auto backend = exec::make_backend(o->backend, o->engine);
     train::Evaluator ev(t.spec.net, c.batchSize, *backend, &table);
     train::TrainState s =
         train::make_state(train::init_params(table, c.init, 0), {}, ev.manifest());
     train::load_checkpoint(t.checkpoint, table, s, false);
-    data::Splits data = train::load_for_net(c, table, data_dir, 0);
+    EvalSplit es = load_eval_split("eval", t, c, table, o->data, o->split);
+    data::Splits& data = es.data;
     if (data.text && !table.input.empty())
       remap_to_run_vocab(data, t.run_dir, static_cast<int>(table.input[0]));
     // Processes: join after the checkpoint and data loaded (a bad path fails alone, at once).
@@ -76,8 +82,10 @@ void register_eval_command(CLI::App& app) {
                                       data.test, 1024, split)
                : ev.run(s.params, s.running, data.test, {}, split.group, split.rank);
     if (split.rank != 0) return;
-    std::cout << fmt::format("eval {} ({} epochs, step {}) on {}: loss {:.4f}", t.spec.net.name,
-                             s.epoch, s.step, enum_name(c.dataset), m.loss);
+    // Text: the corpus's validation windows (no --val-split), named by the dataset alone.
+    std::cout << fmt::format("eval {} ({} epochs, step {}) on {}{}: loss {:.4f}", t.spec.net.name,
+                             s.epoch, s.step, enum_name(c.dataset), data.text ? "" : ", " + es.what,
+                             m.loss);
     if (m.regression)
       std::cout << "  (noise mse)";
     else if (m.seg)

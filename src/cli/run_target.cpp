@@ -1,11 +1,13 @@
-// Runs as eval/predict targets (see run_target.h).
+// Runs as eval/predict/report targets and the split they score (see run_target.h).
 #include "cli/run_target.h"
 
 #include <filesystem>
 
+#include "cli/train_run.h"
 #include "core/error.h"
 #include "data/text.h"
 #include "spec/zoo.h"
+#include "train/config.h"
 
 namespace netspec::cli {
 namespace fs = std::filesystem;
@@ -39,6 +41,34 @@ RunTarget resolve_run_target(const std::string& where, const std::string& net_ar
   if (t.checkpoint.empty())
     fail(where, "{}: the run has no best.safetensors or last.safetensors yet", t.run_dir);
   return t;
+}
+
+EvalSplit load_eval_split(const std::string& where, const RunTarget& t, const TrainConfig& c,
+                          const ParamTable& table, const std::string& data_flag,
+                          const std::string& split) {
+  const double f = t.run ? t.run->val_split : 0;
+  const std::string s = !split.empty() ? split : f > 0 ? "val" : "test";
+  if (s != "val" && s != "test") fail(where, "--split {}: unknown (expected val or test)", s);
+  if (s == "val" && f <= 0)
+    fail(where, "--split val: {} was trained without --val-split (no validation split held out)",
+         t.run_dir.empty() ? "the net" : t.run_dir);
+  const std::string dir = !data_flag.empty() ? data_flag : t.run ? t.run->data : "";
+  EvalSplit e;
+  // The run's --limit: the same training samples (the held-out rows are drawn from them).
+  e.data = train::load_for_net(c, table, dir, t.run ? t.run->limit : 0);
+  if (s == "val") {
+    hold_out_validation(e.data, f, c.seed, where);
+    e.what = fmt::format("the validation split held out by --val-split {} ({} samples)", f,
+                         e.data.test.size());
+    return e;
+  }
+  // A dataset without a test split (a flat image folder, a CSV table) loads an empty one.
+  if (e.data.test.size() == 0)
+    fail(where, "{} has no test split (got 0 samples){}",
+         dir.empty() ? std::string(enum_name(c.dataset)) : dir,
+         f > 0 ? "; the run's validation split is --split val" : "");
+  e.what = fmt::format("the test split ({} samples)", e.data.test.size());
+  return e;
 }
 
 void remap_to_run_vocab(data::Splits& s, const std::string& run_dir, int seq_len) {

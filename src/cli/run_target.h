@@ -1,12 +1,14 @@
-// What `eval` and `predict` read from a run: `NET` may be a run dir or its config.json, which
-// gives the net (with its resized head), dataset, data, class names and vocabulary; the
-// checkpoint defaults to the run's best.safetensors (else last). Flags given still override.
+// What `eval`, `predict` and `report` read from a run: `NET` may be a run dir or its config.json,
+// which gives the net (with its resized head), dataset, data, limit, validation split, class names
+// and vocabulary; the checkpoint defaults to the run's best.safetensors (else last). Flags given
+// still override.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "data/datasets.h"
+#include "spec/param_table.h"
 #include "train/run_dir.h"
 
 namespace netspec::cli {
@@ -22,6 +24,18 @@ struct RunTarget {
 // net_arg: zoo name, spec .json, run dir or run config.json. checkpoint: "" for the run's.
 RunTarget resolve_run_target(const std::string& where, const std::string& net_arg,
                              const std::string& checkpoint);
+
+// The samples `eval` and `report` score (split "" picks the run's: "val" for a run trained with
+// --val-split F, else "test"). "val": the run's held-out validation split, drawn by the same
+// seeded permutation (hold_out_validation) from the same training samples (the run's --data and
+// --limit). data_flag overrides the run's --data; c is the run's TrainConfig (its seed).
+struct EvalSplit {
+  data::Splits data;  // data.test: the samples scored
+  std::string what;   // "the validation split held out by --val-split 0.25 (15 samples)"
+};
+EvalSplit load_eval_split(const std::string& where, const RunTarget& t, const TrainConfig& c,
+                          const ParamTable& table, const std::string& data_flag,
+                          const std::string& split = "");
 
 // Text data evaluated with a run's vocabulary (RUN/vocab.json): the corpus re-encoded so ids mean
 // what they meant in training; a character the run never saw fails naming it.

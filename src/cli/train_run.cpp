@@ -119,26 +119,32 @@ data::Splits load_train_data(const train::RunRecord& rec, const ParamTable& tabl
            rec.data.empty() ? std::string(enum_name(c.dataset)) : rec.data);
     return s;
   }
-  if (s.text) fail("train", "--val-split: text data already has its validation split");
+  *test_out = hold_out_validation(s, rec.val_split, c.seed, "train");
+  return s;
+}
+
+data::Dataset hold_out_validation(data::Splits& s, double fraction, int64_t seed,
+                                  const std::string& where) {
+  if (s.text) fail(where, "--val-split: text data already has its validation split");
   // A seeded permutation: its first round(F·N) samples validate, the rest train.
   const int64_t n = s.train.size();
-  const auto nv = static_cast<int64_t>(std::llround(rec.val_split * static_cast<double>(n)));
+  const auto nv = static_cast<int64_t>(std::llround(fraction * static_cast<double>(n)));
   if (nv < 1 || nv >= n)
-    fail("train",
+    fail(where,
          "--val-split {} of {} training samples leaves {} for validation and {} for "
          "training (each needs >= 1)",
-         rec.val_split, n, nv, n - nv);
+         fraction, n, nv, n - nv);
   std::vector<int64_t> idx(static_cast<size_t>(n));
   std::iota(idx.begin(), idx.end(), 0);
-  std::mt19937_64 rng(static_cast<uint64_t>(c.seed) ^ 0x76616c73706c6974ull);  // "valsplit"
+  std::mt19937_64 rng(static_cast<uint64_t>(seed) ^ 0x76616c73706c6974ull);  // "valsplit"
   std::shuffle(idx.begin(), idx.end(), rng);
   std::vector<int64_t> va(idx.begin(), idx.begin() + nv), tr(idx.begin() + nv, idx.end());
   std::sort(va.begin(), va.end());
   std::sort(tr.begin(), tr.end());
-  *test_out = std::move(s.test);
+  data::Dataset test = std::move(s.test);
   s.test = data::take_rows(s.train, va);
   s.train = data::take_rows(s.train, tr);
-  return s;
+  return test;
 }
 
 }  // namespace netspec::cli

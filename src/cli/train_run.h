@@ -28,6 +28,13 @@ void apply_train_run_args(CLI::App* cmd, const TrainRunArgs& a, train::RunRecord
 data::Splits load_train_data(const train::RunRecord& rec, const ParamTable& table,
                              data::Dataset* test_out);
 
+// --val-split F: a permutation of the N training samples seeded by `seed` (TrainConfig::seed);
+// its first round(F·N) become the validation split (s.test), the rest stay in s.train (both in
+// index order). Returns the test split it replaces. train, eval and report all split through
+// this one function, so they see the same samples. Fails (naming `where`) when a part is empty.
+data::Dataset hold_out_validation(data::Splits& s, double fraction, int64_t seed,
+                                  const std::string& where);
+
 // --val-split: evaluates RUN/best.safetensors (chosen on validation) on the held-out test split
 // and prints `test accuracy X% on N samples (best checkpoint, epoch E)`.
 void report_held_out_test(const std::string& run_dir, const train::RunRecord& rec,

@@ -41,6 +41,10 @@ AugmentDraw augment_draw(const Augment& a, uint64_t seed, int64_t epoch, int64_t
 Loader::Loader(const Dataset& ds, int64_t batch, bool train, uint64_t seed, Augment aug)
     : ds_(ds), batch_(batch), train_(train), seed_(seed), aug_(aug) {
   if (batch < 1) fail("loader", "batch must be >= 1 (got {})", batch);
+  // A split the data does not have (a flat image folder's test split) is an empty Dataset{}:
+  // say so, rather than "label rows differ (got 0, expected 0)".
+  if (ds.x.rank() == 0 && ds.y.rank() == 0)
+    fail("loader", "the split is empty (got no samples, expected a tensor [N, ...])");
   if (ds.y.rank() < 1 || ds.y.shape()[0] != ds.size())
     fail("loader", "label rows differ from sample count (got {}, expected {})",
          ds.y.rank() < 1 ? 0 : ds.y.shape()[0], ds.size());

@@ -71,8 +71,12 @@ struct ForwardOut {
 // per BnDesc of the table. Train only: `drop` gives the drop-path blocks their masks (or records
 // them), `dropout_mask` multiplies the input of the classifier (the last dense layer).
 // sync_bn_replicas > 1 (train): BN statistics are all_reduce'd over that many replicas.
-// cam_delta (grad_cam): added to the cam features where they are taken, so the gradient w.r.t.
-// this zero input is the gradient w.r.t. the features.
+// cam_delta (grad_cam): added to the input of layer grad_cam_layer(table) (the Grad-CAM feature
+// map), so the gradient w.r.t. this zero input is the gradient w.r.t. the features.
+// The layer whose input is the Grad-CAM feature map: the last globalAvgPool; without one, the
+// layer after the last convolution (a layer with an OIHW kernel and a [C, H, W] output), the
+// target layer pytorch-grad-cam takes for CNNs. table.layers.size() when the net has neither.
+size_t grad_cam_layer(const ParamTable& table);
 ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTable& table,
                               const std::vector<hlo::Value*>& params, hlo::Value* x, bool train,
                               const std::vector<layers::BnStats>& running = {},

@@ -19,10 +19,8 @@ ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTa
     fail("emit", "BN running stats (got {}, expected {})", running.size(), table.bns.size());
   ForwardOut out;
   const size_t cls = dropout_mask ? classifier_layer(net) : net.layers.size();
-  std::vector<hlo::Value*> history;     // history[i]: layer i's input
-  size_t last_cam = net.layers.size();  // the cam features are the last globalAvgPool's input
-  for (size_t i = 0; i < net.layers.size(); ++i)
-    if (layers::traits(table.layers[i].kind).cam_source) last_cam = i;
+  std::vector<hlo::Value*> history;  // history[i]: layer i's input
+  const size_t delta_at = cam_delta ? grad_cam_layer(table) : net.layers.size();
   bool delta_used = false;
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const LayerInfo& info = table.layers[i];
@@ -45,13 +43,12 @@ ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTa
     if (!train)
       c.running.assign(running.begin() + info.first_bn,
                        running.begin() + info.first_bn + info.num_bn);
-    if (layers::traits(info.kind).cam_source) {
-      if (cam_delta && i == last_cam && cam_delta->type == x->type) {
-        x = b.add(x, cam_delta);
-        delta_used = true;
-      }
+    if (i == delta_at && cam_delta->type == x->type) {
+      x = b.add(x, cam_delta);
+      delta_used = true;
       out.cam_features = x;
     }
+    if (layers::traits(info.kind).cam_source) out.cam_features = x;
     if (i == cls) x = b.multiply(x, dropout_mask);  // classifier dropout (inverted scaling)
     x = layers::lower_layer(c, net.layers[i], x);
     cast_contractions(*b.block(), out.layer_begin.back(), precision);
@@ -60,13 +57,27 @@ ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTa
     fail("emit", "drop-path masks used (got {}, expected {})", drop->used, drop->masks.size());
   if (cam_delta && !delta_used)
     fail("emit grad_cam",
-         "net {}: the cam features were not found (got no globalAvgPool input "
-         "of type {})",
+         "net {}: the cam features were not found (got no globalAvgPool or last-convolution "
+         "output of type {})",
          net.name, cam_delta->type.str());
   if (train && out.batch_stats.size() != table.bns.size())
     fail("emit", "BN batch stats (got {}, expected {})", out.batch_stats.size(), table.bns.size());
   out.logits = x;
   return out;
+}
+
+size_t grad_cam_layer(const ParamTable& t) {
+  const size_t n = t.layers.size();
+  for (size_t i = n; i-- > 0;)
+    if (layers::traits(t.layers[i].kind).cam_source) return i;
+  for (size_t i = n; i-- > 0;) {
+    const LayerInfo& l = t.layers[i];
+    bool kernel = false;  // an OIHW convolution weight
+    for (int p = l.first_param; p < l.first_param + l.num_params; ++p)
+      kernel = kernel || t.params[static_cast<size_t>(p)].shape.size() == 4;
+    if (kernel && l.out.size() == 3) return i + 1 < n ? i + 1 : n;  // n: the net's own output
+  }
+  return n;
 }
 
 void erase_func(hlo::Module& m, const hlo::Func* f) {

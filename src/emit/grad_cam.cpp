@@ -1,7 +1,8 @@
 // The grad_cam module: (params, running stats, x, class K) -> (logits, features, d.features) with
 // d.features[n] = ∂ logits[n, K[n]] / ∂ features[n], the vjp of the eval forward with the
 // one-hot cotangent e_K. The gradient w.r.t. the features (an intermediate value) is taken as
-// the gradient w.r.t. a zero input added to them (emit_forward_graph's cam_delta).
+// the gradient w.r.t. a zero input added to them (emit_forward_graph's cam_delta). The features
+// are the last globalAvgPool's input, else the last convolution's output (grad_cam_layer).
 #include <fmt/format.h>
 
 #include "autodiff/vjp.h"
@@ -14,11 +15,11 @@
 namespace netspec::emit {
 
 Emitted emit_grad_cam(const NetSpec& net, const ParamTable& t, const EmitOptions& o) {
-  size_t cam = t.layers.size();
-  for (size_t i = 0; i < t.layers.size(); ++i)
-    if (layers::traits(t.layers[i].kind).cam_source) cam = i;
+  const size_t cam = grad_cam_layer(t);
   if (cam == t.layers.size())
-    fail("emit grad_cam", "net {} has no globalAvgPool layer (grad_cam needs a feature map)",
+    fail("emit grad_cam",
+         "net {} has no globalAvgPool layer and no convolution before its last layer (grad_cam "
+         "needs a feature map)",
          net.name);
   if (t.output.size() != 1)
     fail("emit grad_cam", "net {} must output class logits [B, C] (got per-sample {})", net.name,

@@ -18,6 +18,7 @@
 #include "spec/zoo.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
+#include "train/run_dir.h"
 #include "train/trainer.h"
 
 namespace netspec::viz {
@@ -76,11 +77,13 @@ Model load_model(const std::string& run_dir, const std::string& net, const std::
   m.train = m.spec.train.value_or(TrainConfig{});
   if (!dataset.empty()) m.train.dataset = train::parse_dataset(dataset);
   m.table = build_param_table(m.spec.net);
-  try {
-    m.class_names = data::dataset_class_names(m.train.dataset);
-  } catch (const Error&) {
-    // image folders and synthetic sets have no fixed names: indices are shown
-  }
+  // The run's own names (RUN/classes.json: a folder's class directories), else the dataset's.
+  if (!run_dir.empty() && dataset.empty()) m.class_names = train::load_class_names(run_dir);
+  if (m.class_names.empty()) try {
+      m.class_names = data::dataset_class_names(m.train.dataset);
+    } catch (const Error&) {
+      // image folders and synthetic sets without classes.json: indices are shown
+    }
   emit::EmitOptions eo;
   emit::Emitted ev = emit::emit_module(m.spec.net, m.table, ModuleKind::eval, eo);
   train::TrainState s =

@@ -19,7 +19,7 @@ struct Model {
   ParamTable table;
   std::vector<Tensor> params, running;
   std::string checkpoint;
-  std::vector<std::string> class_names;  // empty: classes are shown by index
+  std::vector<std::string> class_names;  // RUN/classes.json, else the dataset's; empty: indices
   std::string class_name(int64_t k) const;
   // The evaluation crop of files (image folders: testCropRatio; fixed-size datasets: 1).
   double crop_ratio() const;

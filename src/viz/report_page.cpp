@@ -52,7 +52,7 @@ img { max-width: 100%; } .note { color: #777; } .big { font-size: 18px; }
 table.cm td { min-width: 34px; text-align: center; }
 )";
 
-// Evaluation of every test sample: softmax probabilities and labels.
+// Evaluation of every sample scored: softmax probabilities and labels.
 struct Scored {
   std::vector<std::vector<double>> probs;
   std::vector<int32_t> labels;
@@ -83,8 +83,8 @@ size_t argmax(const std::vector<double>& p) {
   return static_cast<size_t>(std::max_element(p.begin(), p.end()) - p.begin());
 }
 
-std::string evaluation_sections(const Model& m, const data::Dataset& ds, const Scored& s,
-                                const ReportOptions& o, exec::Backend& be) {
+std::string evaluation_sections(const Model& m, const data::Dataset& ds, const std::string& what,
+                                const Scored& s, const ReportOptions& o, exec::Backend& be) {
   const size_t n = s.labels.size(), k = m.table.output.at(0);
   std::vector<std::vector<int64_t>> cm(k, std::vector<int64_t>(k, 0));
   size_t right = 0;
@@ -94,9 +94,9 @@ std::string evaluation_sections(const Model& m, const data::Dataset& ds, const S
     right += p == static_cast<size_t>(s.labels[i]);
   }
   std::string h = "<h2 id=\"evaluation\">Evaluation</h2>\n";
-  h += fmt::format(
-      "<p class=\"big\">top-1 <b>{:.2f}%</b> on {} samples of the {} test split ({:.2f} s)</p>\n",
-      100.0 * right / std::max<size_t>(n, 1), n, enum_name(m.train.dataset), s.seconds);
+  h += fmt::format("<p class=\"big\">top-1 <b>{:.2f}%</b> on {} of {} ({:.2f} s)</p>\n",
+                   100.0 * right / std::max<size_t>(n, 1), html_escape(what),
+                   enum_name(m.train.dataset), s.seconds);
   // Confusion matrix: rows = label, columns = prediction; cells shaded by row share.
   h += "<h2 id=\"confusion\">Confusion matrix</h2>\n<p class=\"note\">rows: label, columns: "
        "prediction; shading: share of the row</p>\n<table class=\"cm\"><tr><th></th>";
@@ -136,14 +136,14 @@ std::string evaluation_sections(const Model& m, const data::Dataset& ds, const S
   if (!images) {
     h += "<p class=\"note\">the samples are not images</p>\n";
   } else if (wrong.empty()) {
-    h += "<p class=\"note\">no test sample is misclassified</p>\n";
+    h += "<p class=\"note\">no sample is misclassified</p>\n";
   } else {
     std::vector<report::Tile> tiles;
     for (size_t i : wrong)
       tiles.push_back({sample_picture(ds, static_cast<int64_t>(i), m.train.dataset),
-                       fmt::format("test sample {}", i), top_k(m, s.probs[i], 3),
+                       fmt::format("sample {}", i), top_k(m, s.probs[i], 3),
                        m.class_name(s.labels[i])});
-    h += img_tag(report::grid_png(tiles, 6, 140), "most confidently wrong test images") + "\n";
+    h += img_tag(report::grid_png(tiles, 6, 140), "most confidently wrong images") + "\n";
   }
 
   h += "<h2 id=\"gradcam\">Grad-CAM</h2>\n";
@@ -173,7 +173,7 @@ std::string evaluation_sections(const Model& m, const data::Dataset& ds, const S
       h += img_tag(
                cam_panel(m, sample_picture(ds, static_cast<int64_t>(i), m.train.dataset), cams[j],
                          fmt::format("sample {} (label {})", i, m.class_name(s.labels[i]))),
-               fmt::format("Grad-CAM of test sample {}", i)) +
+               fmt::format("Grad-CAM of sample {}", i)) +
            "\n";
     }
   } catch (const Error& e) {
@@ -232,7 +232,7 @@ std::string html_escape(const std::string& s) {
   return out;
 }
 
-std::string write_report(const ReportOptions& o) {
+std::string write_report(const ReportOptions& o, const ReportData& d) {
   const fs::path dir(o.run_dir);
   Model m = load_model(o.run_dir, "", "");
   auto be = exec::make_backend(o.backend);
@@ -261,21 +261,24 @@ std::string write_report(const ReportOptions& o) {
     h += img_tag(c.png_bytes(), "training curves") + "\n";
   }
   double eval_s = 0;
-  try {
-    data::Splits data = train::load_for_net(m.train, m.table, o.data_dir, o.limit);
-    if (data.text) {
-      h += "<h2 id=\"evaluation\">Evaluation</h2>\n<p class=\"note\">text model: see the "
-           "validation loss and bits per character in the timings table</p>\n";
-    } else {
-      Scored s = score(m, data.test, *be);
-      eval_s = s.seconds;
-      h += evaluation_sections(m, data.test, s, o, *be);
-    }
-  } catch (const Error& e) {
+  if (!d.error.empty()) {
     h += fmt::format(
-        "<h2 id=\"evaluation\">Evaluation</h2>\n<p class=\"note\">the test split "
+        "<h2 id=\"evaluation\">Evaluation</h2>\n<p class=\"note\">the evaluation split "
         "could not be loaded: {}</p>\n",
-        html_escape(e.what()));
+        html_escape(d.error));
+  } else if (d.splits.text) {
+    h += "<h2 id=\"evaluation\">Evaluation</h2>\n<p class=\"note\">text model: see the "
+         "validation loss and bits per character in the timings table</p>\n";
+  } else {
+    try {
+      Scored s = score(m, d.splits.test, *be);
+      eval_s = s.seconds;
+      h += evaluation_sections(m, d.splits.test, d.what, s, o, *be);
+    } catch (const Error& e) {
+      h += fmt::format(
+          "<h2 id=\"evaluation\">Evaluation</h2>\n<p class=\"note\">not available: {}</p>\n",
+          html_escape(e.what()));
+    }
   }
   h += timings_section(epochs, eval_s);
   h += "</body></html>\n";

@@ -148,6 +148,17 @@ TEST(Augment, RepeatsBitForBitAndLeavesEvaluationAlone) {
       << e;
 }
 
+// A split the data does not have is an empty Dataset{} (a flat image folder's test split):
+// named as empty, not as "label rows differ from sample count (got 0, expected 0)" (issue 39).
+TEST(Loader, AnEmptySplitIsNamedAsEmpty) {
+  const std::string e = test::error_of([] { Loader(Dataset{}, 4, false, 0); });
+  EXPECT_NE(e.find("[loader] the split is empty (got no samples"), std::string::npos) << e;
+  Dataset bad{Tensor(DType::kF32, {3, 2}), Tensor(DType::kI32, {2}), {}, {}, {}};
+  const std::string b = test::error_of([&] { Loader(bad, 4, false, 0); });
+  EXPECT_NE(b.find("label rows differ from sample count (got 2, expected 3)"), std::string::npos)
+      << b;
+}
+
 // Every batch of `ld` for `epoch`, assembled synchronously.
 std::vector<Batch> sync_batches(Loader& ld, int64_t epoch) {
   ld.start_epoch(epoch);

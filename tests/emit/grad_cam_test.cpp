@@ -1,9 +1,11 @@
 // The grad_cam module: logits and features equal the cam module's, and d.features — the gradient
 // of logits[n, K[n]] w.r.t. the cam features — matches central finite differences in f64 of the
 // head (the layers after the feature map, built as a net of their own with the same parameters)
-// and, for a linear head, the closed form W[K, c] / (H·W).
+// and, for a linear head, the closed form W[K, c] / (H·W). Without a globalAvgPool the feature
+// map is the last convolution's output (mnist-cnn's case), checked the same way.
 #include "emit_test_util.h"
 #include "layers/param_table.h"
+#include "spec/zoo.h"
 
 namespace netspec::emit::testing {
 namespace {
@@ -81,8 +83,7 @@ TEST(EmitGradCam, ManifestAndOutputsMatchTheCamModule) {
 }
 
 // d.features against finite differences of the head net's logit K at the module's features.
-void expect_fd(bool nonlinear) {
-  NetSpec net = full_net(nonlinear), head = head_net(nonlinear);
+void expect_fd(const NetSpec& net, const NetSpec& head, bool linear_gap_head) {
   ParamTable t = build_param_table(net), ht = build_param_table(head);
   EmitOptions o;
   o.batch = 2;
@@ -96,7 +97,11 @@ void expect_fd(bool nonlinear) {
   std::vector<Tensor> r = run_main(*emit_module(net, ModuleKind::grad_cam, o).module, args);
   const Tensor& feat = r[1];
   const Tensor& grad = r[2];
-  // The head's parameters are the full net's last ones (the dense layers).
+  Shape fs = ht.input;  // the features per sample: the head's input
+  fs.insert(fs.begin(), 2);
+  ASSERT_EQ(feat.shape(), fs);
+  const int64_t per = feat.numel() / 2, hw = fs[2] * fs[3];
+  // The head's parameters are the full net's last ones (the layers after the feature map).
   std::vector<Tensor> hp(in.params.end() - static_cast<long>(ht.params.size()), in.params.end());
   Emitted he = emit_module(head, ModuleKind::eval, o);
   auto logit = [&](const Tensor& f, int n) {
@@ -109,29 +114,68 @@ void expect_fd(bool nonlinear) {
   const double h = 1e-6;
   double max_err = 0, max_g = 0;
   for (int64_t i = 0; i < feat.numel(); ++i) {
-    const int n = static_cast<int>(i / 36);
+    const int n = static_cast<int>(i / per);
     Tensor fp = feat.clone(), fm = feat.clone();
     fp.data<double>()[i] += h;
     fm.data<double>()[i] -= h;
     const double fd = (logit(fp, n) - logit(fm, n)) / (2 * h);
     max_err = std::max(max_err, std::abs(fd - grad.as_double(i)));
     max_g = std::max(max_g, std::abs(fd));
-    if (!nonlinear) {  // logit_K = Σ_c W[K, c] · mean_hw(f[c]) + b[K]
-      const int c = static_cast<int>(i % 36) / 9;
-      EXPECT_NEAR(grad.as_double(i), in.params[in.params.size() - 2].as_double(k[n] * 4 + c) / 9,
-                  1e-14);
+    if (linear_gap_head) {  // logit_K = Σ_c W[K, c] · mean_hw(f[c]) + b[K]
+      const int64_t c = (i % per) / hw;
+      EXPECT_NEAR(
+          grad.as_double(i),
+          in.params[in.params.size() - 2].as_double(k[n] * fs[1] + c) / static_cast<double>(hw),
+          1e-14);
     }
   }
+  std::cout << fmt::format(
+      "[ grad-cam fd ] {}: max |fd - vjp| / max |fd| = {:.2e} over {} values\n", net.name,
+      max_err / max_g, feat.numel());
   EXPECT_GT(max_g, 1e-3);
   EXPECT_LT(max_err / max_g, 1e-7) << "abs " << max_err;
 }
 
-TEST(EmitGradCam, GradientMatchesFiniteDifferencesNonlinearHead) { expect_fd(true); }
-TEST(EmitGradCam, GradientMatchesClosedFormLinearHead) { expect_fd(false); }
+TEST(EmitGradCam, GradientMatchesFiniteDifferencesNonlinearHead) {
+  expect_fd(full_net(true), head_net(true), false);
+}
+TEST(EmitGradCam, GradientMatchesClosedFormLinearHead) {
+  expect_fd(full_net(false), head_net(false), true);
+}
 
-TEST(EmitGradCam, NetWithoutGlobalAvgPoolIsRefused) {
-  NetBuilder nb("nogap");
-  nb.input(2, 6, 6).add(ConvBn{2, 3, 3, 2}).add(Flatten{}).add(Dense{27, 3});
+// No globalAvgPool (mnist-cnn's shape: convolutions, max pool, flatten, dense): the feature map
+// is the last convolution's output, here [4, 4, 4], and the head is max pool + the dense layers.
+NetSpec pool_head(NetBuilder nb) {
+  nb.add(MaxPool{2, 2}).add(Flatten{}).add(Dense{16, 5, Activation::swish}).add(Dense{5, 3});
+  return nb.build();
+}
+
+TEST(EmitGradCam, WithoutGlobalAvgPoolTheLastConvolutionMatchesFiniteDifferences) {
+  NetBuilder nb("gcconv"), hb("gcconvhead");
+  // The last convolution smooth (swish): ReLU's exact zeros would tie in the max pool, where
+  // central differences see half a subgradient.
+  nb.input(2, 8, 8)
+      .add(ConvBn{2, 3, 3, 1})
+      .add(Conv2d{3, 4, 3, 2, Padding::same, Activation::swish});
+  hb.input(4, 4, 4);
+  const NetSpec net = pool_head(nb), head = pool_head(hb);
+  EXPECT_EQ(grad_cam_layer(build_param_table(net)), 2u);  // the max pool's input
+  Emitted g = emit_module(net, ModuleKind::grad_cam, EmitOptions{});
+  EXPECT_EQ(g.manifest.outputs[1].shape, (Shape{1, 4, 4, 4}));
+  expect_fd(net, head, false);
+}
+
+TEST(EmitGradCam, TheFeatureMapIsTheLastGlobalAvgPoolInputElseTheLastConvolution) {
+  EXPECT_EQ(grad_cam_layer(build_param_table(full_net(true))), 2u);  // the globalAvgPool
+  EXPECT_EQ(grad_cam_layer(build_param_table(resolve_net("mnist-cnn").net)), 5u);  // 2nd pool
+  NetBuilder mlp("mlp");
+  mlp.input(1, 4, 4).add(Flatten{}).add(Dense{16, 3});
+  EXPECT_EQ(grad_cam_layer(build_param_table(mlp.build())), 2u);  // none: layers.size()
+}
+
+TEST(EmitGradCam, NetWithoutAFeatureMapIsRefused) {
+  NetBuilder nb("nofm");
+  nb.input(2, 6, 6).add(Flatten{}).add(Dense{72, 3});
   try {
     emit_module(nb.build(), ModuleKind::grad_cam, EmitOptions{});
     FAIL() << "expected an error";
