@@ -1,7 +1,8 @@
 // The datasets a TrainConfig can name, loaded whole into memory as train and test splits with the
 // per-dataset normalisation attached (or applied, for f32 storage). Every reader checks its files
 // and names the file and the fault on error. `dir` empty means the dataset's default location
-// (Debian's package where one exists); limit > 0 keeps only `limit` training samples.
+// (Debian's package where one exists); limit > 0 keeps only `limit` training samples. Each kind
+// is a registered descriptor (dataset_registry.h); these functions look it up.
 #pragma once
 #include <memory>
 #include <string>
