@@ -9,7 +9,7 @@
 
 #include "hlo/ir.h"
 
-namespace netspec::emit::jax {
+namespace netspec::jax {
 
 // How a function argument reads in Python: `dict[key]` (params, running, masks...) or, with an
 // empty dict, the bare name `key` (x, labels, lr).
@@ -44,4 +44,4 @@ std::string py_dtype(DType t);
 // "(2, 3)" / "(4,)" / "()".
 std::string py_tuple(const std::vector<int64_t>& v);
 
-}  // namespace netspec::emit::jax
+}  // namespace netspec::jax

@@ -1,5 +1,5 @@
-// The op table of the JAX emitter (jax_ops.h): StableHLO semantics kept op for op.
-#include "emit/jax_ops.h"
+// The op table of the JAX emitter (translator.h): StableHLO semantics kept op for op.
+#include "jax/translator.h"
 
 #include <fmt/format.h>
 
@@ -9,10 +9,10 @@
 
 #include "autodiff/vjp.h"
 #include "core/error.h"
-#include "emit/jax_translate.h"
 #include "hlo/builder.h"
+#include "jax/translate.h"
 
-namespace netspec::emit::jax {
+namespace netspec::jax {
 namespace {
 
 using hlo::OpKind;
@@ -690,4 +690,4 @@ void Translator::op(const hlo::Op& o) {
   line(fmt::format("{} = {}", fmt::join(rs, ", "), e));
 }
 
-}  // namespace netspec::emit::jax
+}  // namespace netspec::jax

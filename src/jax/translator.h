@@ -16,7 +16,7 @@
 #include "core/tensor.h"
 #include "hlo/ir.h"
 
-namespace netspec::emit::jax {
+namespace netspec::jax {
 
 // Python expression of a dense constant: jnp.full(...) for splats, jnp.array([...]) otherwise.
 std::string constant_expr(const Tensor& t);
@@ -57,4 +57,4 @@ class Translator {
   int depth_ = 0, next_ = 0;
 };
 
-}  // namespace netspec::emit::jax
+}  // namespace netspec::jax
