@@ -10,6 +10,7 @@
 #include "emit/signature.h"
 #include "hlo/passes.h"
 #include "jax/translate.h"
+#include "jax/translator.h"
 #include "layers/param_table.h"
 
 namespace netspec::jax {
@@ -225,37 +226,10 @@ void optimizer_part(const NetSpec& net, const ParamTable& t, const EmitOptions& 
                     pf, fmt::format("{{{}}}, {{{}}}", fmt::join(ps, ", "), fmt::join(ss, ", ")));
 }
 
-}  // namespace
-
-std::string emit_program(const NetSpec& net, const TrainConfig& tc, int64_t batch, DType dtype) {
-  if (dtype != DType::kF32 && dtype != DType::kF64)
-    fail("emit jax", "dtype must be f32 or f64 (got {})", dtype_name(dtype));
-  layers::check_lowerable(net);
-  const ParamTable t = build_param_table(net);
-  EmitOptions o = EmitOptions::from_train(tc, batch);
-  const std::vector<TensorInfo> masks = train_masks(net, t, o);
-  std::map<std::string, std::string> callees;
-  Parts p;
-  p.dtype = dtype;
-  forward_parts(net, t, o, masks, p, callees);
-  loss_part(net, t, o, p, callees);
-  optimizer_part(net, t, o, p, callees);
-
-  hlo::Type xt = input_type(net, t, o);
-  if (xt.dtype() == DType::kF32) xt = hlo::Type::tensor(dtype, xt.shape());
-  hlo::Type lt = losses::label_type(o.loss, hlo::Type::tensor(dtype, with_batch(batch, t.output)));
-  std::string params, bns, mks;
-  for (const auto& d : t.params)
-    params += fmt::format("    (\"{}\", {}, \"{}\", {}, {}),\n", d.name, py_tuple(d.shape),
-                          enum_name(d.init), d.decay ? "True" : "False", d.layer);
-  for (const auto& bn : t.bns) bns += fmt::format("    (\"{}\", {}),\n", bn.name, bn.channels);
-  for (const auto& mk : masks)
-    mks += fmt::format("    (\"{}\", {}, {}),\n", mk.name, py_tuple(mk.shape), mk.rate);
-  std::string callee_defs;
-  for (const auto& [n, d] : callees) callee_defs += d + "\n\n";
-
-  std::string s = fmt::format(
-      R"PY("""netspec net `{net}` as a JAX program, emitted by `netspec emit {net} --jax` (docs/jax.md).
+// The program's text around the translated parts ({train_defs} ...); fmt fields in braces,
+// Python's own braces doubled.
+constexpr char kProgram[] =
+    R"PY("""netspec net `{net}` as a JAX program, emitted by `netspec emit {net} --jax` (docs/jax.md).
 
 The forward, loss and optimizer are netspec's own lowering (the StableHLO of its modules)
 translated op by op into jax.lax; the backward is jax.value_and_grad's. Shapes are static:
@@ -489,20 +463,50 @@ if __name__ == "__main__":
         masks = synthetic_masks(jax.random.PRNGKey(100 + i))
         params, state, l, _ = step_fn(params, state, x, labels, LEARNING_RATE, i, masks)
         print(f"step {{i}} loss {{float(l):.6f}}")
-)PY",
-      fmt::arg("net", net.name), fmt::arg("batch", batch), fmt::arg("loss", enum_name(o.loss.kind)),
-      fmt::arg("opt", enum_name(o.optim.kind)), fmt::arg("xshape", py_tuple(xt.shape())),
-      fmt::arg("xdtype", py_dtype(xt.dtype())), fmt::arg("lshape", py_tuple(lt.shape())),
-      fmt::arg("ldtype", py_dtype(lt.dtype())), fmt::arg("lr", tc.learningRate),
-      fmt::arg("init", enum_name(tc.init)), fmt::arg("float", py_dtype(dtype)),
-      fmt::arg("x64", dtype == DType::kF64 ? kX64 : ""), fmt::arg("params", params),
-      fmt::arg("bns", bns), fmt::arg("slots", quoted_list(optim::state_slots(o.optim))),
-      fmt::arg("masks", mks), fmt::arg("callees", callee_defs),
-      fmt::arg("train_defs", p.train_defs), fmt::arg("train_fn", p.train_fn),
-      fmt::arg("eval_defs", p.eval_defs), fmt::arg("eval_fn", p.eval_fn),
-      fmt::arg("loss_fn", p.loss_fn), fmt::arg("opt_fn", p.opt_fn),
+)PY";
+
+}  // namespace
+
+std::string emit_program(const NetSpec& net, const TrainConfig& tc, int64_t batch, DType dtype) {
+  if (dtype != DType::kF32 && dtype != DType::kF64)
+    fail("emit jax", "dtype must be f32 or f64 (got {})", dtype_name(dtype));
+  layers::check_lowerable(net);
+  const ParamTable t = build_param_table(net);
+  EmitOptions o = EmitOptions::from_train(tc, batch);
+  const std::vector<TensorInfo> masks = train_masks(net, t, o);
+  std::map<std::string, std::string> callees;
+  Parts p;
+  p.dtype = dtype;
+  forward_parts(net, t, o, masks, p, callees);
+  loss_part(net, t, o, p, callees);
+  optimizer_part(net, t, o, p, callees);
+
+  hlo::Type xt = input_type(net, t, o);
+  if (xt.dtype() == DType::kF32) xt = hlo::Type::tensor(dtype, xt.shape());
+  hlo::Type lt = losses::label_type(o.loss, hlo::Type::tensor(dtype, with_batch(batch, t.output)));
+  std::string params, bns, mks;
+  for (const auto& d : t.params)
+    params += fmt::format("    (\"{}\", {}, \"{}\", {}, {}),\n", d.name, py_tuple(d.shape),
+                          enum_name(d.init), d.decay ? "True" : "False", d.layer);
+  for (const auto& bn : t.bns) bns += fmt::format("    (\"{}\", {}),\n", bn.name, bn.channels);
+  for (const auto& mk : masks)
+    mks += fmt::format("    (\"{}\", {}, {}),\n", mk.name, py_tuple(mk.shape), mk.rate);
+  std::string callee_defs;
+  for (const auto& [n, d] : callees) callee_defs += d + "\n\n";
+
+  return fmt::format(
+      kProgram, fmt::arg("net", net.name), fmt::arg("batch", batch),
+      fmt::arg("loss", enum_name(o.loss.kind)), fmt::arg("opt", enum_name(o.optim.kind)),
+      fmt::arg("xshape", py_tuple(xt.shape())), fmt::arg("xdtype", py_dtype(xt.dtype())),
+      fmt::arg("lshape", py_tuple(lt.shape())), fmt::arg("ldtype", py_dtype(lt.dtype())),
+      fmt::arg("lr", tc.learningRate), fmt::arg("init", enum_name(tc.init)),
+      fmt::arg("float", py_dtype(dtype)), fmt::arg("x64", dtype == DType::kF64 ? kX64 : ""),
+      fmt::arg("params", params), fmt::arg("bns", bns),
+      fmt::arg("slots", quoted_list(optim::state_slots(o.optim))), fmt::arg("masks", mks),
+      fmt::arg("callees", callee_defs), fmt::arg("train_defs", p.train_defs),
+      fmt::arg("train_fn", p.train_fn), fmt::arg("eval_defs", p.eval_defs),
+      fmt::arg("eval_fn", p.eval_fn), fmt::arg("loss_fn", p.loss_fn), fmt::arg("opt_fn", p.opt_fn),
       fmt::arg("nlabel", t.output.empty() ? 1 : t.output.back()));
-  return s;
 }
 
 }  // namespace netspec::jax

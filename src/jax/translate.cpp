@@ -1,4 +1,4 @@
-// IR -> JAX: one jax.lax call per StableHLO op (see translate.h).
+// IR -> JAX: a function cut into one Python function per layer (see translate.h).
 #include "jax/translate.h"
 
 #include <fmt/format.h>
