@@ -1,6 +1,6 @@
 // `netspec emit NET|FILE.json --module KIND --batch B [--dtype f64] [...] [-o FILE.mlir]`: writes
 // the StableHLO module and FILE.manifest.json beside it (stdout and no manifest when -o is
-// absent); `--jax -o net.py` a JAX program instead (emit/jax.h). Training settings come from the
+// absent); `--jax -o net.py` a JAX program instead (jax/program.h). Training settings come from the
 // spec's "train" object, overridden by --optimizer / --loss.
 // `netspec emit --module probe-attention --probe flash|dense|rope|flash-grad|... [--seq T
 // --heads H --head-dim D --causal --block K --dtype f32|f64 --batch B] -o FILE.mlir` writes a
@@ -19,10 +19,10 @@
 #include "core/file_check.h"
 #include "emit/det_probes.h"
 #include "emit/emit.h"
-#include "emit/jax.h"
 #include "emit/probes.h"
 #include "hlo/passes.h"
 #include "hlo/text/printer.h"
+#include "jax/program.h"
 #include "spec/zoo.h"
 
 namespace netspec::cli {
@@ -37,7 +37,7 @@ struct EmitArgs {
   bool sync_bn = false;
   std::string optimizer, loss, out;
   bool generic = false;
-  bool jax = false;            // a JAX program (emit/jax.h) instead of a module
+  bool jax = false;            // a JAX program (jax/program.h) instead of a module
   emit::AttentionProbe probe;  // --module probe-attention
   emit::DetProbe det;          // --module probe-diou | probe-anchor-loss | ... (det_probes.h)
   std::string dtype = "f32";
@@ -138,7 +138,7 @@ void emit_command(const EmitArgs& a) {
   if (!a.optimizer.empty()) tc.optimizer = parse_or_fail<OptimizerKind>("--optimizer", a.optimizer);
   if (!a.loss.empty()) tc.lossKind = parse_or_fail<LossKind>("--loss", a.loss);
   if (a.jax) {
-    std::string py = emit::emit_jax_program(spec.net, tc, a.batch, float_dtype(a));
+    std::string py = jax::emit_program(spec.net, tc, a.batch, float_dtype(a));
     if (a.out.empty()) return fmt::print("{}", py);
     write_file(a.out, py);
     return fmt::print(stderr, "wrote {} (JAX program, batch {}, {})\n", a.out, a.batch, a.dtype);

@@ -1,5 +1,5 @@
-// IR -> JAX: one jax.lax call per StableHLO op (see jax_translate.h).
-#include "emit/jax_translate.h"
+// IR -> JAX: a function cut into one Python function per layer (see translate.h).
+#include "jax/translate.h"
 
 #include <fmt/format.h>
 
@@ -10,9 +10,9 @@
 #include <unordered_set>
 
 #include "core/error.h"
-#include "emit/jax_ops.h"
+#include "jax/translator.h"
 
-namespace netspec::emit::jax {
+namespace netspec::jax {
 
 std::string py_tuple(const std::vector<int64_t>& v) {
   if (v.size() == 1) return fmt::format("({},)", v[0]);
@@ -159,4 +159,4 @@ PyFunc translate(const hlo::Func& f, const std::vector<ArgRef>& args,
   return pf;
 }
 
-}  // namespace netspec::emit::jax
+}  // namespace netspec::jax

@@ -1,10 +1,11 @@
-// The JAX emitter's text (emit/jax.h) without JAX: one function per layer named by the spec,
+// The JAX emitter's text (jax/program.h) without JAX: one function per layer named by the spec,
 // the ParamTable in PARAMS, the AF2 layers, counted loops as fori_loop, custom VJPs, f64.
 // Running the programs against netspec's train step is tests/jax/check_jax.py (oracle venv).
+#include "jax/program.h"
+
 #include <gtest/gtest.h>
 
 #include "core/error.h"
-#include "emit/jax.h"
 #include "layers/param_table.h"
 #include "spec/zoo.h"
 
@@ -21,7 +22,7 @@ size_t eval_layers(const std::string& s) {
 
 TEST(JaxProgram, MlpHasLayersParamsAndTrainStep) {
   SpecFile sf = resolve_net("mlp");
-  std::string py = emit::emit_jax_program(sf.net, sf.train.value_or(TrainConfig{}), 4);
+  std::string py = jax::emit_program(sf.net, sf.train.value_or(TrainConfig{}), 4);
   EXPECT_NE(py.find("def layer0_flatten(x):"), std::string::npos);
   EXPECT_NE(py.find("def layer1_dense(params, h0):"), std::string::npos);
   EXPECT_NE(py.find("    h3 = layer3_dense(params, h2)"), std::string::npos);
@@ -36,7 +37,7 @@ TEST(JaxProgram, MlpHasLayersParamsAndTrainStep) {
 
 TEST(JaxProgram, BnLayersGetEvalBodiesAndStats) {
   SpecFile sf = resolve_net("cifar-bn");
-  std::string py = emit::emit_jax_program(sf.net, sf.train.value_or(TrainConfig{}), 2);
+  std::string py = jax::emit_program(sf.net, sf.train.value_or(TrainConfig{}), 2);
   ParamTable t = build_param_table(sf.net);
   ASSERT_FALSE(t.bns.empty());
   for (const auto& bn : t.bns) {
@@ -48,7 +49,7 @@ TEST(JaxProgram, BnLayersGetEvalBodiesAndStats) {
 
 TEST(JaxProgram, CountedLoopBecomesForiLoop) {
   SpecFile sf = resolve_net("tiny-gpt-rope");  // flash attention: a while over key blocks
-  std::string py = emit::emit_jax_program(sf.net, sf.train.value_or(TrainConfig{}), 2);
+  std::string py = jax::emit_program(sf.net, sf.train.value_or(TrainConfig{}), 2);
   EXPECT_NE(py.find("lax.fori_loop(0, 1, lambda _, s: "), std::string::npos);
   EXPECT_EQ(py.find("lax.while_loop("), std::string::npos);
 }
@@ -58,7 +59,7 @@ TEST(JaxProgram, CountedLoopBecomesForiLoop) {
 // gives no cotangent) is jax.custom_vjp with a backward returning None (zero), not a plain call.
 TEST(JaxProgram, ProteinFoldKeepsItsStopGradient) {
   SpecFile sf = resolve_net("protein-fold");
-  std::string py = emit::emit_jax_program(sf.net, TrainConfig{}, 1);
+  std::string py = jax::emit_program(sf.net, TrainConfig{}, 1);
   EXPECT_NE(py.find("def layer1_pairTile(params, h0):"), std::string::npos);
   EXPECT_NE(py.find("def layer2_evoformerBlock(params, h0, h1):"), std::string::npos);
   EXPECT_NE(py.find("def layer3_structureModule(params, h0, h2):"), std::string::npos);
@@ -73,7 +74,7 @@ TEST(JaxProgram, ProteinFoldKeepsItsStopGradient) {
 // Flash attention's custom VJP: its backward (netspec's, with its own key loop) is translated.
 TEST(JaxProgram, FlashAttentionGetsItsBackward) {
   SpecFile sf = resolve_net("tiny-gpt-rope");
-  std::string py = emit::emit_jax_program(sf.net, sf.train.value_or(TrainConfig{}), 2);
+  std::string py = jax::emit_program(sf.net, sf.train.value_or(TrainConfig{}), 2);
   size_t bwd = py.find("_bwd(a0, a1, a2, a3, a4, a5, a6):");
   ASSERT_NE(bwd, std::string::npos) << py;  // q, k, v, then O, lse, then their cotangents
   EXPECT_NE(py.find("= _custom_vjp(fn_flash_attention"), std::string::npos);
@@ -82,12 +83,12 @@ TEST(JaxProgram, FlashAttentionGetsItsBackward) {
 // --dtype f64: the same program in f64 (x64 switched on), no f32 tensor left.
 TEST(JaxProgram, F64ProgramHasNoF32) {
   SpecFile sf = resolve_net("cifar-bn");
-  std::string py = emit::emit_jax_program(sf.net, sf.train.value_or(TrainConfig{}), 2, DType::kF64);
+  std::string py = jax::emit_program(sf.net, sf.train.value_or(TrainConfig{}), 2, DType::kF64);
   EXPECT_NE(py.find("jax.config.update(\"jax_enable_x64\", True)"), std::string::npos);
   EXPECT_NE(py.find("FLOAT = jnp.float64"), std::string::npos);
   EXPECT_NE(py.find("INPUT = ((2, 3, 32, 32), jnp.float64)"), std::string::npos);
   EXPECT_EQ(py.find("jnp.float32"), std::string::npos);
-  EXPECT_THROW(emit::emit_jax_program(sf.net, TrainConfig{}, 2, DType::kF16), Error);
+  EXPECT_THROW(jax::emit_program(sf.net, TrainConfig{}, 2, DType::kF16), Error);
 }
 
 }  // namespace

@@ -9,13 +9,13 @@
 #include "spec/layer.h"
 #include "spec/train_config.h"
 
-namespace netspec::emit {
+namespace netspec::jax {
 
 // The program text for `net` at batch size `batch` (shapes are static), its floats in `dtype`
 // (f32, or f64: the IR widened as gradcheck does, jax_enable_x64 set on import). Throws
 // netspec::Error naming the first layer, loss or optimizer that is not lowered, or an op with no
 // JAX form.
-std::string emit_jax_program(const NetSpec& net, const TrainConfig& tc, int64_t batch,
-                             DType dtype = DType::kF32);
+std::string emit_program(const NetSpec& net, const TrainConfig& tc, int64_t batch,
+                         DType dtype = DType::kF32);
 
-}  // namespace netspec::emit
+}  // namespace netspec::jax

@@ -1,21 +1,31 @@
-// The JAX program of a net (jax.h): netspec's forward / loss / optimizer IR translated op by op
-// (jax_translate.h), framed by the ParamTable, init, a train_step using jax.value_and_grad, a
+// The JAX program of a net (program.h): netspec's forward / loss / optimizer IR translated op by op
+// (translate.h), framed by the ParamTable, init, a train_step using jax.value_and_grad, a
 // checkpoint reader and a __main__ that trains a few steps on synthetic data.
+#include "jax/program.h"
+
 #include <fmt/format.h>
 
 #include "core/error.h"
 #include "emit/emit.h"
-#include "emit/jax.h"
-#include "emit/jax_translate.h"
 #include "emit/signature.h"
 #include "hlo/passes.h"
+#include "jax/translate.h"
+#include "jax/translator.h"
 #include "layers/param_table.h"
 
-namespace netspec::emit {
+namespace netspec::jax {
 namespace {
 
-using jax::ArgRef;
-using jax::Group;
+// netspec's own lowering, which the program translates.
+using emit::emit_forward_graph;
+using emit::emit_module;
+using emit::EmitOptions;
+using emit::Emitted;
+using emit::ForwardOut;
+using emit::input_type;
+using emit::TensorInfo;
+using emit::train_masks;
+using emit::with_batch;
 
 // The program in `to` (f64): netspec's f32 IR rewritten as gradcheck does (hlo passes).
 void widen(hlo::Module& m, DType to) {
@@ -38,21 +48,21 @@ std::vector<Group> layer_groups(const ParamTable& t, const std::vector<size_t>& 
   for (size_t i = 0; i < begin.size(); ++i) {
     const LayerInfo& li = t.layers[i];
     gs.push_back({fmt::format("layer{}_{}{}", i, li.kind, suffix),
-                  fmt::format("layers.{} {}: {} -> {} per sample", i, li.kind, jax::py_tuple(li.in),
-                              jax::py_tuple(li.out)),
+                  fmt::format("layers.{} {}: {} -> {} per sample", i, li.kind, py_tuple(li.in),
+                              py_tuple(li.out)),
                   begin[i], i + 1 < begin.size() ? begin[i + 1] : n_ops});
   }
   return gs;
 }
 
-std::string driver(const std::string& sig, const std::string& doc, const jax::PyFunc& pf,
+std::string driver(const std::string& sig, const std::string& doc, const PyFunc& pf,
                    const std::string& ret) {
   std::string s = fmt::format("def {}:\n    \"\"\"{}\"\"\"\n", sig, doc);
   for (const auto& l : pf.body) s += "    " + l + "\n";
   return s + "    return " + ret + "\n";
 }
 
-std::string defs(const jax::PyFunc& pf, const std::vector<std::string>& skip = {}) {
+std::string defs(const PyFunc& pf, const std::vector<std::string>& skip = {}) {
   std::string s;
   for (const auto& d : pf.defs) {
     bool dup = false;
@@ -111,8 +121,8 @@ void forward_parts(const NetSpec& net, const ParamTable& t, const EmitOptions& o
   for (const auto& bn : t.bns)
     for (const char* s : {".batch_mean", ".batch_var"})
       targets.push_back(fmt::format("stats[\"{}{}\"]", bn.name, s));
-  jax::PyFunc pf = jax::translate(
-      *f, refs, layer_groups(t, fo.layer_begin, f->body->ops.size() - 1, ""), callees, targets);
+  PyFunc pf = translate(*f, refs, layer_groups(t, fo.layer_begin, f->body->ops.size() - 1, ""),
+                        callees, targets);
   pf.body.insert(pf.body.begin(), {"_check_input(x)", "stats = {}"});
   for (size_t k = 1; k < targets.size(); ++k)  // a statistic a later layer also reads
     if (pf.results[k] != targets[k]) pf.body.push_back(targets[k] + " = " + pf.results[k]);
@@ -144,7 +154,7 @@ void forward_parts(const NetSpec& net, const ParamTable& t, const EmitOptions& o
                                      running, nullptr, nullptr, 1, nullptr, o.precision);
   be.func_return({eo.logits});
   widen(me, p.dtype);
-  jax::PyFunc pe = jax::translate(
+  PyFunc pe = translate(
       *fe, erefs, layer_groups(t, eo.layer_begin, fe->body->ops.size() - 1, "_eval"), callees);
   // An eval group whose text equals the train group's (minus the _eval suffix) calls that one.
   std::vector<std::string> same;
@@ -178,8 +188,8 @@ void loss_part(const NetSpec& net, const ParamTable& t, const EmitOptions& o, Pa
   hlo::Builder b(f->body.get());
   b.func_return({losses::emit_loss(b, o.loss, f->arg(0), f->arg(1))});
   widen(m, p.dtype);
-  jax::PyFunc pf = jax::translate(*f, {{"", "logits"}, {"", "labels"}},
-                                  {{"_loss_body", "", 0, f->body->ops.size() - 1}}, callees);
+  PyFunc pf = translate(*f, {{"", "logits"}, {"", "labels"}},
+                        {{"_loss_body", "", 0, f->body->ops.size() - 1}}, callees);
   p.loss_fn =
       defs(pf) + driver("loss_of_logits(logits, labels)",
                         fmt::format("The {} loss (mean over the batch).", enum_name(o.loss.kind)),
@@ -202,7 +212,7 @@ void optimizer_part(const NetSpec& net, const ParamTable& t, const EmitOptions& 
     else
       refs.push_back({"", in.name});
   }
-  jax::PyFunc pf = jax::translate(f, refs, {{"_update", "", 0, f.body->ops.size() - 1}}, callees);
+  PyFunc pf = translate(f, refs, {{"_update", "", 0, f.body->ops.size() - 1}}, callees);
   std::vector<std::string> ps, ss;
   for (size_t k = 0; k < e.manifest.outputs.size(); ++k) {
     const auto& out = e.manifest.outputs[k];
@@ -216,38 +226,10 @@ void optimizer_part(const NetSpec& net, const ParamTable& t, const EmitOptions& 
                     pf, fmt::format("{{{}}}, {{{}}}", fmt::join(ps, ", "), fmt::join(ss, ", ")));
 }
 
-}  // namespace
-
-std::string emit_jax_program(const NetSpec& net, const TrainConfig& tc, int64_t batch,
-                             DType dtype) {
-  if (dtype != DType::kF32 && dtype != DType::kF64)
-    fail("emit jax", "dtype must be f32 or f64 (got {})", dtype_name(dtype));
-  layers::check_lowerable(net);
-  const ParamTable t = build_param_table(net);
-  EmitOptions o = EmitOptions::from_train(tc, batch);
-  const std::vector<TensorInfo> masks = train_masks(net, t, o);
-  std::map<std::string, std::string> callees;
-  Parts p;
-  p.dtype = dtype;
-  forward_parts(net, t, o, masks, p, callees);
-  loss_part(net, t, o, p, callees);
-  optimizer_part(net, t, o, p, callees);
-
-  hlo::Type xt = input_type(net, t, o);
-  if (xt.dtype() == DType::kF32) xt = hlo::Type::tensor(dtype, xt.shape());
-  hlo::Type lt = losses::label_type(o.loss, hlo::Type::tensor(dtype, with_batch(batch, t.output)));
-  std::string params, bns, mks;
-  for (const auto& d : t.params)
-    params += fmt::format("    (\"{}\", {}, \"{}\", {}, {}),\n", d.name, jax::py_tuple(d.shape),
-                          enum_name(d.init), d.decay ? "True" : "False", d.layer);
-  for (const auto& bn : t.bns) bns += fmt::format("    (\"{}\", {}),\n", bn.name, bn.channels);
-  for (const auto& mk : masks)
-    mks += fmt::format("    (\"{}\", {}, {}),\n", mk.name, jax::py_tuple(mk.shape), mk.rate);
-  std::string callee_defs;
-  for (const auto& [n, d] : callees) callee_defs += d + "\n\n";
-
-  std::string s = fmt::format(
-      R"PY("""netspec net `{net}` as a JAX program, emitted by `netspec emit {net} --jax` (docs/jax.md).
+// The program's text around the translated parts ({train_defs} ...); fmt fields in braces,
+// Python's own braces doubled.
+constexpr char kProgram[] =
+    R"PY("""netspec net `{net}` as a JAX program, emitted by `netspec emit {net} --jax` (docs/jax.md).
 
 The forward, loss and optimizer are netspec's own lowering (the StableHLO of its modules)
 translated op by op into jax.lax; the backward is jax.value_and_grad's. Shapes are static:
@@ -481,20 +463,50 @@ if __name__ == "__main__":
         masks = synthetic_masks(jax.random.PRNGKey(100 + i))
         params, state, l, _ = step_fn(params, state, x, labels, LEARNING_RATE, i, masks)
         print(f"step {{i}} loss {{float(l):.6f}}")
-)PY",
-      fmt::arg("net", net.name), fmt::arg("batch", batch), fmt::arg("loss", enum_name(o.loss.kind)),
-      fmt::arg("opt", enum_name(o.optim.kind)), fmt::arg("xshape", jax::py_tuple(xt.shape())),
-      fmt::arg("xdtype", jax::py_dtype(xt.dtype())), fmt::arg("lshape", jax::py_tuple(lt.shape())),
-      fmt::arg("ldtype", jax::py_dtype(lt.dtype())), fmt::arg("lr", tc.learningRate),
-      fmt::arg("init", enum_name(tc.init)), fmt::arg("float", jax::py_dtype(dtype)),
-      fmt::arg("x64", dtype == DType::kF64 ? kX64 : ""), fmt::arg("params", params),
-      fmt::arg("bns", bns), fmt::arg("slots", quoted_list(optim::state_slots(o.optim))),
-      fmt::arg("masks", mks), fmt::arg("callees", callee_defs),
-      fmt::arg("train_defs", p.train_defs), fmt::arg("train_fn", p.train_fn),
-      fmt::arg("eval_defs", p.eval_defs), fmt::arg("eval_fn", p.eval_fn),
-      fmt::arg("loss_fn", p.loss_fn), fmt::arg("opt_fn", p.opt_fn),
+)PY";
+
+}  // namespace
+
+std::string emit_program(const NetSpec& net, const TrainConfig& tc, int64_t batch, DType dtype) {
+  if (dtype != DType::kF32 && dtype != DType::kF64)
+    fail("emit jax", "dtype must be f32 or f64 (got {})", dtype_name(dtype));
+  layers::check_lowerable(net);
+  const ParamTable t = build_param_table(net);
+  EmitOptions o = EmitOptions::from_train(tc, batch);
+  const std::vector<TensorInfo> masks = train_masks(net, t, o);
+  std::map<std::string, std::string> callees;
+  Parts p;
+  p.dtype = dtype;
+  forward_parts(net, t, o, masks, p, callees);
+  loss_part(net, t, o, p, callees);
+  optimizer_part(net, t, o, p, callees);
+
+  hlo::Type xt = input_type(net, t, o);
+  if (xt.dtype() == DType::kF32) xt = hlo::Type::tensor(dtype, xt.shape());
+  hlo::Type lt = losses::label_type(o.loss, hlo::Type::tensor(dtype, with_batch(batch, t.output)));
+  std::string params, bns, mks;
+  for (const auto& d : t.params)
+    params += fmt::format("    (\"{}\", {}, \"{}\", {}, {}),\n", d.name, py_tuple(d.shape),
+                          enum_name(d.init), d.decay ? "True" : "False", d.layer);
+  for (const auto& bn : t.bns) bns += fmt::format("    (\"{}\", {}),\n", bn.name, bn.channels);
+  for (const auto& mk : masks)
+    mks += fmt::format("    (\"{}\", {}, {}),\n", mk.name, py_tuple(mk.shape), mk.rate);
+  std::string callee_defs;
+  for (const auto& [n, d] : callees) callee_defs += d + "\n\n";
+
+  return fmt::format(
+      kProgram, fmt::arg("net", net.name), fmt::arg("batch", batch),
+      fmt::arg("loss", enum_name(o.loss.kind)), fmt::arg("opt", enum_name(o.optim.kind)),
+      fmt::arg("xshape", py_tuple(xt.shape())), fmt::arg("xdtype", py_dtype(xt.dtype())),
+      fmt::arg("lshape", py_tuple(lt.shape())), fmt::arg("ldtype", py_dtype(lt.dtype())),
+      fmt::arg("lr", tc.learningRate), fmt::arg("init", enum_name(tc.init)),
+      fmt::arg("float", py_dtype(dtype)), fmt::arg("x64", dtype == DType::kF64 ? kX64 : ""),
+      fmt::arg("params", params), fmt::arg("bns", bns),
+      fmt::arg("slots", quoted_list(optim::state_slots(o.optim))), fmt::arg("masks", mks),
+      fmt::arg("callees", callee_defs), fmt::arg("train_defs", p.train_defs),
+      fmt::arg("train_fn", p.train_fn), fmt::arg("eval_defs", p.eval_defs),
+      fmt::arg("eval_fn", p.eval_fn), fmt::arg("loss_fn", p.loss_fn), fmt::arg("opt_fn", p.opt_fn),
       fmt::arg("nlabel", t.output.empty() ? 1 : t.output.back()));
-  return s;
 }
 
-}  // namespace netspec::emit
+}  // namespace netspec::jax

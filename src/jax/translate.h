@@ -1,7 +1,8 @@
 // IR -> JAX translation (docs/jax.md): every StableHLO op of an hlo::Func becomes one jax.lax /
-// jax.numpy call, so any lowered layer kind, loss or optimizer has a JAX form by construction.
-// A function is cut into groups of consecutive top-level ops (one per layer); each group becomes a
-// Python function whose arguments are the values it reads from earlier groups.
+// jax.numpy call (the per-op table, jax/ops.h), so any lowered layer kind, loss or optimizer has
+// a JAX form by construction. A function is cut into groups of consecutive top-level ops (one per
+// layer); each group becomes a Python function whose arguments are the values it reads from
+// earlier groups.
 #pragma once
 #include <map>
 #include <string>
@@ -9,7 +10,7 @@
 
 #include "hlo/ir.h"
 
-namespace netspec::emit::jax {
+namespace netspec::jax {
 
 // How a function argument reads in Python: `dict[key]` (params, running, masks...) or, with an
 // empty dict, the bare name `key` (x, labels, lr).
@@ -39,9 +40,4 @@ PyFunc translate(const hlo::Func& f, const std::vector<ArgRef>& args,
                  const std::vector<Group>& groups, std::map<std::string, std::string>& callees,
                  const std::vector<std::string>& targets = {});
 
-// "jnp.float32" for f32 ...
-std::string py_dtype(DType t);
-// "(2, 3)" / "(4,)" / "()".
-std::string py_tuple(const std::vector<int64_t>& v);
-
-}  // namespace netspec::emit::jax
+}  // namespace netspec::jax
