@@ -85,17 +85,185 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+struct BenchOpts {
+  std::string net, optimizer, input, backend = "cpu";
+  std::vector<std::string> sets;
+  exec::BackendOptions engine;
+  int batch = 0, steps = 20, warmup = 3, replicas = 1;
+  double lr = 0;
+};
+
+// The spec's TrainConfig with the command's flags applied (and the net's input resized).
+TrainConfig bench_config(const BenchOpts& o, SpecFile& spec) {
+  if (o.steps < 1) fail("bench", "--steps must be >= 1 (got {})", o.steps);
+  if (o.warmup < 0) fail("bench", "--warmup must be >= 0 (got {})", o.warmup);
+  if (o.batch < 0) fail("bench", "--batch must be >= 1 (got {})", o.batch);
+  TrainConfig c = spec.train.value_or(TrainConfig{});
+  if (o.batch > 0) c.batchSize = o.batch;
+  if (o.lr > 0) c.learningRate = o.lr;
+  if (!o.optimizer.empty()) apply_optimizer_name(c, o.optimizer, "bench");
+  if (!o.input.empty()) {
+    std::array<int, 3> in = parse_input(o.input);
+    spec.net.inputChannels = in[0];
+    spec.net.inputHeight = in[1];
+    spec.net.inputWidth = in[2];
+  }
+  validate(c);
+  apply_sets(c, o.sets, "bench");
+  return c;
+}
+
+// ", cpu plan: arena ..." for the cpu backend's plan of the step (the session donates the
+// parameters and optimizer state, fed back each step).
+std::string cpu_plan_summary(const hlo::Module& mod, const emit::Manifest& m) {
+  std::vector<bool> donated;
+  for (const auto& ti : m.inputs)
+    donated.push_back(ti.role == "param" || ti.role == "optimizer_state");
+  exec::cpu::PlanStats ps = exec::cpu::plan_stats(*mod.entry("main"), donated);
+  return fmt::format(
+      ", cpu plan: arena {:.1f} MiB ({:.1f} MiB without reuse), {} steps, "
+      "{} on ref{}{}, {} of {} state results in place",
+      static_cast<double>(ps.arena_bytes) / (1 << 20),
+      static_cast<double>(ps.value_bytes) / (1 << 20), ps.steps, ps.ref_steps,
+      ps.fallback_ops.empty() ? "" : " (", ps.fallback_ops.empty() ? "" : ps.fallback_ops + ")",
+      ps.donated, std::count(donated.begin(), donated.end(), true));
+}
+
+// The train step's inputs by the manifest's roles: initial parameters, zero optimizer state,
+// random inputs and labels, lr and step; with the slots of the state and the step counter.
+struct StepInputs {
+  std::vector<Tensor> in;
+  std::vector<size_t> param_slot, opt_slot;  // input index of each param / optimizer state
+  int step_slot = -1;
+};
+StepInputs step_inputs(const emit::Manifest& m, const std::vector<Tensor>& params,
+                       const TrainConfig& c, int64_t classes, std::mt19937& rng) {
+  StepInputs s;
+  size_t pi = 0;
+  for (size_t k = 0; k < m.inputs.size(); ++k) {
+    const auto& ti = m.inputs[k];
+    if (ti.role == "param") {
+      if (pi >= params.size()) fail("bench", "manifest has more params than the ParamTable");
+      s.in.push_back(params[pi++]);
+      s.param_slot.push_back(k);
+    } else if (ti.role == "optimizer_state") {
+      s.in.emplace_back(ti.dtype, ti.shape);
+      s.opt_slot.push_back(k);
+    } else if (ti.role == "input") {
+      s.in.push_back(random_tensor(ti.dtype, ti.shape, classes, -1.f, 1.f, rng));
+    } else if (ti.role == "label") {
+      s.in.push_back(random_tensor(ti.dtype, ti.shape, classes, 0.f, 1.f, rng));
+    } else if (ti.name == "lr") {
+      s.in.push_back(Tensor::scalar_f32(static_cast<float>(c.learningRate)));
+    } else if (ti.name == "step") {
+      s.step_slot = static_cast<int>(k);
+      s.in.push_back(Tensor::from<int32_t>(DType::kI32, {}, {1}));
+    } else {
+      fail("bench", "train_step input '{}' has unknown role {}", ti.name, ti.role);
+    }
+  }
+  return s;
+}
+
+// Runs warmup + steps updates in a session whose state is the parameters and optimizer state
+// (output k feeds input slot k) and prints the timings.
+void time_session(const BenchOpts& o, exec::Backend& backend,
+                  const std::shared_ptr<const hlo::Module>& mod, const emit::Manifest& m,
+                  const StepInputs& si, std::vector<std::vector<Tensor>>& per, int64_t batch) {
+  auto exe = backend.load(mod);
+  std::vector<exec::Feedback> fb;
+  size_t p = 0, q = 0;
+  size_t loss_out = m.outputs.size();
+  for (size_t k = 0; k < m.outputs.size(); ++k) {
+    const auto& ti = m.outputs[k];
+    if (ti.role == "loss") loss_out = k;
+    if (ti.role == "param" && p < si.param_slot.size())
+      fb.push_back({si.param_slot[p++], k});
+    else if (ti.role == "optimizer_state" && q < si.opt_slot.size())
+      fb.push_back({si.opt_slot[q++], k});
+  }
+  auto session = exe->open_session("main", fb, o.replicas);
+  for (const exec::Feedback& f : fb) session->set_state(f.input, si.in[f.input]);
+  std::vector<double> ms;
+  double loss = 0, first_loss = 0;
+  for (int s = 0; s < o.warmup + o.steps; ++s) {
+    if (si.step_slot >= 0)
+      for (auto& r : per)
+        r[static_cast<size_t>(si.step_slot)] = Tensor::from<int32_t>(DType::kI32, {}, {s + 1});
+    auto t0 = Clock::now();
+    std::vector<Tensor> out = std::move(session->step_replicated(per).at(0));
+    double dt = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    if (s >= o.warmup) ms.push_back(dt);
+    if (loss_out < out.size()) loss = out[loss_out].as_double(0);
+    if (s == 0) first_loss = loss;
+  }
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  const double med = median(ms);
+  std::cout << fmt::format(
+      "ms/step median {:.2f}  min {:.2f}  max {:.2f}  (n={}, warmup {})  "
+      "samples/s {:.0f}  max RSS {:.1f} MiB  loss {:.4f} -> {:.4g}\n",
+      med, *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()),
+      ms.size(), o.warmup, static_cast<double>(batch) * 1000.0 / med,
+      static_cast<double>(ru.ru_maxrss) / 1024.0, first_loss, loss);
+}
+
+void run_bench(BenchOpts& o) {
+  SpecFile spec = resolve_net(o.net);
+  const TrainConfig c = bench_config(o, spec);
+  const ParamTable table = build_param_table(spec.net);
+  const int64_t batch = c.batchSize;
+  const int reps = o.replicas;
+  if (reps < 1 || reps > exec::kMaxReplicas || batch % reps != 0)
+    fail("bench", "--replicas must be in 1..{} and divide the batch {} (got {})",
+         exec::kMaxReplicas, batch, reps);
+  if (reps > 1 && o.backend == "iree") fail("bench", "--backend iree runs one replica");
+  o.engine.devices = std::max(o.engine.devices, reps);  // xla's CPU plugin: a device each
+
+  auto te = Clock::now();
+  emit::EmitOptions eo = emit::EmitOptions::from_train(c, batch / reps);
+  eo.replicas = reps;
+  emit::Emitted step = emit::emit_module(spec.net, table, ModuleKind::train_step, eo);
+  const double emit_s = std::chrono::duration<double>(Clock::now() - te).count();
+  const emit::Manifest m = step.manifest;
+  std::shared_ptr<const hlo::Module> mod(std::move(step.module));
+  const std::string arena = o.backend == "cpu" ? cpu_plan_summary(*mod, m) : "";
+  std::unique_ptr<exec::Backend> backend = exec::make_backend(o.backend, o.engine);
+
+  std::mt19937 rng(static_cast<uint32_t>(c.seed));
+  std::vector<Tensor> params = train::init_params(table, c.init, static_cast<uint64_t>(c.seed));
+  const int64_t classes = table.output.empty() ? 2 : table.output[0];
+  const StepInputs si = step_inputs(m, params, c, classes, rng);
+  // Replica r > 0: its own random shard of the batch (the parameters are shared).
+  std::vector<std::vector<Tensor>> per(static_cast<size_t>(reps), si.in);
+  for (size_t r = 1; r < per.size(); ++r)
+    for (size_t k = 0; k < m.inputs.size(); ++k) {
+      const auto& ti = m.inputs[k];
+      if (ti.role == "input" || ti.role == "label")
+        per[r][k] =
+            random_tensor(ti.dtype, ti.shape, classes, ti.role == "input" ? -1.f : 0.f, 1.f, rng);
+    }
+  std::cout << fmt::format("bench {} batch {} {} on {}{}: {} params, {} inputs; emit {:.2f} s{}\n",
+                           spec.net.name, batch, enum_name(c.optimizer), o.backend,
+                           reps > 1 ? fmt::format(" x {} replicas", reps) : "",
+                           table.total_params(), m.inputs.size(), emit_s, arena)
+            << std::flush;
+  if (o.backend == "iree") {
+    // One process times the calls: each starts from the initial state (no feedback).
+    const double t = exec::iree::benchmark_ms(mod, "main", si.in, o.steps);
+    std::cout << fmt::format(
+        "ms/step median {:.2f} (iree-benchmark-module, {} repetitions)  "
+        "samples/s {:.0f}\n",
+        t, o.steps, static_cast<double>(batch) * 1000.0 / t);
+    return;
+  }
+  time_session(o, *backend, mod, m, si, per, batch);
+}
+
 }  // namespace
 
 void register_bench_command(CLI::App& app) {
-  struct Opts {
-    std::string net, optimizer, input, backend = "cpu";
-    std::vector<std::string> sets;
-    exec::BackendOptions engine;
-    int batch = 0, steps = 20, warmup = 3, replicas = 1;
-    double lr = 0;
-  };
-  auto o = std::make_shared<Opts>();
+  auto o = std::make_shared<BenchOpts>();
   CLI::App* cmd = app.add_subcommand("bench", "Time the train step on synthetic data");
   cmd->add_option("net", o->net, "zoo net name or a spec .json file")->required();
   cmd->add_option("--batch", o->batch, "batch size (default: the spec's)");
@@ -111,149 +279,7 @@ void register_bench_command(CLI::App& app) {
   cmd->add_option("--replicas", o->replicas,
                   "data-parallel replicas (cpu: threads, xla: devices), batch/R samples each");
   add_backend_options(cmd, o->backend, o->engine);
-  cmd->callback([o] {
-    if (o->steps < 1) fail("bench", "--steps must be >= 1 (got {})", o->steps);
-    if (o->warmup < 0) fail("bench", "--warmup must be >= 0 (got {})", o->warmup);
-    if (o->batch < 0) fail("bench", "--batch must be >= 1 (got {})", o->batch);
-    SpecFile spec = resolve_net(o->net);
-    TrainConfig c = spec.train.value_or(TrainConfig{});
-    if (o->batch > 0) c.batchSize = o->batch;
-    if (o->lr > 0) c.learningRate = o->lr;
-    if (!o->optimizer.empty()) apply_optimizer_name(c, o->optimizer, "bench");
-    if (!o->input.empty()) {
-      std::array<int, 3> in = parse_input(o->input);
-      spec.net.inputChannels = in[0];
-      spec.net.inputHeight = in[1];
-      spec.net.inputWidth = in[2];
-    }
-    validate(c);
-    apply_sets(c, o->sets, "bench");
-    const ParamTable table = build_param_table(spec.net);
-    const int64_t batch = c.batchSize;
-    const int reps = o->replicas;
-    if (reps < 1 || reps > exec::kMaxReplicas || batch % reps != 0)
-      fail("bench", "--replicas must be in 1..{} and divide the batch {} (got {})",
-           exec::kMaxReplicas, batch, reps);
-    if (reps > 1 && o->backend == "iree") fail("bench", "--backend iree runs one replica");
-    o->engine.devices = std::max(o->engine.devices, reps);  // xla's CPU plugin: a device each
-
-    auto te = Clock::now();
-    emit::EmitOptions eo = emit::EmitOptions::from_train(c, batch / reps);
-    eo.replicas = reps;
-    emit::Emitted step = emit::emit_module(spec.net, table, ModuleKind::train_step, eo);
-    const double emit_s = std::chrono::duration<double>(Clock::now() - te).count();
-    const emit::Manifest m = step.manifest;
-    std::shared_ptr<const hlo::Module> mod(std::move(step.module));
-    std::string arena;
-    if (o->backend == "cpu") {
-      // The session donates the parameters and optimizer state (fed back below).
-      std::vector<bool> donated;
-      for (const auto& ti : m.inputs)
-        donated.push_back(ti.role == "param" || ti.role == "optimizer_state");
-      exec::cpu::PlanStats ps = exec::cpu::plan_stats(*mod->entry("main"), donated);
-      arena = fmt::format(
-          ", cpu plan: arena {:.1f} MiB ({:.1f} MiB without reuse), {} steps, "
-          "{} on ref{}{}, {} of {} state results in place",
-          static_cast<double>(ps.arena_bytes) / (1 << 20),
-          static_cast<double>(ps.value_bytes) / (1 << 20), ps.steps, ps.ref_steps,
-          ps.fallback_ops.empty() ? "" : " (", ps.fallback_ops.empty() ? "" : ps.fallback_ops + ")",
-          ps.donated, std::count(donated.begin(), donated.end(), true));
-    }
-    std::unique_ptr<exec::Backend> backend = exec::make_backend(o->backend, o->engine);
-
-    std::mt19937 rng(static_cast<uint32_t>(c.seed));
-    std::vector<Tensor> params = train::init_params(table, c.init, static_cast<uint64_t>(c.seed));
-    const int64_t classes = table.output.empty() ? 2 : table.output[0];
-    std::vector<Tensor> in;
-    std::vector<size_t> param_slot, opt_slot;  // input index of each param / optimizer state
-    int step_slot = -1;
-    size_t pi = 0;
-    for (size_t k = 0; k < m.inputs.size(); ++k) {
-      const auto& ti = m.inputs[k];
-      if (ti.role == "param") {
-        if (pi >= params.size()) fail("bench", "manifest has more params than the ParamTable");
-        in.push_back(params[pi++]);
-        param_slot.push_back(k);
-      } else if (ti.role == "optimizer_state") {
-        in.emplace_back(ti.dtype, ti.shape);
-        opt_slot.push_back(k);
-      } else if (ti.role == "input") {
-        in.push_back(random_tensor(ti.dtype, ti.shape, classes, -1.f, 1.f, rng));
-      } else if (ti.role == "label") {
-        in.push_back(random_tensor(ti.dtype, ti.shape, classes, 0.f, 1.f, rng));
-      } else if (ti.name == "lr") {
-        in.push_back(Tensor::scalar_f32(static_cast<float>(c.learningRate)));
-      } else if (ti.name == "step") {
-        step_slot = static_cast<int>(k);
-        in.push_back(Tensor::from<int32_t>(DType::kI32, {}, {1}));
-      } else {
-        fail("bench", "train_step input '{}' has unknown role {}", ti.name, ti.role);
-      }
-    }
-    // Replica r > 0: its own random shard of the batch (the parameters are shared).
-    std::vector<std::vector<Tensor>> per(static_cast<size_t>(reps), in);
-    for (size_t r = 1; r < per.size(); ++r)
-      for (size_t k = 0; k < m.inputs.size(); ++k) {
-        const auto& ti = m.inputs[k];
-        if (ti.role == "input" || ti.role == "label")
-          per[r][k] =
-              random_tensor(ti.dtype, ti.shape, classes, ti.role == "input" ? -1.f : 0.f, 1.f, rng);
-      }
-    std::cout << fmt::format(
-                     "bench {} batch {} {} on {}{}: {} params, {} inputs; emit {:.2f} s{}\n",
-                     spec.net.name, batch, enum_name(c.optimizer), o->backend,
-                     reps > 1 ? fmt::format(" x {} replicas", reps) : "", table.total_params(),
-                     m.inputs.size(), emit_s, arena)
-              << std::flush;
-
-    std::vector<double> ms;
-    double loss = 0, first_loss = 0;
-    size_t loss_out = m.outputs.size();
-    for (size_t k = 0; k < m.outputs.size(); ++k)
-      if (m.outputs[k].role == "loss") loss_out = k;
-    if (o->backend == "iree") {
-      // One process times the calls: each starts from the initial state (no feedback).
-      const double t = exec::iree::benchmark_ms(mod, "main", in, o->steps);
-      ms.assign(1, t);
-      std::cout << fmt::format("ms/step median {:.2f} (iree-benchmark-module, {} repetitions)  "
-                               "samples/s {:.0f}\n",
-                               t, o->steps, static_cast<double>(batch) * 1000.0 / t);
-      return;
-    }
-    auto exe = backend->load(mod);
-    // Parameters and optimizer state are the session's state: output k feeds input slot k.
-    std::vector<exec::Feedback> fb;
-    size_t p = 0, q = 0;
-    for (size_t k = 0; k < m.outputs.size(); ++k) {
-      const auto& ti = m.outputs[k];
-      if (ti.role == "param" && p < param_slot.size())
-        fb.push_back({param_slot[p++], k});
-      else if (ti.role == "optimizer_state" && q < opt_slot.size())
-        fb.push_back({opt_slot[q++], k});
-    }
-    auto session = exe->open_session("main", fb, reps);
-    for (const exec::Feedback& f : fb) session->set_state(f.input, in[f.input]);
-    for (int s = 0; s < o->warmup + o->steps; ++s) {
-      if (step_slot >= 0)
-        for (auto& r : per)
-          r[static_cast<size_t>(step_slot)] = Tensor::from<int32_t>(DType::kI32, {}, {s + 1});
-      auto t0 = Clock::now();
-      std::vector<Tensor> out = std::move(session->step_replicated(per).at(0));
-      double dt = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-      if (s >= o->warmup) ms.push_back(dt);
-      if (loss_out < out.size()) loss = out[loss_out].as_double(0);
-      if (s == 0) first_loss = loss;
-    }
-    rusage ru{};
-    getrusage(RUSAGE_SELF, &ru);
-    const double med = median(ms);
-    std::cout << fmt::format(
-        "ms/step median {:.2f}  min {:.2f}  max {:.2f}  (n={}, warmup {})  "
-        "samples/s {:.0f}  max RSS {:.1f} MiB  loss {:.4f} -> {:.4g}\n",
-        med, *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()),
-        ms.size(), o->warmup, static_cast<double>(batch) * 1000.0 / med,
-        static_cast<double>(ru.ru_maxrss) / 1024.0, first_loss, loss);
-  });
+  cmd->callback([o] { run_bench(*o); });
 }
 
 NETSPEC_REGISTER_COMMAND(bench, register_bench_command)
