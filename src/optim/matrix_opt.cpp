@@ -1,12 +1,7 @@
-// Muon and Shampoo (see matrix_opt.h). With lr the parameter's rate and d its decay:
-//   muon:    buf = μ·buf + (1-μ)·g;  u = nesterov ? (1-μ)·g + μ·buf : buf   (timm's lerp form)
-//            p = p·(1 - lr·d) - lr·0.2·√max(m, n)·NS5(u)     (timm's "match_rms_adamw" scale, so
-//            one learning rate serves Muon and its AdamW fallback)
-//            NS5: X = u/max(‖u‖_F, 1e-7) (transposed when m > n); 5×: A = X·Xᵀ,
-//            X = a·X + (b·A + c·A·A)·X with (a, b, c) = (3.4445, -4.7750, 2.0315)
-//   shampoo: L = β2·L + (1-β2)·G·Gᵀ;  R = β2·R + (1-β2)·Gᵀ·G
-//            p = p·(1 - lr·d) - lr·root(L/(1-β2^t))·G·root(R/(1-β2^t)),  root(A) = (A + δI)^{-1/4}
-//            with δ = ε·tr(A)/n + 1e-30. At t = 1 the step is (up to δ) the polar factor of G.
+// The matrix functions of Muon and Shampoo (see matrix_opt.h; the rules are muon.cpp and
+// shampoo.cpp).
+//   NS5: X = u/max(‖u‖_F, 1e-7) (transposed when m > n); 5×: A = X·Xᵀ,
+//        X = a·X + (b·A + c·A·A)·X with (a, b, c) = (3.4445, -4.7750, 2.0315)
 // The inverse 4th root is the coupled Newton iteration (Guo & Higham 2006) with p = 4:
 //   z = (p+1)/(2·tr(A')), M = z·A', H = z^{1/p}·I;  repeat: T = ((p+1)·I - M)/p, H = H·T, M = T^p·M
 // H → A'^{-1/p} for eigenvalues of M in (0, p+1): every eigenvalue m maps to m·((p+1-m)/p)^p,
@@ -15,25 +10,11 @@
 
 #include <cmath>
 
-#include "optim/optimizer.h"
+#include "optim/rule.h"
 
 namespace netspec::optim {
 namespace {
 
-using hlo::Value;
-
-Value* splat(hlo::Builder& b, double v, Value* like) { return b.constant_splat(v, like->type); }
-Value* bcast(hlo::Builder& b, Value* s, Value* like) {
-  return b.broadcast_in_dim(s, like->type.shape(), {});
-}
-// a·bᵀ when bt, else a·b (rank 2).
-Value* mm(hlo::Builder& b, Value* x, Value* y, bool yt = false) {
-  hlo::DotDims d;
-  d.lhs_contracting = {1};
-  d.rhs_contracting = {yt ? 1 : 0};
-  return b.dot_general(x, y, d);
-}
-Value* t2(hlo::Builder& b, Value* x) { return b.transpose(x, {1, 0}); }
 Value* sum_all(hlo::Builder& b, Value* x) {
   return b.reduce(x, b.scalar(0, x->type.dtype()), {0, 1}, hlo::OpKind::kAdd);
 }
@@ -49,13 +30,14 @@ constexpr double kRootP = 4;
 
 }  // namespace
 
-bool muon_eligible(const ParamDesc& p) {
-  return p.shape.size() == 2 && p.init == ParamInit::linearWeight;
+Value* mm(hlo::Builder& b, Value* x, Value* y, bool yt) {
+  hlo::DotDims d;
+  d.lhs_contracting = {1};
+  d.rhs_contracting = {yt ? 1 : 0};
+  return b.dot_general(x, y, d);
 }
 
-bool shampoo_eligible(const ParamDesc& p) {
-  return muon_eligible(p) && p.shape[0] == p.shape[1] && p.shape[0] >= 16;
-}
+Value* t2(hlo::Builder& b, Value* x) { return b.transpose(x, {1, 0}); }
 
 int shampoo_root_iterations(int64_t n) {
   // Smallest eigenvalue of the start M: z·δ = (p+1)/2 · ε/(n(1+ε)); grown to 0.5 at ×((p+1)/p)^p
@@ -99,35 +81,6 @@ Value* inverse_fourth_root(hlo::Builder& b, Value* a) {
     m = mm(b, mm(b, t_2, t_2), m);
   }
   return h;
-}
-
-MatrixUpdate muon_update(hlo::Builder& b, const OptimConfig& c, Value* p, Value* g, Value* buf,
-                         Value* v, Value* lr, double d) {
-  const double mu = c.momentum;
-  Value* nb = b.add(b.multiply(splat(b, mu, buf), buf), b.multiply(splat(b, 1 - mu, g), g));
-  Value* u =
-      c.nesterov ? b.add(b.multiply(splat(b, 1 - mu, g), g), b.multiply(splat(b, mu, nb), nb)) : nb;
-  const auto& s = p->type.shape();
-  const double scale = 0.2 * std::sqrt(static_cast<double>(std::max(s[0], s[1])));
-  Value* lr_t = bcast(b, lr, p);
-  if (d != 0) p = b.subtract(p, b.multiply(b.multiply(lr_t, splat(b, d, p)), p));
-  Value* step = b.multiply(splat(b, scale, p), newton_schulz5(b, u));
-  return {b.subtract(p, b.multiply(lr_t, step)), nb, v};
-}
-
-MatrixUpdate shampoo_update(hlo::Builder& b, const OptimConfig& c, Value* p, Value* g, Value* l,
-                            Value* r, Value* lr, Value* bc2, double d) {
-  const double beta = c.beta2;
-  Value* nl =
-      b.add(b.multiply(splat(b, beta, l), l), b.multiply(splat(b, 1 - beta, l), mm(b, g, g, true)));
-  Value* gtg = mm(b, t2(b, g), t2(b, g), true);  // Gᵀ·G
-  Value* nr = b.add(b.multiply(splat(b, beta, r), r), b.multiply(splat(b, 1 - beta, r), gtg));
-  Value* lh = b.divide(nl, bcast(b, bc2, nl));
-  Value* rh = b.divide(nr, bcast(b, bc2, nr));
-  Value* pre = mm(b, mm(b, inverse_fourth_root(b, lh), g), inverse_fourth_root(b, rh));
-  Value* lr_t = bcast(b, lr, p);
-  if (d != 0) p = b.subtract(p, b.multiply(b.multiply(lr_t, splat(b, d, p)), p));
-  return {b.subtract(p, b.multiply(lr_t, pre)), nl, nr};
 }
 
 }  // namespace netspec::optim

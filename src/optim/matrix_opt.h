@@ -1,20 +1,19 @@
-// Matrix optimizers of the train step: Muon (Jordan 2024) and Shampoo (Gupta et al. 2018) for
-// 2-D weight matrices, built in-graph from dot_general only (no SVD/eigh). Every other parameter
-// falls back to AdamW (optimizer.cpp). Both keep Adam's two state slots {"m", "v"}, so the
-// module signature is Adam's: Muon uses m as its momentum buffer (v passes through), Shampoo
-// keeps L in m and R in v (square weights only, so both have the weight's shape).
+// The matrix functions of the Muon and Shampoo rules (muon.cpp, shampoo.cpp), built in-graph
+// from dot_general only (no SVD/eigh), and which parameters those rules take. Every other
+// parameter falls back to AdamW (the partition by eligibility, rule.h). Both keep Adam's two
+// state slots {"m", "v"}, so the module signature is Adam's: Muon uses m as its momentum buffer
+// (v passes through), Shampoo keeps L in m and R in v (square weights only, so both have the
+// weight's shape).
 #pragma once
 #include "hlo/builder.h"
 #include "spec/param_table.h"
 
 namespace netspec::optim {
 
-struct OptimConfig;
-
 // Muon: every 2-D weight matrix (a linearWeight parameter of rank 2; embeddings, tokens, norms,
-// biases and conv kernels use AdamW).
+// biases and conv kernels use AdamW) (muon.cpp).
 bool muon_eligible(const ParamDesc& p);
-// Shampoo (the seed's rule): a square 2-D weight matrix with both dims >= 16.
+// Shampoo (the seed's rule): a square 2-D weight matrix with both dims >= 16 (shampoo.cpp).
 bool shampoo_eligible(const ParamDesc& p);
 
 // Newton-Schulz iterations of the Muon polar projection and its quintic coefficients.
@@ -27,20 +26,10 @@ inline constexpr double kShampooEps = 1e-4;
 // for the smallest eigenvalue of the trace-scaled start to reach 1 (see matrix_opt.cpp).
 int shampoo_root_iterations(int64_t n);
 
-struct MatrixUpdate {
-  hlo::Value* param;
-  hlo::Value* s0;  // m slot
-  hlo::Value* s1;  // v slot
-};
-
-// lr: the scalar learning rate of this parameter (param dtype); d: its weight decay.
-MatrixUpdate muon_update(hlo::Builder& b, const OptimConfig& c, hlo::Value* p, hlo::Value* g,
-                         hlo::Value* buf, hlo::Value* v, hlo::Value* lr, double d);
-// bc2 = 1 - β2^t (scalar): the EMA statistics are bias corrected like Adam's v.
-MatrixUpdate shampoo_update(hlo::Builder& b, const OptimConfig& c, hlo::Value* p, hlo::Value* g,
-                            hlo::Value* l, hlo::Value* r, hlo::Value* lr, hlo::Value* bc2,
-                            double d);
-
+// x·y, or x·yᵀ when yt (rank 2).
+hlo::Value* mm(hlo::Builder& b, hlo::Value* x, hlo::Value* y, bool yt = false);
+// xᵀ (rank 2).
+hlo::Value* t2(hlo::Builder& b, hlo::Value* x);
 // X ↦ the 5-step Newton-Schulz approximation of the polar factor UVᵀ of X (rank 2).
 hlo::Value* newton_schulz5(hlo::Builder& b, hlo::Value* x);
 // A ↦ (A + ε·tr(A)/n·I)^{-1/4} for a symmetric PSD n×n A, by the coupled Newton iteration.

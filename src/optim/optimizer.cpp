@@ -1,36 +1,14 @@
-// Update rules. Per parameter with gradient g (after global-norm clipping), lr_i = lr·headLrMult
-// on the head layer, decay d_i = weightDecay where the parameter decays; a frozen parameter
-// (name prefix in freeze) keeps its value and state and is left out of the clipping norm:
-//   sgd:      g += d·p; buf = μ·buf + g; g = nesterov ? g + μ·buf : buf (μ > 0); p -= lr·g
-//   adam:     p -= lr·d·p (AdamW, decoupled); m = β1·m + (1-β1)·g; v = β2·v + (1-β2)·g²;
-//             p -= lr · (m / (1-β1^t)) / (√(v / (1-β2^t)) + eps)
-//   rmsprop:  g += d·p; ms = ρ·ms + (1-ρ)·g²; mom = μ·mom + lr·g / √(ms + eps); p -= mom
-//   lamb:     m, v as adam; r = m̂ / (√v̂ + eps) + d·p; p -= lr·(‖p‖/‖r‖)·r (ratio 1 if a norm is 0)
-//   muon, shampoo: their matrices as matrix_opt.h says, every other parameter as adam
+// apply_update: the gradient chain (transforms.h), then per parameter the rule its partition
+// gives (rule.h): the configured kind's, or its fallback's where a matrix rule is not eligible.
+// The rules, one file each with their math: sgd.cpp, adam.cpp, rmsprop.cpp, lamb.cpp, muon.cpp,
+// shampoo.cpp.
 #include "optim/optimizer.h"
 
 #include "core/error.h"
-#include "optim/matrix_opt.h"
+#include "optim/rule.h"
+#include "optim/transforms.h"
 
 namespace netspec::optim {
-namespace {
-
-struct Ops {
-  hlo::Builder& b;
-  Value* k(double v, Value* like) { return b.constant_splat(v, like->type); }
-  // A scalar broadcast to like's shape.
-  Value* bs(Value* s, Value* like) { return b.broadcast_in_dim(s, like->type.shape(), {}); }
-  Value* sum_sq(Value* x) {
-    hlo::I64s dims;
-    for (int64_t d = 0; d < x->type.rank(); ++d) dims.push_back(d);
-    return b.reduce(b.multiply(x, x), b.scalar(0, x->type.dtype()), dims, hlo::OpKind::kAdd);
-  }
-  Value* axpy(double a, Value* x, double c, Value* y) {  // a·x + c·y
-    return b.add(b.multiply(k(a, x), x), b.multiply(k(c, y), y));
-  }
-};
-
-}  // namespace
 
 OptimConfig OptimConfig::from_train(const TrainConfig& t) {
   OptimConfig c;
@@ -52,136 +30,67 @@ OptimConfig OptimConfig::from_train(const TrainConfig& t) {
   return c;
 }
 
-std::vector<std::string> state_slots(const OptimConfig& c) {
-  switch (c.kind) {
-    case OptimizerKind::sgd:
-      return c.momentum > 0 ? std::vector<std::string>{"momentum"} : std::vector<std::string>{};
-    case OptimizerKind::adam:
-    case OptimizerKind::lamb:
-    case OptimizerKind::muon:  // muon: m = momentum buffer; shampoo: m = L, v = R
-    case OptimizerKind::shampoo:
-      return {"m", "v"};
-    case OptimizerKind::rmsprop:
-      return {"ms", "mom"};
+std::vector<std::string> state_slots(const OptimConfig& c) { return rule_for(c.kind).slots(c); }
+
+namespace {
+
+// t and, when a rule in use is bias corrected, 1 - β1^t and 1 - β2^t.
+StepScalars step_scalars(hlo::Builder& b, const OptimConfig& c, Value* step, DType dt) {
+  const UpdateRule& r = rule_for(c.kind);
+  StepScalars s;
+  s.t = b.convert(step, dt);
+  if (r.bias_corrected || (r.fallback && rule_for(*r.fallback).bias_corrected)) {
+    s.bc1 = b.subtract(splat(b, 1, s.t), b.power(splat(b, c.momentum, s.t), s.t));
+    s.bc2 = b.subtract(splat(b, 1, s.t), b.power(splat(b, c.beta2, s.t), s.t));
   }
-  fail("optimizer", "unknown optimizer kind {}", static_cast<int>(c.kind));
+  return s;
 }
 
+}  // namespace
+
 UpdateResult apply_update(hlo::Builder& b, const OptimConfig& c, const ParamTable& table,
-                          const std::vector<Value*>& params, const std::vector<Value*>& grads_in,
-                          const std::vector<Value*>& state, Value* lr, Value* step) {
+                          const std::vector<Value*>& params, const std::vector<Value*>& grads,
+                          const std::vector<Value*>& state, Value* lr, Value* step,
+                          const Chain& chain) {
   const size_t n = params.size();
-  const size_t slots = state_slots(c).size();
-  if (grads_in.size() != n || state.size() != slots * n || table.params.size() != n)
+  const std::vector<std::string> slot_names = state_slots(c);
+  const size_t slots = slot_names.size();
+  if (grads.size() != n || state.size() != slots * n || table.params.size() != n)
     fail("optimizer", "operand counts (got {} params, {} grads, {} state, {} in the table)", n,
-         grads_in.size(), state.size(), table.params.size());
-  Ops o{b};
-  std::vector<Value*> grads = grads_in;
-  std::vector<bool> frozen(n, false);
-  for (size_t i = 0; i < n; ++i)
-    for (const auto& f : c.freeze) frozen[i] = frozen[i] || table.params[i].name.rfind(f, 0) == 0;
-  if (c.grad_clip_norm > 0 && n > 0) {  // g *= min(1, clip / (‖g‖ + 1e-6)), torch clip_grad_norm_
-    Value* total = nullptr;
-    for (size_t i = 0; i < n; ++i)
-      if (!frozen[i]) total = total ? b.add(total, o.sum_sq(grads[i])) : o.sum_sq(grads[i]);
-    if (!total) total = b.scalar(0, grads[0]->type.dtype());
-    Value* norm = b.sqrt(total);
-    Value* coef = b.divide(o.k(c.grad_clip_norm, norm), b.add(norm, o.k(1e-6, norm)));
-    coef = b.minimum(coef, o.k(1, coef));
-    for (auto& g : grads) g = b.multiply(g, o.bs(coef, g));
-  }
-  int head = -1;
-  for (const auto& p : table.params) head = std::max(head, p.layer);
-  DType dt = params.empty() ? DType::kF32 : params[0]->type.dtype();
+         grads.size(), state.size(), table.params.size());
+  const std::vector<OptimizerKind> rule_of = partition(c.kind, table);
+  if (const auto& fb = rule_for(c.kind).fallback; fb && rule_for(*fb).slots(c) != slot_names)
+    fail("optimizer", "{}'s fallback {} keeps other state slots", enum_name(c.kind),
+         enum_name(*fb));
+  std::vector<ParamStep> ps(n);
+  for (size_t i = 0; i < n; ++i) ps[i] = {&table.params[i], grads[i]};
+  run_chain(b, chain, ps);
+  const DType dt = params.empty() ? DType::kF32 : params[0]->type.dtype();
   Value* lr_base = lr->type.dtype() == dt ? lr : b.convert(lr, dt);
-  Value* t = b.convert(step, dt);
-  Value* bc1 = nullptr;  // 1 - β1^t, 1 - β2^t
-  Value* bc2 = nullptr;
-  if (slots == 2 && c.kind != OptimizerKind::rmsprop) {  // adam, lamb, muon, shampoo
-    bc1 = b.subtract(o.k(1, t), b.power(o.k(c.momentum, t), t));
-    bc2 = b.subtract(o.k(1, t), b.power(o.k(c.beta2, t), t));
-  }
+  const StepScalars sc = step_scalars(b, c, step, dt);
   UpdateResult r;
   r.params.resize(n);
   r.state.resize(slots * n);
   for (size_t i = 0; i < n; ++i) {
-    Value* p = params[i];
-    Value* g = grads[i];
-    if (frozen[i]) {
-      r.params[i] = p;
-      for (size_t k = 0; k < slots; ++k) r.state[k * n + i] = state[k * n + i];
-      continue;
+    std::vector<Value*> st;
+    for (size_t k = 0; k < slots; ++k) st.push_back(state[k * n + i]);
+    ParamOut out{params[i], st};
+    if (!ps[i].frozen) {
+      Value* lr_i =
+          ps[i].lr_mult != 1 ? b.multiply(lr_base, splat(b, ps[i].lr_mult, lr_base)) : lr_base;
+      ParamIn in{table.params[i], params[i], ps[i].g, lr_i, ps[i].decay, std::move(st)};
+      out = rule_for(rule_of[i]).update(b, c, sc, in);
     }
-    double d = (!c.wd_exclude_norm_bias || table.params[i].decay) ? c.weight_decay : 0.0;
-    Value* lr_s = table.params[i].layer == head && c.head_lr_mult != 1.0
-                      ? b.multiply(lr_base, o.k(c.head_lr_mult, lr_base))
-                      : lr_base;
-    OptimizerKind kind = c.kind;
-    if (kind == OptimizerKind::muon || kind == OptimizerKind::shampoo) {
-      const ParamDesc& pd = table.params[i];
-      MatrixUpdate mu{};
-      if (kind == OptimizerKind::muon && muon_eligible(pd))
-        mu = muon_update(b, c, p, g, state[i], state[n + i], lr_s, d);
-      else if (kind == OptimizerKind::shampoo && shampoo_eligible(pd))
-        mu = shampoo_update(b, c, p, g, state[i], state[n + i], lr_s, bc2, d);
-      if (mu.param) {
-        r.params[i] = mu.param;
-        r.state[i] = mu.s0;
-        r.state[n + i] = mu.s1;
-        continue;
-      }
-      kind = OptimizerKind::adam;  // the AdamW fallback
-    }
-    Value* lr_t = o.bs(lr_s, p);
-    switch (kind) {
-      case OptimizerKind::sgd: {
-        if (d != 0) g = b.add(g, b.multiply(o.k(d, p), p));
-        if (slots == 1) {
-          Value* buf = b.add(b.multiply(o.k(c.momentum, p), state[i]), g);
-          r.state[i] = buf;
-          g = c.nesterov ? b.add(g, b.multiply(o.k(c.momentum, p), buf)) : buf;
-        }
-        r.params[i] = b.subtract(p, b.multiply(lr_t, g));
-        break;
-      }
-      case OptimizerKind::adam:
-      case OptimizerKind::lamb: {
-        Value* m = o.axpy(c.momentum, state[i], 1 - c.momentum, g);
-        Value* v = o.axpy(c.beta2, state[n + i], 1 - c.beta2, b.multiply(g, g));
-        r.state[i] = m;
-        r.state[n + i] = v;
-        Value* mhat = b.divide(m, o.bs(bc1, m));
-        Value* vhat = b.divide(v, o.bs(bc2, v));
-        Value* upd = b.divide(mhat, b.add(b.sqrt(vhat), o.k(c.eps, v)));
-        if (kind == OptimizerKind::adam) {
-          if (d != 0) p = b.subtract(p, b.multiply(b.multiply(lr_t, o.k(d, p)), p));
-          r.params[i] = b.subtract(p, b.multiply(lr_t, upd));
-        } else {
-          if (d != 0) upd = b.add(upd, b.multiply(o.k(d, p), p));
-          Value* pn = b.sqrt(o.sum_sq(p));
-          Value* un = b.sqrt(o.sum_sq(upd));
-          Value* zero = o.k(0, pn);
-          Value* ok = b.and_(b.compare(pn, zero, "GT"), b.compare(un, zero, "GT"));
-          Value* ratio = b.select(ok, b.divide(pn, b.select(ok, un, o.k(1, un))), o.k(1, pn));
-          r.params[i] = b.subtract(p, b.multiply(b.multiply(lr_t, o.bs(ratio, p)), upd));
-        }
-        break;
-      }
-      case OptimizerKind::rmsprop: {
-        if (d != 0) g = b.add(g, b.multiply(o.k(d, p), p));
-        Value* ms = o.axpy(c.rms_decay, state[i], 1 - c.rms_decay, b.multiply(g, g));
-        Value* step_v = b.divide(b.multiply(lr_t, g), b.sqrt(b.add(ms, o.k(c.rms_eps, ms))));
-        Value* mom = b.add(b.multiply(o.k(c.momentum, p), state[n + i]), step_v);
-        r.state[i] = ms;
-        r.state[n + i] = mom;
-        r.params[i] = b.subtract(p, mom);
-        break;
-      }
-      default:
-        fail("optimizer", "kind {} has no element-wise rule", static_cast<int>(kind));
-    }
+    r.params[i] = out.p;
+    for (size_t k = 0; k < slots; ++k) r.state[k * n + i] = out.state.at(k);
   }
   return r;
+}
+
+UpdateResult apply_update(hlo::Builder& b, const OptimConfig& c, const ParamTable& table,
+                          const std::vector<Value*>& params, const std::vector<Value*>& grads,
+                          const std::vector<Value*>& state, Value* lr, Value* step) {
+  return apply_update(b, c, table, params, grads, state, lr, step, default_chain(c));
 }
 
 }  // namespace netspec::optim

@@ -2,6 +2,10 @@
 // into the train step and the standalone optimizer module. State is slot-major: all of slot 0
 // (one tensor per parameter, same shape), then slot 1, ... (state_slots names them). `lr` is an
 // f32 scalar input and `step` an i32 scalar: the 1-based number of this update (Adam's t).
+// An update is a chain of gradient transforms (transforms.h: freeze, global-norm clipping, weight
+// decay mask, head-lr) followed by one update rule per parameter (rule.h: a registry keyed by
+// OptimizerKind, one file per rule; Muon and Shampoo partition the parameters by eligibility and
+// hand the rest to AdamW).
 #pragma once
 #include <string>
 #include <vector>
@@ -30,8 +34,8 @@ struct OptimConfig {
   static OptimConfig from_train(const TrainConfig& t);
 };
 
-// Slot names: sgd {} or {"momentum"}, adam/lamb/muon/shampoo {"m", "v"}, rmsprop {"ms", "mom"}. Throws for
-// an unknown kind.
+// The rule's slot names: sgd {} or {"momentum"}, adam/lamb/muon/shampoo {"m", "v"}, rmsprop
+// {"ms", "mom"}. Throws for a kind with no registered rule.
 std::vector<std::string> state_slots(const OptimConfig& c);
 
 struct UpdateResult {
@@ -39,6 +43,8 @@ struct UpdateResult {
   std::vector<Value*> state;  // slot-major, like the input
 };
 
+// The default chain of c (transforms.h), then each parameter's rule; a frozen parameter keeps its
+// value and state.
 UpdateResult apply_update(hlo::Builder& b, const OptimConfig& c, const ParamTable& table,
                           const std::vector<Value*>& params, const std::vector<Value*>& grads,
                           const std::vector<Value*>& state, Value* lr, Value* step);
