@@ -395,8 +395,10 @@ TcpStore::TcpStore(const std::string& host, int port, bool serve, std::chrono::m
   const std::string hello = framed('A', token);
   std::string last_err = "no address";
   while (fd_ < 0) {
-    addrinfo* res = resolve(host, port, false, where_);
-    for (addrinfo* a = res; a && fd_ < 0; a = a->ai_next) {
+    // Freed on every path, the refusals thrown from the loop included.
+    const std::unique_ptr<addrinfo, void (*)(addrinfo*)> res(resolve(host, port, false, where_),
+                                                             ::freeaddrinfo);
+    for (addrinfo* a = res.get(); a && fd_ < 0; a = a->ai_next) {
       int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
       if (fd < 0) continue;
       // connect and send wait at most until the deadline (SO_SNDTIMEO bounds both).
@@ -430,7 +432,6 @@ TcpStore::TcpStore(const std::string& host, int port, bool serve, std::chrono::m
              where_, timeout.count() / 1000.0);
       last_err = "the connection was closed before the token was accepted";  // retried
     }
-    ::freeaddrinfo(res);
     if (fd_ >= 0) break;
     if (Clock::now() > deadline)
       fail("dist", "cannot reach the rendezvous store of rank 0 at {} within {} s ({})", where_,
