@@ -3,7 +3,8 @@
 // append (EFBIG under RLIMIT_FSIZE, as ENOSPC) stops the run naming the file instead of losing
 // the rows; on resume an unparsable line with valid rows after it is refused naming the file and
 // line (the old reader dropped it and every later row, then rewrote both files), while an
-// unterminated last line (a killed append) is still dropped.
+// unterminated last line (a killed append) is still dropped; loss.png / loss.svg are written
+// atomically too (cairo wrote through a planted symlink).
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -16,6 +17,7 @@
 
 #include "core/error.h"
 #include "report/metrics_log.h"
+#include "report/plot.h"
 #include "tests/error_of.h"
 #include "tests/support/fifo_release.h"
 
@@ -102,6 +104,20 @@ TEST(MetricsHardening, AFifoInPlaceOfMetricsJsonlIsRefusedWithoutBlocking) {
   std::string e =
       test_util::error_within(d / "metrics.jsonl", [&] { MetricsLog log(d.string(), 4); });
   EXPECT_NE(e.find("it is a FIFO (expected a regular file)"), std::string::npos) << e;
+}
+
+TEST(MetricsHardening, PlotsAreNeverWrittenThroughAPlantedSymlink) {
+  const fs::path d = fresh_dir("plots"), outside = fresh_dir("plots_outside");
+  PlotSpec s;
+  s.series = {Series{"x", {{0, 1}, {1, 2}}, {0, 0, 200}}};
+  for (const char* f : {"loss.png", "loss.svg"}) {
+    std::ofstream(outside / f) << "victim";
+    fs::create_symlink(outside / f, d / f);
+    write_plot((d / f).string(), s);
+    EXPECT_EQ(slurp(outside / f), "victim") << f;
+    EXPECT_FALSE(fs::is_symlink(d / f)) << f;
+    EXPECT_GT(fs::file_size(d / f), 100u) << f;
+  }
 }
 
 }  // namespace
