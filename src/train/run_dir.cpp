@@ -2,6 +2,7 @@
 #include "train/run_dir.h"
 
 #include <fcntl.h>
+#include <fmt/ranges.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -161,15 +162,17 @@ RunRecord parse_run_record(std::string_view text, const std::string& path) {
   if (!j.is_object() || !j.contains("spec") || !j["spec"].is_object())
     fail("run-dir", "{}: not a run's config.json (expected an object with a \"spec\" object)",
          path);
-  static const char* kKeys[] = {"netspec_version", "command",  "net",       "dataset",   "data",
-                                "limit",           "seed",     "val_split", "init_from", "classes",
-                                "backend",         "replicas", "spec"};
+  // The keys run_record_json writes (derived from it, so a field added there is known here).
+  static const std::vector<std::string> known = [] {
+    const ojson blank = ojson::parse(run_record_json(RunRecord{}));
+    std::vector<std::string> k;
+    for (auto it = blank.begin(); it != blank.end(); ++it) k.push_back(it.key());
+    return k;
+  }();
   for (auto it = j.begin(); it != j.end(); ++it)
-    if (std::find_if(std::begin(kKeys), std::end(kKeys),
-                     [&](const char* k) { return it.key() == k; }) == std::end(kKeys))
-      fail("run-dir", "{}: unknown field '{}' (expected {})", path, it.key(),
-           "netspec_version, command, net, dataset, data, limit, seed, val_split, init_from, "
-           "classes, backend, replicas, spec");
+    if (std::find(known.begin(), known.end(), it.key()) == known.end())
+      fail("run-dir", "{}: unknown field '{}' (expected one of {})", path, it.key(),
+           fmt::join(known, ", "));
   RunRecord r;
   r.spec = parse_spec(j["spec"].dump(2), path + " (\"spec\")");
   if (!r.spec.train) r.spec.train = TrainConfig{};
