@@ -160,9 +160,8 @@ TEST(RunDirHardening, ASecondLockIsRefusedNamingTheHoldersPid) {
 TEST(RunDirHardening, StaleTempFilesOfDeadWritersAreRemoved) {
   const fs::path d = fresh_dir("stale");
   const std::string live = fmt::format("last.safetensors.{}.7.tmp", getpid());
-  for (const std::string& f :
-       std::vector<std::string>{"last.safetensors.999999999.1.tmp", "config.json.tmp", live,
-                                    "notes.txt.1.2.tmp"})
+  for (const std::string& f : std::vector<std::string>{
+           "last.safetensors.999999999.1.tmp", "config.json.tmp", live, "notes.txt.1.2.tmp"})
     std::ofstream(d / f) << "x";
   prepare_run_dir(d.string(), small_record(), RunDirMode::kCheck, false, nullptr);
   EXPECT_FALSE(fs::exists(d / "last.safetensors.999999999.1.tmp"));
