@@ -4,6 +4,7 @@
 // others are stopped (SIGTERM, then SIGKILL after a grace period) and launch exits with that
 // status; SIGINT/SIGTERM to launch is passed on to every rank (they save and exit 130).
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,6 +36,9 @@ int launch(int nproc, const std::string& addr, int port, const std::vector<std::
   char exe[4096] = {};
   if (::readlink("/proc/self/exe", exe, sizeof exe - 1) < 0)
     fail("launch", "cannot find this executable ({})", std::strerror(errno));
+  // The run's token: only processes started here (or given it) can use rank 0's store.
+  const std::string token = dist::random_token();
+  const pid_t launcher = ::getpid();
   std::vector<pid_t> pids;
   for (int r = 0; r < nproc; ++r) {
     pid_t pid = ::fork();
@@ -43,6 +47,10 @@ int launch(int nproc, const std::string& addr, int port, const std::vector<std::
       // Its own process group: a terminal's Ctrl-C reaches launch alone, which passes it on
       // once (a second SIGINT would kill a rank before it saved).
       ::setpgid(0, 0);
+      // The rank dies with launch (kill -9 of launch must not orphan it): SIGTERM when launch's
+      // thread ends, as a forwarded SIGTERM (save, exit 130). If launch died before the prctl,
+      // the rank has been reparented already: exit now.
+      if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || ::getppid() != launcher) ::_exit(1);
       // launch handles SIGINT/SIGTERM and forwards them: the ranks must not inherit an ignored
       // disposition from launch's parent (a rank leaves an inherited SIG_IGN alone).
       ::signal(SIGINT, SIG_DFL);
@@ -52,6 +60,7 @@ int launch(int nproc, const std::string& addr, int port, const std::vector<std::
       ::setenv("WORLD_SIZE", std::to_string(nproc).c_str(), 1);
       ::setenv("MASTER_ADDR", addr.c_str(), 1);
       ::setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
+      ::setenv("NETSPEC_DIST_TOKEN", token.c_str(), 1);
       std::vector<char*> argv{exe};
       for (const auto& a : cmd) argv.push_back(const_cast<char*>(a.c_str()));
       argv.push_back(nullptr);

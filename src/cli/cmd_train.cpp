@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/train_flags.h"
@@ -131,7 +132,8 @@ void register_train_command(CLI::App& app) {
     rec.spec.train = c;
     if (!o->data.empty()) rec.data = std::filesystem::absolute(o->data).string();
     if (cmd->count("--limit"))
-      rec.limit = static_cast<int64_t>(number_flag("train", "--limit", o->limit, 1));
+      rec.limit = static_cast<int64_t>(
+          number_flag("train", "--limit", o->limit, 1, 9007199254740992.0));  // 2^53: exact
     apply_train_run_args(cmd, o->run, rec);
     if (o->replicas < 1 || o->replicas > exec::kMaxReplicas)
       fail("train", "--replicas must be in 1..{} (got {})", exec::kMaxReplicas, o->replicas);
@@ -145,8 +147,15 @@ void register_train_command(CLI::App& app) {
                               ? train::default_run_dir(rec.spec.net.name, rec.spec.net.buildTag)
                               : o->run_dir;
     train::NewRunDirCleanup cleanup(rank0 ? run_dir : "");
+    std::optional<train::RunDirLock> lock;  // one trainer per run dir, held to the end
     if (rank0) {
       std::cout << "run dir: " << run_dir << "\n" << std::flush;
+      try {
+        lock.emplace(run_dir, cleanup.fresh());
+      } catch (const Error&) {
+        cleanup.disarm();  // the files there are the holder's
+        throw;
+      }
       const auto mode = o->overwrite ? train::RunDirMode::kOverwrite
                         : o->resume  ? train::RunDirMode::kResume
                                      : train::RunDirMode::kCheck;

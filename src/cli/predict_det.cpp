@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/file_check.h"
 #include "data/det_data.h"
 #include "data/image.h"
 #include "layers/param_table.h"
@@ -14,6 +15,7 @@
 #include "spec/spec_json.h"
 #include "tasks/detection/det_train.h"
 #include "train/checkpoint.h"
+#include "train/run_dir.h"
 #include "train/trainer.h"
 
 namespace netspec::cli {
@@ -33,15 +35,17 @@ void draw_box(const report::Canvas& cv, double ox, const data::Box& b, report::R
 
 void predict_run_dir(const PredictDetOptions& o) {
   const fs::path dir(o.run_dir);
-  std::ifstream cf(dir / "config.json");
-  if (!cf) fail("predict", "{}: no config.json (not a run directory)", o.run_dir);
-  nlohmann::json cfg = nlohmann::json::parse(cf);
+  if (!fs::exists(dir / "config.json"))
+    fail("predict", "{}: no config.json (not a run directory)", o.run_dir);
+  // Regular files only: a FIFO planted in the run dir must not block (issue 40 item 8).
+  nlohmann::json cfg =
+      nlohmann::json::parse(read_regular_file("predict", (dir / "config.json").string()));
   SpecFile spec = parse_spec(cfg.at("spec").dump(), (dir / "config.json").string());
   const TrainConfig c = spec.train.value_or(TrainConfig{});
   const ParamTable table = build_param_table(spec.net);
   const train::DetTargets d = train::det_targets(spec.net, table, c);
   std::vector<std::string> names;
-  if (std::ifstream nf(dir / "classes.json"); nf) names = nlohmann::json::parse(nf);
+  names = train::load_class_names(o.run_dir);
   const fs::path ckpt =
       fs::exists(dir / "best.safetensors") ? dir / "best.safetensors" : dir / "last.safetensors";
   auto backend = exec::make_backend(o.backend, o.engine);

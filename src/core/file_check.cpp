@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -21,6 +23,22 @@ const char* kind_of(mode_t m) {
          : S_ISCHR(m) || S_ISBLK(m) ? "a device"
          : S_ISSOCK(m)              ? "a socket"
                                     : "not a regular file";
+}
+
+// Writes all of `bytes`; false (errno set) on an error. A write that makes no progress is ENOSPC.
+bool write_all(int fd, std::string_view bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) {
+      errno = ENOSPC;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
 }
 
 [[noreturn]] void not_regular(std::string_view where, const std::string& path, mode_t m) {
@@ -112,22 +130,15 @@ void ensure_writable_dir(std::string_view where, const std::string& path, std::s
 }
 
 void write_file_atomic(const std::string& path, std::string_view bytes, std::string_view where) {
-  const std::string tmp = path + ".tmp";
-  // unlink never follows a link; O_EXCL|O_NOFOLLOW refuses whatever is there at the open.
-  ::unlink(tmp.c_str());  // if it fails, the exclusive open below reports why
+  static std::atomic<uint64_t> counter{0};
+  const std::string tmp = fmt::format("{}.{}.{}.tmp", path, ::getpid(), counter++);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd < 0) fail(where, "cannot create '{}' ({})", tmp, std::strerror(errno));
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      fail(where, "write to '{}' failed ({})", tmp, std::strerror(e));
-    }
-    done += static_cast<size_t>(n);
+  if (!write_all(fd, bytes)) {
+    int e = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    fail(where, "write to '{}' failed ({})", tmp, std::strerror(e));
   }
   if (::close(fd) != 0) {
     int e = errno;
@@ -139,6 +150,48 @@ void write_file_atomic(const std::string& path, std::string_view bytes, std::str
     ::unlink(tmp.c_str());
     fail(where, "cannot rename '{}' to '{}' ({})", tmp, path, std::strerror(e));
   }
+}
+
+bool is_atomic_temp_of(std::string_view file, std::string_view name) {
+  if (file.size() < name.size() + 4 || file.substr(0, name.size()) != name ||
+      file.substr(file.size() - 4) != ".tmp")
+    return false;
+  if (file.size() == name.size() + 4) return true;  // NAME.tmp
+  // NAME.<pid>.<n>.tmp: digits, one dot, digits between NAME. and .tmp.
+  if (file.size() < name.size() + 8 || file[name.size()] != '.') return false;
+  const std::string_view mid = file.substr(name.size() + 1, file.size() - name.size() - 5);
+  const size_t dot = mid.find('.');
+  auto digits = [](std::string_view s) {
+    return !s.empty() &&
+           std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  return dot != std::string_view::npos && digits(mid.substr(0, dot)) && digits(mid.substr(dot + 1));
+}
+
+void append_file(const std::string& path, std::string_view bytes, std::string_view where) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+                  0666);
+  if (fd < 0) {
+    const int e = errno;
+    if (e == ELOOP)
+      fail(where, "cannot append to '{}': it is a symbolic link (netspec never writes through one)",
+           path);
+    fail(where, "cannot append to '{}' ({})", path, std::strerror(e));
+  }
+  struct stat st;
+  const bool stat_ok = ::fstat(fd, &st) == 0;
+  if (!stat_ok || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    fail(where, "cannot append to '{}': it is {} (expected a regular file)", path,
+         stat_ok ? kind_of(st.st_mode) : "unreadable");
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  if (!write_all(fd, bytes)) {
+    const int e = errno;
+    ::close(fd);
+    fail(where, "appending {} bytes to '{}' failed ({})", bytes.size(), path, std::strerror(e));
+  }
+  if (::close(fd) != 0) fail(where, "appending to '{}' failed ({})", path, std::strerror(errno));
 }
 
 }  // namespace netspec

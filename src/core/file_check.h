@@ -40,10 +40,20 @@ class MappedFile {
 void ensure_writable_dir(std::string_view where, const std::string& path,
                          std::string_view what = "directory");
 
-// Writes `bytes` to PATH.tmp, created exclusively (O_CREAT|O_EXCL|O_NOFOLLOW after unlinking
-// whatever was there: a stale temp file or a planted symlink, never its target), then renames
-// it over PATH. Errors name the file and carry errno's text.
+// Writes `bytes` to PATH.<pid>.<n>.tmp, a name no other writer uses (concurrent writers of one
+// PATH never share a temp file), created exclusively (O_CREAT|O_EXCL|O_NOFOLLOW: a planted
+// symlink is refused, never followed), then renames it over PATH. Errors name the file and carry
+// errno's text.
 void write_file_atomic(const std::string& path, std::string_view bytes,
                        std::string_view where = "write");
+
+// True for the temp names write_file_atomic uses for `name` (NAME.<pid>.<n>.tmp, and NAME.tmp of
+// older versions): what a killed writer leaves behind.
+bool is_atomic_temp_of(std::string_view file, std::string_view name);
+
+// Appends `bytes` to PATH (created 0666 when absent). Opened with O_NOFOLLOW|O_NONBLOCK and
+// checked with fstat, so a symlink planted there is refused, not followed, and a FIFO never
+// blocks; a failed or short write (ENOSPC, EFBIG, EIO) is an Error naming the file.
+void append_file(const std::string& path, std::string_view bytes, std::string_view where = "write");
 
 }  // namespace netspec

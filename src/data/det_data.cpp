@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/file_check.h"
 #include "core/thread_pool.h"
 #include "data/image.h"
 
@@ -18,10 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Regular files only: a FIFO among the annotations must not block the reader.
 std::string slurp(const std::string& path, const char* where) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail(where, "{}: cannot open", path);
-  return std::string(std::istreambuf_iterator<char>(f), {});
+  return read_regular_file(where, path);
 }
 
 // Text of the first <tag>...</tag> in s[from, to); npos when absent.

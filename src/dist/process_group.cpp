@@ -146,8 +146,8 @@ class GlooComm final : public exec::Communicator {
 class GlooGroup final : public ProcessGroup {
  public:
   GlooGroup(const DistEnv& env, const std::string& fingerprint) : env_(env) {
-    store_ =
-        std::make_unique<TcpStore>(env.master_addr, env.master_port, env.rank == 0, env.timeout);
+    store_ = std::make_unique<TcpStore>(env.master_addr, env.master_port, env.rank == 0,
+                                        env.timeout, env.token);
     check_fingerprints(fingerprint);
     gloo::transport::tcp::attr attr;
     if (!env.iface.empty())
@@ -270,6 +270,14 @@ std::optional<DistEnv> dist_env_from_environment() {
   if (const char* lr = std::getenv("LOCAL_RANK"))
     e.local_rank = env_int("LOCAL_RANK", lr, 0, 1 << 20);
   if (const char* i = std::getenv("GLOO_SOCKET_IFNAME")) e.iface = i;
+  const char* token = std::getenv("NETSPEC_DIST_TOKEN");
+  if (e.world > 1 && (!token || !*token))
+    fail("dist",
+         "WORLD_SIZE is {} but NETSPEC_DIST_TOKEN is not set: every rank must present the run's "
+         "token to rank 0's rendezvous store (`netspec launch` sets one; by hand, give every rank "
+         "the same secret, e.g. NETSPEC_DIST_TOKEN=$(od -An -tx1 -N16 /dev/urandom | tr -d ' '))",
+         e.world);
+  if (token) e.token = token;
   if (const char* t = std::getenv("NETSPEC_DIST_TIMEOUT"))
     e.timeout =
         std::chrono::milliseconds(1000LL * env_int("NETSPEC_DIST_TIMEOUT", t, 1, 24 * 3600));

@@ -23,10 +23,13 @@ struct DistEnv {
   // MASTER_ADDR's host name (loopback for 127.0.0.1 / localhost).
   std::string iface;
   std::chrono::milliseconds timeout{60000};  // NETSPEC_DIST_TIMEOUT seconds (default 60)
+  // NETSPEC_DIST_TOKEN: the run's secret every rank presents to rank 0's store (`netspec launch`
+  // draws one per run); required when WORLD_SIZE > 1.
+  std::string token;
 };
 
 // The process group from the environment: nullopt when WORLD_SIZE is unset (a plain run).
-// Throws naming the variable when one is missing or malformed.
+// Throws naming the variable when one is missing or malformed (NETSPEC_DIST_TOKEN included).
 std::optional<DistEnv> dist_env_from_environment();
 
 class ProcessGroup {

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/file_check.h"
 
 namespace netspec::report {
 namespace {
@@ -43,7 +44,8 @@ Canvas::Canvas(int width, int height) : width_(width), height_(height) {
 
 Canvas::Canvas(const std::string& svg_path, int width, int height)
     : width_(width), height_(height), svg_(true), path_(svg_path) {
-  surface_ = cairo_svg_surface_create(svg_path.c_str(), width, height);
+  // Drawn into memory and written by finish() atomically: never through a planted symlink.
+  surface_ = cairo_svg_surface_create_for_stream(append_bytes, &svg_bytes_, width, height);
   check(cairo_surface_status(surface_), svg_path);
   cairo_svg_surface_set_document_unit(surface_, CAIRO_SVG_UNIT_PX);  // as large as the PNG
   cr_ = cairo_create(surface_);
@@ -58,6 +60,7 @@ Canvas::~Canvas() {
 void Canvas::finish() {
   cairo_surface_finish(surface_);
   check(cairo_surface_status(surface_), svg_ ? path_ : "surface");
+  if (svg_) write_file_atomic(path_, svg_bytes_, "draw");
 }
 
 void Canvas::color(Rgb c, double alpha) const {
@@ -127,10 +130,7 @@ void Canvas::image(const RgbImage& img, double x, double y, double w, double h,
 
 void Canvas::write_png(const std::string& path) const {
   if (svg_) fail("draw", "{}: an SVG canvas has no PNG", path);
-  cairo_surface_flush(surface_);
-  cairo_status_t st = cairo_surface_write_to_png(surface_, path.c_str());
-  if (st != CAIRO_STATUS_SUCCESS)
-    fail("draw", "{}: cannot write PNG ({})", path, cairo_status_to_string(st));
+  write_file_atomic(path, png_bytes(), "draw");  // temp + rename: never through a symlink
 }
 
 std::string Canvas::png_bytes() const {

@@ -31,7 +31,7 @@ class Canvas {
  public:
   // Raster surface filled white.
   Canvas(int width, int height);
-  // SVG surface written to `svg_path` (complete after finish() or destruction).
+  // SVG surface written to `svg_path` by finish() (atomically: temp file + rename).
   Canvas(const std::string& svg_path, int width, int height);
   ~Canvas();
   Canvas(const Canvas&) = delete;
@@ -52,12 +52,12 @@ class Canvas {
   void write_png(const std::string& path) const;  // raster only
   std::string png_bytes() const;                  // raster only
   RgbImage pixels() const;                        // raster only
-  void finish();                                  // SVG: flush and close the file
+  void finish();                                  // SVG: write the file
 
  private:
   int width_, height_;
   bool svg_ = false;
-  std::string path_;
+  std::string path_, svg_bytes_;
   cairo_surface_t* surface_ = nullptr;
   cairo_t* cr_ = nullptr;
 };

@@ -3,10 +3,10 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/file_check.h"
 #include "core/safetensors.h"
 
 namespace netspec::report {
@@ -74,14 +74,28 @@ std::string MetricsLog::jsonl_path() const {
 }
 
 std::vector<Row> read_jsonl(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return {};
+  const std::string text = read_regular_file("metrics", path);  // never blocks on a FIFO
   std::vector<Row> rows;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
+  size_t line_no = 0;
+  for (size_t at = 0; at < text.size();) {
+    const size_t nl = text.find('\n', at);
+    const bool last = nl == std::string::npos;
+    const std::string line = text.substr(at, last ? std::string::npos : nl - at);
+    at = last ? text.size() : nl + 1;
+    ++line_no;
     if (line.empty()) continue;
     try {
       rows.push_back(parse_json_line(line));
-    } catch (const Error&) {
-      break;  // a torn last line (killed while appending): drop it and what follows
+    } catch (const Error& e) {
+      // Rows are appended whole, newline last: only an unterminated last line can be torn (the
+      // writer was killed mid-append). Any other bad line is refused, not skipped with its rows.
+      if (last) break;
+      fail("metrics",
+           "{} line {} is not a metrics row ({}); fix or delete that line (the rows after it "
+           "are valid), or start over with --overwrite",
+           path, line_no, e.what());
     }
   }
   return rows;
@@ -120,7 +134,8 @@ MetricsLog::~MetricsLog() {
 void MetricsLog::append(const Row& row, bool write) {
   rows_.push_back(row);
   if (dir_.empty()) return;
-  if (!header_written_ && (!fs::exists(csv_path()) || fs::file_size(csv_path()) == 0)) {
+  std::error_code ec;
+  if (!header_written_ && (!fs::exists(csv_path(), ec) || fs::file_size(csv_path(), ec) == 0)) {
     for (size_t i = 0; i < row.size(); ++i) pending_csv_ += (i ? "," : "") + row[i].first;
     pending_csv_ += '\n';
   }
@@ -132,10 +147,13 @@ void MetricsLog::append(const Row& row, bool write) {
 
 void MetricsLog::flush() {
   if (dir_.empty() || pending_jsonl_.empty()) return;
-  std::ofstream(csv_path(), std::ios::app) << pending_csv_;
-  std::ofstream(jsonl_path(), std::ios::app) << pending_jsonl_;
+  // Never through a symlink planted in the run dir; a failed write (read-only, ENOSPC) stops the
+  // run naming the file instead of losing the rows.
+  const std::string csv = std::move(pending_csv_), jsonl = std::move(pending_jsonl_);
   pending_csv_.clear();
   pending_jsonl_.clear();
+  append_file(csv_path(), csv, "metrics");
+  append_file(jsonl_path(), jsonl, "metrics");
 }
 
 }  // namespace netspec::report

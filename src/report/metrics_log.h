@@ -23,6 +23,8 @@ class MetricsLog {
   ~MetricsLog();
   // Appends a row; written to the files now when `write`, else at the next flush().
   void append(const Row& row, bool write = true);
+  // Appends the pending rows (O_NOFOLLOW: never through a planted symlink). A failed write is an
+  // Error naming the file (rows are never lost silently).
   void flush();
   const std::vector<Row>& rows() const { return rows_; }
   std::string csv_path() const;
@@ -40,8 +42,9 @@ std::string csv_line(const Row& row);
 std::string json_line(const Row& row);
 // Parses a metrics.jsonl line back (keys in file order). Throws netspec::Error on bad JSON.
 Row parse_json_line(const std::string& line);
-// Every row of a metrics.jsonl / steps.jsonl file (none when it does not exist; a torn last line
-// is dropped).
+// Every row of a metrics.jsonl / steps.jsonl file (none when it does not exist; an unterminated
+// last line, torn by a killed append, is dropped). Any other unparsable line is an Error naming
+// the file and line: later valid rows are never dropped silently. Not a regular file: an Error.
 std::vector<Row> read_jsonl(const std::string& path);
 // The value called `key` in `row`, or nullopt.
 std::optional<double> get(const Row& row, const std::string& key);

@@ -4,12 +4,12 @@
 #include <fmt/format.h>
 
 #include <cctype>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/file_check.h"
 #include "data/datasets.h"
 #include "spec/spec_json.h"
 #include "train/trainer.h"
@@ -66,11 +66,7 @@ void apply_config_text(TrainConfig& c, std::string_view text, const std::string&
 }
 
 void apply_config_file(TrainConfig& c, const std::string& path) {
-  std::ifstream f(path);
-  if (!f) fail("config", "cannot open config file '{}'", path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  apply_config_text(c, ss.str(), path);
+  apply_config_text(c, read_regular_file("config", path), path);  // a FIFO never blocks
 }
 
 void apply_set(TrainConfig& c, const std::string& a) {

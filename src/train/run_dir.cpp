@@ -1,17 +1,29 @@
 // Run directory records and the resume check (see run_dir.h).
 #include "train/run_dir.h"
 
+#include <fcntl.h>
+#include <fmt/ranges.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
-#include <sstream>
 
 #include "core/error.h"
 #include "core/file_check.h"
+#include "core/json_strict.h"
 #include "core/safetensors.h"
+#include "exec/replicas.h"
 #include "netspec_version.h"  // generated at build time: NETSPEC_GIT_DESCRIBE
 
 namespace netspec::train {
@@ -32,13 +44,8 @@ ojson train_json(const TrainConfig& c) {
   return t;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) fail("run-dir", "cannot open '{}'", path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+// Run-dir files are read only when regular (a FIFO planted there would block the open forever).
+std::string read_text(const std::string& path) { return read_regular_file("run-dir", path); }
 
 ojson parse_json(const std::string& text, const std::string& path) {
   try {
@@ -61,6 +68,19 @@ std::string change(const ojson& a, const ojson& b) {
 
 std::string netspec_version() { return NETSPEC_GIT_DESCRIBE; }
 
+// A spec's name as one path component: letters, digits, '-', '_' and inner '.' kept, anything
+// else (a '/', a leading '.', a control character) '_', at most 64 characters. `"name":
+// "../../x"` or "/abs" can then never lead a default run dir out of runs/.
+std::string run_dir_component(const std::string& name) {
+  std::string out;
+  for (char ch : name.substr(0, 64)) {
+    const auto u = static_cast<unsigned char>(ch);
+    const bool ok = std::isalnum(u) || ch == '-' || ch == '_' || (ch == '.' && !out.empty());
+    out += ok ? ch : '_';
+  }
+  return out.empty() ? "net" : out;
+}
+
 std::string default_run_dir(const std::string& net, const std::string& tag) {
   std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -72,7 +92,8 @@ std::string default_run_dir(const std::string& net, const std::string& tag) {
     tg += std::isalnum(static_cast<unsigned char>(ch))
               ? static_cast<char>(std::tolower(static_cast<unsigned char>(ch)))
               : '_';
-  std::string base = (fs::path("runs") / (net + (tg.empty() ? "" : "-" + tg) + "-" + buf)).string();
+  const std::string leaf = run_dir_component(net) + (tg.empty() ? "" : "-" + tg) + "-" + buf;
+  std::string base = (fs::path("runs") / leaf).string();
   std::string d = base;
   for (int i = 2; fs::exists(d); ++i) d = base + "-" + std::to_string(i);  // same second
   return d;
@@ -102,38 +123,98 @@ std::string run_record_json(const RunRecord& r) {
 }
 
 bool is_run_record(const std::string& path) {
-  if (!fs::is_regular_file(path)) return false;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
   try {
-    std::ifstream f(path);
-    ojson j = ojson::parse(f);
+    ojson j = ojson::parse(read_text(path));
     return j.is_object() && j.contains("spec") && j["spec"].is_object();
   } catch (const nlohmann::json::exception&) {
     return false;
   }
 }
 
-RunRecord load_run_record(const std::string& path) {
-  ojson j = parse_json(read_text(path), path);
+namespace {
+
+// A number of the record, checked as its flag is: finite, integral when `integer`, in [lo, hi].
+double record_number(const ojson& j, const char* key, double lo, double hi, bool integer,
+                     const std::string& path) {
+  const ojson& v = j.at(key);
+  const double x = v.is_number() ? v.get<double>() : std::nan("");
+  if (!v.is_number() || !std::isfinite(x) || (integer && x != std::floor(x)) || x < lo || x > hi)
+    fail("run-dir", "{}: \"{}\" must be {} in {}..{} (got {})", path, key,
+         integer ? "an integer" : "a number", lo, hi, v.dump());
+  return x;
+}
+
+std::string record_string(const ojson& j, const char* key, const std::string& fallback,
+                          const std::string& path) {
+  if (!j.contains(key)) return fallback;
+  if (!j[key].is_string())
+    fail("run-dir", "{}: \"{}\" must be a string (got {})", path, key, j[key].dump());
+  return j[key].get<std::string>();
+}
+
+}  // namespace
+
+RunRecord parse_run_record(std::string_view text, const std::string& path) {
+  // Strict: duplicate keys and deep nesting are refused with line:col, as in spec files.
+  const ojson j = parse_json_strict<ojson>(text, path);
   if (!j.is_object() || !j.contains("spec") || !j["spec"].is_object())
     fail("run-dir", "{}: not a run's config.json (expected an object with a \"spec\" object)",
          path);
+  // The keys run_record_json writes (derived from it, so a field added there is known here).
+  static const std::vector<std::string> known = [] {
+    const ojson blank = ojson::parse(run_record_json(RunRecord{}));
+    std::vector<std::string> k;
+    for (auto it = blank.begin(); it != blank.end(); ++it) k.push_back(it.key());
+    return k;
+  }();
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (std::find(known.begin(), known.end(), it.key()) == known.end())
+      fail("run-dir", "{}: unknown field '{}' (expected one of {})", path, it.key(),
+           fmt::join(known, ", "));
   RunRecord r;
   r.spec = parse_spec(j["spec"].dump(2), path + " (\"spec\")");
   if (!r.spec.train) r.spec.train = TrainConfig{};
   try {
-    r.data = j.value("data", std::string());
-    r.limit = j.value("limit", int64_t{0});
-    r.val_split = j.value("val_split", 0.0);
-    r.init_from = j.value("init_from", std::string());
-    r.classes = j.value("classes", 0);
-    r.backend = j.value("backend", std::string("cpu"));
-    r.replicas = j.value("replicas", 1);
-    r.command = j.value("command", std::string());
-    r.version = j.value("netspec_version", std::string());
-  } catch (const nlohmann::json::exception& e) {
-    fail("run-dir", "{}: a field has the wrong type ({})", path, e.what());
+    validate(*r.spec.train);  // what --set and the flags check
+  } catch (const Error& e) {
+    fail("run-dir", "{}: spec.train: {}", path, e.what());
   }
+  // The bounds of the flags these fields record (--limit N >= 1, 0 here: every sample;
+  // --val-split in (0, 1), 0: none; --classes N >= 1, 0: the spec's; --replicas).
+  constexpr double kMaxExact = 9007199254740992.0;  // 2^53: integers a double holds exactly
+  if (j.contains("limit"))
+    r.limit = static_cast<int64_t>(record_number(j, "limit", 0, kMaxExact, true, path));
+  if (j.contains("val_split")) {
+    r.val_split = record_number(j, "val_split", 0, 1, false, path);
+    if (r.val_split >= 1)
+      fail("run-dir", "{}: \"val_split\" must be 0 or in (0, 1) (got {})", path, r.val_split);
+  }
+  if (j.contains("classes"))
+    r.classes = static_cast<int>(record_number(j, "classes", 0, 1e9, true, path));
+  if (j.contains("replicas"))
+    r.replicas = static_cast<int>(record_number(j, "replicas", 1, exec::kMaxReplicas, true, path));
+  r.data = record_string(j, "data", "", path);
+  r.init_from = record_string(j, "init_from", "", path);
+  r.backend = record_string(j, "backend", "cpu", path);
+  r.command = record_string(j, "command", "", path);
+  r.version = record_string(j, "netspec_version", "", path);
+  // The copies kept at the top for people must agree with the spec they copy.
+  const TrainConfig& c = *r.spec.train;
+  auto agree = [&](const char* key, const ojson& want, const char* source) {
+    if (j.contains(key) && j[key] != want)
+      fail("run-dir", "{}: \"{}\" is {} but {} is {} (edit {}: the top-level copy is not read)",
+           path, key, j[key].dump(), source, want.dump(), source);
+  };
+  agree("net", r.spec.net.name, "spec.name");
+  agree("dataset", std::string(enum_name(c.dataset)), "spec.train.dataset");
+  agree("seed", c.seed, "spec.train.seed");
   return r;
+}
+
+RunRecord load_run_record(const std::string& path) {
+  return parse_run_record(read_text(path), path);
 }
 
 std::vector<std::string> run_record_diff(const RunRecord& stored, const RunRecord& now) {
@@ -186,6 +267,27 @@ const std::vector<std::string>& run_dir_files() {
   return files;
 }
 
+namespace {
+
+// Temp files of netspec's own run-dir files left by a killed writer (write_file_atomic names
+// them NAME.<pid>.<n>.tmp; NAME.tmp before): removed unless their writer is still alive.
+void remove_stale_temps(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string f = e.path().filename().string();
+    for (const auto& name : run_dir_files()) {
+      if (!is_atomic_temp_of(f, name)) continue;
+      const std::string mid = f.substr(name.size() + 1);  // "<pid>.<n>.tmp" or "tmp"
+      const long pid = mid == "tmp" ? 0 : std::strtol(mid.c_str(), nullptr, 10);
+      if (pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM)) break;
+      fs::remove(e.path(), ec);
+      break;
+    }
+  }
+}
+
+}  // namespace
+
 RunRecord prepare_run_dir(const std::string& dir, const RunRecord& now, RunDirMode mode,
                           bool epochs_given, std::ostream* log) {
   const fs::path d = dir;
@@ -193,8 +295,16 @@ RunRecord prepare_run_dir(const std::string& dir, const RunRecord& now, RunDirMo
   // Made (or checked) here, before anything is written: a file, an unwritable or uncreatable
   // path is named with exit 2, not met later as an internal filesystem error.
   ensure_writable_dir("train", dir, "run dir");
+  remove_stale_temps(dir);
   const bool has_cfg = fs::exists(d / "config.json", ec);
   const bool has_ck = fs::exists(d / "last.safetensors", ec);
+  if (mode != RunDirMode::kOverwrite)
+    for (const auto& f : run_dir_files()) {  // the trainer reads them back (best.json, metrics)
+      struct stat st;
+      const std::string p = (d / f).string();
+      if (::lstat(p.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        require_regular_file("run-dir", p);  // a symlink to a regular file passes, else refused
+    }
   if (mode == RunDirMode::kOverwrite) {
     int removed = 0;
     for (const auto& f : run_dir_files())
@@ -235,6 +345,53 @@ RunRecord prepare_run_dir(const std::string& dir, const RunRecord& now, RunDirMo
          dir, list);
   }
   return now;
+}
+
+RunDirLock::RunDirLock(const std::string& dir, bool remove_when_unused)
+    : dir_(dir), path_((fs::path(dir) / kRunDirLockFile).string()), remove_(remove_when_unused) {
+  ensure_writable_dir("train", dir, "run dir");
+  // O_NOFOLLOW: a symlink planted at the lock's name is refused, not followed.
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  struct stat st;
+  if (fd_ < 0 || ::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const int e = errno;
+    if (fd_ >= 0) ::close(fd_);
+    fail("train", "cannot open the run dir's lock file '{}' ({})", path_,
+         e == ELOOP ? "it is a symbolic link"
+         : fd_ >= 0 ? "not a regular file"
+                    : std::strerror(e));
+  }
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int e = errno;
+    char buf[32] = {};
+    const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
+    std::string pid = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+    while (!pid.empty() && std::isspace(static_cast<unsigned char>(pid.back()))) pid.pop_back();
+    ::close(fd_);
+    fd_ = -1;
+    if (e != EWOULDBLOCK) fail("train", "cannot lock '{}' ({})", path_, std::strerror(e));
+    fail("train",
+         "run dir '{}' is in use by another netspec process (pid {}, holding {}); wait for it "
+         "to end or stop it, or choose another --run-dir",
+         dir, pid.empty() ? "unknown" : pid, path_);
+  }
+  const std::string me = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_, 0) != 0 ||
+      ::pwrite(fd_, me.data(), me.size(), 0) != static_cast<ssize_t>(me.size())) {
+    const int e = errno;
+    ::close(fd_);
+    fd_ = -1;
+    fail("train", "cannot write the pid to '{}' ({})", path_, std::strerror(e));
+  }
+}
+
+RunDirLock::~RunDirLock() {
+  if (fd_ < 0) return;
+  std::error_code ec;
+  // A refused new run leaves no lock file: removed while still held, so no other process can
+  // hold a lock on the removed file while a third locks a new one.
+  if (remove_ && !fs::exists(fs::path(dir_) / "config.json", ec)) ::unlink(path_.c_str());
+  ::close(fd_);
 }
 
 NewRunDirCleanup::NewRunDirCleanup(std::string dir) : dir_(std::move(dir)) {

@@ -9,6 +9,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spec/spec_json.h"
@@ -31,13 +32,21 @@ struct RunRecord {
 // netspec's version: `git describe --always --dirty` of the source tree at configure time.
 std::string netspec_version();
 // runs/<net>[-<buildTag>]-<YYYYmmdd-HHMMSS> (local time) under the working directory; the spec's
-// buildTag (lower-cased, other characters '_') namespaces the run.
+// buildTag (lower-cased, other characters '_') namespaces the run. The net's name is made one
+// safe path component first (run_dir_component), so a spec's name never leads out of runs/.
 std::string default_run_dir(const std::string& net, const std::string& tag = "");
+// `name` as one path component: [A-Za-z0-9_-] and inner '.', others '_', at most 64 characters.
+std::string run_dir_component(const std::string& name);
 
 // config.json text: every field written, TrainConfig fields under "spec"."train".
 std::string run_record_json(const RunRecord& r);
-// Reads a config.json (also the older {"spec", "backend"} ones: missing fields take defaults).
+// Reads a config.json (also the older {"spec", "backend"} ones: missing fields take defaults),
+// a regular file only. Every field is checked as its flag is (limit, val_split, classes,
+// replicas, spec.train through validate()); duplicate or unknown keys and top-level copies that
+// disagree with the spec (net, dataset, seed) are refused naming the file and field.
 RunRecord load_run_record(const std::string& path);
+// The same from the text of a config.json (`path` names it in errors).
+RunRecord parse_run_record(std::string_view text, const std::string& path);
 // True when the file is a run's config.json (an object with a "spec" object).
 bool is_run_record(const std::string& path);
 
@@ -49,9 +58,31 @@ enum class RunDirMode { kCheck, kResume, kOverwrite };
 // Decides what to train in `dir` and returns the record to use: `now` for a new or matching run
 // dir, the stored one for --resume (epochs from `now` when epochs_given). kCheck on a
 // differing record, or a run dir with a checkpoint but no config.json, fails (exit 2) naming the
-// fields. kOverwrite removes netspec's own files from dir first. Prints what it does to `log`.
+// fields. kOverwrite removes netspec's own files from dir first. netspec's files there must be
+// regular files (a FIFO is refused by name); temp files of killed writers are removed. Call it
+// holding the dir's RunDirLock. Prints what it does to `log`.
 RunRecord prepare_run_dir(const std::string& dir, const RunRecord& now, RunDirMode mode,
                           bool epochs_given, std::ostream* log);
+
+// The file RunDirLock holds in a run dir.
+inline constexpr const char* kRunDirLockFile = ".netspec.lock";
+
+// One trainer per run dir: creates `dir` if needed and takes an exclusive flock on
+// DIR/.netspec.lock (opened O_NOFOLLOW), writing this process's pid there; held until
+// destruction (or exit). A run dir another process holds fails (exit 2) naming that pid.
+// remove_when_unused: the run dir is new; the lock file goes too if no run started there.
+class RunDirLock {
+ public:
+  RunDirLock(const std::string& dir, bool remove_when_unused);
+  ~RunDirLock();
+  RunDirLock(const RunDirLock&) = delete;
+  RunDirLock& operator=(const RunDirLock&) = delete;
+
+ private:
+  std::string dir_, path_;
+  int fd_ = -1;
+  bool remove_ = false;
+};
 
 // Made before prepare_run_dir: when `dir` did not exist and the run is refused before training
 // starts (no config.json yet, e.g. a field the trainer refuses after the data load), the
@@ -61,6 +92,8 @@ class NewRunDirCleanup {
  public:
   explicit NewRunDirCleanup(std::string dir);
   ~NewRunDirCleanup();
+  bool fresh() const { return fresh_; }  // the dir did not exist
+  void disarm() { fresh_ = false; }      // another process holds the dir: touch nothing
   NewRunDirCleanup(const NewRunDirCleanup&) = delete;
   NewRunDirCleanup& operator=(const NewRunDirCleanup&) = delete;
 

@@ -58,7 +58,9 @@ std::string two_ranks_with_signal(const fs::path& dir, const std::string& args0,
                                   const std::string& args1, const std::string& sig, int timeout_s) {
   const int port = 29600 + static_cast<int>(getpid() % 300);
   std::string env = fmt::format(
-      "WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT={} NETSPEC_DIST_TIMEOUT={}", port, timeout_s);
+      "WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT={} NETSPEC_DIST_TIMEOUT={} "
+      "NETSPEC_DIST_TOKEN=t{}",
+      port, timeout_s, getpid());
   std::string script = fmt::format(
       "RANK=0 {env} {bin}/netspec {a0} > {d}/rank0.log 2>&1 & p0=$!; "
       "RANK=1 {env} {bin}/netspec {a1} > {d}/rank1.log 2>&1 & p1=$!; "

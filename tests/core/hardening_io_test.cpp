@@ -164,7 +164,12 @@ TEST(AtomicWrite, APlantedSymlinkAtTheTempPathIsNotFollowed) {
   write_file_atomic((d / "config.json").string(), "{}\n");
   EXPECT_EQ(slurp(d / "victim"), "secret");
   EXPECT_EQ(slurp(d / "config.json"), "{}\n");
-  EXPECT_FALSE(fs::exists(fs::symlink_status(d / "config.json.tmp")));
+  // The temp file is NAME.<pid>.<n>.tmp: nothing of it is left, and the planted link is untouched.
+  EXPECT_EQ(fs::read_symlink(d / "config.json.tmp"), d / "victim");
+  for (const auto& e : fs::directory_iterator(d))
+    EXPECT_FALSE(is_atomic_temp_of(e.path().filename().string(), "config.json") &&
+                 e.path().filename() != "config.json.tmp")
+        << e.path();
   // The same for .npy outputs and checkpoints.
   fs::create_symlink(d / "victim", d / "result0.npy.tmp");
   write_npy((d / "result0.npy").string(), Tensor::scalar_f32(1.f));
@@ -179,12 +184,12 @@ TEST(AtomicWrite, UnwritablePlacesAreNamedWithErrno) {
   fs::path d = fresh_dir("unwritable");
   std::ofstream(d / "afile") << "x";
   std::string e = error_of([&] { write_file_atomic((d / "afile" / "config.json").string(), "y"); });
-  EXPECT_NE(e.find("cannot create '" + (d / "afile" / "config.json.tmp").string() +
-                   "' (Not a directory)"),
-            std::string::npos)
-      << e;
+  const std::string tmp = fmt::format("{}.{}.", (d / "afile" / "config.json").string(), getpid());
+  EXPECT_NE(e.find("cannot create '" + tmp), std::string::npos) << e;
+  EXPECT_NE(e.find(".tmp' (Not a directory)"), std::string::npos) << e;
   e = error_of([] { write_file_atomic("/proc/netspec_x", "y"); });
-  EXPECT_NE(e.find("cannot create '/proc/netspec_x.tmp' ("), std::string::npos) << e;
+  EXPECT_NE(e.find(fmt::format("cannot create '/proc/netspec_x.{}.", getpid())), std::string::npos)
+      << e;
 }
 
 TEST(RegularFiles, FifoDirectoryAndDeviceAreRefusedByNameWithoutBlocking) {

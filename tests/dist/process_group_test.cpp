@@ -27,6 +27,7 @@ DistEnv env_for(int rank, int world, int port, std::chrono::milliseconds timeout
   e.master_addr = "127.0.0.1";
   e.master_port = port;
   e.timeout = timeout;
+  e.token = "test-token";
   return e;
 }
 
@@ -34,8 +35,8 @@ using test_util::error_of;
 
 TEST(TcpStore, SetGetAcrossClientsAndTimeoutNamesTheKey) {
   const int port = free_port();
-  TcpStore server("127.0.0.1", port, true, 5000ms);
-  TcpStore client("127.0.0.1", port, false, 5000ms);
+  TcpStore server("127.0.0.1", port, true, 5000ms, "t");
+  TcpStore client("127.0.0.1", port, false, 5000ms, "t");
   auto later = std::async(std::launch::async, [&] {
     std::this_thread::sleep_for(100ms);
     client.set("k", {'h', 'i'});
@@ -48,7 +49,7 @@ TEST(TcpStore, SetGetAcrossClientsAndTimeoutNamesTheKey) {
   EXPECT_NE(e.find("'never'"), std::string::npos) << e;
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
   // No server: connecting gives up after the timeout, naming the address.
-  e = error_of([&] { TcpStore("127.0.0.1", free_port(), false, 300ms); });
+  e = error_of([&] { TcpStore("127.0.0.1", free_port(), false, 300ms, "t"); });
   EXPECT_NE(e.find("cannot reach the rendezvous store"), std::string::npos) << e;
 }
 
@@ -149,12 +150,19 @@ TEST(ProcessGroup, EnvironmentFollowsTheTorchrunConvention) {
   ::setenv("MASTER_ADDR", "127.0.0.1", 1);
   ::setenv("MASTER_PORT", "29511", 1);
   ::setenv("NETSPEC_DIST_TIMEOUT", "7", 1);
+  ::unsetenv("NETSPEC_DIST_TOKEN");  // required when WORLD_SIZE > 1: the store's password
+  EXPECT_NE(error_of([] {
+              dist_env_from_environment();
+            }).find("WORLD_SIZE is 2 but NETSPEC_DIST_TOKEN is not set"),
+            std::string::npos);
+  ::setenv("NETSPEC_DIST_TOKEN", "abc", 1);
   auto e = dist_env_from_environment();
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->rank, 1);
   EXPECT_EQ(e->world, 2);
   EXPECT_EQ(e->master_port, 29511);
   EXPECT_EQ(e->timeout, 7000ms);
+  EXPECT_EQ(e->token, "abc");
   ::setenv("RANK", "2", 1);
   EXPECT_NE(error_of([] { dist_env_from_environment(); }).find("RANK must be an integer in 0..1"),
             std::string::npos);
@@ -162,7 +170,9 @@ TEST(ProcessGroup, EnvironmentFollowsTheTorchrunConvention) {
   ::setenv("RANK", "0", 1);
   EXPECT_NE(error_of([] { dist_env_from_environment(); }).find("MASTER_PORT is not"),
             std::string::npos);
-  for (const char* v : {"WORLD_SIZE", "RANK", "MASTER_ADDR", "NETSPEC_DIST_TIMEOUT"}) ::unsetenv(v);
+  for (const char* v :
+       {"WORLD_SIZE", "RANK", "MASTER_ADDR", "NETSPEC_DIST_TIMEOUT", "NETSPEC_DIST_TOKEN"})
+    ::unsetenv(v);
 }
 
 }  // namespace
