@@ -2,7 +2,6 @@
 #include "train/hooks.h"
 
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <optional>
 
@@ -231,9 +230,10 @@ report::Row metrics_row(const EpochMetrics& m, const tasks::Task& task) {
 double read_best_score(const std::string& dir) {
   const fs::path p = fs::path(dir) / "best.json";
   if (dir.empty() || !fs::exists(p)) return -std::numeric_limits<double>::infinity();
-  std::ifstream f(p);
+  // A regular file only: a FIFO planted as best.json must not block the run.
+  const std::string text = read_regular_file("train", p.string());
   try {
-    auto j = nlohmann::json::parse(f);
+    auto j = nlohmann::json::parse(text);
     return j.value("val_score", j.at("val_top1").get<double>());
   } catch (const nlohmann::json::exception&) {
     return -std::numeric_limits<double>::infinity();  // unreadable: rewritten next
