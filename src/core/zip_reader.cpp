@@ -144,6 +144,22 @@ ZipReader::ZipReader(const std::string& path) : path_(path), f_(path, std::ios::
     entries_.push_back(std::move(e));
     at += 46 + name_n + extra_n + comment_n;
   }
+  // Entries may not share bytes: directory records pointing into one deflate stream (or at one
+  // header) would let a small file inflate to its stream's size once per record (a zip bomb).
+  std::vector<const ZipEntry*> by_offset;
+  for (const auto& e : entries_) by_offset.push_back(&e);
+  std::stable_sort(by_offset.begin(), by_offset.end(), [](const ZipEntry* a, const ZipEntry* b) {
+    return a->header_offset < b->header_offset;
+  });
+  for (size_t i = 1; i < by_offset.size(); ++i) {
+    const ZipEntry &a = *by_offset[i - 1], &b = *by_offset[i];
+    if (a.header_offset > file_size_ || a.compressed > file_size_) continue;  // read() refuses
+    // 30-byte local header + data (its name and extra field only move the data further)
+    const uint64_t end = a.header_offset + 30 + a.compressed;
+    if (end > b.header_offset)
+      fail("zip", "{}: entries '{}' and '{}' overlap (bytes {}..{} and from {})", path, a.name,
+           b.name, a.header_offset, end, b.header_offset);
+  }
 }
 
 const ZipEntry* ZipReader::find(const std::string& name) const {

@@ -141,6 +141,20 @@ TEST(ZipHardening, AZip64ExtraFieldLongerThanItsExtraAreaIsRefused) {
   fs::remove(p);
 }
 
+// Item 10 (by the same cause): two directory records pointing at one entry's bytes let a small
+// archive inflate one stream once per record; entries may not overlap.
+TEST(ZipHardening, OverlappingEntriesAreRefused) {
+  std::string zip = make_zip({{"a/x", "payload one"}, {"a/y", "payload two"}});
+  const size_t cd1 = zip.find(le(0x02014b50, 4));
+  const size_t cd2 = zip.find(le(0x02014b50, 4), cd1 + 4);
+  ASSERT_NE(cd2, std::string::npos);
+  zip.replace(cd2 + 42, 4, le(0, 4));  // a/y's local header offset: a/x's
+  const std::string p = write_temp("netspec_zip_overlap", zip);
+  EXPECT_EQ(error_of([&] { ZipReader z(p); }),
+            "[zip] " + p + ": entries 'a/x' and 'a/y' overlap (bytes 0..41 and from 0)");
+  fs::remove(p);
+}
+
 // Item 3: 200k nested lists (2 bytes each) built a value 200k deep whose destructor overflowed
 // the stack. Depth 1000 is read; 1001 is refused naming the limit.
 TEST(PickleHardening, DeeplyNestedValuesAreRefusedNotRecursedInto) {
