@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "data/dir_list.h"
 #include "data/image.h"
 
 namespace netspec::data {
@@ -111,7 +112,8 @@ DetRecord read_voc_xml(const std::string& xml_path, const std::string& image_dir
 DetSet read_voc(const std::string& dir, const std::string& split,
                 std::vector<std::string> classes) {
   const fs::path ann = fs::path(dir) / "Annotations";
-  if (!fs::is_directory(ann)) fail("voc", "{}: no Annotations/ folder", dir);
+  if (entry_kind("voc", ann) != EntryKind::kDirectory)
+    fail("voc", "{}: no Annotations/ folder", dir);
   std::vector<std::string> xmls;
   if (!split.empty()) {
     const fs::path list = fs::path(dir) / "ImageSets" / "Main" / (split + ".txt");
@@ -134,7 +136,8 @@ DetSet read_voc(const std::string& dir, const std::string& split,
 
 DetSet read_pets_det(const std::string& dir) {
   const fs::path ann = fs::path(dir) / "annotations" / "xmls";
-  if (!fs::is_directory(ann)) fail("petsDet", "{}: no annotations/xmls/ folder", dir);
+  if (entry_kind("petsDet", ann) != EntryKind::kDirectory)
+    fail("petsDet", "{}: no annotations/xmls/ folder", dir);
   std::vector<std::string> xmls;
   for (const auto& e : fs::directory_iterator(ann))
     if (e.path().extension() == ".xml") xmls.push_back(e.path().string());

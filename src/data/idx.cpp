@@ -119,7 +119,10 @@ std::string find_file(const std::string& dir, const std::string& stem) {
   namespace fs = std::filesystem;
   for (const char* ext : {".gz", ""}) {
     fs::path p = fs::path(dir) / (stem + ext);
-    if (fs::exists(p)) return p.string();
+    std::error_code ec;  // a link loop is named, not thrown as a raw filesystem error
+    const bool there = fs::exists(p, ec);
+    if (ec) fail("idx", "{}: cannot follow ({})", p.string(), ec.message());
+    if (there) return p.string();
   }
   fail("idx", "{}: no {}[.gz] (install dataset-fashion-mnist or pass --data DIR)", dir, stem);
 }

@@ -84,7 +84,8 @@ TEST(CocoHardening, FieldsOfTheWrongTypeNameTheFileAndField) {
   EXPECT_EQ(s.records[0].width, 8);
 }
 
-// Item 13: a symbolic-link loop among the images, or among the class folders, is named.
+// Item 13: a symbolic-link loop among the images, or among the class folders, is named (and so
+// are loops where the VOC and IDX readers look for their folders and files).
 TEST(ImageFolderHardening, ASymlinkLoopIsNamedNotARawFilesystemError) {
   const fs::path d = fresh_dir("loop");
   fs::create_directories(d / "cat");
@@ -105,6 +106,15 @@ TEST(ImageFolderHardening, ASymlinkLoopIsNamedNotARawFilesystemError) {
   fs::remove(d / "dogs");
   fs::create_symlink("absent.png", d / "cat" / "gone.png");
   EXPECT_EQ(load_image_folder(d.string(), 4, 4, kImageNetNorm).ds.size(), 1);
+  // The VOC and IDX readers' own look-ups name a looping path the same way.
+  fs::create_symlink("Annotations", d / "Annotations");
+  EXPECT_EQ(error_of([&] { read_voc(d.string(), ""); }),
+            "[voc] " + (d / "Annotations").string() +
+                ": cannot follow (Too many levels of symbolic links)");
+  fs::create_symlink("train-images-idx3-ubyte.gz", d / "train-images-idx3-ubyte.gz");
+  EXPECT_EQ(error_of([&] { load_idx_split(d.string(), true, 0.f, 1.f); }),
+            "[idx] " + (d / "train-images-idx3-ubyte.gz").string() +
+                ": cannot follow (Too many levels of symbolic links)");
 }
 
 // `head` then `zeros` zero bytes, gzip'd in 1 MiB steps (the test itself never holds them).
