@@ -34,9 +34,10 @@ std::string inflate_raw(const std::string& in, uint64_t size, const std::string&
   uint64_t in_left = in.size();
   int rc = Z_OK;
   while (rc == Z_OK) {
-    // One byte past `size` is room to see a stream longer than declared.
-    const uint64_t want = std::min<uint64_t>(kStep, size + 1 - out.size());
-    if (want == 0) break;
+    // One byte past `size` is room to see a stream longer than declared (no wrap: checked first).
+    if (out.size() > size) break;
+    const uint64_t want = std::min<uint64_t>(kStep, size - out.size() + 1);
+    if (want == 0) break;  // size = 2^64 - 1: refused below with 0 bytes read
     const size_t had = out.size();
     out.resize(had + want);
     const uInt in_now = static_cast<uInt>(std::min<uint64_t>(in_left, UINT_MAX));

@@ -1,7 +1,7 @@
 // IDX files (MNIST, Fashion-MNIST): gzip-compressed or raw, checked (magic, element type, dims)
-// before the data is inflated, then read up to the size the dims declare. Images become f32 [N, 1,
-// rows, cols] scaled to [0, 1] then normalised ((v - mean) / std); labels become i32 [N]. Every
-// error names the file and the fault:
+// before the data is inflated, then read up to the size the dims declare. Images become
+// f32 [N, 1, rows, cols] scaled to [0, 1] then normalised ((v - mean) / std); labels become
+// i32 [N]. Every error names the file and the fault:
 // `[idx] /d/train-images-idx3-ubyte.gz: truncated (got 1000 bytes, expected 47040016)`.
 #pragma once
 #include <cstdint>
