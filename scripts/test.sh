@@ -43,7 +43,6 @@ cmake -S . -B "$san_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETSPEC_SA
 cmake --build "$san_dir" -j "$jobs" --target test_hlo test_fuzz
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 "$san_dir/tests/test_hlo" --gtest_filter='Parse*:Print*:RoundTrip*:Fuzz*' --gtest_brief=1
-# The file readers' fuzz targets: spec files, safetensors, PNG/JPEG, IDX, pickle, .pth and zip
-# (NETSPEC_FUZZ_SECONDS each).
+# The file readers' fuzz targets: spec files, safetensors, PNG/JPEG, IDX (NETSPEC_FUZZ_SECONDS each).
 "$san_dir/tests/test_fuzz" --gtest_brief=1
 echo "== all tests passed"
