@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstring>
 #include <map>
+#include <unordered_map>
 
 #include "core/error.h"
 
@@ -66,6 +67,13 @@ class Machine {
   std::vector<PyRef> stack_;
   std::vector<size_t> marks_;
   std::map<uint64_t, PyRef> memo_;
+  // str key -> position in `entries`, per dict that SETITEM(S) touched: a key set twice is found
+  // in O(1), not by a scan (200k keys took minutes). The PyRef keeps the dict's address unique.
+  struct DictIndex {
+    PyRef dict;
+    std::unordered_map<std::string, size_t> at;
+  };
+  std::unordered_map<const PyValue*, DictIndex> dict_index_;
 
   [[noreturn]] void bad(size_t at, const std::string& what) {
     fail("pickle", "{}: {} (at byte {})", where_, what, at);
@@ -113,10 +121,32 @@ class Machine {
     stack_.resize(m);
     return items;
   }
-  PyRef seq(K k, std::vector<PyRef> items) {
+  // Records that `c` holds `item`. Depths are upper bounds that only grow while a value is not
+  // yet inside another: then depth(parent) > depth(child) holds for every edge ever made, so the
+  // values form no cycle and nest at most kMaxPickleDepth deep (destructors recurse per level).
+  void adopt(PyValue& c, const PyRef& item, size_t at) {
+    if (!item) return;
+    if (item.get() == &c) bad(at, "a " + c.kind_name() + " that contains itself");
+    if (item->depth >= c.depth) {
+      if (c.contained)
+        bad(at, "a " + c.kind_name() +
+                    " grows deeper after being placed in another container (a cycle or "
+                    "nesting the reader cannot bound)");
+      if (item->depth + 1 > kMaxPickleDepth)
+        bad(at, fmt::format("values nest deeper than {} levels", kMaxPickleDepth));
+      c.depth = item->depth + 1;
+    }
+    item->contained = true;
+  }
+  PyRef seq(K k, std::vector<PyRef> items, size_t at) {
     PyRef v = PyValue::make(k);
+    for (const PyRef& x : items) adopt(*v, x, at);
     v->items = std::move(items);
     return v;
+  }
+  void extend(PyRef& c, std::vector<PyRef> items, size_t at) {
+    for (const PyRef& x : items) adopt(*c, x, at);
+    c->items.insert(c->items.end(), items.begin(), items.end());
   }
   PyRef integer_from_le(const std::string& b, size_t at) {  // LONG1/LONG4: two's complement
     if (b.size() > 8) bad(at, fmt::format("integer of {} bytes does not fit in 64 bits", b.size()));
@@ -137,30 +167,44 @@ class Machine {
     if (args->kind != K::tuple) bad(at, "REDUCE arguments are a " + args->kind_name());
     if (fn->s == "collections.OrderedDict" || fn->s == "builtins.dict") {
       PyRef d = PyValue::make(K::dict);
+      std::vector<PyRef> kv;
       if (!args->items.empty() && args->items[0]->kind == K::list)  // OrderedDict([(k, v), ...])
-        for (const PyRef& kv : args->items[0]->items)
-          if (kv->kind == K::tuple && kv->items.size() == 2)
-            d->entries.emplace_back(kv->items[0], kv->items[1]);
+        for (const PyRef& pair : args->items[0]->items)
+          if (pair->kind == K::tuple && pair->items.size() == 2)
+            kv.insert(kv.end(), pair->items.begin(), pair->items.end());
+      set_items(d, kv, at);
       return d;
     }
     if (hooks_.reduce)
       if (PyRef r = hooks_.reduce(fn->s, args)) return r;
     PyRef o = PyValue::make(K::object);
     o->s = fn->s;
+    for (const PyRef& x : args->items) adopt(*o, x, at);
     o->items = args->items;
     return o;
   }
   void set_items(PyRef& d, const std::vector<PyRef>& kv, size_t at) {
     if (d->kind != K::dict) bad(at, "SETITEM(S) on a " + d->kind_name());
     if (kv.size() % 2) bad(at, "SETITEMS with an odd item count");
+    auto [it, fresh] = dict_index_.try_emplace(d.get());
+    DictIndex& index = it->second;
+    if (fresh) {  // a dict first met here: index the str keys it already holds
+      index.dict = d;
+      for (size_t e = 0; e < d->entries.size(); ++e)
+        if (d->entries[e].first->kind == K::str) index.at.try_emplace(d->entries[e].first->s, e);
+    }
     for (size_t i = 0; i < kv.size(); i += 2) {
-      bool replaced = false;
-      for (auto& [k, v] : d->entries)  // a key set twice keeps its first position (Python dict)
-        if (k->kind == kv[i]->kind && k->kind == K::str && k->s == kv[i]->s) {
-          v = kv[i + 1];
-          replaced = true;
+      if (!kv[i]) bad(at, "SETITEMS with a missing key");
+      adopt(*d, kv[i], at);
+      adopt(*d, kv[i + 1], at);
+      if (kv[i]->kind == K::str) {  // a key set twice keeps its first position (Python dict)
+        auto [pos, added] = index.at.try_emplace(kv[i]->s, d->entries.size());
+        if (!added) {
+          d->entries[pos->second].second = kv[i + 1];
+          continue;
         }
-      if (!replaced) d->entries.emplace_back(kv[i], kv[i + 1]);
+      }
+      d->entries.emplace_back(kv[i], kv[i + 1]);
     }
   }
   uint64_t text_uint(size_t at) {
@@ -281,34 +325,34 @@ class Machine {
         push(PyValue::make(K::tuple));
         break;
       case 't':
-        push(seq(K::tuple, pop_mark(at)));
+        push(seq(K::tuple, pop_mark(at), at));
         break;
       case 0x85:
       case 0x86:
       case 0x87: {  // TUPLE1..3
         std::vector<PyRef> items(op - 0x84);
         for (size_t i = items.size(); i-- > 0;) items[i] = pop(at);
-        push(seq(K::tuple, std::move(items)));
+        push(seq(K::tuple, std::move(items), at));
         break;
       }
       case ']':
         push(PyValue::make(K::list));
         break;
       case 'l':
-        push(seq(K::list, pop_mark(at)));
+        push(seq(K::list, pop_mark(at), at));
         break;
       case 'a': {  // APPEND
         PyRef v = pop(at);
         PyRef& l = top(at);
         if (l->kind != K::list) bad(at, "APPEND to a " + l->kind_name());
-        l->items.push_back(std::move(v));
+        extend(l, {std::move(v)}, at);
         break;
       }
       case 'e': {  // APPENDS
         std::vector<PyRef> items = pop_mark(at);
         PyRef& l = top(at);
         if (l->kind != K::list) bad(at, "APPENDS to a " + l->kind_name());
-        l->items.insert(l->items.end(), items.begin(), items.end());
+        extend(l, std::move(items), at);
         break;
       }
       case '}':
@@ -338,11 +382,11 @@ class Machine {
         std::vector<PyRef> items = pop_mark(at);
         PyRef& s = top(at);
         if (s->kind != K::set) bad(at, "ADDITEMS to a " + s->kind_name());
-        s->items.insert(s->items.end(), items.begin(), items.end());
+        extend(s, std::move(items), at);
         break;
       }
       case 0x91:
-        push(seq(K::set, pop_mark(at)));
+        push(seq(K::set, pop_mark(at), at));
         break;     // FROZENSET
       case 'c': {  // GLOBAL "module\nname\n"
         std::string module = line();
@@ -374,7 +418,10 @@ class Machine {
       case 'b': {  // BUILD: obj.__setstate__(state); dicts keep their items
         PyRef state = pop(at);
         PyRef& obj = top(at);
-        if (obj->kind == K::object) obj->state = std::move(state);
+        if (obj->kind == K::object) {
+          adopt(*obj, state, at);
+          obj->state = std::move(state);
+        }
         break;
       }
       case 'Q':

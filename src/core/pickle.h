@@ -3,6 +3,8 @@
 // anything. GLOBAL/STACK_GLOBAL give a `global` value naming "module.name"; REDUCE/NEWOBJ of a
 // global yield what the `reduce` hook returns, else an opaque `object` holding the name and the
 // arguments (collections.OrderedDict() is a dict). BINPERSID/PERSID call `persistent_load`.
+// Hostile input is bounded: values nest at most kMaxPickleDepth deep and never form a cycle
+// (so destructors and consumers may recurse), and each dict key is found through an index.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -14,6 +16,9 @@
 #include "core/tensor.h"
 
 namespace netspec {
+
+// Nesting depth of pickled values (Python's own recursion limit is 1000 by default).
+inline constexpr int kMaxPickleDepth = 1000;
 
 struct PyValue;
 using PyRef = std::shared_ptr<PyValue>;
@@ -45,6 +50,10 @@ struct PyValue {
   PyRef state;                                   // object: what BUILD set
   Tensor tensor;                                 // tensor (made by a reduce hook)
   std::shared_ptr<void> payload;                 // opaque: a hook's own data (e.g. a storage)
+  // The unpickler's bookkeeping: an upper bound of the nesting depth (1 for a leaf), and
+  // whether the value already sits inside a container (its depth may then no longer grow).
+  int depth = 1;
+  bool contained = false;
 
   static PyRef make(Kind k) {
     auto v = std::make_shared<PyValue>();

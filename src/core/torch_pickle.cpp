@@ -60,8 +60,8 @@ Tensor view_storage(const Storage& st, int64_t offset, const std::vector<int64_t
   for (int64_t s : size)
     if (s < 0 || __builtin_mul_overflow(numel, s, &numel) || numel > (int64_t{1} << 40))
       fail("torch", "{}: tensor size [{}] is not a size", where, fmt::join(size, ", "));
-  Tensor t(st.dtype, Shape(size.begin(), size.end()));
-  if (t.numel() == 0) return t;
+  if (numel == 0) return Tensor(st.dtype, Shape(size.begin(), size.end()));
+  // Every check before the copy is allocated: the view must lie inside the storage ...
   int64_t last = offset;  // the largest element index the view reads
   bool overflow = false;
   for (size_t d = 0; d < size.size(); ++d) {
@@ -72,6 +72,15 @@ Tensor view_storage(const Storage& st, int64_t offset, const std::vector<int64_t
   }
   if (overflow || offset < 0 || last >= st.numel)
     fail("torch", "{}: tensor reads element {} of a storage of {}", where, last, st.numel);
+  // ... and be no larger than it, but for small broadcasts (stride-0 views such as HF's
+  // position_ids): otherwise a few bytes of storage would expand into gigabytes.
+  constexpr int64_t kMaxBroadcast = int64_t{1} << 24;
+  if (numel > st.numel && numel > kMaxBroadcast)
+    fail("torch",
+         "{}: a view of {} elements of a storage of {} (stride-0 views larger than {} "
+         "elements are not read)",
+         where, numel, st.numel, kMaxBroadcast);
+  Tensor t(st.dtype, Shape(size.begin(), size.end()));
   const size_t es = dtype_size(st.dtype);
   const char* src = st.bytes->data();
   char* dst = static_cast<char*>(t.raw());
@@ -140,7 +149,11 @@ class TorchZip {
     s->numel = as_int(pid->items[4], "storage numel", path_);
     auto& b = bytes_[key];
     if (!b) b = std::make_shared<const std::string>(zip_.read(prefix_ + "data/" + key));
-    if (static_cast<int64_t>(b->size()) < s->numel * static_cast<int64_t>(dtype_size(s->dtype)))
+    // numel comes from the file: its byte count is checked, never wrapped (2^62+1 x 4 wraps to 4).
+    int64_t need = 0;
+    if (s->numel < 0 ||
+        __builtin_mul_overflow(s->numel, static_cast<int64_t>(dtype_size(s->dtype)), &need) ||
+        static_cast<int64_t>(b->size()) < need)
       fail("torch", "{}: storage {} holds {} bytes (expected {} x {} bytes)", path_, key, b->size(),
            s->numel, dtype_size(s->dtype));
     s->bytes = b;
@@ -150,7 +163,13 @@ class TorchZip {
     return v;
   }
 
-  PyRef rebuild(const std::string& fn, const PyRef& args) {
+  PyRef rebuild(std::string fn, PyRef args) {
+    // (func, subclass, args, state): func(*args), unwrapped in a loop (no recursion per level)
+    while (fn == "torch._tensor._rebuild_from_type_v2" && args->items.size() >= 3 &&
+           args->items[0]->kind == K::global && args->items[2]->kind == K::tuple) {
+      fn = args->items[0]->s;
+      args = args->items[2];
+    }
     const auto& a = args->items;
     if (fn == "torch._utils._rebuild_tensor_v2" || fn == "torch._utils._rebuild_tensor") {
       if (a.size() < 4 || a[0]->kind != K::opaque || !a[0]->payload)
@@ -165,16 +184,15 @@ class TorchZip {
     if (fn == "torch._utils._rebuild_parameter" ||
         fn == "torch._utils._rebuild_parameter_with_state")
       return a.empty() ? nullptr : a[0];  // nn.Parameter(data): the data
-    if (fn == "torch._tensor._rebuild_from_type_v2" && a.size() >= 3 && a[0]->kind == K::global &&
-        a[2]->kind == K::tuple)
-      return rebuild(a[0]->s, a[2]);  // (func, subclass, args, state): func(*args)
     return nullptr;
   }
 };
 
 // "..." (int) for an entry that is not a tensor.
 std::string describe(const std::string& name, const PyRef& v) {
-  return fmt::format("{} ({})", name, v->kind_name());
+  constexpr size_t kMaxName = 80;  // a key may be megabytes long
+  return fmt::format("{}{} ({})", name.substr(0, kMaxName), name.size() > kMaxName ? "..." : "",
+                     v->kind_name());
 }
 
 bool is_library_order(const std::vector<std::pair<std::string, Tensor>>& ts) {
@@ -221,10 +239,16 @@ TorchTensors read_torch_zip(const std::string& path) {
     else
       out.skipped.push_back(describe(k->s, v));
   }
-  if (out.tensors.empty())
-    fail("torch", "{}: no tensors in the {} (entries: {})", path,
-         out.container.empty() ? "top-level dict" : "'" + out.container + "' entry",
-         fmt::join(out.skipped, ", "));
+  if (out.tensors.empty()) {
+    // Names the first few entries only: a hostile dict has hundreds of thousands.
+    constexpr size_t kListed = 8;
+    const size_t n = out.skipped.size();
+    const std::vector<std::string> head(out.skipped.begin(),
+                                        out.skipped.begin() + std::min(n, kListed));
+    fail("torch", "{}: no tensors in the {} ({} entries: {}{})", path,
+         out.container.empty() ? "top-level dict" : "'" + out.container + "' entry", n,
+         fmt::join(head, ", "), n > kListed ? fmt::format(", ... and {} more", n - kListed) : "");
+  }
   return out;
 }
 

@@ -22,21 +22,38 @@ uint64_t le(const std::string& b, size_t at, int bytes) {
   return v;
 }
 
-// Raw deflate (no zlib header) of `in` into exactly `size` bytes.
+// Raw deflate (no zlib header) of `in` into exactly `size` bytes. The output grows with what
+// zlib actually produces (1 MiB steps), never to the declared size up front: a corrupt stream
+// that claims 4 GB fails after the bytes it really holds, not after zero-filling 4 GB.
 std::string inflate_raw(const std::string& in, uint64_t size, const std::string& where) {
-  std::string out(size, '\0');
+  constexpr size_t kStep = size_t{1} << 20;
+  std::string out;
   z_stream z{};
   if (inflateInit2(&z, -MAX_WBITS) != Z_OK) fail("zip", "{}: inflateInit2 failed", where);
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(std::min<uint64_t>(in.size(), UINT_MAX));
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(std::min<uint64_t>(size, UINT_MAX));
-  const int rc = inflate(&z, Z_FINISH);
-  const uint64_t got = z.total_out;
+  uint64_t in_left = in.size();
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    // One byte past `size` is room to see a stream longer than declared (no wrap: checked first).
+    if (out.size() > size) break;
+    const uint64_t want = std::min<uint64_t>(kStep, size - out.size() + 1);
+    if (want == 0) break;  // size = 2^64 - 1: refused below with 0 bytes read
+    const size_t had = out.size();
+    out.resize(had + want);
+    const uInt in_now = static_cast<uInt>(std::min<uint64_t>(in_left, UINT_MAX));
+    z.avail_in = in_now;
+    z.next_out = reinterpret_cast<Bytef*>(out.data() + had);
+    z.avail_out = static_cast<uInt>(want);
+    rc = inflate(&z, Z_NO_FLUSH);
+    in_left -= in_now - z.avail_in;
+    out.resize(had + want - z.avail_out);
+    if (rc == Z_BUF_ERROR && z.avail_out != 0) break;  // input ended before the stream did
+    if (rc == Z_BUF_ERROR) rc = Z_OK;                  // only the output step was full
+  }
   inflateEnd(&z);
-  if (rc != Z_STREAM_END || got != size)
+  if (rc != Z_STREAM_END || out.size() != size)
     fail("zip", "{}: corrupt deflate data (zlib code {}, got {} bytes, expected {})", where, rc,
-         got, size);
+         out.size(), size);
   return out;
 }
 
@@ -104,9 +121,16 @@ ZipReader::ZipReader(const std::string& path) : path_(path), f_(path, std::ios::
     if (at + 46 + name_n + extra_n + comment_n > cd.size())
       fail("zip", "{}: central directory entry {} runs past the directory", path, k);
     e.name = cd.substr(at + 46, name_n);
-    // zip64 extended information (id 1): the 0xffffffff fields, in this order.
-    for (size_t x = at + 46 + name_n; x + 4 <= at + 46 + name_n + extra_n;) {
+    // zip64 extended information (id 1): the 0xffffffff fields, in this order. Each field's
+    // declared length must stay inside the entry's extra area (else it reads past the directory).
+    const size_t extra_end = at + 46 + name_n + extra_n;
+    for (size_t x = at + 46 + name_n; x + 4 <= extra_end;) {
       const uint64_t id = le(cd, x, 2), n = le(cd, x + 2, 2);
+      if (n > extra_end - (x + 4))
+        fail("zip",
+             "{}: central directory entry {} has an extra field running past its extra area "
+             "(got {} bytes, {} left)",
+             path, k, n, extra_end - (x + 4));
       size_t p = x + 4;
       if (id == 1) {
         for (uint64_t* field : {&e.size, &e.compressed, &e.header_offset})
@@ -117,15 +141,31 @@ ZipReader::ZipReader(const std::string& path) : path_(path), f_(path, std::ios::
       }
       x += 4 + n;
     }
+    by_name_.try_emplace(e.name, entries_.size());  // the first of equal names, as a scan would
     entries_.push_back(std::move(e));
     at += 46 + name_n + extra_n + comment_n;
+  }
+  // Entries may not share bytes: directory records pointing into one deflate stream (or at one
+  // header) would let a small file inflate to its stream's size once per record (a zip bomb).
+  std::vector<const ZipEntry*> by_offset;
+  for (const auto& e : entries_) by_offset.push_back(&e);
+  std::stable_sort(by_offset.begin(), by_offset.end(), [](const ZipEntry* a, const ZipEntry* b) {
+    return a->header_offset < b->header_offset;
+  });
+  for (size_t i = 1; i < by_offset.size(); ++i) {
+    const ZipEntry &a = *by_offset[i - 1], &b = *by_offset[i];
+    if (a.header_offset > file_size_ || a.compressed > file_size_) continue;  // read() refuses
+    // 30-byte local header + data (its name and extra field only move the data further)
+    const uint64_t end = a.header_offset + 30 + a.compressed;
+    if (end > b.header_offset)
+      fail("zip", "{}: entries '{}' and '{}' overlap (bytes {}..{} and from {})", path, a.name,
+           b.name, a.header_offset, end, b.header_offset);
   }
 }
 
 const ZipEntry* ZipReader::find(const std::string& name) const {
-  for (const auto& e : entries_)
-    if (e.name == name) return &e;
-  return nullptr;
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : &entries_[it->second];
 }
 
 std::string ZipReader::read(const std::string& name) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <fstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace netspec {
@@ -35,6 +36,7 @@ class ZipReader {
   std::ifstream f_;
   uint64_t file_size_ = 0;
   std::vector<ZipEntry> entries_;
+  std::unordered_map<std::string, size_t> by_name_;  // index into entries_ (one lookup per storage)
   std::string read_at(uint64_t offset, uint64_t n, const char* what);
 };
 

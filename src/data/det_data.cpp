@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/file_check.h"
 #include "core/thread_pool.h"
+#include "data/dir_list.h"
 #include "data/image.h"
 
 namespace netspec::data {
@@ -111,7 +112,8 @@ DetRecord read_voc_xml(const std::string& xml_path, const std::string& image_dir
 DetSet read_voc(const std::string& dir, const std::string& split,
                 std::vector<std::string> classes) {
   const fs::path ann = fs::path(dir) / "Annotations";
-  if (!fs::is_directory(ann)) fail("voc", "{}: no Annotations/ folder", dir);
+  if (entry_kind("voc", ann) != EntryKind::kDirectory)
+    fail("voc", "{}: no Annotations/ folder", dir);
   std::vector<std::string> xmls;
   if (!split.empty()) {
     const fs::path list = fs::path(dir) / "ImageSets" / "Main" / (split + ".txt");
@@ -134,7 +136,8 @@ DetSet read_voc(const std::string& dir, const std::string& split,
 
 DetSet read_pets_det(const std::string& dir) {
   const fs::path ann = fs::path(dir) / "annotations" / "xmls";
-  if (!fs::is_directory(ann)) fail("petsDet", "{}: no annotations/xmls/ folder", dir);
+  if (entry_kind("petsDet", ann) != EntryKind::kDirectory)
+    fail("petsDet", "{}: no annotations/xmls/ folder", dir);
   std::vector<std::string> xmls;
   for (const auto& e : fs::directory_iterator(ann))
     if (e.path().extension() == ".xml") xmls.push_back(e.path().string());
@@ -147,18 +150,73 @@ DetSet read_pets_det(const std::string& dir) {
   return set;
 }
 
+namespace {
+
+using Json = nlohmann::json;
+
+// COCO field access: a missing field or a value of the wrong type names the file, the record
+// and the field (`annotations[3].bbox[1] is a string "x" (expected a number)`), never a raw
+// nlohmann type_error.
+struct CocoFields {
+  const std::string& path;
+
+  [[noreturn]] void bad(const std::string& at, const Json& v, const char* expected) const {
+    std::string text = v.dump();
+    if (text.size() > 40) text = text.substr(0, 40) + "...";
+    const std::string type = v.type_name();
+    const std::string got =
+        v.is_null()
+            ? "null"
+            : fmt::format("{} {} {}", type[0] == 'o' || type[0] == 'a' ? "an" : "a", type, text);
+    fail("coco", "{}: {} is {} (expected {})", path, at, got, expected);
+  }
+  const Json& field(const Json& rec, const std::string& at, const char* key) const {
+    if (!rec.is_object()) bad(at, rec, "an object");
+    auto it = rec.find(key);
+    if (it == rec.end()) fail("coco", "{}: {} has no '{}'", path, at, key);
+    return *it;
+  }
+  int64_t integer(const Json& v, const std::string& at) const {
+    if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{INT64_MAX})
+      bad(at, v, "an integer that fits 64 bits");
+    if (!v.is_number_integer()) bad(at, v, "an integer");
+    return v.get<int64_t>();
+  }
+  int64_t integer(const Json& rec, const std::string& at, const char* key) const {
+    return integer(field(rec, at, key), at + "." + key);
+  }
+  // An optional integer field (COCO's width, height); `dflt` when absent.
+  int64_t integer_or(const Json& rec, const std::string& at, const char* key, int64_t dflt) const {
+    if (!rec.is_object()) bad(at, rec, "an object");
+    return rec.contains(key) ? integer(rec, at, key) : dflt;
+  }
+  std::string string(const Json& rec, const std::string& at, const char* key) const {
+    const Json& v = field(rec, at, key);
+    if (!v.is_string()) bad(at + "." + key, v, "a string");
+    return v.get<std::string>();
+  }
+};
+
+}  // namespace
+
 DetSet read_coco(const std::string& json_path, const std::string& image_dir) {
-  nlohmann::json j;
+  Json j;
   try {
-    j = nlohmann::json::parse(slurp(json_path, "coco"));
-  } catch (const nlohmann::json::exception& e) {
+    j = Json::parse(slurp(json_path, "coco"));
+  } catch (const Json::exception& e) {
     fail("coco", "{}: {}", json_path, e.what());
   }
+  if (!j.is_object()) fail("coco", "{}: not a JSON object (got {})", json_path, j.type_name());
   for (const char* k : {"images", "annotations", "categories"})
     if (!j.contains(k) || !j[k].is_array()) fail("coco", "{}: no '{}' array", json_path, k);
+  const CocoFields F{json_path};
   DetSet set;
   std::vector<std::pair<int64_t, std::string>> cats;
-  for (const auto& c : j["categories"]) cats.emplace_back(c.at("id"), c.at("name"));
+  for (size_t i = 0; i < j["categories"].size(); ++i) {
+    const Json& c = j["categories"][i];
+    const std::string at = fmt::format("categories[{}]", i);
+    cats.emplace_back(F.integer(c, at, "id"), F.string(c, at, "name"));
+  }
   std::sort(cats.begin(), cats.end());
   std::map<int64_t, int> cat_index;
   for (const auto& [id, name] : cats) {
@@ -166,23 +224,32 @@ DetSet read_coco(const std::string& json_path, const std::string& image_dir) {
     set.classes.push_back(name);
   }
   std::map<int64_t, size_t> image_index;
-  for (const auto& im : j["images"]) {
+  for (size_t i = 0; i < j["images"].size(); ++i) {
+    const Json& im = j["images"][i];
+    const std::string at = fmt::format("images[{}]", i);
     DetRecord r;
-    r.image = (fs::path(image_dir) / im.at("file_name").get<std::string>()).string();
-    r.width = im.value("width", int64_t{0});
-    r.height = im.value("height", int64_t{0});
-    image_index[im.at("id").get<int64_t>()] = set.records.size();
+    r.image = (fs::path(image_dir) / F.string(im, at, "file_name")).string();
+    r.width = F.integer_or(im, at, "width", 0);
+    r.height = F.integer_or(im, at, "height", 0);
+    image_index[F.integer(im, at, "id")] = set.records.size();
     set.records.push_back(std::move(r));
   }
-  for (const auto& a : j["annotations"]) {
-    if (a.value("iscrowd", 0) != 0) continue;
-    const int64_t img = a.at("image_id"), cat = a.at("category_id");
+  for (size_t i = 0; i < j["annotations"].size(); ++i) {
+    const Json& a = j["annotations"][i];
+    const std::string at = fmt::format("annotations[{}]", i);
+    if (F.integer_or(a, at, "iscrowd", 0) != 0) continue;
+    const int64_t img = F.integer(a, at, "image_id"), cat = F.integer(a, at, "category_id");
     if (!image_index.count(img)) fail("coco", "{}: annotation of unknown image {}", json_path, img);
     if (!cat_index.count(cat))
       fail("coco", "{}: annotation of unknown category {}", json_path, cat);
-    const auto& bb = a.at("bbox");
-    if (!bb.is_array() || bb.size() != 4) fail("coco", "{}: bbox must be [x, y, w, h]", json_path);
-    const double x = bb[0], y = bb[1], w = bb[2], h = bb[3];
+    const Json& bb = F.field(a, at, "bbox");
+    if (!bb.is_array() || bb.size() != 4) F.bad(at + ".bbox", bb, "[x, y, w, h]");
+    double v[4];
+    for (size_t k = 0; k < 4; ++k) {
+      if (!bb[k].is_number()) F.bad(fmt::format("{}.bbox[{}]", at, k), bb[k], "a number");
+      v[k] = bb[k].get<double>();
+    }
+    const double x = v[0], y = v[1], w = v[2], h = v[3];
     if (!(w > 0 && h > 0)) continue;  // degenerate boxes carry no extent to learn
     set.records[image_index[img]].boxes.push_back({x, y, x + w, y + h, cat_index[cat]});
   }

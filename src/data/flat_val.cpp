@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "data/dir_list.h"
 
 namespace netspec::data {
 namespace {
@@ -35,15 +36,16 @@ std::pair<std::string, std::string> fields(const std::string& line) {
 std::string find_val_labels(const std::string& dir, const std::string& split_dir) {
   for (const std::string& d : {dir, split_dir})
     for (const char* name : kLabelFiles)
-      if (fs::is_regular_file(fs::path(d) / name)) return (fs::path(d) / name).string();
+      if (entry_kind("folder", fs::path(d) / name) == EntryKind::kRegular)
+        return (fs::path(d) / name).string();
   return "";
 }
 
 bool is_flat_image_dir(const std::string& split_dir) {
   bool images = false;
-  for (const auto& e : fs::directory_iterator(split_dir)) {
-    if (e.is_directory()) return false;
-    images = images || (e.is_regular_file() && has_image_ext(e.path().string()));
+  for (const DirEntry& e : list_dir("folder", split_dir)) {
+    if (e.kind == EntryKind::kDirectory) return false;
+    images = images || (e.kind == EntryKind::kRegular && has_image_ext(e.path.string()));
   }
   return images;
 }
@@ -61,10 +63,10 @@ Dataset load_flat_split(const std::string& split_dir, const std::string& labels_
   for (size_t c = 0; c < classes.size(); ++c) class_of[classes[c]] = static_cast<int32_t>(c);
   // Images by file name and by stem (ImageNet's lists often omit ".JPEG").
   std::map<std::string, std::string> path_of;
-  for (const auto& e : fs::directory_iterator(split_dir))
-    if (e.is_regular_file() && has_image_ext(e.path().string())) {
-      path_of[e.path().filename().string()] = e.path().string();
-      path_of[e.path().stem().string()] = e.path().string();
+  for (const DirEntry& e : list_dir("folder", split_dir))
+    if (e.kind == EntryKind::kRegular && has_image_ext(e.path.string())) {
+      path_of[e.path.filename().string()] = e.path.string();
+      path_of[e.path.stem().string()] = e.path.string();
     }
   std::ifstream f(labels_file);
   if (!f) fail("folder", "{}: cannot open", labels_file);
@@ -93,13 +95,13 @@ Dataset load_flat_split(const std::string& split_dir, const std::string& labels_
            cls, classes[it->second.first], it->second.second);
   }
   std::vector<std::pair<std::string, int32_t>> files;
-  for (const auto& e : fs::directory_iterator(split_dir))
-    if (e.is_regular_file() && has_image_ext(e.path().string())) {
-      auto it = label.find(e.path().string());
+  for (const DirEntry& e : list_dir("folder", split_dir))
+    if (e.kind == EntryKind::kRegular && has_image_ext(e.path.string())) {
+      auto it = label.find(e.path.string());
       if (it == label.end())
-        fail("folder", "{}: no label for {} in {}", split_dir, e.path().filename().string(),
+        fail("folder", "{}: no label for {} in {}", split_dir, e.path.filename().string(),
              labels_file);
-      files.emplace_back(e.path().string(), it->second.first);
+      files.emplace_back(e.path.string(), it->second.first);
     }
   std::sort(files.begin(), files.end());
   return load_image_list(files, height, width, norm, crop_ratio);

@@ -1,11 +1,12 @@
 // IDX reader: big-endian header (0, 0, type 0x08 = ubyte, ndims), dims as big-endian u32, data.
 #include "data/idx.h"
 
+#include <fmt/ranges.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
-#include <fmt/ranges.h>
-
+#include <algorithm>
 #include <filesystem>
 
 #include "core/error.h"
@@ -19,8 +20,11 @@ uint32_t be32(const std::string& b, size_t off) {
   return (u(0) << 24) | (u(1) << 16) | (u(2) << 8) | u(3);
 }
 
-// Checks the header and returns the dims; data starts at 4 + 4 * ndims.
-std::vector<int64_t> parse_header(const std::string& b, const std::string& path, int want_dims) {
+// Checks the header (the first 4 + 4 * ndims bytes of `b`) and returns the dims. `most` is the
+// number of bytes the file can hold at all: dims past it are refused before their product can
+// overflow, and before any data is read or allocated.
+std::vector<int64_t> parse_header(const std::string& b, const std::string& path, int want_dims,
+                                  uint64_t most, const std::string& most_text) {
   if (b.size() < 4) fail("idx", "{}: too short for an IDX header (got {} bytes)", path, b.size());
   if (b[0] != 0 || b[1] != 0)
     fail("idx", "{}: bad magic (got {:02x}{:02x}, expected 0000)", path, static_cast<uint8_t>(b[0]),
@@ -37,61 +41,97 @@ std::vector<int64_t> parse_header(const std::string& b, const std::string& path,
   int64_t total = 1;
   for (int i = 0; i < nd; ++i) {
     dims.push_back(be32(b, 4 + 4 * i));
-    // Dims past the file's size are refused before their product can overflow.
-    if (__builtin_mul_overflow(total, dims.back(), &total) ||
-        total > static_cast<int64_t>(b.size()))
-      fail("idx", "{}: truncated (got {} bytes, the header's dims [{}] need more)", path,
-           b.size(), fmt::join(dims, ", "));
-  }
-  if (b.size() != hdr + static_cast<size_t>(total)) {
-    if (b.size() < hdr + static_cast<size_t>(total))
-      fail("idx", "{}: truncated (got {} bytes, expected {})", path, b.size(), hdr + total);
-    fail("idx", "{}: trailing bytes (got {} bytes, expected {})", path, b.size(), hdr + total);
+    if (__builtin_mul_overflow(total, dims.back(), &total) || static_cast<uint64_t>(total) > most)
+      fail("idx", "{}: truncated (got {}, the header's dims [{}] need more)", path, most_text,
+           fmt::join(dims, ", "));
   }
   return dims;
+}
+
+// The header and data of an IDX file, inflated when it is gzip (zlib reads raw files unchanged).
+// The header is read and checked first; then at most the bytes its dims declare (+1 to see
+// trailing bytes) are inflated, so a bad or lying header costs no more than its own 16 bytes.
+std::string read_idx_file(const std::string& path, int want_dims) {
+  // Checked before opening: a FIFO or a device is refused by name, never read (or waited on).
+  int fd = open_regular_file("idx", path);
+  struct stat st {};
+  const uint64_t file_size = ::fstat(fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  gzFile f = gzdopen(fd, "rb");
+  if (!f) {
+    ::close(fd);
+    fail("idx", "{}: cannot open", path);
+  }
+  struct Closer {
+    gzFile f;
+    ~Closer() {
+      if (f) gzclose(f);
+    }
+  } closer{f};
+  std::string b;
+  // Appends up to n bytes, 1 MiB at a time: memory follows the data that really arrives.
+  auto append = [&](uint64_t n) {
+    for (uint64_t left = n; left > 0;) {
+      const size_t step = static_cast<size_t>(std::min<uint64_t>(left, size_t{1} << 20));
+      const size_t had = b.size();
+      b.resize(had + step);
+      const int got = gzread(f, b.data() + had, static_cast<unsigned>(step));
+      if (got < 0) {
+        int code = 0;
+        fail("idx", "{}: corrupt gzip data ({})", path, gzerror(f, &code));
+      }
+      b.resize(had + static_cast<size_t>(got));
+      if (static_cast<size_t>(got) < step) return;
+      left -= step;
+    }
+  };
+  append(4);
+  if (b.size() == 4) append(4 * static_cast<uint64_t>(static_cast<uint8_t>(b[3])));
+  // Deflate expands at most ~1032:1, so a gzip file of n bytes holds less than 1032n + 1 KiB.
+  const bool raw = gzdirect(f) == 1;
+  const uint64_t most = raw ? file_size : file_size * 1032 + 1024;
+  const std::string most_text =
+      raw ? fmt::format("{} bytes", file_size)
+          : fmt::format("a gzip file of {} bytes, which inflates to at most {}", file_size, most);
+  const std::vector<int64_t> dims = parse_header(b, path, want_dims, most, most_text);
+  const size_t hdr = b.size();
+  uint64_t total = 1;
+  for (int64_t d : dims) total *= static_cast<uint64_t>(d);  // <= most: checked above
+  append(total + 1);
+  // A truncated .gz stream reads as a short file with Z_BUF_ERROR at close.
+  closer.f = nullptr;
+  if (int rc = gzclose(f); rc != Z_OK && b.size() <= hdr + total)
+    fail("idx", "{}: truncated or corrupt gzip stream (zlib code {})", path, rc);
+  if (b.size() < hdr + total)
+    fail("idx", "{}: truncated (got {} bytes, expected {})", path, b.size(), hdr + total);
+  if (b.size() > hdr + total)
+    fail("idx", "{}: trailing bytes (more than the {} bytes expected)", path, hdr + total);
+  return b;
+}
+
+// The dims of a header read_idx_file has checked.
+std::vector<int64_t> read_dims(const std::string& b, int nd) {
+  std::vector<int64_t> d;
+  for (int i = 0; i < nd; ++i) d.push_back(be32(b, 4 + 4 * static_cast<size_t>(i)));
+  return d;
 }
 
 std::string find_file(const std::string& dir, const std::string& stem) {
   namespace fs = std::filesystem;
   for (const char* ext : {".gz", ""}) {
     fs::path p = fs::path(dir) / (stem + ext);
-    if (fs::exists(p)) return p.string();
+    std::error_code ec;  // a link loop is named, not thrown as a raw filesystem error
+    const bool there = fs::exists(p, ec);
+    if (ec) fail("idx", "{}: cannot follow ({})", p.string(), ec.message());
+    if (there) return p.string();
   }
   fail("idx", "{}: no {}[.gz] (install dataset-fashion-mnist or pass --data DIR)", dir, stem);
 }
 
 }  // namespace
 
-std::string read_maybe_gz(const std::string& path) {
-  // Checked before opening: a FIFO or a device is refused by name, never read (or waited on).
-  int fd = open_regular_file("idx", path);
-  gzFile f = gzdopen(fd, "rb");
-  if (!f) {
-    ::close(fd);
-    fail("idx", "{}: cannot open", path);
-  }
-  std::string out;
-  char buf[1 << 16];
-  for (;;) {
-    int n = gzread(f, buf, sizeof buf);
-    if (n < 0) {
-      int code = 0;
-      std::string msg = gzerror(f, &code);
-      gzclose(f);
-      fail("idx", "{}: corrupt gzip data ({})", path, msg);
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  // A truncated .gz stream reads as a short file with Z_BUF_ERROR at close.
-  int rc = gzclose(f);
-  if (rc != Z_OK) fail("idx", "{}: truncated or corrupt gzip stream (zlib code {})", path, rc);
-  return out;
-}
-
 Tensor read_idx_images(const std::string& path, float mean, float std) {
-  std::string b = read_maybe_gz(path);
-  std::vector<int64_t> d = parse_header(b, path, 3);
+  const std::string b = read_idx_file(path, 3);
+  const std::vector<int64_t> d = read_dims(b, 3);
   if (d[1] == 0 || d[2] == 0) fail("idx", "{}: empty image size {}x{}", path, d[1], d[2]);
   Tensor t(DType::kF32, {d[0], 1, d[1], d[2]});
   const auto* src = reinterpret_cast<const uint8_t*>(b.data()) + 16;
@@ -102,8 +142,8 @@ Tensor read_idx_images(const std::string& path, float mean, float std) {
 }
 
 Tensor read_idx_labels(const std::string& path, int num_classes) {
-  std::string b = read_maybe_gz(path);
-  std::vector<int64_t> d = parse_header(b, path, 1);
+  const std::string b = read_idx_file(path, 1);
+  const std::vector<int64_t> d = read_dims(b, 1);
   Tensor t(DType::kI32, {d[0]});
   const auto* src = reinterpret_cast<const uint8_t*>(b.data()) + 8;
   int32_t* dst = t.data<int32_t>();

@@ -1,6 +1,7 @@
-// IDX files (MNIST, Fashion-MNIST): gzip-compressed or raw, read whole and checked (magic, element
-// type, dims, size vs. counts). Images become f32 [N, 1, rows, cols] scaled to [0, 1] then
-// normalised ((v - mean) / std); labels become i32 [N]. Every error names the file and the fault:
+// IDX files (MNIST, Fashion-MNIST): gzip-compressed or raw, checked (magic, element type, dims)
+// before the data is inflated, then read up to the size the dims declare. Images become
+// f32 [N, 1, rows, cols] scaled to [0, 1] then normalised ((v - mean) / std); labels become
+// i32 [N]. Every error names the file and the fault:
 // `[idx] /d/train-images-idx3-ubyte.gz: truncated (got 1000 bytes, expected 47040016)`.
 #pragma once
 #include <cstdint>
@@ -11,8 +12,6 @@
 
 namespace netspec::data {
 
-// The whole file, inflated when it is gzip (zlib reads raw files unchanged).
-std::string read_maybe_gz(const std::string& path);
 // idx3 ubyte images -> f32 [N, 1, rows, cols], (v/255 - mean) / std.
 Tensor read_idx_images(const std::string& path, float mean = 0.f, float std = 1.f);
 // idx1 ubyte labels -> i32 [N]; every label must be < num_classes.

@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "core/file_check.h"
 #include "core/thread_pool.h"
+#include "data/dir_list.h"
 
 namespace netspec::data {
 namespace {
@@ -329,10 +330,11 @@ ImageFolder load_image_folder(const std::string& split_dir, int64_t height, int6
                               const std::vector<std::string>& classes, double crop_ratio) {
   if (height < 1 || width < 1)
     fail("image-folder", "{}: the input size is needed (got {}x{})", split_dir, height, width);
-  if (!fs::is_directory(split_dir)) fail("image-folder", "{}: no such directory", split_dir);
+  if (entry_kind("image-folder", split_dir) != EntryKind::kDirectory)
+    fail("image-folder", "{}: no such directory", split_dir);
   ImageFolder f;
-  for (const auto& e : fs::directory_iterator(split_dir))
-    if (e.is_directory()) f.classes.push_back(e.path().filename().string());
+  for (const DirEntry& e : list_dir("image-folder", split_dir))
+    if (e.kind == EntryKind::kDirectory) f.classes.push_back(e.path.filename().string());
   std::sort(f.classes.begin(), f.classes.end());
   if (f.classes.empty())
     fail("image-folder", "{}: no class subfolders (expected {}/<class>/*.jpg)", split_dir,
@@ -343,9 +345,9 @@ ImageFolder load_image_folder(const std::string& split_dir, int64_t height, int6
   std::vector<std::pair<std::string, int32_t>> files;
   for (size_t c = 0; c < f.classes.size(); ++c) {
     std::vector<std::string> in_class;
-    for (const auto& e : fs::directory_iterator(fs::path(split_dir) / f.classes[c]))
-      if (e.is_regular_file() && has_image_ext(e.path().string()))
-        in_class.push_back(e.path().string());
+    for (const DirEntry& e : list_dir("image-folder", fs::path(split_dir) / f.classes[c]))
+      if (e.kind == EntryKind::kRegular && has_image_ext(e.path.string()))
+        in_class.push_back(e.path.string());
     if (in_class.empty())
       fail("image-folder", "{}/{}: no .jpg/.jpeg/.png images", split_dir, f.classes[c]);
     std::sort(in_class.begin(), in_class.end());

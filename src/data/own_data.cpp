@@ -9,6 +9,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "data/dir_list.h"
 #include "data/flat_val.h"
 #include "data/image.h"
 
@@ -69,13 +70,13 @@ Splits load_image_folder_dataset(const std::string& dir, int64_t channels, int64
   if (channels != 1 && channels != 3)
     fail("folder", "{}: images need a net with 1 or 3 input channels (got {})", dir, channels);
   const fs::path d = dir;
-  const bool split = fs::is_directory(d / "train");
+  const bool split = entry_kind("folder", d / "train") == EntryKind::kDirectory;
   const std::string train_dir = split ? (d / "train").string() : dir;
   Splits s;
   ImageFolder tr = load_image_folder(train_dir, height, width, kImageNetNorm, limit);
   s.train = std::move(tr.ds);
   for (const char* v : {"val", "test"})
-    if (split && fs::is_directory(d / v)) {
+    if (split && entry_kind("folder", d / v) == EntryKind::kDirectory) {
       const std::string vd = (d / v).string();
       s.test =
           is_flat_image_dir(vd)  // ImageNet's val/: flat images + a labels file

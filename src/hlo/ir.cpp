@@ -83,11 +83,17 @@ Func* Module::add_func(const std::string& fname, const std::vector<Type>& arg_ty
   f->is_public = pub;
   f->module = this;
   for (const auto& t : arg_types) f->body->add_arg(t);
+  index_.try_emplace(fname, funcs.size());  // the first of equal names, as the scan finds
   funcs.push_back(std::move(f));
   return funcs.back().get();
 }
 
 Func* Module::find(std::string_view fname) const {
+  if (auto it = index_.find(std::string(fname)); it != index_.end()) {
+    const size_t i = it->second;
+    // Valid when no function before it has the name (names are unique in a verified module).
+    if (i < funcs.size() && funcs[i]->name == fname) return funcs[i].get();
+  }
   for (const auto& f : funcs)
     if (f->name == fname) return f.get();
   return nullptr;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/error.h"
@@ -26,8 +27,8 @@ constexpr size_t kNumOpKinds = 0
 #undef X
     ;
 
-std::string_view op_name(OpKind k);     // "stablehlo.add", "func.call"
-std::string_view op_family(OpKind k);   // "binary"
+std::string_view op_name(OpKind k);    // "stablehlo.add", "func.call"
+std::string_view op_family(OpKind k);  // "binary"
 std::optional<OpKind> op_kind_from_name(std::string_view full_name);
 // Short mnemonic without the dialect: "add", "call".
 std::string_view op_mnemonic(OpKind k);
@@ -51,7 +52,7 @@ class Block {
  public:
   std::vector<std::unique_ptr<Value>> args;
   std::vector<std::unique_ptr<Op>> ops;
-  Op* parent_op = nullptr;    // set for region blocks
+  Op* parent_op = nullptr;      // set for region blocks
   Func* parent_func = nullptr;  // set for a function body
 
   Value* add_arg(Type t);
@@ -104,10 +105,18 @@ class Module {
   std::string name;  // optional `module @name`
   std::vector<std::unique_ptr<Func>> funcs;
 
-  Func* add_func(const std::string& name, const std::vector<Type>& arg_types, bool is_public = true);
+  Func* add_func(const std::string& name, const std::vector<Type>& arg_types,
+                 bool is_public = true);
+  // O(1) for the functions add_func made (a module of 100k functions resolved each call by a
+  // scan: quadratic); a function renamed or moved since is found by a scan.
   Func* find(std::string_view name) const;
   // `main` if present, else the only public function; throws naming the candidates otherwise.
   Func* entry(std::string_view requested = {}) const;
+
+ private:
+  // name -> position in funcs when add_func made it; checked against funcs on every hit, since
+  // passes erase and rename functions directly.
+  std::unordered_map<std::string, size_t> index_;
 };
 
 // Visits every op in a block, recursively into regions, in program order.

@@ -318,22 +318,29 @@ class ModuleVerifier {
   std::unordered_set<const Value*> visible_;
 };
 
-// Every func.call op of a block and its nested regions.
-void collect_calls(const Block& b, std::vector<const Op*>& out) {
+// Every func.call op of a block and its nested regions, with the region nesting it sits at.
+struct CallSite {
+  const Op* op;
+  int level;
+};
+void collect_calls(const Block& b, int level, std::vector<CallSite>& out) {
   for (const auto& op : b.ops) {
-    if (op->kind == OpKind::kCall) out.push_back(op.get());
+    if (op->kind == OpKind::kCall) out.push_back({op.get(), level});
     for (const auto& r : op->regions)
-      if (r) collect_calls(*r, out);
+      if (r) collect_calls(*r, level + 1, out);
   }
 }
 
-// The call graph must be acyclic: the executors run calls by recursion with no depth limit, so
-// a function that reaches itself would recurse until the stack overflows. Iterative DFS.
+// The call graph must be acyclic and shallow: the executors run calls and regions by recursion,
+// so a function that reaches itself, or a chain of 16,000 calls, would overflow the stack.
+// Iterative DFS; a function's depth (regions + calls below it) is known when it is done, as
+// depth(f) = max over its calls of level + 1 + depth(callee).
 void verify_acyclic_calls(const Module& m) {
-  std::unordered_map<const Func*, std::vector<const Op*>> calls;
-  for (const auto& f : m.funcs) collect_calls(*f->body, calls[f.get()]);
+  std::unordered_map<const Func*, std::vector<CallSite>> calls;
+  for (const auto& f : m.funcs) collect_calls(*f->body, 0, calls[f.get()]);
   enum State { kNew, kOnPath, kDone };
   std::unordered_map<const Func*, State> state;
+  std::unordered_map<const Func*, int> depth;
   struct Frame {
     const Func* f;
     size_t next;
@@ -346,11 +353,21 @@ void verify_acyclic_calls(const Module& m) {
       Frame& top = path.back();
       const auto& cs = calls[top.f];
       if (top.next == cs.size()) {
+        int d = 0;
+        for (const CallSite& c : cs)
+          if (const Func* callee = m.find(c.op->attrs.get<SymbolRef>("callee").name))
+            d = std::max(d, c.level + 1 + depth[callee]);
+        if (d > kMaxCallDepth)
+          throw VerifyError(fmt::format("[call] calls nest {} deep below @{} (counting the "
+                                        "regions they sit in; expected at most {})",
+                                        d, top.f->name, kMaxCallDepth),
+                            top.f->loc);
+        depth[top.f] = d;
         state[top.f] = kDone;
         path.pop_back();
         continue;
       }
-      const Op* call = cs[top.next++];
+      const Op* call = cs[top.next++].op;
       const Func* callee = m.find(call->attrs.get<SymbolRef>("callee").name);
       if (!callee || state[callee] == kDone) continue;
       if (state[callee] == kOnPath) {
@@ -444,12 +461,18 @@ bool allowed(DType t, unsigned mask) {
 
 const char* mask_str(unsigned m) {
   switch (m) {
-    case kFloat: return "floating-point";
-    case kFloat | kSInt: return "signed integer or floating-point";
-    case kNum: return "integer or floating-point";
-    case kInt: return "integer";
-    case kInt | kBool: return "integer or boolean";
-    default: return "any";
+    case kFloat:
+      return "floating-point";
+    case kFloat | kSInt:
+      return "signed integer or floating-point";
+    case kNum:
+      return "integer or floating-point";
+    case kInt:
+      return "integer";
+    case kInt | kBool:
+      return "integer or boolean";
+    default:
+      return "any";
   }
 }
 

@@ -26,9 +26,13 @@ class VerifyError : public Error {
   Location loc_;
 };
 
+// The deepest nesting of func.calls (each call counts 1, plus the regions it sits in) a module
+// may have: the executors recurse per level, and 8 MiB of stack must hold it under ASan too.
+inline constexpr int kMaxCallDepth = 256;
+
 // Whole-module check: every op's rule, operands defined before use (SSA dominance, regions
-// see enclosing values), terminators and their types, func.call signatures, unique names.
-// Throws VerifyError.
+// see enclosing values), terminators and their types, func.call signatures (an acyclic call
+// graph at most kMaxCallDepth deep), unique names. Throws VerifyError.
 void verify_module(const Module& m);
 
 // Rule table plumbing (used by verify_*.cpp).

@@ -47,6 +47,10 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
+// Module nesting a parameter name may have (PyTorch's deepest real names have ~15 segments);
+// the Aligner recurses once per level, so a name of 10^6 dots must be refused, not followed.
+constexpr int kMaxNameDepth = 256;
+
 // The file's parameter names as a module tree: a node's items are its own tensors (leaves) and
 // its submodules, in the order they first appear in the file.
 struct Tree {
@@ -61,8 +65,12 @@ struct Tree {
   };
   std::vector<Node> nodes{Node{}};
 
-  explicit Tree(const std::vector<std::string>& names) {
+  Tree(const std::vector<std::string>& names, const std::string& where) {
     for (size_t i = 0; i < names.size(); ++i) {
+      if (std::count(names[i].begin(), names[i].end(), '.') >= kMaxNameDepth)
+        fail("convert", "{}: parameter name '{}...' nests {} modules deep (expected at most {})",
+             where, names[i].substr(0, 60), std::count(names[i].begin(), names[i].end(), '.'),
+             kMaxNameDepth - 1);
       int n = 0;
       size_t a = 0;
       for (size_t dot; (dot = names[i].find('.', a)) != std::string::npos; a = dot + 1) {
@@ -79,12 +87,12 @@ struct Tree {
       }
       nodes[n].items.push_back({true, static_cast<int>(i), names[i].substr(a)});
     }
-    count(0);
-  }
-  int count(int n) {
-    int s = 0;
-    for (const Item& it : nodes[n].items) s += it.leaf ? 1 : count(it.ref);
-    return nodes[n].size = s;
+    // Leaves below each node, without recursion: a child's index is always above its parent's.
+    for (size_t n = nodes.size(); n-- > 0;) {
+      int s = 0;
+      for (const Item& it : nodes[n].items) s += it.leaf ? 1 : nodes[it.ref].size;
+      nodes[n].size = s;
+    }
   }
   // PyTorch's state_dict order where names are all that is left: a module's own tensors first
   // (weight, bias, then by name), then its submodules in natural name order.
@@ -255,7 +263,7 @@ ConvertedWeights convert_state_dict(const TorchTensors& in, const ParamTable& t,
   std::vector<int> order(n);
   for (size_t k = 0; k < n; ++k) order[k] = static_cast<int>(k);
   if (!first_diff.empty() || in.library_order) {
-    Tree tree(names);
+    Tree tree(names, where);
     if (in.library_order) tree.sort_by_name();
     std::vector<std::string> net_names;
     for (const auto& p : t.params) net_names.push_back(p.name);

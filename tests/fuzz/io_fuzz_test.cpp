@@ -1,9 +1,10 @@
 // Mutation fuzz tests for the readers of untrusted files: spec files (parse + ParamTable),
-// safetensors, PNG/JPEG and IDX. Valid seeds get byte flips, insertions, deletions, slice
-// copies, truncations and number changes; every mutant must be read or refused with a
-// netspec::Error. Another exception, a crash, a hang or a sanitizer report (NETSPEC_SANITIZE)
-// fails. Deterministic; NETSPEC_FUZZ_SECONDS (per target, default 5) and NETSPEC_FUZZ_SEED;
-// NETSPEC_FUZZ_TRACE=FILE writes each mutant there before it runs (to keep a hang's input).
+// safetensors, PNG/JPEG, IDX, the pickle machine, torch.save (.pth) files and zip archives. Valid
+// seeds get byte flips, insertions, deletions, slice copies, truncations and number changes; every
+// mutant must be read or refused with a netspec::Error. Another exception, a crash, a hang or a
+// sanitizer report (NETSPEC_SANITIZE) fails. Deterministic; NETSPEC_FUZZ_SECONDS (per target,
+// default 5) and NETSPEC_FUZZ_SEED; NETSPEC_FUZZ_TRACE=FILE writes each mutant there before it runs
+// (to keep a hang's input).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -14,11 +15,15 @@
 #include <random>
 
 #include "core/error.h"
+#include "core/pickle.h"
 #include "core/safetensors.h"
+#include "core/torch_pickle.h"
+#include "core/zip_reader.h"
 #include "data/idx.h"
 #include "data/image.h"
 #include "layers/param_table.h"
 #include "spec/spec_json.h"
+#include "tests/core/zip_fixture.h"
 #include "tests/data/idx_fixture.h"
 #include "tests/data/image_fixture.h"
 
@@ -26,6 +31,7 @@ namespace netspec {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace std::string_literals;
 
 std::string mutate(std::string t, std::mt19937_64& rng) {
   auto pick = [&](size_t n) { return n ? static_cast<size_t>(rng() % n) : 0; };
@@ -186,6 +192,69 @@ TEST(FuzzIo, IdxReader) {
   fuzz({slurp(gz)}, [&](const std::string& b) {
     put(gz, b);
     data::read_idx_images(gz.string());
+  });
+}
+
+// A torch.save data.pkl: {'w': f32 (2, 3) view, 'b': parameter of a (2,) slice (offset 4),
+// 'e': 3 (int), 'n': OrderedDict([('x', 1.5)])}; storages '0' (6 floats) and '1' (6 floats).
+std::string torch_pickle_seed() {
+  auto U = [](const std::string& t) { return "X" + test::le(t.size(), 4) + t; };
+  auto storage = [&](const std::string& key) {
+    return "(" + U("storage") + "ctorch\nFloatStorage\n" + U(key) + U("cpu") + "K\x06tQ";
+  };
+  const std::string tensor = "ctorch._utils\n_rebuild_tensor_v2\n";
+  return "\x80\x02"s + "ccollections\nOrderedDict\n)Rq\x00("s + U("w") + tensor + "(" +
+         storage("0") + "K\x00K\x02K\x03\x86K\x03K\x01\x86\x89)tR"s + U("b") +
+         "ctorch._utils\n_rebuild_parameter\n(" + tensor + "(" + storage("1") +
+         "K\x04K\x02\x85K\x01\x85\x89)tR\x88)tR" + U("e") + "K\x03" + U("n") +
+         "ccollections\nOrderedDict\n(](" + U("x") + "G\x3f\xf8\x00\x00\x00\x00\x00\x00tatRu."s;
+}
+
+std::string floats(int n) {
+  std::string d;
+  for (int i = 0; i < n; ++i) {
+    const float v = 0.5f * static_cast<float>(i);
+    d.append(reinterpret_cast<const char*>(&v), 4);
+  }
+  return d;
+}
+
+// The pickle machine alone (persistent ids become opaque values).
+TEST(FuzzIo, Pickle) {
+  PickleHooks hooks;
+  hooks.persistent_load = [](const PyRef& pid) {
+    PyRef v = PyValue::make(PyValue::Kind::opaque);
+    v->s = pid->kind_name();
+    return v;
+  };
+  const std::string nested = "\x80\x02" + std::string(50, ']') + std::string(49, 'a') + ".";
+  fuzz({torch_pickle_seed(), nested}, [&](const std::string& b) { unpickle(b, "fuzz", hooks); });
+}
+
+// Mutated data.pkl inside a well-formed archive (so the CRC holds): the pickle machine, the
+// storage and view checks and the state-dict walk of the .pth reader.
+TEST(FuzzIo, TorchPickleInArchive) {
+  const fs::path p = scratch("f.pth");
+  const std::string s0 = floats(6), s1 = floats(6);
+  fuzz({torch_pickle_seed()}, [&](const std::string& pkl) {
+    put(p, test::make_zip({{"a/data.pkl", pkl}, {"a/data/0", s0}, {"a/data/1", s1}}));
+    read_weight_file(p.string());
+  });
+}
+
+// Mutated archives: the zip reader (end records, zip64, extra fields, local headers, inflate,
+// CRC) and then the .pth reader on whatever survives.
+TEST(FuzzIo, ZipArchives) {
+  const fs::path p = scratch("z.pth");
+  const std::vector<test::ZipFile> files = {{"a/data.pkl", torch_pickle_seed(), true},
+                                            {"a/data/0", floats(6)},
+                                            {"a/data/1", floats(6), true},
+                                            {"a/byteorder", "little"}};
+  fuzz({test::make_zip(files), test::make_zip(files, true)}, [&](const std::string& b) {
+    put(p, b);
+    ZipReader z(p.string());
+    for (const ZipEntry& e : z.entries()) z.read(e);
+    read_weight_file(p.string());
   });
 }
 

@@ -2,9 +2,11 @@
 // naming the cycle, and accepts a call DAG where functions are called more than once.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 
 #include "hlo/text/parser.h"
+#include "hlo/verify.h"
 
 namespace netspec::hlo {
 namespace {
@@ -66,6 +68,67 @@ TEST(VerifyCalls, SharedCalleesAreNotACycle) {
       "  return %a : tensor<f32>\n"
       "}\n");
   EXPECT_EQ(e, "");
+}
+
+// @main -> @f1 -> ... -> @fn, each adding 1 (n calls deep).
+std::string chain(int n) {
+  std::string t;
+  for (int k = 0; k <= n; ++k) {
+    const std::string name = k == 0 ? "main" : "f" + std::to_string(k);
+    t += "func.func " + std::string(k == 0 ? "" : "private ") + "@" + name +
+         "(%a: tensor<f32>) -> tensor<f32> {\n";
+    if (k == n) {
+      t += "  return %a : tensor<f32>\n}\n";
+      continue;
+    }
+    t += "  %c = stablehlo.constant dense<1.0> : tensor<f32>\n"
+         "  %s = stablehlo.add %a, %c : tensor<f32>\n"
+         "  %0 = call @f" +
+         std::to_string(k + 1) +
+         "(%s) : (tensor<f32>) -> tensor<f32>\n"
+         "  return %0 : tensor<f32>\n}\n";
+  }
+  return t;
+}
+
+// Issue 40 item 3: a chain of 16,000 calls is acyclic, so it passed the recursion check and the
+// executors' recursion overflowed the stack. Calls (plus the regions they sit in) nest at most
+// kMaxCallDepth deep.
+TEST(VerifyCalls, ACallChainDeeperThanTheCapIsRefused) {
+  EXPECT_EQ(parse_error(chain(kMaxCallDepth)), "");
+  std::string e = parse_error(chain(kMaxCallDepth + 1));
+  EXPECT_NE(e.find("calls nest 257 deep below @main (counting the regions they sit in; expected "
+                   "at most 256)"),
+            std::string::npos)
+      << e;
+  e = parse_error(chain(16000));
+  EXPECT_NE(e.find("calls nest 257 deep below @f15743"), std::string::npos) << e;
+  // A call inside a while body counts the region too: 255 calls below it, 1 region, 1 call.
+  std::string in_while = chain(kMaxCallDepth);
+  const std::string call1 = "  %0 = call @f1(%s) : (tensor<f32>) -> tensor<f32>\n";
+  const size_t at = in_while.find(call1);
+  ASSERT_NE(at, std::string::npos);
+  in_while.replace(at, call1.size(),
+                   "  %0 = stablehlo.while(%it = %s) : tensor<f32>\n"
+                   "   cond {\n"
+                   "    %b = stablehlo.constant dense<false> : tensor<i1>\n"
+                   "    stablehlo.return %b : tensor<i1>\n"
+                   "  } do {\n"
+                   "    %1 = func.call @f1(%it) : (tensor<f32>) -> tensor<f32>\n"
+                   "    stablehlo.return %1 : tensor<f32>\n"
+                   "  }\n");
+  EXPECT_NE(parse_error(in_while).find("calls nest 257 deep below @main"), std::string::npos);
+}
+
+// A chain of 100k calls spent > 120 s in quadratic name look-ups (redefinition checks, call
+// resolution) before anything was refused; now its refusal comes in linear time.
+TEST(VerifyCalls, AHugeCallChainIsRefusedInLinearTime) {
+  const std::string text = chain(100000);
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string e = parse_error(text);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_NE(e.find("calls nest 257 deep"), std::string::npos) << e;
+  EXPECT_LT(s, 40.0);  // quadratic look-ups took minutes; linear, 9 s on 2 loaded cores
 }
 
 }  // namespace

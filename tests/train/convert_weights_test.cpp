@@ -146,5 +146,26 @@ TEST(ConvertWeights, RefusalsNameTheKeyAndShapes) {
             (std::vector<std::string>{"aux1.fc.weight", "layers.0.relative_position_index"}));
 }
 
+// Issue 40 item 3: one name of 10^6 dots once built a tree 10^6 nodes deep that the leaf count
+// (and the aligner) walked by recursion until the stack overflowed.
+TEST(ConvertWeights, RefusesANameNestedPastTheDepthCapWithoutRecursing) {
+  const ParamTable t = resnet18();
+  TorchTensors deep = state_dict(t);
+  std::string name;
+  for (int i = 0; i < 1'000'000; ++i) name += "a.";
+  deep.tensors[0].first = name + "weight";
+  deep.library_order = true;
+  expect_refusal(deep, t, "parameter name 'a.a.a.");
+  expect_refusal(deep, t, "nests 1000000 modules deep (expected at most 255)");
+  // 255 dots are still read: the deep module holds the stem's weight, placed first.
+  TorchTensors ok = state_dict(t);
+  std::string at_cap;
+  for (int i = 0; i < 255; ++i) at_cap += "a.";
+  ok.tensors[0].first = at_cap + "weight";
+  ok.library_order = true;
+  ConvertedWeights cw = convert_state_dict(ok, t, "w.pth");
+  EXPECT_EQ(cw.mapping[0], std::make_pair(t.params[0].name, at_cap + "weight"));
+}
+
 }  // namespace
 }  // namespace netspec::train

@@ -439,7 +439,7 @@ void Parser::parse_func_header(std::vector<FuncBody>& bodies) {
   else if (!accept_kw("public")) accept_kw("nested");
   if (peek().kind != Tok::kAtId) error_here(fmt::format("expected a function name (got {})", describe(peek())));
   Token name = next();
-  if (module_->find(name.text)) error(name.loc, fmt::format("redefinition of function '@{}'", name.text));
+  if (!defined_.insert(name.text).second) error(name.loc, fmt::format("redefinition of function '@{}'", name.text));
   FuncBody fb;
   std::vector<Type> arg_types;
   expect("(", "opening the argument list");
@@ -528,7 +528,7 @@ void Parser::parse_generic_func_header(std::vector<FuncBody>& bodies) {
   skip_location();
   if (name.empty()) error(loc, "func.func without sym_name");
   if (!ftype) error(loc, "func.func without function_type");
-  if (module_->find(name)) error(loc, fmt::format("redefinition of function '@{}'", name));
+  if (!defined_.insert(name).second) error(loc, fmt::format("redefinition of function '@{}'", name));
   Func* f = module_->add_func(name, ftype->first, is_public);
   f->result_types = ftype->second;
   f->loc = loc;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -100,6 +101,9 @@ class Parser {
   Lexer lex_;
   int depth_ = 0;
   std::vector<std::unordered_map<std::string, std::vector<Value*>>> scopes_;
+  // Function names defined so far: a redefinition is found in O(1), not by scanning the module
+  // (Module::find scans for a name it has not indexed: quadratic over 100k functions).
+  std::unordered_set<std::string> defined_;
   friend struct DepthGuard;
 };
 
