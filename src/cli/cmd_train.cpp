@@ -36,17 +36,167 @@
 
 namespace netspec::cli {
 
+namespace {
+
+struct TrainOpts {
+  std::string net, data, config, run_dir, backend = "cpu", limit;
+  exec::BackendOptions engine;
+  std::vector<std::string> sets;
+  int replicas = 1;
+  bool resume = false, overwrite = false;
+  ConfigFlags flags;
+  TrainRunArgs run;  // --val-split, --init-from, --classes, --freeze (train_run.h)
+};
+
+// The run's record: a run's config.json (--config RUN/config.json, or --resume --run-dir RUN),
+// or the net's spec, with --config, the flags and each --set applied and validated.
+train::RunRecord resolve_record(TrainOpts& o, CLI::App* cmd) {
+  // IREE's PyPI tools run one process per call: the state would cross files every step.
+  if (o.backend == "iree")
+    fail("train",
+         "--backend iree cannot keep training state between steps with IREE's command-line "
+         "tools (docs/engines.md); use --backend xla or cpu");
+  if (o.resume && o.overwrite) fail("train", "--resume and --overwrite exclude each other");
+  // `--resume --run-dir RUN` alone: the net and config come from RUN/config.json.
+  if (o.resume && o.net.empty() && o.config.empty() && !o.run_dir.empty()) {
+    const auto stored = std::filesystem::path(o.run_dir) / "config.json";
+    if (!std::filesystem::exists(stored))
+      fail("train", "--resume: {} has no config.json (not a netspec run dir?)", o.run_dir);
+    o.config = stored.string();
+  }
+  // The record: a run's config.json (--config RUN/config.json), or the net's spec.
+  train::RunRecord rec;
+  const bool from_run = !o.config.empty() && train::is_run_record(o.config);
+  if (from_run) {
+    if (!o.net.empty())
+      fail("train", "give either NET or --config RUN/config.json (got both: '{}', '{}')", o.net,
+           o.config);
+    rec = train::load_run_record(o.config);
+  } else {
+    if (o.net.empty())
+      fail("train",
+           "a net is needed: a zoo name, a spec .json, --config RUN/config.json, or --resume "
+           "--run-dir RUN");
+    rec.spec = resolve_net(o.net);
+  }
+  TrainConfig c = rec.spec.train.value_or(TrainConfig{});
+  try {
+    validate(c);
+  } catch (const Error& e) {
+    fail("train", "{}: {}", from_run ? o.config : o.net, e.what());
+  }
+  if (!o.config.empty() && !from_run) {
+    train::apply_config_file(c, o.config);
+    try {
+      validate(c);
+    } catch (const Error& e) {
+      fail("train", "--config {}: {}", o.config, e.what());
+    }
+  }
+  o.flags.apply(c, "train");
+  apply_sets(c, o.sets, "train");
+  rec.spec.train = c;
+  if (!o.data.empty()) rec.data = std::filesystem::absolute(o.data).string();
+  if (cmd->count("--limit"))
+    rec.limit = static_cast<int64_t>(
+        number_flag("train", "--limit", o.limit, 1, 9007199254740992.0));  // 2^53: exact
+  apply_train_run_args(cmd, o.run, rec);
+  if (o.replicas < 1 || o.replicas > exec::kMaxReplicas)
+    fail("train", "--replicas must be in 1..{} (got {})", exec::kMaxReplicas, o.replicas);
+  rec.backend = o.backend;
+  rec.replicas = o.replicas;
+  rec.command = command_line();
+  rec.version = train::netspec_version();
+  return rec;
+}
+
+// Takes the run dir (lock, resume check), joins the process group, loads the data and trains.
+void run_train(TrainOpts& o, CLI::App* cmd) {
+  train::RunRecord rec = resolve_record(o, cmd);
+  TrainConfig c = *rec.spec.train;
+  const auto env = dist::dist_env_from_environment();
+  const bool rank0 = !env || env->world <= 1 || env->rank == 0;
+  std::string run_dir = o.run_dir.empty()
+                            ? train::default_run_dir(rec.spec.net.name, rec.spec.net.buildTag)
+                            : o.run_dir;
+  train::NewRunDirCleanup cleanup(rank0 ? run_dir : "");
+  std::optional<train::RunDirLock> lock;  // one trainer per run dir, held to the end
+  if (rank0) {
+    std::cout << "run dir: " << run_dir << "\n" << std::flush;
+    try {
+      lock.emplace(run_dir, cleanup.fresh());
+    } catch (const Error&) {
+      cleanup.disarm();  // the files there are the holder's
+      throw;
+    }
+    const auto mode = o.overwrite ? train::RunDirMode::kOverwrite
+                      : o.resume  ? train::RunDirMode::kResume
+                                  : train::RunDirMode::kCheck;
+    rec = train::prepare_run_dir(run_dir, rec, mode, o.flags.given("--epochs"), &std::cout);
+  }
+  c = *rec.spec.train;
+  SpecFile spec = rec.spec;
+  // A process group (WORLD_SIZE > 1): join before loading data, so a mismatch stops at once.
+  std::unique_ptr<dist::ProcessGroup> group;
+  train::TrainOptions to;
+  to.dp.replicas = o.replicas;
+  if (env && env->world > 1) {
+    if (o.backend == "xla") refuse_xla_across_processes("train", env->world);
+    if (static_cast<int64_t>(env->world) * o.replicas > exec::kMaxReplicas)
+      fail("train", "WORLD_SIZE {} x --replicas {} is more than {} replicas", env->world,
+           o.replicas, exec::kMaxReplicas);
+    nlohmann::ordered_json fp;
+    fp["spec"] = nlohmann::ordered_json::parse(dump_spec(spec));
+    fp["backend"] = o.backend;
+    fp["limit"] = rec.limit;
+    fp["world"] = env->world;
+    fp["replicas"] = o.replicas;
+    group = dist::ProcessGroup::join(*env, fp.dump());
+    // --replicas R: R replica threads in each process (WORLD_SIZE · R replicas in all).
+    to.dp = {env->world * o.replicas, &group->comm(), env->rank, o.replicas};
+  }
+  ParamTable table = build_param_table(spec.net);
+  data::Dataset held_out_test;  // --val-split: the test split, reported once at the end
+  train::Splits data = load_train_data(rec, table, &held_out_test);
+  const bool val = rec.val_split > 0;
+
+  if (rank0) {
+    std::cout << fmt::format("train {} on {}: {} train / {} {} samples{}, backend {}\n",
+                             spec.net.name, enum_name(c.dataset), data.train.size(),
+                             data.test.size(), val ? "validation" : "test",
+                             val ? fmt::format(" ({} test)", held_out_test.size()) : "", o.backend);
+    std::cout << train::format_config(c) << format_summary(spec.net, table, c.batchSize)
+              << std::flush;
+  }
+  train::install_stop_handlers();
+  to.run_dir = rank0 ? run_dir : "";  // rank 0 writes; the others take its state
+  to.run = std::make_shared<train::TrainOptions::Run>(
+      train::TrainOptions::Run{train::run_record_json(rec), rec.init_from});
+  if (rank0) train::save_class_names(run_dir, data.class_names);
+  to.backend = o.backend;
+  to.backend_options = o.engine;
+  to.log = rank0 ? &std::cout : nullptr;
+  to.tty = report::is_terminal(STDOUT_FILENO);
+  to.table = &table;
+  to.eval_split = val ? "validation" : "test";
+  train::TrainResult r = train::run_training(spec, data, to);
+  if (r.interrupted) {
+    if (rank0) std::cout << "stopped by signal\n" << std::flush;
+    std::exit(130);
+  }
+  if (!rank0) return;
+  if (!r.final_line.empty()) std::cout << r.final_line << "\n";  // the task's closing line
+  if (!val) return;
+  data::Splits held_out;  // the test split, under the run's class names
+  held_out.test = std::move(held_out_test);
+  held_out.class_names = data.class_names;
+  report_held_out_test(run_dir, rec, table, held_out, o.backend, o.engine);
+}
+
+}  // namespace
+
 void register_train_command(CLI::App& app) {
-  struct Opts {
-    std::string net, data, config, run_dir, backend = "cpu", limit;
-    exec::BackendOptions engine;
-    std::vector<std::string> sets;
-    int replicas = 1;
-    bool resume = false, overwrite = false;
-    ConfigFlags flags;
-    TrainRunArgs run;  // --val-split, --init-from, --classes, --freeze (train_run.h)
-  };
-  auto o = std::make_shared<Opts>();
+  auto o = std::make_shared<TrainOpts>();
   CLI::App* cmd =
       app.add_subcommand("train", "Train a network on a dataset (--backend cpu, ref or xla)");
   cmd->add_option("net", o->net,
@@ -84,137 +234,7 @@ void register_train_command(CLI::App& app) {
                   "replicas per process");
   add_train_run_options(cmd, o->run);
   cmd->footer("\n" + train::config_help());
-  cmd->callback([o, cmd] {
-    // IREE's PyPI tools run one process per call: the state would cross files every step.
-    if (o->backend == "iree")
-      fail("train",
-           "--backend iree cannot keep training state between steps with IREE's command-line "
-           "tools (docs/engines.md); use --backend xla or cpu");
-    if (o->resume && o->overwrite) fail("train", "--resume and --overwrite exclude each other");
-    // `--resume --run-dir RUN` alone: the net and config come from RUN/config.json.
-    if (o->resume && o->net.empty() && o->config.empty() && !o->run_dir.empty()) {
-      const auto stored = std::filesystem::path(o->run_dir) / "config.json";
-      if (!std::filesystem::exists(stored))
-        fail("train", "--resume: {} has no config.json (not a netspec run dir?)", o->run_dir);
-      o->config = stored.string();
-    }
-    // The record: a run's config.json (--config RUN/config.json), or the net's spec.
-    train::RunRecord rec;
-    const bool from_run = !o->config.empty() && train::is_run_record(o->config);
-    if (from_run) {
-      if (!o->net.empty())
-        fail("train", "give either NET or --config RUN/config.json (got both: '{}', '{}')", o->net,
-             o->config);
-      rec = train::load_run_record(o->config);
-    } else {
-      if (o->net.empty())
-        fail("train",
-             "a net is needed: a zoo name, a spec .json, --config RUN/config.json, or --resume "
-             "--run-dir RUN");
-      rec.spec = resolve_net(o->net);
-    }
-    TrainConfig c = rec.spec.train.value_or(TrainConfig{});
-    try {
-      validate(c);
-    } catch (const Error& e) {
-      fail("train", "{}: {}", from_run ? o->config : o->net, e.what());
-    }
-    if (!o->config.empty() && !from_run) {
-      train::apply_config_file(c, o->config);
-      try {
-        validate(c);
-      } catch (const Error& e) {
-        fail("train", "--config {}: {}", o->config, e.what());
-      }
-    }
-    o->flags.apply(c, "train");
-    apply_sets(c, o->sets, "train");
-    rec.spec.train = c;
-    if (!o->data.empty()) rec.data = std::filesystem::absolute(o->data).string();
-    if (cmd->count("--limit"))
-      rec.limit = static_cast<int64_t>(
-          number_flag("train", "--limit", o->limit, 1, 9007199254740992.0));  // 2^53: exact
-    apply_train_run_args(cmd, o->run, rec);
-    if (o->replicas < 1 || o->replicas > exec::kMaxReplicas)
-      fail("train", "--replicas must be in 1..{} (got {})", exec::kMaxReplicas, o->replicas);
-    rec.backend = o->backend;
-    rec.replicas = o->replicas;
-    rec.command = command_line();
-    rec.version = train::netspec_version();
-    const auto env = dist::dist_env_from_environment();
-    const bool rank0 = !env || env->world <= 1 || env->rank == 0;
-    std::string run_dir = o->run_dir.empty()
-                              ? train::default_run_dir(rec.spec.net.name, rec.spec.net.buildTag)
-                              : o->run_dir;
-    train::NewRunDirCleanup cleanup(rank0 ? run_dir : "");
-    std::optional<train::RunDirLock> lock;  // one trainer per run dir, held to the end
-    if (rank0) {
-      std::cout << "run dir: " << run_dir << "\n" << std::flush;
-      try {
-        lock.emplace(run_dir, cleanup.fresh());
-      } catch (const Error&) {
-        cleanup.disarm();  // the files there are the holder's
-        throw;
-      }
-      const auto mode = o->overwrite ? train::RunDirMode::kOverwrite
-                        : o->resume  ? train::RunDirMode::kResume
-                                     : train::RunDirMode::kCheck;
-      rec = train::prepare_run_dir(run_dir, rec, mode, o->flags.given("--epochs"), &std::cout);
-    }
-    c = *rec.spec.train;
-    SpecFile spec = rec.spec;
-    // A process group (WORLD_SIZE > 1): join before loading data, so a mismatch stops at once.
-    std::unique_ptr<dist::ProcessGroup> group;
-    train::TrainOptions to;
-    to.dp.replicas = o->replicas;
-    if (env && env->world > 1) {
-      if (o->backend == "xla") refuse_xla_across_processes("train", env->world);
-      if (static_cast<int64_t>(env->world) * o->replicas > exec::kMaxReplicas)
-        fail("train", "WORLD_SIZE {} x --replicas {} is more than {} replicas", env->world,
-             o->replicas, exec::kMaxReplicas);
-      nlohmann::ordered_json fp;
-      fp["spec"] = nlohmann::ordered_json::parse(dump_spec(spec));
-      fp["backend"] = o->backend;
-      fp["limit"] = rec.limit;
-      fp["world"] = env->world;
-      fp["replicas"] = o->replicas;
-      group = dist::ProcessGroup::join(*env, fp.dump());
-      // --replicas R: R replica threads in each process (WORLD_SIZE · R replicas in all).
-      to.dp = {env->world * o->replicas, &group->comm(), env->rank, o->replicas};
-    }
-    ParamTable table = build_param_table(spec.net);
-    data::Dataset held_out_test;  // --val-split: the test split, reported once at the end
-    train::Splits data = load_train_data(rec, table, &held_out_test);
-    const bool val = rec.val_split > 0;
-
-    if (rank0) {
-      std::cout << fmt::format(
-          "train {} on {}: {} train / {} {} samples{}, backend {}\n", spec.net.name,
-          enum_name(c.dataset), data.train.size(), data.test.size(), val ? "validation" : "test",
-          val ? fmt::format(" ({} test)", held_out_test.size()) : "", o->backend);
-      std::cout << train::format_config(c) << format_summary(spec.net, table, c.batchSize)
-                << std::flush;
-    }
-    train::install_stop_handlers();
-    to.run_dir = rank0 ? run_dir : "";  // rank 0 writes; the others take its state
-    to.run = std::make_shared<train::TrainOptions::Run>(
-        train::TrainOptions::Run{train::run_record_json(rec), rec.init_from});
-    if (rank0) train::save_class_names(run_dir, data.class_names);
-    to.backend = o->backend;
-    to.backend_options = o->engine;
-    to.log = rank0 ? &std::cout : nullptr;
-    to.tty = report::is_terminal(STDOUT_FILENO);
-    to.table = &table;
-    to.eval_split = val ? "validation" : "test";
-    train::TrainResult r = train::run_training(spec, data, to);
-    if (r.interrupted) {
-      if (rank0) std::cout << "stopped by signal\n" << std::flush;
-      std::exit(130);
-    }
-    if (!rank0) return;
-    if (!r.final_line.empty()) std::cout << r.final_line << "\n";  // the task's closing line
-    if (val) report_held_out_test(run_dir, rec, table, held_out_test, o->backend, o->engine);
-  });
+  cmd->callback([o, cmd] { run_train(*o, cmd); });
 }
 
 }  // namespace netspec::cli

@@ -9,6 +9,7 @@
 
 #include "cli/train_flags.h"
 #include "core/error.h"
+#include "tasks/task.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
 #include "train/evaluate.h"
@@ -77,20 +78,26 @@ void apply_train_run_args(CLI::App* cmd, const TrainRunArgs& a, train::RunRecord
 }
 
 void report_held_out_test(const std::string& run_dir, const train::RunRecord& rec,
-                          const ParamTable& table, const data::Dataset& test,
+                          const ParamTable& table, const data::Splits& held_out,
                           const std::string& backend, const exec::BackendOptions& engine) {
   const fs::path best = fs::path(run_dir) / "best.safetensors";
-  if (!fs::exists(best) || test.size() == 0) return;
+  if (!fs::exists(best) || held_out.test.size() == 0) return;
   const TrainConfig& c = *rec.spec.train;
   auto be = exec::make_backend(backend, engine);
   train::Evaluator ev(rec.spec.net, c.batchSize, *be, &table);
   train::TrainState s = train::make_state(train::init_params(table, c.init, 0), {}, ev.manifest());
   train::load_checkpoint(best.string(), table, s, false);
-  train::EvalMetrics m = ev.run(s.params, s.running, test);
-  std::cout << fmt::format("test accuracy {:.2f}%", 100 * m.top1);
-  if (m.has_top5) std::cout << fmt::format(" (top-5 {:.2f}%)", 100 * m.top5);
-  std::cout << fmt::format(" on {} samples (best checkpoint, epoch {}, chosen on validation)\n",
-                           m.count, s.epoch);
+  // The run's task scores it and words the line (accuracy, mIoU over pixels, MSE, ...).
+  auto task =
+      tasks::make_task(tasks::task_kind(rec.spec.net, c),
+                       tasks::TaskEnv{rec.spec.net, table, c, held_out, {}, nullptr, nullptr});
+  task->attach(ev);
+  train::EpochMetrics m;
+  task->init_metrics(m);
+  task->evaluate(s, {}, m);
+  m.evaluated = true;
+  std::cout << task->final_text(m, "test")
+            << fmt::format(" (best checkpoint, epoch {}, chosen on validation)\n", s.epoch);
 }
 
 std::string init_from_file(const std::string& p) {

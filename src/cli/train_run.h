@@ -36,9 +36,10 @@ data::Dataset hold_out_validation(data::Splits& s, double fraction, int64_t seed
                                   const std::string& where);
 
 // --val-split: evaluates RUN/best.safetensors (chosen on validation) on the held-out test split
-// and prints `test accuracy X% on N samples (best checkpoint, epoch E)`.
+// (held_out.test, with the run's class names) and prints the task's line, e.g. `test accuracy X%
+// on N samples (best checkpoint, epoch E, chosen on validation)`.
 void report_held_out_test(const std::string& run_dir, const train::RunRecord& rec,
-                          const ParamTable& table, const data::Dataset& test,
+                          const ParamTable& table, const data::Splits& held_out,
                           const std::string& backend, const exec::BackendOptions& engine);
 
 // --init-from: a weights file, or a run dir (its best.safetensors, else last).
