@@ -24,6 +24,7 @@
 #include "train/evaluate.h"
 #include "viz/cam.h"
 #include "viz/det_view.h"
+#include "viz/gen_view.h"
 #include "viz/model.h"
 #include "viz/seg_view.h"
 
@@ -186,12 +187,16 @@ std::string timings_section(const std::vector<report::Row>& epochs, double eval_
                             tasks::TaskKind task) {
   using tasks::TaskKind;
   const bool seg = task == TaskKind::segmentation, det = task == TaskKind::detection;
+  const bool text = task == TaskKind::text;
+  const bool none = task == TaskKind::diffusion || task == TaskKind::regression;
   std::string h = fmt::format(
       "<h2 id=\"timings\">Timings</h2>\n<table><tr><th>epoch</th><th>seconds</th><th>ms/step</th>"
-      "<th>samples/s</th><th>train loss</th><th>val loss</th><th>{}</th></tr>\n",
-      seg   ? "val pixel acc</th><th>val mIoU"
-      : det ? "val mAP@0.5</th><th>val mAP@[.5:.95]"
-            : "val top-1");
+      "<th>samples/s</th><th>train loss</th><th>val loss</th>{}</tr>\n",
+      seg    ? "<th>val pixel acc</th><th>val mIoU</th>"
+      : det  ? "<th>val mAP@0.5</th><th>val mAP@[.5:.95]</th>"
+      : text ? "<th>val bits/char</th>"
+      : none ? ""
+             : "<th>val top-1</th>");
   double total = 0;
   auto cell = [](std::optional<double> v, const char* f) {
     return v ? fmt::format(fmt::runtime(f), *v) : std::string("-");
@@ -199,13 +204,15 @@ std::string timings_section(const std::vector<report::Row>& epochs, double eval_
   for (const report::Row& r : epochs) {
     total += report::get(r, "seconds").value_or(0);
     auto top1 = report::get(r, "val_top1");
-    std::string score = top1 ? fmt::format("{:.2f}%", 100 * *top1) : "-";
-    if (seg) score += "</td><td>" + cell(report::get(r, "val_miou"), "{:.4f}");
+    std::string score = "<td>" + (top1 ? fmt::format("{:.2f}%", 100 * *top1) : "-") + "</td>";
+    if (seg) score += "<td>" + cell(report::get(r, "val_miou"), "{:.4f}") + "</td>";
     if (det)
-      score = cell(report::get(r, "val_map50"), "{:.4f}") + "</td><td>" +
-              cell(report::get(r, "val_map"), "{:.4f}");
+      score = "<td>" + cell(report::get(r, "val_map50"), "{:.4f}") + "</td><td>" +
+              cell(report::get(r, "val_map"), "{:.4f}") + "</td>";
+    if (text) score = "<td>" + cell(report::get(r, "val_bpc"), "{:.4f}") + "</td>";
+    if (none) score.clear();
     h += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}</tr>\n",
         cell(report::get(r, "epoch"), "{:.0f}"), cell(report::get(r, "seconds"), "{:.1f}"),
         cell(report::get(r, "ms_per_step"), "{:.2f}"),
         cell(report::get(r, "samples_per_s"), "{:.0f}"),
@@ -228,6 +235,8 @@ std::string task_sections(const Model& m, tasks::TaskKind task, const ReportOpti
   }
   if (task == tasks::TaskKind::detection)
     return det_report_sections(m, d.splits, d.what, be, o.panels, eval_s);
+  if (task == tasks::TaskKind::diffusion)
+    return ddpm_report_sections(m, d.splits.test, d.what, be, 4 * o.panels, 20, eval_s);
   Scored s = score(m, d.splits.test, be);
   eval_s = s.seconds;
   return evaluation_sections(m, d.splits.test, d.what, s, o, be);

@@ -202,5 +202,30 @@ TEST(TaskReportCli, DetectionReportShowsMapPerClassAndBoxPanels) {
   EXPECT_FALSE(has(h, "id=\"confusion\""));
 }
 
+// A one-epoch DDPM run on 64 synthetic Fashion-MNIST-shaped images: the report's noise MSE is the
+// validation's (the same draws on the same split) and it shows a grid of DDIM samples.
+TEST(TaskReportCli, DiffusionReportShowsNoiseMseAndSamples) {
+  const fs::path data = synthetic_fashion("task_report_", 64, 32, 7);
+  const fs::path run = data.parent_path() / (data.filename().string() + "_run");
+  Result t = sh(fmt::format(
+      "train ddpm-unet --dataset fashion-mnist --data {} --epochs 1 --batch 32 --set ddpmSteps=50 "
+      "--run-dir {}",
+      data.string(), run.string()));
+  ASSERT_EQ(t.status, 0) << t.out;
+  Result r = sh(fmt::format("report {} --panels 1", run.string()));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string h = slurp(run / "report.html");
+  const auto best = read_json(run / "best.json");
+  EXPECT_EQ(number_after(h, "noise-prediction MSE <b>"),
+            fmt::format("{:.4f}", best.at("val_loss").get<double>()))
+      << h.substr(h.find("id=\"evaluation\""), 400);
+  EXPECT_TRUE(has(h, "on the first 32 images of the test split"));
+  EXPECT_TRUE(has(h, "4 samples by DDIM (eta 0) in 20 steps"));
+  EXPECT_TRUE(has(h, "alt=\"DDPM samples\""));
+  EXPECT_TRUE(has(h, "diffusion run"));
+  EXPECT_FALSE(has(h, "top-1"));
+  fs::remove_all(run);
+}
+
 }  // namespace
 }  // namespace netspec::cli_test

@@ -1,0 +1,61 @@
+// Generative runs' report sections (see gen_view.h).
+#include "viz/gen_view.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "report/pictures.h"
+#include "tasks/diffusion/ddpm.h"
+#include "viz/report_page.h"
+
+namespace netspec::viz {
+namespace {
+
+// Sample i of x [n, C, H, W] in [-1, 1] as a picture (one channel: gray).
+report::RgbImage sample_rgb(const Tensor& x, int64_t i) {
+  const int64_t c = x.shape()[1], h = x.shape()[2], w = x.shape()[3];
+  report::RgbImage img(static_cast<int>(w), static_cast<int>(h));
+  const float* p = x.data<float>() + i * c * h * w;
+  for (int64_t q = 0; q < h * w; ++q)
+    for (int64_t ch = 0; ch < 3; ++ch) {
+      const double v = p[std::min(ch, c - 1) * h * w + q];
+      img.rgb[size_t(q * 3 + ch)] =
+          static_cast<uint8_t>(std::lround(std::clamp((v + 1) / 2, 0.0, 1.0) * 255));
+    }
+  return img;
+}
+
+}  // namespace
+
+std::string ddpm_report_sections(const Model& m, const data::Dataset& test, const std::string& what,
+                                 exec::Backend& be, int samples, int ddim, double& seconds) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const train::DdpmSchedule sched(m.train);
+  // The validation batch size: ddpm_evaluate draws t and ε per batch, so training's batches give
+  // training's numbers.
+  const train::Evaluator ev(m.spec.net, m.train.batchSize, be, &m.table);
+  const train::EvalMetrics e =
+      train::ddpm_evaluate(sched, m.train.dataset, ev, m.params, m.running, test, 1024);
+  const int64_t scored = std::min<int64_t>(test.size(), 1024);
+  std::string h = "<h2 id=\"evaluation\">Evaluation</h2>\n";
+  h += fmt::format(
+      "<p class=\"big\">noise-prediction MSE <b>{:.4f}</b> on the first {} images of {} (T = {}, "
+      "the timesteps and noise training's validation draws)</p>\n",
+      e.loss, scored, html_escape(what), sched.steps());
+  h += "<h2 id=\"samples\">Samples</h2>\n";
+  if (samples <= 0) return h + "<p class=\"note\">no samples asked for</p>\n";
+  const train::Evaluator sev(m.spec.net, samples, be, &m.table);
+  const Tensor x = train::ddpm_sample(sched, sev, m.params, m.running, 0, ddim);
+  std::vector<report::Tile> tiles;
+  for (int64_t i = 0; i < samples; ++i) tiles.push_back({sample_rgb(x, i), "", {}, {}});
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  h += fmt::format(
+      "<p class=\"note\">{} samples by DDIM (eta 0) in {} steps from seed 0, the run's {} "
+      "checkpoint (`netspec sample RUN --ddim {} --n {}` draws the same)</p>\n",
+      samples, ddim, m.checkpoint.find("best") != std::string::npos ? "best" : "last", ddim,
+      samples);
+  return h + img_tag(report::grid_png(tiles, 8, 96), "DDPM samples") + "\n";
+}
+
+}  // namespace netspec::viz
