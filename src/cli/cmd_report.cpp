@@ -32,6 +32,8 @@ viz::ReportData report_data(const ReportArgs& a, const RunTarget& t) {
     const ParamTable table = build_param_table(t.spec.net);
     EvalSplit e = load_eval_split("report", t, *t.spec.train, table, a.data, a.split);
     d.splits = std::move(e.data);
+    if (d.splits.text && !table.input.empty())  // ids as the run's vocabulary spells them
+      remap_to_run_vocab(d.splits, t.run_dir, static_cast<int>(table.input[0]));
     d.what = std::move(e.what);
     const int64_t n = d.splits.test.size();
     if (a.limit > 0 && a.limit < n && !d.splits.text && !d.splits.det) {
@@ -64,6 +66,8 @@ void register_report_command(CLI::App& app) {
   cmd->add_option("--panels", o.panels,
                   "segmentation / detection: images in each picture section (samples, worst "
                   "IoU, boxes)")
+      ->capture_default_str();
+  cmd->add_option("--tokens", o.tokens, "text: characters generated per sample")
       ->capture_default_str();
   cmd->add_option("-o,--out", o.out, "output file (default: RUN_DIR/report.html)");
   cmd->add_option("--backend", o.backend, "executor (cpu, ref, ...)")->capture_default_str();

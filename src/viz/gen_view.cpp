@@ -4,9 +4,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 
+#include "data/text.h"
 #include "report/pictures.h"
 #include "tasks/diffusion/ddpm.h"
+#include "tasks/text/generate.h"
+#include "train/trainer.h"
 #include "viz/report_page.h"
 
 namespace netspec::viz {
@@ -56,6 +60,53 @@ std::string ddpm_report_sections(const Model& m, const data::Dataset& test, cons
       samples, ddim, m.checkpoint.find("best") != std::string::npos ? "best" : "last", ddim,
       samples);
   return h + img_tag(report::grid_png(tiles, 8, 96), "DDPM samples") + "\n";
+}
+
+std::string text_report_sections(const Model& m, const data::Splits& sp, const std::string& run_dir,
+                                 const std::string& backend, exec::Backend& be, int tokens,
+                                 double& seconds) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const train::Evaluator ev(m.spec.net, m.train.batchSize, be, &m.table);
+  const train::EvalMetrics e = ev.run(m.params, m.running, sp.test);
+  std::string h = "<h2 id=\"evaluation\">Evaluation</h2>\n";
+  h += fmt::format(
+      "<p class=\"big\">validation loss <b>{:.4f}</b>, <b>{:.4f}</b> bits per character "
+      "(unigram {:.4f}) on {} tokens of {}</p>\n",
+      e.loss, train::bits_per_char(e.loss), data::unigram_bits_per_char(*sp.text), e.count,
+      enum_name(m.train.dataset));
+  // The prompt: the start of the first window's second line (its first may be cut), so that it
+  // reads as the corpus does.
+  const data::Vocab vocab =
+      data::load_vocab((std::filesystem::path(run_dir) / "vocab.json").string());
+  const int64_t t = sp.test.x.rank() == 2 && sp.test.size() > 0 ? sp.test.x.shape()[1] : 0;
+  const int32_t* w = t ? sp.test.x.data<int32_t>() : nullptr;
+  const int32_t nl = vocab.id(U'\n');
+  int64_t from = 0;
+  while (from < t && w[from] != nl) ++from;
+  from = from < t ? from + 1 : 0;  // no newline: the window's start
+  std::vector<int32_t> ids;
+  for (int64_t i = from; i < t && w[i] != nl && ids.size() < 12; ++i) ids.push_back(w[i]);
+  h += "<h2 id=\"generated\">Generated text</h2>\n";
+  if (ids.empty()) return h + "<p class=\"note\">no prompt: the validation split is empty</p>\n";
+  tasks::GenerateOptions g;
+  g.run_dir = run_dir;
+  g.prompt = vocab.decode(ids);
+  g.backend = backend;
+  g.tokens = tokens;
+  h += fmt::format(
+      "<p class=\"note\">{} characters after the prompt <code>{}</code> from the last "
+      "checkpoint, as <code>netspec generate RUN --prompt P --tokens {} --temperature T</code> "
+      "writes them</p>\n",
+      tokens, html_escape(g.prompt), tokens);
+  for (const double temp : {0.0, 0.8}) {
+    g.temperature = temp;
+    const std::string out = tasks::generate_text(g);
+    h += fmt::format("<p>{}:</p>\n<pre id=\"generated-t{}\"><b>{}</b>{}</pre>\n",
+                     temp == 0 ? "greedy (temperature 0)" : "temperature 0.8, seed 0",
+                     temp == 0 ? "0" : "08", html_escape(g.prompt), html_escape(out));
+  }
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return h;
 }
 
 }  // namespace netspec::viz

@@ -15,4 +15,13 @@ namespace netspec::viz {
 std::string ddpm_report_sections(const Model& m, const data::Dataset& test, const std::string& what,
                                  exec::Backend& be, int samples, int ddim, double& seconds);
 
+// ids evaluation, generated: the loss and bits per character on sp.test (sp.text's validation
+// windows in the run's vocabulary, as `eval` scores them) beside the unigram baseline, and
+// `tokens` characters generated (as `netspec generate`, the last checkpoint) greedily and by
+// sampling at temperature 0.8 from seed 0 after a prompt: the first line of the first window
+// (at most 24 characters).
+std::string text_report_sections(const Model& m, const data::Splits& sp, const std::string& run_dir,
+                                 const std::string& backend, exec::Backend& be, int tokens,
+                                 double& seconds);
+
 }  // namespace netspec::viz

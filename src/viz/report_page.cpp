@@ -235,6 +235,8 @@ std::string task_sections(const Model& m, tasks::TaskKind task, const ReportOpti
   }
   if (task == tasks::TaskKind::detection)
     return det_report_sections(m, d.splits, d.what, be, o.panels, eval_s);
+  if (task == tasks::TaskKind::text || d.splits.text)
+    return text_report_sections(m, d.splits, o.run_dir, o.backend, be, o.tokens, eval_s);
   if (task == tasks::TaskKind::diffusion)
     return ddpm_report_sections(m, d.splits.test, d.what, be, 4 * o.panels, 20, eval_s);
   Scored s = score(m, d.splits.test, be);
@@ -307,9 +309,6 @@ std::string write_report(const ReportOptions& o, const ReportData& d) {
         "<h2 id=\"evaluation\">Evaluation</h2>\n<p class=\"note\">the evaluation split "
         "could not be loaded: {}</p>\n",
         html_escape(d.error));
-  } else if (d.splits.text) {
-    h += "<h2 id=\"evaluation\">Evaluation</h2>\n<p class=\"note\">text model: see the "
-         "validation loss and bits per character in the timings table</p>\n";
   } else {
     try {
       h += task_sections(m, task, o, d, *be, eval_s);

@@ -7,7 +7,9 @@
 // mIoU, Dice, pixel accuracy, per-class IoU, image | truth | prediction panels and the worst-IoU
 // images (viz/seg_view.h; ids evaluation, per-class, samples, worst); detection: mAP@0.5 and
 // mAP@[.5:.95] overall and per class, and box panels (viz/det_view.h; ids evaluation, per-class,
-// boxes). Every page has the ids config, net, curves and timings.
+// boxes); diffusion: the noise-prediction MSE and a DDIM sample grid (viz/gen_view.h; ids
+// evaluation, samples); text: loss and bits per character, generated text (ids evaluation,
+// generated). Every page has the ids config, net, curves and timings.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -19,10 +21,11 @@ namespace netspec::viz {
 struct ReportOptions {
   std::string run_dir;
   std::string backend = "cpu";
-  int wrong = 12;   // most confidently wrong images shown
-  int cam = 4;      // Grad-CAM samples
-  int panels = 4;   // segmentation / detection: images per picture section
-  std::string out;  // default RUN_DIR/report.html
+  int wrong = 12;    // most confidently wrong images shown
+  int cam = 4;       // Grad-CAM samples
+  int panels = 4;    // segmentation / detection: images per picture section
+  int tokens = 200;  // text: characters generated per sample
+  std::string out;   // default RUN_DIR/report.html
 };
 
 // The samples the evaluation sections score, chosen by the caller (the run's data and split:

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -225,6 +226,59 @@ TEST(TaskReportCli, DiffusionReportShowsNoiseMseAndSamples) {
   EXPECT_TRUE(has(h, "diffusion run"));
   EXPECT_FALSE(has(h, "top-1"));
   fs::remove_all(run);
+}
+
+constexpr const char* kTinyGpt = R"({"name": "tok-report", "inputChannels": 32,
+ "inputHeight": 0, "inputWidth": 0, "layers": [
+  {"kind": "tokenPositionEmbed", "vocab": 32, "seqLen": 32, "dModel": 32, "posEmb": false},
+  {"kind": "transformerEncoder", "dim": 32, "heads": 2, "mlpDim": 64, "nBlocks": 1,
+   "causalMask": true, "keepSequence": true, "rope": true},
+  {"kind": "lmHead", "dModel": 32, "vocab": 32, "seqLen": 32}],
+ "train": {"dataset": "text", "optimizer": "adam", "learningRate": 0.003, "batchSize": 16,
+   "epochs": 3, "lossKind": "tokenCE", "init": "vit", "gradClipNorm": 1.0}})";
+
+// A text run's report: the validation loss is best.json's, bits per character are loss / ln 2,
+// and the greedy text is what `netspec generate` writes for the same prompt.
+TEST(TaskReportCli, TextReportShowsBitsPerCharacterAndGeneratedText) {
+  const fs::path d = temp_dir("task_report_", "text");
+  {
+    std::ofstream f(d / "corpus.txt");
+    const char* words[] = {"the cat", "a dog", "sees", "likes", "the ball", "some bread"};
+    uint64_t r = 7;
+    for (int i = 0; i < 400; ++i, r = r * 6364136223846793005ULL + 1442695040888963407ULL)
+      f << words[(r >> 33) % 2] << " " << words[2 + (r >> 35) % 2] << " "
+        << words[4 + (r >> 37) % 2] << ".\n";
+  }
+  std::ofstream(d / "tok.json") << kTinyGpt;
+  Result t =
+      sh(fmt::format("train {} --dataset text --data {} --run-dir {}", (d / "tok.json").string(),
+                     (d / "corpus.txt").string(), (d / "run").string()));
+  ASSERT_EQ(t.status, 0) << t.out;
+  Result r = sh(fmt::format("report {} --tokens 40", (d / "run").string()));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string h = slurp(d / "run" / "report.html");
+  const double loss = read_json(d / "run" / "best.json").at("val_loss").get<double>();
+  EXPECT_EQ(number_after(h, "validation loss <b>"), fmt::format("{:.4f}", loss))
+      << h.substr(h.find("id=\"evaluation\""), 400);
+  EXPECT_EQ(number_after(h, "</b>, <b>"), fmt::format("{:.4f}", loss / std::log(2.0)));
+  EXPECT_TRUE(has(h, "text run"));
+  EXPECT_TRUE(has(h, "val bits/char</th>"));
+  // The greedy text: `generate` with the page's prompt (letters, spaces and dots only).
+  const std::string key = "after the prompt <code>";
+  const size_t p0 = h.find(key);
+  ASSERT_NE(p0, std::string::npos);
+  const std::string prompt = h.substr(p0 + key.size(), h.find("</code>", p0) - p0 - key.size());
+  ASSERT_FALSE(prompt.empty());
+  Result g = sh(fmt::format("generate {} --prompt \"{}\" --tokens 40 --temperature 0",
+                            (d / "run").string(), prompt));
+  ASSERT_EQ(g.status, 0) << g.out;
+  const std::string pre = "<pre id=\"generated-t0\"><b>" + prompt + "</b>";
+  const size_t at = h.find(pre);
+  ASSERT_NE(at, std::string::npos) << h.substr(p0, 600);
+  const std::string page = h.substr(at + pre.size(), h.find("</pre>", at) - at - pre.size());
+  EXPECT_EQ(prompt + page + "\n", g.out);
+  EXPECT_EQ(page.size(), 40u);
+  EXPECT_TRUE(has(h, "id=\"generated-t08\""));
 }
 
 }  // namespace
