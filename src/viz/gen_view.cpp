@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "data/loader.h"
 #include "data/text.h"
 #include "report/pictures.h"
 #include "tasks/diffusion/ddpm.h"
@@ -107,6 +108,53 @@ std::string text_report_sections(const Model& m, const data::Splits& sp, const s
   }
   seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return h;
+}
+
+std::string regression_report_sections(const Model& m, const data::Dataset& test,
+                                       const std::string& what, exec::Backend& be, int shown,
+                                       double& seconds) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const train::Evaluator ev(m.spec.net, m.train.batchSize, be, &m.table);
+  data::Loader ld(test, ev.batch(), false, 0);
+  ld.start_epoch(0);
+  double sum = 0;
+  int64_t count = 0;
+  const bool images = test.x.rank() == 4;
+  std::vector<report::Tile> tiles;
+  for (int64_t b = 0; b < ld.num_batches(); ++b) {
+    Tensor x, y;
+    const int64_t n = ld.batch(b, x, y);
+    const Tensor out = ev.logits(m.params, m.running, x);
+    const int64_t per = out.numel() / out.shape().at(0);
+    double batch = 0;  // summed per batch, then in batch order: training's validation bits
+    for (int64_t i = 0; i < n * per; ++i) {
+      const double d = double(out.data<float>()[i]) - x.data<float>()[i];
+      batch += d * d;
+    }
+    sum += batch;
+    count += n * per;
+    const Shape chw(x.shape().begin() + 1, x.shape().end());
+    for (int64_t i = 0; images && i < n && int(tiles.size()) < 2 * shown; ++i) {
+      const int64_t k = b * ev.batch() + i;
+      tiles.push_back({tensor_picture(x.data<float>() + i * per, chw, m.train.dataset),
+                       fmt::format("input {}", k),
+                       {},
+                       {}});
+      tiles.push_back({tensor_picture(out.data<float>() + i * per, chw, m.train.dataset),
+                       fmt::format("output {}", k),
+                       {},
+                       {}});
+    }
+  }
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::string h = "<h2 id=\"evaluation\">Evaluation</h2>\n";
+  h += fmt::format(
+      "<p class=\"big\">reconstruction MSE <b>{:.4f}</b> over {} values of {} (the net is "
+      "trained to reproduce its input)</p>\n",
+      count ? sum / double(count) : 0.0, count, html_escape(what));
+  h += "<h2 id=\"reconstructions\">Reconstructions</h2>\n";
+  if (tiles.empty()) return h + "<p class=\"note\">the samples are not images</p>\n";
+  return h + img_tag(report::grid_png(tiles, 8, 96), "inputs and their reconstructions") + "\n";
 }
 
 }  // namespace netspec::viz

@@ -1,7 +1,7 @@
 // The report page's sections of generative runs: a diffusion run's noise-prediction MSE on the
 // evaluation split (as `eval` scores it) and a grid of DDIM samples; a text run's validation loss
-// and bits per character from its metrics and text generated from a prompt (as `netspec
-// generate`).
+// and bits per character and text generated from a prompt (as `netspec generate`); an
+// autoencoder's reconstruction MSE and its reconstructions.
 #pragma once
 #include <string>
 
@@ -23,5 +23,12 @@ std::string ddpm_report_sections(const Model& m, const data::Dataset& test, cons
 std::string text_report_sections(const Model& m, const data::Splits& sp, const std::string& run_dir,
                                  const std::string& backend, exec::Backend& be, int tokens,
                                  double& seconds);
+
+// ids evaluation, reconstructions: an autoencoder's (regression task: target = input)
+// reconstruction MSE over every sample of `test` (as training's validation folds it) and, for
+// images, the first `shown` samples beside their reconstructions.
+std::string regression_report_sections(const Model& m, const data::Dataset& test,
+                                       const std::string& what, exec::Backend& be, int shown,
+                                       double& seconds);
 
 }  // namespace netspec::viz

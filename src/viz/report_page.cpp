@@ -237,6 +237,8 @@ std::string task_sections(const Model& m, tasks::TaskKind task, const ReportOpti
     return det_report_sections(m, d.splits, d.what, be, o.panels, eval_s);
   if (task == tasks::TaskKind::text || d.splits.text)
     return text_report_sections(m, d.splits, o.run_dir, o.backend, be, o.tokens, eval_s);
+  if (task == tasks::TaskKind::regression)
+    return regression_report_sections(m, d.splits.test, d.what, be, o.panels, eval_s);
   if (task == tasks::TaskKind::diffusion)
     return ddpm_report_sections(m, d.splits.test, d.what, be, 4 * o.panels, 20, eval_s);
   Scored s = score(m, d.splits.test, be);
@@ -298,7 +300,12 @@ std::string write_report(const ReportOptions& o, const ReportData& d) {
   if (epochs.empty() && steps.empty()) {
     h += "<p class=\"note\">no metrics.jsonl / steps.jsonl yet</p>\n";
   } else {
-    const report::PlotSpec ps = report::loss_plot_spec(epochs, steps);
+    report::PlotSpec ps = report::loss_plot_spec(epochs, steps);
+    if (task == tasks::TaskKind::diffusion || task == tasks::TaskKind::regression) {
+      // their val_top1 column is 0: the loss is their score (no right axis)
+      std::erase_if(ps.series, [](const report::Series& s) { return s.right_axis; });
+      ps.right_label.clear();
+    }
     report::Canvas c(ps.width, ps.height);
     report::Plot p(ps, c);
     h += img_tag(c.png_bytes(), "training curves") + "\n";

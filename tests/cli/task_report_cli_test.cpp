@@ -281,5 +281,36 @@ TEST(TaskReportCli, TextReportShowsBitsPerCharacterAndGeneratedText) {
   EXPECT_TRUE(has(h, "id=\"generated-t08\""));
 }
 
+// An autoencoder (floatTargetMse: target = input) on a CSV's features with --val-split: the
+// report's reconstruction MSE is best.json's validation loss on the held-out split.
+TEST(TaskReportCli, RegressionReportShowsReconstructionMse) {
+  const fs::path d = temp_dir("task_report_", "ae");
+  {
+    std::ofstream f(d / "x.csv");
+    f << "a,b,c,d,label\n";
+    for (int i = 0; i < 200; ++i)
+      f << fmt::format("{},{},{},{},{}\n", (i % 17) / 8.0 - 1, (i % 5) / 2.0 - 1, (i % 7) / 3.0 - 1,
+                       (i % 3) - 1.0, i % 2);
+  }
+  std::ofstream(d / "ae.json") << R"({"name": "tiny-ae", "inputChannels": 4, "inputHeight": 0,
+    "inputWidth": 0, "layers": [{"kind": "dense", "in": 4, "out": 16, "act": "relu"},
+    {"kind": "dense", "in": 16, "out": 4, "act": "identity"}], "train": {"dataset": "csv",
+    "optimizer": "adam", "learningRate": 0.01, "batchSize": 32, "epochs": 3,
+    "lossKind": "floatTargetMse"}})";
+  Result t =
+      sh(fmt::format("train {} --data {} --val-split 0.25 --run-dir {}", (d / "ae.json").string(),
+                     (d / "x.csv").string(), (d / "run").string()));
+  ASSERT_EQ(t.status, 0) << t.out;
+  Result r = sh("report " + (d / "run").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string h = slurp(d / "run" / "report.html");
+  const double loss = read_json(d / "run" / "best.json").at("val_loss").get<double>();
+  EXPECT_EQ(number_after(h, "reconstruction MSE <b>"), fmt::format("{:.4f}", loss))
+      << h.substr(h.find("id=\"evaluation\""), 400);
+  EXPECT_TRUE(has(h, "over 200 values of the validation split held out by --val-split 0.25"));
+  EXPECT_TRUE(has(h, "regression run"));
+  EXPECT_FALSE(has(h, "top-1"));
+}
+
 }  // namespace
 }  // namespace netspec::cli_test
