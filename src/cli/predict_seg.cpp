@@ -2,7 +2,6 @@
 #include "cli/predict_seg.h"
 
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -28,16 +27,11 @@ void predict_segmentation(const PredictSegOptions& o) {
   train::Evaluator ev(o.spec->net, n, *backend, &table);
   train::TrainState s = train::make_state(train::init_params(table, c.init, 0), {}, ev.manifest());
   train::load_checkpoint(o.checkpoint, table, s, false);
-  Shape xs = table.input;
-  xs.insert(xs.begin(), n);
-  Tensor x(DType::kF32, xs);
-  const size_t row = x.nbytes() / static_cast<size_t>(n);
   const double crop = train::eval_crop_ratio(c);
-  for (int64_t i = 0; i < n; ++i) {
-    Tensor t = viz::load_input(o.images[size_t(i)], table.input, c.dataset, crop);
-    std::memcpy(static_cast<uint8_t*>(x.raw()) + i * row, t.raw(), row);
-  }
-  const Tensor logits = ev.logits(s.params, s.running, x);
+  std::vector<Tensor> inputs;
+  for (const std::string& in : o.images)
+    inputs.push_back(viz::load_input(in, table.input, c.dataset, crop));
+  const Tensor logits = ev.logits(s.params, s.running, viz::stack(inputs));
   const float* l = logits.data<float>();
   if (!std::all_of(l, l + logits.numel(), [](float v) { return std::isfinite(v); }))
     fail("predict",

@@ -153,24 +153,9 @@ TEST(TaskReportCli, SegmentationPredictWritesMasksAndPixelFractions) {
   EXPECT_TRUE(fs::exists(s.dir / "masks" / "synth_00001.mask.png"));
 }
 
-constexpr const char* kTinyDetr = R"({"name": "detr-report", "inputChannels": 3,
-  "inputHeight": 32, "inputWidth": 32, "layers": [
-    {"kind": "patchEmbed", "ic": 3, "dim": 16, "patch": 8, "nPatches": 16, "classToken": false},
-    {"kind": "transformerEncoder", "dim": 16, "heads": 2, "mlpDim": 32, "nBlocks": 1,
-     "keepSequence": true},
-    {"kind": "transformerDecoder", "dim": 16, "heads": 2, "mlpDim": 32, "nBlocks": 1, "nQueries": 5},
-    {"kind": "detrHeads", "dim": 16, "nClasses": 2}],
-  "train": {"dataset": "voc", "optimizer": "adam", "learningRate": 0.003, "batchSize": 8,
-            "epochs": 2, "lossKind": "detrSet"}})";
-
 TEST(TaskReportCli, DetectionReportShowsMapPerClassAndBoxPanels) {
   const fs::path d = temp_dir("task_report_", "det");
-  std::ofstream(d / "detr.json") << kTinyDetr;
-  Result g = sh(fmt::format("data synth --task det --format voc --n 30 --size 32 --classes 2 -o {}",
-                            (d / "voc").string()));
-  ASSERT_EQ(g.status, 0) << g.out;
-  Result t = sh(fmt::format("train {} --data {} --run-dir {}", (d / "detr.json").string(),
-                            (d / "voc").string(), (d / "run").string()));
+  Result t = train_tiny_detr(d);
   ASSERT_EQ(t.status, 0) << t.out;
   Result r = sh(fmt::format("report {} --panels 2", (d / "run").string()));
   ASSERT_EQ(r.status, 0) << r.out;
@@ -228,15 +213,6 @@ TEST(TaskReportCli, DiffusionReportShowsNoiseMseAndSamples) {
   fs::remove_all(run);
 }
 
-constexpr const char* kTinyGpt = R"({"name": "tok-report", "inputChannels": 32,
- "inputHeight": 0, "inputWidth": 0, "layers": [
-  {"kind": "tokenPositionEmbed", "vocab": 32, "seqLen": 32, "dModel": 32, "posEmb": false},
-  {"kind": "transformerEncoder", "dim": 32, "heads": 2, "mlpDim": 64, "nBlocks": 1,
-   "causalMask": true, "keepSequence": true, "rope": true},
-  {"kind": "lmHead", "dModel": 32, "vocab": 32, "seqLen": 32}],
- "train": {"dataset": "text", "optimizer": "adam", "learningRate": 0.003, "batchSize": 16,
-   "epochs": 3, "lossKind": "tokenCE", "init": "vit", "gradClipNorm": 1.0}})";
-
 // A text run's report: the validation loss is best.json's, bits per character are loss / ln 2,
 // and the greedy text is what `netspec generate` writes for the same prompt.
 TEST(TaskReportCli, TextReportShowsBitsPerCharacterAndGeneratedText) {
@@ -251,8 +227,8 @@ TEST(TaskReportCli, TextReportShowsBitsPerCharacterAndGeneratedText) {
   }
   std::ofstream(d / "tok.json") << kTinyGpt;
   Result t =
-      sh(fmt::format("train {} --dataset text --data {} --run-dir {}", (d / "tok.json").string(),
-                     (d / "corpus.txt").string(), (d / "run").string()));
+      sh(fmt::format("train {} --dataset text --data {} --epochs 3 --run-dir {}",
+                     (d / "tok.json").string(), (d / "corpus.txt").string(), (d / "run").string()));
   ASSERT_EQ(t.status, 0) << t.out;
   Result r = sh(fmt::format("report {} --tokens 40", (d / "run").string()));
   ASSERT_EQ(r.status, 0) << r.out;
