@@ -6,7 +6,9 @@
 // dataset, class names and checkpoint (its best). --json prints one JSON array. A detector's run
 // dir (yoloAnchor / yolov1Masked / detrSet) prints its boxes instead (predict_det.h).
 // --png OUT.png: a grid of the images with their top-3 classes (green frame and line when the top
-// class is the image's folder name, i.e. the label is known and right; red when wrong).
+// class is the image's folder name, i.e. the label is known and right; red when wrong). A
+// segmentation net prints per-class pixel fractions, draws its masks and writes mask PNGs
+// (predict_seg.h).
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -17,6 +19,7 @@
 
 #include "cli/commands.h"
 #include "cli/predict_det.h"
+#include "cli/predict_seg.h"
 #include "cli/run_target.h"
 #include "cli/train_flags.h"
 #include "core/error.h"
@@ -69,7 +72,7 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& in) {
 
 void register_predict_command(CLI::App& app) {
   struct Opts {
-    std::string net, checkpoint, png, backend = "cpu", top = "5";
+    std::string net, checkpoint, png, masks, backend = "cpu", top = "5";
     exec::BackendOptions engine;
     std::vector<std::string> inputs;
     bool json = false;
@@ -91,6 +94,9 @@ void register_predict_command(CLI::App& app) {
   cmd->add_option("--png", o->png,
                   "also draw the images with their top-3 classes into this PNG (a detector's run "
                   "dir: the images with their boxes)");
+  cmd->add_option("--masks", o->masks,
+                  "segmentation: write IMAGE_STEM.mask.png (class index per pixel) per image into "
+                  "this directory (default: next to --png)");
   cmd->add_option("--iou", o->det.iou, "detector: NMS IoU threshold")->capture_default_str();
   cmd->add_option("--score", o->det.score, "detector: score threshold")->capture_default_str();
   cmd->add_option("--max-det", o->det.max_det, "detector: boxes kept per image")
@@ -120,6 +126,11 @@ void register_predict_command(CLI::App& app) {
         // datasets without fixed names (image folders): indices are printed
       }
     const std::vector<std::string> inputs = expand_inputs(o->inputs);
+    if (tasks::task_kind(spec.net, c) == tasks::TaskKind::segmentation) {
+      PredictSegOptions sg{&spec,      &c,        &table, rt.checkpoint, o->png, o->masks,
+                           o->backend, o->engine, inputs, names,         o->json};
+      return predict_segmentation(sg);  // class maps (predict_seg.h)
+    }
     auto backend = exec::make_backend(o->backend, o->engine);
     const int64_t n = static_cast<int64_t>(inputs.size());
     train::Evaluator ev(spec.net, n, *backend, &table);

@@ -1,6 +1,9 @@
 // `netspec report RUN_DIR [--data DIR] [--split val|test] [--limit N] [-o FILE]`: writes
 // RUN_DIR/report.html, one self-contained page (viz/report_page.h): config, net summary, curves,
-// confusion matrix, per-class accuracy, most confidently wrong images, Grad-CAM, timings. The
+// the task's evaluation sections (classification: confusion matrix, per-class accuracy, most
+// confidently wrong images, Grad-CAM; segmentation: mIoU, Dice, per-class IoU, image | truth |
+// prediction panels, worst-IoU images; detection: mAP overall and per class, box panels), timings.
+// The
 // data location, --limit and --val-split hold-out come from RUN_DIR/config.json, as for `eval`.
 #include <filesystem>
 #include <iostream>
@@ -29,13 +32,17 @@ viz::ReportData report_data(const ReportArgs& a, const RunTarget& t) {
     const ParamTable table = build_param_table(t.spec.net);
     EvalSplit e = load_eval_split("report", t, *t.spec.train, table, a.data, a.split);
     d.splits = std::move(e.data);
+    if (d.splits.text && !table.input.empty())  // ids as the run's vocabulary spells them
+      remap_to_run_vocab(d.splits, t.run_dir, static_cast<int>(table.input[0]));
     d.what = std::move(e.what);
     const int64_t n = d.splits.test.size();
-    if (a.limit > 0 && a.limit < n && !d.splits.text) {
+    if (a.limit > 0 && a.limit < n && !d.splits.text && !d.splits.det) {
       std::vector<int64_t> rows;
       for (int64_t i = 0; i < a.limit; ++i) rows.push_back((2 * i + 1) * n / (2 * a.limit));
       d.splits.test = data::take_rows(d.splits.test, rows);
       d.what += fmt::format(", {} of them evenly strided (--limit)", a.limit);
+    } else if (a.limit > 0 && d.splits.det) {
+      d.what += " (--limit is not applied to detection splits)";
     }
   } catch (const Error& e) {
     d.error = e.what();
@@ -56,6 +63,12 @@ void register_report_command(CLI::App& app) {
   cmd->add_option("--limit", a->limit, "evaluate on N samples (evenly strided; 0: all)");
   cmd->add_option("--wrong", o.wrong, "most confidently wrong images shown")->capture_default_str();
   cmd->add_option("--cam", o.cam, "Grad-CAM samples shown")->capture_default_str();
+  cmd->add_option("--panels", o.panels,
+                  "segmentation / detection: images in each picture section (samples, worst "
+                  "IoU, boxes)")
+      ->capture_default_str();
+  cmd->add_option("--tokens", o.tokens, "text: characters generated per sample")
+      ->capture_default_str();
   cmd->add_option("-o,--out", o.out, "output file (default: RUN_DIR/report.html)");
   cmd->add_option("--backend", o.backend, "executor (cpu, ref, ...)")->capture_default_str();
   cmd->callback([a] {

@@ -17,19 +17,12 @@
 #include "train/checkpoint.h"
 #include "train/run_dir.h"
 #include "train/trainer.h"
+#include "viz/det_view.h"
 
 namespace netspec::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A 2-pixel box outline from four filled rectangles.
-void draw_box(const report::Canvas& cv, double ox, const data::Box& b, report::Rgb c) {
-  cv.rect(ox + b.x0, b.y0, b.w(), 2, c);
-  cv.rect(ox + b.x0, b.y1 - 2, b.w(), 2, c);
-  cv.rect(ox + b.x0, b.y0, 2, b.h(), c);
-  cv.rect(ox + b.x1 - 2, b.y0, 2, b.h(), c);
-}
 
 }  // namespace
 
@@ -94,15 +87,9 @@ void predict_run_dir(const PredictDetOptions& o) {
                        {"name", name(b.cls)},
                        {"score", det.score},
                        {"box", {b.x0, b.y0, b.x1, b.y1}}});
-      static const report::Rgb kCols[] = {
-          {255, 255, 0}, {0, 255, 255}, {255, 0, 255}, {255, 128, 0}};
-      const report::Rgb col = kCols[b.cls % 4];
       const data::Box drawn{b.x0 * up, b.y0 * up, b.x1 * up, b.y1 * up, b.cls};
-      draw_box(canvas, ox, drawn, col);
-      const std::string label = fmt::format("{} {:.2f}", name(b.cls), det.score);
-      const double ty = std::max(0.0, drawn.y0 - 16);
-      canvas.rect(ox + drawn.x0, ty, canvas.text_width(label, 12) + 6, 16, {0, 0, 0});
-      canvas.text(ox + drawn.x0 + 3, ty + 12, label, 12, col);
+      viz::draw_labelled_box(canvas, ox, 0, drawn, viz::box_colour(b.cls),
+                             fmt::format("{} {:.2f}", name(b.cls), det.score));
     }
     out.push_back({{"image", o.images[i]}, {"detections", boxes}});
     ox += int(w) * up;

@@ -95,9 +95,20 @@ PlotSpec loss_plot_spec(const std::vector<Row>& epochs, const std::vector<Row>& 
     if (auto v = get(r, "val_map50")) m50.points.emplace_back(e, 100 * *v);
     if (auto v = get(r, "val_map")) map.points.emplace_back(e, 100 * *v);
   }
+  // Segmentation runs: val_top1 is the pixel accuracy, shown with the mIoU.
+  Series miou{"val mIoU % (right axis)", {}, {148, 103, 189}, true};
+  miou.markers = va.markers;
+  for (const Row& r : epochs)
+    if (auto v = get(r, "val_miou"))
+      miou.points.emplace_back(get(r, "epoch").value_or(0), 100 * *v);
   ps.series.push_back(tl);
   ps.series.push_back(vl);
-  if (!m50.points.empty()) {
+  if (!miou.points.empty()) {
+    ps.right_label = "val pixel accuracy / mIoU (%)";
+    va.name = "val pixel accuracy % (right axis)";
+    ps.series.push_back(va);
+    ps.series.push_back(miou);
+  } else if (!m50.points.empty()) {
     ps.right_label = "val mAP (%)";
     ps.series.push_back(m50);
     ps.series.push_back(map);

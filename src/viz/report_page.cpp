@@ -19,10 +19,14 @@
 #include "report/metrics_log.h"
 #include "report/pictures.h"
 #include "spec/summary.h"
+#include "tasks/task.h"
 #include "train/config.h"
 #include "train/evaluate.h"
 #include "viz/cam.h"
+#include "viz/det_view.h"
+#include "viz/gen_view.h"
 #include "viz/model.h"
+#include "viz/seg_view.h"
 
 namespace netspec::viz {
 namespace {
@@ -35,11 +39,6 @@ std::string slurp(const fs::path& p) {
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
-}
-
-std::string img_tag(const std::string& png, const std::string& alt) {
-  return fmt::format("<img alt=\"{}\" src=\"data:image/png;base64,{}\">", html_escape(alt),
-                     report::base64(png));
 }
 
 constexpr const char* kStyle = R"(
@@ -182,10 +181,22 @@ std::string evaluation_sections(const Model& m, const data::Dataset& ds, const s
   return h;
 }
 
-std::string timings_section(const std::vector<report::Row>& epochs, double eval_s) {
-  std::string h =
+// The epoch table; its score column is the task's (segmentation: pixel accuracy and mIoU;
+// detection: mAP@0.5; else top-1).
+std::string timings_section(const std::vector<report::Row>& epochs, double eval_s,
+                            tasks::TaskKind task) {
+  using tasks::TaskKind;
+  const bool seg = task == TaskKind::segmentation, det = task == TaskKind::detection;
+  const bool text = task == TaskKind::text;
+  const bool none = task == TaskKind::diffusion || task == TaskKind::regression;
+  std::string h = fmt::format(
       "<h2 id=\"timings\">Timings</h2>\n<table><tr><th>epoch</th><th>seconds</th><th>ms/step</th>"
-      "<th>samples/s</th><th>train loss</th><th>val loss</th><th>val top-1</th></tr>\n";
+      "<th>samples/s</th><th>train loss</th><th>val loss</th>{}</tr>\n",
+      seg    ? "<th>val pixel acc</th><th>val mIoU</th>"
+      : det  ? "<th>val mAP@0.5</th><th>val mAP@[.5:.95]</th>"
+      : text ? "<th>val bits/char</th>"
+      : none ? ""
+             : "<th>val top-1</th>");
   double total = 0;
   auto cell = [](std::optional<double> v, const char* f) {
     return v ? fmt::format(fmt::runtime(f), *v) : std::string("-");
@@ -193,13 +204,20 @@ std::string timings_section(const std::vector<report::Row>& epochs, double eval_
   for (const report::Row& r : epochs) {
     total += report::get(r, "seconds").value_or(0);
     auto top1 = report::get(r, "val_top1");
+    std::string score = "<td>" + (top1 ? fmt::format("{:.2f}%", 100 * *top1) : "-") + "</td>";
+    if (seg) score += "<td>" + cell(report::get(r, "val_miou"), "{:.4f}") + "</td>";
+    if (det)
+      score = "<td>" + cell(report::get(r, "val_map50"), "{:.4f}") + "</td><td>" +
+              cell(report::get(r, "val_map"), "{:.4f}") + "</td>";
+    if (text) score = "<td>" + cell(report::get(r, "val_bpc"), "{:.4f}") + "</td>";
+    if (none) score.clear();
     h += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}</tr>\n",
         cell(report::get(r, "epoch"), "{:.0f}"), cell(report::get(r, "seconds"), "{:.1f}"),
         cell(report::get(r, "ms_per_step"), "{:.2f}"),
         cell(report::get(r, "samples_per_s"), "{:.0f}"),
         cell(report::get(r, "train_loss"), "{:.4f}"), cell(report::get(r, "val_loss"), "{:.4f}"),
-        top1 ? fmt::format("{:.2f}%", 100 * *top1) : "-");
+        score);
   }
   h += "</table>\n";
   h += fmt::format("<p>training {:.1f} s over {} epochs; this report's evaluation {:.2f} s</p>\n",
@@ -207,7 +225,33 @@ std::string timings_section(const std::vector<report::Row>& epochs, double eval_
   return h;
 }
 
+// The evaluation sections of the run's task; eval_s gets their evaluation time.
+std::string task_sections(const Model& m, tasks::TaskKind task, const ReportOptions& o,
+                          const ReportData& d, exec::Backend& be, double& eval_s) {
+  if (task == tasks::TaskKind::segmentation) {
+    const SegScored s = score_segmentation(m, d.splits.test, be);
+    eval_s = s.seconds;
+    return seg_report_sections(m, d.splits.test, d.what, s, o.panels);
+  }
+  if (task == tasks::TaskKind::detection)
+    return det_report_sections(m, d.splits, d.what, be, o.panels, eval_s);
+  if (task == tasks::TaskKind::text || d.splits.text)
+    return text_report_sections(m, d.splits, o.run_dir, o.backend, be, o.tokens, eval_s);
+  if (task == tasks::TaskKind::regression)
+    return regression_report_sections(m, d.splits.test, d.what, be, o.panels, eval_s);
+  if (task == tasks::TaskKind::diffusion)
+    return ddpm_report_sections(m, d.splits.test, d.what, be, 4 * o.panels, 20, eval_s);
+  Scored s = score(m, d.splits.test, be);
+  eval_s = s.seconds;
+  return evaluation_sections(m, d.splits.test, d.what, s, o, be);
+}
+
 }  // namespace
+
+std::string img_tag(const std::string& png, const std::string& alt) {
+  return fmt::format("<img alt=\"{}\" src=\"data:image/png;base64,{}\">", html_escape(alt),
+                     report::base64(png));
+}
 
 std::string html_escape(const std::string& s) {
   std::string out;
@@ -235,6 +279,7 @@ std::string html_escape(const std::string& s) {
 std::string write_report(const ReportOptions& o, const ReportData& d) {
   const fs::path dir(o.run_dir);
   Model m = load_model(o.run_dir, "", "");
+  const tasks::TaskKind task = tasks::task_kind(m.spec.net, m.train);
   auto be = exec::make_backend(o.backend);
   const std::vector<report::Row> epochs = report::read_jsonl((dir / "metrics.jsonl").string());
   const std::vector<report::Row> steps = report::read_jsonl((dir / "steps.jsonl").string());
@@ -243,9 +288,9 @@ std::string write_report(const ReportOptions& o, const ReportData& d) {
   h += fmt::format("<title>netspec run {}</title>\n<style>{}</style></head><body>\n",
                    html_escape(m.spec.net.name), kStyle);
   h += fmt::format(
-      "<h1>Run report: {}</h1>\n<p>run directory <code>{}</code>, checkpoint "
+      "<h1>Run report: {}</h1>\n<p>{} run, directory <code>{}</code>, checkpoint "
       "<code>{}</code></p>\n",
-      html_escape(m.spec.net.name), html_escape(fs::absolute(dir).string()),
+      html_escape(m.spec.net.name), tasks::task_name(task), html_escape(fs::absolute(dir).string()),
       html_escape(fs::path(m.checkpoint).filename().string()));
   h += "<h2 id=\"config\">Configuration</h2>\n<pre>" + html_escape(slurp(dir / "config.json")) +
        "</pre>\n";
@@ -255,7 +300,12 @@ std::string write_report(const ReportOptions& o, const ReportData& d) {
   if (epochs.empty() && steps.empty()) {
     h += "<p class=\"note\">no metrics.jsonl / steps.jsonl yet</p>\n";
   } else {
-    const report::PlotSpec ps = report::loss_plot_spec(epochs, steps);
+    report::PlotSpec ps = report::loss_plot_spec(epochs, steps);
+    if (task == tasks::TaskKind::diffusion || task == tasks::TaskKind::regression) {
+      // their val_top1 column is 0: the loss is their score (no right axis)
+      std::erase_if(ps.series, [](const report::Series& s) { return s.right_axis; });
+      ps.right_label.clear();
+    }
     report::Canvas c(ps.width, ps.height);
     report::Plot p(ps, c);
     h += img_tag(c.png_bytes(), "training curves") + "\n";
@@ -266,21 +316,16 @@ std::string write_report(const ReportOptions& o, const ReportData& d) {
         "<h2 id=\"evaluation\">Evaluation</h2>\n<p class=\"note\">the evaluation split "
         "could not be loaded: {}</p>\n",
         html_escape(d.error));
-  } else if (d.splits.text) {
-    h += "<h2 id=\"evaluation\">Evaluation</h2>\n<p class=\"note\">text model: see the "
-         "validation loss and bits per character in the timings table</p>\n";
   } else {
     try {
-      Scored s = score(m, d.splits.test, *be);
-      eval_s = s.seconds;
-      h += evaluation_sections(m, d.splits.test, d.what, s, o, *be);
+      h += task_sections(m, task, o, d, *be, eval_s);
     } catch (const Error& e) {
       h += fmt::format(
           "<h2 id=\"evaluation\">Evaluation</h2>\n<p class=\"note\">not available: {}</p>\n",
           html_escape(e.what()));
     }
   }
-  h += timings_section(epochs, eval_s);
+  h += timings_section(epochs, eval_s, task);
   h += "</body></html>\n";
   const std::string out = o.out.empty() ? (dir / "report.html").string() : o.out;
   write_file_atomic(out, h);

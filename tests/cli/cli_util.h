@@ -70,4 +70,36 @@ inline std::filesystem::path synthetic_fashion(const std::string& prefix, int n_
   return p;
 }
 
+// A tiny DETR (2 classes, 5 queries) for synthetic VOC at 32 x 32, trained in seconds.
+constexpr const char* kTinyDetr = R"({"name": "detr-cli", "inputChannels": 3, "inputHeight": 32,
+  "inputWidth": 32, "layers": [
+    {"kind": "patchEmbed", "ic": 3, "dim": 16, "patch": 8, "nPatches": 16, "classToken": false},
+    {"kind": "transformerEncoder", "dim": 16, "heads": 2, "mlpDim": 32, "nBlocks": 1,
+     "keepSequence": true},
+    {"kind": "transformerDecoder", "dim": 16, "heads": 2, "mlpDim": 32, "nBlocks": 1, "nQueries": 5},
+    {"kind": "detrHeads", "dim": 16, "nClasses": 2}],
+  "train": {"dataset": "voc", "optimizer": "adam", "learningRate": 0.003, "batchSize": 8,
+            "epochs": 2, "lossKind": "detrSet"}})";
+
+// Synthetic VOC (30 images of 32 px, 2 classes) in DIR/voc and kTinyDetr trained on it into
+// DIR/run: the data synthesis's result when it fails, else the training's.
+inline Result train_tiny_detr(const std::filesystem::path& d) {
+  std::ofstream(d / "detr.json") << kTinyDetr;
+  Result g = sh("data synth --task det --format voc --n 30 --size 32 --classes 2 -o " +
+                (d / "voc").string());
+  if (g.status != 0) return g;
+  return sh("train " + (d / "detr.json").string() + " --data " + (d / "voc").string() +
+            " --run-dir " + (d / "run").string());
+}
+
+// A tiny causal token model (32 ids, window 32) for small text corpora.
+constexpr const char* kTinyGpt = R"({"name": "tok-small", "inputChannels": 32, "inputHeight": 0,
+ "inputWidth": 0, "layers": [
+  {"kind": "tokenPositionEmbed", "vocab": 32, "seqLen": 32, "dModel": 32, "posEmb": false},
+  {"kind": "transformerEncoder", "dim": 32, "heads": 2, "mlpDim": 64, "nBlocks": 1,
+   "causalMask": true, "keepSequence": true, "rope": true},
+  {"kind": "lmHead", "dModel": 32, "vocab": 32, "seqLen": 32}],
+ "train": {"dataset": "text", "optimizer": "adam", "learningRate": 0.003, "batchSize": 16,
+   "epochs": 12, "lossKind": "tokenCE", "init": "vit", "gradClipNorm": 1.0}})";
+
 }  // namespace netspec::cli_test

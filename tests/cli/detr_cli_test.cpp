@@ -17,24 +17,9 @@ namespace fs = std::filesystem;
 
 bool has(const std::string& out, const std::string& s) { return out.find(s) != std::string::npos; }
 
-constexpr const char* kTinyDetr = R"({"name": "detr-cli", "inputChannels": 3, "inputHeight": 32,
-  "inputWidth": 32, "layers": [
-    {"kind": "patchEmbed", "ic": 3, "dim": 16, "patch": 8, "nPatches": 16, "classToken": false},
-    {"kind": "transformerEncoder", "dim": 16, "heads": 2, "mlpDim": 32, "nBlocks": 1,
-     "keepSequence": true},
-    {"kind": "transformerDecoder", "dim": 16, "heads": 2, "mlpDim": 32, "nBlocks": 1, "nQueries": 5},
-    {"kind": "detrHeads", "dim": 16, "nClasses": 2}],
-  "train": {"dataset": "voc", "optimizer": "adam", "learningRate": 0.003, "batchSize": 8,
-            "epochs": 2, "lossKind": "detrSet"}})";
-
 TEST(DetrCli, TrainsAndPredictsBoxes) {
   const fs::path d = temp_dir("detr", "cli");
-  std::ofstream(d / "detr.json") << kTinyDetr;
-  Result g = sh(fmt::format("data synth --task det --format voc --n 30 --size 32 --classes 2 -o {}",
-                            (d / "voc").string()));
-  ASSERT_EQ(g.status, 0) << g.out;
-  Result t = sh(fmt::format("train {} --data {} --run-dir {}", (d / "detr.json").string(),
-                            (d / "voc").string(), (d / "run").string()));
+  Result t = train_tiny_detr(d);
   ASSERT_EQ(t.status, 0) << t.out;
   EXPECT_TRUE(has(t.out, "lossKind = detrSet")) << t.out;
   EXPECT_TRUE(has(t.out, "mAP@0.5")) << t.out;

@@ -34,15 +34,6 @@ std::string sentences(uint64_t seed, size_t bytes) {
   return s;
 }
 
-const char* kSpec = R"({"name": "tok-small", "inputChannels": 32, "inputHeight": 0, "inputWidth": 0,
- "layers": [
-  {"kind": "tokenPositionEmbed", "vocab": 32, "seqLen": 32, "dModel": 32, "posEmb": false},
-  {"kind": "transformerEncoder", "dim": 32, "heads": 2, "mlpDim": 64, "nBlocks": 1,
-   "causalMask": true, "keepSequence": true, "rope": true},
-  {"kind": "lmHead", "dModel": 32, "vocab": 32, "seqLen": 32}],
- "train": {"dataset": "text", "optimizer": "adam", "learningRate": 0.003, "batchSize": 16,
-   "epochs": 12, "lossKind": "tokenCE", "init": "vit", "gradClipNorm": 1.0}})";
-
 double number_after(const std::string& out, const std::string& re) {
   std::smatch m;
   if (!std::regex_search(out, m, std::regex(re))) return -1;
@@ -52,7 +43,7 @@ double number_after(const std::string& out, const std::string& re) {
 TEST(GptCli, TrainOnTextThenGenerate) {
   fs::path d = cli_test::temp_dir("netspec_gpt_", "e2e");
   std::ofstream(d / "corpus.txt") << sentences(7, 6000);
-  std::ofstream(d / "tok.json") << kSpec;
+  std::ofstream(d / "tok.json") << cli_test::kTinyGpt;
   fs::path run = d / "run";
   Result t = sh("train " + (d / "tok.json").string() + " --dataset text --data " +
                 (d / "corpus.txt").string() + " --run-dir " + run.string());
@@ -64,8 +55,8 @@ TEST(GptCli, TrainOnTextThenGenerate) {
   const double uni = number_after(t.out, R"(\(unigram ([0-9.]+)\))");
   ASSERT_GT(bpc, 0) << t.out;
   ASSERT_GT(uni, 3.5) << t.out;
-  EXPECT_LT(bpc, uni - 2.0) << t.out;                            // measured ≈ 0.8 vs 4.0
-  EXPECT_NE(t.out.find("val bpc"), std::string::npos) << t.out;  // per-epoch lines
+  EXPECT_LT(bpc, uni - 2.0) << t.out;                                  // measured ≈ 0.8 vs 4.0
+  EXPECT_NE(t.out.find("val bpc"), std::string::npos) << t.out;        // per-epoch lines
   EXPECT_NE(t.out.find(" tokens/s, lr"), std::string::npos) << t.out;  // a language model's rate
 
   // eval of the run: the net, text and vocab.json come from the run; loss = best's.
@@ -110,7 +101,7 @@ TEST(GptCli, TextVocabularyLargerThanTheNetExits2) {
   std::string t;
   for (char c = 'A'; c <= 'Z'; ++c) t += std::string(40, c) + "abcdefghij\n";  // 37 characters
   std::ofstream(d / "corpus.txt") << t;
-  std::ofstream(d / "tok.json") << kSpec;
+  std::ofstream(d / "tok.json") << cli_test::kTinyGpt;
   Result r = sh("train " + (d / "tok.json").string() + " --data " + (d / "corpus.txt").string() +
                 " --run-dir " + (d / "run").string());
   EXPECT_EQ(r.status, 2) << r.out;

@@ -218,5 +218,21 @@ TEST(LossPlot, ARareSpikeIsClippedNotScaled) {
   EXPECT_GE(p.left_axis().hi, 2.3);
 }
 
+// A segmentation run's val_top1 is its pixel accuracy: the right axis says so and carries the
+// mIoU (metrics.csv's val_miou) beside it.
+TEST(LossPlot, SegmentationRunsPlotPixelAccuracyAndMiou) {
+  std::vector<Row> ep, st;
+  synthetic_run(3, 20, ep, st);
+  for (size_t i = 0; i < ep.size(); ++i) ep[i].emplace_back("val_miou", 0.3 + 0.1 * double(i));
+  const PlotSpec ps = loss_plot_spec(ep, st);
+  EXPECT_EQ(ps.right_label, "val pixel accuracy / mIoU (%)");
+  ASSERT_EQ(ps.series.size(), 6u);
+  EXPECT_EQ(ps.series[4].name, "val pixel accuracy % (right axis)");
+  EXPECT_EQ(ps.series[5].name, "val mIoU % (right axis)");
+  ASSERT_EQ(ps.series[5].points.size(), 3u);
+  EXPECT_DOUBLE_EQ(ps.series[5].points[2].second, 50.0);
+  EXPECT_TRUE(ps.series[5].right_axis);
+}
+
 }  // namespace
 }  // namespace netspec::report
