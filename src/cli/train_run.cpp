@@ -113,7 +113,9 @@ data::Splits load_train_data(const train::RunRecord& rec, const ParamTable& tabl
   const TrainConfig& c = *rec.spec.train;
   data::Splits s = train::load_for_net(c, table, rec.data, rec.limit);
   const int64_t classes = num_classes(rec.spec.net);
-  if (!s.text && !c.ddpm) {  // DDPM ignores the class labels: the target is the noise
+  // Class indices are labels of classification only (DDPM's target is the noise, a
+  // regression's the input itself, text and detection have their own).
+  if (tasks::task_kind(rec.spec.net, c) == tasks::TaskKind::classification) {
     check_labels(s.train, classes, "train", rec);
     check_labels(s.test, classes, "test", rec);
   }

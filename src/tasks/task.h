@@ -127,8 +127,10 @@ class Task {
   virtual std::string final_text(const train::EpochMetrics& m, const std::string& split) const;
   // best.json's fields beyond epoch and step.
   virtual void best_fields(const train::EpochMetrics& m, nlohmann::ordered_json& b) const;
-  // Whether val_loss / val_top1 are meaningful columns (detection: no).
+  // Whether val_loss and val_top1 are meaningful columns (detection: neither; diffusion and
+  // regression: no top-1). The columns stay, empty, so every run's header is the same.
   virtual bool has_val_loss() const { return true; }
+  virtual bool has_top1() const { return true; }
   // Text: bits per character of a unigram model on the validation split (TrainResult).
   virtual double unigram_bpc() const { return 0; }
 

@@ -67,7 +67,8 @@ class EvaluationHook final : public Hook {
   void epoch_metrics(LoopContext& ctx, EpochMetrics& m, std::string&) override {
     ctx.task.init_metrics(m);
     if (ctx.epoch % ctx.c.evalEveryNEpochs != 0 && ctx.epoch != ctx.c.epochs) return;
-    ctx.task.evaluate(ctx.s, [&ctx] { return ctx.stop_requested(); }, m);
+    ctx.task.evaluate(
+        ctx.s, [&ctx] { return ctx.stop_requested(); }, m);
     // Interrupted: the epoch's row has no validation fields (as an epoch not evaluated).
     m.evaluated = !m.val.interrupted;
     m.best = m.evaluated && m.val.count > 0 && m.val.score() > best_;
@@ -98,8 +99,8 @@ class AveragesHook final : public Hook {
   }
   void epoch_metrics(LoopContext& ctx, EpochMetrics& m, std::string& suffix) override {
     if (a_.any())
-      suffix += a_.end_epoch(ctx.epoch, ctx.s, *ctx.train_ds, ctx.task.env().data.test,
-                             m.evaluated, ctx.o.run_dir, ctx.net.name);
+      suffix += a_.end_epoch(ctx.epoch, ctx.s, *ctx.train_ds, ctx.task.env().data.test, m.evaluated,
+                             ctx.o.run_dir, ctx.net.name);
     m.average_top1 = a_.top1_columns();
   }
 
@@ -215,7 +216,7 @@ report::Row metrics_row(const EpochMetrics& m, const tasks::Task& task) {
                    {"lr", m.lr},
                    {"train_loss", m.train_loss},
                    {"val_loss", opt(m.val.loss, e && loss)},
-                   {"val_top1", opt(m.val.top1, e && loss)},
+                   {"val_top1", opt(m.val.top1, e && loss && task.has_top1())},
                    {"val_top5", opt(m.val.top5, e && m.val.has_top5)},
                    {"val_count", opt(static_cast<double>(m.val.count), e)},
                    {"seconds", m.seconds},

@@ -50,6 +50,8 @@ class Diffusion final : public Task {
     m.val = noise_mse(s, env_.data.test);
   }
 
+  bool has_top1() const override { return false; }  // an MSE has no accuracy
+
   std::string eval_text(const train::EpochMetrics& m) const override {
     return fmt::format("  val loss {:.4f}  (noise mse)", m.val.loss);
   }

@@ -61,6 +61,8 @@ class Regression final : public Task {
                        m.val.count);
   }
 
+  bool has_top1() const override { return false; }  // an MSE has no accuracy
+
   std::string eval_text(const train::EpochMetrics& m) const override {
     return fmt::format("  val loss {:.4f}  (reconstruction mse)", m.val.loss);
   }
