@@ -112,8 +112,10 @@ PlotSpec loss_plot_spec(const std::vector<Row>& epochs, const std::vector<Row>& 
     ps.right_label = "val mAP (%)";
     ps.series.push_back(m50);
     ps.series.push_back(map);
-  } else {
+  } else if (!va.points.empty()) {
     ps.series.push_back(va);
+  } else {  // an MSE task (diffusion, regression): no accuracy, no right axis
+    ps.right_label.clear();
   }
   if (last_epoch <= 40)
     for (int e = 1; e < last_epoch; ++e) ps.vlines.push_back(e);

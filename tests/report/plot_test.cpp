@@ -234,5 +234,22 @@ TEST(LossPlot, SegmentationRunsPlotPixelAccuracyAndMiou) {
   EXPECT_TRUE(ps.series[5].right_axis);
 }
 
+// Diffusion and regression rows leave val_top1 empty: the plot has no top-1 series and no
+// right axis (it showed a flat 0 % line).
+TEST(LossPlot, RunsWithoutTop1HaveNoRightAxis) {
+  std::vector<Row> ep, st;
+  synthetic_run(3, 20, ep, st);
+  for (Row& r : ep)
+    for (auto& [name, v] : r)
+      if (name == "val_top1") v.reset();
+  const PlotSpec ps = loss_plot_spec(ep, st);
+  EXPECT_EQ(ps.right_label, "");
+  for (const auto& s : ps.series) {
+    EXPECT_EQ(s.name.find("top-1"), std::string::npos) << s.name;
+    EXPECT_FALSE(s.right_axis) << s.name;
+  }
+  EXPECT_EQ(loss_plot_spec(ep, {}).series.size(), 2u);  // train and val loss
+}
+
 }  // namespace
 }  // namespace netspec::report
