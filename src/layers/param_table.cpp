@@ -45,6 +45,9 @@ ParamTable build_param_table(const NetSpec& net) {
     fail("net " + net.name,
          "bad input shape (got {}x{}x{}, expected C > 0 and H, W both > 0 or both 0)",
          net.inputChannels, net.inputHeight, net.inputWidth);
+  for (const auto& [name, v] : {std::pair{"bnEps", net.bnEps}, {"lnEps", net.lnEps}})
+    if (!(v > 0) || !std::isfinite(v))
+      fail("net " + net.name, "{} must be a finite number > 0 (got {})", name, v);
   t.input = net.inputHeight > 0 ? Shape{net.inputChannels, net.inputHeight, net.inputWidth}
                                 : Shape{net.inputChannels};
   hlo::Module scratch;

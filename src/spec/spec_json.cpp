@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -39,6 +40,9 @@ class Reader {
       out = j.get<bool>();
     } else if constexpr (std::is_same_v<T, int>) {
       if (!j.is_number_integer()) bad("an integer");
+      // An unsigned value past int64 would wrap (18446744073709551615 read as -1).
+      if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(std::numeric_limits<int>::max()))
+        bad("an integer in 32-bit range");
       int64_t v = j.get<int64_t>();
       if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
         bad("an integer in 32-bit range");
@@ -61,9 +65,9 @@ class Reader {
       if (!j.is_string()) bad("a name");
       auto e = parse_enum<T>(j.get<std::string>());
       if (!e)
-        error(ptr, fmt::format("[{}] unknown {} '{}' for field '{}' (expected one of {})", where,
-                               EnumTraits<T>::kType, j.get<std::string>(), name,
-                               enum_choices<T>()));
+        error(ptr,
+              fmt::format("[{}] unknown {} '{}' for field '{}' (expected one of {})", where,
+                          EnumTraits<T>::kType, j.get<std::string>(), name, enum_choices<T>()));
       out = *e;
     }
   }
@@ -108,8 +112,8 @@ class Reader {
     if (!make_layer(kind, out)) {
       std::string all;
       for (auto n : layer_kind_names()) all += (all.empty() ? "" : ", ") + std::string(n);
-      error(ptr + "/kind", fmt::format("[{}] unknown layer kind '{}' (expected one of {})", where,
-                                       kind, all));
+      error(ptr + "/kind",
+            fmt::format("[{}] unknown layer kind '{}' (expected one of {})", where, kind, all));
     }
     where += " " + kind;
     std::visit(
@@ -158,6 +162,11 @@ SpecFile parse_spec(std::string_view text, const std::string& filename) {
   SpecFile out;
   r.read_object(j, out.net, [](auto& s, auto&& v) { s.visit_scalars(v); }, "", "net",
                 {"layers", "train"});
+  // Normalisation epsilons divide: a zero or negative one diverges (or NaNs) at the first step.
+  for (const auto& [name, v] : {std::pair{"bnEps", out.net.bnEps}, {"lnEps", out.net.lnEps}})
+    if (!(v > 0) || !std::isfinite(v))
+      r.error(std::string("/") + name,
+              fmt::format("[net] {} must be a finite number > 0 (got {})", name, v));
   auto layers = j.find("layers");
   if (layers == j.end()) r.error("", "[net] missing required field 'layers'");
   if (!layers->is_array()) r.error("/layers", "[net] 'layers' must be an array");
@@ -200,8 +209,8 @@ std::string dump_spec(const SpecFile& spec) {
     out += fmt::format("  \"{}\": {},\n", it.key(), it.value().dump());
   out += "  \"layers\": [\n";
   for (size_t i = 0; i < spec.net.layers.size(); ++i)
-    out += "    " + dump_layer(spec.net.layers[i]) +
-           (i + 1 < spec.net.layers.size() ? ",\n" : "\n");
+    out +=
+        "    " + dump_layer(spec.net.layers[i]) + (i + 1 < spec.net.layers.size() ? ",\n" : "\n");
   out += "  ]";
   if (spec.train) {
     ojson t = ojson::object();

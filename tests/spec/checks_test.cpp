@@ -2,10 +2,10 @@
 // errors with line:col, FLOPs of a conv and a dense layer, output shapes, parameter names.
 #include <gtest/gtest.h>
 
+#include "layers/param_table.h"
 #include "spec/param_table.h"
 #include "spec/spec_json.h"
 #include "spec/summary.h"
-#include "layers/param_table.h"
 
 namespace netspec {
 namespace {
@@ -93,8 +93,12 @@ TEST(Accounting, SequenceModelShapes) {
   NetSpec n = NetBuilder("gpt")
                   .input(16)
                   .add(TokenPositionEmbed{.vocab = 50, .seqLen = 16, .dModel = 32})
-                  .add(TransformerEncoder{.dim = 32, .heads = 4, .mlpDim = 64, .nBlocks = 1,
-                                          .causalMask = true, .keepSequence = true})
+                  .add(TransformerEncoder{.dim = 32,
+                                          .heads = 4,
+                                          .mlpDim = 64,
+                                          .nBlocks = 1,
+                                          .causalMask = true,
+                                          .keepSequence = true})
                   .add(LmHead{.dModel = 32, .vocab = 50, .seqLen = 16})
                   .build();
   ParamTable t = build_param_table(n);
@@ -117,27 +121,37 @@ TEST(Checks, ChannelChain) {
 }
 
 TEST(Checks, SpatialGoesToZeroAndPatchDivides) {
-  NetSpec n = NetBuilder("x").input(3, 4, 4).add(MaxPool{.size = 5, .stride = 1,
-                                                         .pad = Padding::valid}).build();
-  EXPECT_EQ(error_of(n), "[layer 0 maxPool] spatial size goes to zero (4x4 with window 5 stride 1)");
-  n = NetBuilder("v").input(3, 30, 30).add(PatchEmbed{.ic = 3, .dim = 8, .patch = 16,
-                                                      .nPatches = 4}).build();
+  NetSpec n = NetBuilder("x")
+                  .input(3, 4, 4)
+                  .add(MaxPool{.size = 5, .stride = 1, .pad = Padding::valid})
+                  .build();
+  EXPECT_EQ(error_of(n),
+            "[layer 0 maxPool] spatial size goes to zero (4x4 with window 5 stride 1)");
+  n = NetBuilder("v")
+          .input(3, 30, 30)
+          .add(PatchEmbed{.ic = 3, .dim = 8, .patch = 16, .nPatches = 4})
+          .build();
   EXPECT_EQ(error_of(n),
             "[layer 0 patchEmbed] patch size does not divide the image (got 30x30, patch 16)");
-  n = NetBuilder("v").input(3, 32, 32).add(PatchEmbed{.ic = 3, .dim = 8, .patch = 16,
-                                                      .nPatches = 5}).build();
+  n = NetBuilder("v")
+          .input(3, 32, 32)
+          .add(PatchEmbed{.ic = 3, .dim = 8, .patch = 16, .nPatches = 5})
+          .build();
   EXPECT_EQ(error_of(n), "[layer 0 patchEmbed] nPatches (got 5, expected 4)");
 }
 
 TEST(Checks, HeadsWindowsRangesAndShapes) {
-  NetSpec n = NetBuilder("t").input(4).add(TokenPositionEmbed{.vocab = 9, .seqLen = 4,
-                                                               .dModel = 10})
+  NetSpec n = NetBuilder("t")
+                  .input(4)
+                  .add(TokenPositionEmbed{.vocab = 9, .seqLen = 4, .dModel = 10})
                   .add(TransformerEncoder{.dim = 10, .heads = 3, .mlpDim = 8, .nBlocks = 1})
                   .build();
   EXPECT_EQ(error_of(n),
             "[layer 1 transformerEncoder] heads do not divide dim (got dim 10, heads 3)");
-  n = NetBuilder("s").input(8, 20, 20).add(SwinStage{.dim = 8, .heads = 2, .mlpDim = 8,
-                                                     .window = 7}).build();
+  n = NetBuilder("s")
+          .input(8, 20, 20)
+          .add(SwinStage{.dim = 8, .heads = 2, .mlpDim = 8, .window = 7})
+          .build();
   EXPECT_EQ(error_of(n),
             "[layer 0 swinStage] window does not divide the feature map (got 20x20, window 7)");
   n = NetBuilder("d").input(3, 8, 8).add(ConvBn{.ic = 3, .oc = 0, .k = 3}).build();
@@ -145,17 +159,19 @@ TEST(Checks, HeadsWindowsRangesAndShapes) {
   n = NetBuilder("f").input(3, 8, 8).add(Dense{.in = 192, .out = 10}).build();
   EXPECT_EQ(error_of(n), "[layer 0 dense] expects a vector [D] input (got [3, 8, 8])");
   n = NetBuilder("u").input(8, 8, 8).add(UnetUp{.ic = 8, .oc = 4}).build();
-  EXPECT_EQ(error_of(n), "[layer 0 unetUp] no skip connection left (every unetUp needs an "
-                         "earlier unetDown)");
+  EXPECT_EQ(error_of(n),
+            "[layer 0 unetUp] no skip connection left (every unetUp needs an "
+            "earlier unetDown)");
   n = NetBuilder("e").input(3, 32, 32).build();
   EXPECT_EQ(error_of(n), "[net e] has no layers");
 }
 
 TEST(Checks, FpnTapsNeedEarlierFeatures) {
-  NetSpec n = NetBuilder("f").input(512, 8, 8).add(FpnModule{.c2 = 0, .c3 = 128, .c4 = 256,
-                                                            .c5 = 512, .target = 64}).build();
-  EXPECT_EQ(error_of(n),
-            "[layer 0 fpnModule] no earlier output for C3 with 128 channels at 32x32");
+  NetSpec n = NetBuilder("f")
+                  .input(512, 8, 8)
+                  .add(FpnModule{.c2 = 0, .c3 = 128, .c4 = 256, .c5 = 512, .target = 64})
+                  .build();
+  EXPECT_EQ(error_of(n), "[layer 0 fpnModule] no earlier output for C3 with 128 channels at 32x32");
 }
 
 TEST(Checks, SetNumClasses) {
@@ -218,11 +234,17 @@ TEST(SpecFile, UnknownKindMissingFieldBadEnumBadTypeSyntax) {
 
 TEST(SpecFile, BuilderRoundTripWithTrainConfig) {
   SpecFile s;
-  s.net = NetBuilder("b").input(3, 32, 32).conv_bn_act(Activation::swish)
-              .pad_style(PadStyle::symmetric).build_tag("x1")
+  s.net = NetBuilder("b")
+              .input(3, 32, 32)
+              .conv_bn_act(Activation::swish)
+              .pad_style(PadStyle::symmetric)
+              .build_tag("x1")
               .add(ConvBn{.ic = 3, .oc = 8, .k = 3, .stride = 2})
               .add(MbConv{.ic = 8, .oc = 8, .expand = 4, .k = 5, .useSE = false})
-              .add(GlobalAvgPool{}).add(Flatten{}).add(Dense{.in = 8, .out = 10}).build();
+              .add(GlobalAvgPool{})
+              .add(Flatten{})
+              .add(Dense{.in = 8, .out = 10})
+              .build();
   TrainConfig tc;
   tc.optimizer = OptimizerKind::sgd;
   tc.anchors = {1.5, 2.0};
@@ -242,8 +264,9 @@ TEST(TrainConfig, Validation) {
     validate(c);
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "[train] bnMomentum must be in (0, 1] (got 0; PyTorch "
-                                     "convention, weight of the new batch)");
+    EXPECT_EQ(std::string(e.what()),
+              "[train] bnMomentum must be in (0, 1] (got 0; PyTorch "
+              "convention, weight of the new batch)");
   }
   c = TrainConfig{};
   c.lossKind = LossKind::perPixelWeightedCE;
@@ -257,6 +280,35 @@ TEST(Summary, TableHasTotals) {
   EXPECT_NE(s.find("total params 232 (3 tensors)  FLOPs 172,800"), std::string::npos) << s;
   EXPECT_NE(s.find("BN layers 1"), std::string::npos) << s;
   EXPECT_EQ(group_digits(-1234567), "-1,234,567");
+}
+
+// bnEps / lnEps divide: zero, negative or infinite ones are refused at their line:col (and by
+// build_param_table for C++-built specs); an integer past int64 is named, not wrapped to -1.
+TEST(SpecFile, EpsilonsMustBePositiveAndHugeIntegersAreNamed) {
+  std::string e =
+      parse_error_of("{\"name\": \"m\", \"inputChannels\": 1, \"bnEps\": -1,\n\"layers\": []}");
+  EXPECT_NE(e.find("t.json:1:35: error: [net] bnEps must be a finite number > 0 (got -1)"),
+            std::string::npos)
+      << e;
+  e = parse_error_of("{\"name\": \"m\", \"inputChannels\": 1, \"lnEps\": 0, \"layers\": []}");
+  EXPECT_NE(e.find("[net] lnEps must be a finite number > 0 (got 0)"), std::string::npos) << e;
+  e = parse_error_of(
+      "{\"name\": \"m\", \"inputChannels\": 1, \"layers\": [{\"kind\": \"dense\", \"in\": 4, "
+      "\"out\": 18446744073709551615}]}");
+  EXPECT_NE(e.find("field 'out' has the wrong type (got 18446744073709551615, expected an "
+                   "integer in 32-bit range)"),
+            std::string::npos)
+      << e;
+  NetSpec n = NetBuilder("eps").input(4).add(Dense{4, 2}).build();
+  n.bnEps = -1;
+  try {
+    build_param_table(n);
+    ADD_FAILURE() << "bnEps -1 accepted";
+  } catch (const Error& x) {
+    EXPECT_NE(std::string(x.what()).find("bnEps must be a finite number > 0 (got -1)"),
+              std::string::npos)
+        << x.what();
+  }
 }
 
 }  // namespace
