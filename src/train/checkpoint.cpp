@@ -19,6 +19,16 @@ void load_into(const SafeTensors& st, const std::string& name, Tensor& dst,
   if (src.shape() != dst.shape() || src.dtype() != dst.dtype())
     fail("train", "{}: tensor '{}' does not match the net (got {}, expected {})", path, name,
          src.type_str(), dst.type_str());
+  // A NaN or inf would only show later as a "diverged" step blamed on the learning rate.
+  if (is_float(src.dtype()))
+    for (int64_t i = 0; i < src.numel(); ++i) {
+      const double v = src.dtype() == DType::kF32 ? src.data<float>()[i] : src.as_double(i);
+      if (!std::isfinite(v))
+        fail("train",
+             "{}: tensor '{}' holds {} at element {} (a corrupt file, or a run that diverged "
+             "before this save): resume from another checkpoint or use a new run dir",
+             path, name, v, i);
+    }
   dst = src.clone();
 }
 

@@ -138,5 +138,30 @@ TEST(HardeningLoop, AStopDuringEvaluationEndsItAfterTheCurrentStep) {
   EXPECT_FALSE(fs::exists(run + "/best.safetensors"));
 }
 
+// A checkpoint holding a NaN or inf (a corrupt file) is refused at load naming the file and the
+// tensor, not resumed into a "diverged ... lower the learning rate" later.
+TEST(HardeningLoop, ANonFiniteTensorInACheckpointIsNamedAtLoad) {
+  const std::string dir = test_util::tmpdir("hl", "nonfinite");
+  SpecFile spec = parse_spec(test_util::kSmallMlp, "small");
+  const ParamTable t = build_param_table(spec.net);
+  TrainState s = make_state(init_params(t, InitKind::he, 1), {}, {});
+  const std::string path = dir + "/last.safetensors";
+  save_checkpoint(path, t, s, "small");
+  TrainState ok = make_state(init_params(t, InitKind::he, 2), {}, {});
+  load_checkpoint(path, t, ok);  // finite: loads
+  EXPECT_EQ(ok.params[1].data<float>()[3], s.params[1].data<float>()[3]);
+  s.params[1].data<float>()[3] = std::numeric_limits<float>::infinity();
+  save_checkpoint(path, t, s, "small");
+  try {
+    load_checkpoint(path, t, ok);
+    ADD_FAILURE() << "an inf weight was loaded";
+  } catch (const Error& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("tensor '" + t.params[1].name + "' holds inf at element 3"),
+        std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace netspec::train
