@@ -228,6 +228,25 @@ struct BadCase {
   int line, col;
 };
 
+// The largest finite values parse (only a literal past them is refused); an underflow is 0.
+TEST(Parser, FloatLiteralsUpToTheLargestFiniteValueParse) {
+  auto value = [](const std::string& lit, const std::string& ty) {
+    auto m = parse_module("func.func @main() -> tensor<" + ty +
+                              "> {\n  %0 = stablehlo.constant dense<" + lit + "> : tensor<" + ty +
+                              ">\n  return %0 : tensor<" + ty + ">\n}\n",
+                          "ok.mlir");
+    const hlo::Op& c = *m->entry("main")->body->ops.front();
+    return c.attrs.get<hlo::DenseAttr>("value").value.as_double(0);
+  };
+  EXPECT_EQ(value("3.40282347e38", "f32"), double(std::numeric_limits<float>::max()));
+  EXPECT_NO_THROW(parse_module(  // f16's largest finite value
+      "func.func @main() -> () {\n  %0 = stablehlo.constant dense<65504.0> : tensor<f16>\n  "
+      "return\n}\n",
+      "ok.mlir"));
+  EXPECT_EQ(value("1.0e-50", "f32"), 0.0);
+  EXPECT_EQ(value("1.7976931348623157e308", "f64"), std::numeric_limits<double>::max());
+}
+
 TEST(Parser, BadInputGivesParseErrorsWithLocations) {
   std::string deep = "func.func @main(%a: ";
   for (int i = 0; i < 500; ++i) deep += "tuple<";
@@ -246,6 +265,10 @@ TEST(Parser, BadInputGivesParseErrorsWithLocations) {
        "does not match tensor<2xf32>", 2, 27},
       {wrap("  %0 = stablehlo.constant dense<[[1, 2], [3]]> : tensor<2x2xi32>\n"), "ragged", 2, 42},
       {wrap("  %0 = stablehlo.constant dense<300> : tensor<i8>\n"), "out of range for i8", 2, 33},
+      {wrap("  %0 = stablehlo.constant dense<1.0e400> : tensor<f32>\n"), "1.0e400 is out of range for f32", 2, 33},
+      {wrap("  %0 = stablehlo.constant dense<-1.0e39> : tensor<f32>\n"), "out of range for f32", 2, 33},
+      {wrap("  %0 = stablehlo.constant dense<1.0e309> : tensor<f64>\n"), "out of range for f64", 2, 33},
+      {wrap("  %0 = stablehlo.constant dense<70000.0> : tensor<f16>\n"), "out of range for f16", 2, 33},
       {wrap("  %0 = stablehlo.iota dim = 99999999999999999999 : tensor<2xi32>\n"), "out of range", 2, 29},
       {"func.func @main(%a: tensor<99999999999999999999xf32>) -> () {\n  return\n}\n", "bad dimension", 1, 28},
       {"func.func @main(%a: tensor<4294967296x4294967296x4294967296xf32>) -> () {\n  return\n}\n",

@@ -512,15 +512,26 @@ Tensor Parser::parse_dense_literal(const Type&, Location loc) {
     }
     if (s[0] == '-' && s.size() > 3 && s[1] == '0' && (s[2] == 'x' || s[2] == 'X'))
       error(tk.loc, "negative hex float literal");
+    // A decimal literal past the type's largest finite value is refused (as MLIR does), not
+    // read as inf; infinities are written as hex bits.
+    auto overflow = [&] {
+      error(tk.loc, fmt::format("{} is out of range for {} (it would round to infinity)", s,
+                                dtype_name(dt)));
+    };
     if (dt == DType::kF32) {
       float f = std::strtof(s.c_str(), nullptr);
+      if (std::isinf(f)) overflow();
       std::memcpy(dst, &f, 4);
     } else if (dt == DType::kF64) {
       double d = std::strtod(s.c_str(), nullptr);
+      if (std::isinf(d)) overflow();
       std::memcpy(dst, &d, 8);
     } else {
       float f = std::strtof(s.c_str(), nullptr);
       uint16_t h = dt == DType::kBF16 ? float_to_bf16(f) : float_to_f16(f);
+      // Exponent all ones with a zero mantissa: ±inf in both 16-bit formats.
+      const bool inf16 = dt == DType::kBF16 ? (h & 0x7fff) == 0x7f80 : (h & 0x7fff) == 0x7c00;
+      if (std::isinf(f) || inf16) overflow();
       std::memcpy(dst, &h, 2);
     }
   };
