@@ -97,8 +97,10 @@ int main(int argc, char** argv) {
   } catch (const netspec::Error& e) {
     fmt::print(stderr, "{}\n", e.what());
     return 2;
-  } catch (const std::bad_alloc&) {
-    fmt::print(stderr, "netspec: out of memory\n");
+  } catch (const std::bad_alloc&) {  // an allocation outside the named tensor/arena ones
+    fmt::print(stderr,
+               "netspec {}: out of memory (lower --batch or --limit, or use a smaller net)\n",
+               argc > 1 ? argv[1] : "");
     return 2;
   } catch (const std::exception& e) {
     fmt::print(stderr, "netspec: internal error: {}\n", e.what());

@@ -33,7 +33,9 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
   size_t alloc = ((bytes + 63) / 64) * 64;
   if (alloc == 0) alloc = 64;
   void* p = std::aligned_alloc(64, alloc);
-  if (!p) throw std::bad_alloc();
+  if (!p)  // named, so a refusal says which buffer and how large (not a bare "out of memory")
+    throw Error(fmt::format("[Tensor] out of memory allocating {} ({:.2f} GiB)", type_str(),
+                            static_cast<double>(alloc) / double(1ull << 30)));
   std::memset(p, 0, alloc);
   data_ = std::shared_ptr<uint8_t[]>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
 }

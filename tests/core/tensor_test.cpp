@@ -1,6 +1,13 @@
 #include "core/tensor.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "core/error.h"
 
 namespace netspec {
 namespace {
@@ -41,6 +48,44 @@ TEST(Tensor, UnsupportedDtypeNamesItself) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("f16"), std::string::npos);
   }
+}
+
+}  // namespace
+}  // namespace netspec
+
+namespace netspec {
+namespace {
+
+// A tensor that cannot be allocated is refused naming its type and size (exit 2 in the CLI), not
+// a bare "out of memory". Run in a child whose address space is capped at 1 GiB.
+TEST(TensorMemory, AnAllocationFailureNamesTheTensorAndItsSize) {
+  int fd[2];
+  ASSERT_EQ(pipe(fd), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(fd[0]);
+    rlimit r{size_t{1} << 30, size_t{1} << 30};
+    setrlimit(RLIMIT_AS, &r);
+    std::string msg = "no error";
+    try {
+      Tensor t(DType::kF32, {int64_t{1} << 30});  // 4 GiB
+    } catch (const Error& e) {
+      msg = e.what();
+    } catch (const std::exception& e) {
+      msg = std::string("other: ") + e.what();
+    }
+    (void)!write(fd[1], msg.data(), msg.size());
+    _exit(0);
+  }
+  close(fd[1]);
+  std::string got;
+  char buf[512];
+  for (ssize_t n; (n = read(fd[0], buf, sizeof buf)) > 0;) got.append(buf, size_t(n));
+  close(fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_EQ(got, "[Tensor] out of memory allocating tensor<1073741824xf32> (4.00 GiB)");
 }
 
 }  // namespace

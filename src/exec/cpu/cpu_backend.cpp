@@ -37,7 +37,10 @@ std::shared_ptr<uint8_t[]> aligned_storage(size_t bytes, bool arena) {
   const size_t align = huge ? kHuge : kAlign;
   const size_t size = (std::max(bytes, align) + align - 1) / align * align;
   void* p = std::aligned_alloc(align, size);
-  if (!p) throw std::bad_alloc();
+  if (!p)
+    throw Error(fmt::format("[cpu] out of memory allocating {} {:.2f} GiB",
+                            arena ? "an arena of" : "a buffer of",
+                            static_cast<double>(size) / double(1ull << 30)));
   if (huge) madvise(p, size, MADV_HUGEPAGE);  // advice only: failure changes nothing
   return std::shared_ptr<uint8_t[]>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
 }
