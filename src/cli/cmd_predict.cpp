@@ -23,6 +23,7 @@
 #include "cli/run_target.h"
 #include "cli/train_flags.h"
 #include "core/error.h"
+#include "data/dir_list.h"
 #include "layers/param_table.h"
 #include "report/pictures.h"
 #include "spec/param_table.h"
@@ -46,22 +47,22 @@ std::optional<std::string> folder_label(const std::string& path,
   return std::nullopt;
 }
 
-// The inputs with each directory replaced by its .jpg/.jpeg/.png/.npy files, sorted.
+// The inputs with each directory replaced by its .jpg/.jpeg/.png/.npy files, sorted. Entries are
+// resolved without throwing: a symlink loop is refused naming it (data/dir_list.h).
 std::vector<std::string> expand_inputs(const std::vector<std::string>& in) {
-  namespace fs = std::filesystem;
   std::vector<std::string> out;
   for (const auto& p : in) {
-    if (!fs::is_directory(p)) {
+    if (data::entry_kind("predict", p) != data::EntryKind::kDirectory) {
       out.push_back(p);
       continue;
     }
     std::vector<std::string> files;
-    for (const auto& e : fs::directory_iterator(p)) {
-      std::string ext = e.path().extension().string();
+    for (const data::DirEntry& e : data::list_dir("predict", p)) {
+      std::string ext = e.path.extension().string();
       for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      if (e.is_regular_file() &&
+      if (e.kind == data::EntryKind::kRegular &&
           (ext == ".jpg" || ext == ".jpeg" || ext == ".png" || ext == ".npy"))
-        files.push_back(e.path().string());
+        files.push_back(e.path.string());
     }
     if (files.empty()) fail("predict", "{}: no .jpg/.jpeg/.png/.npy files in the directory", p);
     std::sort(files.begin(), files.end());

@@ -66,5 +66,23 @@ TEST(TaskCli, AnAutoencoderTrainsOnImagesWithClassLabels) {
   EXPECT_EQ(row[comma], ',') << row;                             // val_top1 empty
 }
 
+// A symlink loop among predict's inputs is named with exit 2 (was a raw filesystem error,
+// "internal error", exit 3).
+TEST(TaskCli, PredictNamesASymlinkLoopInAnInputDirectory) {
+  auto data = synthetic_fashion("task_cli_", 64, 32, 6);
+  auto dir = temp_dir("task_cli_", "loop");
+  Result r =
+      sh("train mlp --data " + data.string() + " --epochs 1 --run-dir " + (dir / "run").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::filesystem::create_directories(dir / "imgs");
+  std::filesystem::create_symlink("b.png", dir / "imgs" / "a.png");
+  std::filesystem::create_symlink("a.png", dir / "imgs" / "b.png");
+  r = sh("predict " + (dir / "run").string() + " " + (dir / "imgs").string());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find(".png: cannot follow (Too many levels of symbolic links)"),
+            std::string::npos)
+      << r.out;
+}
+
 }  // namespace
 }  // namespace netspec::cli_test
