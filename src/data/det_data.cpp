@@ -281,6 +281,29 @@ Tensor resize_bilinear(const Tensor& img, int64_t height, int64_t width) {
   return out;
 }
 
+namespace {
+
+// A box clipped to its w x h image, as annotation tools overshoot the border by a pixel or two;
+// one with a non-finite coordinate or nothing inside the image is a labelling error, refused
+// naming the image and the box (it was trained on silently, or ended as a diverged loss).
+Box clip_box(const Box& b, double w, double h, const std::string& image, size_t k) {
+  if (!std::isfinite(b.x0) || !std::isfinite(b.y0) || !std::isfinite(b.x1) || !std::isfinite(b.y1))
+    fail("detection", "{}: box {} has a non-finite coordinate ([{}, {}, {}, {}])", image, k, b.x0,
+         b.y0, b.x1, b.y1);
+  const Box c{std::clamp(b.x0, 0.0, w), std::clamp(b.y0, 0.0, h), std::clamp(b.x1, 0.0, w),
+              std::clamp(b.y1, 0.0, h), b.cls};
+  if (!(c.x1 > c.x0 && c.y1 > c.y0))
+    fail("detection", "{}: box {} ([{}, {}, {}, {}]) lies outside the {}x{} image", image, k, b.x0,
+         b.y0, b.x1, b.y1, w, h);
+  return c;
+}
+
+Box scaled(const Box& b, double sx, double sy) {
+  return {b.x0 * sx, b.y0 * sy, b.x1 * sx, b.y1 * sy, b.cls};
+}
+
+}  // namespace
+
 DetImages load_det_images(const DetSet& set, int64_t height, int64_t width, int64_t limit,
                           bool mosaic) {
   const int64_t n = limit > 0 ? std::min<int64_t>(limit, int64_t(set.records.size()))
@@ -299,10 +322,11 @@ DetImages load_det_images(const DetSet& set, int64_t height, int64_t width, int6
   auto load_tile = [&](int64_t i) {
     const DetRecord& r = set.records[i];
     Tensor img = decode_image(r.image);
-    const double sx = double(tw) / double(img.shape()[2]), sy = double(th) / double(img.shape()[1]);
+    const double w0 = double(img.shape()[2]), h0 = double(img.shape()[1]);
+    const double sx = double(tw) / w0, sy = double(th) / h0;
     tiles[i] = resize_bilinear(img, th, tw);
-    for (const Box& b : r.boxes)
-      tboxes[i].push_back({b.x0 * sx, b.y0 * sy, b.x1 * sx, b.y1 * sy, b.cls});
+    for (size_t k = 0; k < r.boxes.size(); ++k)
+      tboxes[i].push_back(scaled(clip_box(r.boxes[k], w0, h0, r.image, k), sx, sy));
   };
   parallel_for(n, 1, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) load_tile(i);

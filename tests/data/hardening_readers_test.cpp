@@ -8,11 +8,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "core/error.h"
 #include "data/det_data.h"
 #include "data/idx.h"
 #include "data/image.h"
+#include "data/image_write.h"
 #include "tests/data/idx_fixture.h"
 #include "tests/data/image_fixture.h"
 #include "tests/error_of.h"
@@ -153,6 +155,32 @@ TEST(IdxHardening, AGzipIsCheckedHeaderFirstAndInflatedOnlyAsFarAsItsDims) {
                                "at most {}, the header's dims [10, 1000, 1000] need more)",
                                size, size * 1032 + 1024)),
             std::string::npos)
+      << e;
+}
+
+// Item 14: a box is clipped to its image (annotations overshoot by a pixel), but one with a
+// non-finite coordinate, or wholly outside the image, is refused naming the image and box
+// (COCO [-500, -500, 20, 20] and VOC's likewise were trained on silently).
+TEST(DetHardening, BoxesAreClippedAndOutsideOrNonFiniteOnesRefused) {
+  const fs::path d = fresh_dir("boxes");
+  const std::string img = (d / "a.png").string();
+  write_png_rgb(img, Tensor(DType::kUI8, {3, 20, 40}));  // 40 wide, 20 high
+  DetSet set;
+  set.classes = {"thing"};
+  set.records.push_back({img, 40, 20, {{-2, 5, 10, 25, 0}, {30, 0, 41, 10, 0}}});
+  DetImages ok = load_det_images(set, 10, 20);  // scale 0.5 both ways
+  ASSERT_EQ(ok.boxes.size(), 1u);
+  ASSERT_EQ(ok.boxes[0].size(), 2u);
+  EXPECT_EQ(ok.boxes[0][0], (Box{0, 2.5, 5, 10, 0}));  // clipped at x 0 and y 20
+  EXPECT_EQ(ok.boxes[0][1], (Box{15, 0, 20, 5, 0}));   // clipped at x 40
+  set.records[0].boxes.push_back({-500, -500, -480, -480, 0});
+  std::string e = error_of([&] { load_det_images(set, 10, 20); });
+  EXPECT_NE(e.find(img + ": box 2 ([-500, -500, -480, -480]) lies outside the 40x20 image"),
+            std::string::npos)
+      << e;
+  set.records[0].boxes.back() = {1, 1, std::numeric_limits<double>::infinity(), 5, 0};
+  e = error_of([&] { load_det_images(set, 10, 20); });
+  EXPECT_NE(e.find(img + ": box 2 has a non-finite coordinate ([1, 1, inf, 5])"), std::string::npos)
       << e;
 }
 
