@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <unordered_set>
 
 #include "core/error.h"
 #include "core/file_check.h"
@@ -25,13 +26,29 @@ std::string slurp(const std::string& path, const char* where) {
   return read_regular_file(where, path);
 }
 
-// Text of the first <tag>...</tag> in s[from, to); npos when absent.
+// The position just past the first opening tag `<name>` or `<name attr="...">` at or after
+// `from`, and where that tag starts; npos when there is none.
+std::pair<size_t, size_t> find_open(const std::string& s, const std::string& name, size_t from) {
+  const std::string open = "<" + name;
+  for (size_t a = s.find(open, from); a != std::string::npos; a = s.find(open, a + 1)) {
+    const size_t after = a + open.size();
+    if (after >= s.size()) break;
+    const char c = s[after];
+    if (c != '>' && !std::isspace(static_cast<unsigned char>(c))) continue;  // <nameX>
+    const size_t gt = s.find('>', after);
+    if (gt == std::string::npos) break;
+    if (s[gt - 1] == '/') continue;  // <name/>: empty, no text
+    return {gt + 1, a};
+  }
+  return {std::string::npos, std::string::npos};
+}
+
+// Text of the first <tag>...</tag> (attributes allowed) in s[from, to); empty when absent.
 std::string tag(const std::string& s, const std::string& name, size_t from = 0,
                 size_t to = std::string::npos) {
-  const std::string open = "<" + name + ">", close = "</" + name + ">";
-  size_t a = s.find(open, from);
+  const std::string close = "</" + name + ">";
+  const size_t a = find_open(s, name, from).first;
   if (a == std::string::npos || a >= to) return {};
-  a += open.size();
   size_t b = s.find(close, a);
   if (b == std::string::npos || b > to) return {};
   std::string v = s.substr(a, b - a);
@@ -39,6 +56,16 @@ std::string tag(const std::string& s, const std::string& name, size_t from = 0,
   v.erase(v.begin(), std::find_if_not(v.begin(), v.end(), ws));
   v.erase(std::find_if_not(v.rbegin(), v.rend(), ws).base(), v.end());
   return v;
+}
+
+// The XML text with its <!-- comments --> blanked out, so a commented-out <object> is not read.
+std::string without_comments(std::string s, const std::string& path) {
+  for (size_t a = s.find("<!--"); a != std::string::npos; a = s.find("<!--", a)) {
+    const size_t b = s.find("-->", a + 4);
+    if (b == std::string::npos) fail("voc", "{}: unterminated <!-- comment", path);
+    std::fill(s.begin() + std::ptrdiff_t(a), s.begin() + std::ptrdiff_t(b + 3), ' ');
+  }
+  return s;
 }
 
 double number(const std::string& v, const std::string& path, const char* field) {
@@ -62,7 +89,7 @@ int class_index(std::vector<std::string>& classes, const std::string& name, bool
 
 DetRecord parse_voc(const std::string& xml_path, const std::string& image_dir,
                     std::vector<std::string>& classes, bool fixed) {
-  const std::string s = slurp(xml_path, "voc");
+  const std::string s = without_comments(slurp(xml_path, "voc"), xml_path);
   DetRecord r;
   const std::string file = tag(s, "filename");
   if (file.empty()) fail("voc", "{}: no <filename>", xml_path);
@@ -72,7 +99,8 @@ DetRecord parse_voc(const std::string& xml_path, const std::string& image_dir,
     r.width = int64_t(number(tag(size, "width"), xml_path, "width"));
     r.height = int64_t(number(tag(size, "height"), xml_path, "height"));
   }
-  for (size_t at = s.find("<object>"); at != std::string::npos; at = s.find("<object>", at + 1)) {
+  for (size_t at = find_open(s, "object", 0).second; at != std::string::npos;
+       at = find_open(s, "object", at + 1).second) {
     const size_t end = s.find("</object>", at);
     if (end == std::string::npos) fail("voc", "{}: unterminated <object>", xml_path);
     const std::string name = tag(s, "name", at, end);
@@ -202,7 +230,16 @@ struct CocoFields {
 DetSet read_coco(const std::string& json_path, const std::string& image_dir) {
   Json j;
   try {
-    j = Json::parse(slurp(json_path, "coco"));
+    // Duplicate keys are refused (nlohmann keeps the last silently): one key set per open object.
+    std::vector<std::unordered_set<std::string>> open;
+    j = Json::parse(slurp(json_path, "coco"), [&](int, Json::parse_event_t ev, Json& v) {
+      if (ev == Json::parse_event_t::object_start) open.emplace_back();
+      if (ev == Json::parse_event_t::object_end) open.pop_back();
+      if (ev == Json::parse_event_t::key && !open.back().insert(v.get<std::string>()).second)
+        fail("coco", "{}: duplicate key '{}' in an object (at nesting depth {})", json_path,
+             v.get<std::string>(), open.size());
+      return true;
+    });
   } catch (const Json::exception& e) {
     fail("coco", "{}: {}", json_path, e.what());
   }

@@ -184,5 +184,38 @@ TEST(DetHardening, BoxesAreClippedAndOutsideOrNonFiniteOnesRefused) {
       << e;
 }
 
+// Item 14: a commented-out <object> is not read (it became a class of its own), an
+// <object id="1"> with attributes is (it was ignored), and a COCO key given twice is refused
+// (the last one won silently).
+TEST(DetHardening, VocCommentsAndAttributesAndCocoDuplicateKeys) {
+  const fs::path d = fresh_dir("vocxml");
+  const std::string x = (d / "a.xml").string();
+  std::ofstream(x) << R"(<annotation><filename>a.png</filename>
+    <size><width>40</width><height>20</height><depth>3</depth></size>
+    <!-- <object><name>ghost</name><bndbox><xmin>1</xmin><ymin>1</ymin><xmax>5</xmax>
+         <ymax>5</ymax></bndbox></object> -->
+    <object id="1"><name>cat</name><bndbox><xmin>2</xmin><ymin>3</ymin><xmax>12</xmax>
+      <ymax>13</ymax></bndbox></object>
+    <object><name>dog</name><bndbox><xmin>20</xmin><ymin>1</ymin><xmax>30</xmax>
+      <ymax>9</ymax></bndbox></object>
+  </annotation>)";
+  std::vector<std::string> classes;
+  DetRecord r = read_voc_xml(x, d.string(), classes);
+  EXPECT_EQ(classes, (std::vector<std::string>{"cat", "dog"}));
+  ASSERT_EQ(r.boxes.size(), 2u);
+  EXPECT_EQ(r.boxes[0], (Box{2, 3, 12, 13, 0}));
+  EXPECT_EQ(r.boxes[1], (Box{20, 1, 30, 9, 1}));
+  std::ofstream(x) << "<annotation><filename>a.png</filename><!-- open";
+  EXPECT_NE(error_of([&] { read_voc_xml(x, d.string(), classes); }).find("unterminated <!--"),
+            std::string::npos);
+  const std::string p = (d / "instances_train.json").string();
+  std::ofstream(p) << coco(R"({"image_id": 1, "category_id": 1, "bbox": [1, 2, 3, 4],
+                               "bbox": [-500, -500, 20, 20]})");
+  const std::string e = error_of([&] { read_coco(p, (d / "images").string()); });
+  EXPECT_NE(e.find(p + ": duplicate key 'bbox'"), std::string::npos) << e;
+  std::ofstream(p) << coco(R"({"image_id": 1, "category_id": 1, "bbox": [1, 2, 3, 4]})");
+  EXPECT_EQ(read_coco(p, (d / "images").string()).records.at(0).boxes.size(), 1u);
+}
+
 }  // namespace
 }  // namespace netspec::data
