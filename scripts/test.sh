@@ -44,7 +44,7 @@ cmake --build "$san_dir" -j "$jobs" --target test_hlo test_fuzz
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 "$san_dir/tests/test_hlo" --gtest_filter='Parse*:Print*:RoundTrip*:Fuzz*' --gtest_brief=1
 # The fuzz targets (NETSPEC_FUZZ_SECONDS each): spec files, safetensors, PNG/JPEG, IDX, the
-# pickle machine, .pth files and zip archives, run records (config.json) and the rendezvous
-# store's wire parser and server.
+# pickle machine, .pth files, zip archives, COCO and VOC annotations, run records (config.json)
+# and the rendezvous store's wire parser and server.
 "$san_dir/tests/test_fuzz" --gtest_brief=1
 echo "== all tests passed"

@@ -1,5 +1,6 @@
 // Mutation fuzz tests for the readers of untrusted files: spec files (parse + ParamTable),
-// safetensors, PNG/JPEG, IDX, the pickle machine, torch.save (.pth) files and zip archives. Valid
+// safetensors, PNG/JPEG, IDX, the pickle machine, torch.save (.pth) files, zip archives and the
+// COCO and VOC annotation readers. Valid
 // seeds get byte flips, insertions, deletions, slice copies, truncations and number changes; every
 // mutant must be read or refused with a netspec::Error. Another exception, a crash, a hang or a
 // sanitizer report (NETSPEC_SANITIZE) fails. Deterministic; NETSPEC_FUZZ_SECONDS (per target,
@@ -19,6 +20,7 @@
 #include "core/safetensors.h"
 #include "core/torch_pickle.h"
 #include "core/zip_reader.h"
+#include "data/det_data.h"
 #include "data/idx.h"
 #include "data/image.h"
 #include "layers/param_table.h"
@@ -255,6 +257,36 @@ TEST(FuzzIo, ZipArchives) {
     ZipReader z(p.string());
     for (const ZipEntry& e : z.entries()) z.read(e);
     read_weight_file(p.string());
+  });
+}
+
+// COCO instances files: the JSON reader with its duplicate-key callback and the field checks.
+TEST(FuzzIo, CocoAnnotations) {
+  const fs::path p = scratch("instances_train.json");
+  const std::string seed =
+      R"({"images": [{"id": 1, "file_name": "a.png", "width": 8, "height": 6},)"
+      R"( {"id": 2, "file_name": "b.png"}], "categories": [{"id": 3, "name": "cat"},)"
+      R"( {"id": 1, "name": "dog"}], "annotations": [{"image_id": 1, "category_id": 3,)"
+      R"( "bbox": [1, 2, 3, 4]}, {"image_id": 2, "category_id": 1, "bbox": [0.5, 0, 2, 2],)"
+      R"( "iscrowd": 0}, {"image_id": 2, "category_id": 1, "bbox": [1, 1, 1, 1], "iscrowd": 1}]})";
+  fuzz({seed}, [&](const std::string& b) {
+    put(p, b);
+    data::read_coco(p.string(), p.parent_path().string());
+  });
+}
+
+// VOC annotation XML: the tag scanner, comments, attributes and the number fields.
+TEST(FuzzIo, VocAnnotations) {
+  const fs::path p = scratch("a.xml");
+  const std::string seed = R"(<annotation><filename>a.png</filename><size><width>40</width>
+<height>20</height></size><!-- a comment --><object id="1"><name>cat</name><bndbox>
+<xmin>2</xmin><ymin>3</ymin><xmax>12</xmax><ymax>13</ymax></bndbox></object>
+<object><name>dog</name><bndbox><xmin>20</xmin><ymin>1</ymin><xmax>30</xmax><ymax>9</ymax>
+</bndbox></object></annotation>)";
+  fuzz({seed}, [&](const std::string& b) {
+    put(p, b);
+    std::vector<std::string> classes;
+    data::read_voc_xml(p.string(), p.parent_path().string(), classes);
   });
 }
 
