@@ -142,7 +142,7 @@ class Task {
 // The task of kind `k` for a training run (refuses its foreign fields).
 std::unique_ptr<Task> make_task(TaskKind k, const TaskEnv& e);
 
-// One factory per task (src/tasks/<task>/<task>.cpp).
+// One factory per task (src/tasks/<task>/<task>_task.cpp).
 #define NS_TASK_FACTORY_(n) std::unique_ptr<Task> make_##n##_task(const TaskEnv& e);
 NETSPEC_TASKS(NS_TASK_FACTORY_)
 #undef NS_TASK_FACTORY_
