@@ -3,7 +3,6 @@
 // refused with a netspec::Error. Another exception, a crash, a hang or a sanitizer report
 // (NETSPEC_SANITIZE) fails. Deterministic; NETSPEC_FUZZ_SECONDS (per target, default 5),
 // NETSPEC_FUZZ_SEED, NETSPEC_FUZZ_TRACE=FILE (each mutant written there before it runs).
-// (io_fuzz_test.cpp holds the same driver; it can move here.)
 #pragma once
 #include <gtest/gtest.h>
 
@@ -85,6 +84,7 @@ inline void run(const std::vector<std::string>& seeds,
     for (int r = 1 + static_cast<int>(rng() % 3); r > 0; --r) m = mutate(m, rng);
     ++n;
     if (trace) std::ofstream(trace, std::ios::binary) << m;  // a hang or crash leaves it here
+    const auto t0 = std::chrono::steady_clock::now();
     try {
       target(m);
       ++ok;
@@ -95,6 +95,10 @@ inline void run(const std::vector<std::string>& seeds,
                     << m.substr(0, 2000);
       if (++failures > 5) break;
     }
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (took > 1.0)  // worth a look: a reader that is slow on some input
+      std::printf("fuzz: slow mutant (%.1f s):\n%s\n", took, m.substr(0, 3000).c_str());
   }
   std::printf("fuzz: %d mutants, %d accepted, seed %llu\n", n, ok,
               static_cast<unsigned long long>(seed));

@@ -28,6 +28,7 @@
 #include "tests/core/zip_fixture.h"
 #include "tests/data/idx_fixture.h"
 #include "tests/data/image_fixture.h"
+#include "tests/fuzz/fuzz_util.h"
 
 namespace netspec {
 namespace {
@@ -35,93 +36,8 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::string_literals;
 
-std::string mutate(std::string t, std::mt19937_64& rng) {
-  auto pick = [&](size_t n) { return n ? static_cast<size_t>(rng() % n) : 0; };
-  if (t.empty()) return std::string(1, static_cast<char>(rng()));
-  size_t p = pick(t.size());
-  switch (rng() % 7) {
-    case 0:  // flip a bit
-      t[p] = static_cast<char>(t[p] ^ (1 << pick(8)));
-      break;
-    case 1:  // set a byte to an interesting value
-      t[p] = "\x00\xff\x7f\x80\x01[{\"-9"[pick(10)];
-      break;
-    case 2:  // delete a range
-      t.erase(p, 1 + pick(16));
-      break;
-    case 3:  // copy a slice elsewhere
-      t.insert(pick(t.size()), t.substr(p, 1 + pick(32)));
-      break;
-    case 4:  // truncate
-      t.resize(p);
-      break;
-    case 5: {  // replace a decimal number
-      size_t d = t.find_first_of("0123456789", p);
-      if (d == std::string::npos) break;
-      size_t e = t.find_first_not_of("0123456789", d);
-      static const char* kNums[] = {"0",
-                                    "1",
-                                    "-1",
-                                    "2",
-                                    "3",
-                                    "65",
-                                    "4294967296",
-                                    "2000000000",
-                                    "9223372036854775807",
-                                    "-9223372036854775808",
-                                    "1e300"};
-      t.replace(d, (e == std::string::npos ? t.size() : e) - d, kNums[pick(std::size(kNums))]);
-      break;
-    }
-    default: {  // overwrite 4 bytes with a big-endian or little-endian extreme
-      static const char* kWords[] = {"\xff\xff\xff\xff", "\x7f\xff\xff\xff", "\x00\x00\x00\x00",
-                                     "\x00\x01\x00\x00", "\x00\x00\x4e\x20"};
-      t.replace(p, std::min<size_t>(4, t.size() - p), kWords[pick(std::size(kWords))], 4);
-    }
-  }
-  return t;
-}
-
 void put(const fs::path& p, const std::string& b) {
   std::ofstream(p, std::ios::binary).write(b.data(), static_cast<std::streamsize>(b.size()));
-}
-
-// Runs `target` on mutants of `seeds` for the budget; counts accepted inputs.
-void fuzz(const std::vector<std::string>& seeds,
-          const std::function<void(const std::string&)>& target) {
-  for (const auto& s : seeds) ASSERT_NO_THROW(target(s));
-  double budget = 5.0;
-  if (const char* b = std::getenv("NETSPEC_FUZZ_SECONDS")) budget = std::atof(b);
-  uint64_t seed = 12345;
-  if (const char* s = std::getenv("NETSPEC_FUZZ_SEED")) seed = std::strtoull(s, nullptr, 10);
-  std::mt19937_64 rng(seed);
-  const char* trace = std::getenv("NETSPEC_FUZZ_TRACE");
-  auto start = std::chrono::steady_clock::now();
-  int n = 0, ok = 0, failures = 0;
-  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget) {
-    std::string m = seeds[rng() % seeds.size()];
-    for (int r = 1 + static_cast<int>(rng() % 3); r > 0; --r) m = mutate(m, rng);
-    ++n;
-    if (trace) put(trace, m);  // a hang or crash leaves its input here
-    auto t0 = std::chrono::steady_clock::now();
-    try {
-      target(m);
-      ++ok;
-    } catch (const Error&) {
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << "not a netspec::Error: " << e.what() << "\nmutant (" << m.size()
-                    << " bytes):\n"
-                    << m.substr(0, 2000);
-      if (++failures > 5) break;
-    }
-    const double took =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (took > 1.0)  // worth a look: a reader that is slow on some input
-      std::printf("fuzz: slow mutant (%.1f s):\n%s\n", took, m.substr(0, 3000).c_str());
-  }
-  std::printf("fuzz: %d mutants, %d accepted, seed %llu\n", n, ok,
-              static_cast<unsigned long long>(seed));
-  EXPECT_GT(n, 20);
 }
 
 std::string slurp(const fs::path& p) {
@@ -139,7 +55,7 @@ TEST(FuzzIo, SpecFiles) {
   std::vector<std::string> seeds;
   for (const char* m : {"mlp", "mnist-cnn", "linear", "cifar-bn", "resnet18-cifar"})
     seeds.push_back(slurp(fs::path(NETSPEC_SOURCE_DIR) / "models" / (std::string(m) + ".json")));
-  fuzz(seeds, [](const std::string& text) {
+  fuzz::run(seeds, [](const std::string& text) {
     SpecFile s = parse_spec(text, "fuzz.json");
     build_param_table(s.net);
   });
@@ -151,10 +67,10 @@ TEST(FuzzIo, SafeTensors) {
   st.tensors.emplace_back("b", Tensor::from<int>(DType::kI32, {1}, {-7}));
   st.tensors.emplace_back("s", Tensor::scalar_f32(0.25f));
   st.metadata["epoch"] = "3";
-  fuzz({encode_safetensors(st)}, [](const std::string& b) { decode_safetensors(b, "fuzz"); });
+  fuzz::run({encode_safetensors(st)}, [](const std::string& b) { decode_safetensors(b, "fuzz"); });
   // Through the file reader (mapped) too, fewer rounds.
   const fs::path p = scratch("f.safetensors");
-  fuzz({encode_safetensors(st)}, [&](const std::string& b) {
+  fuzz::run({encode_safetensors(st)}, [&](const std::string& b) {
     put(p, b);
     read_safetensors(p.string());
   });
@@ -169,7 +85,7 @@ TEST(FuzzIo, ImageDecoders) {
   const std::vector<std::string> seeds = {slurp(png), test::jpeg_bytes(6, 5, 3, px),
                                           test::jpeg_bytes(6, 5, 1, std::vector<uint8_t>(30, 9))};
   const fs::path p = scratch("m.img");
-  fuzz(seeds, [&](const std::string& b) {
+  fuzz::run(seeds, [&](const std::string& b) {
     put(p, b);
     data::decode_image(p.string());
   });
@@ -181,7 +97,7 @@ TEST(FuzzIo, IdxReader) {
   for (size_t i = 0; i < img.size(); ++i) img[i] = static_cast<uint8_t>(i * 13);
   const std::string images = test::idx_bytes({3, 4, 4}, img), labels = test::idx_bytes({3}, lab);
   const fs::path p = scratch("m.idx"), gz = scratch("m.idx.gz");
-  fuzz({images, labels}, [&](const std::string& b) {
+  fuzz::run({images, labels}, [&](const std::string& b) {
     put(p, b);
     try {
       data::read_idx_images(p.string());
@@ -191,7 +107,7 @@ TEST(FuzzIo, IdxReader) {
   });
   // gzip-compressed files: mutate the compressed bytes.
   test::write_gz(gz.string(), images);
-  fuzz({slurp(gz)}, [&](const std::string& b) {
+  fuzz::run({slurp(gz)}, [&](const std::string& b) {
     put(gz, b);
     data::read_idx_images(gz.string());
   });
@@ -230,7 +146,8 @@ TEST(FuzzIo, Pickle) {
     return v;
   };
   const std::string nested = "\x80\x02" + std::string(50, ']') + std::string(49, 'a') + ".";
-  fuzz({torch_pickle_seed(), nested}, [&](const std::string& b) { unpickle(b, "fuzz", hooks); });
+  fuzz::run({torch_pickle_seed(), nested},
+            [&](const std::string& b) { unpickle(b, "fuzz", hooks); });
 }
 
 // Mutated data.pkl inside a well-formed archive (so the CRC holds): the pickle machine, the
@@ -238,7 +155,7 @@ TEST(FuzzIo, Pickle) {
 TEST(FuzzIo, TorchPickleInArchive) {
   const fs::path p = scratch("f.pth");
   const std::string s0 = floats(6), s1 = floats(6);
-  fuzz({torch_pickle_seed()}, [&](const std::string& pkl) {
+  fuzz::run({torch_pickle_seed()}, [&](const std::string& pkl) {
     put(p, test::make_zip({{"a/data.pkl", pkl}, {"a/data/0", s0}, {"a/data/1", s1}}));
     read_weight_file(p.string());
   });
@@ -252,7 +169,7 @@ TEST(FuzzIo, ZipArchives) {
                                             {"a/data/0", floats(6)},
                                             {"a/data/1", floats(6), true},
                                             {"a/byteorder", "little"}};
-  fuzz({test::make_zip(files), test::make_zip(files, true)}, [&](const std::string& b) {
+  fuzz::run({test::make_zip(files), test::make_zip(files, true)}, [&](const std::string& b) {
     put(p, b);
     ZipReader z(p.string());
     for (const ZipEntry& e : z.entries()) z.read(e);
@@ -269,7 +186,7 @@ TEST(FuzzIo, CocoAnnotations) {
       R"( {"id": 1, "name": "dog"}], "annotations": [{"image_id": 1, "category_id": 3,)"
       R"( "bbox": [1, 2, 3, 4]}, {"image_id": 2, "category_id": 1, "bbox": [0.5, 0, 2, 2],)"
       R"( "iscrowd": 0}, {"image_id": 2, "category_id": 1, "bbox": [1, 1, 1, 1], "iscrowd": 1}]})";
-  fuzz({seed}, [&](const std::string& b) {
+  fuzz::run({seed}, [&](const std::string& b) {
     put(p, b);
     data::read_coco(p.string(), p.parent_path().string());
   });
@@ -283,7 +200,7 @@ TEST(FuzzIo, VocAnnotations) {
 <xmin>2</xmin><ymin>3</ymin><xmax>12</xmax><ymax>13</ymax></bndbox></object>
 <object><name>dog</name><bndbox><xmin>20</xmin><ymin>1</ymin><xmax>30</xmax><ymax>9</ymax>
 </bndbox></object></annotation>)";
-  fuzz({seed}, [&](const std::string& b) {
+  fuzz::run({seed}, [&](const std::string& b) {
     put(p, b);
     std::vector<std::string> classes;
     data::read_voc_xml(p.string(), p.parent_path().string(), classes);
