@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/file_check.h"
 #include "tests/error_of.h"
+#include "tests/support/test_files.h"
 
 namespace netspec {
 namespace {
@@ -25,16 +26,10 @@ namespace fs = std::filesystem;
 using test_util::error_of;
 
 fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("netspec_atomic_append_" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
+  return netspec::test_util::fresh_dir("atomic_append", name);
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), {}};
-}
+using netspec::test_util::slurp;
 
 TEST(AtomicWrite, ConcurrentWritersOfOnePathNeverShareATempFile) {
   const fs::path d = fresh_dir("concurrent");

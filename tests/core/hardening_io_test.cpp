@@ -15,6 +15,7 @@
 #include "core/json_strict.h"
 #include "core/npy.h"
 #include "core/safetensors.h"
+#include "tests/support/test_files.h"
 
 namespace netspec {
 namespace {
@@ -22,16 +23,10 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("netspec_hard_io_" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
+  return netspec::test_util::fresh_dir("hard_io", name);
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), {}};
-}
+using netspec::test_util::slurp;
 
 std::string error_of(const std::function<void()>& f) {
   try {

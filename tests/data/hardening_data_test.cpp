@@ -17,6 +17,7 @@
 #include "tests/data/idx_fixture.h"
 #include "tests/data/image_fixture.h"
 #include "tests/error_of.h"
+#include "tests/support/test_files.h"
 
 namespace netspec::data {
 namespace {
@@ -24,10 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("netspec_hard_data_" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
+  return netspec::test_util::fresh_dir("hard_data", name);
 }
 
 using test_util::error_of;
@@ -55,10 +53,7 @@ void put_be32(std::string& b, size_t at, uint32_t v) {
   for (int i = 0; i < 4; ++i) b[at + i] = static_cast<char>((v >> (24 - 8 * i)) & 0xff);
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), {}};
-}
+using netspec::test_util::slurp;
 
 long max_rss_kb() {
   rusage u{};

@@ -18,6 +18,7 @@
 #include "tests/data/idx_fixture.h"
 #include "tests/data/image_fixture.h"
 #include "tests/error_of.h"
+#include "tests/support/test_files.h"
 
 namespace netspec::data {
 namespace {
@@ -26,10 +27,7 @@ namespace fs = std::filesystem;
 using test_util::error_of;
 
 fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("netspec_hard_readers_" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
+  return netspec::test_util::fresh_dir("hard_readers", name);
 }
 
 long max_rss_kb() {

@@ -29,6 +29,7 @@
 #include "tests/data/idx_fixture.h"
 #include "tests/data/image_fixture.h"
 #include "tests/fuzz/fuzz_util.h"
+#include "tests/support/test_files.h"
 
 namespace netspec {
 namespace {
@@ -40,10 +41,7 @@ void put(const fs::path& p, const std::string& b) {
   std::ofstream(p, std::ios::binary).write(b.data(), static_cast<std::streamsize>(b.size()));
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), {}};
-}
+using netspec::test_util::slurp;
 
 fs::path scratch(const std::string& name) {
   fs::path d = fs::temp_directory_path() / ("netspec_fuzz_" + std::to_string(getpid()));

@@ -20,6 +20,7 @@
 #include "report/plot.h"
 #include "tests/error_of.h"
 #include "tests/support/fifo_release.h"
+#include "tests/support/test_files.h"
 
 namespace netspec::report {
 namespace {
@@ -28,16 +29,10 @@ namespace fs = std::filesystem;
 using test_util::error_of;
 
 fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("netspec_metrics_hard_" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
+  return netspec::test_util::fresh_dir("metrics_hard", name);
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), {}};
-}
+using netspec::test_util::slurp;
 
 Row row(int epoch) { return {{"epoch", epoch}, {"train_loss", 0.5}}; }
 

@@ -19,6 +19,7 @@
 #include "spec/spec_json.h"
 #include "tests/error_of.h"
 #include "tests/support/fifo_release.h"
+#include "tests/support/test_files.h"
 #include "train/config.h"
 #include "train/run_dir.h"
 
@@ -30,10 +31,7 @@ using test_util::error_of;
 using test_util::error_within;
 
 fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("netspec_run_dir_hard_" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
+  return netspec::test_util::fresh_dir("run_dir_hard", name);
 }
 
 RunRecord small_record() {
