@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/file_check.h"
+#include "data/dataset_registry.h"
 #include "data/datasets.h"
 #include "spec/spec_json.h"
 #include "train/trainer.h"
@@ -158,9 +159,8 @@ DatasetKind parse_dataset(const std::string& s) {
 }
 
 double eval_crop_ratio(const TrainConfig& c) {
-  const bool folder = c.dataset == DatasetKind::imagenette || c.dataset == DatasetKind::imagenet ||
-                      c.dataset == DatasetKind::folder;
-  return folder ? c.testCropRatio : 1.0;
+  const data::DatasetDescriptor* d = data::find_dataset_descriptor(c.dataset);
+  return d && d->eval_center_crop ? c.testCropRatio : 1.0;
 }
 
 data::Splits load_for_net(const TrainConfig& c, const ParamTable& table, const std::string& dir,
@@ -172,7 +172,8 @@ data::Splits load_for_net(const TrainConfig& c, const ParamTable& table, const s
   lo.test_crop_ratio = c.testCropRatio;  // image folders' evaluation split
   if (table.input.size() == 3)
     lo.channels = table.input[0], lo.height = table.input[1], lo.width = table.input[2];
-  if (c.dataset == DatasetKind::text && !table.input.empty())
+  const data::DatasetDescriptor* d = data::find_dataset_descriptor(c.dataset);
+  if (d && d->token_windows && !table.input.empty())
     lo.seq_len = static_cast<int>(table.input[0]);
   return data::load_dataset(c.dataset, lo);
 }

@@ -34,6 +34,12 @@ NetSpec head_net(bool nonlinear) {  // input: the features [4, 3, 3]
 struct Inputs {
   std::vector<Tensor> params, running;
   Tensor x;
+  std::vector<Tensor> args() const {  // the module's inputs before the class
+    std::vector<Tensor> a = params;
+    a.insert(a.end(), running.begin(), running.end());
+    a.push_back(x);
+    return a;
+  }
 };
 
 Inputs inputs_for(const ParamTable& t, DType dt, int64_t batch) {
@@ -70,9 +76,7 @@ TEST(EmitGradCam, ManifestAndOutputsMatchTheCamModule) {
   EXPECT_EQ(g.manifest.outputs[2].shape, (Shape{2, 4, 3, 3}));
   EXPECT_EQ(g.manifest.inputs.back().name, "class");
   Inputs in = inputs_for(t, DType::kF32, 2);
-  std::vector<Tensor> args = in.params;
-  args.insert(args.end(), in.running.begin(), in.running.end());
-  args.push_back(in.x);
+  std::vector<Tensor> args = in.args();
   std::vector<Tensor> cam = run_main(*emit_module(net, ModuleKind::cam, o).module, args);
   args.push_back(classes({1, 2}));
   for (const char* be : {"ref", "cpu"}) {
@@ -89,9 +93,7 @@ void expect_fd(const NetSpec& net, const NetSpec& head, bool linear_gap_head) {
   o.batch = 2;
   o.dtype = DType::kF64;
   Inputs in = inputs_for(t, DType::kF64, 2);
-  std::vector<Tensor> args = in.params;
-  args.insert(args.end(), in.running.begin(), in.running.end());
-  args.push_back(in.x);
+  std::vector<Tensor> args = in.args();
   const std::vector<int32_t> k = {2, 0};
   args.push_back(classes(k));
   std::vector<Tensor> r = run_main(*emit_module(net, ModuleKind::grad_cam, o).module, args);
@@ -193,9 +195,7 @@ TEST(EmitGradCam, PerPixelNetExplainsTheMaskedClassLogits) {
   ASSERT_EQ(g.manifest.inputs.back().name, "mask");
   EXPECT_EQ(g.manifest.inputs.back().shape, (Shape{2, 5, 5}));
   Inputs in = inputs_for(t, DType::kF64, 2);
-  std::vector<Tensor> args = in.params;
-  args.insert(args.end(), in.running.begin(), in.running.end());
-  args.push_back(in.x);
+  std::vector<Tensor> args = in.args();
   const std::vector<int32_t> k = {2, 0};
   args.push_back(classes(k));
   Tensor mask(DType::kF64, {2, 5, 5});
