@@ -18,6 +18,7 @@
 #include "spec/zoo.h"
 #include "train/config.h"
 #include "train/trainer.h"
+#include "tests/support/generated_text.h"
 
 namespace netspec::train {
 namespace {
@@ -31,16 +32,8 @@ fs::path tmpdir(const std::string& name) {
   return p;
 }
 
-// ~6 KB of repetitive English: random sentences from a small grammar (24 distinct characters).
 std::string sentences(uint64_t seed, size_t bytes) {
-  const char* subj[] = {"the cat", "a dog", "the bird", "my friend", "the old man", "a child"};
-  const char* verb[] = {"sees", "likes", "eats", "finds", "wants", "hears"};
-  const char* obj[] = {"the ball", "a red apple", "the green tree", "some bread", "the sky"};
-  std::mt19937_64 r(seed);
-  std::string s;
-  while (s.size() < bytes)
-    s += std::string(subj[r() % 6]) + " " + verb[r() % 6] + " " + obj[r() % 5] + ".\n";
-  return s;
+  return test_support::grammar_sentences(seed, bytes);
 }
 
 // A 1-block causal transformer over T = 32 tokens, D = 32, model vocab `vocab`.
