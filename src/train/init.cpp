@@ -31,7 +31,8 @@ double trunc_normal(std::mt19937_64& r, double sd) {
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // "<m>.weight" -> "<m>.bias"; "-" (matching no parameter) for any other name.
