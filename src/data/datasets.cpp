@@ -26,7 +26,8 @@ Dataset take_rows(const Dataset& ds, const std::vector<int64_t>& rows) {
   const auto n = static_cast<int64_t>(rows.size());
   Shape xs = ds.x.shape(), ys = ds.y.shape();
   xs[0] = ys[0] = n;
-  Dataset o{Tensor(ds.x.dtype(), xs), Tensor(ds.y.dtype(), ys), ds.mean, ds.std, ds.black};
+  Dataset o{Tensor(ds.x.dtype(), xs), Tensor(ds.y.dtype(), ys), ds.mean, ds.std, ds.black,
+            ds.pixel_values};
   const size_t xr = ds.size() ? ds.x.nbytes() / static_cast<size_t>(ds.size()) : 0;
   const size_t yr = ds.size() ? ds.y.nbytes() / static_cast<size_t>(ds.size()) : 0;
   for (int64_t i = 0; i < n; ++i) {

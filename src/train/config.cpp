@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include "core/file_check.h"
 #include "data/dataset_registry.h"
 #include "data/datasets.h"
+#include "spec/seed_aliases.h"
 #include "spec/spec_json.h"
 #include "train/trainer.h"
 
@@ -48,21 +50,25 @@ std::string field_str(const T& v) {
 
 void apply_config_text(TrainConfig& c, std::string_view text, const std::string& label) {
   // Parsed as the "train" object of a spec so the spec reader checks names, types and enums;
-  // the prefix sits on line 1, so columns there are shifted back.
+  // the prefix sits on line 1, so columns there are shifted back. Input size 0: no net, so the
+  // seed's image-relative anchors are refused here.
   const std::string prefix =
-      "{\"name\": \"c\", \"inputChannels\": 1, \"inputHeight\": 1, \"inputWidth\": 1, "
+      "{\"name\": \"c\", \"inputChannels\": 1, \"inputHeight\": 0, \"inputWidth\": 0, "
       "\"layers\": [], \"train\": ";
   std::string wrapped = prefix + std::string(text) + "\n}";
   SpecFile sf;
+  std::vector<std::string> notes;  // the seed's field names, converted (seed_aliases.h)
   try {
-    sf = parse_spec(wrapped, label);
+    sf = parse_spec(wrapped, label, &notes);
   } catch (const ParseError& e) {
     Location loc = e.location();
     if (loc.line == 1) loc.col = std::max(1, loc.col - static_cast<int>(prefix.size()));
     throw ParseError(label, loc, e.bare_message());
   }
   if (!sf.train) fail("config", "{}: expected a JSON object of TrainConfig fields", label);
+  for (const std::string& n : notes) std::cerr << label << ": " << n << "\n";
   auto j = nlohmann::json::parse(text);  // valid: parse_spec accepted it
+  convert_seed_fields(j, {});  // the netspec keys the seed's became (accepted above)
   for (auto it = j.begin(); it != j.end(); ++it) copy_field(c, *sf.train, it.key());
 }
 
