@@ -12,6 +12,7 @@
 // generated). Every page has the ids config, net, curves and timings.
 #pragma once
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 
 #include "data/datasets.h"
@@ -26,6 +27,8 @@ struct ReportOptions {
   int panels = 4;    // segmentation / detection: images per picture section
   int tokens = 200;  // text: characters generated per sample
   std::string out;   // default RUN_DIR/report.html
+  std::ostream* log = nullptr;  // the evaluation's progress (a bar on a terminal); nullptr: quiet
+  bool tty = false;
 };
 
 // The samples the evaluation sections score, chosen by the caller (the run's data and split:
