@@ -186,10 +186,10 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
   const bool val = rec.val_split > 0;
 
   if (rank0) {
-    out << fmt::format("train {} on {}: {} train / {} {} samples{}, backend {}\n",
-                             spec.net.name, enum_name(c.dataset), data.train.size(),
-                             data.test.size(), val ? "validation" : "test",
-                             val ? fmt::format(" ({} test)", held_out_test.size()) : "", o.backend);
+    out << fmt::format("train {} on {}: {} train / {} {} samples{}, backend {}\n", spec.net.name,
+                       enum_name(c.dataset), data.train.size(), data.test.size(),
+                       val ? "validation" : "test",
+                       val ? fmt::format(" ({} test)", held_out_test.size()) : "", o.backend);
     out << train::format_config(c) << format_summary(spec.net, table, c.batchSize) << std::flush;
   }
   train::install_stop_handlers();

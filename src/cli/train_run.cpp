@@ -98,7 +98,7 @@ void report_held_out_test(const std::string& run_dir, const train::RunRecord& re
   task->evaluate(s, {}, m);
   m.evaluated = true;
   out << task->final_text(m, "test")
-            << fmt::format(" (best checkpoint, epoch {}, chosen on validation)\n", s.epoch);
+      << fmt::format(" (best checkpoint, epoch {}, chosen on validation)\n", s.epoch);
 }
 
 std::string init_from_file(const std::string& p) {

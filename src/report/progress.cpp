@@ -55,12 +55,13 @@ void Progress::update(int64_t done, double loss, int64_t samples, double lr) {
   double el = std::chrono::duration<double>(now - t0_).count();
   if (tty_) {
     if (since < 0.125 && done < total_) return;
-    os_ << '\r' << format_progress(label_, done, total_, el, loss, sps, 30, first_, lr, metric_) << "\x1b[K"
-        << std::flush;
+    os_ << '\r' << format_progress(label_, done, total_, el, loss, sps, 30, first_, lr, metric_)
+        << "\x1b[K" << std::flush;
     drawn_ = true;
   } else {
     if (since < every_ || done >= total_) return;
-    os_ << format_progress(label_, done, total_, el, loss, sps, 0, first_, lr, metric_) << '\n' << std::flush;
+    os_ << format_progress(label_, done, total_, el, loss, sps, 0, first_, lr, metric_) << '\n'
+        << std::flush;
   }
   last_ = now;
 }

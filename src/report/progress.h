@@ -1,6 +1,6 @@
 // Progress reporting for the training loop. On a terminal: one bar redrawn in place (carriage
-// return) with the step count, running loss, learning rate, samples/s and ETA, at most ~8 times a second. Not a
-// terminal: a plain line every `plain_every_s` seconds, so logs stay readable.
+// return) with the step count, running loss, learning rate, samples/s and ETA, at most ~8 times a
+// second. Not a terminal: a plain line every `plain_every_s` seconds, so logs stay readable.
 #pragma once
 #include <chrono>
 #include <cstdint>

@@ -84,8 +84,7 @@ T get_fixed(std::string_view b, size_t at) {
 }
 
 double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 // The host name as one path component ([A-Za-z0-9.-], others '_').
@@ -123,9 +122,7 @@ std::string tf_record(std::string_view payload) {
   return r;
 }
 
-std::string event_file_version(double wall_time) {
-  return event(wall_time, 0, 3, "brain.Event:2");
-}
+std::string event_file_version(double wall_time) { return event(wall_time, 0, 3, "brain.Event:2"); }
 
 std::string event_scalars(double wall_time, int64_t step, const Scalars& values) {
   std::string summary;
@@ -146,12 +143,42 @@ std::string event_text(double wall_time, int64_t step, const std::string& tag,
   put_bytes(metadata, 1, plugin);
   put_key(tensor, 1, 0);  // TensorProto.dtype = DT_STRING (7)
   put_varint(tensor, 7);
-  put_bytes(tensor, 2, "");  // tensor_shape: a scalar (no dims)
+  put_bytes(tensor, 2, "");    // tensor_shape: a scalar (no dims)
   put_bytes(tensor, 8, text);  // string_val
   put_bytes(value, 1, tag);
   put_bytes(value, 9, metadata);
   put_bytes(value, 8, tensor);
   put_bytes(summary, 1, value);
+  return event(wall_time, step, 5, summary);
+}
+
+std::string event_hparams(double wall_time, int64_t step, const HParams& hparams) {
+  std::string start;
+  for (const auto& [name, v] : hparams) {
+    std::string value, entry;
+    if (const double* d = std::get_if<double>(&v)) {
+      put_key(value, 2, 1);
+      put_fixed(value, *d);
+    } else if (const std::string* s = std::get_if<std::string>(&v)) {
+      put_bytes(value, 3, *s);
+    } else {
+      put_key(value, 4, 0);
+      put_varint(value, std::get<bool>(v) ? 1 : 0);
+    }
+    put_bytes(entry, 1, name);  // map entry: key 1, value 2
+    put_bytes(entry, 2, value);
+    put_bytes(start, 1, entry);
+  }
+  put_key(start, 5, 1);
+  put_fixed(start, wall_time);
+  std::string plugin_data, plugin, metadata, val, summary;
+  put_bytes(plugin_data, 3, start);
+  put_bytes(plugin, 1, "hparams");
+  put_bytes(plugin, 2, plugin_data);
+  put_bytes(metadata, 1, plugin);
+  put_bytes(val, 1, "_hparams_/session_start_info");
+  put_bytes(val, 9, metadata);
+  put_bytes(summary, 1, val);
   return event(wall_time, step, 5, summary);
 }
 
@@ -234,6 +261,10 @@ void EventWriter::scalars(int64_t step, const Scalars& values) {
 
 void EventWriter::text(int64_t step, const std::string& tag, const std::string& text) {
   pending_ += tf_record(event_text(now_seconds(), step, tag, text));
+}
+
+void EventWriter::hparams(int64_t step, const HParams& hparams) {
+  if (!hparams.empty()) pending_ += tf_record(event_hparams(now_seconds(), step, hparams));
 }
 
 void EventWriter::flush() {

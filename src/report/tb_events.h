@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace netspec::report {
@@ -27,6 +28,12 @@ std::string event_file_version(double wall_time);
 std::string event_scalars(double wall_time, int64_t step, const Scalars& values);
 std::string event_text(double wall_time, int64_t step, const std::string& tag,
                        const std::string& text);
+// The HParams dashboard's session start: a Value tagged "_hparams_/session_start_info" whose
+// metadata is plugin "hparams" with content HParamsPluginData{session_start_info (3):
+// SessionStartInfo{hparams (1): map<string, google.protobuf.Value{number 2 | string 3 | bool 4}>,
+// start_time_secs (5)}} (TensorBoard infers the experiment from it and the run's scalars).
+using HParams = std::vector<std::pair<std::string, std::variant<double, std::string, bool>>>;
+std::string event_hparams(double wall_time, int64_t step, const HParams& hparams);
 
 // The records of an event file's bytes. A torn last record (a killed writer) ends the list;
 // a length or CRC that does not check anywhere else sets *bad (when given) and ends it too.
@@ -48,6 +55,7 @@ class EventWriter {
   EventWriter& operator=(const EventWriter&) = delete;
   void scalars(int64_t step, const Scalars& values);
   void text(int64_t step, const std::string& tag, const std::string& text);
+  void hparams(int64_t step, const HParams& hparams);
   // Appends the buffered records (O_NOFOLLOW); a failed write is an Error naming the file.
   void flush();
   const std::string& path() const { return path_; }

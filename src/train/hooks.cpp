@@ -26,9 +26,8 @@ class ProgressHook final : public Hook {
     const TrainOptions& o = ctx.o;
     if (!o.log || (!o.tty && o.progress_every_s < 0)) return;
     bar_ = std::make_unique<report::Progress>(
-        *o.log, o.tty, fmt::format("epoch {}/{}", ctx.epoch, ctx.c.epochs),
-        ctx.steps_per_epoch, ctx.c.batchSize * ctx.stepper.accum(), o.progress_every_s,
-        ctx.first_update);
+        *o.log, o.tty, fmt::format("epoch {}/{}", ctx.epoch, ctx.c.epochs), ctx.steps_per_epoch,
+        ctx.c.batchSize * ctx.stepper.accum(), o.progress_every_s, ctx.first_update);
   }
   // The running loss and the lr (the fused train step returns the loss only: no running accuracy).
   void after_step(LoopContext&, const StepEnd& e) override {

@@ -258,11 +258,11 @@ std::vector<std::string> run_record_diff(const RunRecord& stored, const RunRecor
 
 const std::vector<std::string>& run_dir_files() {
   static const std::vector<std::string> files = {
-      "config.json",     "last.safetensors",    "best.safetensors",
-      "best.json",       "metrics.csv",         "metrics.jsonl",
-      "steps.csv",       "steps.jsonl",         "loss.png",
-      "loss.svg",        "vocab.json",          "classes.json",
-      "ema.safetensors", "swa.safetensors",     "swag.safetensors",
+      "config.json",     "last.safetensors",     "best.safetensors",
+      "best.json",       "metrics.csv",          "metrics.jsonl",
+      "steps.csv",       "steps.jsonl",          "loss.png",
+      "loss.svg",        "vocab.json",           "classes.json",
+      "ema.safetensors", "swa.safetensors",      "swag.safetensors",
       "report.html",     "averages.safetensors", "train.log"};
   return files;
 }

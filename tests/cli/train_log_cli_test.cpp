@@ -4,6 +4,7 @@
 // line and adds a TensorBoard event file; rerunning a finished run prints one "nothing to do"
 // line (no config or layer table); SIGINT leaves train.log with the interrupt lines;
 // `netspec report` says what it evaluates.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -46,8 +47,7 @@ TEST(TrainLogCli, TrainLogKeepsTheConsoleAndResumeAppends) {
   ASSERT_EQ(r.status, 0) << r.out;
   const std::string log1 = slurp(run / "train.log");
   EXPECT_EQ(log1.rfind("run dir: " + run.string() + "\n", 0), 0u) << log1;
-  EXPECT_NE(log1.find("train mlp on fashion-mnist: 320 train / 100 test samples"),
-            std::string::npos)
+  EXPECT_NE(log1.find("train mlp on fashionMnist: 320 train / 100 test samples"), std::string::npos)
       << log1;
   EXPECT_NE(log1.find("\nepoch 1/1  train loss "), std::string::npos) << log1;
   EXPECT_NE(log1.find("test accuracy"), std::string::npos) << log1;

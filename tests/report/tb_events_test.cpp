@@ -2,6 +2,8 @@
 // record's bytes, an Event's protobuf bytes by hand, reading records back (a torn tail), the
 // resume cut; the console tee behind train.log (report/console_log.h); the progress line after
 // a mid-epoch resume. The files are read by TensorBoard itself in tests/train/tensorboard_test.
+#include "report/tb_events.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -12,7 +14,6 @@
 #include "core/file_check.h"
 #include "report/console_log.h"
 #include "report/progress.h"
-#include "report/tb_events.h"
 
 namespace netspec::report {
 namespace {
@@ -46,7 +47,7 @@ std::vector<fs::path> event_files(const std::string& dir) {
 }
 
 TEST(TbEvents, Crc32cMatchesPublishedVectors) {
-  EXPECT_EQ(crc32c("123456789"), 0xE3069283u);  // the CRC catalogue's check value
+  EXPECT_EQ(crc32c("123456789"), 0xE3069283u);            // the CRC catalogue's check value
   EXPECT_EQ(crc32c(std::string(32, '\0')), 0x8A9136AAu);  // RFC 3720 B.4: 32 zero bytes
   EXPECT_EQ(crc32c(""), 0u);
   // Masked: rotate right 15, add 0xA282EAD8 (mod 2^32).
@@ -72,8 +73,8 @@ TEST(TbEvents, RecordFramesLengthAndTwoMaskedCrcs) {
 TEST(TbEvents, ScalarEventBytesAreTheProtobufByHand) {
   // Event{wall_time: 1.5 (field 1, fixed64), step: 3 (field 2, varint), summary (field 5):
   //   Summary{value (field 1): Value{tag: "a" (field 1), simple_value: 0.5f (field 2, fixed32)}}}
-  const std::string want = bytes({0x09, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F, 0x10, 0x03, 0x2A, 10, 0x0A,
-                                  8, 0x0A, 1, 'a', 0x15, 0, 0, 0, 0x3F});
+  const std::string want = bytes({0x09, 0,    0, 0,    0, 0,   0,    0xF8, 0x3F, 0x10, 0x03, 0x2A,
+                                  10,   0x0A, 8, 0x0A, 1, 'a', 0x15, 0,    0,    0,    0x3F});
   EXPECT_EQ(event_scalars(1.5, 3, {{"a", 0.5}}), want);
   EXPECT_EQ(event_step(want), 3);
   // A step past 127 takes two varint bytes: 300 = 0xAC 0x02.
@@ -81,7 +82,9 @@ TEST(TbEvents, ScalarEventBytesAreTheProtobufByHand) {
   EXPECT_EQ(e.substr(9, 3), bytes({0x10, 0xAC, 0x02}));
   EXPECT_EQ(event_step(e), 300);
   // file_version (field 3) at step 0 (not written, the protobuf default).
-  EXPECT_EQ(event_file_version(0).substr(9), "\x1a\x0d" "brain.Event:2");
+  EXPECT_EQ(event_file_version(0).substr(9),
+            "\x1a\x0d"
+            "brain.Event:2");
   EXPECT_EQ(event_step(event_file_version(0)), 0);
   const std::string t = event_text(0, 7, "config", "hi");
   EXPECT_EQ(event_step(t), 7);

@@ -1,7 +1,8 @@
 // RUN/events.out.tfevents.* read back by TensorBoard's own reader (EventAccumulator, in
 // BUILD_DIR/venv: scripts/install-oracles.sh): every scalar equals its metrics.jsonl /
 // steps.jsonl value (as the float32 TensorBoard stores), each step once across a mid-epoch stop,
-// a kill's extra records and the resume; the config text equals config.json. The stop also
+// a kill's extra records and the resume; the config text equals config.json and the HParams
+// session holds the TrainConfig fields. The stop also
 // writes loss.png, and the resumed progress line counts from the resume point.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -93,6 +94,7 @@ TEST(TensorBoard, ReaderSeesEveryMetricOnceAcrossStopAndResume) {
                                       "/tests/train/tb_reader.py " + run + " 2>&1");
   Read scalars;
   std::vector<std::pair<int64_t, std::string>> config;
+  std::map<std::string, nlohmann::json> hparams;
   std::istringstream in(out);
   for (std::string line; std::getline(in, line);) {
     nlohmann::json j;
@@ -103,6 +105,8 @@ TEST(TensorBoard, ReaderSeesEveryMetricOnceAcrossStopAndResume) {
     }
     if (j.contains("tag"))
       scalars[j["tag"]].emplace_back(j["step"].get<int64_t>(), j["value"].get<double>());
+    else if (j.contains("hparam"))
+      hparams[j["hparam"]] = j["value"];
     else
       config.emplace_back(j["step"].get<int64_t>(), j["value"].get<std::string>());
   }
@@ -116,6 +120,19 @@ TEST(TensorBoard, ReaderSeesEveryMetricOnceAcrossStopAndResume) {
   std::istringstream cl(config[1].second);
   for (std::string l; std::getline(cl, l);) unindented += l.substr(4) + "\n";
   EXPECT_EQ(unindented, cfg);
+
+  // The HParams dashboard's session: the net and the TrainConfig fields.
+  EXPECT_EQ(hparams["net"], "small") << out;
+  EXPECT_EQ(hparams["batchSize"], 32);
+  EXPECT_EQ(hparams["seed"], 7);
+  const auto train = nlohmann::json::parse(cfg)["spec"]["train"];
+  size_t scalar_fields = 0;
+  for (const auto& [k, v] : train.items())
+    if (v.is_primitive() && !v.is_null()) {
+      ++scalar_fields;
+      EXPECT_EQ(hparams[k], v) << k;
+    }
+  EXPECT_EQ(hparams.size(), scalar_fields + 1);
 
   // Per step: steps.jsonl's train_loss, lr, samples_per_s at each step 1..20, once each.
   const auto steps = report::read_jsonl(run + "/steps.jsonl");
