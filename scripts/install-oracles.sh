@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the test oracles into BUILD_DIR/venv from PyPI: XLA's CPU compiler (jax/jaxlib), IREE
 # (iree-base-compiler: iree-compile; iree-base-runtime: iree-run-module), numpy and pycocotools
-# (the COCO mAP oracle of tests/train/detection_test.cpp); plus timm for
+# (the COCO mAP oracle of tests/train/detection_test.cpp), tensorboard (its event reader checks
+# the run dir's events.out.tfevents.* files, tests/train/tb_events_test.cpp); plus timm for
 # reference architectures when Debian's python3-torch/python3-torchvision are installed (the venv
 # sees them through --system-site-packages, so no multi-GB CUDA torch is downloaded).
 # Usage: scripts/install-oracles.sh BUILD_DIR   (idempotent; quiet on success; ~30 s from scratch)
@@ -18,7 +19,9 @@ log="$build_dir/install-oracles.log"
 
 # Versions verified together (Debian 12, Python 3.11): jax 0.10.2 is the newest for Python 3.11.
 oracle_pins=(jax==0.10.2 jaxlib==0.10.2 ml_dtypes==0.6.0 scipy==1.17.1 opt_einsum==3.4.0
-  numpy==2.4.6 iree-base-compiler==3.13.0 iree-base-runtime==3.13.0 pycocotools==2.0.11)
+  numpy==2.4.6 iree-base-compiler==3.13.0 iree-base-runtime==3.13.0 pycocotools==2.0.11
+  tensorboard==2.21.0 tensorboard-data-server==0.7.2 protobuf==7.36.2 grpcio==1.85.3 absl-py==2.5.1
+  Markdown==3.11.3 Werkzeug==3.1.9)
 timm_pins=(timm==1.0.31 safetensors==0.8.0 huggingface_hub==2.4.0 pyyaml)
 
 python=/usr/bin/python3
@@ -55,6 +58,8 @@ fi
   die "jax does not import in $venv; see $log"
 "$venv/bin/python" -c 'import pycocotools.cocoeval' >>"$log" 2>&1 ||
   die "pycocotools does not import in $venv; see $log"
+"$venv/bin/python" -c 'from tensorboard.backend.event_processing import event_accumulator' \
+  >>"$log" 2>&1 || die "tensorboard does not import in $venv; see $log"
 "$venv/bin/iree-compile" --version >>"$log" 2>&1 || die "iree-compile does not run; see $log"
 "$venv/bin/iree-run-module" --help >>"$log" 2>&1 || die "iree-run-module does not run; see $log"
 if [[ $have_torch == yes ]]; then

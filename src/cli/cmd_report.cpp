@@ -5,6 +5,8 @@
 // prediction panels, worst-IoU images; detection: mAP overall and per class, box panels), timings.
 // The
 // data location, --limit and --val-split hold-out come from RUN_DIR/config.json, as for `eval`.
+#include <unistd.h>
+
 #include <filesystem>
 #include <iostream>
 
@@ -12,6 +14,7 @@
 #include "cli/run_target.h"
 #include "core/error.h"
 #include "layers/param_table.h"
+#include "report/progress.h"
 #include "viz/report_page.h"
 
 namespace netspec::cli {
@@ -76,6 +79,8 @@ void register_report_command(CLI::App& app) {
       fail("report", "{}: no such run directory (give a run dir of `netspec train`)",
            a->page.run_dir);
     const RunTarget t = resolve_run_target("report", a->page.run_dir, "");  // not a run: exit 2
+    a->page.log = &std::cout;
+    a->page.tty = report::is_terminal(STDOUT_FILENO);
     std::cout << "wrote " << viz::write_report(a->page, report_data(*a, t)) << "\n";
   });
 }

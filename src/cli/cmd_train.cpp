@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -25,10 +26,12 @@
 #include "data/datasets.h"
 #include "dist/process_group.h"
 #include "layers/param_table.h"
+#include "report/console_log.h"
 #include "report/progress.h"
 #include "spec/param_table.h"
 #include "spec/summary.h"
 #include "spec/zoo.h"
+#include "train/checkpoint_peek.h"
 #include "train/config.h"
 #include "train/run_dir.h"
 #include "train/signals.h"
@@ -110,8 +113,19 @@ train::RunRecord resolve_record(TrainOpts& o, CLI::App* cmd) {
   return rec;
 }
 
+// RUN/train.log's line between two runs' text: when and how the run was continued.
+std::string resume_separator(const std::string& command) {
+  const std::time_t now = std::time(nullptr);
+  char when[32] = {};
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&now));
+  return fmt::format("----- {}: {} -----", when, command);
+}
+
 // Takes the run dir (lock, resume check), joins the process group, loads the data and trains.
+// What the console shows is kept in RUN/train.log (report/console_log.h).
 void run_train(TrainOpts& o, CLI::App* cmd) {
+  report::ConsoleLog console(std::cout);
+  std::ostream& out = console.stream();
   train::RunRecord rec = resolve_record(o, cmd);
   TrainConfig c = *rec.spec.train;
   const auto env = dist::dist_env_from_environment();
@@ -122,7 +136,6 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
   train::NewRunDirCleanup cleanup(rank0 ? run_dir : "");
   std::optional<train::RunDirLock> lock;  // one trainer per run dir, held to the end
   if (rank0) {
-    std::cout << "run dir: " << run_dir << "\n" << std::flush;
     try {
       lock.emplace(run_dir, cleanup.fresh());
     } catch (const Error&) {
@@ -132,7 +145,19 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
     const auto mode = o.overwrite ? train::RunDirMode::kOverwrite
                       : o.resume  ? train::RunDirMode::kResume
                                   : train::RunDirMode::kCheck;
-    rec = train::prepare_run_dir(run_dir, rec, mode, o.flags.given("--epochs"), &std::cout);
+    rec = train::prepare_run_dir(run_dir, rec, mode, o.flags.given("--epochs"), &out);
+    // A finished run: one line, before the data is loaded or the config printed.
+    const std::string last = (std::filesystem::path(run_dir) / "last.safetensors").string();
+    const std::optional<int> done = train::checkpoint_epochs(last);
+    if (done && *done >= rec.spec.train->epochs && (!env || env->world <= 1)) {
+      std::cout << fmt::format(
+          "nothing to do: {} already has {} of {} epochs (raise --epochs to train more)\n", last,
+          *done, rec.spec.train->epochs);
+      return;
+    }
+    console.attach((std::filesystem::path(run_dir) / "train.log").string(),
+                   resume_separator(rec.command));
+    out << "run dir: " << run_dir << "\n" << std::flush;
   }
   c = *rec.spec.train;
   SpecFile spec = rec.spec;
@@ -161,12 +186,11 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
   const bool val = rec.val_split > 0;
 
   if (rank0) {
-    std::cout << fmt::format("train {} on {}: {} train / {} {} samples{}, backend {}\n",
-                             spec.net.name, enum_name(c.dataset), data.train.size(),
-                             data.test.size(), val ? "validation" : "test",
-                             val ? fmt::format(" ({} test)", held_out_test.size()) : "", o.backend);
-    std::cout << train::format_config(c) << format_summary(spec.net, table, c.batchSize)
-              << std::flush;
+    out << fmt::format("train {} on {}: {} train / {} {} samples{}, backend {}\n", spec.net.name,
+                       enum_name(c.dataset), data.train.size(), data.test.size(),
+                       val ? "validation" : "test",
+                       val ? fmt::format(" ({} test)", held_out_test.size()) : "", o.backend);
+    out << train::format_config(c) << format_summary(spec.net, table, c.batchSize) << std::flush;
   }
   train::install_stop_handlers();
   to.run_dir = rank0 ? run_dir : "";  // rank 0 writes; the others take its state
@@ -175,22 +199,22 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
   if (rank0) train::save_class_names(run_dir, data.class_names);
   to.backend = o.backend;
   to.backend_options = o.engine;
-  to.log = rank0 ? &std::cout : nullptr;
+  to.log = rank0 ? &out : nullptr;
   to.tty = report::is_terminal(STDOUT_FILENO);
   to.table = &table;
   to.eval_split = val ? "validation" : "test";
   train::TrainResult r = train::run_training(spec, data, to);
   if (r.interrupted) {
-    if (rank0) std::cout << "stopped by signal\n" << std::flush;
+    if (rank0) out << "stopped by signal\n" << std::flush;
     std::exit(130);
   }
   if (!rank0) return;
-  if (!r.final_line.empty()) std::cout << r.final_line << "\n";  // the task's closing line
+  if (!r.final_line.empty()) out << r.final_line << "\n";  // the task's closing line
   if (!val) return;
   data::Splits held_out;  // the test split, under the run's class names
   held_out.test = std::move(held_out_test);
   held_out.class_names = data.class_names;
-  report_held_out_test(run_dir, rec, table, held_out, o.backend, o.engine);
+  report_held_out_test(run_dir, rec, table, held_out, o.backend, o.engine, out);
 }
 
 }  // namespace

@@ -79,7 +79,8 @@ void apply_train_run_args(CLI::App* cmd, const TrainRunArgs& a, train::RunRecord
 
 void report_held_out_test(const std::string& run_dir, const train::RunRecord& rec,
                           const ParamTable& table, const data::Splits& held_out,
-                          const std::string& backend, const exec::BackendOptions& engine) {
+                          const std::string& backend, const exec::BackendOptions& engine,
+                          std::ostream& out) {
   const fs::path best = fs::path(run_dir) / "best.safetensors";
   if (!fs::exists(best) || held_out.test.size() == 0) return;
   const TrainConfig& c = *rec.spec.train;
@@ -96,8 +97,8 @@ void report_held_out_test(const std::string& run_dir, const train::RunRecord& re
   task->init_metrics(m);
   task->evaluate(s, {}, m);
   m.evaluated = true;
-  std::cout << task->final_text(m, "test")
-            << fmt::format(" (best checkpoint, epoch {}, chosen on validation)\n", s.epoch);
+  out << task->final_text(m, "test")
+      << fmt::format(" (best checkpoint, epoch {}, chosen on validation)\n", s.epoch);
 }
 
 std::string init_from_file(const std::string& p) {

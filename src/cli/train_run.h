@@ -3,6 +3,7 @@
 // loading the run's data with labels checked against the net's classes at load time.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,8 @@ data::Dataset hold_out_validation(data::Splits& s, double fraction, int64_t seed
 // on N samples (best checkpoint, epoch E, chosen on validation)`.
 void report_held_out_test(const std::string& run_dir, const train::RunRecord& rec,
                           const ParamTable& table, const data::Splits& held_out,
-                          const std::string& backend, const exec::BackendOptions& engine);
+                          const std::string& backend, const exec::BackendOptions& engine,
+                          std::ostream& out);
 
 // --init-from: a weights file, or a run dir (its best.safetensors, else last).
 std::string init_from_file(const std::string& file_or_run);

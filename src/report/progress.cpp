@@ -17,46 +17,51 @@ std::string format_duration(double seconds) {
 }
 
 std::string format_progress(const std::string& label, int64_t done, int64_t total, double elapsed_s,
-                            double loss, double samples_per_step, int width) {
+                            double loss, double samples_per_step, int width, int64_t first,
+                            double lr, const std::string& metric) {
   std::string bar;
   if (width > 0) {
     int fill = total > 0 ? static_cast<int>(width * std::min(done, total) / total) : 0;
     bar = "[" + std::string(fill, '#') + std::string(width - fill, '.') + "] ";
   }
-  // Rate from the steps seen so far; ETA = remaining steps at that rate.
-  double rate = elapsed_s > 0 ? static_cast<double>(done) / elapsed_s : 0;
+  // Rate from the steps made since `first`; ETA = remaining steps at that rate.
+  double rate = elapsed_s > 0 ? static_cast<double>(done - first) / elapsed_s : 0;
   std::string eta = rate > 0 ? format_duration(static_cast<double>(total - done) / rate) : "?";
-  return fmt::format("{} {}{}/{} loss {:.4f} {:.0f} samples/s ETA {}", label, bar, done, total,
-                     loss, rate * samples_per_step, eta);
+  const std::string lr_text = lr >= 0 ? fmt::format(" lr {:.3g}", lr) : "";
+  return fmt::format("{} {}{}/{} {} {:.4f}{} {:.0f} samples/s ETA {}", label, bar, done, total,
+                     metric, loss, lr_text, rate * samples_per_step, eta);
 }
 
 Progress::Progress(std::ostream& os, bool tty, std::string label, int64_t total,
-                   int64_t samples_per_step, double plain_every_s)
+                   int64_t samples_per_step, double plain_every_s, int64_t first)
     : os_(os),
       tty_(tty),
       label_(std::move(label)),
       total_(total),
       sps_(samples_per_step),
+      first_(first),
       every_(plain_every_s),
       t0_(Clock::now()),
       last_(t0_) {}
 
-void Progress::update(int64_t done, double loss, int64_t samples) {
+void Progress::update(int64_t done, double loss, int64_t samples, double lr) {
   auto now = Clock::now();
   // Samples per step so far: exact when the caller counts them (a tail batch is smaller).
-  const double sps = samples >= 0 && done > 0
-                         ? static_cast<double>(samples) / static_cast<double>(done)
+  const int64_t made = done - first_;
+  const double sps = samples >= 0 && made > 0
+                         ? static_cast<double>(samples) / static_cast<double>(made)
                          : static_cast<double>(sps_);
   double since = std::chrono::duration<double>(now - last_).count();
   double el = std::chrono::duration<double>(now - t0_).count();
   if (tty_) {
     if (since < 0.125 && done < total_) return;
-    os_ << '\r' << format_progress(label_, done, total_, el, loss, sps, 30) << "\x1b[K"
-        << std::flush;
+    os_ << '\r' << format_progress(label_, done, total_, el, loss, sps, 30, first_, lr, metric_)
+        << "\x1b[K" << std::flush;
     drawn_ = true;
   } else {
     if (since < every_ || done >= total_) return;
-    os_ << format_progress(label_, done, total_, el, loss, sps, 0) << '\n' << std::flush;
+    os_ << format_progress(label_, done, total_, el, loss, sps, 0, first_, lr, metric_) << '\n'
+        << std::flush;
   }
   last_ = now;
 }

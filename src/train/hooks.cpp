@@ -26,12 +26,12 @@ class ProgressHook final : public Hook {
     const TrainOptions& o = ctx.o;
     if (!o.log || (!o.tty && o.progress_every_s < 0)) return;
     bar_ = std::make_unique<report::Progress>(
-        *o.log, o.tty, fmt::format("epoch {}/{}", ctx.epoch, ctx.c.epochs),
-        ctx.steps_per_epoch - ctx.first_update, ctx.c.batchSize * ctx.stepper.accum(),
-        o.progress_every_s);
+        *o.log, o.tty, fmt::format("epoch {}/{}", ctx.epoch, ctx.c.epochs), ctx.steps_per_epoch,
+        ctx.c.batchSize * ctx.stepper.accum(), o.progress_every_s, ctx.first_update);
   }
-  void after_step(LoopContext& ctx, const StepEnd& e) override {
-    if (bar_) bar_->update(e.update + 1 - ctx.first_update, e.epoch_loss, e.run_samples);
+  // The running loss and the lr (the fused train step returns the loss only: no running accuracy).
+  void after_step(LoopContext&, const StepEnd& e) override {
+    if (bar_) bar_->update(e.update + 1, e.epoch_loss, e.run_samples, e.lr);
   }
   void epoch_metrics(LoopContext&, EpochMetrics&, std::string&) override { finish(); }
   void on_stop(LoopContext&) override { finish(); }
@@ -125,6 +125,8 @@ class TtaHook final : public Hook {
   }
 };
 
+}  // namespace
+
 // One steps.csv row. grad-norm is not logged: the fused train step does not return it.
 report::Row step_row(int64_t step, double epoch, const StepEnd& e) {
   return {{"step", static_cast<double>(step)},
@@ -135,6 +137,8 @@ report::Row step_row(int64_t step, double epoch, const StepEnd& e) {
           {"ms", 1e3 * e.seconds},
           {"samples_per_s", e.seconds > 0 ? double(e.samples) / e.seconds : 0.0}};
 }
+
+namespace {
 
 // The run dir: steps rows per update (flushed with `last`), per epoch the metrics rows, the
 // plots, `best` (+ best.json) when the epoch is best, and `last` every checkpointEveryNEpochs
@@ -168,6 +172,8 @@ class RunDirHook final : public Hook {
   }
   void on_stop(LoopContext& ctx) override {
     slog_.flush();
+    // Mid-epoch too: the curves so far (the interrupted epoch's steps included).
+    if (!ctx.o.run_dir.empty()) report::write_loss_plots(ctx.o.run_dir, mlog_.rows(), slog_.rows());
     if (!saved_) save_last(ctx);
   }
 

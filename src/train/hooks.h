@@ -73,6 +73,9 @@ std::unique_ptr<Hook> make_averages_hook(Averages& averages);
 std::unique_ptr<Hook> make_tta_hook();
 // Rows past s.epoch / s.step are dropped from the logs when it is made (a resume's rows).
 std::unique_ptr<Hook> make_run_dir_hook(const LoopContext& ctx, Averages& averages);
+// RUN/events.out.tfevents.* (tensorboard_hook.cpp); nullptr without a run dir. Steps past
+// s.step are dropped from the earlier event files when it is made.
+std::unique_ptr<Hook> make_tensorboard_hook(const LoopContext& ctx);
 
 // The training set of epoch `epoch` (0-based) from `base`: the task's redraw (detection targets,
 // text windows), else repeated augmentation's rows, else base itself.
@@ -86,6 +89,8 @@ void run_loop(LoopContext& ctx, const std::vector<std::unique_ptr<Hook>>& hooks,
 // "epoch 3/10  train loss 0.4321<task's eval text>  (12.3 s, 45.67 ms/step, 1234 samples/s, lr
 // 0.001)  best" (no newline).
 std::string epoch_line(const EpochMetrics& m, int epochs, const tasks::Task& task);
+// steps.csv's row of update `step` (1-based count), at fractional `epoch`.
+report::Row step_row(int64_t step, double epoch, const StepEnd& e);
 // metrics.csv's row of an epoch.
 report::Row metrics_row(const EpochMetrics& m, const tasks::Task& task);
 // The score best.json holds in dir (-inf when absent or unreadable).

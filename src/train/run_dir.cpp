@@ -258,12 +258,12 @@ std::vector<std::string> run_record_diff(const RunRecord& stored, const RunRecor
 
 const std::vector<std::string>& run_dir_files() {
   static const std::vector<std::string> files = {
-      "config.json",     "last.safetensors",    "best.safetensors",
-      "best.json",       "metrics.csv",         "metrics.jsonl",
-      "steps.csv",       "steps.jsonl",         "loss.png",
-      "loss.svg",        "vocab.json",          "classes.json",
-      "ema.safetensors", "swa.safetensors",     "swag.safetensors",
-      "report.html",     "averages.safetensors"};
+      "config.json",     "last.safetensors",     "best.safetensors",
+      "best.json",       "metrics.csv",          "metrics.jsonl",
+      "steps.csv",       "steps.jsonl",          "loss.png",
+      "loss.svg",        "vocab.json",           "classes.json",
+      "ema.safetensors", "swa.safetensors",      "swag.safetensors",
+      "report.html",     "averages.safetensors", "train.log"};
   return files;
 }
 
@@ -309,6 +309,11 @@ RunRecord prepare_run_dir(const std::string& dir, const RunRecord& now, RunDirMo
     int removed = 0;
     for (const auto& f : run_dir_files())
       if (fs::remove(d / f, ec)) ++removed;
+    // TensorBoard's events.out.tfevents.* (report/tb_events.h): names vary per file.
+    std::vector<fs::path> events;
+    for (const auto& e : fs::directory_iterator(d, ec))
+      if (e.path().filename().string().starts_with("events.out.tfevents.")) events.push_back(e);
+    for (const auto& p : events) removed += fs::remove(p, ec) ? 1 : 0;
     if (log && removed > 0)
       *log << fmt::format("--overwrite: removed netspec's {} files from {} (other files kept)\n",
                           removed, dir);

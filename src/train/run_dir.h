@@ -102,7 +102,8 @@ class NewRunDirCleanup {
   bool fresh_ = false;
 };
 
-// The files netspec writes in a run dir (what --overwrite removes).
+// The files netspec writes in a run dir (what --overwrite removes, with the TensorBoard event
+// files events.out.tfevents.*).
 const std::vector<std::string>& run_dir_files();
 
 // classes.json: class names by label, written once per run dir; read back by eval/predict.

@@ -171,6 +171,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   hooks.push_back(make_averages_hook(averages));
   if (c.useTTA) hooks.push_back(make_tta_hook());
   hooks.push_back(make_run_dir_hook(ctx, averages));
+  if (auto tb = make_tensorboard_hook(ctx)) hooks.push_back(std::move(tb));
   broadcast_state(s, o.dp);  // processes: every rank resumes from rank 0's checkpoint
   const int reps = o.dp.replicas;
   const int64_t tail = first.size() % c.batchSize;

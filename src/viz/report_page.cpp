@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 #include "core/error.h"
@@ -18,6 +19,7 @@
 #include "report/loss_plot.h"
 #include "report/metrics_log.h"
 #include "report/pictures.h"
+#include "report/progress.h"
 #include "spec/summary.h"
 #include "tasks/task.h"
 #include "train/config.h"
@@ -58,23 +60,40 @@ struct Scored {
   double seconds = 0;
 };
 
-Scored score(const Model& m, const data::Dataset& ds, exec::Backend& be) {
+// With o.log: "evaluating N samples ..." first, then a bar (terminal) or a line every 10 s with
+// the running accuracy, then the time taken.
+Scored score(const Model& m, const data::Dataset& ds, exec::Backend& be, const ReportOptions& o) {
   const int64_t batch = std::min<int64_t>(m.train.batchSize, std::max<int64_t>(1, ds.size()));
   train::Evaluator ev(m.spec.net, batch, be, &m.table);
   data::Loader ld(ds, batch, false, 0);
   ld.start_epoch(0);
   Scored s;
+  std::optional<report::Progress> bar;
+  if (o.log) {
+    *o.log << fmt::format("evaluating {} samples ...\n", ds.size()) << std::flush;
+    bar.emplace(*o.log, o.tty, "evaluating", ld.num_batches(), batch);
+    bar->metric_name("accuracy");
+  }
   auto t0 = Clock::now();
+  int64_t right = 0;
   for (int64_t b = 0; b < ld.num_batches(); ++b) {
     Tensor x, y;
     const int64_t n = ld.batch(b, x, y);
     auto p = train::softmax_rows(ev.logits(m.params, m.running, x), n);
     for (int64_t i = 0; i < n; ++i) {
+      const int32_t label = y.data<int32_t>()[i];
+      right += std::max_element(p[i].begin(), p[i].end()) - p[i].begin() == label ? 1 : 0;
       s.probs.push_back(std::move(p[i]));
-      s.labels.push_back(y.data<int32_t>()[i]);
+      s.labels.push_back(label);
     }
+    const auto done = static_cast<int64_t>(s.labels.size());
+    if (bar) bar->update(b + 1, static_cast<double>(right) / static_cast<double>(done), done);
   }
   s.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (bar) {
+    bar->finish();
+    *o.log << fmt::format("evaluated {} samples in {:.1f} s\n", s.labels.size(), s.seconds);
+  }
   return s;
 }
 
@@ -241,7 +260,7 @@ std::string task_sections(const Model& m, tasks::TaskKind task, const ReportOpti
     return regression_report_sections(m, d.splits.test, d.what, be, o.panels, eval_s);
   if (task == tasks::TaskKind::diffusion)
     return ddpm_report_sections(m, d.splits.test, d.what, be, 4 * o.panels, 20, eval_s);
-  Scored s = score(m, d.splits.test, be);
+  Scored s = score(m, d.splits.test, be, o);
   eval_s = s.seconds;
   return evaluation_sections(m, d.splits.test, d.what, s, o, be);
 }

@@ -12,6 +12,7 @@
 // generated). Every page has the ids config, net, curves and timings.
 #pragma once
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 
 #include "data/datasets.h"
@@ -21,11 +22,13 @@ namespace netspec::viz {
 struct ReportOptions {
   std::string run_dir;
   std::string backend = "cpu";
-  int wrong = 12;    // most confidently wrong images shown
-  int cam = 4;       // Grad-CAM samples
-  int panels = 4;    // segmentation / detection: images per picture section
-  int tokens = 200;  // text: characters generated per sample
-  std::string out;   // default RUN_DIR/report.html
+  int wrong = 12;               // most confidently wrong images shown
+  int cam = 4;                  // Grad-CAM samples
+  int panels = 4;               // segmentation / detection: images per picture section
+  int tokens = 200;             // text: characters generated per sample
+  std::string out;              // default RUN_DIR/report.html
+  std::ostream* log = nullptr;  // the evaluation's progress (a bar on a terminal); nullptr: quiet
+  bool tty = false;
 };
 
 // The samples the evaluation sections score, chosen by the caller (the run's data and split:

@@ -36,17 +36,7 @@ const Splits& synthetic() {
   return s;
 }
 
-SpecFile small(int epochs) {
-  SpecFile s = parse_spec(test_util::kSmallMlp);
-  TrainConfig c;
-  c.dataset = DatasetKind::fashionMnist;
-  c.epochs = epochs;
-  c.batchSize = 32;
-  c.learningRate = 1e-3;
-  c.seed = 7;
-  s.train = c;
-  return s;
-}
+SpecFile small(int epochs) { return test_util::small_mlp_spec(epochs); }
 
 std::string slurp(const std::string& p) {
   std::ifstream f(p, std::ios::binary);
