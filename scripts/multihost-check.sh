@@ -20,6 +20,7 @@
 # Usage: scripts/multihost-check.sh [BUILD_DIR] [WORK_DIR]
 set -uo pipefail
 BUILD=$(realpath "${1:-build}")
+ROOT=$(realpath "$(dirname "$0")/..")
 NETSPEC=$BUILD/netspec
 SKIP=77
 skip() { echo "multihost-check: SKIPPED: $*"; exit $SKIP; }
@@ -80,10 +81,15 @@ EOF
 export NETSPEC_DIST_TOKEN=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
 export NETSPEC_DIST_TIMEOUT=${NETSPEC_DIST_TIMEOUT:-5}
 PORT=29500
-targs() {  # targs RUN_DIR EPOCHS EXTRA...: the training every run of this check does
+# targs RUN_DIR EPOCHS EXTRA...: the training every run of this check does (TARGS_NET and
+# TARGS_REST replace the net and its flags).
+targs() {
   local run=$1 epochs=$2; shift 2
-  echo "train $WORK/bnsmall.json --dataset fashion-mnist --data $WORK/data --batch 32" \
-    "--epochs $epochs --optimizer sgd --lr 0.05 --set momentum=0.9 --run-dir $run $*"
+  local rest="--dataset fashion-mnist --data $WORK/data --batch 32 --optimizer sgd --lr 0.05"
+  rest="$rest --set momentum=0.9"
+  # (--set epochs=N where the spec's warmupEpochs exceed N until its --set applies: TARGS_EPOCHS)
+  echo "train ${TARGS_NET:-$WORK/bnsmall.json} ${TARGS_REST:-$rest} ${TARGS_EPOCHS:---epochs }$epochs" \
+    "--run-dir $run $*"
 }
 one() { "$NETSPEC" $(targs "$@") > "$WORK/$(basename "$1").log" 2>&1 || die "$* (see log)"; }
 
@@ -184,6 +190,30 @@ if ip netns exec $NA tc qdisc add dev v$NA root netem delay 5ms loss 1% 2>/dev/n
 else
   echo "multihost-check: tc netem unavailable here (sch_netem): the lossy-link run is skipped"
 fi
+
+# Large batches across nodes: the recipe examples/lamb-2048-cifar.json (LAMB, batch 1024 x 2
+# micro-batches; mixup, cutmix, RandAugment, repeated augmentation) at small scale, 2 x 16 rows a
+# micro-batch, 2 micro-batches an update (ghost BN per shard, momentum compensated): 2 nodes ==
+# --replicas 2 bit for bit. Data: CIFAR-10 binary batches of generated images.
+python3 - "$WORK/cifar" <<'EOF' || die "generating CIFAR data"
+import os, random, sys
+d = sys.argv[1]; os.makedirs(d, exist_ok=True)
+def batch(name, n, seed):
+    r = random.Random(seed); out = bytearray()
+    for _ in range(n):
+        c = r.randrange(10); out.append(c)
+        out += bytes((c * 25 + r.randrange(60)) % 256 for _ in range(3072))
+    open(f"{d}/{name}", "wb").write(out)
+for k in range(1, 6): batch(f"data_batch_{k}.bin", 32, k)
+batch("test_batch.bin", 32, 9)
+EOF
+lb="--data $WORK/cifar --set batchSize=32 --set warmupEpochs=0"
+"$NETSPEC" train "$ROOT/examples/lamb-2048-cifar.json" $lb --set epochs=1 --replicas 2 \
+  --run-dir "$WORK/lamb_threads" > "$WORK/lamb_threads.log" 2>&1 ||
+  die "lamb threads: $(tail -3 "$WORK/lamb_threads.log")"
+TARGS_NET="$ROOT/examples/lamb-2048-cifar.json" TARGS_REST="$lb" TARGS_EPOCHS="--set epochs=" \
+  two_nodes lamb 1
+same lamb_threads lamb bits
 
 # Faults. kill -9 of node 1's rank at a random moment of epoch 2 or 3 of 30 (once epoch 1's
 # `last` checkpoint exists): node 0 must end within 15 s naming rank 1.
