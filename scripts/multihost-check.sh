@@ -12,9 +12,12 @@
 #      process of the run is left in either namespace, and relaunching both nodes resumes to
 #      the uninterrupted run's parameters bit for bit; SIGSTOP of node 1 past the timeout ends
 #      node 0, and node 1 ends once continued;
-#   5. a rank of another netspec build (the binary with one byte appended) is refused at
-#      rendezvous naming the build; multi-node launch without a token, or with a loopback
-#      master address, is refused before any rank starts.
+#   5. the LAMB large-batch recipe (examples/lamb-2048-cifar.json, accumulation x replicas) at
+#      small scale on the two nodes == `--replicas 2` bit for bit;
+#   6. a rank of another netspec build (the binary with one byte appended) is refused at
+#      rendezvous naming the build; node 1 reading the secret with --token-file works, and a
+#      wrong secret there is refused by rank 0's store; multi-node launch without a token, with a
+#      loopback master address or with --iface lo is refused before any rank starts.
 # Needs root (ip netns, tc) and python3; exits 77 (skipped) with a message when namespaces
 # cannot be made. Everything it creates (namespaces mh<pid>a/b, veths, WORK) goes on exit.
 # Usage: scripts/multihost-check.sh [BUILD_DIR] [WORK_DIR]
@@ -110,8 +113,12 @@ node() {
   local ns=$NA; [ "$n" = 1 ] && ns=$NB
   # Node 1's run dir is its own (no shared file system): only rank 0 writes.
   local dir=$WORK/$run; [ "$n" = 1 ] && dir=$WORK/$run.node1
-  ip netns exec $ns "${LAUNCH_BIN:-$NETSPEC}" launch --nnodes 2 --node-rank "$n" \
-    --master-addr 10.213.0.1 --master-port $PORT --nproc-per-node 1 -- \
+  # NODE1_TOKEN_FILE: node 1 reads the secret from that file, its environment has none.
+  local tok=()
+  [ "$n" = 1 ] && [ -n "${NODE1_TOKEN_FILE:-}" ] &&
+    tok=(env -u NETSPEC_DIST_TOKEN) && local tf="--token-file $NODE1_TOKEN_FILE"
+  ip netns exec $ns "${tok[@]}" "${LAUNCH_BIN:-$NETSPEC}" launch --nnodes 2 --node-rank "$n" \
+    --master-addr 10.213.0.1 --master-port $PORT --nproc-per-node 1 ${tf:-} -- \
     $(targs "$dir" "$epochs" "$@") > "$WORK/$run.node$n.log" 2>&1 &
   LAUNCH_PID=$!
 }
@@ -178,7 +185,8 @@ one "$WORK/threads_nosync" 1 --replicas 2
 
 two_nodes nodes 1 --set syncBN=true
 same threads nodes bits; same one nodes rel
-two_nodes nodes_nosync 1
+echo "$NETSPEC_DIST_TOKEN" > "$WORK/token"
+NODE1_TOKEN_FILE=$WORK/token two_nodes nodes_nosync 1  # node 1: --token-file
 same threads_nosync nodes_nosync bits
 [ -d "$WORK/nodes.node1" ] && die "node 1 (rank 1) wrote a run dir"
 
@@ -270,6 +278,14 @@ wait $p0; s0=$?; wait $p1; s1=$?
 [ $s0 = 2 ] && [ $s1 = 2 ] || die "build: statuses $s0 $s1 (expected 2 2)"
 grep -q "rank 1 runs another netspec build than rank 0 (build.binary" "$WORK/build.node0.log" ||
   die "build: $(tail -3 "$WORK/build.node0.log")"
+# Node 1 with another secret in its --token-file: refused by rank 0's store, naming the token.
+echo wrong-secret > "$WORK/bad.token"
+node 0 badtoken 1; p0=$LAUNCH_PID
+NODE1_TOKEN_FILE=$WORK/bad.token node 1 badtoken 1; p1=$LAUNCH_PID
+wait $p0; s0=$?; wait $p1; s1=$?
+[ $s0 != 0 ] && [ $s1 != 0 ] || die "bad token: statuses $s0 $s1"
+grep -q "refused this rank's token" "$WORK/badtoken.node1.log" ||
+  die "bad token: $(tail -3 "$WORK/badtoken.node1.log")"
 out=$(NETSPEC_DIST_TOKEN= ip netns exec $NB "$NETSPEC" launch --nnodes 2 --node-rank 1 \
   --master-addr 10.213.0.1 --nproc-per-node 1 -- train x 2>&1); s=$?
 [ $s = 2 ] && grep -q "needs the run's shared secret" <<<"$out" || die "no token: $s $out"
