@@ -48,6 +48,8 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 ip netns add $NA 2>/dev/null || skip "cannot create network namespaces here (ip netns add failed)"
 ip netns add $NB || skip "cannot create a second network namespace"
+ip netns exec $NA true 2>/dev/null || skip "cannot enter a network namespace (ip netns exec failed)"
+ip netns exec $NA ss -tnH >/dev/null 2>&1 || skip "no 'ss' (iproute2) usable in a namespace"
 ip link add v$NA type veth peer name v$NB || skip "cannot create a veth pair"
 ip link set v$NA netns $NA && ip link set v$NB netns $NB || die "moving the veths"
 ip -n $NA addr add 10.213.0.1/24 dev v$NA && ip -n $NB addr add 10.213.0.2/24 dev v$NB &&
