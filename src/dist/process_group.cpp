@@ -2,6 +2,7 @@
 #include "dist/process_group.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
 #include <gloo/rendezvous/context.h>
@@ -9,12 +10,14 @@
 #include <gloo/transport/tcp/device.h>
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "dist/net_iface.h"
 #include "dist/tcp_store.h"
 
 namespace netspec::dist {
@@ -32,8 +35,10 @@ void sum_into(void* c, const void* a, const void* b, size_t n) {
 // netspec Error naming this rank.
 class GlooComm final : public exec::Communicator {
  public:
-  GlooComm(std::shared_ptr<gloo::Context> ctx, std::chrono::milliseconds timeout)
-      : ctx_(std::move(ctx)), timeout_(timeout) {}
+  // addresses[r]: rank r's connection address, to name the rank a transport error came from.
+  GlooComm(std::shared_ptr<gloo::Context> ctx, std::chrono::milliseconds timeout,
+           std::vector<std::string> addresses)
+      : ctx_(std::move(ctx)), timeout_(timeout), addresses_(std::move(addresses)) {}
   int num_replicas() const override { return ctx_->size; }
 
   std::optional<std::vector<Tensor>> sum_all(int, const std::vector<Tensor>& xs) override {
@@ -131,15 +136,36 @@ class GlooComm final : public exec::Communicator {
     } catch (const Error&) {
       throw;
     } catch (const std::exception& e) {
-      fail("dist",
-           "rank {} of {}: {} across processes failed after at most {} s: {} (another rank died, "
-           "hung or was stopped)",
-           ctx_->rank, ctx_->size, what, timeout_.count() / 1000.0, e.what());
+      fail("dist", "rank {} of {}: {} across processes failed after at most {} s: {} ({})",
+           ctx_->rank, ctx_->size, what, timeout_.count() / 1000.0, e.what(),
+           peer_ranks(e.what()));
     }
+  }
+  // Gloo names the peer of a failed pair as "[address]:port": the ranks at that address.
+  std::string peer_ranks(const std::string& msg) const {
+    for (size_t at = msg.find('['); at != std::string::npos; at = msg.find('[', at + 1)) {
+      const size_t end = msg.find(']', at);
+      if (end == std::string::npos || msg.compare(end, 2, "]:") != 0) continue;
+      const std::string ip = msg.substr(at + 1, end - at - 1);
+      std::vector<int> ranks;
+      for (size_t r = 0; r < addresses_.size(); ++r)
+        if (addresses_[r] == ip && static_cast<int>(r) != ctx_->rank)
+          ranks.push_back(static_cast<int>(r));
+      if (ranks.size() == 1)
+        return fmt::format("lost rank {} on {}: it died, hung or was stopped", ranks[0], ip);
+      if (!ranks.empty())
+        return fmt::format("lost one of ranks {} on {}: it died, hung or was stopped",
+                           fmt::join(ranks, ", "), ip);
+    }
+    if (ctx_->size == 2)  // a timeout names no peer; with two ranks it is the other one
+      return fmt::format("lost rank {} on {}: it died, hung or was stopped", 1 - ctx_->rank,
+                         addresses_.at(static_cast<size_t>(1 - ctx_->rank)));
+    return "another rank died, hung or was stopped";
   }
 
   std::shared_ptr<gloo::Context> ctx_;
   std::chrono::milliseconds timeout_;
+  std::vector<std::string> addresses_;
   uint32_t tag_ = 1;
 };
 
@@ -149,25 +175,28 @@ class GlooGroup final : public ProcessGroup {
     store_ = std::make_unique<TcpStore>(env.master_addr, env.master_port, env.rank == 0,
                                         env.timeout, env.token);
     check_fingerprints(fingerprint);
-    gloo::transport::tcp::attr attr;
-    if (!env.iface.empty())
-      attr.iface = env.iface;
-    else
-      attr.hostname = env.master_addr == "127.0.0.1" || env.master_addr == "localhost"
-                          ? "127.0.0.1"
-                          : "";  // empty: the address of this host's name
-    if (attr.hostname.empty() && attr.iface.empty()) {
-      char host[256] = {};
-      ::gethostname(host, sizeof host - 1);
-      attr.hostname = host;
+    const LocalAddress local = choose_local_address(env.iface, env.master_addr, env.master_port,
+                                                    env.multi_node(), "dist");
+    if (!local.loopback)  // the address the others connect to: in every rank's log
+      std::fprintf(stderr, "[dist] rank %d of %d: connections on %s %s (%s)\n", env.rank,
+                   env.world, local.iface.c_str(), local.address.c_str(), local.how.c_str());
+    // Every rank's address, so a transport error can name the rank behind it.
+    store_->set(fmt::format("netspec/addr/{}", env.rank),
+                std::vector<char>(local.address.begin(), local.address.end()));
+    std::vector<std::string> addresses;
+    for (int r = 0; r < env.world; ++r) {
+      std::vector<char> a = store_->get(fmt::format("netspec/addr/{}", r));
+      addresses.emplace_back(a.begin(), a.end());
     }
+    gloo::transport::tcp::attr attr;
+    attr.hostname = local.address;  // numeric: Gloo binds and advertises exactly this address
     try {
       auto dev = gloo::transport::tcp::CreateDevice(attr);
       auto ctx = std::make_shared<gloo::rendezvous::Context>(env.rank, env.world);
       ctx->setTimeout(env.timeout);
       gloo::rendezvous::PrefixStore prefixed("netspec/gloo", *store_);
       ctx->connectFullMesh(prefixed, dev);
-      comm_ = std::make_unique<GlooComm>(ctx, env.timeout);
+      comm_ = std::make_unique<GlooComm>(ctx, env.timeout, std::move(addresses));
     } catch (const Error&) {
       throw;
     } catch (const std::exception& e) {
@@ -181,7 +210,10 @@ class GlooGroup final : public ProcessGroup {
  private:
   // Every rank publishes its fingerprint and compares them all with rank 0's, so every rank
   // (rank 0 included) refuses a mismatch by the same message instead of waiting forever.
-  void check_fingerprints(const std::string& mine) {
+  void check_fingerprints(const std::string& run) {
+    // The build goes first: a rank of another build is named as such, not by a config field.
+    const std::string mine =
+        fmt::format(R"({{"build": {}, "run": {}}})", build_identity_json(), run);
     store_->set(fmt::format("netspec/config/{}", env_.rank),
                 std::vector<char>(mine.begin(), mine.end()));
     std::vector<char> r0 = store_->get("netspec/config/0");
@@ -190,7 +222,13 @@ class GlooGroup final : public ProcessGroup {
     for (int r = 1; r < env_.world && error.empty(); ++r) {
       std::vector<char> v = store_->get(fmt::format("netspec/config/{}", r));
       std::string d = json_difference(std::string(v.begin(), v.end()), zero);
-      if (!d.empty())
+      if (d.rfind("run.", 0) == 0) d = d.substr(4);  // the caller's own field names
+      if (d.rfind("build.", 0) == 0)
+        error = fmt::format(
+            "rank {} runs another netspec build than rank 0 ({}: rank {} vs rank 0); every node "
+            "must run the same netspec binary; refusing to join",
+            r, d, r);
+      else if (!d.empty())
         error = fmt::format(
             "rank {} was started with another config or net than rank 0 ({}: rank {} vs rank 0); "
             "refusing to join",
@@ -269,6 +307,8 @@ std::optional<DistEnv> dist_env_from_environment() {
   e.master_port = env_int("MASTER_PORT", need("MASTER_PORT"), 1, 65535);
   if (const char* lr = std::getenv("LOCAL_RANK"))
     e.local_rank = env_int("LOCAL_RANK", lr, 0, 1 << 20);
+  if (const char* lw = std::getenv("LOCAL_WORLD_SIZE"))
+    e.local_world = env_int("LOCAL_WORLD_SIZE", lw, 1, e.world);
   if (const char* i = std::getenv("GLOO_SOCKET_IFNAME")) e.iface = i;
   const char* token = std::getenv("NETSPEC_DIST_TOKEN");
   if (e.world > 1 && (!token || !*token))

@@ -17,10 +17,14 @@ namespace netspec::dist {
 
 struct DistEnv {
   int rank = 0, world = 1, local_rank = 0;
+  // LOCAL_WORLD_SIZE (torchrun, `netspec launch`): ranks on this node; fewer than `world` means
+  // the group spans several nodes, so its connections must not use loopback. 0: not given.
+  int local_world = 0;
+  bool multi_node() const { return local_world > 0 && local_world < world; }
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;
-  // Network interface for Gloo's sockets (GLOO_SOCKET_IFNAME), else the address that reaches
-  // MASTER_ADDR's host name (loopback for 127.0.0.1 / localhost).
+  // Network interface for Gloo's sockets (GLOO_SOCKET_IFNAME), else the interface of the route
+  // to MASTER_ADDR (net_iface.h).
   std::string iface;
   std::chrono::milliseconds timeout{60000};  // NETSPEC_DIST_TIMEOUT seconds (default 60)
   // NETSPEC_DIST_TOKEN: the run's secret every rank presents to rank 0's store (`netspec launch`

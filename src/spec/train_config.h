@@ -72,6 +72,7 @@ using DoubleList = std::vector<double>;
   F(bool, runningBN, true, "keep BN running statistics for eval (else batch stats)") \
   F(bool, syncBN, false, "BN batch statistics over all data-parallel replicas") \
   F(double, bnMomentum, 0.1, "BN running-stat momentum, weight of the NEW batch (PyTorch)") \
+  F(bool, compensateBNMomentum, true, "gradAccumSteps K > 1: each micro-batch's running-stat update uses 1-(1-bnMomentum)^(1/K)") \
   F(InitKind, init, InitKind::he, "parameter init family") \
   F(bool, bf16, false, "bf16 operands for every matmul and patchify conv (f32 accumulation, f32 weights)") \
   F(bool, bf16Conv, false, "with bf16: also every other non-depthwise convolution") \

@@ -6,7 +6,6 @@
 #include "core/error.h"
 
 namespace netspec::train {
-namespace {
 
 // Rank 0's tensors on every rank: an all_reduce sum to which the other ranks add zeros.
 std::vector<Tensor> from_rank0(std::vector<Tensor> ts, const DataParallel& dp) {
@@ -20,7 +19,11 @@ std::vector<Tensor> from_rank0(std::vector<Tensor> ts, const DataParallel& dp) {
   return *sums;
 }
 
-}  // namespace
+std::vector<Tensor> sum_over_processes(const std::vector<Tensor>& ts, const DataParallel& dp) {
+  auto sums = dp.comm->sum_all(dp.rank, ts);
+  if (!sums) fail("train", "the process group's communicator has no sum all_reduce");
+  return *sums;
+}
 
 Tensor shard_rows(const Tensor& t, int parts, int index) {
   if (t.rank() < 1 || parts < 1 || t.shape()[0] % parts != 0)

@@ -43,6 +43,10 @@ std::vector<Tensor> run_data_parallel(exec::Executable& exe, const emit::Manifes
 // Processes only: every rank takes rank 0's state (params, optimizer state, running stats,
 // epoch, step, position, loss sum), so all resume from the checkpoint rank 0 read.
 void broadcast_state(TrainState& s, const DataParallel& dp);
+// Processes only: rank 0's tensors on every rank (same types and shapes on every rank).
+std::vector<Tensor> from_rank0(std::vector<Tensor> ts, const DataParallel& dp);
+// Processes only: the sum over the processes of each tensor (identical bits on every rank).
+std::vector<Tensor> sum_over_processes(const std::vector<Tensor>& ts, const DataParallel& dp);
 // Processes only: true on every rank when any rank's `stop` is true (so all stop at one step).
 bool any_rank(bool stop, const DataParallel& dp);
 

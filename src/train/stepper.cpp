@@ -38,9 +38,6 @@ Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be,
       batch_(c.batchSize),
       seed_(static_cast<uint64_t>(c.seed)),
       bn_momentum_(c.bnMomentum) {
-  if (dp_.replicas > 1 && accum_ > 1)
-    fail("train", "data-parallel replicas ({}) with gradAccumSteps > 1 (got {}): set one to 1",
-         dp_.replicas, accum_);
   if (dp_.replicas > 1 && batch_ % dp_.replicas != 0)
     fail("train", "batchSize {} does not divide into {} replicas (a shard each)", batch_,
          dp_.replicas);
@@ -51,6 +48,13 @@ Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be,
            "gradAccumSteps > 1 does not support dropPath / dropout (got {} / {}); set "
            "gradAccumSteps to 1",
            c.dropPath, c.dropout);
+    // Accumulation runs each replica's shard through modules emitted for one replica.
+    if (dp_.replicas > 1 && c.syncBN)
+      fail("train",
+           "syncBN with gradAccumSteps > 1 and {} replicas: each micro-batch normalises every "
+           "replica's shard alone (ghost BN, as the seed's accumulation does); set syncBN=false "
+           "or gradAccumSteps=1",
+           dp_.replicas);
     optimizer_ = std::make_unique<Module>(net, table_, ModuleKind::optimizer,
                                           emit::EmitOptions::from_train(c, batch_), be);
   }
@@ -66,7 +70,9 @@ const Stepper::Modules& Stepper::modules(int64_t n) {
   if (n % dp_.replicas != 0)
     fail("train", "batch of {} samples does not divide into {} replicas", n, dp_.replicas);
   emit::EmitOptions eo = emit::EmitOptions::from_train(config_, n / dp_.replicas);
-  eo.replicas = dp_.replicas;
+  // Fused: one module for all replicas (all_reduce inside). Accumulation: per-shard modules, the
+  // gradients summed on the host (and across processes) before the optimizer module.
+  eo.replicas = accum_ <= 1 ? dp_.replicas : 1;
   auto m = std::make_unique<Modules>();
   if (accum_ <= 1) {
     m->fused = std::make_unique<Module>(net_, table_, ModuleKind::train_step, eo, backend_);
@@ -82,8 +88,9 @@ const Stepper::Modules& Stepper::modules(int64_t n) {
     if (m->fused)  // data parallel: the manifests hold the per-replica shard sizes
       check_tail_manifest(full.fused->manifest, m->fused->manifest, batch_ / dp_.replicas,
                           n / dp_.replicas);
-    if (m->forward) check_tail_manifest(full.forward->manifest, m->forward->manifest, batch_, n);
-    if (m->vjp) check_tail_manifest(full.vjp->manifest, m->vjp->manifest, batch_, n);
+    const int64_t rb = batch_ / dp_.replicas, rn = n / dp_.replicas;  // per-shard rows
+    if (m->forward) check_tail_manifest(full.forward->manifest, m->forward->manifest, rb, rn);
+    if (m->vjp) check_tail_manifest(full.vjp->manifest, m->vjp->manifest, rb, rn);
   }
   return *by_batch_.emplace(n, std::move(m)).first->second;
 }
@@ -121,6 +128,22 @@ void check_tail_manifest(const emit::Manifest& full, const emit::Manifest& tail,
 
 Stepper::~Stepper() = default;
 
+namespace {
+// acc[i] += g (acc[i] = a copy of g when acc has no entry i yet); f32 gradients. The copy: an
+// executable may return one buffer for two equal outputs (the biases of the two BNs summed by a
+// residual block have the same gradient), and adding in place into a shared buffer would add
+// every later micro-batch twice.
+void add_into(std::vector<Tensor>& acc, size_t i, Tensor g) {
+  if (i == acc.size()) {
+    acc.push_back(g.clone());
+    return;
+  }
+  float* a = acc[i].data<float>();
+  const float* d = g.data<float>();
+  for (int64_t e = 0; e < g.numel(); ++e) a[e] += d[e];
+}
+}  // namespace
+
 Tensor draw_keep_mask(const emit::TensorInfo& ti, uint64_t seed, int64_t step, size_t index) {
   const double p = ti.rate;
   if (!(p >= 0 && p < 1))
@@ -150,14 +173,13 @@ const emit::Manifest& Stepper::state_manifest() const {
 }
 
 void Stepper::update_running(TrainState& s, size_t& bi, const emit::TensorInfo& ti,
-                             const Tensor& batch) {
+                             const Tensor& batch, double m) {
   // PyTorch: running = (1-m)·running + m·batch, with the unbiased variance n/(n-1).
   const bool var = bi % 2 == 1;
   const double n = static_cast<double>(ti.count);
   const double corr = var && n > 1 ? n / (n - 1) : 1.0;
   float* r = s.running.at(bi).data<float>();
   const float* b = batch.data<float>();
-  const double m = bn_momentum_;
   for (int64_t j = 0; j < batch.numel(); ++j)
     r[j] = static_cast<float>((1 - m) * r[j] + m * corr * b[j]);
   ++bi;
@@ -295,7 +317,7 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
       else if (ti.role == "loss")
         loss = out[k].as_double(0);
       else if (ti.role == "bn_batch_stat")  // ti.count is this batch's n·H·W
-        update_running(s, bi, ti, out[k]);
+        update_running(s, bi, ti, out[k], bn_momentum_);
     }
     if (in_session) {
       stale_ = true;
@@ -305,52 +327,75 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
     return loss;
   }
 
-  // Gradient accumulation: Σ_k vjp(P, x_k, dz_k) with dz_k = (n_k/N)·∂loss_k/∂z from the
-  // loss-gradient module, N = Σ n_k: the gradient of the mean over the N samples of this update.
-  std::vector<Tensor> grads;
-  double loss = 0, total = 0;
+  return accumulate(s, xs, ys, lr_t, step_t);
+}
+
+// Gradient accumulation: Σ_k Σ_r vjp(P, x_kr, dz_kr) over the micro-batches k and the replica
+// shards r (rows [r·n_k/R, (r+1)·n_k/R) of x_k), dz_kr = (n_k/R / N)·∂loss_kr/∂z from the
+// loss-gradient module, N = Σ n_k: the gradient of the mean over the N samples of this update,
+// the same as one batch of N (K·R·b) up to f32 summation order. Replica threads run here one
+// after another; processes sum their replicas' gradients and the loss across the group before the
+// optimizer module (one all_reduce per update).
+double Stepper::accumulate(TrainState& s, const std::vector<Tensor>& xs,
+                           const std::vector<Tensor>& ys, const Tensor& lr_t,
+                           const Tensor& step_t) {
+  const int reps = dp_.replicas;
+  const bool procs = dp_.multi_process();
+  const int first = procs ? dp_.rank * dp_.local : 0, count = procs ? dp_.local : reps;
+  double total = 0;
   for (const Tensor& x : xs) total += static_cast<double>(x.shape().at(0));
   const double scale = 1.0 / total;
-  for (size_t k = 0; k < xs.size(); ++k) {
-    const Modules& mk = modules(xs[k].shape().at(0));
-    std::vector<Tensor> in;
-    size_t pi = 0;
-    for (const auto& ti : mk.forward->manifest.inputs) {
-      if (ti.role == "param")
-        in.push_back(s.params[pi++]);
-      else if (ti.role == "input")
-        in.push_back(xs[k]);
-      else
-        fail("train", "forward input '{}' has unknown role {}", ti.name, ti.role);
-    }
-    std::vector<Tensor> fo = mk.forward->exe->run("main", in);
-    Tensor dz;
-    size_t bi = 0;
-    const double nk = static_cast<double>(xs[k].shape().at(0));
-    for (size_t j = 0; j < fo.size(); ++j) {
-      const auto& ti = mk.forward->manifest.outputs[j];
-      if (ti.role == "bn_batch_stat")
-        update_running(s, bi, ti, fo[j]);
-    }
-    // The micro-batch's mean loss, weighted n_k / N into the update's mean.
-    std::vector<Tensor> lg = mk.loss_grad->run(
-        "main", {fo[0], ys[k], Tensor::scalar_f32(static_cast<float>(nk * scale))});
-    loss += lg[0].as_double(0) * (nk * scale);
-    dz = std::move(lg[1]);
-    in.push_back(dz);  // vjp inputs: P, x, ybar
-    std::vector<Tensor> g = mk.vjp->exe->run("main", in);
-    size_t gi = 0;
-    for (size_t j = 0; j < g.size(); ++j) {
-      if (mk.vjp->manifest.outputs[j].name == "d.x") continue;
-      if (k == 0) {
-        grads.push_back(std::move(g[j]));
-      } else {
-        float* acc = grads[gi].data<float>();
-        const float* d = g[j].data<float>();
-        for (int64_t e = 0; e < g[j].numel(); ++e) acc[e] += d[e];
+  // BN running stats: K micro-batch updates with m_K, (1 - m_K)^K = 1 - m, decay as much as one
+  // update with m (the seed's m^(1/K) in TF's decay convention); off: m on every micro-batch.
+  const double bn_m = config_.compensateBNMomentum
+                          ? 1 - std::pow(1 - bn_momentum_, 1.0 / static_cast<double>(xs.size()))
+                          : bn_momentum_;
+  // Each replica sums its micro-batches; the replicas are then summed in replica order, so 2
+  // processes x 1 replica give the bits of 1 process x 2 replicas.
+  std::vector<Tensor> grads, mine;
+  double loss = 0;
+  for (int r = first; r < first + count; ++r) {
+    mine.clear();
+    double loss_r = 0;
+    for (size_t k = 0; k < xs.size(); ++k) {
+      const Modules& mk = modules(xs[k].shape().at(0));
+      const double nk = static_cast<double>(xs[k].shape().at(0) / reps);  // rows per shard
+      const Tensor xr = reps > 1 ? shard_rows(xs[k], reps, r) : xs[k];
+      const Tensor yr = reps > 1 ? shard_rows(ys[k], reps, r) : ys[k];
+      std::vector<Tensor> in;
+      size_t pi = 0;
+      for (const auto& ti : mk.forward->manifest.inputs) {
+        if (ti.role == "param")
+          in.push_back(s.params[pi++]);
+        else if (ti.role == "input")
+          in.push_back(xr);
+        else
+          fail("train", "forward input '{}' has unknown role {}", ti.name, ti.role);
       }
-      ++gi;
+      std::vector<Tensor> fo = mk.forward->exe->run("main", in);
+      size_t bi = 0;
+      for (size_t j = 0; j < fo.size() && r == 0; ++j)  // replica 0's shard (as DDP's buffers)
+        if (mk.forward->manifest.outputs[j].role == "bn_batch_stat")
+          update_running(s, bi, mk.forward->manifest.outputs[j], fo[j], bn_m);
+      // The shard's mean loss, weighted (n_k/R) / N into the update's mean.
+      std::vector<Tensor> lg = mk.loss_grad->run(
+          "main", {fo[0], yr, Tensor::scalar_f32(static_cast<float>(nk * scale))});
+      loss_r += lg[0].as_double(0) * (nk * scale);
+      in.push_back(std::move(lg[1]));  // vjp inputs: P, x, ybar
+      std::vector<Tensor> g = mk.vjp->exe->run("main", in);
+      size_t gi = 0;
+      for (size_t j = 0; j < g.size(); ++j)
+        if (mk.vjp->manifest.outputs[j].name != "d.x") add_into(mine, gi++, std::move(g[j]));
     }
+    for (size_t gi = 0; gi < mine.size(); ++gi) add_into(grads, gi, std::move(mine[gi]));
+    loss += loss_r;
+  }
+  if (procs) {
+    grads.push_back(Tensor::from<double>(DType::kF64, {}, {loss}));
+    grads = sum_over_processes(grads, dp_);
+    loss = grads.back().as_double(0);
+    grads.pop_back();
+    if (!s.running.empty()) s.running = from_rank0(s.running, dp_);  // replica 0's stats
   }
   std::vector<Tensor> in;
   size_t pi = 0, gi = 0, si = 0;

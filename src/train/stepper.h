@@ -3,7 +3,10 @@
 // forward module (logits + BN batch stats), the loss gradient w.r.t. the logits from the
 // loss-gradient module (emit/loss_grad.h, any loss, dz weighted n_k/N) and the vjp module; the k
 // gradients are summed and one optimizer module call applies them, so the update sees the mean
-// gradient over k·B samples. BN running stats take every micro-batch (as PyTorch does).
+// gradient over k·B samples. BN running stats take every micro-batch, each with the momentum
+// compensated to 1-(1-m)^(1/k) (compensateBNMomentum; off: m each, as PyTorch does).
+// Accumulation with R replicas: each micro-batch of B rows is cut into R shards run through
+// per-shard modules, all gradients summed (across processes by one all_reduce) before the update.
 // dropPath / dropout: the train step's "mask" inputs are drawn here per step from (seed, step)
 // (draw_keep_mask), so a run is reproducible bit for bit; fused train step only.
 // Tail batch (PyTorch's drop_last=False): a micro-batch of n < batchSize rows runs on modules
@@ -78,7 +81,11 @@ class Stepper {
   const TrainState* bound_ = nullptr;
   bool stale_ = false;
   void bind(TrainState& s, const Module& fm);
-  void update_running(TrainState& s, size_t& bi, const emit::TensorInfo& ti, const Tensor& batch);
+  // running = (1-m)·running + m·batch (m: bnMomentum, or its per-micro-batch compensation).
+  void update_running(TrainState& s, size_t& bi, const emit::TensorInfo& ti, const Tensor& batch,
+                      double m);
+  double accumulate(TrainState& s, const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
+                    const Tensor& lr_t, const Tensor& step_t);
 };
 
 // Checks that `tail` (a module emitted at batch n) has the layout of `full` (the same module at
