@@ -236,7 +236,19 @@ void register_train_command(CLI::App& app) {
                "sgd | adam | adamw | rmsprop | lamb (default: the spec's; adamw = adam with "
                "weightDecay 0.01 unless set)");
   o->flags.add(cmd, "--schedule", "schedule",
-               "constant | cosine | exponential (default: the spec's)");
+               "constant | cosine | exponential | plateau (default: the spec's; plateau: "
+               "plateau* fields, docs/training.md)");
+  // The checkpoint policy (train/checkpoint_policy.h), each a TrainConfig field.
+  o->flags.add(cmd, "--monitor", "monitor",
+               "metric that best, --save-top-k, --early-stop and plateau follow: train_loss or a "
+               "val_* column of metrics.csv (default: the task's score)");
+  o->flags.add(cmd, "--mode", "monitorMode", "min | max | auto (auto: min for losses, else max)");
+  o->flags.add(cmd, "--save-top-k", "saveTopK",
+               "keep the K best checkpoints by the monitor in RUN/checkpoints (0: none)");
+  o->flags.add(cmd, "--early-stop", "earlyStopPatience",
+               "stop after PATIENCE evaluations without improvement of the monitor (0: off)");
+  o->flags.add(cmd, "--min-delta", "earlyStopMinDelta",
+               "early stop: a change of at most D is no improvement (default 0)");
   cmd->add_option("--config", o->config,
                   "JSON object of TrainConfig fields (applied before flags), or a run's "
                   "config.json (reproduces that run: net, data, limit and every field)");

@@ -42,7 +42,8 @@ NETSPEC_ENUM(LossKind, NETSPEC_LOSS_KINDS)
 // adam becomes AdamW (decoupled decay) when weightDecay > 0.
 #define NETSPEC_OPTIMIZERS(X) X(sgd) X(adam) X(rmsprop) X(lamb) X(muon) X(shampoo)
 NETSPEC_ENUM(OptimizerKind, NETSPEC_OPTIMIZERS)
-#define NETSPEC_SCHEDULES(X) X(constant) X(cosine) X(exponential)
+// plateau: constant, lowered by the monitor (ReduceLROnPlateau; train/checkpoint_policy.h).
+#define NETSPEC_SCHEDULES(X) X(constant) X(cosine) X(exponential) X(plateau)
 NETSPEC_ENUM(Schedule, NETSPEC_SCHEDULES)
 #define NETSPEC_DATASETS(X)                                                                    \
   X(mnist)                                                                                     \

@@ -15,6 +15,25 @@ void in_unit(const char* name, double v, bool closed_high) {
   if (!(v >= 0 && (closed_high ? v <= 1 : v < 1)))
     fail("train", "{} must be in [0, 1{} (got {})", name, closed_high ? "]" : ")", v);
 }
+// The monitor, top-k, early stop and plateau fields (train/checkpoint_policy.h). The monitor's
+// name is checked against the task's metrics columns by the trainer.
+void validate_checkpoint_policy(const TrainConfig& c) {
+  if (!c.monitor.empty() && c.monitor != "train_loss" && c.monitor.rfind("val_", 0) != 0)
+    fail("train",
+         "monitor must be train_loss or a validation column val_* of metrics.csv (got '{}')",
+         c.monitor);
+  if (c.monitorMode != "auto" && c.monitorMode != "min" && c.monitorMode != "max")
+    fail("train", "monitorMode must be min, max or auto (got '{}')", c.monitorMode);
+  at_least("saveTopK", c.saveTopK, 0);
+  at_least("earlyStopPatience", c.earlyStopPatience, 0);
+  at_least("earlyStopMinDelta", c.earlyStopMinDelta, 0);
+  if (!(c.plateauFactor > 0 && c.plateauFactor < 1))
+    fail("train", "plateauFactor must be in (0, 1) (got {})", c.plateauFactor);
+  at_least("plateauPatience", c.plateauPatience, 0);
+  at_least("plateauCooldown", c.plateauCooldown, 0);
+  at_least("plateauMinLr", c.plateauMinLr, 0);
+  at_least("plateauThreshold", c.plateauThreshold, 0);
+}
 }  // namespace
 
 void validate(const TrainConfig& c) {
@@ -83,6 +102,7 @@ void validate(const TrainConfig& c) {
          c.bnMomentum);
   at_least("evalEveryNEpochs", c.evalEveryNEpochs, 0);  // 0: after the last epoch only
   at_least("checkpointEveryNEpochs", c.checkpointEveryNEpochs, 1);
+  validate_checkpoint_policy(c);
   if (!(c.detPriorPi > 0 && c.detPriorPi < 1))
     fail("train", "detPriorPi must be in (0, 1) (got {})", c.detPriorPi);
   if (c.anchors.size() % 2 != 0)

@@ -78,6 +78,17 @@ using DoubleList = std::vector<double>;
   F(bool, bf16Conv, false, "with bf16: also every other non-depthwise convolution") \
   F(int, evalEveryNEpochs, 1, "evaluate every N epochs and after the last (0: the last only)") \
   F(int, checkpointEveryNEpochs, 1, "checkpoint every N epochs") \
+  F(std::string, monitor, "", "metric best, saveTopK, early stop and plateau follow: train_loss or a val_* column of metrics.csv (empty: the task's score, val_score)") \
+  F(std::string, monitorMode, "auto", "min | max | auto (auto: min for *loss and *bpc, else max)") \
+  F(int, saveTopK, 0, "keep the K best checkpoints by the monitor as checkpoints/epoch=E-METRIC=V.safetensors (0: none)") \
+  F(bool, keepSnapshots, false, "keep every checkpointEveryNEpochs save of last as checkpoints/epoch=E.safetensors") \
+  F(int, earlyStopPatience, 0, "stop after this many evaluations of the monitor without improvement (0: off)") \
+  F(double, earlyStopMinDelta, 0.0, "early stop: a change of at most this is no improvement") \
+  F(double, plateauFactor, 0.1, "plateau schedule: lr multiplier of each reduction") \
+  F(int, plateauPatience, 10, "plateau schedule: evaluations without improvement tolerated (reduce after one more)") \
+  F(int, plateauCooldown, 0, "plateau schedule: evaluations after a reduction during which none is counted") \
+  F(double, plateauMinLr, 0.0, "plateau schedule: lower bound of the lr") \
+  F(double, plateauThreshold, 1e-4, "plateau schedule: improvement needed, in the monitor's units") \
   F(std::string, bootstrapBackbone, "", "checkpoint to initialize a backbone from (empty: none)") \
   F(std::string, bootstrapRanges, "", "layers loaded from it: \"0-8,10\", or floats:N (the first N floats)") \
   F(std::string, freeze, "", "comma-separated parameter-name prefixes kept fixed (fine-tuning)") \

@@ -96,6 +96,7 @@ void save_checkpoint(const std::string& path, const ParamTable& t, const TrainSt
                  {"batch_in_epoch", std::to_string(s.batch_in_epoch)},
                  {"loss_sum", fmt::format("{:a}", s.loss_sum)},
                  {"optimizer_state", with_optimizer ? "true" : "false"}};
+  if (with_optimizer && !s.policy.empty()) st.metadata.emplace("netspec.policy", s.policy);
   write_safetensors(path, st);
 }
 
@@ -150,6 +151,8 @@ void load_checkpoint(const std::string& path, const ParamTable& t, TrainState& s
   if (s.step < s.epoch + s.batch_in_epoch)
     fail("train", "{}: metadata 'step' {} is less than epoch {} + batch_in_epoch {}", path, s.step,
          s.epoch, s.batch_in_epoch);
+  if (auto it = st.metadata.find("netspec.policy"); with_optimizer)
+    s.policy = it == st.metadata.end() ? "" : it->second;  // parsed by the policy, naming path
   const std::string ls = meta(st, "loss_sum", path, "0");
   char* end = nullptr;
   s.loss_sum = std::strtod(ls.c_str(), &end);

@@ -29,6 +29,9 @@ struct TrainState {
   // batch was trained) kept loss_sum as Σ per-update mean losses: the trainer rescales it on
   // resume.
   int format = kCheckpointFormat;
+  // The checkpoint policy's state after the last completed epoch (checkpoint_policy.h: top-k,
+  // early stop, plateau), JSON; metadata "netspec.policy", absent when empty.
+  std::string policy;
 };
 
 // Fresh state: params from `params`, zero optimizer state per the train-step manifest's

@@ -98,10 +98,11 @@ void broadcast_state(TrainState& s, const DataParallel& dp) {
   for (auto* group : {&s.params, &s.opt, &s.running})
     for (const Tensor& t : *group) ts.push_back(t);
   // Scalars ride along as f64 (exact for counts below 2^53).
-  ts.push_back(Tensor::from<double>(
-      DType::kF64, {5},
-      {static_cast<double>(s.epoch), static_cast<double>(s.step),
-       static_cast<double>(s.batch_in_epoch), s.loss_sum, static_cast<double>(s.format)}));
+  ts.push_back(
+      Tensor::from<double>(DType::kF64, {6},
+                           {static_cast<double>(s.epoch), static_cast<double>(s.step),
+                            static_cast<double>(s.batch_in_epoch), s.loss_sum,
+                            static_cast<double>(s.format), static_cast<double>(s.policy.size())}));
   std::vector<Tensor> got = from_rank0(std::move(ts), dp);
   size_t i = 0;
   for (auto* group : {&s.params, &s.opt, &s.running})
@@ -112,6 +113,17 @@ void broadcast_state(TrainState& s, const DataParallel& dp) {
   s.batch_in_epoch = static_cast<int64_t>(sc.as_double(2));
   s.loss_sum = sc.as_double(3);
   s.format = static_cast<int>(sc.as_double(4));
+  // The checkpoint policy's JSON, one f64 per byte (exact), so every rank lowers the lr and
+  // stops early alike.
+  const auto n = static_cast<int64_t>(sc.as_double(5));
+  if (n == 0) return void(s.policy.clear());
+  std::vector<double> bytes(static_cast<size_t>(n), 0.0);
+  if (dp.rank == 0)
+    for (int64_t j = 0; j < n; ++j) bytes[j] = static_cast<unsigned char>(s.policy[j]);
+  const Tensor got_bytes =
+      from_rank0({Tensor::from<double>(DType::kF64, {n}, std::move(bytes))}, dp).at(0);
+  s.policy.assign(static_cast<size_t>(n), '\0');
+  for (int64_t j = 0; j < n; ++j) s.policy[j] = static_cast<char>(got_bytes.as_double(j));
 }
 
 bool any_rank(bool stop, const DataParallel& dp) {

@@ -36,6 +36,7 @@ struct LoopContext {
   const data::Dataset* train_ds = nullptr;  // this epoch's training set
   const data::Augment* aug = nullptr;       // the loader's augmentation
   std::string last;                         // RUN/last.safetensors ("" without a run dir)
+  std::string stop_reason;                  // a hook's early stop: the loop saves and ends
   bool stop_requested() const;              // SIGINT/SIGTERM on any rank
 };
 

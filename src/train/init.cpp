@@ -140,6 +140,7 @@ double learning_rate(const TrainConfig& c, int64_t step, int64_t spe) {
   if (s < warm) return c.learningRate * (s + 1) / warm;
   switch (c.schedule) {
     case Schedule::constant:
+    case Schedule::plateau:  // lowered by the checkpoint policy's hook (checkpoint_policy.h)
       return c.learningRate;
     case Schedule::cosine: {
       double frac = total > warm ? (s - warm) / (total - warm) : 1.0;

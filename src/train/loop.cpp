@@ -32,7 +32,7 @@ void run_loop(LoopContext& ctx, const std::vector<std::unique_ptr<Hook>>& hooks,
   const int k = ctx.stepper.accum(), reps = ctx.o.dp.replicas;
   const auto seed = static_cast<uint64_t>(c.seed);
   const int first_epoch = s.epoch + 1;
-  for (int epoch = first_epoch; epoch <= c.epochs; ++epoch) {
+  for (int epoch = first_epoch; epoch <= c.epochs && ctx.stop_reason.empty(); ++epoch) {
     const auto t0 = Clock::now();
     ctx.epoch = epoch;
     const int64_t b0 = ctx.first_update = s.batch_in_epoch;
@@ -121,6 +121,11 @@ void run_loop(LoopContext& ctx, const std::vector<std::unique_ptr<Hook>>& hooks,
     res.epochs.push_back(m);
     if (ctx.o.log) *ctx.o.log << epoch_line(m, c.epochs, ctx.task) << suffix << "\n" << std::flush;
     for (auto& h : hooks) h->after_epoch(ctx, m);
+    if (!ctx.stop_reason.empty() && epoch < c.epochs) {  // early stop: a clean end
+      for (auto& h : hooks) h->on_stop(ctx);
+      if (ctx.o.log) *ctx.o.log << ctx.stop_reason << "\n" << std::flush;
+      break;
+    }
     if (ctx.stop_requested() && (epoch < c.epochs || m.val.interrupted)) {
       for (auto& h : hooks) h->on_stop(ctx);
       if (ctx.o.log) *ctx.o.log << fmt::format("interrupted after epoch {}; rerun to resume\n", epoch);

@@ -267,6 +267,21 @@ const std::vector<std::string>& run_dir_files() {
   return files;
 }
 
+int remove_policy_files(const std::string& run_dir) {
+  const fs::path dir = fs::path(run_dir) / kCheckpointsDir;
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(dir, ec))) return 0;
+  int removed = 0;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string f = e.path().filename().string();
+    const bool ours = f.rfind("epoch=", 0) == 0 && f.size() > 12 &&
+                      f.compare(f.size() - 12, 12, ".safetensors") == 0;
+    if (ours && fs::is_regular_file(e.symlink_status(ec)) && fs::remove(e.path(), ec)) ++removed;
+  }
+  if (fs::is_empty(dir, ec)) fs::remove(dir, ec);
+  return removed;
+}
+
 namespace {
 
 // Temp files of netspec's own run-dir files left by a killed writer (write_file_atomic names
@@ -314,6 +329,7 @@ RunRecord prepare_run_dir(const std::string& dir, const RunRecord& now, RunDirMo
     for (const auto& e : fs::directory_iterator(d, ec))
       if (e.path().filename().string().starts_with("events.out.tfevents.")) events.push_back(e);
     for (const auto& p : events) removed += fs::remove(p, ec) ? 1 : 0;
+    removed += remove_policy_files(dir);  // checkpoints/epoch=*.safetensors
     if (log && removed > 0)
       *log << fmt::format("--overwrite: removed netspec's {} files from {} (other files kept)\n",
                           removed, dir);

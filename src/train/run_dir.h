@@ -105,6 +105,11 @@ class NewRunDirCleanup {
 // The files netspec writes in a run dir (what --overwrite removes, with the TensorBoard event
 // files events.out.tfevents.*).
 const std::vector<std::string>& run_dir_files();
+// The checkpoint policy's folder in a run dir (top-k and snapshots, checkpoint_policy.h).
+inline constexpr const char* kCheckpointsDir = "checkpoints";
+// --overwrite: removes RUN/checkpoints/epoch=*.safetensors (regular files; the folder too when
+// that empties it). Returns how many files were removed.
+int remove_policy_files(const std::string& run_dir);
 
 // classes.json: class names by label, written once per run dir; read back by eval/predict.
 void save_class_names(const std::string& dir, const std::vector<std::string>& names);

@@ -18,6 +18,7 @@
 #include "train/averaging.h"
 #include "train/batch_augment.h"
 #include "train/checkpoint.h"
+#include "train/checkpoint_policy.h"
 #include "train/hooks.h"
 #include "train/init_from.h"
 #include "train/stepper.h"
@@ -100,6 +101,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   if (c.useTTA && !c.augment)
     fail("train", "useTTA averages views of the training augmentation: set augment = true");
   task->check(data.train);
+  check_monitor(c, *task);  // before the run dir is written: a refused run leaves none
 
   // trainRes: the train step runs on trainRes x trainRes images, evaluation at the net's size.
   const std::optional<TrainResolution> tres = train_resolution(net, table, c, data.train);
@@ -149,7 +151,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
 
   const std::string last =
       o.run_dir.empty() ? "" : (fs::path(o.run_dir) / "last.safetensors").string();
-  LoopContext ctx{c, net, table, o, *task, stepper, evaluator, s, 0, 0, 0, nullptr, &aug, last};
+  LoopContext ctx{c, net, table, o, *task, stepper, evaluator, s, 0, 0, 0, nullptr, &aug, last, {}};
   data::Dataset first = epoch_set(ctx, train_src, s.epoch);
   const int k = stepper.accum();
   const int64_t nb = data::Loader(first, c.batchSize, true, 0).num_batches();
@@ -162,17 +164,27 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   if (s.epoch >= c.epochs && o.log)
     *o.log << fmt::format("nothing to do: {} already has {} of {} epochs\n", ctx.last, s.epoch,
                           c.epochs);
+  CheckpointPolicy policy(c);  // monitor, top-k, early stop, plateau: continues from `last`
+  policy.restore(s.policy, ctx.last);
   // The hooks in call order. Rows past the checkpoint are dropped only now (the run-dir hook),
   // after every check of the resume point.
   std::vector<std::unique_ptr<Hook>> hooks;
   hooks.push_back(make_divergence_hook());
   hooks.push_back(make_progress_hook());
   hooks.push_back(make_evaluation_hook(best));
+  hooks.push_back(make_checkpoint_policy_hook(policy));  // before SWA's constant lr
   hooks.push_back(make_averages_hook(averages));
   if (c.useTTA) hooks.push_back(make_tta_hook());
   hooks.push_back(make_run_dir_hook(ctx, averages));
   if (auto tb = make_tensorboard_hook(ctx)) hooks.push_back(std::move(tb));
   broadcast_state(s, o.dp);  // processes: every rank resumes from rank 0's checkpoint
+  if (o.dp.multi_process()) policy.restore(s.policy, ctx.last);
+  if (const int stopped = policy.state().stopped_epoch; stopped > 0 && s.epoch < c.epochs) {
+    ctx.stop_reason = fmt::format("early-stopped after epoch {}", stopped);
+    if (o.log)
+      *o.log << fmt::format("nothing to do: {} was early-stopped after epoch {}\n", ctx.last,
+                            stopped);
+  }
   const int reps = o.dp.replicas;
   const int64_t tail = first.size() % c.batchSize;
   if (reps > 1 && tail % reps != 0 && tail < reps)

@@ -39,7 +39,7 @@ std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t see
 // Learning rate for the 0-based iteration `step` (steps_per_epoch = ceil(ceil(N/B) / k), the tail
 // batch counting as a step like PyTorch's len(loader)): linear warmup over warmupEpochs, then
 // constant, cosine to 0 at the end of training, or exponential (expLRDecayRate per
-// expLRDecayEpochs).
+// expLRDecayEpochs); plateau is constant here, capped at run time by the monitor.
 double learning_rate(const TrainConfig& c, int64_t step, int64_t steps_per_epoch);
 
 // Datasets come from src/data (load_dataset by DatasetKind).
