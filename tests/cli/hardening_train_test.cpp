@@ -114,7 +114,7 @@ TEST(HardeningTrain, ATestSplitOfAnotherImageSizeFailsBeforeTraining) {
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(has(r,
                   "[train] test split sample shape does not match the net's input (got "
-                  "tensor<10x1x20x20xf32>, expected Nx1x28x28)"))
+                  "tensor<10x1x20x20xui8>, expected Nx1x28x28)"))
       << r.out;
   EXPECT_FALSE(has(r, "epoch 1/1")) << r.out;
 }

@@ -215,7 +215,7 @@ TEST(TrainCli, RandAugmentAndAutoAugmentTrainOnIdxData) {
     ASSERT_NE(at, std::string::npos) << r.out;
     EXPECT_GT(std::stod(r.out.substr(at + 14)), 40.0) << r.out;
     auto cfg = nlohmann::json::parse(std::ifstream(run / "config.json"));
-    EXPECT_EQ(cfg["train"][policy], true) << cfg.dump();
+    EXPECT_EQ(cfg["spec"]["train"][policy], true) << cfg.dump();
   }
 }
 
@@ -238,9 +238,9 @@ TEST(TrainCli, SeedFieldNamesLoadWithOneLinePerConversion) {
     EXPECT_NE(r.out.find(n), std::string::npos) << n << "\n" << r.out;
   }
   auto cfg = nlohmann::json::parse(std::ifstream(dir / "run" / "config.json"));
-  EXPECT_EQ(cfg["train"]["optimizer"], "sgd") << cfg.dump();
-  EXPECT_EQ(cfg["train"]["schedule"], "cosine");
-  EXPECT_FALSE(cfg["train"].contains("useAdam"));
+  EXPECT_EQ(cfg["spec"]["train"]["optimizer"], "sgd") << cfg.dump();
+  EXPECT_EQ(cfg["spec"]["train"]["schedule"], "cosine");
+  EXPECT_FALSE(cfg["spec"]["train"].contains("useAdam"));
   // Refused by name, exit 2.
   std::ofstream(dir / "bad.json") << R"({"name": "b", "inputChannels": 1, "inputHeight": 28,
   "inputWidth": 28, "layers": [{"kind": "flatten"}, {"kind": "dense", "in": 784, "out": 10}],

@@ -57,8 +57,11 @@ TEST(HardeningLoop, ANonFiniteValidationLossStopsBeforeSavingLast) {
   const std::string before = slurp(last);
   ASSERT_EQ(lines(run + "/metrics.jsonl").size(), 1u);
   Splits bad = synthetic();
-  bad.test.x = bad.test.x.clone();  // one NaN pixel: that sample's logits and the mean are NaN
-  bad.test.x.data<float>()[5] = std::numeric_limits<float>::quiet_NaN();
+  // The idx split is bytes normalised by its value table: pixel 5's byte value reads as NaN, so
+  // those samples' logits and the mean are NaN.
+  ASSERT_EQ(bad.test.x.dtype(), DType::kUI8);
+  ASSERT_EQ(bad.test.pixel_values.size(), 256u);
+  bad.test.pixel_values[bad.test.x.data<uint8_t>()[5]] = std::numeric_limits<float>::quiet_NaN();
   try {
     run_training(small(2), bad, {run, "cpu"});
     ADD_FAILURE() << "no error";
