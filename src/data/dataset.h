@@ -4,12 +4,15 @@
 // (v / 255 - mean[c]) / std[c]. Text windows are i32 token ids with i32 next-token labels.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "core/tensor.h"
 
 namespace netspec::data {
+
+class SampleSource;  // sample_source.h
 
 struct Dataset {
   Dataset() = default;
@@ -28,6 +31,10 @@ struct Dataset {
   // f32 x only: the stored value of a black pixel per channel (augmentation's crop padding,
   // torchvision pads the raw image with 0 before Normalize); empty -> 0.
   std::vector<float> black;
+  // Streamed (sample_source.h): x is then shape-only (no storage) and the Loader reads each
+  // sample's ui8 pixels from here when it assembles a batch.
+  std::shared_ptr<const SampleSource> source;
+  bool streamed() const { return source != nullptr; }
   int64_t size() const { return x.shape().empty() ? 0 : x.shape()[0]; }
 };
 
