@@ -282,6 +282,10 @@ std::string write_pack(const PackOptions& o) {
                      o.raw ? "raw pixels" : fmt::format("JPEG q{}", o.quality));
 }
 
+uint64_t pack_index_checksum(const std::string& body) {
+  return fnv1a64(body.data(), body.size());
+}
+
 PackIndex parse_pack_index(const std::string& b, const std::string& where) {
   if (b.size() < sizeof kMagic + 8 || std::memcmp(b.data(), kMagic, sizeof kMagic) != 0)
     fail("pack", "{}: not a netspec pack index (expected magic NSPACK01)", where);

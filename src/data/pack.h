@@ -57,6 +57,8 @@ struct PackIndex {
   std::vector<uint64_t> shard_sizes;
   std::vector<PackRecord> records;
 };
+// The trailing checksum of an index whose bytes before it are `body` (fnv1a64).
+uint64_t pack_index_checksum(const std::string& body);
 // Parses and checks an index's bytes (`where` names it in errors); shards are not touched.
 PackIndex parse_pack_index(const std::string& bytes, const std::string& where);
 // Reads DIR/index.nspack and checks it and the shards' sizes.
