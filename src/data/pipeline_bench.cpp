@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <sys/resource.h>
+
 #include <chrono>
 #include <cstdio>
 
@@ -12,6 +14,17 @@
 #include "data/sample_source.h"
 
 namespace netspec::data {
+namespace {
+
+// User + system CPU seconds of every thread of this process so far.
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+}  // namespace
 
 std::string bench_pipeline(const std::string& dataset, const std::string& dir,
                            const std::string& input, const std::string& augment, int threads,
@@ -38,6 +51,7 @@ std::string bench_pipeline(const std::string& dataset, const std::string& dir,
   Loader ld(ds, batch, train, 0, train ? Augment::standard() : Augment{});
   Prefetcher pf(ld);
   const auto t0 = std::chrono::steady_clock::now();
+  const double c0 = cpu_seconds();
   int64_t images = 0, done = 0;
   for (int64_t epoch = 0; batches == 0 ? epoch < 1 : done < batches; ++epoch) {
     pf.start_epoch(epoch);
@@ -49,11 +63,13 @@ std::string bench_pipeline(const std::string& dataset, const std::string& dir,
   }
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double cpu = cpu_seconds() - c0;
   const int t = decode_threads();
+  // Per CPU-second: what one core would do, robust to a machine shared with other work.
   return fmt::format("{} {} images ({}x{}x{}, {} batches of {}) in {:.2f} s: {:.0f} images/s, "
-                     "{:.0f} per decode thread ({} threads)",
+                     "{:.0f} per decode thread ({} threads), {:.0f} per CPU-second",
                      images, augment, c, h, w, done, batch, secs, images / secs,
-                     images / secs / t, t);
+                     images / secs / t, t, cpu > 0 ? images / cpu : 0.0);
 }
 
 }  // namespace netspec::data

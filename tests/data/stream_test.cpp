@@ -1,6 +1,6 @@
 // Streamed image folders (data/sample_source.h): the same batches as the in-RAM path, bit for
 // bit, for any decode thread count, augmented or not, train and eval, RGB and grayscale; subsets
-// (take_rows) likewise; the in-RAM / streaming choice follows the budget; a corrupt file in a
+// (take_rows) and ImageNet's flat val likewise; the in-RAM / streaming choice follows the budget; a corrupt file in a
 // streamed split is named when its batch is assembled.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -111,6 +111,24 @@ TEST(Stream, SameBatchesAsInRamForAnyThreadCount) {
   EXPECT_TRUE(sub.streamed());
   expect_same_batches(take_rows(ram.train, rows), sub, true, Augment::standard(), 2);
   EXPECT_THROW(take_rows(st.train, {30}), Error);
+}
+
+TEST(Stream, ImageNetFlatValStreamsAsInRam) {
+  // ImageNet's layout: val/ flat with a labels file naming each image's class folder.
+  const fs::path d = write_tree("flatval");
+  std::ofstream labels(d / "val_labels.txt");
+  for (int c = 0; c < 3; ++c)
+    for (const auto& e : fs::directory_iterator(d / "val" / fmt::format("c{}", c))) {
+      const std::string name = fmt::format("c{}_{}", c, e.path().filename().string());
+      fs::rename(e.path(), d / "val" / name);
+      labels << name << " c" << c << "\n";
+    }
+  labels.close();
+  for (int c = 0; c < 3; ++c) fs::remove(d / "val" / fmt::format("c{}", c));
+  const Splits ram = load(d, 1 << 20), st = load(d, 0);
+  ASSERT_EQ(st.test.size(), 12);
+  EXPECT_EQ(st.test.y.data<int32_t>()[11], 2);
+  expect_same_batches(ram.test, st.test, false, Augment{}, 3);
 }
 
 TEST(Stream, BudgetChoosesThePath) {
