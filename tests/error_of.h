@@ -1,6 +1,9 @@
 // error_of(f): the message of the netspec::Error that f throws, or "no error" (for tests that
-// check what a refusal says).
+// check what a refusal says); any other exception is "NOT A netspec::Error: <what>", so a crash
+// path that throws std::bad_alloc or std::out_of_range fails the message check instead of the
+// test binary.
 #pragma once
+#include <exception>
 #include <functional>
 #include <string>
 
@@ -13,6 +16,8 @@ inline std::string error_of(const std::function<void()>& f) {
     f();
   } catch (const Error& e) {
     return e.what();
+  } catch (const std::exception& e) {
+    return std::string("NOT A netspec::Error: ") + e.what();
   }
   return "no error";
 }

@@ -1,12 +1,16 @@
 // `netspec cam RUN_DIR|--net NET --checkpoint F IMAGE... [-o DIR] [--class K]`: Grad-CAM per
 // image. Writes DIR/<image stem>.cam.png (the input and the input with the class-activation
 // heatmap blended over it) and prints the top-5 classes. K defaults to each image's top class.
+// Classifiers and segmenters (which explain class K over the pixels they predict as K, by
+// default the most predicted non-background class, and print pixel shares); the other tasks
+// make no class decision to explain and are refused.
 #include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "core/error.h"
 #include "report/pictures.h"
+#include "tasks/task.h"
 #include "viz/cam.h"
 
 namespace netspec::cli {
@@ -42,6 +46,12 @@ void register_cam_command(CLI::App& app) {
     }
     if (images.empty()) fail("cam", "no images given (got only {})", run_dir);
     viz::Model m = viz::load_model(run_dir, o->net, o->checkpoint, o->dataset);
+    const tasks::TaskKind task = tasks::task_kind(m.spec.net, m.train);
+    if (task != tasks::TaskKind::classification && task != tasks::TaskKind::segmentation)
+      fail("cam",
+           "Grad-CAM explains a class decision of a classifier or segmenter; this run is {} "
+           "(lossKind {})",
+           tasks::task_name(task), enum_name(m.train.lossKind));
     std::vector<Tensor> xs;
     for (const std::string& p : images)
       xs.push_back(viz::load_input(p, m.table.input, m.train.dataset, m.crop_ratio()));
@@ -60,7 +70,8 @@ void register_cam_command(CLI::App& app) {
       report::write_bytes(png, viz::cam_panel(m, pic, cams[i], fs::path(p).filename().string()));
       std::cout << fmt::format("{}: Grad-CAM for {} -> {}\n", p, m.class_name(cams[i].cls), png);
       for (const auto& [name, prob] : viz::top_k(m, cams[i].probs, 5))
-        std::cout << fmt::format("  {:>6.2f}%  {}\n", 100 * prob, name);
+        std::cout << fmt::format("  {:>6.2f}%{}  {}\n", 100 * prob,
+                                 cams[i].per_pixel ? " of pixels" : "", name);
     }
   });
 }

@@ -14,6 +14,7 @@
 #include "train/evaluate.h"
 #include "train/trainer.h"
 #include "viz/model.h"
+#include "viz/seg_slide.h"
 #include "viz/seg_view.h"
 
 namespace netspec::cli {
@@ -24,20 +25,15 @@ void predict_segmentation(const PredictSegOptions& o) {
   const TrainConfig& c = *o.config;
   const int64_t n = static_cast<int64_t>(o.images.size());
   auto backend = exec::make_backend(o.backend, o.engine);
-  train::Evaluator ev(o.spec->net, n, *backend, &table);
+  // Windows are scored 4 at a time (a wide image needs 2-3 of them).
+  train::Evaluator ev(o.spec->net, 4, *backend, &table);
   train::TrainState s = train::make_state(train::init_params(table, c.init, 0), {}, ev.manifest());
   train::load_checkpoint(o.checkpoint, table, s, false);
-  const double crop = train::eval_crop_ratio(c);
-  std::vector<Tensor> inputs;
+  // Logits of every image at its own size (sliding windows over the covering resize).
+  std::vector<viz::FullMask> masks;
   for (const std::string& in : o.images)
-    inputs.push_back(viz::load_input(in, table.input, c.dataset, crop));
-  const Tensor logits = ev.logits(s.params, s.running, viz::stack(inputs));
-  const float* l = logits.data<float>();
-  if (!std::all_of(l, l + logits.numel(), [](float v) { return std::isfinite(v); }))
-    fail("predict",
-         "the net's outputs are not finite (NaN or Inf in the inputs or the checkpoint)");
-  const Tensor masks = viz::argmax_masks(logits, n);
-  const int64_t classes = logits.shape()[1], h = masks.shape()[1], w = masks.shape()[2];
+    masks.push_back(viz::segment_whole_image(ev, s.params, s.running, in, table.input, c.dataset));
+  const int64_t classes = table.output.at(0);
   std::vector<std::string> names;
   for (int64_t k = 0; k < classes; ++k)
     names.push_back(k < int64_t(o.names.size()) ? o.names[size_t(k)] : fmt::format("class {}", k));
@@ -49,9 +45,10 @@ void predict_segmentation(const PredictSegOptions& o) {
   std::vector<viz::SegPanel> panels;
   for (int64_t i = 0; i < n; ++i) {
     const std::string& in = o.images[size_t(i)];
-    const int32_t* m = masks.data<int32_t>() + i * h * w;
+    const viz::FullMask& fm = masks[size_t(i)];
+    const int64_t h = fm.height, w = fm.width;
     std::vector<int64_t> count(size_t(classes), 0);
-    for (int64_t q = 0; q < h * w; ++q) ++count[size_t(m[q])];
+    for (int32_t v : fm.mask) ++count[size_t(v)];
     nlohmann::ordered_json r, fr = nlohmann::ordered_json::array();
     r["input"] = in;
     std::string line = in + ":";
@@ -67,7 +64,8 @@ void predict_segmentation(const PredictSegOptions& o) {
     r["classes"] = fr;
     if (!mask_dir.empty()) {
       Tensor g(DType::kUI8, {h, w});
-      for (int64_t q = 0; q < h * w; ++q) g.data<uint8_t>()[q] = static_cast<uint8_t>(m[q]);
+      for (int64_t q = 0; q < h * w; ++q)
+        g.data<uint8_t>()[q] = static_cast<uint8_t>(fm.mask[size_t(q)]);
       const std::string mp =
           (fs::path(mask_dir) / (fs::path(in).stem().string() + ".mask.png")).string();
       data::write_png_gray(mp, g);
@@ -77,7 +75,7 @@ void predict_segmentation(const PredictSegOptions& o) {
     all.push_back(r);
     if (!o.json) std::cout << line << "\n";
     if (!o.png.empty())
-      panels.push_back({viz::input_picture(in, table.input, c.dataset, crop), nullptr, m,
+      panels.push_back({fm.picture, nullptr, fm.picture_mask.data(),
                         fs::path(in).filename().string()});
   }
   if (o.json) std::cout << all.dump(2) << "\n";

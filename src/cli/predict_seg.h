@@ -2,8 +2,8 @@
 // hands it here): per image the predicted class map's pixel fractions per class (printed, or as
 // JSON with --json); --png OUT.png draws each image beside its prediction (the class colours
 // blended over it) with a legend of the class names; a mask PNG per image, IMAGE_STEM.mask.png
-// (8-bit gray, the class index per pixel, at the net's input size, as the image was resized and
-// centre-cropped for the net) goes to --masks DIR, else next to --png.
+// (8-bit gray, the class index per pixel, at the image's own size: sliding windows over the whole
+// image, viz/seg_slide.h) goes to --masks DIR, else next to --png. Fractions count those pixels.
 #pragma once
 #include <string>
 #include <vector>

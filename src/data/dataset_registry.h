@@ -34,6 +34,11 @@ struct DatasetDescriptor {
   // with them); empty: `classes_from` says where the reader takes them from.
   std::vector<std::string> class_names{};
   const char* classes_from = "";
+  // Images of any size whose evaluation split is resized and centre-cropped by testCropRatio
+  // (eval_crop_ratio); false: fixed-size images, taken whole (crop ratio 1).
+  bool eval_center_crop = false;
+  // Samples are windows of token ids: a run on them is the text task whatever its loss.
+  bool token_windows = false;
 };
 
 // The descriptor of `kind`, or nullptr when none is registered.

@@ -33,12 +33,15 @@ Dataset take_rows(const Dataset& ds, const std::vector<int64_t>& rows) {
       labels.push_back(ds.y.data<int32_t>()[r]);
     }
     const Shape& s = ds.x.shape();
-    return streamed_dataset(subset_source(ds.source, rows), std::move(labels), s[1], s[2], s[3],
-                            Normalization{ds.mean, ds.std});
+    Dataset o = streamed_dataset(subset_source(ds.source, rows), std::move(labels), s[1], s[2],
+                                 s[3], Normalization{ds.mean, ds.std});
+    o.pixel_values = ds.pixel_values;
+    return o;
   }
   Shape xs = ds.x.shape(), ys = ds.y.shape();
   xs[0] = ys[0] = n;
-  Dataset o{Tensor(ds.x.dtype(), xs), Tensor(ds.y.dtype(), ys), ds.mean, ds.std, ds.black};
+  Dataset o{Tensor(ds.x.dtype(), xs), Tensor(ds.y.dtype(), ys), ds.mean, ds.std, ds.black,
+            ds.pixel_values};
   const size_t xr = ds.size() ? ds.x.nbytes() / static_cast<size_t>(ds.size()) : 0;
   const size_t yr = ds.size() ? ds.y.nbytes() / static_cast<size_t>(ds.size()) : 0;
   for (int64_t i = 0; i < n; ++i) {

@@ -16,10 +16,12 @@ Splits load_folder(const LoadOptions& o) {
 
 NETSPEC_REGISTER_DATASET(imagenet, .flag = "imagenet", .listed_at = 50, .load = load_folder,
                          .channels = -1, .norm = kImageNetNorm,
-                         .classes_from = "the sorted class folder names of DIR/train (the wnids)")
+                         .classes_from = "the sorted class folder names of DIR/train (the wnids)",
+                         .eval_center_crop = true)
 
 NETSPEC_REGISTER_DATASET(folder, .flag = "folder", .listed_at = 60, .load = load_folder,
                          .channels = -1, .norm = kImageNetNorm,
-                         .classes_from = "the sorted class folder names")
+                         .classes_from = "the sorted class folder names",
+                         .eval_center_crop = true)
 
 }  // namespace netspec::data

@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 
 #include "core/error.h"
@@ -129,15 +130,29 @@ std::string find_file(const std::string& dir, const std::string& stem) {
 
 }  // namespace
 
-Tensor read_idx_images(const std::string& path, float mean, float std) {
+std::vector<float> idx_pixel_values(float mean, float std) {
+  const float inv = 1.f / (255.f * std), off = mean / std;
+  std::vector<float> lut(256);
+  for (int v = 0; v < 256; ++v) lut[static_cast<size_t>(v)] = static_cast<float>(v) * inv - off;
+  return lut;
+}
+
+Tensor read_idx_bytes(const std::string& path) {
   const std::string b = read_idx_file(path, 3);
   const std::vector<int64_t> d = read_dims(b, 3);
   if (d[1] == 0 || d[2] == 0) fail("idx", "{}: empty image size {}x{}", path, d[1], d[2]);
-  Tensor t(DType::kF32, {d[0], 1, d[1], d[2]});
-  const auto* src = reinterpret_cast<const uint8_t*>(b.data()) + 16;
+  Tensor t(DType::kUI8, {d[0], 1, d[1], d[2]});
+  std::memcpy(t.raw(), b.data() + 16, static_cast<size_t>(t.numel()));
+  return t;
+}
+
+Tensor read_idx_images(const std::string& path, float mean, float std) {
+  const Tensor bytes = read_idx_bytes(path);
+  Tensor t(DType::kF32, bytes.shape());
+  const std::vector<float> lut = idx_pixel_values(mean, std);
+  const uint8_t* src = bytes.data<uint8_t>();
   float* dst = t.data<float>();
-  const float inv = 1.f / (255.f * std), off = mean / std;
-  for (int64_t i = 0; i < t.numel(); ++i) dst[i] = static_cast<float>(src[i]) * inv - off;
+  for (int64_t i = 0; i < t.numel(); ++i) dst[i] = lut[src[i]];
   return t;
 }
 
@@ -160,7 +175,10 @@ Dataset load_idx_split(const std::string& dir, bool train, float mean, float std
   const std::string pre = train ? "train" : "t10k";
   std::string ip = find_file(dir, pre + "-images-idx3-ubyte");
   std::string lp = find_file(dir, pre + "-labels-idx1-ubyte");
-  Dataset ds{read_idx_images(ip, mean, std), read_idx_labels(lp), {}, {}, {-mean / std}};
+  // Bytes, normalised per batch by the Loader (so RandAugment/AutoAugment apply) with the
+  // values the former f32 storage held.
+  Dataset ds{read_idx_bytes(ip), read_idx_labels(lp), {mean}, {std}, {},
+             idx_pixel_values(mean, std)};
   if (ds.x.shape()[0] != ds.y.shape()[0])
     fail("idx", "{}: image and label counts differ (got {} images, {} labels)", dir,
          ds.x.shape()[0], ds.y.shape()[0]);

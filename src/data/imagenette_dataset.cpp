@@ -30,6 +30,7 @@ Splits load_imagenette(const LoadOptions& o) {
 
 NETSPEC_REGISTER_DATASET(imagenette, .flag = "imagenette", .listed_at = 40, .load = load_imagenette,
                          .channels = 3, .norm = kImageNetNorm,
-                         .classes_from = "the sorted class folder names of DIR/train")
+                         .classes_from = "the sorted class folder names of DIR/train",
+                         .eval_center_crop = true)
 
 }  // namespace netspec::data

@@ -58,10 +58,17 @@ Loader::Loader(const Dataset& ds, int64_t batch, bool train, uint64_t seed, Augm
     if (ds.mean.size() != c || ds.std.size() != c)
       fail("loader", "ui8 images need a mean and std per channel (got {} and {}, expected {})",
            ds.mean.size(), ds.std.size(), c);
-    lut_.resize(c * 256);
-    for (size_t k = 0; k < c; ++k)
-      for (int v = 0; v < 256; ++v)
-        lut_[k * 256 + v] = (static_cast<float>(v) / 255.f - ds.mean[k]) / ds.std[k];
+    if (!ds.pixel_values.empty()) {
+      if (ds.pixel_values.size() != c * 256)
+        fail("loader", "pixel_values needs 256 values per channel (got {}, expected {})",
+             ds.pixel_values.size(), c * 256);
+      lut_ = ds.pixel_values;
+    } else {
+      lut_.resize(c * 256);
+      for (size_t k = 0; k < c; ++k)
+        for (int v = 0; v < 256; ++v)
+          lut_[k * 256 + v] = (static_cast<float>(v) / 255.f - ds.mean[k]) / ds.std[k];
+    }
   }
   if (train && aug_.any()) {
     if (!is_image(ds) || (ds.x.dtype() != DType::kF32 && ds.x.dtype() != DType::kUI8))

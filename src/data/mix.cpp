@@ -54,7 +54,7 @@ MixConfig MixConfig::from_train(const TrainConfig& c, int64_t classes) {
   MixConfig m;
   m.mixup_alpha = c.mixup ? c.mixupAlpha : 0;
   m.cutmix_alpha = c.cutmix ? c.cutmixAlpha : 0;
-  m.knn_alpha = c.knnMixup ? c.mixupAlpha : 0;  // takes precedence (the seed); Beta(mixupAlpha)
+  m.knn_alpha = c.knnMixup ? c.knnMixupAlpha : 0;  // takes precedence (the seed)
   m.smoothing = c.labelSmoothing;
   m.classes = classes;
   return m;

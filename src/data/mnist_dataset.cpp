@@ -1,4 +1,5 @@
-// MNIST and Fashion-MNIST (idx.cpp): IDX files, f32 [N, 1, 28, 28] stored normalised, the default
+// MNIST and Fashion-MNIST (idx.cpp): IDX files, ui8 [N, 1, 28, 28] normalised per batch by the
+// Loader (so RandAugment / AutoAugment apply, as torchvision's do to grayscale), the default
 // directory Debian's package (dataset-fashion-mnist) or /usr/share/datasets/mnist.
 #include "data/dataset_registry.h"
 #include "data/idx.h"

@@ -24,6 +24,7 @@ Splits load_text_dataset(const LoadOptions& o) {
 NETSPEC_REGISTER_DATASET(text, .flag = "text", .listed_at = 140, .load = load_text_dataset,
                          .channels = 0, .norm = std::nullopt, .augment = std::nullopt,
                          .no_augment = "token windows cannot be cropped or flipped",
-                         .classes_from = "the vocabulary's characters (UTF-8)")
+                         .classes_from = "the vocabulary's characters (UTF-8)",
+                         .token_windows = true)
 
 }  // namespace netspec::data

@@ -74,8 +74,9 @@ struct ForwardOut {
 // cam_delta (grad_cam): added to the input of layer grad_cam_layer(table) (the Grad-CAM feature
 // map), so the gradient w.r.t. this zero input is the gradient w.r.t. the features.
 // The layer whose input is the Grad-CAM feature map: the last globalAvgPool; without one, the
-// layer after the last convolution (a layer with an OIHW kernel and a [C, H, W] output), the
-// target layer pytorch-grad-cam takes for CNNs. table.layers.size() when the net has neither.
+// layer after the last convolution (a layer with an OIHW kernel and a [C, H, W] output) that is
+// not the net's last layer (a segmentation net's 1x1 head explains nothing), the target layer
+// pytorch-grad-cam takes for CNNs. table.layers.size() when the net has neither.
 size_t grad_cam_layer(const ParamTable& table);
 ForwardOut emit_forward_graph(hlo::Builder& b, const NetSpec& net, const ParamTable& table,
                               const std::vector<hlo::Value*>& params, hlo::Value* x, bool train,

@@ -75,7 +75,9 @@ size_t grad_cam_layer(const ParamTable& t) {
     bool kernel = false;  // an OIHW convolution weight
     for (int p = l.first_param; p < l.first_param + l.num_params; ++p)
       kernel = kernel || t.params[static_cast<size_t>(p)].shape.size() == 4;
-    if (kernel && l.out.size() == 3) return i + 1 < n ? i + 1 : n;  // n: the net's own output
+    // The convolution's output, unless it is the net's own output (a segmentation head): then
+    // the convolution before it.
+    if (kernel && l.out.size() == 3 && i + 1 < n) return i + 1;
   }
   return n;
 }

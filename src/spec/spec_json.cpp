@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -13,6 +14,7 @@
 
 #include "core/file_check.h"
 #include "core/json_strict.h"
+#include "spec/seed_aliases.h"
 
 namespace netspec {
 namespace {
@@ -155,7 +157,8 @@ ojson object_to_json(const S& s, ojson out = ojson::object()) {
 
 }  // namespace
 
-SpecFile parse_spec(std::string_view text, const std::string& filename) {
+SpecFile parse_spec(std::string_view text, const std::string& filename,
+                    std::vector<std::string>* notes) {
   JsonPositions pos(text, filename);
   json j = parse_json_checked<json>(text, filename, pos);
   Reader r(pos, filename);
@@ -174,8 +177,22 @@ SpecFile parse_spec(std::string_view text, const std::string& filename) {
     out.net.layers.push_back(
         r.layer((*layers)[i], fmt::format("/layers/{}", i), static_cast<int>(i)));
   if (auto t = j.find("train"); t != j.end()) {
+    // The seed's field names and units (seed_aliases.h), rewritten before the strict read.
+    json train = *t;
+    std::vector<std::string> seed_notes;
+    try {
+      seed_notes = convert_seed_fields(train, {out.net.inputHeight, out.net.inputWidth});
+    } catch (const SeedFieldError& e) {
+      r.error("/train/" + e.key, e.what());
+    }
+    for (const std::string& n : seed_notes) {
+      if (notes)
+        notes->push_back(n);
+      else
+        std::cerr << filename << ": " << n << "\n";
+    }
     TrainConfig tc;
-    r.read_object(*t, tc,
+    r.read_object(train, tc,
                   [](auto& s, auto&& v) {
                     s.visit([&](const char* n, auto& f, const char*) { v(n, f, false); });
                   },

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "spec/layer.h"
 #include "spec/train_config.h"
@@ -20,7 +21,10 @@ struct SpecFile {
 
 // Parses spec text; `filename` only labels errors. Throws ParseError (syntax, unknown kinds and
 // fields, wrong types, bad enum names). Does not run the shape checks (build_param_table does).
-SpecFile parse_spec(std::string_view text, const std::string& filename = "<spec>");
+// A train object in the seed's field names is converted (seed_aliases.h): one line per converted
+// field goes to `notes`, or to stderr as "FILE: seed field ... read as ..." when notes is null.
+SpecFile parse_spec(std::string_view text, const std::string& filename = "<spec>",
+                    std::vector<std::string>* notes = nullptr);
 SpecFile load_spec_file(const std::string& path);
 
 std::string dump_spec(const SpecFile& spec);

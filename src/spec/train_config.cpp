@@ -54,6 +54,8 @@ void validate(const TrainConfig& c) {
          enum_name(c.lossKind));
   for (double w : c.lossWeights) at_least("lossWeights[i]", w, 0);
   if (!(c.mixupAlpha > 0)) fail("train", "mixupAlpha must be > 0 (got {})", c.mixupAlpha);
+  if (!(c.knnMixupAlpha > 0))
+    fail("train", "knnMixupAlpha must be > 0 (got {})", c.knnMixupAlpha);
   if (!(c.cutmixAlpha > 0)) fail("train", "cutmixAlpha must be > 0 (got {})", c.cutmixAlpha);
   in_unit("randomErasingProb", c.randomErasingProb, true);
   at_least("randAugmentN", c.randAugmentN, 0);
@@ -79,7 +81,7 @@ void validate(const TrainConfig& c) {
          "bnMomentum must be in (0, 1] (got {}; PyTorch convention, weight of the new "
          "batch)",
          c.bnMomentum);
-  at_least("evalEveryNEpochs", c.evalEveryNEpochs, 1);
+  at_least("evalEveryNEpochs", c.evalEveryNEpochs, 0);  // 0: after the last epoch only
   at_least("checkpointEveryNEpochs", c.checkpointEveryNEpochs, 1);
   if (!(c.detPriorPi > 0 && c.detPriorPi < 1))
     fail("train", "detPriorPi must be in (0, 1) (got {})", c.detPriorPi);

@@ -44,6 +44,7 @@ using DoubleList = std::vector<double>;
   F(bool, cutmix, false, "cutmix of sample pairs") \
   F(double, cutmixAlpha, 1.0, "cutmix Beta(alpha, alpha) parameter") \
   F(bool, knnMixup, false, "mix each sample with a nearest neighbour instead of a random one") \
+  F(double, knnMixupAlpha, 1.0, "kNN-mixup Beta(alpha, alpha) parameter (the seed's default)") \
   F(bool, randomErasing, false, "random erasing of a rectangle") \
   F(double, randomErasingProb, 0.25, "probability of random erasing per sample") \
   F(bool, randAugment, false, "RandAugment policy") \
@@ -74,10 +75,10 @@ using DoubleList = std::vector<double>;
   F(InitKind, init, InitKind::he, "parameter init family") \
   F(bool, bf16, false, "bf16 operands for every matmul and patchify conv (f32 accumulation, f32 weights)") \
   F(bool, bf16Conv, false, "with bf16: also every other non-depthwise convolution") \
-  F(int, evalEveryNEpochs, 1, "evaluate every N epochs") \
+  F(int, evalEveryNEpochs, 1, "evaluate every N epochs and after the last (0: the last only)") \
   F(int, checkpointEveryNEpochs, 1, "checkpoint every N epochs") \
   F(std::string, bootstrapBackbone, "", "checkpoint to initialize a backbone from (empty: none)") \
-  F(std::string, bootstrapRanges, "", "layer index ranges loaded from it, e.g. \"0-8,10\"") \
+  F(std::string, bootstrapRanges, "", "layers loaded from it: \"0-8,10\", or floats:N (the first N floats)") \
   F(std::string, freeze, "", "comma-separated parameter-name prefixes kept fixed (fine-tuning)") \
   F(bool, headPriorBias, false, "init the classifier bias to log class priors") \
   F(double, detPriorPi, 0.01, "detector objectness prior probability for the head bias") \

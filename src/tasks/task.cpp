@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "core/error.h"
+#include "data/dataset_registry.h"
 #include "losses/loss.h"
 #include "train/trainer.h"
 
@@ -22,10 +23,17 @@ std::string_view task_name(TaskKind k) {
   return kNames.at(static_cast<size_t>(k));
 }
 
+namespace {
+bool token_data(const TrainConfig& c) {  // the dataset's samples are token windows (text)
+  const data::DatasetDescriptor* d = data::find_dataset_descriptor(c.dataset);
+  return d && d->token_windows;
+}
+}  // namespace
+
 TaskKind task_kind(const NetSpec& /*net*/, const TrainConfig& c) {
   if (c.ddpm) return TaskKind::diffusion;
   if (!losses::is_lowered(c.lossKind))
-    return c.dataset == DatasetKind::text ? TaskKind::text : TaskKind::classification;
+    return token_data(c) ? TaskKind::text : TaskKind::classification;
   switch (losses::loss_traits(c.lossKind).target) {
     case losses::TargetKind::detectorRows:
       return TaskKind::detection;
@@ -39,7 +47,7 @@ TaskKind task_kind(const NetSpec& /*net*/, const TrainConfig& c) {
     case losses::TargetKind::classIndex:
       break;
   }
-  return c.dataset == DatasetKind::text ? TaskKind::text : TaskKind::classification;
+  return token_data(c) ? TaskKind::text : TaskKind::classification;
 }
 
 const std::vector<TaskFields>& task_owned_fields() {

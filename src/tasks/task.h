@@ -41,9 +41,10 @@ std::string_view task_name(TaskKind k);
 
 // The task a run of `net` with `c` performs, decided from the spec alone (eval, predict and
 // report have no data yet) by the loss's targets (losses::loss_traits): ddpm -> diffusion;
-// detector rows (yoloAnchor, yolov1Masked, detrSet) -> detection; token ids (tokenCE) or the
-// text dataset -> text; class maps (perPixel*) -> segmentation; plain targets like the output
-// (floatTargetMse) -> regression (target = input); otherwise classification.
+// detector rows (yoloAnchor, yolov1Masked, detrSet) -> detection; token ids (tokenCE) or a
+// dataset of token windows (its descriptor's token_windows) -> text; class maps (perPixel*) ->
+// segmentation; plain targets like the output (floatTargetMse) -> regression (target = input);
+// otherwise classification.
 TaskKind task_kind(const NetSpec& net, const TrainConfig& c);
 
 // The TrainConfig fields only some tasks read (the rest are read by every task). A field of this

@@ -4,13 +4,16 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "core/error.h"
 #include "core/file_check.h"
+#include "data/dataset_registry.h"
 #include "data/datasets.h"
+#include "spec/seed_aliases.h"
 #include "spec/spec_json.h"
 #include "train/trainer.h"
 
@@ -47,21 +50,25 @@ std::string field_str(const T& v) {
 
 void apply_config_text(TrainConfig& c, std::string_view text, const std::string& label) {
   // Parsed as the "train" object of a spec so the spec reader checks names, types and enums;
-  // the prefix sits on line 1, so columns there are shifted back.
+  // the prefix sits on line 1, so columns there are shifted back. Input size 0: no net, so the
+  // seed's image-relative anchors are refused here.
   const std::string prefix =
-      "{\"name\": \"c\", \"inputChannels\": 1, \"inputHeight\": 1, \"inputWidth\": 1, "
+      "{\"name\": \"c\", \"inputChannels\": 1, \"inputHeight\": 0, \"inputWidth\": 0, "
       "\"layers\": [], \"train\": ";
   std::string wrapped = prefix + std::string(text) + "\n}";
   SpecFile sf;
+  std::vector<std::string> notes;  // the seed's field names, converted (seed_aliases.h)
   try {
-    sf = parse_spec(wrapped, label);
+    sf = parse_spec(wrapped, label, &notes);
   } catch (const ParseError& e) {
     Location loc = e.location();
     if (loc.line == 1) loc.col = std::max(1, loc.col - static_cast<int>(prefix.size()));
     throw ParseError(label, loc, e.bare_message());
   }
   if (!sf.train) fail("config", "{}: expected a JSON object of TrainConfig fields", label);
+  for (const std::string& n : notes) std::cerr << label << ": " << n << "\n";
   auto j = nlohmann::json::parse(text);  // valid: parse_spec accepted it
+  convert_seed_fields(j, {});  // the netspec keys the seed's became (accepted above)
   for (auto it = j.begin(); it != j.end(); ++it) copy_field(c, *sf.train, it.key());
 }
 
@@ -158,9 +165,8 @@ DatasetKind parse_dataset(const std::string& s) {
 }
 
 double eval_crop_ratio(const TrainConfig& c) {
-  const bool folder = c.dataset == DatasetKind::imagenette || c.dataset == DatasetKind::imagenet ||
-                      c.dataset == DatasetKind::folder;
-  return folder ? c.testCropRatio : 1.0;
+  const data::DatasetDescriptor* d = data::find_dataset_descriptor(c.dataset);
+  return d && d->eval_center_crop ? c.testCropRatio : 1.0;
 }
 
 data::Splits load_for_net(const TrainConfig& c, const ParamTable& table, const std::string& dir,
@@ -172,7 +178,8 @@ data::Splits load_for_net(const TrainConfig& c, const ParamTable& table, const s
   lo.test_crop_ratio = c.testCropRatio;  // image folders' evaluation split
   if (table.input.size() == 3)
     lo.channels = table.input[0], lo.height = table.input[1], lo.width = table.input[2];
-  if (c.dataset == DatasetKind::text && !table.input.empty())
+  const data::DatasetDescriptor* d = data::find_dataset_descriptor(c.dataset);
+  if (d && d->token_windows && !table.input.empty())
     lo.seq_len = static_cast<int>(table.input[0]);
   return data::load_dataset(c.dataset, lo);
 }

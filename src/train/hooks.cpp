@@ -59,14 +59,16 @@ class DivergenceHook final : public Hook {
   DivergenceGuard guard_;
 };
 
-// Evaluation every evalEveryNEpochs epochs and after the last, by the task; `best` when the
+// Evaluation every evalEveryNEpochs epochs and after the last (0: after the last only, as the
+// seed), by the task; `best` when the
 // task's score beats every earlier one (of this run dir, across resumes).
 class EvaluationHook final : public Hook {
  public:
   explicit EvaluationHook(double best) : best_(best) {}
   void epoch_metrics(LoopContext& ctx, EpochMetrics& m, std::string&) override {
     ctx.task.init_metrics(m);
-    if (ctx.epoch % ctx.c.evalEveryNEpochs != 0 && ctx.epoch != ctx.c.epochs) return;
+    const int every = ctx.c.evalEveryNEpochs;
+    if ((every == 0 || ctx.epoch % every != 0) && ctx.epoch != ctx.c.epochs) return;
     ctx.task.evaluate(
         ctx.s, [&ctx] { return ctx.stop_requested(); }, m);
     // Interrupted: the epoch's row has no validation fields (as an epoch not evaluated).

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <numbers>
 #include <random>
+#include <string>
 
 #include "core/error.h"
 #include "train/trainer.h"
@@ -14,13 +15,30 @@ namespace {
 // Uniform [0, 1) from 53 random bits (portable, unlike std::uniform_real_distribution).
 double uniform01(std::mt19937_64& r) { return static_cast<double>(r() >> 11) * 0x1.0p-53; }
 
-// Box-Muller; truncated at ±2 std when `trunc` (resampled, as torch.nn.init.trunc_normal_).
-double normal(std::mt19937_64& r, bool trunc) {
+// Standard normal by Box-Muller.
+double normal(std::mt19937_64& r) {
+  double u1 = uniform01(r), u2 = uniform01(r);
+  return std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(2 * std::numbers::pi * u2);
+}
+
+// torch.nn.init.trunc_normal_(std=sd, a=-2, b=2): the bounds are ABSOLUTE values, not multiples
+// of sd, so at sd = 0.02 they sit at ±100 sd and this is plain N(0, sd²) (resampled otherwise).
+double trunc_normal(std::mt19937_64& r, double sd) {
   for (;;) {
-    double u1 = uniform01(r), u2 = uniform01(r);
-    double z = std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(2 * std::numbers::pi * u2);
-    if (!trunc || std::abs(z) <= 2.0) return z;
+    double x = sd * normal(r);
+    if (std::abs(x) <= 2.0) return x;
   }
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// "<m>.weight" -> "<m>.bias"; "-" (matching no parameter) for any other name.
+std::string bias_name_for(const std::string& weight) {
+  if (!ends_with(weight, ".weight")) return "-";
+  return weight.substr(0, weight.size() - 7) + ".bias";
 }
 
 }  // namespace
@@ -28,9 +46,11 @@ double normal(std::mt19937_64& r, bool trunc) {
 std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t seed) {
   std::mt19937_64 rng(seed * 0x2545F4914F6CDD1Dull + 0x9E3779B97F4A7C15ull);
   std::vector<Tensor> out;
-  // nn.Linear's default bias init U(±1/sqrt(fan_in)) needs the fan_in of the layer's weight.
-  int linear_layer = -1;
-  int64_t linear_fan_in = 0;
+  // PyTorch's default bias init U(±1/sqrt(fan_in)) (nn.Linear under he, nn.Conv under vit) needs
+  // the fan_in of its weight "<m>.weight", which precedes the bias "<m>.bias" in the table.
+  int default_bias_layer = -1;
+  std::string default_bias_name;
+  int64_t default_bias_fan_in = 0;
   for (const ParamDesc& p : t.params) {
     Tensor v(DType::kF32, p.shape);
     float* d = v.data<float>();
@@ -42,9 +62,9 @@ std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t see
     };
     switch (p.init) {
       case ParamInit::zeros:
-        if (kind == InitKind::he && p.layer == linear_layer && p.shape.size() == 1 &&
-            p.name.size() >= 5 && p.name.compare(p.name.size() - 5, 5, ".bias") == 0) {
-          double b = 1.0 / std::sqrt(static_cast<double>(linear_fan_in));
+        if (p.layer == default_bias_layer && p.shape.size() == 1 && ends_with(p.name, ".bias") &&
+            (default_bias_name.empty() || p.name == default_bias_name)) {
+          double b = 1.0 / std::sqrt(static_cast<double>(default_bias_fan_in));
           fill([&] { return (2 * uniform01(rng) - 1) * b; });
         }
         break;
@@ -55,31 +75,38 @@ std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t see
       case ParamInit::convWeight: {
         if (p.shape.size() < 2)
           fail("init", "{}: weight needs rank >= 2 (got {})", p.name, p.shape.size());
-        if (kind != InitKind::he) {
-          fill([&] { return 0.02 * normal(rng, true); });
-        } else if (p.init == ParamInit::linearWeight) {
+        // PyTorch's default: nn.Linear under he, every conv under vit (timm's
+        // init_weights_vit_timm touches nn.Linear only, so the patch-embed conv keeps it).
+        const bool pytorch_default = p.init == ParamInit::linearWeight ? kind == InitKind::he
+                                                                       : kind == InitKind::vit;
+        if (pytorch_default) {
           // kaiming_uniform(a=sqrt 5) == U(±1/sqrt(fan_in)).
           double b = 1.0 / std::sqrt(static_cast<double>(p.shape[1] * rf));
           fill([&] { return (2 * uniform01(rng) - 1) * b; });
-          linear_layer = p.layer;
-          linear_fan_in = p.shape[1] * rf;
+          default_bias_layer = p.layer;
+          // Under he every later ".bias" of the layer matches (the historical rule, kept so
+          // he-init runs reproduce; it also reaches a LayerNorm bias in the same layer).
+          default_bias_name = kind == InitKind::he ? std::string() : bias_name_for(p.name);
+          default_bias_fan_in = p.shape[1] * rf;
+        } else if (kind != InitKind::he) {
+          fill([&] { return trunc_normal(rng, 0.02); });
         } else {
           double sd = std::sqrt(2.0 / static_cast<double>(p.shape[0] * rf));
-          fill([&] { return sd * normal(rng, false); });
+          fill([&] { return sd * normal(rng); });
         }
         break;
       }
       case ParamInit::embedding:
       case ParamInit::posEmbed:
       case ParamInit::classToken:
-        fill([&] { return 0.02 * normal(rng, true); });
+        fill([&] { return trunc_normal(rng, 0.02); });
         break;
       case ParamInit::layerScale:
         fill([] { return 1e-6; });  // torchvision CNBlock layer_scale = 1e-6
         break;
       case ParamInit::relPosBias:
         // torchvision Swin: trunc_normal_(relative_position_bias_table, std=0.02)
-        fill([&] { return 0.02 * normal(rng, true); });
+        fill([&] { return trunc_normal(rng, 0.02); });
         break;
       case ParamInit::ssmALog:
         // Mamba: A = -[1..N] per channel, stored as A_log[d, n] = ln(n + 1)

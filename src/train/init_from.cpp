@@ -15,7 +15,37 @@
 namespace netspec::train {
 namespace {
 
-std::set<int> parse_ranges(const std::string& r) {
+// "floats:N" (the seed's bootstrapBackbone prefixFloats): the first layers whose parameters, in
+// table order, are exactly the first N floats.
+std::set<int> prefix_layers(const std::string& r, const ParamTable& t) {
+  int64_t want = -1;
+  try {
+    size_t used = 0;
+    want = std::stoll(r.substr(7), &used);
+    if (used != r.size() - 7 || want < 1) throw std::invalid_argument("n");
+  } catch (const std::logic_error&) {
+    fail("train", "bootstrapRanges '{}': expected floats:N with N >= 1", r);
+  }
+  std::set<int> out;
+  int64_t sum = 0, before = 0;
+  for (const auto& p : t.params) {
+    if (!out.count(p.layer)) {  // a layer boundary
+      if (sum >= want) break;
+      before = sum;
+    }
+    out.insert(p.layer);
+    sum += p.numel();
+  }
+  if (sum != want)
+    fail("train",
+         "bootstrapRanges '{}': the first {} floats do not end at a layer boundary (the nearest "
+         "boundaries are {} and {} floats; the net has {})",
+         r, want, before, sum, t.total_params());
+  return out;
+}
+
+std::set<int> parse_ranges(const std::string& r, const ParamTable& t) {
+  if (r.rfind("floats:", 0) == 0) return prefix_layers(r, t);
   std::set<int> out;
   size_t a = 0;
   while (a < r.size()) {
@@ -58,7 +88,7 @@ void load_init_weights(const std::string& path, const ParamTable& t, TrainState&
   SafeTensors st = read_init_file(path, t, log);
   std::map<std::string, const Tensor*> by_name;
   for (const auto& [n, x] : st.tensors) by_name[n] = &x;
-  const std::set<int> layers = parse_ranges(ranges);
+  const std::set<int> layers = parse_ranges(ranges, t);
   int head = -1;
   for (const auto& p : t.params) head = std::max(head, p.layer);
   int loaded = 0;

@@ -15,7 +15,8 @@
 
 namespace netspec::train {
 
-// ranges: "" (every layer) or comma-separated indices and a-b ranges of layers to load.
+// ranges: "" (every layer), comma-separated indices and a-b ranges of layers to load, or
+// "floats:N": the first layers whose parameters (table order) are exactly N floats.
 void load_init_weights(const std::string& path, const ParamTable& t, TrainState& s,
                        const std::string& ranges, std::ostream* log);
 // Fails when a TrainConfig::freeze prefix names no parameter (listing a few names).

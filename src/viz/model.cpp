@@ -103,23 +103,42 @@ Tensor load_input(const std::string& path, const Shape& in, DatasetKind kind, do
   }
   if (in.size() != 3 || (in[0] != 1 && in[0] != 3))
     fail("input", "{}: images need a net input [1 or 3, H, W] (got {})", path, shape_str(in));
+  return input_from_pixels(data::resize_center_crop(data::decode_image(path), in[1], in[2],
+                                                    crop_ratio),
+                           in, kind, path);
+}
+
+Tensor input_from_pixels(const Tensor& px, const Shape& in, DatasetKind kind,
+                         const std::string& what) {
+  if (in.size() != 3 || (in[0] != 1 && in[0] != 3) || px.dtype() != DType::kUI8 ||
+      px.shape() != Shape{3, in[1], in[2]})
+    fail("input", "{}: pixels ui8 [3, H, W] for a net input [1 or 3, H, W] (got {} for {})", what,
+         px.type_str(), shape_str(in));
   data::Normalization norm = data::dataset_normalization(kind);
-  const int64_t c = in[0], h = in[1], w = in[2];
-  if (c == 3 && norm.mean.size() == 3)
-    return data::preprocess_image(path, h, w, norm.mean, norm.std, crop_ratio);
+  const int64_t c = in[0], hw = in[1] * in[2];
+  const uint8_t* u = px.data<uint8_t>();
+  Tensor g(DType::kF32, in);
+  float* o = g.data<float>();
+  if (c == 3 && norm.mean.size() == 3) {  // (u / 255 - mean) / std per channel
+    for (int64_t k = 0; k < 3; ++k)
+      for (int64_t i = 0; i < hw; ++i)
+        o[k * hw + i] = (static_cast<float>(u[k * hw + i]) / 255.f - norm.mean[size_t(k)]) /
+                        norm.std[size_t(k)];
+    return g;
+  }
   // Grayscale net (decoded images are RGB): the channel mean of the [0, 1] image, normalised.
   if (c != 1 || norm.mean.empty())
-    fail("input", "{}: no normalisation for a {}-channel net on {}", path, c, enum_name(kind));
-  Tensor rgb = data::preprocess_image(path, h, w, {0, 0, 0}, {1, 1, 1}, crop_ratio);
-  Tensor g(DType::kF32, in);
-  const float* p = rgb.data<float>();
+    fail("input", "{}: no normalisation for a {}-channel net on {}", what, c, enum_name(kind));
   // A 3-channel normalisation (an RGB image folder trained as grayscale): the channel averages.
   float mean = 0, sd = 0;
   for (size_t k = 0; k < norm.mean.size(); ++k) mean += norm.mean[k], sd += norm.std.at(k);
   mean /= static_cast<float>(norm.mean.size());
   sd /= static_cast<float>(norm.mean.size());
-  for (int64_t i = 0; i < h * w; ++i)
-    g.data<float>()[i] = ((p[i] + p[h * w + i] + p[2 * h * w + i]) / 3.f - mean) / sd;
+  for (int64_t i = 0; i < hw; ++i) {
+    const float p0 = static_cast<float>(u[i]) / 255.f, p1 = static_cast<float>(u[hw + i]) / 255.f,
+                p2 = static_cast<float>(u[2 * hw + i]) / 255.f;
+    o[i] = ((p0 + p1 + p2) / 3.f - mean) / sd;
+  }
   return g;
 }
 

@@ -35,6 +35,10 @@ Model load_model(const std::string& run_dir, const std::string& net, const std::
 // cropped as the evaluation split is, normalised with the dataset's mean/std; grayscale nets take
 // the channel mean) or a .npy tensor already shaped like the input.
 Tensor load_input(const std::string& path, const Shape& in, DatasetKind kind, double crop_ratio);
+// Pixels ui8 [3, H, W] (already at the input's size) as that input, normalised for `kind`;
+// `what` names them in errors.
+Tensor input_from_pixels(const Tensor& px, const Shape& in, DatasetKind kind,
+                         const std::string& what);
 // The picture of that input at the net's resolution: the resized crop of an image file, or a
 // .npy / normalised sample mapped back to pixels (x · std + mean, clamped to [0, 1]).
 report::RgbImage input_picture(const std::string& path, const Shape& in, DatasetKind kind,

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "tests/cli/cli_util.h"
+#include "tests/support/generated_text.h"
 
 namespace netspec {
 namespace {
@@ -22,16 +23,8 @@ namespace fs = std::filesystem;
 using cli_test::Result;
 using cli_test::sh;
 
-// Random sentences "SUBJECT VERB OBJECT.\n" from a small grammar (24 distinct characters).
 std::string sentences(uint64_t seed, size_t bytes) {
-  const char* subj[] = {"the cat", "a dog", "the bird", "my friend", "the old man", "a child"};
-  const char* verb[] = {"sees", "likes", "eats", "finds", "wants", "hears"};
-  const char* obj[] = {"the ball", "a red apple", "the green tree", "some bread", "the sky"};
-  std::mt19937_64 r(seed);
-  std::string s;
-  while (s.size() < bytes)
-    s += std::string(subj[r() % 6]) + " " + verb[r() % 6] + " " + obj[r() % 5] + ".\n";
-  return s;
+  return test_support::grammar_sentences(seed, bytes);
 }
 
 double number_after(const std::string& out, const std::string& re) {

@@ -125,11 +125,16 @@ TEST(TaskReportCli, SegmentationPredictWritesMasksAndPixelFractions) {
   EXPECT_EQ(j[0].at("mask").get<std::string>(), mask.string());
   ASSERT_TRUE(fs::exists(mask));
   EXPECT_GT(fs::file_size(out), 1000u);
-  // The mask has the net's input size and class indices 0..2 whose counts are the JSON's.
+  // The mask has the image's own size (sliding windows over the whole image, not the net's 16x16
+  // centre crop) and class indices 0..2 whose counts are the JSON's.
   const Tensor m = data::decode_image(mask.string());
-  ASSERT_EQ(m.shape(), (Shape{3, 16, 16}));
+  const Tensor pic = data::decode_image(img.string());
+  const int64_t ih = pic.shape()[1], iw = pic.shape()[2], npx = ih * iw;
+  ASSERT_GT(ih, 16);
+  ASSERT_EQ(m.shape(), (Shape{3, ih, iw}));
+  EXPECT_EQ(j[0].at("size"), (nlohmann::json{iw, ih}));
   std::vector<int64_t> count(3, 0);
-  for (int64_t q = 0; q < 16 * 16; ++q) {
+  for (int64_t q = 0; q < npx; ++q) {
     const uint8_t v = m.data<uint8_t>()[q];
     ASSERT_LT(v, 3) << q;
     ++count[v];
@@ -141,7 +146,7 @@ TEST(TaskReportCli, SegmentationPredictWritesMasksAndPixelFractions) {
   for (int k = 0; k < 3; ++k) {
     EXPECT_EQ(cls[k].at("class").get<std::string>(), names[k]);
     EXPECT_EQ(cls[k].at("pixels").get<int64_t>(), count[size_t(k)]) << k;
-    EXPECT_DOUBLE_EQ(cls[k].at("fraction").get<double>(), count[size_t(k)] / 256.0);
+    EXPECT_DOUBLE_EQ(cls[k].at("fraction").get<double>(), double(count[size_t(k)]) / double(npx));
     sum += cls[k].at("fraction").get<double>();
   }
   EXPECT_DOUBLE_EQ(sum, 1.0);
@@ -149,8 +154,27 @@ TEST(TaskReportCli, SegmentationPredictWritesMasksAndPixelFractions) {
   Result t = sh(fmt::format("predict {} {} --masks {}", s.run.string(), img.string(),
                             (s.dir / "masks").string()));
   ASSERT_EQ(t.status, 0) << t.out;
-  EXPECT_TRUE(has(t.out, fmt::format("background {:.1f}%", 100 * count[0] / 256.0))) << t.out;
+  EXPECT_TRUE(has(t.out, fmt::format("background {:.1f}%", 100.0 * double(count[0]) / double(npx))))
+      << t.out;
   EXPECT_TRUE(fs::exists(s.dir / "masks" / "synth_00001.mask.png"));
+}
+
+// Grad-CAM of a segmenter explains one class over the pixels predicted as it (the most predicted
+// non-background class by default, or --class) and prints pixel shares under the class names.
+TEST(TaskReportCli, SegmentationCamExplainsAClassOverItsPixels) {
+  const SegRun& s = seg_run();
+  ASSERT_TRUE(fs::exists(s.run / "best.json")) << s.train_out;
+  const fs::path img = s.dir / "pets" / "images" / "synth_00002.jpg";
+  const fs::path out = s.dir / "cam";
+  Result r = sh(fmt::format("cam {} {} --class 1 -o {}", s.run.string(), img.string(),
+                            out.string()));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "Grad-CAM for pet")) << r.out;
+  EXPECT_TRUE(has(r.out, "% of pixels  background")) << r.out;
+  EXPECT_GT(fs::file_size(out / "synth_00002.cam.png"), 1000u);
+  r = sh(fmt::format("cam {} {} -o {}", s.run.string(), img.string(), out.string()));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "Grad-CAM for ")) << r.out;
 }
 
 TEST(TaskReportCli, DetectionReportShowsMapPerClassAndBoxPanels) {
@@ -210,6 +234,10 @@ TEST(TaskReportCli, DiffusionReportShowsNoiseMseAndSamples) {
   EXPECT_TRUE(has(h, "alt=\"DDPM samples\""));
   EXPECT_TRUE(has(h, "diffusion run"));
   EXPECT_FALSE(has(h, "top-1"));
+  // No class decision to explain: cam refuses by task, naming the loss.
+  Result c = sh(fmt::format("cam {} {}", run.string(), (data / "x.npy").string()));
+  EXPECT_EQ(c.status, 2) << c.out;
+  EXPECT_TRUE(has(c.out, "this run is diffusion")) << c.out;
   fs::remove_all(run);
 }
 

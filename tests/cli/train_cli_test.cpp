@@ -202,5 +202,56 @@ TEST(TrainCli, MlpOnFashionMnistSliceBeatsChance) {
   EXPECT_GT(std::stod(r.out.substr(at + 14)), 65.0) << r.out;  // chance is 10 %
 }
 
+// RandAugment / AutoAugment on an MNIST-format set (held as bytes since issue 45): trains and
+// learns the synthetic tiles (chance 10 %).
+TEST(TrainCli, RandAugmentAndAutoAugmentTrainOnIdxData) {
+  for (const char* policy : {"randAugment", "autoAugment"}) {
+    const fs::path run = temp_dir("ns_train_cli_", std::string("ra_") + policy);
+    Result r = sh(fmt::format("train mlp --dataset fashion-mnist --data {} --batch 32 --epochs 2 "
+                              "--limit 1500 --set {}=true --overwrite --run-dir {}",
+                              data_dir().string(), policy, run.string()));
+    ASSERT_EQ(r.status, 0) << r.out;
+    auto at = r.out.find("test accuracy ");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    EXPECT_GT(std::stod(r.out.substr(at + 14)), 40.0) << r.out;
+    auto cfg = nlohmann::json::parse(std::ifstream(run / "config.json"));
+    EXPECT_EQ(cfg["train"][policy], true) << cfg.dump();
+  }
+}
+
+// A spec written in the seed's TrainConfig names trains; each converted field is said once.
+TEST(TrainCli, SeedFieldNamesLoadWithOneLinePerConversion) {
+  const fs::path dir = temp_dir("ns_train_cli_", "seedspec");
+  fs::create_directories(dir);
+  std::ofstream(dir / "seed.json") << R"({"name": "seedmlp", "inputChannels": 1,
+  "inputHeight": 28, "inputWidth": 28,
+  "layers": [{"kind": "flatten"}, {"kind": "dense", "in": 784, "out": 10}],
+  "train": {"dataset": "fashionMnist", "useAdam": false, "momentum": 0.9, "learningRate": 0.05,
+            "cosineDecay": true, "valEveryEpochs": 0, "bnMomentum": 0.9, "epochs": 1}})";
+  Result r = sh(fmt::format("train {} --data {} --batch 32 --limit 1000 --overwrite --run-dir {}",
+                            (dir / "seed.json").string(), data_dir().string(),
+                            (dir / "run").string()));
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* n : {"seed field useAdam=false read as optimizer=sgd",
+                        "seed field cosineDecay=true read as schedule=cosine",
+                        "seed field valEveryEpochs=0 read as evalEveryNEpochs=1"}) {
+    EXPECT_NE(r.out.find(n), std::string::npos) << n << "\n" << r.out;
+  }
+  auto cfg = nlohmann::json::parse(std::ifstream(dir / "run" / "config.json"));
+  EXPECT_EQ(cfg["train"]["optimizer"], "sgd") << cfg.dump();
+  EXPECT_EQ(cfg["train"]["schedule"], "cosine");
+  EXPECT_FALSE(cfg["train"].contains("useAdam"));
+  // Refused by name, exit 2.
+  std::ofstream(dir / "bad.json") << R"({"name": "b", "inputChannels": 1, "inputHeight": 28,
+  "inputWidth": 28, "layers": [{"kind": "flatten"}, {"kind": "dense", "in": 784, "out": 10}],
+  "train": {"bootstrapBackboneRange": ["a.bin", 0, 0, 4]}})";
+  r = sh(fmt::format("train {} --data {} --run-dir {}", (dir / "bad.json").string(),
+                     data_dir().string(), (dir / "run2").string()));
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("bad.json:3:13: error: [train] seed field bootstrapBackboneRange"),
+            std::string::npos)
+      << r.out;
+}
+
 }  // namespace
 }  // namespace netspec::cli_test

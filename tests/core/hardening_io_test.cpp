@@ -15,6 +15,7 @@
 #include "core/json_strict.h"
 #include "core/npy.h"
 #include "core/safetensors.h"
+#include "tests/error_of.h"
 #include "tests/support/test_files.h"
 
 namespace netspec {
@@ -28,16 +29,7 @@ fs::path fresh_dir(const std::string& name) {
 
 using netspec::test_util::slurp;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("NOT A netspec::Error: ") + e.what();
-  }
-  return "no error";
-}
+using netspec::test_util::error_of;
 
 TEST(JsonStrict, DuplicateKeysAreRefusedWithBothPositions) {
   std::string e = error_of([] {

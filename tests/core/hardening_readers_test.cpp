@@ -15,6 +15,7 @@
 #include "core/pickle.h"
 #include "core/torch_pickle.h"
 #include "core/zip_reader.h"
+#include "tests/error_of.h"
 #include "tests/core/zip_fixture.h"
 
 namespace netspec {
@@ -31,16 +32,7 @@ std::string write_temp(const std::string& name, const std::string& bytes) {
   return p.string();
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("NOT A netspec::Error: ") + e.what();
-  }
-  return "no error";
-}
+using netspec::test_util::error_of;
 
 long max_rss_kb() {
   rusage u{};

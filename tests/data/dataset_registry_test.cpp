@@ -130,8 +130,9 @@ TEST(DatasetRegistry, MnistLoadsThroughItsDescriptor) {
   EXPECT_EQ(s.train.size(), 5);
   EXPECT_EQ(s.test.size(), 6);
   EXPECT_EQ(s.class_names, dataset_class_names(DatasetKind::mnist));
-  ASSERT_EQ(s.train.black.size(), 1u);
-  EXPECT_FLOAT_EQ(s.train.black[0], -0.1307f / 0.3081f);
+  EXPECT_EQ(s.train.x.dtype(), DType::kUI8);
+  ASSERT_EQ(s.train.pixel_values.size(), 256u);
+  EXPECT_FLOAT_EQ(s.train.pixel_values[0], -0.1307f / 0.3081f);
 }
 
 TEST(DatasetRegistryDeathTest, BadRegistrationsAbort) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 
 #include "core/error.h"
@@ -80,8 +82,10 @@ TEST(Idx, FashionMnistSplitsCarryClassNamesAndTheBlackPixel) {
   ASSERT_EQ(s.class_names.size(), 10u);
   EXPECT_EQ(s.class_names[0], "T-shirt/top");
   EXPECT_EQ(s.class_names[9], "Ankle boot");
-  ASSERT_EQ(s.train.black.size(), 1u);
-  EXPECT_FLOAT_EQ(s.train.black[0], -kFashionMean / kFashionStd);
+  // Bytes normalised per batch; a black pixel (the crop padding) is -mean/std.
+  EXPECT_EQ(s.train.x.dtype(), DType::kUI8);
+  ASSERT_EQ(s.train.pixel_values.size(), 256u);
+  EXPECT_FLOAT_EQ(s.train.pixel_values[0], -kFashionMean / kFashionStd);
   EXPECT_EQ(dataset_normalization(DatasetKind::fashionMnist).mean,
             std::vector<float>{kFashionMean});
 }
@@ -154,6 +158,73 @@ TEST(Loader, EvalCountsEverySampleOnce) {
     total += n;
   }
   EXPECT_EQ(total, 10);
+}
+
+// MNIST/Fashion-MNIST are held as bytes and normalised when a batch is assembled. Without
+// augmentation the batch must equal, bit for bit, what the former f32 storage held:
+// v·(1/(255·std)) - mean/std per pixel (read_idx_images), and the padding of a crop -mean/std.
+TEST(Idx, ByteStorageBatchesEqualTheFormerF32Storage) {
+  std::string d = tmpdir("bytes");
+  test::write_synthetic_split(d, "train", 40, 5);
+  test::write_synthetic_split(d, "t10k", 12, 6);
+  const Splits s = load_dataset(DatasetKind::mnist, LoadOptions{.dir = d});
+  ASSERT_EQ(s.train.x.dtype(), DType::kUI8);
+  const Tensor f32 = read_idx_images(d + "/train-images-idx3-ubyte.gz", kMnistMean, kMnistStd);
+  const float inv = 1.f / (255.f * kMnistStd), off = kMnistMean / kMnistStd;
+  const uint8_t* bytes = s.train.x.data<uint8_t>();
+  for (int64_t i = 0; i < f32.numel(); ++i)  // the former loop's formula, written out
+    ASSERT_EQ(f32.data<float>()[i], static_cast<float>(bytes[i]) * inv - off) << i;
+  const Dataset former(f32, s.train.y);  // the f32 storage
+  for (bool train : {false, true}) {
+    Loader ld(s.train, 16, train, 3);
+    ld.start_epoch(1);
+    Loader ref(former, 16, train, 3);  // no augmentation
+    ref.start_epoch(1);
+    for (int64_t b = 0; b < ld.num_batches(); ++b) {
+      Tensor x, y, rx, ry;
+      ASSERT_EQ(ld.batch(b, x, y), ref.batch(b, rx, ry));
+      ASSERT_EQ(x.dtype(), DType::kF32);
+      ASSERT_EQ(x.shape(), rx.shape());
+      ASSERT_EQ(std::memcmp(x.raw(), rx.raw(), x.nbytes()), 0) << "batch " << b;
+      ASSERT_EQ(std::memcmp(y.raw(), ry.raw(), y.nbytes()), 0);
+    }
+  }
+  // With crop augmentation the padding is the former `black`, -mean/std.
+  Augment crop{true, 2, false};
+  Loader ld(s.train, 8, true, 4, crop);
+  const Dataset former_black(f32, s.train.y, {}, {}, {-kMnistMean / kMnistStd});
+  Loader ref(former_black, 8, true, 4, crop);
+  ld.start_epoch(0);
+  ref.start_epoch(0);
+  Tensor x, y, rx, ry;
+  ld.batch(0, x, y);
+  ref.batch(0, rx, ry);
+  EXPECT_EQ(std::memcmp(x.raw(), rx.raw(), x.nbytes()), 0);
+}
+
+// RandAugment / AutoAugment now apply to MNIST (refused while it was f32): the bytes go through
+// the policy, then the normalisation; every value is one of the 256 normalised byte values.
+TEST(Idx, RandAugmentAndAutoAugmentRunOnMnistBytes) {
+  std::string d = tmpdir("ra");
+  test::write_synthetic_split(d, "train", 24, 7);
+  test::write_synthetic_split(d, "t10k", 4, 8);
+  const Splits s = load_dataset(DatasetKind::mnist, LoadOptions{.dir = d});
+  for (bool autoaug : {false, true}) {
+    Augment a{true, 2, false};
+    a.rand_augment = !autoaug;
+    a.auto_augment = autoaug;
+    Loader ld(s.train, 24, true, 1, a), plain(s.train, 24, true, 1, Augment{true, 2, false});
+    ld.start_epoch(0);
+    plain.start_epoch(0);
+    Tensor x, y, px, py;
+    ld.batch(0, x, y);
+    plain.batch(0, px, py);
+    EXPECT_EQ(x.shape(), (Shape{24, 1, 28, 28}));
+    EXPECT_NE(std::memcmp(x.raw(), px.raw(), x.nbytes()), 0) << "the policy changed nothing";
+    const std::vector<float>& lut = s.train.pixel_values;
+    for (float v : x.span<float>())
+      ASSERT_TRUE(std::find(lut.begin(), lut.end(), v) != lut.end()) << v;
+  }
 }
 
 }  // namespace

@@ -172,6 +172,32 @@ TEST(Mix, KnnMixupPairsEachSampleWithItsNearestNeighbour) {
   }
 }
 
+// The seed's TrainConfig: kNN-mixup draws λ ~ Beta(knnMixupAlpha, knnMixupAlpha), default 1.0,
+// independent of mixupAlpha (which only mixup uses).
+TEST(Mix, KnnMixupDrawsFromKnnMixupAlpha) {
+  TrainConfig t;
+  EXPECT_EQ(t.knnMixupAlpha, 1.0);
+  t.knnMixup = true;
+  t.mixupAlpha = 0.3;
+  t.knnMixupAlpha = 2.0;
+  MixConfig c = MixConfig::from_train(t, 10);
+  EXPECT_EQ(c.knn_alpha, 2.0);
+  EXPECT_EQ(c.mixup_alpha, 0.0);  // mixup itself is off
+  // λ's variance over many batches is Beta(2, 2)'s 1/20, not Beta(0.3, 0.3)'s 0.156.
+  double s1 = 0, s2 = 0;
+  const int n = 20000;
+  for (int b = 0; b < n; ++b) {
+    const double v = mix_draw(c, 5, 0, b, 8, 8).beta;
+    s1 += v;
+    s2 += v * v;
+  }
+  const double m = s1 / n, var = s2 / n - m * m;
+  EXPECT_NEAR(m, 0.5, 0.01);
+  EXPECT_NEAR(var, 1.0 / 20, 0.05 / 20);
+  t.knnMixup = false;
+  EXPECT_EQ(MixConfig::from_train(t, 10).knn_alpha, 0.0);
+}
+
 TEST(Mix, BetaSamplerMoments) {
   for (double a : {0.8, 1.0, 2.0}) {
     double s1 = 0, s2 = 0;

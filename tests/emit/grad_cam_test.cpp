@@ -34,6 +34,12 @@ NetSpec head_net(bool nonlinear) {  // input: the features [4, 3, 3]
 struct Inputs {
   std::vector<Tensor> params, running;
   Tensor x;
+  std::vector<Tensor> args() const {  // the module's inputs before the class
+    std::vector<Tensor> a = params;
+    a.insert(a.end(), running.begin(), running.end());
+    a.push_back(x);
+    return a;
+  }
 };
 
 Inputs inputs_for(const ParamTable& t, DType dt, int64_t batch) {
@@ -70,9 +76,7 @@ TEST(EmitGradCam, ManifestAndOutputsMatchTheCamModule) {
   EXPECT_EQ(g.manifest.outputs[2].shape, (Shape{2, 4, 3, 3}));
   EXPECT_EQ(g.manifest.inputs.back().name, "class");
   Inputs in = inputs_for(t, DType::kF32, 2);
-  std::vector<Tensor> args = in.params;
-  args.insert(args.end(), in.running.begin(), in.running.end());
-  args.push_back(in.x);
+  std::vector<Tensor> args = in.args();
   std::vector<Tensor> cam = run_main(*emit_module(net, ModuleKind::cam, o).module, args);
   args.push_back(classes({1, 2}));
   for (const char* be : {"ref", "cpu"}) {
@@ -89,9 +93,7 @@ void expect_fd(const NetSpec& net, const NetSpec& head, bool linear_gap_head) {
   o.batch = 2;
   o.dtype = DType::kF64;
   Inputs in = inputs_for(t, DType::kF64, 2);
-  std::vector<Tensor> args = in.params;
-  args.insert(args.end(), in.running.begin(), in.running.end());
-  args.push_back(in.x);
+  std::vector<Tensor> args = in.args();
   const std::vector<int32_t> k = {2, 0};
   args.push_back(classes(k));
   std::vector<Tensor> r = run_main(*emit_module(net, ModuleKind::grad_cam, o).module, args);
@@ -171,6 +173,65 @@ TEST(EmitGradCam, TheFeatureMapIsTheLastGlobalAvgPoolInputElseTheLastConvolution
   NetBuilder mlp("mlp");
   mlp.input(1, 4, 4).add(Flatten{}).add(Dense{16, 3});
   EXPECT_EQ(grad_cam_layer(build_param_table(mlp.build())), 2u);  // none: layers.size()
+}
+
+// A per-pixel net (segmentation: logits [B, C, H, W] from a 1x1 head): the feature map is the
+// head's input, and d.features is the gradient of Σ_p mask[n, p] · logits[n, K, p] — against
+// finite differences in f64 and the closed form W[K, c] · mask[n, p] of the linear 1x1 head.
+TEST(EmitGradCam, PerPixelNetExplainsTheMaskedClassLogits) {
+  NetBuilder nb("gcseg"), hb("gcseghead");
+  nb.input(2, 5, 5)
+      .add(ConvBn{2, 3, 3, 1})
+      .add(Conv2d{3, 4, 3, 1, Padding::same, Activation::swish})
+      .add(Conv2d{4, 3, 1, 1, Padding::same, Activation::identity});
+  hb.input(4, 5, 5).add(Conv2d{4, 3, 1, 1, Padding::same, Activation::identity});
+  const NetSpec net = nb.build(), head = hb.build();
+  ParamTable t = build_param_table(net), ht = build_param_table(head);
+  EXPECT_EQ(grad_cam_layer(t), 2u);  // the head's input, not the net's own output
+  EmitOptions o;
+  o.batch = 2;
+  o.dtype = DType::kF64;
+  Emitted g = emit_module(net, ModuleKind::grad_cam, o);
+  ASSERT_EQ(g.manifest.inputs.back().name, "mask");
+  EXPECT_EQ(g.manifest.inputs.back().shape, (Shape{2, 5, 5}));
+  Inputs in = inputs_for(t, DType::kF64, 2);
+  std::vector<Tensor> args = in.args();
+  const std::vector<int32_t> k = {2, 0};
+  args.push_back(classes(k));
+  Tensor mask(DType::kF64, {2, 5, 5});
+  for (int64_t i = 0; i < mask.numel(); ++i) mask.data<double>()[i] = (i * 7 % 3 == 0) ? 1 : 0;
+  args.push_back(mask);
+  std::vector<Tensor> r = run_main(*g.module, args);
+  const Tensor &feat = r[1], &grad = r[2];
+  ASSERT_EQ(feat.shape(), (Shape{2, 4, 5, 5}));
+  std::vector<Tensor> hp(in.params.end() - static_cast<long>(ht.params.size()), in.params.end());
+  Emitted he = emit_module(head, ModuleKind::eval, o);
+  const int64_t hw = 25, per = 4 * hw;
+  auto target = [&](const Tensor& f, int n) {  // Σ_p mask[n, p] · logits[n, K, p]
+    std::vector<Tensor> a = hp;
+    a.push_back(f);
+    Tensor out = run_main(*he.module, a)[0];
+    double s = 0;
+    for (int64_t p = 0; p < hw; ++p)
+      s += mask.as_double(n * hw + p) * out.as_double((n * 3 + k[n]) * hw + p);
+    return s;
+  };
+  const double h = 1e-6;
+  double max_err = 0, max_g = 0;
+  for (int64_t i = 0; i < feat.numel(); ++i) {
+    const int n = static_cast<int>(i / per);
+    const int64_t c = (i % per) / hw, p = i % hw;
+    Tensor fp = feat.clone(), fm = feat.clone();
+    fp.data<double>()[i] += h;
+    fm.data<double>()[i] -= h;
+    const double fd = (target(fp, n) - target(fm, n)) / (2 * h);
+    max_err = std::max(max_err, std::abs(fd - grad.as_double(i)));
+    max_g = std::max(max_g, std::abs(fd));
+    const double w = hp[0].as_double(k[n] * 4 + c);  // W [3, 4, 1, 1]
+    EXPECT_NEAR(grad.as_double(i), w * mask.as_double(n * hw + p), 1e-14) << i;
+  }
+  EXPECT_GT(max_g, 1e-3);
+  EXPECT_LT(max_err / max_g, 1e-7) << "abs " << max_err;
 }
 
 TEST(EmitGradCam, NetWithoutAFeatureMapIsRefused) {

@@ -5,27 +5,12 @@
 #include <gtest/gtest.h>
 
 #include "hlo/verify.h"
+#include "tests/hlo/builder_fixture.h"
 
 namespace netspec::hlo {
 namespace {
 
-Type t(DType d, Shape s) { return Type::tensor(d, std::move(s)); }
-Type f32(Shape s) { return t(DType::kF32, std::move(s)); }
-
-struct Fx {
-  Module m;
-  Func* f;
-  Builder b{nullptr};
-  explicit Fx(std::vector<Type> args) {
-    f = m.add_func("main", args);
-    b.set_block(f->body.get());
-  }
-  Value* arg(size_t i) { return f->arg(i); }
-  void check() {
-    b.func_return({});
-    EXPECT_NO_THROW(verify_module(m));
-  }
-};
+using namespace testing;  // Fx, t, f32, i32
 
 TEST(Builder, CreateAppendsOpWithLinkedResults) {
   Fx x({f32({2, 3}), f32({2, 3})});

@@ -7,6 +7,7 @@
 
 #include "hlo/text/parser.h"
 #include "hlo/verify.h"
+#include "tests/support/generated_text.h"
 
 namespace netspec::hlo {
 namespace {
@@ -70,26 +71,7 @@ TEST(VerifyCalls, SharedCalleesAreNotACycle) {
   EXPECT_EQ(e, "");
 }
 
-// @main -> @f1 -> ... -> @fn, each adding 1 (n calls deep).
-std::string chain(int n) {
-  std::string t;
-  for (int k = 0; k <= n; ++k) {
-    const std::string name = k == 0 ? "main" : "f" + std::to_string(k);
-    t += "func.func " + std::string(k == 0 ? "" : "private ") + "@" + name +
-         "(%a: tensor<f32>) -> tensor<f32> {\n";
-    if (k == n) {
-      t += "  return %a : tensor<f32>\n}\n";
-      continue;
-    }
-    t += "  %c = stablehlo.constant dense<1.0> : tensor<f32>\n"
-         "  %s = stablehlo.add %a, %c : tensor<f32>\n"
-         "  %0 = call @f" +
-         std::to_string(k + 1) +
-         "(%s) : (tensor<f32>) -> tensor<f32>\n"
-         "  return %0 : tensor<f32>\n}\n";
-  }
-  return t;
-}
+std::string chain(int n) { return test_support::call_chain_mlir(n); }
 
 // Issue 40 item 3: a chain of 16,000 calls is acyclic, so it passed the recursion check and the
 // executors' recursion overflowed the stack. Calls (plus the regions they sit in) nest at most

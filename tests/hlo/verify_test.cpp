@@ -5,13 +5,12 @@
 #include <gtest/gtest.h>
 
 #include "hlo/builder.h"
+#include "tests/hlo/builder_fixture.h"
 
 namespace netspec::hlo {
 namespace {
 
-Type t(DType d, Shape s) { return Type::tensor(d, std::move(s)); }
-Type f32(Shape s) { return t(DType::kF32, std::move(s)); }
-Type i32(Shape s) { return t(DType::kI32, std::move(s)); }
+using namespace testing;  // Fx, t, f32, i32
 using Vs = std::vector<Value*>;
 
 // Runs fn, expects an Error whose message contains every piece.
@@ -26,17 +25,6 @@ void expect_error(F&& fn, std::initializer_list<std::string_view> pieces) {
       EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
   }
 }
-
-struct Fx {
-  Module m;
-  Func* f;
-  Builder b{nullptr};
-  explicit Fx(std::vector<Type> args) {
-    f = m.add_func("main", args);
-    b.set_block(f->body.get());
-  }
-  Value* arg(size_t i) { return f->arg(i); }
-};
 
 RegionFn ret_add() {
   return [](Builder& r, const Vs& a) { return Vs{r.add(a[0], a[1])}; };

@@ -220,7 +220,7 @@ TEST(SpecFile, UnknownKindMissingFieldBadEnumBadTypeSyntax) {
             "rmspropEps, weightDecay, wdExcludeNormBias, gradClipNorm, headLrMult, "
             "gradAccumSteps, schedule, warmupEpochs, expLRDecayRate, expLRDecayEpochs, "
             "labelSmoothing, lossKind, lossWeights, focalGamma, augment, mixup, mixupAlpha, "
-            "cutmix, cutmixAlpha, knnMixup, randomErasing, randomErasingProb, randAugment, "
+            "cutmix, cutmixAlpha, knnMixup, knnMixupAlpha, randomErasing, randomErasingProb, randAugment, "
             "randAugmentN, randAugmentM, randAugmentGeometric, randAugmentMstd, "
             "randAugmentIncreasing, autoAugment, repeatedAug, trainRes, testCropRatio, dropPath, "
             "dropout, useEMA, emaDecay, useSWA, swaStartEpoch, swaLr, useSWAG, swagK, swagSamples, "

@@ -10,6 +10,7 @@
 #include "data/datasets.h"
 #include "spec/zoo.h"
 #include "tasks/task.h"
+#include "train/config.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
 #include "train/trainer.h"
@@ -42,6 +43,27 @@ TEST(TaskKind, ZooNetsSelectTheirTask) {
   c.ddpm = true;  // ddpm wins over the loss
   EXPECT_EQ(task_kind(NetSpec{}, c), TaskKind::diffusion);
   EXPECT_EQ(task_name(TaskKind::segmentation), "segmentation");
+  // The dataset's descriptor decides for a class-index loss: token windows are text.
+  TrainConfig t;
+  t.dataset = DatasetKind::text;
+  EXPECT_EQ(task_kind(NetSpec{}, t), TaskKind::text);
+  t.dataset = DatasetKind::cifar10;
+  EXPECT_EQ(task_kind(NetSpec{}, t), TaskKind::classification);
+}
+
+// The evaluation crop comes from the dataset's descriptor: image folders of any size are centre
+// cropped by testCropRatio, fixed-size sets are taken whole.
+TEST(TaskKind, EvalCropRatioFollowsTheDatasetDescriptor) {
+  TrainConfig c;
+  c.testCropRatio = 0.8;
+  for (DatasetKind k : {DatasetKind::folder, DatasetKind::imagenet, DatasetKind::imagenette}) {
+    c.dataset = k;
+    EXPECT_EQ(train::eval_crop_ratio(c), 0.8) << enum_name(k);
+  }
+  for (DatasetKind k : {DatasetKind::mnist, DatasetKind::cifar10, DatasetKind::pets}) {
+    c.dataset = k;
+    EXPECT_EQ(train::eval_crop_ratio(c), 1.0) << enum_name(k);
+  }
 }
 
 // The message of the error f throws ("" when it does not throw).

@@ -142,6 +142,20 @@ TEST(Loop, StopSavesMidEpochAndResumeMatchesUninterrupted) {
   EXPECT_NEAR(sum / n, full.epochs[0].train_loss, 1e-12);
 }
 
+// The seed's evalEveryNEpochs = 0: "final-epoch only".
+TEST(Loop, EvalEveryZeroEvaluatesTheLastEpochOnly) {
+  SpecFile s = small(3);
+  s.train->evalEveryNEpochs = 0;
+  TrainResult r = run_training(s, synthetic(), {tmpdir("every0"), "cpu", nullptr});
+  ASSERT_EQ(r.epochs.size(), 3u);
+  EXPECT_FALSE(r.epochs[0].evaluated);
+  EXPECT_FALSE(r.epochs[1].evaluated);
+  EXPECT_TRUE(r.epochs[2].evaluated);
+  EXPECT_EQ(r.epochs[2].val.count, 100);
+  s.train->evalEveryNEpochs = -1;
+  EXPECT_THROW(run_training(s, synthetic(), {tmpdir("every-1"), "cpu", nullptr}), Error);
+}
+
 TEST(Loop, EvalEveryNBestCheckpointAndTop5) {
   SpecFile s = small(3);
   s.train->evalEveryNEpochs = 2;

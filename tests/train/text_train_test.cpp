@@ -18,6 +18,7 @@
 #include "spec/zoo.h"
 #include "train/config.h"
 #include "train/trainer.h"
+#include "tests/support/generated_text.h"
 
 namespace netspec::train {
 namespace {
@@ -31,16 +32,8 @@ fs::path tmpdir(const std::string& name) {
   return p;
 }
 
-// ~6 KB of repetitive English: random sentences from a small grammar (24 distinct characters).
 std::string sentences(uint64_t seed, size_t bytes) {
-  const char* subj[] = {"the cat", "a dog", "the bird", "my friend", "the old man", "a child"};
-  const char* verb[] = {"sees", "likes", "eats", "finds", "wants", "hears"};
-  const char* obj[] = {"the ball", "a red apple", "the green tree", "some bread", "the sky"};
-  std::mt19937_64 r(seed);
-  std::string s;
-  while (s.size() < bytes)
-    s += std::string(subj[r() % 6]) + " " + verb[r() % 6] + " " + obj[r() % 5] + ".\n";
-  return s;
+  return test_support::grammar_sentences(seed, bytes);
 }
 
 // A 1-block causal transformer over T = 32 tokens, D = 32, model vocab `vocab`.
@@ -174,23 +167,81 @@ TEST(Init, ConvNextLayerScaleIsOneMillionth) {
   EXPECT_EQ(n, 18);  // convnext-tiny: 3 + 3 + 9 + 3 blocks
 }
 
+// Sample std and max |x| of the parameters of `t` with init rule `rule`.
+struct DrawStats {
+  double std = 0, max_abs = 0, beyond_004 = 0;  // beyond_004: share of |x| > 0.04 (2 std)
+  int64_t n = 0;
+};
+DrawStats draw_stats(const ParamTable& t, const std::vector<Tensor>& p, ParamInit rule) {
+  DrawStats st;
+  double sq = 0, beyond = 0;
+  for (size_t i = 0; i < t.params.size(); ++i)
+    if (t.params[i].init == rule)
+      for (float v : p[i].span<float>()) {
+        sq += double(v) * v;
+        st.max_abs = std::max(st.max_abs, std::abs(double(v)));
+        beyond += std::abs(v) > 0.04f;
+        ++st.n;
+      }
+  st.std = std::sqrt(sq / double(st.n));
+  st.beyond_004 = beyond / double(st.n);
+  return st;
+}
+
+// torch.nn.init.trunc_normal_(std=0.02) truncates at ±2 ABSOLUTE (a=-2, b=2), which never fires
+// at std 0.02: the draws are plain N(0, 0.02²). The ±2-std form (std 0.88·0.02, nothing past
+// 0.04) fails each of these checks.
+TEST(Init, TruncNormal002IsPlainNormal) {
+  ParamTable t;
+  t.params.push_back({"pos_embed", {100000}, ParamInit::posEmbed, false, 0});
+  for (InitKind kind : {InitKind::he, InitKind::vit, InitKind::convnext}) {
+    DrawStats st = draw_stats(t, init_params(t, kind, 7), ParamInit::posEmbed);
+    ASSERT_EQ(st.n, 100000);
+    EXPECT_NEAR(st.std, 0.02, 0.02 * 0.01);  // sample std of 1e5 draws: ±0.22 % one sigma
+    EXPECT_LE(st.max_abs, 2.0);
+    EXPECT_GT(st.max_abs, 0.07);            // beyond 3.5 std: ~47 of 1e5 normal draws
+    EXPECT_NEAR(st.beyond_004, 0.0455, 0.004);  // P(|z| > 2) of a normal
+  }
+}
+
 TEST(Init, SwinRelativePositionBiasIsTruncNormal002) {
   SpecFile s = resolve_net("swin-tiny");
   ParamTable t = build_param_table(s.net);
-  std::vector<Tensor> p = init_params(t, InitKind::vit, 1);
+  DrawStats st = draw_stats(t, init_params(t, InitKind::vit, 1), ParamInit::relPosBias);
+  ASSERT_GT(st.n, 1000);
+  EXPECT_LE(st.max_abs, 2.0);
+  EXPECT_NEAR(st.std, 0.02, 0.02 * 0.05);  // a few thousand draws: ±1.5 % one sigma
+}
+
+// timm's init_weights_vit_timm: every nn.Linear trunc_normal_(std=.02) with zero bias; the
+// patch-embed nn.Conv2d keeps PyTorch's default kaiming_uniform_(a=sqrt 5) = U(±1/sqrt(fan_in)),
+// its bias U(±1/sqrt(fan_in)) too; LayerNorm stays (1, 0).
+TEST(Init, VitLeavesPatchEmbedConvAtPytorchDefault) {
+  SpecFile s = resolve_net("vit-tiny");
+  ParamTable t = build_param_table(s.net);
+  std::vector<Tensor> p = init_params(t, InitKind::vit, 3);
+  size_t iw = 0, ib = 0;
+  ASSERT_TRUE(find_param(t, "proj.weight", &iw) && find_param(t, "proj.bias", &ib));
+  ASSERT_EQ(t.params[iw].shape, (Shape{192, 3, 16, 16}));
+  const double bound = 1.0 / std::sqrt(3.0 * 16 * 16);  // 0.0361
   double sq = 0, mx = 0;
-  int64_t n = 0;
+  for (float v : p[iw].span<float>()) {
+    sq += double(v) * v;
+    mx = std::max(mx, std::abs(double(v)));
+  }
+  EXPECT_LE(mx, bound);
+  EXPECT_GT(mx, 0.99 * bound);
+  EXPECT_NEAR(std::sqrt(sq / double(p[iw].numel())), bound / std::sqrt(3.0), 0.01 * bound);
+  double bias_max = 0;
+  for (float v : p[ib].span<float>()) bias_max = std::max(bias_max, std::abs(double(v)));
+  EXPECT_LE(bias_max, bound);
+  EXPECT_GT(bias_max, 0.5 * bound);  // not zero: 192 draws of U(±bound)
+  DrawStats lin = draw_stats(t, p, ParamInit::linearWeight);
+  EXPECT_NEAR(lin.std, 0.02, 0.02 * 0.01);
   for (size_t i = 0; i < t.params.size(); ++i)
-    if (t.params[i].init == ParamInit::relPosBias)
-      for (float v : p[i].span<float>()) {
-        sq += double(v) * v;
-        mx = std::max(mx, std::abs(double(v)));
-        ++n;
-      }
-  ASSERT_GT(n, 1000);
-  EXPECT_LE(mx, 0.04 + 1e-7);  // truncated at ±2 std
-  // variance of a standard normal truncated at ±2: 0.7737
-  EXPECT_NEAR(std::sqrt(sq / double(n)), 0.02 * std::sqrt(0.7737), 0.001);
+    if (t.params[i].init == ParamInit::zeros && i != ib) {
+      for (float v : p[i].span<float>()) ASSERT_EQ(v, 0.0f) << t.params[i].name;
+    }
 }
 
 TEST(Init, MambaALogDAndDtBias) {
