@@ -2,12 +2,16 @@
 // generated data set in a real data set's on-disk format (src/data/synth.h, synth_det.h), so that
 // training and tests run offline on files a real download would replace unchanged.
 // det also takes [--size S] [--classes K] [--val-fraction F] (data/synth_det.h).
+// `data pack` writes shards + an index from an image-folder tree (data/pack.h); `data bench`
+// times the streamed decode + augment pipeline alone (data/pipeline_bench.h).
 #include <fmt/format.h>
 
 #include <memory>
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "data/pack.h"
+#include "data/pipeline_bench.h"
 #include "data/synth.h"
 #include "data/synth_det.h"
 
@@ -55,6 +59,60 @@ std::string task_names() {
   return s;
 }
 
+// `data pack --dataset folder|imagenet --data DIR -o OUT [--max-side S] [--quality Q|--raw]`.
+void add_pack_command(CLI::App* cmd) {
+  struct PackArgs {
+    std::string dataset = "folder";
+    data::PackOptions o;
+  };
+  auto a = std::make_shared<PackArgs>();
+  CLI::App* pack = cmd->add_subcommand(
+      "pack", "Rewrite an image-folder tree as a few shard files and an index (data/pack.h)");
+  pack->add_option("--dataset", a->dataset, "folder | imagenet (the layout of --data)")
+      ->capture_default_str();
+  pack->add_option("--data", a->o.data, "the image-folder tree")->required();
+  pack->add_option("-o,--output,--out", a->o.out, "output directory (created)")->required();
+  pack->add_option("--max-side", a->o.max_side, "shrink images whose longer side is over S (0: keep)")
+      ->capture_default_str();
+  auto* q = pack->add_option("--quality", a->o.quality, "JPEG quality 1..100")
+                ->capture_default_str();
+  pack->add_flag("--raw", a->o.raw, "store raw pixels instead of JPEG")->excludes(q);
+  pack->add_option("--shard-mb", a->o.shard_mb, "shard size in MiB")->capture_default_str();
+  pack->add_option("--threads", a->o.threads, "encode threads (0: the cores less one)")
+      ->capture_default_str();
+  pack->callback([a] {
+    if (a->dataset != "folder" && a->dataset != "imagenet")
+      fail("data pack", "--dataset {}: packs image folders (expected folder or imagenet)",
+           a->dataset);
+    fmt::print("{}\n", data::write_pack(a->o));
+  });
+}
+
+// `data bench --dataset folder|imagenet --data DIR --input CxHxW [--augment train|eval]
+// [--threads N] [--batch B] [--batches K]`: images/s of the streamed pipeline alone.
+void add_bench_command(CLI::App* cmd) {
+  struct BenchArgs {
+    std::string dataset = "folder", data, input = "3x224x224", augment = "train";
+    int threads = 0;
+    int64_t batch = 64, batches = 0;
+  };
+  auto a = std::make_shared<BenchArgs>();
+  CLI::App* bench =
+      cmd->add_subcommand("bench", "Measure the streamed image pipeline's images/s (no step)");
+  bench->add_option("--dataset", a->dataset, "folder | imagenet")->capture_default_str();
+  bench->add_option("--data", a->data, "image-folder tree or a pack")->required();
+  bench->add_option("--input", a->input, "CxHxW")->capture_default_str();
+  bench->add_option("--augment", a->augment, "train | eval")->capture_default_str();
+  bench->add_option("--threads", a->threads, "decode threads (0: the cores less one)")
+      ->capture_default_str();
+  bench->add_option("--batch", a->batch, "batch size")->capture_default_str();
+  bench->add_option("--batches", a->batches, "batches to time (0: one epoch)")
+      ->capture_default_str();
+  bench->callback([a] { fmt::print("{}\n", data::bench_pipeline(a->dataset, a->data, a->input,
+                                                                a->augment, a->threads, a->batch,
+                                                                a->batches)); });
+}
+
 void register_data_command(CLI::App& app) {
   struct Opts {
     std::string task;
@@ -81,6 +139,8 @@ void register_data_command(CLI::App& app) {
       ->add_option("--val-fraction", opts->a.det.val_fraction,
                    "det: fraction of images in the val split")
       ->capture_default_str();
+  add_pack_command(cmd);
+  add_bench_command(cmd);
   synth->callback([opts] {
     for (const auto& t : kTasks)
       if (opts->task == t.name) {

@@ -43,6 +43,7 @@ namespace {
 
 struct TrainOpts {
   std::string net, data, config, run_dir, backend = "cpu", limit;
+  std::string data_memory, data_threads;  // data::PipelineOptions (sample_source.h)
   exec::BackendOptions engine;
   std::vector<std::string> sets;
   int replicas = 1;
@@ -127,6 +128,7 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
   report::ConsoleLog console(std::cout);
   std::ostream& out = console.stream();
   train::RunRecord rec = resolve_record(o, cmd);
+  set_pipeline_flags(cmd, o.data_memory, o.data_threads, "train");
   TrainConfig c = *rec.spec.train;
   const auto env = dist::dist_env_from_environment();
   const bool rank0 = !env || env->world <= 1 || env->rank == 0;
@@ -184,6 +186,7 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
   data::Dataset held_out_test;  // --val-split: the test split, reported once at the end
   train::Splits data = load_train_data(rec, table, &held_out_test);
   const bool val = rec.val_split > 0;
+  if (rank0 && !data.pipeline.empty()) std::cout << data.pipeline << "\n";
 
   if (rank0) {
     out << fmt::format("train {} on {}: {} train / {} {} samples{}, backend {}\n", spec.net.name,
@@ -269,6 +272,7 @@ void register_train_command(CLI::App& app) {
                   "training batch/R samples of every step; with WORLD_SIZE (`netspec launch`), "
                   "replicas per process");
   add_train_run_options(cmd, o->run);
+  add_pipeline_options(cmd, o->data_memory, o->data_threads);
   cmd->footer("\n" + train::config_help());
   cmd->callback([o, cmd] { run_train(*o, cmd); });
 }

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "data/datasets.h"
@@ -22,6 +23,13 @@ void add_train_run_options(CLI::App* cmd, TrainRunArgs& a);
 // Validates the given options (number_flag) and records them in `rec` (--classes resizes the
 // head of rec.spec.net, --freeze sets TrainConfig::freeze).
 void apply_train_run_args(CLI::App* cmd, const TrainRunArgs& a, train::RunRecord& rec);
+
+// --data-memory MB and --data-threads N (image folders: in RAM below the budget, else streamed
+// on N decode threads; data/sample_source.h). set_pipeline_flags checks them, sets
+// data::pipeline_options() and allows streaming for this command.
+void add_pipeline_options(CLI::App* cmd, std::string& memory_mb, std::string& threads);
+void set_pipeline_flags(CLI::App* cmd, const std::string& memory_mb, const std::string& threads,
+                        std::string_view where);
 
 // The run's data (--data, --limit); with val_split > 0 a seeded fraction of the training set
 // becomes the validation split (`test` of the result; the held-out test split goes to

@@ -5,12 +5,15 @@
 // Text windows are i32 token ids with i32 next-token labels.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "core/tensor.h"
 
 namespace netspec::data {
+
+class SampleSource;  // sample_source.h
 
 struct Dataset {
   Dataset() = default;
@@ -33,6 +36,10 @@ struct Dataset {
   // ui8 x only, optional: the normalised value of each byte, 256 per channel, used instead of
   // (v / 255 - mean) / std (IDX sets keep the rounding of their former f32 storage).
   std::vector<float> pixel_values;
+  // Streamed (sample_source.h): x is then shape-only (no storage) and the Loader reads each
+  // sample's ui8 pixels from here when it assembles a batch.
+  std::shared_ptr<const SampleSource> source;
+  bool streamed() const { return source != nullptr; }
   int64_t size() const { return x.shape().empty() ? 0 : x.shape()[0]; }
 };
 

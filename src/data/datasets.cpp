@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "data/dataset_registry.h"
+#include "data/sample_source.h"
 
 namespace netspec::data {
 
@@ -24,6 +25,19 @@ Dataset take_first(const Dataset& ds, int64_t n) {
 
 Dataset take_rows(const Dataset& ds, const std::vector<int64_t>& rows) {
   const auto n = static_cast<int64_t>(rows.size());
+  if (ds.streamed()) {  // the rows' labels, and a source that reads the rows' files
+    std::vector<int32_t> labels;
+    for (int64_t r : rows) {
+      if (r < 0 || r >= ds.size())
+        fail("data", "row out of range (got {}, expected < {})", r, ds.size());
+      labels.push_back(ds.y.data<int32_t>()[r]);
+    }
+    const Shape& s = ds.x.shape();
+    Dataset o = streamed_dataset(subset_source(ds.source, rows), std::move(labels), s[1], s[2],
+                                 s[3], Normalization{ds.mean, ds.std});
+    o.pixel_values = ds.pixel_values;
+    return o;
+  }
   Shape xs = ds.x.shape(), ys = ds.y.shape();
   xs[0] = ys[0] = n;
   Dataset o{Tensor(ds.x.dtype(), xs), Tensor(ds.y.dtype(), ys), ds.mean, ds.std, ds.black,

@@ -26,6 +26,8 @@ struct Splits {
   // Detection (petsDet, voc, coco; det_data.h): the images with their boxes. train / test then
   // hold the images with placeholder labels; the trainer assigns the loss targets per epoch.
   std::shared_ptr<const struct DetData> det;
+  // Image folders: which pipeline the splits took (in RAM or streamed) and why, one line.
+  std::string pipeline;
 };
 
 struct LoadOptions {

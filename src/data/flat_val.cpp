@@ -50,9 +50,9 @@ bool is_flat_image_dir(const std::string& split_dir) {
   return images;
 }
 
-Dataset load_flat_split(const std::string& split_dir, const std::string& labels_file,
-                        const std::vector<std::string>& classes, int64_t height, int64_t width,
-                        const Normalization& norm, double crop_ratio) {
+std::vector<std::pair<std::string, int32_t>> list_flat_split(
+    const std::string& split_dir, const std::string& labels_file,
+    const std::vector<std::string>& classes) {
   if (labels_file.empty())
     fail("folder",
          "{}: images lie flat (no class subfolders) and no labels file was found (expected "
@@ -104,7 +104,7 @@ Dataset load_flat_split(const std::string& split_dir, const std::string& labels_
       files.emplace_back(e.path.string(), it->second.first);
     }
   std::sort(files.begin(), files.end());
-  return load_image_list(files, height, width, norm, crop_ratio);
+  return files;
 }
 
 }  // namespace netspec::data

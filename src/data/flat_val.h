@@ -6,6 +6,7 @@
 // the file, line and label; labels of images not in the folder are ignored.
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "data/image.h"
@@ -17,9 +18,9 @@ namespace netspec::data {
 std::string find_val_labels(const std::string& dir, const std::string& split_dir);
 // True when split_dir holds images and no subfolders.
 bool is_flat_image_dir(const std::string& split_dir);
-// The split's images labelled by `labels_file`, classes (the training split's) by index.
-Dataset load_flat_split(const std::string& split_dir, const std::string& labels_file,
-                        const std::vector<std::string>& classes, int64_t height, int64_t width,
-                        const Normalization& norm, double crop_ratio);
+// The split's image files, sorted, each with its class index (as load_flat_split reads them).
+std::vector<std::pair<std::string, int32_t>> list_flat_split(
+    const std::string& split_dir, const std::string& labels_file,
+    const std::vector<std::string>& classes);
 
 }  // namespace netspec::data

@@ -197,8 +197,9 @@ int64_t max_image_pixels() {
   return n;
 }
 
-Tensor decode_image(const std::string& path) {
-  const std::string b = read_all(path);
+Tensor decode_image(const std::string& path) { return decode_image_bytes(read_all(path), path); }
+
+Tensor decode_image_bytes(const std::string& b, const std::string& path) {
   const auto* u = reinterpret_cast<const uint8_t*>(b.data());
   if (b.size() >= 8 && png_sig_cmp(u, 0, 8) == 0) return decode_png(b, path);
   if (b.size() >= 3 && u[0] == 0xFF && u[1] == 0xD8 && u[2] == 0xFF) {
@@ -325,14 +326,11 @@ Tensor preprocess_image(const std::string& path, int64_t height, int64_t width,
   return f;
 }
 
-ImageFolder load_image_folder(const std::string& split_dir, int64_t height, int64_t width,
-                              const Normalization& norm, int64_t limit,
-                              const std::vector<std::string>& classes, double crop_ratio) {
-  if (height < 1 || width < 1)
-    fail("image-folder", "{}: the input size is needed (got {}x{})", split_dir, height, width);
+ImageFolderList list_image_folder(const std::string& split_dir, int64_t limit,
+                                  const std::vector<std::string>& classes) {
   if (entry_kind("image-folder", split_dir) != EntryKind::kDirectory)
     fail("image-folder", "{}: no such directory", split_dir);
-  ImageFolder f;
+  ImageFolderList f;
   for (const DirEntry& e : list_dir("image-folder", split_dir))
     if (e.kind == EntryKind::kDirectory) f.classes.push_back(e.path.filename().string());
   std::sort(f.classes.begin(), f.classes.end());
@@ -342,7 +340,7 @@ ImageFolder load_image_folder(const std::string& split_dir, int64_t height, int6
   if (!classes.empty() && f.classes != classes)
     fail("image-folder", "{}: class folders differ from the training split's (got {}, expected {})",
          split_dir, f.classes.size(), classes.size());
-  std::vector<std::pair<std::string, int32_t>> files;
+  auto& files = f.files;
   for (size_t c = 0; c < f.classes.size(); ++c) {
     std::vector<std::string> in_class;
     for (const DirEntry& e : list_dir("image-folder", fs::path(split_dir) / f.classes[c]))
@@ -361,7 +359,18 @@ ImageFolder load_image_folder(const std::string& split_dir, int64_t height, int6
       kept.push_back(files[static_cast<size_t>((2 * i + 1) * n / (2 * limit))]);
     files = std::move(kept);
   }
-  f.ds = load_image_list(files, height, width, norm, crop_ratio);
+  return f;
+}
+
+ImageFolder load_image_folder(const std::string& split_dir, int64_t height, int64_t width,
+                              const Normalization& norm, int64_t limit,
+                              const std::vector<std::string>& classes, double crop_ratio) {
+  if (height < 1 || width < 1)
+    fail("image-folder", "{}: the input size is needed (got {}x{})", split_dir, height, width);
+  ImageFolderList l = list_image_folder(split_dir, limit, classes);
+  ImageFolder f;
+  f.ds = load_image_list(l.files, height, width, norm, crop_ratio);
+  f.classes = std::move(l.classes);
   return f;
 }
 

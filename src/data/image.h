@@ -21,6 +21,8 @@ int64_t max_image_pixels();
 
 // The file (JPEG or PNG, told by its magic bytes) -> ui8 [3, H, W] RGB.
 Tensor decode_image(const std::string& path);
+// The same from the file's bytes; `path` names it in errors.
+Tensor decode_image_bytes(const std::string& bytes, const std::string& path);
 // ui8 [3, h, w] -> ui8 [3, H, W]: scale so the image covers H x W (for a square target the
 // shorter side becomes H, the longer int(H·long/short) as torchvision's Resize(H)), bilinear with
 // PIL's antialiasing when shrinking (triangle filter widened by the scale), then the centre crop
@@ -47,6 +49,14 @@ struct ImageFolder {
   Dataset ds;  // x ui8 [N, 3, H, W] with mean/std attached, y i32 [N]
   std::vector<std::string> classes;
 };
+// The files of one split directory (`DIR/train`), labelled by class folder, as load_image_folder
+// lists them (limit and classes likewise), without decoding.
+struct ImageFolderList {
+  std::vector<std::pair<std::string, int32_t>> files;
+  std::vector<std::string> classes;
+};
+ImageFolderList list_image_folder(const std::string& split_dir, int64_t limit = 0,
+                                  const std::vector<std::string>& classes = {});
 // One split directory (`DIR/train`): every <class>/*.{jpg,jpeg,png} (any case) in sorted order,
 // decoded in parallel. limit > 0 keeps `limit` files evenly strided over the sorted list (so
 // every class stays represented). `classes` non-empty: the folder must have exactly these.

@@ -6,6 +6,7 @@
 #include <jpeglib.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -28,17 +29,12 @@ struct File {
 
 }  // namespace
 
-void write_jpeg(const std::string& path, const Tensor& rgb, int quality) {
-  if (rgb.dtype() != DType::kUI8 || rgb.rank() != 3 || rgb.shape()[0] != 3)
-    fail("image", "{}: write_jpeg expects ui8 [3, H, W] (got {})", path, rgb.type_str());
+namespace {
+
+// ui8 [3, H, W] through libjpeg to `dest` (set up by the caller on c).
+void compress_rgb(jpeg_compress_struct& c, const Tensor& rgb, int quality) {
   const int64_t h = rgb.shape()[1], w = rgb.shape()[2];
   std::vector<uint8_t> row(static_cast<size_t>(w * 3));
-  File out(path);
-  jpeg_compress_struct c{};
-  jpeg_error_mgr err{};
-  c.err = jpeg_std_error(&err);  // libjpeg exits on error: the inputs here are checked above
-  jpeg_create_compress(&c);
-  jpeg_stdio_dest(&c, out.f);
   c.image_width = static_cast<JDIMENSION>(w);
   c.image_height = static_cast<JDIMENSION>(h);
   c.input_components = 3;
@@ -54,7 +50,42 @@ void write_jpeg(const std::string& path, const Tensor& rgb, int quality) {
     jpeg_write_scanlines(&c, &r, 1);
   }
   jpeg_finish_compress(&c);
+}
+
+void check_rgb(const std::string& what, const Tensor& rgb) {
+  if (rgb.dtype() != DType::kUI8 || rgb.rank() != 3 || rgb.shape()[0] != 3 ||
+      rgb.shape()[1] < 1 || rgb.shape()[2] < 1)
+    fail("image", "{}: a JPEG needs ui8 [3, H, W] (got {})", what, rgb.type_str());
+}
+
+}  // namespace
+
+void write_jpeg(const std::string& path, const Tensor& rgb, int quality) {
+  check_rgb(path, rgb);
+  File out(path);
+  jpeg_compress_struct c{};
+  jpeg_error_mgr err{};
+  c.err = jpeg_std_error(&err);  // libjpeg exits on error: the inputs here are checked above
+  jpeg_create_compress(&c);
+  jpeg_stdio_dest(&c, out.f);
+  compress_rgb(c, rgb, quality);
   jpeg_destroy_compress(&c);
+}
+
+std::string encode_jpeg(const Tensor& rgb, int quality) {
+  check_rgb("encode_jpeg", rgb);
+  jpeg_compress_struct c{};
+  jpeg_error_mgr err{};
+  c.err = jpeg_std_error(&err);
+  jpeg_create_compress(&c);
+  unsigned char* buf = nullptr;
+  unsigned long size = 0;
+  jpeg_mem_dest(&c, &buf, &size);
+  compress_rgb(c, rgb, quality);
+  jpeg_destroy_compress(&c);
+  std::string out(reinterpret_cast<const char*>(buf), size);
+  std::free(buf);
+  return out;
 }
 
 namespace {

@@ -9,6 +9,8 @@
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "core/thread_pool.h"
+#include "data/sample_source.h"
 
 namespace netspec::data {
 namespace {
@@ -77,8 +79,19 @@ Loader::Loader(const Dataset& ds, int64_t batch, bool train, uint64_t seed, Augm
       fail("loader", "black has {} values (expected one per channel: {})", ds.black.size(),
            ds.x.shape()[1]);
   }
+  if (ds.streamed()) {
+    if (ds.x.dtype() != DType::kUI8 || !is_image(ds) || ds.source->size() != ds.size())
+      fail("loader", "a streamed split must be ui8 images [N, C, H, W] of its source's {} samples "
+           "(got {})", ds.source->size(), ds.x.type_str());
+    set_decode_threads(decode_threads());
+  }
   order_.resize(static_cast<size_t>(ds.size()));
   std::iota(order_.begin(), order_.end(), 0);
+}
+
+void Loader::set_decode_threads(int threads) {
+  if (threads < 1) fail("loader", "decode threads must be >= 1 (got {})", threads);
+  if (ds_.streamed()) decode_pool_ = std::make_shared<ThreadPool>(threads);
 }
 
 void Loader::start_epoch(int64_t epoch) {
@@ -96,8 +109,9 @@ int64_t Loader::batch_rows(int64_t i) const {
   return std::clamp<int64_t>(ds_.size() - i * batch_, 0, batch_);
 }
 
-// Sample s as f32 [C, H, W]: augmented (train) and normalised (ui8 storage).
-void Loader::write_image(int64_t s, float* dst) const {
+// Sample s as f32 [C, H, W]: augmented (train) and normalised (ui8 storage, its pixels at
+// `px`: the stored row, or the streamed sample just decoded).
+void Loader::write_image(int64_t s, const uint8_t* px, float* dst) const {
   const Shape& sh = ds_.x.shape();
   const int64_t C = sh[1], H = sh[2], W = sh[3], hw = H * W;
   const bool aug = train_ && aug_.any();
@@ -107,7 +121,7 @@ void Loader::write_image(int64_t s, float* dst) const {
   if (aug && (aug_.rand_augment || aug_.auto_augment)) {
     // ui8 only (checked in the constructor): crop/flip into bytes, the policy, then normalise.
     Image8 im{C, H, W, std::vector<uint8_t>(static_cast<size_t>(C * hw), 0)};
-    const uint8_t* src = ds_.x.data<uint8_t>() + s * C * hw;
+    const uint8_t* src = px;
     for (int64_t c = 0; c < C; ++c)
       for (int64_t y = 0; y < H; ++y)
         for (int64_t x = 0; x < W; ++x) {
@@ -125,7 +139,7 @@ void Loader::write_image(int64_t s, float* dst) const {
     const float* lut = u8 ? &lut_[static_cast<size_t>(c) * 256] : nullptr;
     const float black = u8 ? lut[0] : ds_.black.empty() ? 0.f : ds_.black[c];
     float* out = dst + c * hw;
-    const int64_t base = (s * C + c) * hw;
+    const int64_t base = u8 ? c * hw : (s * C + c) * hw;  // ui8: from px, f32: the stored row
     for (int64_t y = 0; y < H; ++y) {
       const int64_t sy = y + d.dy - p;
       if (sy < 0 || sy >= H) {
@@ -143,7 +157,7 @@ void Loader::write_image(int64_t s, float* dst) const {
       const int64_t row = base + sy * W;
       const int64_t step = d.flip ? -1 : 1, first = (d.flip ? W - 1 - x0 : x0) + shift;
       if (u8) {
-        const uint8_t* src = ds_.x.data<uint8_t>() + row + first;
+        const uint8_t* src = px + row + first;
         for (int64_t x = x0; x < x1; ++x, src += step) o[x] = lut[*src];
       } else {
         const float* src = ds_.x.data<float>() + row + first;
@@ -194,10 +208,25 @@ int64_t Loader::batch(int64_t i, Tensor& x, Tensor& y) const {
   auto* yd = static_cast<uint8_t*>(y.raw());
   const auto* xsrc = static_cast<const uint8_t*>(ds_.x.raw());
   const auto* ysrc = static_cast<const uint8_t*>(ds_.y.raw());
+  if (ds_.streamed()) {
+    // Each decode thread reads whole samples (decode, resize, augment, normalise) into their
+    // rows of x: the bytes do not depend on which thread or how many.
+    std::vector<int32_t> labels(static_cast<size_t>(n));
+    decode_pool_->parallel_for(n, 1, [&](int64_t b, int64_t e) {
+      std::vector<uint8_t> px(xrow);
+      for (int64_t k = b; k < e; ++k) {
+        const int64_t s = order_[static_cast<size_t>(i * batch_ + k)];
+        ds_.source->read(s, px.data());
+        write_image(s, px.data(), reinterpret_cast<float*>(xd + k * orow));
+        std::memcpy(yd + k * yrow, ysrc + s * yrow, yrow);
+      }
+    });
+    return n;
+  }
   for (int64_t k = 0; k < n; ++k) {
     const int64_t s = order_[static_cast<size_t>(i * batch_ + k)];
     if (image_path)
-      write_image(s, reinterpret_cast<float*>(xd + k * orow));
+      write_image(s, u8 ? xsrc + s * xrow : nullptr, reinterpret_cast<float*>(xd + k * orow));
     else
       std::memcpy(xd + k * xrow, xsrc + s * xrow, xrow);
     if (image_path && mask_labels())

@@ -14,12 +14,17 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "data/dataset.h"
 #include "data/rand_augment.h"
+
+namespace netspec {
+class ThreadPool;
+}
 
 namespace netspec::data {
 
@@ -68,10 +73,13 @@ class Loader {
   // long as start_epoch is not running.
   int64_t batch(int64_t i, Tensor& x, Tensor& y) const;
   const std::vector<int64_t>& order() const { return order_; }
+  // A streamed split (Dataset::source) is decoded on this many threads of the Loader's own pool
+  // (default: data::decode_threads()); batches are the same for any count.
+  void set_decode_threads(int threads);
   int64_t batch_size() const { return batch_; }
 
  private:
-  void write_image(int64_t s, float* dst) const;
+  void write_image(int64_t s, const uint8_t* px, float* dst) const;
   // Segmentation: labels i32 [N, H, W] matching the images' H, W follow their augmentation.
   bool mask_labels() const;
   void write_mask(int64_t s, int32_t* dst) const;
@@ -84,6 +92,7 @@ class Loader {
   int64_t epoch_ = 0;
   std::vector<int64_t> order_;
   std::vector<float> lut_;  // ui8 storage: normalised value of byte v in channel c at c·256 + v
+  std::shared_ptr<ThreadPool> decode_pool_;  // streamed splits only
 };
 
 struct Batch {

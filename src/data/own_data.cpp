@@ -12,6 +12,8 @@
 #include "data/dir_list.h"
 #include "data/flat_val.h"
 #include "data/image.h"
+#include "data/pack.h"
+#include "data/sample_source.h"
 
 namespace netspec::data {
 namespace {
@@ -24,13 +26,8 @@ Dataset to_gray(const Dataset& ds) {
   const int64_t n = s.at(0), hw = s.at(2) * s.at(3);
   Dataset g{Tensor(DType::kUI8, {n, 1, s[2], s[3]}), ds.y, kGrayImageNetNorm.mean,
             kGrayImageNetNorm.std};
-  const uint8_t* p = ds.x.data<uint8_t>();
-  uint8_t* q = g.x.data<uint8_t>();
   for (int64_t i = 0; i < n; ++i)
-    for (int64_t k = 0; k < hw; ++k) {
-      const uint8_t* px = p + i * 3 * hw + k;
-      q[i * hw + k] = static_cast<uint8_t>((px[0] + px[hw] + px[2 * hw] + 1) / 3);
-    }
+    rgb_to_gray(ds.x.data<uint8_t>() + i * 3 * hw, hw, g.x.data<uint8_t>() + i * hw);
   return g;
 }
 
@@ -61,35 +58,61 @@ bool parse_double(const std::string& s, double& v) {
 
 }  // namespace
 
-Splits load_image_folder_dataset(const std::string& dir, int64_t channels, int64_t height,
-                                 int64_t width, int64_t limit, double crop_ratio) {
+FolderSplitFiles list_folder_splits(const std::string& dir, int64_t limit) {
   if (dir.empty())
     fail("folder",
          "no data directory: pass --data DIR with DIR/<class>/*.jpg (or DIR/train/ "
          "and DIR/val/)");
-  if (channels != 1 && channels != 3)
-    fail("folder", "{}: images need a net with 1 or 3 input channels (got {})", dir, channels);
   const fs::path d = dir;
   const bool split = entry_kind("folder", d / "train") == EntryKind::kDirectory;
-  const std::string train_dir = split ? (d / "train").string() : dir;
-  Splits s;
-  ImageFolder tr = load_image_folder(train_dir, height, width, kImageNetNorm, limit);
-  s.train = std::move(tr.ds);
+  ImageFolderList tr = list_image_folder(split ? (d / "train").string() : dir, limit);
+  FolderSplitFiles f;
   for (const char* v : {"val", "test"})
     if (split && entry_kind("folder", d / v) == EntryKind::kDirectory) {
       const std::string vd = (d / v).string();
-      s.test =
-          is_flat_image_dir(vd)  // ImageNet's val/: flat images + a labels file
-              ? load_flat_split(vd, find_val_labels(dir, vd), tr.classes, height, width,
-                                kImageNetNorm, crop_ratio)
-              : load_image_folder(vd, height, width, kImageNetNorm, 0, tr.classes, crop_ratio).ds;
+      f.test = is_flat_image_dir(vd)  // ImageNet's val/: flat images + a labels file
+                   ? list_flat_split(vd, find_val_labels(dir, vd), tr.classes)
+                   : list_image_folder(vd, 0, tr.classes).files;
+      f.has_test = true;
       break;
     }
-  if (channels == 1) {
-    s.train = to_gray(s.train);
-    if (s.test.size() > 0) s.test = to_gray(s.test);
-  }
-  s.class_names = std::move(tr.classes);
+  f.train = std::move(tr.files);
+  f.classes = std::move(tr.classes);
+  return f;
+}
+
+Splits load_image_folder_dataset(const std::string& dir, int64_t channels, int64_t height,
+                                 int64_t width, int64_t limit, double crop_ratio) {
+  if (dir.empty()) list_folder_splits(dir, limit);  // the message for no directory
+  if (channels != 1 && channels != 3)
+    fail("folder", "{}: images need a net with 1 or 3 input channels (got {})", dir, channels);
+  if (height < 1 || width < 1)
+    fail("image-folder", "{}: the input size is needed (got {}x{})", dir, height, width);
+  if (is_packed_dir(dir))  // `netspec data pack` output (pack.h)
+    return load_packed_dataset(dir, channels, height, width, limit, crop_ratio);
+  FolderSplitFiles listed = list_folder_splits(dir, limit);
+  auto& tr = listed.train;
+  auto& test = listed.test;
+  const bool has_test = listed.has_test;
+  // In RAM when the decoded splits fit the memory budget, else streamed (sample_source.h).
+  Splits s;
+  const int64_t samples = static_cast<int64_t>(tr.size() + test.size());
+  const PipelineChoice how = choose_pipeline(samples * channels * height * width, samples);
+  s.pipeline = how.line;
+  const Normalization& norm = channels == 1 ? kGrayImageNetNorm : kImageNetNorm;
+  auto read = [&](std::vector<std::pair<std::string, int32_t>>& files, double ratio) {
+    if (!how.stream) {
+      Dataset ds = load_image_list(files, height, width, kImageNetNorm, ratio);
+      return channels == 1 ? to_gray(ds) : ds;
+    }
+    std::vector<int32_t> labels;
+    for (const auto& f : files) labels.push_back(f.second);
+    return streamed_dataset(file_list_source(std::move(files), channels, height, width, ratio),
+                            std::move(labels), channels, height, width, norm);
+  };
+  s.train = read(tr, 1.0);
+  if (has_test) s.test = read(test, crop_ratio);
+  s.class_names = std::move(listed.classes);
   return s;
 }
 

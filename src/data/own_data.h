@@ -5,12 +5,23 @@
 // feature columns and a label column, `label` by header name else the last; labels are integers
 // or names, names sorted into class indices). Both name the file and the fault on error.
 #pragma once
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "data/datasets.h"
 
 namespace netspec::data {
 
+// The files of an image-folder tree, labelled, as load_image_folder_dataset reads them (train/
+// with val/ or test/ beside it, or the class folders alone), without decoding.
+struct FolderSplitFiles {
+  std::vector<std::pair<std::string, int32_t>> train, test;
+  bool has_test = false;
+  std::vector<std::string> classes;
+};
+FolderSplitFiles list_folder_splits(const std::string& dir, int64_t limit);
 // channels: the net's input channels (1 or 3); limit as LoadOptions::limit.
 Splits load_image_folder_dataset(const std::string& dir, int64_t channels, int64_t height,
                                  int64_t width, int64_t limit, double crop_ratio);

@@ -43,6 +43,21 @@ void check_split(const data::Dataset& d, const char* name, const ParamTable& tab
          d.y.rank() < 1 ? 0 : d.y.shape()[0], d.x.shape()[0]);
 }
 
+// A streamed training split (data/sample_source.h) reaches the step through the Loader only;
+// what reads the whole split at once is refused, naming the way back to the in-RAM path.
+void refuse_for_stream(const TrainConfig& c, const tasks::Task& task) {
+  std::string what;
+  if (task.kind() != tasks::TaskKind::classification)
+    what = fmt::format("the {} task", tasks::task_name(task.kind()));
+  else if (c.trainRes > 0)
+    what = "trainRes";
+  if (!what.empty())
+    fail("train",
+         "the training split is streamed (its decoded images are over the data memory budget) "
+         "and {} needs it in RAM: raise --data-memory MB",
+         what);
+}
+
 // Resumes from RUN/last.safetensors when it exists (and the weight averages beside it), then
 // writes config.json and the task's files. Returns the best score best.json holds.
 double open_run_dir(const SpecFile& spec, const TrainConfig& c, const ParamTable& table,
@@ -102,6 +117,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     fail("train", "useTTA averages views of the training augmentation: set augment = true");
   task->check(data.train);
   check_monitor(c, *task);  // before the run dir is written: a refused run leaves none
+  if (data.train.streamed()) refuse_for_stream(c, *task);
 
   // trainRes: the train step runs on trainRes x trainRes images, evaluation at the net's size.
   const std::optional<TrainResolution> tres = train_resolution(net, table, c, data.train);

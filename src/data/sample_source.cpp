@@ -1,0 +1,159 @@
+// Streamed splits and the in-RAM / streaming choice (see sample_source.h).
+#include "data/sample_source.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "core/error.h"
+#include "core/thread_pool.h"
+#include "data/image.h"
+
+namespace netspec::data {
+namespace {
+
+class FileListSource final : public SampleSource {
+ public:
+  FileListSource(std::vector<std::pair<std::string, int32_t>> files, int64_t channels,
+                 int64_t height, int64_t width, double crop_ratio)
+      : files_(std::move(files)), c_(channels), h_(height), w_(width), ratio_(crop_ratio) {}
+  int64_t size() const override { return static_cast<int64_t>(files_.size()); }
+  void read(int64_t i, uint8_t* dst) const override {
+    const Tensor t = resize_center_crop(decode_image(files_.at(static_cast<size_t>(i)).first), h_,
+                                        w_, ratio_);
+    if (c_ == 1)
+      rgb_to_gray(t.data<uint8_t>(), h_ * w_, dst);
+    else
+      std::memcpy(dst, t.raw(), t.nbytes());
+  }
+  std::string describe() const override {
+    return fmt::format("{} image files{}", files_.size(),
+                       files_.empty() ? "" : " (first " + files_.front().first + ")");
+  }
+
+ private:
+  std::vector<std::pair<std::string, int32_t>> files_;
+  int64_t c_, h_, w_;
+  double ratio_;
+};
+
+class SubsetSource final : public SampleSource {
+ public:
+  SubsetSource(std::shared_ptr<const SampleSource> src, std::vector<int64_t> rows)
+      : src_(std::move(src)), rows_(std::move(rows)) {}
+  int64_t size() const override { return static_cast<int64_t>(rows_.size()); }
+  void read(int64_t i, uint8_t* dst) const override {
+    src_->read(rows_.at(static_cast<size_t>(i)), dst);
+  }
+  std::string describe() const override {
+    return fmt::format("{} samples of {}", rows_.size(), src_->describe());
+  }
+
+ private:
+  std::shared_ptr<const SampleSource> src_;
+  std::vector<int64_t> rows_;
+};
+
+std::string mib_text(int64_t bytes) {
+  const double mib = static_cast<double>(bytes) / (1024.0 * 1024.0);
+  return mib >= 1024 ? fmt::format("{:.1f} GiB", mib / 1024) : fmt::format("{:.1f} MiB", mib);
+}
+
+}  // namespace
+
+void rgb_to_gray(const uint8_t* chw, int64_t hw, uint8_t* out) {
+  for (int64_t k = 0; k < hw; ++k)
+    out[k] = static_cast<uint8_t>((chw[k] + chw[hw + k] + chw[2 * hw + k] + 1) / 3);
+}
+
+std::shared_ptr<const SampleSource> file_list_source(
+    std::vector<std::pair<std::string, int32_t>> files, int64_t channels, int64_t height,
+    int64_t width, double crop_ratio) {
+  if (channels != 1 && channels != 3)
+    fail("stream", "images need 1 or 3 channels (got {})", channels);
+  return std::make_shared<FileListSource>(std::move(files), channels, height, width, crop_ratio);
+}
+
+Dataset streamed_dataset(std::shared_ptr<const SampleSource> src, std::vector<int32_t> labels,
+                         int64_t channels, int64_t height, int64_t width,
+                         const Normalization& norm) {
+  const int64_t n = src->size();
+  if (static_cast<int64_t>(labels.size()) != n)
+    fail("stream", "{}: {} labels for {} samples", src->describe(), labels.size(), n);
+  Dataset ds;
+  ds.x = Tensor::wrap(DType::kUI8, {n, channels, height, width}, nullptr);  // shape only
+  ds.y = Tensor::from<int32_t>(DType::kI32, {n}, labels);
+  ds.mean = norm.mean;
+  ds.std = norm.std;
+  ds.source = std::move(src);
+  return ds;
+}
+
+Dataset in_ram_dataset(const SampleSource& src, std::vector<int32_t> labels, int64_t channels,
+                       int64_t height, int64_t width, const Normalization& norm) {
+  const int64_t n = src.size();
+  if (static_cast<int64_t>(labels.size()) != n)
+    fail("stream", "{}: {} labels for {} samples", src.describe(), labels.size(), n);
+  Dataset ds{Tensor(DType::kUI8, {n, channels, height, width}),
+             Tensor::from<int32_t>(DType::kI32, {n}, labels), norm.mean, norm.std};
+  const int64_t row = channels * height * width;
+  parallel_for(n, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) src.read(i, ds.x.data<uint8_t>() + i * row);
+  });
+  return ds;
+}
+
+std::shared_ptr<const SampleSource> subset_source(std::shared_ptr<const SampleSource> src,
+                                                  std::vector<int64_t> rows) {
+  for (int64_t r : rows)
+    if (r < 0 || r >= src->size())
+      fail("data", "row out of range (got {}, expected < {})", r, src->size());
+  return std::make_shared<SubsetSource>(std::move(src), std::move(rows));
+}
+
+PipelineOptions& pipeline_options() {
+  static PipelineOptions o;
+  return o;
+}
+
+int64_t default_data_memory_mb() {
+  std::ifstream f("/proc/meminfo");
+  for (std::string line; std::getline(f, line);) {
+    std::istringstream is(line);
+    std::string key;
+    int64_t kib = 0;
+    if (is >> key >> kib && key == "MemTotal:" && kib > 0) return kib / 1024 / 4;
+  }
+  return 1024;
+}
+
+int default_decode_threads() {
+  const int hw = static_cast<int>(std::thread::hardware_concurrency());
+  return std::max(1, hw - 1);
+}
+
+int decode_threads() {
+  const int t = pipeline_options().threads;
+  return t > 0 ? t : default_decode_threads();
+}
+
+PipelineChoice choose_pipeline(int64_t bytes, int64_t samples) {
+  const bool given = pipeline_options().memory_mb >= 0;
+  const int64_t budget_mb = given ? pipeline_options().memory_mb : default_data_memory_mb();
+  const int64_t budget = budget_mb * 1024 * 1024;
+  const std::string why = fmt::format("budget {} MiB{}", budget_mb,
+                                      given ? ", --data-memory" : ", a quarter of RAM");
+  PipelineChoice c;
+  if (!pipeline_options().stream_allowed) return c;  // this command holds its data in RAM
+  c.stream = bytes > budget;
+  c.line = c.stream ? fmt::format("data: streaming {} images ({} decoded, over the {}), {} "
+                                  "decode threads",
+                                  samples, mib_text(bytes), why, decode_threads())
+                    : fmt::format("data: in RAM, {} images ({} decoded, within the {})", samples,
+                                  mib_text(bytes), why);
+  return c;
+}
+
+}  // namespace netspec::data

@@ -1,0 +1,170 @@
+// Streamed image folders (data/sample_source.h): the same batches as the in-RAM path, bit for
+// bit, for any decode thread count, augmented or not, train and eval, RGB and grayscale; subsets
+// (take_rows) and ImageNet's flat val likewise; the in-RAM / streaming choice follows the budget; a corrupt file in a
+// streamed split is named when its batch is assembled.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "core/error.h"
+#include "data/image_fixture.h"
+#include "data/loader.h"
+#include "data/own_data.h"
+#include "data/sample_source.h"
+
+namespace netspec::data {
+namespace {
+
+namespace fs = std::filesystem;
+
+// DIR/{train,val}/<c0..c2>/: JPEGs and PNGs of varied sizes (so resize and crop both work).
+fs::path write_tree(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("ns_stream_" + name);
+  fs::remove_all(d);
+  std::mt19937 r(7);
+  for (const char* split : {"train", "val"})
+    for (int c = 0; c < 3; ++c) {
+      fs::create_directories(d / split / fmt::format("c{}", c));
+      const int n = split[0] == 't' ? 9 + c : 4;
+      for (int i = 0; i < n; ++i) {
+        const int w = 20 + static_cast<int>(r() % 30), h = 18 + static_cast<int>(r() % 30);
+        std::vector<uint8_t> px(static_cast<size_t>(w * h * 3));
+        for (size_t k = 0; k < px.size(); ++k)
+          px[k] = static_cast<uint8_t>((k / 3 % w) * 5 + c * 60 + r() % 40);
+        const fs::path base = d / split / fmt::format("c{}", c) / fmt::format("{:02}", i);
+        if (i % 3 == 0) {
+          test::write_png(base.string() + ".png", w, h, PNG_FORMAT_RGB, px);
+        } else {
+          std::ofstream(base.string() + ".jpg", std::ios::binary) << test::jpeg_bytes(w, h, 3, px);
+        }
+      }
+    }
+  return d;
+}
+
+Splits load(const fs::path& d, int64_t memory_mb, int64_t channels = 3) {
+  PipelineOptions& p = pipeline_options();
+  const PipelineOptions saved = p;
+  p.stream_allowed = true;
+  p.memory_mb = memory_mb;
+  Splits s = load_image_folder_dataset(d.string(), channels, 16, 16, 0, 0.875);
+  p = saved;
+  return s;
+}
+
+bool same(const Tensor& a, const Tensor& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
+         std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0;
+}
+
+// Every batch of two epochs through a Prefetcher, streamed with `threads` vs in RAM.
+void expect_same_batches(const Dataset& ram, const Dataset& streamed, bool train, Augment aug,
+                         int threads) {
+  ASSERT_FALSE(ram.streamed());
+  ASSERT_TRUE(streamed.streamed());
+  Loader a(ram, 4, train, 11, aug), b(streamed, 4, train, 11, aug);
+  b.set_decode_threads(threads);
+  Prefetcher pa(a), pb(b);
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    pa.start_epoch(epoch);
+    pb.start_epoch(epoch);
+    Batch x, y;
+    int batches = 0;
+    while (pa.next(x)) {
+      ASSERT_TRUE(pb.next(y));
+      EXPECT_EQ(x.valid, y.valid);
+      EXPECT_TRUE(same(x.x, y.x)) << "epoch " << epoch << " batch " << x.index;
+      EXPECT_TRUE(same(x.y, y.y)) << "epoch " << epoch << " batch " << x.index;
+      ++batches;
+    }
+    EXPECT_FALSE(pb.next(y));
+    EXPECT_EQ(batches, a.num_batches());
+  }
+}
+
+TEST(Stream, SameBatchesAsInRamForAnyThreadCount) {
+  const fs::path d = write_tree("same");
+  const Splits ram = load(d, 1 << 20), st = load(d, 0);
+  EXPECT_NE(ram.pipeline.find("in RAM"), std::string::npos) << ram.pipeline;
+  EXPECT_NE(st.pipeline.find("streaming 42 images"), std::string::npos) << st.pipeline;
+  ASSERT_EQ(st.train.size(), 30);
+  ASSERT_EQ(st.test.size(), 12);
+  EXPECT_EQ(st.class_names, ram.class_names);
+  Augment ra = Augment::standard();
+  ra.rand_augment = true;
+  for (int threads : {1, 3}) {
+    expect_same_batches(ram.train, st.train, true, Augment::standard(), threads);
+    expect_same_batches(ram.train, st.train, true, ra, threads);
+    expect_same_batches(ram.train, st.train, true, Augment{}, threads);
+    expect_same_batches(ram.test, st.test, false, Augment{}, threads);  // crop ratio 0.875
+  }
+  // A 1-channel net reads the folder as gray on both paths.
+  const Splits gram = load(d, 1 << 20, 1), gst = load(d, 0, 1);
+  expect_same_batches(gram.train, gst.train, true, Augment::standard(), 3);
+  // Subsets (a --val-split hold-out, repeated augmentation) keep streaming the same rows.
+  const std::vector<int64_t> rows = {29, 3, 3, 17, 0, 8};
+  const Dataset sub = take_rows(st.train, rows);
+  EXPECT_TRUE(sub.streamed());
+  expect_same_batches(take_rows(ram.train, rows), sub, true, Augment::standard(), 2);
+  EXPECT_THROW(take_rows(st.train, {30}), Error);
+}
+
+TEST(Stream, ImageNetFlatValStreamsAsInRam) {
+  // ImageNet's layout: val/ flat with a labels file naming each image's class folder.
+  const fs::path d = write_tree("flatval");
+  std::ofstream labels(d / "val_labels.txt");
+  for (int c = 0; c < 3; ++c)
+    for (const auto& e : fs::directory_iterator(d / "val" / fmt::format("c{}", c))) {
+      const std::string name = fmt::format("c{}_{}", c, e.path().filename().string());
+      fs::rename(e.path(), d / "val" / name);
+      labels << name << " c" << c << "\n";
+    }
+  labels.close();
+  for (int c = 0; c < 3; ++c) fs::remove(d / "val" / fmt::format("c{}", c));
+  const Splits ram = load(d, 1 << 20), st = load(d, 0);
+  ASSERT_EQ(st.test.size(), 12);
+  EXPECT_EQ(st.test.y.data<int32_t>()[11], 2);
+  expect_same_batches(ram.test, st.test, false, Augment{}, 3);
+}
+
+TEST(Stream, BudgetChoosesThePath) {
+  PipelineOptions& p = pipeline_options();
+  const PipelineOptions saved = p;
+  p.stream_allowed = true;
+  p.memory_mb = 1;
+  EXPECT_FALSE(choose_pipeline(1 << 20, 10).stream);
+  const PipelineChoice over = choose_pipeline((1 << 20) + 1, 10);
+  EXPECT_TRUE(over.stream);
+  EXPECT_NE(over.line.find("over the budget 1 MiB, --data-memory"), std::string::npos)
+      << over.line;
+  p.stream_allowed = false;  // commands that read whole splits never stream
+  EXPECT_FALSE(choose_pipeline(int64_t{1} << 40, 10).stream);
+  p = saved;
+  EXPECT_GE(default_data_memory_mb(), 1);
+  EXPECT_GE(default_decode_threads(), 1);
+}
+
+TEST(Stream, CorruptFileIsNamedWhenItsBatchIsRead) {
+  const fs::path d = write_tree("corrupt");
+  const fs::path bad = d / "train" / "c1" / "01.jpg";
+  const auto size = fs::file_size(bad);
+  fs::resize_file(bad, size / 2);  // truncated mid-scan
+  const Splits st = load(d, 0);    // listing does not decode: the load succeeds
+  Loader ld(st.train, 64, false, 0);
+  ld.set_decode_threads(3);
+  Tensor x, y;
+  try {
+    ld.batch(0, x, y);
+    FAIL() << "a truncated JPEG was decoded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(bad.string()), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(ld.set_decode_threads(0), Error);
+}
+
+}  // namespace
+}  // namespace netspec::data
