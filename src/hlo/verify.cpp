@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "hlo/op_table.h"
 #include "hlo/verify_internal.h"
 
 namespace netspec::hlo {
@@ -199,19 +200,10 @@ int64_t window_out_size(const Op& op, int64_t in, int64_t base_dil, int64_t lo, 
 namespace {
 
 const std::array<InferRule, kNumOpKinds>& rule_table() {
-  static const std::array<InferRule, kNumOpKinds> table = [] {
-    std::array<InferRule, kNumOpKinds> t{};
-    register_misc_rules(t.data());
-    register_unary_rules(t.data());
-    register_binary_rules(t.data());
-    register_shape_rules(t.data());
-    register_dot_conv_rules(t.data());
-    register_reduce_window_rules(t.data());
-    register_gather_sort_rules(t.data());
-    register_control_rules(t.data());
-    register_collective_rules(t.data());
-    return t;
-  }();
+  static const auto table = fill_op_table<InferRule>(
+      {register_misc_rules, register_unary_rules, register_binary_rules, register_shape_rules,
+       register_dot_conv_rules, register_reduce_window_rules, register_gather_sort_rules,
+       register_control_rules, register_collective_rules});
   return table;
 }
 
