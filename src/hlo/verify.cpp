@@ -61,6 +61,20 @@ void require_given(const Op& op, const std::vector<Type>& given, size_t n) {
     if (!t.is_tensor()) fail(mn(op), "result must be a tensor (got {})", t.str());
 }
 
+const Type& sole_tensor_operand(const Op& op) {
+  expect_num_operands(op, 1);
+  return tensor_operand(op, 0);
+}
+
+const Type& given_with_dtype_of(const Op& op, const std::vector<Type>& given, const Type& x) {
+  require_given(op, given, 1);
+  const Type& r = given[0];
+  if (r.dtype() != x.dtype())
+    fail(mn(op), "element type differs (got {}, expected {})", r.str(),
+         r.with_dtype(x.dtype()).str());
+  return r;
+}
+
 void check_dims(const Op& op, const I64s& dims, int64_t rank, std::string_view what) {
   std::set<int64_t> seen;
   for (int64_t d : dims) {
