@@ -10,6 +10,7 @@
 
 #include "autodiff/rules.h"
 #include "hlo/op_family.h"
+#include "hlo/op_table.h"
 #include "hlo/passes.h"
 
 namespace netspec::autodiff {
@@ -35,22 +36,14 @@ std::map<std::string, CustomVjpFn>& registry() {
 }
 
 const std::array<VjpRule, hlo::kNumOpKinds>& rule_table() {
-  static const std::array<VjpRule, hlo::kNumOpKinds> table = [] {
-    std::array<VjpRule, hlo::kNumOpKinds> t{};
-    register_elementwise_vjps(t.data());
-    register_shape_vjps(t.data());
-    register_dot_vjps(t.data());
-    register_conv_vjps(t.data());
-    register_reduce_vjps(t.data());
-    register_window_vjps(t.data());
-    register_gather_sort_vjps(t.data());
-    register_control_vjps(t.data());
-    register_collective_vjps(t.data());
-    // The misc family (constant, iota, rng_bit_generator) makes values from nothing it could
-    // differentiate: zero cotangent.
-    hlo::FamilyTable<VjpRule>(t.data(), "vjp.cpp", {"misc"}).set_family("misc", no_grad);
-    return t;
-  }();
+  // The misc family (constant, iota, rng_bit_generator) makes values from nothing it could
+  // differentiate: zero cotangent.
+  static const auto table = hlo::fill_op_table<VjpRule>(
+      {register_elementwise_vjps, register_shape_vjps, register_dot_vjps, register_conv_vjps,
+       register_reduce_vjps, register_window_vjps, register_gather_sort_vjps, register_control_vjps,
+       register_collective_vjps, +[](VjpRule* t) {
+         hlo::FamilyTable<VjpRule>(t, "vjp.cpp", {"misc"}).set_family("misc", no_grad);
+       }});
   return table;
 }
 

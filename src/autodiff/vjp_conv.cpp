@@ -5,6 +5,7 @@
 // A batch-grouped convolution (what a grouped weight gradient is) is differentiated per group.
 #include "autodiff/rules.h"
 #include "hlo/op_family.h"
+#include "hlo/window_attrs.h"
 
 namespace netspec::autodiff {
 namespace {
@@ -27,17 +28,10 @@ ConvAttrs read_attrs(const hlo::Op& op) {
   ConvAttrs a;
   a.d = op.attrs.get<ConvDims>("dimension_numbers");
   size_t ns = a.d.input_spatial.size();
-  auto or_ones = [&](const char* n) {
-    return op.attrs.has(n) ? op.attrs.get_i64s(n) : I64s(ns, 1);
-  };
-  a.strides = or_ones("window_strides");
-  a.lhs_dil = or_ones("lhs_dilation");
-  a.rhs_dil = or_ones("rhs_dilation");
-  a.pad.assign(ns, {0, 0});
-  if (auto* p = op.attrs.get_if<hlo::DenseAttr>("padding"))
-    for (size_t i = 0; i < ns; ++i)
-      a.pad[i] = {p->value.as_int64(static_cast<int64_t>(2 * i)),
-                  p->value.as_int64(static_cast<int64_t>(2 * i + 1))};
+  a.strides = hlo::attr_i64s_or(op, "window_strides", ns, 1);
+  a.lhs_dil = hlo::attr_i64s_or(op, "lhs_dilation", ns, 1);
+  a.rhs_dil = hlo::attr_i64s_or(op, "rhs_dilation", ns, 1);
+  a.pad = hlo::attr_padding(op, ns);
   a.rev.assign(ns, false);
   if (auto* r = op.attrs.get_if<std::vector<bool>>("window_reversal")) a.rev = *r;
   a.fgc = op.attrs.get_int_or("feature_group_count", 1);

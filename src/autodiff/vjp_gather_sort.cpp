@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "autodiff/rules.h"
+#include "hlo/dims_fields.h"
 #include "hlo/op_family.h"
 
 namespace netspec::autodiff {
@@ -17,6 +18,16 @@ using hlo::OpKind;
 using hlo::ScatterDims;
 using hlo::Value;
 
+// Gather and scatter dimension numbers mirror each other field by field (hlo/dims_fields.h).
+template <typename To, typename From, size_t N>
+To mirrored(const From& from, const std::array<hlo::DimsField<From>, N>& from_fields,
+            const std::array<hlo::DimsField<To>, N>& to_fields) {
+  To to;
+  for (size_t i = 0; i < N; ++i) to.*to_fields[i].second = from.*from_fields[i].second;
+  to.index_vector_dim = from.index_vector_dim;
+  return to;
+}
+
 hlo::RegionFn add_body() {
   return [](hlo::Builder& rb, const std::vector<Value*>& a) {
     return std::vector<Value*>{rb.add(a[0], a[1])};
@@ -26,13 +37,7 @@ hlo::RegionFn add_body() {
 // y = gather(x, idx): dx = scatter-add(0, idx, dy) with offset dims as update window dims.
 std::vector<Value*> gather(VjpCtx& c) {
   const GatherDims& g = c.op.attrs.get<GatherDims>("dimension_numbers");
-  ScatterDims s;
-  s.update_window_dims = g.offset_dims;
-  s.inserted_window_dims = g.collapsed_slice_dims;
-  s.input_batching_dims = g.operand_batching_dims;
-  s.scatter_indices_batching_dims = g.start_indices_batching_dims;
-  s.scatter_dims_to_operand_dims = g.start_index_map;
-  s.index_vector_dim = g.index_vector_dim;
+  ScatterDims s = mirrored(g, hlo::kGatherDimsFields, hlo::kScatterDimsFields);
   Value* x = c.x(0);
   bool sorted = c.op.attrs.get_bool_or("indices_are_sorted", false);
   auto r = c.b.scatter({zeros(c.b, x->type)}, c.x(1), {c.dy[0]}, s, add_body(), sorted, false);
@@ -74,13 +79,7 @@ std::vector<Value*> scatter(VjpCtx& c) {
     }
   }
   if (c.wants[2]) {
-    GatherDims g;
-    g.offset_dims = s.update_window_dims;
-    g.collapsed_slice_dims = s.inserted_window_dims;
-    g.operand_batching_dims = s.input_batching_dims;
-    g.start_indices_batching_dims = s.scatter_indices_batching_dims;
-    g.start_index_map = s.scatter_dims_to_operand_dims;
-    g.index_vector_dim = s.index_vector_dim;
+    GatherDims g = mirrored(s, hlo::kScatterDimsFields, hlo::kGatherDimsFields);
     I64s sizes;
     size_t w = 0;
     for (int64_t d = 0; d < x->type.rank(); ++d) {

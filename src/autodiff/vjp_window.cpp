@@ -6,6 +6,7 @@
 
 #include "autodiff/rules.h"
 #include "hlo/op_family.h"
+#include "hlo/window_attrs.h"
 
 namespace netspec::autodiff {
 namespace {
@@ -22,18 +23,11 @@ struct Win {
 
 Win read_window(const hlo::Op& op, size_t rank) {
   Win w;
-  auto or_ones = [&](const char* n) {
-    return op.attrs.has(n) ? op.attrs.get_i64s(n) : I64s(rank, 1);
-  };
   w.dims = op.attrs.get_i64s("window_dimensions");
-  w.strides = or_ones("window_strides");
-  w.base = or_ones("base_dilations");
-  w.wdil = or_ones("window_dilations");
-  w.pad.assign(rank, {0, 0});
-  if (auto* p = op.attrs.get_if<hlo::DenseAttr>("padding"))
-    for (size_t i = 0; i < rank; ++i)
-      w.pad[i] = {p->value.as_int64(static_cast<int64_t>(2 * i)),
-                  p->value.as_int64(static_cast<int64_t>(2 * i + 1))};
+  w.strides = hlo::attr_i64s_or(op, "window_strides", rank, 1);
+  w.base = hlo::attr_i64s_or(op, "base_dilations", rank, 1);
+  w.wdil = hlo::attr_i64s_or(op, "window_dilations", rank, 1);
+  w.pad = hlo::attr_padding(op, rank);
   return w;
 }
 

@@ -2,11 +2,13 @@
 #include "emit/det_probes.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <functional>
 
 #include "autodiff/vjp.h"
 #include "core/error.h"
+#include "emit/signature.h"
 #include "hlo/passes.h"
 #include "layers/param_table.h"
 
@@ -15,10 +17,6 @@ namespace {
 
 constexpr const char* kDetProbes[] = {"probe-diou",     "probe-yolov1",   "probe-anchor-loss",
                                       "probe-fpn-loss", "probe-fpn-neck", "probe-fpn-detect"};
-
-TensorInfo info(const std::string& name, const hlo::Type& t, const std::string& role) {
-  return TensorInfo{name, t.shape(), t.dtype(), role, 0};
-}
 
 // Turns `main` (inputs -> scalar loss) into main(inputs) -> (loss, d input_i for i in wrt); the
 // loss function stays as the private @probe the VJP was taken of.
@@ -66,19 +64,15 @@ Emitted loss_module(const DetProbe& p, const std::vector<std::pair<std::string, 
   hlo::Value* loss = body(b, f);
   b.func_return({loss});
   for (size_t i = 0; i < in.size(); ++i)
-    e.manifest.inputs.push_back(info(in[i].first, in[i].second, i == 0 ? "input" : "label"));
-  e.manifest.outputs.push_back(info("loss", loss->type, "loss"));
+    e.manifest.inputs.push_back(tensor_info(in[i].first, in[i].second, i == 0 ? "input" : "label"));
+  e.manifest.outputs.push_back(tensor_info("loss", loss->type, "loss"));
   e.manifest.batch = p.batch;
   return e;
 }
 
 }  // namespace
 
-std::string det_probe_choices() {
-  std::string s;
-  for (const char* k : kDetProbes) s += (s.empty() ? "" : "|") + std::string(k);
-  return s;
-}
+std::string det_probe_choices() { return fmt::format("{}", fmt::join(kDetProbes, "|")); }
 
 bool is_det_probe(const std::string& module) {
   for (const char* k : kDetProbes)

@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "emit/emit.h"
 #include "emit/signature.h"
+#include "hlo/passes.h"
 
 namespace netspec::emit {
 
@@ -84,6 +85,13 @@ size_t grad_cam_layer(const ParamTable& t) {
 
 void erase_func(hlo::Module& m, const hlo::Func* f) {
   std::erase_if(m.funcs, [&](const std::unique_ptr<hlo::Func>& p) { return p.get() == f; });
+}
+
+void return_and_clean(hlo::Builder& b, hlo::Module& m, hlo::Func& f, const Signature& out,
+                      std::initializer_list<const hlo::Func*> inlined) {
+  b.func_return(out.values);
+  for (const hlo::Func* g : inlined) erase_func(m, g);
+  hlo::run_cleanup(f);
 }
 
 std::vector<hlo::Value*> args_of(const hlo::Func* f, size_t from, size_t n) {

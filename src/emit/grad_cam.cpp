@@ -2,9 +2,10 @@
 // d.features[n] = ∂ logits[n, K[n]] / ∂ features[n], the vjp of the eval forward with the
 // one-hot cotangent e_K. A per-pixel net (logits [B, C, H, W], segmentation) takes one more input,
 // mask [B, H, W], and explains Σ_p mask[n, p] · logits[n, K[n], p] (pytorch-grad-cam's
-// SemanticSegmentationTarget: the mask is the pixels predicted as K). The gradient w.r.t. the features (an intermediate value) is taken as
-// the gradient w.r.t. a zero input added to them (emit_forward_graph's cam_delta). The features
-// are the last globalAvgPool's input, else the last convolution's output (grad_cam_layer).
+// SemanticSegmentationTarget: the mask is the pixels predicted as K). The gradient w.r.t. the
+// features (an intermediate value) is taken as the gradient w.r.t. a zero input added to them
+// (emit_forward_graph's cam_delta). The features are the last globalAvgPool's input, else the last
+// convolution's output (grad_cam_layer).
 #include <fmt/format.h>
 
 #include "autodiff/vjp.h"
@@ -78,10 +79,7 @@ Emitted emit_grad_cam(const NetSpec& net, const ParamTable& t, const EmitOptions
   out.add_value("logits", r[0], "output");
   out.add_value("features", r[1], "output");
   out.add_value("d.features", r[2], "gradient");
-  b.func_return(out.values);
-  erase_func(m, g);
-  erase_func(m, fwd);
-  hlo::run_cleanup(*f);
+  return_and_clean(b, m, *f, out, {g, fwd});
   e.manifest = make_manifest(net, ModuleKind::grad_cam, o, in, out);
   return e;
 }

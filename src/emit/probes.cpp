@@ -2,9 +2,11 @@
 #include "emit/probes.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "autodiff/vjp.h"
 #include "core/error.h"
+#include "emit/signature.h"
 #include "hlo/passes.h"
 #include "layers/attention.h"
 
@@ -15,17 +17,9 @@ namespace {
 constexpr const char* kProbes[] = {"flash",      "dense",      "rope",
                                    "flash-grad", "dense-grad", "rope-grad"};
 
-TensorInfo info(const std::string& name, const hlo::Type& t, const std::string& role) {
-  return TensorInfo{name, t.shape(), t.dtype(), role, 0};
-}
-
 }  // namespace
 
-std::string attention_probe_choices() {
-  std::string s;
-  for (const char* p : kProbes) s += (s.empty() ? "" : "|") + std::string(p);
-  return s;
-}
+std::string attention_probe_choices() { return fmt::format("{}", fmt::join(kProbes, "|")); }
 
 Emitted emit_attention_probe(const AttentionProbe& p) {
   const std::string& kind = p.probe;
@@ -77,12 +71,12 @@ Emitted emit_attention_probe(const AttentionProbe& p) {
   m.batch = p.batch;
   std::vector<std::string> names =
       rope ? std::vector<std::string>{"x"} : std::vector<std::string>{"q", "k", "v"};
-  for (const auto& n : names) m.inputs.push_back(info(n, t, "input"));
+  for (const auto& n : names) m.inputs.push_back(tensor_info(n, t, "input"));
   std::string out = rope ? "y" : "o";
-  if (grad) m.inputs.push_back(info("d" + out, t, "cotangent"));
-  m.outputs.push_back(info(out, t, "output"));
+  if (grad) m.inputs.push_back(tensor_info("d" + out, t, "cotangent"));
+  m.outputs.push_back(tensor_info(out, t, "output"));
   if (grad)
-    for (const auto& n : names) m.outputs.push_back(info("d" + n, t, "gradient"));
+    for (const auto& n : names) m.outputs.push_back(tensor_info("d" + n, t, "gradient"));
   return e;
 }
 

@@ -1,6 +1,7 @@
 // Internal to src/emit: a module signature built alongside its manifest entries, and the
 // per-family assemblers emit_module() dispatches to.
 #pragma once
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,18 @@ struct Signature {
                         int64_t count = 0);
 };
 
+// The manifest entry of a module value of type t.
+inline TensorInfo tensor_info(const std::string& name, const hlo::Type& t,
+                              const std::string& role) {
+  return TensorInfo{name, t.shape(), t.dtype(), role, 0};
+}
+
 Shape with_batch(int64_t batch, const Shape& s);
 void erase_func(hlo::Module& m, const hlo::Func* f);
+// Ends `main` f: returns out's values, drops the funcs inlined into it (the forward, its vjp,
+// the loss), then cleans f up.
+void return_and_clean(hlo::Builder& b, hlo::Module& m, hlo::Func& f, const Signature& out,
+                      std::initializer_list<const hlo::Func*> inlined);
 std::vector<hlo::Value*> args_of(const hlo::Func* f, size_t from, size_t n);
 // The net's input "x": token ids i32 [B, T] when the net starts with tokenPositionEmbed (idsInput),
 // else o.dtype [B, ...per-sample input].

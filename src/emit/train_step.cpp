@@ -145,10 +145,7 @@ Emitted emit_train_like(const NetSpec& net, const ParamTable& t, ModuleKind kind
     out.add_value("loss", r[0], "loss");
     for (size_t k = 1; k < lout.values.size(); ++k)
       out.add_value(lout.infos[k].name, r[k], "bn_batch_stat", lout.infos[k].count);
-    b.func_return(out.values);
-    erase_func(m, g);
-    erase_func(m, lf);
-    hlo::run_cleanup(*f);
+    return_and_clean(b, m, *f, out, {g, lf});
   } else if (kind == ModuleKind::vjp) {
     add_params(in, t, o.dtype, "param");
     hlo::Type xt = input_type(net, t, o);
@@ -171,10 +168,7 @@ Emitted emit_train_like(const NetSpec& net, const ParamTable& t, ModuleKind kind
     hlo::Builder b(f->body.get());
     for (size_t i = 0; i < np; ++i) out.add_value("d." + t.params[i].name, r[1 + i], "gradient");
     if (dx) out.add_value("d.x", r[1 + np], "gradient");
-    b.func_return(out.values);
-    erase_func(m, g);
-    erase_func(m, fwd);
-    hlo::run_cleanup(*f);
+    return_and_clean(b, m, *f, out, {g, fwd});
   } else if (kind == ModuleKind::optimizer) {
     add_params(in, t, o.dtype, "param");
     add_params(in, t, o.dtype, "gradient", "d.");
@@ -187,8 +181,7 @@ Emitted emit_train_like(const NetSpec& net, const ParamTable& t, ModuleKind kind
         optim::apply_update(b, o.optim, t, args_of(f, 0, np), args_of(f, np, np),
                             args_of(f, 2 * np, ns), f->arg(2 * np + ns), f->arg(2 * np + ns + 1));
     add_update_outputs(out, t, u, o);
-    b.func_return(out.values);
-    hlo::run_cleanup(*f);
+    return_and_clean(b, m, *f, out, {});
   } else {
     fail("emit", "{} is not a training module", enum_name(kind));
   }

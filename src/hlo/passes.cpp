@@ -152,21 +152,22 @@ constexpr int64_t kMaxFoldedSplat = 256;
 // and sets `changed`).
 Value* fold_op(Op& op, bool& changed) {
   auto same_type = [&](Value* v) { return v->type == op.result(0)->type; };
+  // x op unit = x, and unit op x = x when op commutes (the type must not change).
+  auto drop_unit = [&](double unit, bool commutes) -> Value* {
+    if (is_splat_of(op.operand(1), unit) && same_type(op.operand(0))) return op.operand(0);
+    if (commutes && is_splat_of(op.operand(0), unit) && same_type(op.operand(1)))
+      return op.operand(1);
+    return nullptr;
+  };
   switch (op.kind) {
     case OpKind::kAdd:
-      if (is_splat_of(op.operand(1), 0) && same_type(op.operand(0))) return op.operand(0);
-      if (is_splat_of(op.operand(0), 0) && same_type(op.operand(1))) return op.operand(1);
-      break;
+      return drop_unit(0, true);
     case OpKind::kSubtract:
-      if (is_splat_of(op.operand(1), 0) && same_type(op.operand(0))) return op.operand(0);
-      break;
+      return drop_unit(0, false);
     case OpKind::kMultiply:
-      if (is_splat_of(op.operand(1), 1) && same_type(op.operand(0))) return op.operand(0);
-      if (is_splat_of(op.operand(0), 1) && same_type(op.operand(1))) return op.operand(1);
-      break;
+      return drop_unit(1, true);
     case OpKind::kDivide:
-      if (is_splat_of(op.operand(1), 1) && same_type(op.operand(0))) return op.operand(0);
-      break;
+      return drop_unit(1, false);
     case OpKind::kBroadcastInDim:
     case OpKind::kReshape: {
       // Fold into a literal only when that does not grow the module: a reshape, or a broadcast

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "hlo/op_table.h"
 #include "hlo/verify_internal.h"
 
 namespace netspec::hlo {
@@ -58,6 +59,20 @@ void require_given(const Op& op, const std::vector<Type>& given, size_t n) {
     fail(mn(op), "result type must be stated (got {} types, expected {})", given.size(), n);
   for (const auto& t : given)
     if (!t.is_tensor()) fail(mn(op), "result must be a tensor (got {})", t.str());
+}
+
+const Type& sole_tensor_operand(const Op& op) {
+  expect_num_operands(op, 1);
+  return tensor_operand(op, 0);
+}
+
+const Type& given_with_dtype_of(const Op& op, const std::vector<Type>& given, const Type& x) {
+  require_given(op, given, 1);
+  const Type& r = given[0];
+  if (r.dtype() != x.dtype())
+    fail(mn(op), "element type differs (got {}, expected {})", r.str(),
+         r.with_dtype(x.dtype()).str());
+  return r;
 }
 
 void check_dims(const Op& op, const I64s& dims, int64_t rank, std::string_view what) {
@@ -199,19 +214,10 @@ int64_t window_out_size(const Op& op, int64_t in, int64_t base_dil, int64_t lo, 
 namespace {
 
 const std::array<InferRule, kNumOpKinds>& rule_table() {
-  static const std::array<InferRule, kNumOpKinds> table = [] {
-    std::array<InferRule, kNumOpKinds> t{};
-    register_misc_rules(t.data());
-    register_unary_rules(t.data());
-    register_binary_rules(t.data());
-    register_shape_rules(t.data());
-    register_dot_conv_rules(t.data());
-    register_reduce_window_rules(t.data());
-    register_gather_sort_rules(t.data());
-    register_control_rules(t.data());
-    register_collective_rules(t.data());
-    return t;
-  }();
+  static const auto table = fill_op_table<InferRule>(
+      {register_misc_rules, register_unary_rules, register_binary_rules, register_shape_rules,
+       register_dot_conv_rules, register_reduce_window_rules, register_gather_sort_rules,
+       register_control_rules, register_collective_rules});
   return table;
 }
 

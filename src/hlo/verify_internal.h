@@ -19,11 +19,15 @@ void expect_min_operands(const Op& op, size_t n);
 void expect_num_regions(const Op& op, size_t n);
 // Operand i must be a ranked tensor; returns its type.
 const Type& tensor_operand(const Op& op, size_t i, std::string_view what = "operand");
+// The only operand of a one-operand op (fails on any other count), a ranked tensor.
+const Type& sole_tensor_operand(const Op& op);
 // When `given` is empty returns `inferred`; otherwise checks they agree and returns `given`.
 std::vector<Type> check_given(const Op& op, const std::vector<Type>& given,
                               std::vector<Type> inferred);
 // A rule that needs the caller to state the result (reshape, iota, ...): exactly n given.
 void require_given(const Op& op, const std::vector<Type>& given, size_t n);
+// The one stated result (reshape, broadcast_in_dim), which must keep x's element type.
+const Type& given_with_dtype_of(const Op& op, const std::vector<Type>& given, const Type& x);
 
 // Dims unique and in [0, rank).
 void check_dims(const Op& op, const I64s& dims, int64_t rank, std::string_view what);

@@ -8,13 +8,8 @@ namespace {
 using namespace vr;
 
 std::vector<Type> rule_reshape(const Op& op, const std::vector<Type>& given) {
-  expect_num_operands(op, 1);
-  const Type& x = tensor_operand(op, 0);
-  require_given(op, given, 1);
-  const Type& r = given[0];
-  if (r.dtype() != x.dtype())
-    fail("reshape", "element type differs (got {}, expected {})", r.str(),
-         r.with_dtype(x.dtype()).str());
+  const Type& x = sole_tensor_operand(op);
+  const Type& r = given_with_dtype_of(op, given, x);
   // C2: size(operand) = size(result).
   int64_t xn = checked_numel(op, x), rn = checked_numel(op, r);
   if (rn != xn)
@@ -23,13 +18,8 @@ std::vector<Type> rule_reshape(const Op& op, const std::vector<Type>& given) {
 }
 
 std::vector<Type> rule_broadcast_in_dim(const Op& op, const std::vector<Type>& given) {
-  expect_num_operands(op, 1);
-  const Type& x = tensor_operand(op, 0);
-  require_given(op, given, 1);
-  const Type& r = given[0];
-  if (r.dtype() != x.dtype())
-    fail("broadcast_in_dim", "element type differs (got {}, expected {})", r.str(),
-         r.with_dtype(x.dtype()).str());
+  const Type& x = sole_tensor_operand(op);
+  const Type& r = given_with_dtype_of(op, given, x);
   const I64s& bd = op.attrs.get_i64s("broadcast_dimensions");
   // C2: size(broadcast_dimensions) = rank(operand); C3/C4: in range, unique.
   check_size(op, bd.size(), static_cast<size_t>(x.rank()), "broadcast_dimensions");
@@ -45,8 +35,7 @@ std::vector<Type> rule_broadcast_in_dim(const Op& op, const std::vector<Type>& g
 }
 
 std::vector<Type> rule_transpose(const Op& op, const std::vector<Type>& given) {
-  expect_num_operands(op, 1);
-  const Type& x = tensor_operand(op, 0);
+  const Type& x = sole_tensor_operand(op);
   const I64s& p = op.attrs.get_i64s("permutation");
   // C2: permutation is a permutation of range(rank(operand)).
   check_size(op, p.size(), static_cast<size_t>(x.rank()), "permutation");
@@ -57,8 +46,7 @@ std::vector<Type> rule_transpose(const Op& op, const std::vector<Type>& given) {
 }
 
 std::vector<Type> rule_slice(const Op& op, const std::vector<Type>& given) {
-  expect_num_operands(op, 1);
-  const Type& x = tensor_operand(op, 0);
+  const Type& x = sole_tensor_operand(op);
   size_t r = static_cast<size_t>(x.rank());
   const I64s& st = op.attrs.get_i64s("start_indices");
   const I64s& li = op.attrs.get_i64s("limit_indices");
@@ -177,8 +165,7 @@ std::vector<Type> rule_pad(const Op& op, const std::vector<Type>& given) {
 }
 
 std::vector<Type> rule_reverse(const Op& op, const std::vector<Type>& given) {
-  expect_num_operands(op, 1);
-  const Type& x = tensor_operand(op, 0);
+  const Type& x = sole_tensor_operand(op);
   // C2: dimensions unique; C3: in [0, rank).
   check_dims(op, op.attrs.get_i64s("dimensions"), x.rank(), "dimensions");
   return check_given(op, given, {x});

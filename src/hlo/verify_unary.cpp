@@ -25,8 +25,7 @@ unsigned unary_mask(OpKind k) {
 }
 
 std::vector<Type> rule_unary(const Op& op, const std::vector<Type>& given) {
-  expect_num_operands(op, 1);
-  const Type& x = tensor_operand(op, 0);
+  const Type& x = sole_tensor_operand(op);
   unsigned m = unary_mask(op.kind);
   if (!allowed(x.dtype(), m)) fail(mn(op), "operand must be {} (got {})", mask_str(m), x.str());
   // is_finite: C1 shape(x) = shape(y), y is i1.
@@ -35,8 +34,7 @@ std::vector<Type> rule_unary(const Op& op, const std::vector<Type>& given) {
 }
 
 std::vector<Type> rule_convert(const Op& op, const std::vector<Type>& given) {
-  expect_num_operands(op, 1);
-  const Type& x = tensor_operand(op, 0);
+  const Type& x = sole_tensor_operand(op);
   require_given(op, given, 1);
   // C1: shape(operand) = shape(result).
   if (given[0].shape() != x.shape())
@@ -46,8 +44,7 @@ std::vector<Type> rule_convert(const Op& op, const std::vector<Type>& given) {
 }
 
 std::vector<Type> rule_bitcast_convert(const Op& op, const std::vector<Type>& given) {
-  expect_num_operands(op, 1);
-  const Type& x = tensor_operand(op, 0);
+  const Type& x = sole_tensor_operand(op);
   require_given(op, given, 1);
   const Type& r = given[0];
   int eb = dtype_bits(x.dtype()), rb = dtype_bits(r.dtype());
@@ -69,8 +66,7 @@ std::vector<Type> rule_bitcast_convert(const Op& op, const std::vector<Type>& gi
 }
 
 std::vector<Type> rule_reduce_precision(const Op& op, const std::vector<Type>& given) {
-  expect_num_operands(op, 1);
-  const Type& x = tensor_operand(op, 0);
+  const Type& x = sole_tensor_operand(op);
   if (!is_float(x.dtype()))
     fail("reduce_precision", "operand must be floating-point (got {})", x.str());
   int64_t e = op.attrs.get_int("exponent_bits"), m = op.attrs.get_int("mantissa_bits");

@@ -8,39 +8,22 @@
 #include <cmath>
 
 #include "core/tensor.h"
+#include "hlo/op_table.h"
 
 namespace netspec::jax {
 
 using hlo::OpKind;
 
 const OpRule& op_rule(OpKind k) {
-  static const std::array<OpRule, hlo::kNumOpKinds> table = [] {
-    std::array<OpRule, hlo::kNumOpKinds> t{};
-    register_misc_ops(t.data());
-    register_elementwise_ops(t.data());
-    register_shape_ops(t.data());
-    register_dot_conv_ops(t.data());
-    register_reduce_window_ops(t.data());
-    register_gather_sort_ops(t.data());
-    register_control_ops(t.data());
-    return t;
-  }();
+  static const auto table = hlo::fill_op_table<OpRule>(
+      {register_misc_ops, register_elementwise_ops, register_shape_ops, register_dot_conv_ops,
+       register_reduce_window_ops, register_gather_sort_ops, register_control_ops});
   return table[static_cast<size_t>(k)];
-}
-
-std::vector<int64_t> i64s_or(const hlo::Op& op, const char* name, size_t n, int64_t dflt) {
-  if (auto* p = op.attrs.get_if<hlo::I64s>(name)) return *p;
-  return std::vector<int64_t>(n, dflt);
 }
 
 std::string padding_pairs(const hlo::Op& op, size_t n) {
   std::vector<std::string> pairs;
-  const auto* p = op.attrs.get_if<hlo::DenseAttr>("padding");
-  for (size_t i = 0; i < n; ++i) {
-    int64_t lo = p ? p->value.as_int64(static_cast<int64_t>(2 * i)) : 0;
-    int64_t hi = p ? p->value.as_int64(static_cast<int64_t>(2 * i + 1)) : 0;
-    pairs.push_back(fmt::format("({}, {})", lo, hi));
-  }
+  for (auto [lo, hi] : hlo::attr_padding(op, n)) pairs.push_back(fmt::format("({}, {})", lo, hi));
   return n == 1 ? fmt::format("({},)", pairs[0]) : fmt::format("({})", fmt::join(pairs, ", "));
 }
 

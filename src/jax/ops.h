@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hlo/ir.h"
+#include "hlo/window_attrs.h"
 #include "jax/translator.h"
 
 namespace netspec::jax {
@@ -42,8 +43,8 @@ void register_gather_sort_ops(OpRule* t);    // gather, sort
 void register_control_ops(OpRule* t);        // control
 
 // --- shared by the family files (ops.cpp) ---
-// The attribute `name` (an i64 array), or n copies of dflt when the op does not carry it.
-std::vector<int64_t> i64s_or(const hlo::Op& op, const char* name, size_t n, int64_t dflt);
+// i64 array attributes with their defaults (hlo/window_attrs.h).
+using hlo::attr_i64s_or;
 // The `padding` attribute as ((lo, hi), ...) for n dims (zeros when absent).
 std::string padding_pairs(const hlo::Op& op, size_t n);
 // The value of a one-element constant, or nullopt.

@@ -36,9 +36,9 @@ std::string convolution(Translator& t, const hlo::Op& op) {
       "rhs_dilation={}, dimension_numbers=lax.ConvDimensionNumbers(lhs_spec={}, rhs_spec={}, "
       "out_spec={}), feature_group_count={}, batch_group_count={}, "
       "precision=lax.Precision.HIGHEST, preferred_element_type={})",
-      t.name(op.operand(0)), rhs, py_tuple(i64s_or(op, "window_strides", ns, 1)),
-      padding_pairs(op, ns), py_tuple(i64s_or(op, "lhs_dilation", ns, 1)),
-      py_tuple(i64s_or(op, "rhs_dilation", ns, 1)),
+      t.name(op.operand(0)), rhs, py_tuple(attr_i64s_or(op, "window_strides", ns, 1)),
+      padding_pairs(op, ns), py_tuple(attr_i64s_or(op, "lhs_dilation", ns, 1)),
+      py_tuple(attr_i64s_or(op, "rhs_dilation", ns, 1)),
       spec(d.input_batch, d.input_feature, d.input_spatial),
       spec(d.kernel_output_feature, d.kernel_input_feature, d.kernel_spatial),
       spec(d.output_batch, d.output_feature, d.output_spatial),

@@ -36,9 +36,9 @@ std::string reduce_window(Translator& t, const hlo::Op& op) {
   size_t rank = op.operand_type(0).shape().size();
   std::string win =
       fmt::format("{}, {}, {}, {}, {}", py_tuple(op.attrs.get_i64s("window_dimensions")),
-                  py_tuple(i64s_or(op, "window_strides", rank, 1)), padding_pairs(op, rank),
-                  py_tuple(i64s_or(op, "base_dilations", rank, 1)),
-                  py_tuple(i64s_or(op, "window_dilations", rank, 1)));
+                  py_tuple(attr_i64s_or(op, "window_strides", rank, 1)), padding_pairs(op, rank),
+                  py_tuple(attr_i64s_or(op, "base_dilations", rank, 1)),
+                  py_tuple(attr_i64s_or(op, "window_dilations", rank, 1)));
   auto k = n == 1 ? monoid_body(*op.region(0)) : std::nullopt;
   DType d = op.result()->type.dtype();
   auto c = n == 1 ? const_scalar(op.operand(1)) : std::nullopt;

@@ -33,7 +33,7 @@ std::string broadcast_in_dim(Translator& t, const hlo::Op& op) {
 std::string pad(Translator& t, const hlo::Op& op) {
   const auto &lo = op.attrs.get_i64s("edge_padding_low"),
              &hi = op.attrs.get_i64s("edge_padding_high");
-  auto in = i64s_or(op, "interior_padding", lo.size(), 0);
+  auto in = attr_i64s_or(op, "interior_padding", lo.size(), 0);
   std::vector<std::string> cfg;
   for (size_t i = 0; i < lo.size(); ++i)
     cfg.push_back(fmt::format("({}, {}, {})", lo[i], hi[i], in[i]));
@@ -60,7 +60,7 @@ void register_shape_ops(OpRule* t) {
            return fmt::format("lax.slice({}, {}, {}, {})", t.name(op.operand(0)),
                               py_tuple(op.attrs.get_i64s("start_indices")),
                               py_tuple(op.attrs.get_i64s("limit_indices")),
-                              py_tuple(i64s_or(op, "strides", n, 1)));
+                              py_tuple(attr_i64s_or(op, "strides", n, 1)));
          }));
   ft.set(K::kDynamicSlice, translated([](Translator& t, const hlo::Op& op) {
            return fmt::format("lax.dynamic_slice({}, ({},), {})", t.name(op.operand(0)),

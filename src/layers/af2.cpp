@@ -10,6 +10,12 @@ namespace netspec::layers::af2 {
 
 constexpr int64_t kHeadC = 32;  // openfold c_hidden of MSA and triangle attention
 
+Fm pair_map(const LowerCtx& c, int64_t pair_ch) {
+  Fm f = c.image(pair_ch);
+  c.check(f.h == f.w, "pair representation must be square (got {}x{})", f.h, f.w);
+  return f;
+}
+
 Value* residue_track(const LowerCtx& c, int64_t l, int64_t ch) {
   for (int i = c.info.index - 1; i >= 0; --i) {
     if (layer_kind(c.net.layers[static_cast<size_t>(i)]) != "pairTile") continue;

@@ -11,6 +11,8 @@ namespace netspec::layers::af2 {
 
 // The residue track: the input [B, L, ch] of the latest pairTile before this layer.
 Value* residue_track(const LowerCtx& c, int64_t l, int64_t ch);
+// The pair map's per-sample shape [pair_ch, L, L]; refuses a map that is not square.
+Fm pair_map(const LowerCtx& c, int64_t pair_ch);
 
 // openfold's Linear inits that differ from PyTorch's default: final (W = 0, b = 0: the residual
 // branches and the backbone update start at zero) and gating (W = 0, b = 1).

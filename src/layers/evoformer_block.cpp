@@ -102,8 +102,7 @@ Value* tri_attention(LowerCtx& c, const std::string& n, Value* z, bool starting)
 
 Value* lower_evoformer_block(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<EvoformerBlock>(layer);
-  Fm f = c.image(l.pairCh);
-  c.check(f.h == f.w, "pair representation must be square (got {}x{})", f.h, f.w);
+  Fm f = af2::pair_map(c, l.pairCh);
   Builder& b = c.b;
   const int64_t bt = x->type.dim(0), n = f.h;
   Value* m = b.reshape(af2::residue_track(c, n, l.msaCh), {bt, 1, n, l.msaCh});  // [B, S=1, L, cm]

@@ -10,12 +10,9 @@ namespace netspec::layers {
 
 Value* lower_fused_mb_conv(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<FusedMbConv>(layer);
-  check_stride12(c, l.stride);
-  c.image(l.ic);
+  check_mobile_block(c, l.ic, l.stride);
   const Activation act = c.net.convBnAct;
-  for (int i = 0; i < l.nBlocks; ++i) {
-    Scope s(c, fmt::format("block{}", i));
-    int64_t stride = i == 0 ? l.stride : 1;
+  return repeat_blocks(c, l.nBlocks, l.stride, x, [&](int i, int64_t stride, Value* x) {
     int64_t in_c = x->type.dim(1);
     int64_t e = make_divisible(static_cast<double>(in_c) * l.expand);
     Value* y;
@@ -27,11 +24,8 @@ Value* lower_fused_mb_conv(LowerCtx& c, const Layer& layer, Value* x) {
     } else {
       y = conv_bn_act(c, "fused", x, {l.oc, l.k, stride}, act);
     }
-    // Stochastic depth on the residual branch; non-residual blocks still count in the ramp.
-    y = c.drop_path(y, i, 0, stride == 1 && x->type.shape() == y->type.shape());
-    x = skip_add(c, x, y, stride);
-  }
-  return x;
+    return drop_path_skip_add(c, x, y, i, stride);
+  });
 }
 
 NETSPEC_REGISTER_LAYER(fusedMbConv, lower_fused_mb_conv,

@@ -8,20 +8,16 @@ namespace netspec::layers {
 
 Value* lower_inverted_residual(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<InvertedResidual>(layer);
-  check_stride12(c, l.stride);
-  c.image(l.ic);
+  check_mobile_block(c, l.ic, l.stride);
   const Activation act = c.net.convBnAct;
-  for (int i = 0; i < l.nBlocks; ++i) {
-    Scope s(c, fmt::format("block{}", i));
-    int64_t stride = i == 0 ? l.stride : 1;
+  return repeat_blocks(c, l.nBlocks, l.stride, x, [&](int, int64_t stride, Value* x) {
     int64_t hidden = x->type.dim(1) * l.expand;
     Value* y = x;
     if (l.expand != 1) y = conv_bn_act(c, "expand", y, {hidden, 1}, act);
     y = conv_bn_act(c, "dw", y, {hidden, 3, stride, hidden}, act);
     y = conv_bn_act(c, "project", y, {l.oc, 1}, Activation::identity);
-    x = skip_add(c, x, y, stride);
-  }
-  return x;
+    return skip_add(c, x, y, stride);
+  });
 }
 
 NETSPEC_REGISTER_LAYER(invertedResidual, lower_inverted_residual)

@@ -9,12 +9,8 @@ namespace netspec::layers {
 
 Value* lower_mb_conv(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<MbConv>(layer);
-  c.check(l.k % 2 == 1, "kernel must be odd (got {})", l.k);
-  check_stride12(c, l.stride);
-  c.image(l.ic);
-  for (int i = 0; i < l.nBlocks; ++i) {
-    Scope s(c, fmt::format("block{}", i));
-    int64_t stride = i == 0 ? l.stride : 1;
+  check_mobile_block(c, l.ic, l.stride, l.k);
+  return repeat_blocks(c, l.nBlocks, l.stride, x, [&](int i, int64_t stride, Value* x) {
     int64_t in_c = x->type.dim(1);
     int64_t e = make_divisible(static_cast<double>(in_c) * l.expand);
     Value* y = x;
@@ -23,11 +19,8 @@ Value* lower_mb_conv(LowerCtx& c, const Layer& layer, Value* x) {
     if (l.useSE)
       y = squeeze_excite(c, "se", y, std::max<int64_t>(1, in_c / 4), l.act, SeGate::sigmoid);
     y = conv_bn_act(c, "project", y, {l.oc, 1}, Activation::identity);
-    // Stochastic depth on the residual branch; non-residual blocks still count in the ramp.
-    y = c.drop_path(y, i, 0, stride == 1 && x->type.shape() == y->type.shape());
-    x = skip_add(c, x, y, stride);
-  }
-  return x;
+    return drop_path_skip_add(c, x, y, i, stride);
+  });
 }
 
 NETSPEC_REGISTER_LAYER(mbConv, lower_mb_conv, {.ramp_family = "efficientnet", .ramp = Ramp::count})

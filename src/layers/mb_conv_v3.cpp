@@ -8,9 +8,7 @@ namespace netspec::layers {
 
 Value* lower_mb_conv_v3(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<MbConvV3>(layer);
-  c.check(l.k % 2 == 1, "kernel must be odd (got {})", l.k);
-  check_stride12(c, l.stride);
-  c.image(l.ic);
+  check_mobile_block(c, l.ic, l.stride, l.k);
   const int64_t e = l.expandCh;
   Value* y = x;
   if (e != l.ic) y = conv_bn_act(c, "expand", y, {e, 1}, l.act);

@@ -3,15 +3,13 @@
 //   patches, as timm's flatten(2).transpose(1, 2)); y = concat(cls, p) + pos  [B, n + 1, D].
 // Params (timm order): cls_token [1, 1, D], pos_embed [1, n + 1, D], proj.weight, proj.bias.
 // classToken = false: no cls_token, y = p + pos [B, n, D].
-#include "layers/lower.h"
+#include "layers/block_helpers.h"
 
 namespace netspec::layers {
 
 Value* lower_patch_embed(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<PatchEmbed>(layer);
-  Fm f = c.image(l.ic);
-  c.check(f.h % l.patch == 0 && f.w % l.patch == 0,
-          "patch size does not divide the image (got {}x{}, patch {})", f.h, f.w, l.patch);
+  Fm f = patched_image(c, l.ic, l.patch);
   const int64_t n = (f.h / l.patch) * (f.w / l.patch), d = l.dim;
   c.channels_match("nPatches", l.nPatches, n);
   hlo::Builder& b = c.b;

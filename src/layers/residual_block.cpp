@@ -3,7 +3,7 @@
 // 3x3 convs, stride on conv1 of the first block; shortcut = 1x1 conv (stride) + BN when the
 // stride or the width changes, else x. Names follow torchvision: block<i>.conv1 / bn1 /
 // downsample.0 / .1.
-#include "layers/lower.h"
+#include "layers/block_helpers.h"
 
 namespace netspec::layers {
 
@@ -15,14 +15,11 @@ Value* shortcut(LowerCtx& c, Value* x, int64_t oc, int64_t stride) {
 Value* lower_residual_block(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<ResidualBlock>(layer);
   c.image(l.ic);
-  for (int i = 0; i < l.nBlocks; ++i) {
-    Scope s(c, fmt::format("block{}", i));
-    int64_t stride = i == 0 ? l.firstStride : 1;
+  return repeat_blocks(c, l.nBlocks, l.firstStride, x, [&](int, int64_t stride, Value* x) {
     Value* y = conv_bn_act(c, "", x, {l.oc, 3, stride}, Activation::relu, "conv1", "bn1");
     y = conv_bn_act(c, "", y, {l.oc, 3}, Activation::identity, "conv2", "bn2");
-    x = activation(c.b, c.b.add(y, shortcut(c, x, l.oc, stride)), Activation::relu);
-  }
-  return x;
+    return activation(c.b, c.b.add(y, shortcut(c, x, l.oc, stride)), Activation::relu);
+  });
 }
 
 NETSPEC_REGISTER_LAYER(residualBlock, lower_residual_block)

@@ -27,4 +27,9 @@ Value* skip_add(LowerCtx& c, Value* x, Value* y, int64_t stride) {
   return y;
 }
 
+Value* drop_path_skip_add(LowerCtx& c, Value* x, Value* y, int block, int64_t stride) {
+  y = c.drop_path(y, block, 0, stride == 1 && x->type.shape() == y->type.shape());
+  return skip_add(c, x, y, stride);
+}
+
 }  // namespace netspec::layers

@@ -146,8 +146,7 @@ Frames backbone_update(Builder& b, const Lin& lin, Value* s, const Frames& f) {
 
 Value* lower_structure_module(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<StructureModule>(layer);
-  Fm f = c.image(l.pairCh);
-  c.check(f.h == f.w, "pair representation must be square (got {}x{})", f.h, f.w);
+  Fm f = af2::pair_map(c, l.pairCh);
   Builder& b = c.b;
   const int64_t bt = x->type.dim(0), n = f.h, cs = l.singleCh, cz = l.pairCh, h = kH;
   Value* s = af2::residue_track(c, n, cs);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <set>
 
+#include "hlo/dims_fields.h"
 #include "hlo/text/parser_float.h"
 #include "hlo/text/parser_impl.h"
 
@@ -109,6 +110,18 @@ static void parse_fields(Parser& p, std::string_view what, F&& on_field) {
   p.expect(">", fmt::format("closing #stablehlo.{}", what));
 }
 
+// Reads the list field `name` of d when fields hold it; false when they do not.
+template <typename Dims, size_t N>
+static bool parse_list_field(Parser& p, const std::string& name, Dims& d,
+                             const std::array<DimsField<Dims>, N>& fields) {
+  for (auto [n, member] : fields)
+    if (name == n) {
+      d.*member = p.parse_int_list(name);
+      return true;
+    }
+  return false;
+}
+
 // `array<i64: 1, 2>`, `array<i1: true>` (after `array`).
 AttrValue Parser::parse_array_attr(Location loc) {
   expect("<", "after 'array'");
@@ -183,12 +196,7 @@ std::optional<AttrValue> Parser::parse_hash_attr(Location loc) {
   if (h == "stablehlo.dot") {
     DotDims d;
     parse_fields(*this, "dot", [&](const std::string& n) {
-      if (n == "lhs_batching_dimensions") d.lhs_batching = parse_int_list(n);
-      else if (n == "rhs_batching_dimensions") d.rhs_batching = parse_int_list(n);
-      else if (n == "lhs_contracting_dimensions") d.lhs_contracting = parse_int_list(n);
-      else if (n == "rhs_contracting_dimensions") d.rhs_contracting = parse_int_list(n);
-      else return false;
-      return true;
+      return parse_list_field(*this, n, d, kDotDimsFields);
     });
     return d;
   }
@@ -203,13 +211,8 @@ std::optional<AttrValue> Parser::parse_hash_attr(Location loc) {
   if (h == "stablehlo.gather") {
     GatherDims d;
     parse_fields(*this, "gather", [&](const std::string& n) {
-      if (n == "offset_dims") d.offset_dims = parse_int_list(n);
-      else if (n == "collapsed_slice_dims") d.collapsed_slice_dims = parse_int_list(n);
-      else if (n == "operand_batching_dims") d.operand_batching_dims = parse_int_list(n);
-      else if (n == "start_indices_batching_dims") d.start_indices_batching_dims = parse_int_list(n);
-      else if (n == "start_index_map") d.start_index_map = parse_int_list(n);
-      else if (n == "index_vector_dim") d.index_vector_dim = parse_int(n);
-      else return false;
+      if (n != "index_vector_dim") return parse_list_field(*this, n, d, kGatherDimsFields);
+      d.index_vector_dim = parse_int(n);
       return true;
     });
     return d;
@@ -217,13 +220,8 @@ std::optional<AttrValue> Parser::parse_hash_attr(Location loc) {
   if (h == "stablehlo.scatter") {
     ScatterDims d;
     parse_fields(*this, "scatter", [&](const std::string& n) {
-      if (n == "update_window_dims") d.update_window_dims = parse_int_list(n);
-      else if (n == "inserted_window_dims") d.inserted_window_dims = parse_int_list(n);
-      else if (n == "input_batching_dims") d.input_batching_dims = parse_int_list(n);
-      else if (n == "scatter_indices_batching_dims") d.scatter_indices_batching_dims = parse_int_list(n);
-      else if (n == "scatter_dims_to_operand_dims") d.scatter_dims_to_operand_dims = parse_int_list(n);
-      else if (n == "index_vector_dim") d.index_vector_dim = parse_int(n);
-      else return false;
+      if (n != "index_vector_dim") return parse_list_field(*this, n, d, kScatterDimsFields);
+      d.index_vector_dim = parse_int(n);
       return true;
     });
     return d;

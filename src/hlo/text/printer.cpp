@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "hlo/dims_fields.h"
 #include "hlo/text/parser_float.h"
 #include "hlo/text/printer_impl.h"
 
@@ -169,8 +170,14 @@ std::string dot_algorithm_fields(const DotAlgorithm& a) {
       a.rhs_component_count, a.num_primitive_operations, a.allow_imprecise_accumulation);
 }
 
-static void field(std::vector<std::string>& fs, const char* name, const I64s& v) {
-  if (!v.empty()) fs.push_back(fmt::format("{} = {}", name, ints_str(v)));
+// `name = [..]` for each non-empty list field of a dimension-numbers attribute.
+template <typename Dims, size_t N>
+static std::vector<std::string> list_fields(const Dims& x,
+                                            const std::array<DimsField<Dims>, N>& fields) {
+  std::vector<std::string> fs;
+  for (auto [name, member] : fields)
+    if (!(x.*member).empty()) fs.push_back(fmt::format("{} = {}", name, ints_str(x.*member)));
+  return fs;
 }
 
 std::string attr_str(const AttrValue& v) {
@@ -202,30 +209,16 @@ std::string attr_str(const AttrValue& v) {
         } else if constexpr (std::is_same_v<T, SymbolRef>) {
           return symbol_str(x.name);
         } else if constexpr (std::is_same_v<T, DotDims>) {
-          std::vector<std::string> fs;
-          field(fs, "lhs_batching_dimensions", x.lhs_batching);
-          field(fs, "rhs_batching_dimensions", x.rhs_batching);
-          field(fs, "lhs_contracting_dimensions", x.lhs_contracting);
-          field(fs, "rhs_contracting_dimensions", x.rhs_contracting);
-          return fmt::format("#stablehlo.dot<{}>", fmt::join(fs, ", "));
+          return fmt::format("#stablehlo.dot<{}>",
+                             fmt::join(list_fields(x, kDotDimsFields), ", "));
         } else if constexpr (std::is_same_v<T, ConvDims>) {
           return fmt::format("#stablehlo.conv<{}>", conv_dims_str(x));
         } else if constexpr (std::is_same_v<T, GatherDims>) {
-          std::vector<std::string> fs;
-          field(fs, "offset_dims", x.offset_dims);
-          field(fs, "collapsed_slice_dims", x.collapsed_slice_dims);
-          field(fs, "operand_batching_dims", x.operand_batching_dims);
-          field(fs, "start_indices_batching_dims", x.start_indices_batching_dims);
-          field(fs, "start_index_map", x.start_index_map);
+          std::vector<std::string> fs = list_fields(x, kGatherDimsFields);
           fs.push_back(fmt::format("index_vector_dim = {}", x.index_vector_dim));
           return fmt::format("#stablehlo.gather<{}>", fmt::join(fs, ", "));
         } else if constexpr (std::is_same_v<T, ScatterDims>) {
-          std::vector<std::string> fs;
-          field(fs, "update_window_dims", x.update_window_dims);
-          field(fs, "inserted_window_dims", x.inserted_window_dims);
-          field(fs, "input_batching_dims", x.input_batching_dims);
-          field(fs, "scatter_indices_batching_dims", x.scatter_indices_batching_dims);
-          field(fs, "scatter_dims_to_operand_dims", x.scatter_dims_to_operand_dims);
+          std::vector<std::string> fs = list_fields(x, kScatterDimsFields);
           fs.push_back(fmt::format("index_vector_dim = {}", x.index_vector_dim));
           return fmt::format("#stablehlo.scatter<{}>", fmt::join(fs, ", "));
         } else if constexpr (std::is_same_v<T, ChannelHandle>) {

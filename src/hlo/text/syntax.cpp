@@ -27,6 +27,12 @@ void OpText::need_comma(std::string_view what) const {
   if (!comma) p.error_here(fmt::format("expected ', {}' (got '{}')", what, p.peek().text));
 }
 
+Op* OpText::done_after_attrs_and_type() {
+  opt_attrs();
+  same_or_functional_type();
+  return done();
+}
+
 void OpText::opt_attrs() {
   if (p.peek().punct("{")) p.parse_attr_dict(attrs);
 }

@@ -37,6 +37,8 @@ struct OpText {
   // `: T` (operands and the result share T) or `: (T, ...) -> R`.
   void same_or_functional_type();
   void functional_type();  // `: (T, ...) -> R`
+  // The usual tail `{attrs}? : type` (opt_attrs, same_or_functional_type), then done().
+  Op* done_after_attrs_and_type();
   void check_operand_types(const std::vector<Type>& ins) const;
 };
 

@@ -65,9 +65,7 @@ Op* parse_compare(OpText& t) {
   t.attrs.set("comparison_direction", EnumAttr{"comparison_direction", dir});
   if (t.comma)
     t.attrs.set("compare_type", EnumAttr{"comparison_type", t.p.expect_ident("a compare type")});
-  t.opt_attrs();
-  t.same_or_functional_type();
-  return t.done();
+  return t.done_after_attrs_and_type();
 }
 
 // `stablehlo.select %p, %a, %b : pred_type, T` or `: (..) -> R`
@@ -119,9 +117,7 @@ Op* parse_reduce_precision(OpText& t) {
     t.p.error(floc, fmt::format("bad reduce_precision format '{}' (expected eXmY)", f));
   t.attrs.set("exponent_bits", IntAttr{e, DType::kI32});
   t.attrs.set("mantissa_bits", IntAttr{m, DType::kI32});
-  t.opt_attrs();
-  t.same_or_functional_type();
-  return t.done();
+  return t.done_after_attrs_and_type();
 }
 
 // `stablehlo.rng_bit_generator %s, algorithm = DEFAULT : (..) -> (..)`
@@ -155,9 +151,7 @@ bool print_elementwise(Printer& pr, const Op& op, int) {
 Op* parse_elementwise(OpText& t) {
   t.read_operands();
   if (t.comma) t.p.error_here(fmt::format("unexpected '{}' after the operands", t.p.peek().text));
-  t.opt_attrs();
-  t.same_or_functional_type();
-  return t.done();
+  return t.done_after_attrs_and_type();
 }
 
 // CHLO unary ops (chlo.erf) as MLIR prints them: `%x : T -> R`.

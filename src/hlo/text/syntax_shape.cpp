@@ -28,9 +28,7 @@ Op* parse_dims(OpText& t) {
   t.need_comma("dims = [...]");
   t.keyword_eq("dims");
   t.attrs.set(dims_attr(t.kind), t.p.parse_int_list("dims"));
-  t.opt_attrs();
-  t.same_or_functional_type();
-  return t.done();
+  return t.done_after_attrs_and_type();
 }
 
 // `stablehlo.slice %x [0:2, 1:5:2] : (T) -> R` (a stride of 1 is left out)
@@ -66,9 +64,7 @@ Op* parse_slice(OpText& t) {
   t.attrs.set("start_indices", start);
   t.attrs.set("limit_indices", limit);
   t.attrs.set("strides", strides);
-  t.opt_attrs();
-  t.same_or_functional_type();
-  return t.done();
+  return t.done_after_attrs_and_type();
 }
 
 // `stablehlo.dynamic_slice %x, %i, %j, sizes = [2, 2] : (..) -> R`
@@ -84,9 +80,7 @@ Op* parse_dynamic_slice(OpText& t) {
   t.need_comma("sizes = [...]");
   t.keyword_eq("sizes");
   t.attrs.set("slice_sizes", t.p.parse_int_list("sizes"));
-  t.opt_attrs();
-  t.same_or_functional_type();
-  return t.done();
+  return t.done_after_attrs_and_type();
 }
 
 // `stablehlo.concatenate %a, %b, dim = 0 : (..) -> R`
@@ -102,9 +96,7 @@ Op* parse_concatenate(OpText& t) {
   t.need_comma("dim = N");
   t.keyword_eq("dim");
   t.attrs.set("dimension", IntAttr{t.p.parse_int("dimension"), DType::kI64});
-  t.opt_attrs();
-  t.same_or_functional_type();
-  return t.done();
+  return t.done_after_attrs_and_type();
 }
 
 // `stablehlo.pad %x, %v, low = [..], high = [..], interior = [..] : (..) -> R`
@@ -129,9 +121,7 @@ Op* parse_pad(OpText& t) {
   t.p.expect(",", "after high = [...]");
   t.keyword_eq("interior");
   t.attrs.set("interior_padding", t.p.parse_int_list("interior"));
-  t.opt_attrs();
-  t.same_or_functional_type();
-  return t.done();
+  return t.done_after_attrs_and_type();
 }
 
 // `stablehlo.tuple %a, %b : tuple<T, U>`
@@ -164,9 +154,7 @@ Op* parse_get_tuple_element(OpText& t) {
   t.p.expect("[", "before the tuple index");
   t.attrs.set("index", IntAttr{t.p.parse_int("tuple index"), DType::kI32});
   t.p.expect("]", "after the tuple index");
-  t.opt_attrs();
-  t.same_or_functional_type();
-  return t.done();
+  return t.done_after_attrs_and_type();
 }
 
 }  // namespace
