@@ -15,7 +15,7 @@ void add_backend_options(CLI::App* cmd, std::string& backend, exec::BackendOptio
                   "xla: the PJRT plugin .so (default $NETSPEC_PJRT_PLUGIN, else the one "
                   "scripts/install-engines.sh installed)");
   cmd->add_option("--pjrt-devices", opts.devices,
-                  "xla on the CPU plugin: in-process devices (for --replicas; default 1)");
+                  "xla on the CPU plugin: in-process devices (default 1)");
   cmd->add_option("--compile-cache", opts.compile_cache,
                   "xla: directory of compiled executables kept between runs, or 'off' (default "
                   "$NETSPEC_COMPILE_CACHE, else $XDG_CACHE_HOME/netspec/xla or "

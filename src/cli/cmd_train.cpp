@@ -216,7 +216,8 @@ void register_train_command(CLI::App& app) {
   cmd->add_option("--config", o->config,
                   "JSON object of TrainConfig fields (applied before flags), or a run's "
                   "config.json (reproduces that run: net, data, limit and every field)");
-  cmd->add_option("--set", o->sets, "field=value for any TrainConfig field (repeatable, last)");
+  cmd->add_option("--set", o->sets, "field=value for any TrainConfig field (repeatable, last; lr, bs, wd: learningRate, "
+                  "batchSize, weightDecay)");
   cmd->add_option("--run-dir", o->run_dir,
                   "checkpoints (last, best), config.json, metrics.csv/.jsonl, loss.png (default: "
                   "runs/<net>-<YYYYmmdd-HHMMSS>); an existing one resumes when its config matches");
