@@ -288,6 +288,9 @@ TEST(RunDirCli, FineTuneFromAnotherRunWithANewHeadAndFrozenLayers) {
                   data_dir().string(), b.string(), a.string()));
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(has(r.out, "4 tensors loaded, head re-initialised: layers.3.weight")) << r.out;
+  // 784·512 + 512 frozen; 512·512 + 512 and the new head 512·12 + 12 trained.
+  EXPECT_TRUE(has(r.out, "params: 268,812 trainable, 401,920 frozen (--freeze layers.1.)"))
+      << r.out;
   SafeTensors sa = read_safetensors((a / "best.safetensors").string());
   SafeTensors sb = read_safetensors((b / "last.safetensors").string());
   auto bytes = [](const SafeTensors& st, const std::string& n) {

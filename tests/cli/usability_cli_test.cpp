@@ -62,8 +62,7 @@ TEST(UsabilityCli, SetAliasesReachTheirFields) {
   const fs::path data = cli_test::synthetic_fashion("netspec_ux_", 64, 32, 5);
   const fs::path run = data.parent_path() / ("netspec_ux_alias_run_" + std::to_string(getpid()));
   Result r = sh("train mlp --dataset fashion-mnist --data " + data.string() +
-                " --epochs 1 --set lr=0.0125 --set bs=32 --set wd=0.002 --run-dir " +
-                run.string());
+                " --epochs 1 --set lr=0.0125 --set bs=32 --set wd=0.002 --run-dir " + run.string());
   ASSERT_EQ(r.status, 0) << r.out;
   const std::string cfg = cli_test::slurp(run / "config.json");
   EXPECT_TRUE(has(cfg, "\"learningRate\": 0.0125")) << cfg;
@@ -111,9 +110,9 @@ TEST(UsabilityCli, TopHelpIsGroupedWithExamples) {
   }
   EXPECT_LT(h.out.find("\n  train "), h.out.find("\n  run ")) << h.out;
   EXPECT_FALSE(has(h.out, "Other:")) << h.out;  // every command has a group
-  for (const char* c : {"run", "summary", "list", "gradcheck", "emit", "compile", "train",
-                        "bench", "cam", "convert", "data", "eval", "generate", "launch",
-                        "predict", "report", "sample"}) {
+  for (const char* c :
+       {"run", "summary", "list", "gradcheck", "emit", "compile", "train", "bench", "cam",
+        "convert", "data", "eval", "generate", "launch", "predict", "report", "sample"}) {
     const std::string line = std::string("\n  ") + c + " ";
     const size_t p = h.out.find(line);
     EXPECT_NE(p, std::string::npos) << c;
@@ -126,6 +125,57 @@ TEST(UsabilityCli, VersionCarriesTheGitCommit) {
   EXPECT_EQ(v.status, 0);
   EXPECT_TRUE(has(v.out, "netspec 0.1.0")) << v.out;
   EXPECT_TRUE(has(v.out, train::netspec_version())) << v.out;  // what config.json records
+}
+
+}  // namespace
+}  // namespace netspec
+
+namespace netspec {
+namespace {
+
+// Issue 44 item 8: the small things a first session trips over.
+TEST(UsabilityCli, MissingArgumentsGiveUsage) {
+  expect_refused("cam", "usage: netspec cam RUN_DIR IMAGE...");
+  expect_refused("predict", "usage: netspec predict RUN_DIR INPUT...");
+  expect_refused("predict mlp", "(got no inputs after mlp)");
+  // report of a missing dir: the error on stderr, nothing claimed on stdout.
+  const std::string out = cli_test::run_script(std::string(NETSPEC_BINARY_DIR) +
+                                               "/netspec report nonexist 2>/dev/null; echo rc=$?");
+  EXPECT_EQ(out, "rc=2\n");
+}
+
+TEST(UsabilityCli, BackendThisBuildLacksIsRefusedFirst) {
+#ifdef NETSPEC_HAVE_PJRT
+  GTEST_SKIP() << "this build has the xla backend";
+#endif
+  const fs::path run = cli_test::temp_dir("netspec_ux_", "xla") / "run";
+  Result r = sh("train mlp --backend xla --epochs 1 --run-dir " + run.string());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "built without PJRT support")) << r.out;
+  EXPECT_TRUE(has(r.out, "this build has cpu, iree, ref")) << r.out;
+  EXPECT_FALSE(has(r.out, "run dir:")) << r.out;  // refused before anything else
+  EXPECT_FALSE(has(r.out, "config:")) << r.out;
+  EXPECT_FALSE(fs::exists(run));
+  expect_refused("predict mlp x.png --backend xla", "this build has cpu, iree, ref");
+}
+
+TEST(UsabilityCli, AnotherNetsCheckpointIsNamed) {
+  const fs::path data = cli_test::synthetic_fashion("netspec_ux_ck_", 32, 16, 7);
+  const fs::path run = data.parent_path() / "run";
+  Result t = sh("train mlp --dataset fashion-mnist --data " + data.string() +
+                " --epochs 1 --batch 16 --run-dir " + run.string());
+  ASSERT_EQ(t.status, 0) << t.out;
+  expect_refused("eval mnist-cnn --checkpoint " + (run / "last.safetensors").string() + " --data " +
+                     data.string(),
+                 "last.safetensors: this checkpoint is for mlp");
+}
+
+TEST(UsabilityCli, EmitMakesTheOutputFolder) {
+  const fs::path out = cli_test::temp_dir("netspec_ux_", "emit") / "new" / "deeper" / "x.mlir";
+  Result r = sh("emit mlp -o " + out.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(cli_test::slurp(out), "func.func"));
+  EXPECT_TRUE(fs::exists(out.parent_path() / "x.manifest.json"));
 }
 
 }  // namespace
