@@ -318,9 +318,12 @@ TEST(RunDirCli, CommandSuggestionsAndWriteErrors) {
   EXPECT_EQ(t.status, 2);
   EXPECT_TRUE(has(t.out, "did you mean 'train'?")) << t.out;
   fs::path d = temp_dir("ns_rundir_", "emit");
-  Result e = sh("emit mlp -o " + (d / "newdir" / "x.mlir").string());
+  // A missing folder is made (issue 44); one that cannot be is named.
+  std::ofstream(d / "afile") << "x";
+  Result e = sh("emit mlp -o " + (d / "afile" / "x.mlir").string());
   EXPECT_EQ(e.status, 2);
-  EXPECT_TRUE(has(e.out, "No such file or directory")) << e.out;
+  EXPECT_TRUE(has(e.out, "cannot create the folder '" + (d / "afile").string())) << e.out;
+  EXPECT_TRUE(has(e.out, "Not a directory")) << e.out;
   Result s = sh("summary mlp");
   ASSERT_EQ(s.status, 0);
   // mlp: 784·512 + 512·512 + 512·10 = 668,672 multiply-adds per sample.
