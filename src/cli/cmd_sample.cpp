@@ -71,6 +71,7 @@ void register_sample_command(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "noise seed")->capture_default_str();
   cmd->add_option("--ddim", o->ddim, "DDIM (eta 0) with K steps instead of ancestral sampling");
   cmd->add_option("--checkpoint", o->checkpoint, "best | last | ema (useEMA runs)")
+      ->type_name("NAME")
       ->capture_default_str();
   cmd->add_option("--chunk", o->chunk, "samples drawn at once (default: all n)");
   cmd->add_option("--grid", o->grid, "samples in the PNG grid, the first ones (default: all n)");

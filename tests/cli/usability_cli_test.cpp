@@ -82,6 +82,9 @@ TEST(UsabilityCli, HelpTypesFlags) {
                         "--set FIELD=VALUE", "--backend NAME=cpu"})
     EXPECT_TRUE(has(t.out, s)) << s;
   EXPECT_TRUE(has(t.out, "in-process devices for --replicas")) << t.out;
+  // A flag whose value is not what its name usually takes keeps its own label.
+  EXPECT_TRUE(has(sh("bench --help").out, "--input CxHxW"));
+  EXPECT_TRUE(has(sh("sample --help").out, "--checkpoint NAME=best"));
   const std::regex text_flag(R"(\n\s+(-\w,)?--[a-z-]+ TEXT)");
   for (const char* c : {"run", "summary", "gradcheck", "emit", "compile", "train", "bench", "cam",
                         "convert", "eval", "predict", "report", "sample", "data synth"}) {
