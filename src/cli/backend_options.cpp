@@ -10,12 +10,15 @@ void add_backend_options(CLI::App* cmd, std::string& backend, exec::BackendOptio
   cmd->add_option("--backend", backend,
                   "executor: cpu (fast, default), ref (the oracle), xla (a PJRT plugin: XLA CPU, "
                   "or CUDA on a GPU machine), iree (IREE's tools; not for train)")
-      ->capture_default_str();
+      ->capture_default_str()
+      // Checked while parsing: a backend this build lacks is refused before data is loaded or
+      // a run dir made.
+      ->check([](const std::string& name) { return exec::backend_unavailable_reason(name); });
   cmd->add_option("--pjrt-plugin", opts.pjrt_plugin,
                   "xla: the PJRT plugin .so (default $NETSPEC_PJRT_PLUGIN, else the one "
                   "scripts/install-engines.sh installed)");
   cmd->add_option("--pjrt-devices", opts.devices,
-                  "xla on the CPU plugin: in-process devices (for --replicas; default 1)");
+                  "xla on the CPU plugin: in-process devices (default 1)");
   cmd->add_option("--compile-cache", opts.compile_cache,
                   "xla: directory of compiled executables kept between runs, or 'off' (default "
                   "$NETSPEC_COMPILE_CACHE, else $XDG_CACHE_HOME/netspec/xla or "

@@ -271,7 +271,8 @@ void register_bench_command(CLI::App& app) {
   cmd->add_option("--optimizer", o->optimizer,
                   "sgd | adam | adamw | rmsprop | lamb (default: the spec's; adamw = adam with "
                   "weightDecay 0.01 unless the spec sets one)");
-  cmd->add_option("--input", o->input, "per-sample input CxHxW (or C) instead of the spec's");
+  cmd->add_option("--input", o->input, "per-sample input CxHxW (or C) instead of the spec's")
+      ->type_name("CxHxW");
   cmd->add_option("--set", o->sets,
                   "field=value for any TrainConfig field (repeatable; bf16=true)");
   cmd->add_option("--steps", o->steps, "timed steps")->capture_default_str();

@@ -28,8 +28,7 @@ void register_cam_command(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = app.add_subcommand(
       "cam", "Grad-CAM heatmaps: which pixels made the net choose a class (PNG per image)");
-  cmd->add_option("args", o->args, "RUN_DIR then images (JPEG/PNG/.npy); with --net: images only")
-      ->required();
+  cmd->add_option("args", o->args, "RUN_DIR then images (JPEG/PNG/.npy); with --net: images only");
   cmd->add_option("--net", o->net, "zoo net name or spec .json (instead of a RUN_DIR)");
   cmd->add_option("--checkpoint", o->checkpoint,
                   "a .safetensors checkpoint (default with RUN_DIR: best, else last)");
@@ -38,6 +37,10 @@ void register_cam_command(CLI::App& app) {
   cmd->add_option("--class", o->cls, "class index to explain (default: each image's top class)");
   add_backend_options(cmd, o->backend, o->engine);
   cmd->callback([o] {
+    if (o->args.empty())
+      fail("cam",
+           "usage: netspec cam RUN_DIR IMAGE... (or --net NET --checkpoint FILE IMAGE...); writes "
+           "one heatmap PNG per image");
     std::vector<std::string> images = o->args;
     std::string run_dir;
     if (o->net.empty()) {

@@ -54,6 +54,13 @@ E parse_or_fail(const std::string& flag, const std::string& s) {
 }
 
 void write_file(const std::string& path, const std::string& text) {
+  // `-o newdir/x.mlir`: the folder is made, as `data synth -o` does.
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!dir.empty() && !std::filesystem::is_directory(dir) &&
+      !std::filesystem::create_directories(dir, ec))
+    fail("emit", "cannot create the folder '{}' for {}: {}", dir.string(), path,
+         ec ? ec.message() : "it exists and is not a directory");
   write_file_atomic(path, text, "emit");
 }
 

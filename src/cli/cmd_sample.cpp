@@ -1,9 +1,9 @@
 // `netspec sample RUN_DIR [--n 64] [--steps T] [--seed S] [--ddim K] [--checkpoint best|last|ema]
-// [--chunk B] [--grid G] [--npy F] [--judge CLF_RUN [--judge-p P]] -o grid.png`: draws DDPM samples
-// from a run of a ddpm net (RUN_DIR/config.json + its checkpoint) through the eval module,
-// ancestral over T steps or DDIM over K, B at a time (chunk j uses seed S + j), and writes the
-// first G as a PNG grid (ceil(sqrt(G)) columns, [-1, 1] mapped to 0..255, first channels as gray or
-// RGB).
+// [--chunk B] [--grid G] [--scale N] [--npy F] [--judge CLF_RUN [--judge-p P]] -o grid.png`: draws
+// DDPM samples from a run of a ddpm net (RUN_DIR/config.json + its checkpoint) through the eval
+// module, ancestral over T steps or DDIM over K, B at a time (chunk j uses seed S + j), and writes
+// the first G as a PNG grid (ceil(sqrt(G)) columns, [-1, 1] mapped to 0..255, first channels as
+// gray or RGB; --scale N draws each pixel as an N x N block).
 // --judge classifies every sample with a classifier run (sample_judge.h) and prints the result.
 #include <fmt/format.h>
 
@@ -31,20 +31,22 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// the first n of samples [N, C, H, W] in [-1, 1] -> one ui8 [3, H', W'] image, 1-pixel dark gaps.
-Tensor grid(const Tensor& x, int64_t n) {
+// the first n of samples [N, C, H, W] in [-1, 1] -> one ui8 [3, H', W'] image, 1-pixel dark gaps,
+// each sample pixel drawn as a scale x scale block (nearest neighbour: no blur).
+Tensor grid(const Tensor& x, int64_t n, int64_t scale) {
   const Shape& s = x.shape();
-  const int64_t c = s[1], h = s[2], w = s[3];
+  const int64_t c = s[1], h = s[2], w = s[3], sh = h * scale, sw = w * scale;
   const auto cols = static_cast<int64_t>(std::ceil(std::sqrt(double(n))));
-  const int64_t rows = (n + cols - 1) / cols, gh = rows * (h + 1) + 1, gw = cols * (w + 1) + 1;
+  const int64_t rows = (n + cols - 1) / cols, gh = rows * (sh + 1) + 1, gw = cols * (sw + 1) + 1;
   Tensor img(DType::kUI8, {3, gh, gw});
   std::fill_n(img.data<uint8_t>(), img.numel(), uint8_t{40});
   for (int64_t i = 0; i < n; ++i)
     for (int64_t k = 0; k < 3; ++k)
-      for (int64_t y = 0; y < h; ++y)
-        for (int64_t xx = 0; xx < w; ++xx) {
-          const float v = x.data<float>()[((i * c + (c >= 3 ? k : 0)) * h + y) * w + xx];
-          const int64_t gy = 1 + (i / cols) * (h + 1) + y, gx = 1 + (i % cols) * (w + 1) + xx;
+      for (int64_t y = 0; y < sh; ++y)
+        for (int64_t xx = 0; xx < sw; ++xx) {
+          const float v =
+              x.data<float>()[((i * c + (c >= 3 ? k : 0)) * h + y / scale) * w + xx / scale];
+          const int64_t gy = 1 + (i / cols) * (sh + 1) + y, gx = 1 + (i % cols) * (sw + 1) + xx;
           img.data<uint8_t>()[(k * gh + gy) * gw + gx] =
               uint8_t(std::lround(std::clamp((v + 1) * 127.5f, 0.f, 255.f)));
         }
@@ -55,7 +57,7 @@ void register_sample_command(CLI::App& app) {
   struct Opts {
     std::string run_dir, out, checkpoint = "best", backend = "cpu", npy, judge;
     exec::BackendOptions engine;
-    int n = 64, steps = 0, ddim = 0, chunk = 0, grid = 0, from_test = -1;
+    int n = 64, steps = 0, ddim = 0, chunk = 0, grid = 0, from_test = -1, scale = 1;
     double judge_p = 0.9;
     uint64_t seed = 0;
   };
@@ -69,9 +71,14 @@ void register_sample_command(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "noise seed")->capture_default_str();
   cmd->add_option("--ddim", o->ddim, "DDIM (eta 0) with K steps instead of ancestral sampling");
   cmd->add_option("--checkpoint", o->checkpoint, "best | last | ema (useEMA runs)")
+      ->type_name("NAME")
       ->capture_default_str();
   cmd->add_option("--chunk", o->chunk, "samples drawn at once (default: all n)");
   cmd->add_option("--grid", o->grid, "samples in the PNG grid, the first ones (default: all n)");
+  cmd->add_option("--scale", o->scale,
+                  "draw each sample pixel as an N x N block in the grid (1..16; 16 samples of "
+                  "28 x 28 at --scale 4 make a 453 px square)")
+      ->capture_default_str();
   cmd->add_option("--npy", o->npy, "also write all samples [n, C, H, W] in [-1, 1] as .npy");
   cmd->add_option("--from-test", o->from_test,
                   "start from the first n test images noised to this t, not from x_T (a check)");
@@ -92,6 +99,8 @@ void register_sample_command(CLI::App& app) {
     if (o->n < 1) fail("sample", "--n must be >= 1 (got {})", o->n);
     if (o->chunk < 0 || o->grid < 0 || o->grid > o->n)
       fail("sample", "--chunk >= 0 and 0 <= --grid <= --n (got {}, {})", o->chunk, o->grid);
+    if (o->scale < 1 || o->scale > 16)
+      fail("sample", "--scale must be in 1..16 (got {})", o->scale);
     const int64_t chunk = o->chunk > 0 ? std::min(o->chunk, o->n) : o->n;
     const std::string ckpt = (dir / (o->checkpoint + ".safetensors")).string();
     ParamTable table = build_param_table(spec.net);
@@ -123,7 +132,7 @@ void register_sample_command(CLI::App& app) {
       const int64_t per = xj.numel() / chunk, m = std::min(chunk, o->n - i0);
       std::copy_n(xj.data<float>(), m * per, x.data<float>() + i0 * per);
     }
-    data::write_png_rgb(o->out, grid(x, o->grid > 0 ? o->grid : o->n));
+    data::write_png_rgb(o->out, grid(x, o->grid > 0 ? o->grid : o->n, o->scale));
     if (!o->npy.empty()) write_npy(o->npy, x);
     if (o->from_test >= 0) {  // mean squared distance to the test images in [-1, 1]
       const data::Normalization nm = data::dataset_normalization(c.dataset);

@@ -105,6 +105,7 @@ train::RunRecord resolve_record(TrainOpts& o, CLI::App* cmd) {
     rec.limit = static_cast<int64_t>(
         number_flag("train", "--limit", o.limit, 1, 9007199254740992.0));  // 2^53: exact
   apply_train_run_args(cmd, o.run, rec);
+  if (!from_run && !o.resume) size_head_from_data(rec, std::cout);
   if (o.replicas < 1 || o.replicas > exec::kMaxReplicas)
     fail("train", "--replicas must be in 1..{} (got {})", exec::kMaxReplicas, o.replicas);
   rec.backend = o.backend;
@@ -193,7 +194,8 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
                        enum_name(c.dataset), data.train.size(), data.test.size(),
                        val ? "validation" : "test",
                        val ? fmt::format(" ({} test)", held_out_test.size()) : "", o.backend);
-    out << train::format_config(c) << format_summary(spec.net, table, c.batchSize) << std::flush;
+    out << train::format_config(c) << format_summary(spec.net, table, c.batchSize)
+        << trainable_line(table, c) << std::flush;
   }
   train::install_stop_handlers();
   to.run_dir = rank0 ? run_dir : "";  // rank 0 writes; the others take its state
@@ -255,7 +257,10 @@ void register_train_command(CLI::App& app) {
   cmd->add_option("--config", o->config,
                   "JSON object of TrainConfig fields (applied before flags), or a run's "
                   "config.json (reproduces that run: net, data, limit and every field)");
-  cmd->add_option("--set", o->sets, "field=value for any TrainConfig field (repeatable, last)");
+  cmd->add_option(
+      "--set", o->sets,
+      "field=value for any TrainConfig field (repeatable, last; lr, bs, wd: learningRate, "
+      "batchSize, weightDecay)");
   cmd->add_option("--run-dir", o->run_dir,
                   "checkpoints (last, best), config.json, metrics.csv/.jsonl, loss.png (default: "
                   "runs/<net>-<YYYYmmdd-HHMMSS>); an existing one resumes when its config matches");

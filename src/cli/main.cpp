@@ -8,9 +8,12 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/help_format.h"
 #include "cli/train_flags.h"
 #include "core/error.h"
+#include "core/nearest_name.h"
 #include "core/process_env.h"
+#include "train/run_dir.h"
 
 namespace netspec::cli {
 namespace {
@@ -53,6 +56,12 @@ void set_command_line(int argc, char** argv) {
 }
 
 namespace {
+// "netspec 0.1.0 (git 041563c)": the version and the commit run records carry (train/run_dir.h).
+std::string version_text() {
+  const std::string git = train::netspec_version();
+  return git.rfind("0.1.0", 0) == 0 ? "netspec " + git : "netspec 0.1.0 (git " + git + ")";
+}
+
 // `netspec trian`: names the nearest command instead of CLI11's "A subcommand is required".
 void check_command_name(CLI::App& app, int argc, char** argv) {
   if (argc < 2 || argv[1][0] == '-') return;
@@ -61,9 +70,8 @@ void check_command_name(CLI::App& app, int argc, char** argv) {
     if (c->check_name(argv[1])) return;
     names.push_back(c->get_name());
   }
-  const std::string near = nearest_name(argv[1], names);
-  fail("netspec", "unknown command '{}'{} (commands: {})", argv[1],
-       near.empty() ? "" : fmt::format("; did you mean '{}'?", near), fmt::join(names, ", "));
+  fail("netspec", "unknown command '{}'{} (commands: {})", argv[1], did_you_mean(argv[1], names),
+       fmt::join(names, ", "));
 }
 }  // namespace
 }  // namespace netspec::cli
@@ -72,7 +80,7 @@ int main(int argc, char** argv) {
   netspec::ensure_library_environment(argv);
   CLI::App app{"netspec: neural network specs -> StableHLO modules -> CPU executors"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "netspec 0.1.0");
+  app.set_version_flag("--version", netspec::cli::version_text());
   netspec::cli::register_run_command(app);
   netspec::cli::register_summary_command(app);
   netspec::cli::register_list_command(app);
@@ -81,6 +89,7 @@ int main(int argc, char** argv) {
   netspec::cli::register_compile_command(app);
   netspec::cli::register_train_command(app);
   netspec::cli::register_self_registered_commands(app);
+  netspec::cli::finish_help(app);
   netspec::cli::set_command_line(argc, argv);
   try {
     netspec::cli::check_command_name(app, argc, argv);
@@ -92,6 +101,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // Extras or a missing required flag: a mistyped flag explains both best.
+    const bool typo_likely = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr ||
+                             dynamic_cast<const CLI::RequiredError*>(&e) != nullptr;
+    try {
+      if (typo_likely) netspec::cli::explain_unknown_flags(app, argc, argv);
+    } catch (const netspec::Error& u) {
+      fmt::print(stderr, "{}\n", u.what());
+      return 2;
+    }
     app.exit(e);
     return 2;
   } catch (const netspec::Error& e) {

@@ -97,24 +97,4 @@ double number_flag(std::string_view where, std::string_view flag, const std::str
   return v;
 }
 
-std::string nearest_name(const std::string& s, const std::vector<std::string>& names) {
-  std::string best;
-  size_t best_d = 3;
-  for (const auto& n : names) {
-    // Edit distance with adjacent transpositions (trian -> train is one edit).
-    std::vector<std::vector<size_t>> d(s.size() + 1, std::vector<size_t>(n.size() + 1));
-    for (size_t i = 0; i <= s.size(); ++i) d[i][0] = i;
-    for (size_t j = 0; j <= n.size(); ++j) d[0][j] = j;
-    for (size_t i = 1; i <= s.size(); ++i)
-      for (size_t j = 1; j <= n.size(); ++j) {
-        d[i][j] = std::min(
-            {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (s[i - 1] == n[j - 1] ? 0 : 1)});
-        if (i > 1 && j > 1 && s[i - 1] == n[j - 2] && s[i - 2] == n[j - 1])
-          d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    if (d[s.size()][n.size()] < best_d) best_d = d[s.size()][n.size()], best = n;
-  }
-  return best;
-}
-
 }  // namespace netspec::cli

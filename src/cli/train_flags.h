@@ -47,7 +47,4 @@ void apply_optimizer_name(TrainConfig& c, const std::string& name, std::string_v
 double number_flag(std::string_view where, std::string_view flag, const std::string& text,
                    double lo, double hi = std::numeric_limits<double>::max(), bool integer = true);
 
-// Levenshtein-nearest of `names` to `s` when it is close (<= 2 edits), else "".
-std::string nearest_name(const std::string& s, const std::vector<std::string>& names);
-
 }  // namespace netspec::cli

@@ -10,6 +10,8 @@
 #include "cli/train_flags.h"
 #include "core/error.h"
 #include "data/sample_source.h"
+#include "layers/param_table.h"
+#include "spec/summary.h"
 #include "tasks/task.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
@@ -128,10 +130,72 @@ std::string init_from_file(const std::string& p) {
   fail("train", "--init-from {}: the run dir has no best.safetensors or last.safetensors", p);
 }
 
+namespace {
+// DIR/<class>/x.{jpg,png} or DIR/train/<class>/x.{jpg,png}: the `folder` dataset's layout.
+bool looks_like_class_folders(const std::string& dir) {
+  std::error_code ec;
+  for (const fs::path& root : {fs::path(dir), fs::path(dir) / "train"}) {
+    if (!fs::is_directory(root, ec)) continue;
+    for (const auto& sub : fs::directory_iterator(root, ec)) {
+      if (!sub.is_directory(ec)) continue;
+      for (const auto& f : fs::directory_iterator(sub.path(), ec)) {
+        std::string ext = f.path().extension().string();
+        for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (ext == ".png" || ext == ".jpg" || ext == ".jpeg") return true;
+      }
+    }
+  }
+  return false;
+}
+}  // namespace
+
+void size_head_from_data(train::RunRecord& rec, std::ostream& log) {
+  const TrainConfig& c = *rec.spec.train;
+  if (rec.classes > 0 || rec.data.empty() ||
+      (c.dataset != DatasetKind::folder && c.dataset != DatasetKind::csv) ||
+      tasks::task_kind(rec.spec.net, c) != tasks::TaskKind::classification)
+    return;
+  const int head = num_classes(rec.spec.net);
+  // One sample is enough: the class names come from the folder names / the label column.
+  const data::Splits s = train::load_for_net(c, build_param_table(rec.spec.net), rec.data, 1);
+  const auto n = static_cast<int>(s.class_names.size());
+  if (head < 0 || n < 2 || n == head) return;
+  set_num_classes(rec.spec.net, n);
+  rec.classes = n;
+  log << fmt::format(
+      "{} has {} classes ({}): the {}-way head of {} is resized to {} (--classes {})\n", rec.data,
+      n, fmt::join(s.class_names, ", "), head, rec.spec.net.name, n, n);
+}
+
+std::string trainable_line(const ParamTable& table, const TrainConfig& c) {
+  std::vector<std::string> prefixes;
+  for (size_t a = 0; a < c.freeze.size();) {
+    const size_t e = std::min(c.freeze.find(',', a), c.freeze.size());
+    prefixes.push_back(c.freeze.substr(a, e - a));
+    a = e + 1;
+  }
+  int64_t trainable = 0, frozen = 0;
+  for (const auto& p : table.params) {
+    bool f = false;
+    for (const auto& pre : prefixes) f = f || p.name.rfind(pre, 0) == 0;
+    (f ? frozen : trainable) += p.numel();
+  }
+  return fmt::format(
+      "params: {} trainable, {} frozen{}\n", group_digits(trainable), group_digits(frozen),
+      prefixes.empty() ? "" : fmt::format(" (--freeze {})", fmt::join(prefixes, " ")));
+}
+
 data::Splits load_train_data(const train::RunRecord& rec, const ParamTable& table,
                              data::Dataset* test_out) {
   const TrainConfig& c = *rec.spec.train;
-  data::Splits s = train::load_for_net(c, table, rec.data, rec.limit);
+  data::Splits s;
+  try {
+    s = train::load_for_net(c, table, rec.data, rec.limit);
+  } catch (const Error& e) {
+    if (c.dataset == DatasetKind::folder || !looks_like_class_folders(rec.data)) throw;
+    fail("train", "{}\n{} holds image class folders: add --dataset folder to train on them",
+         e.what(), rec.data);
+  }
   const int64_t classes = num_classes(rec.spec.net);
   // Class indices are labels of classification only (DDPM's target is the noise, a
   // regression's the input itself, text and detection have their own).

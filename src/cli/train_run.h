@@ -3,7 +3,7 @@
 // loading the run's data with labels checked against the net's classes at load time.
 #pragma once
 #include <CLI/CLI.hpp>
-#include <iosfwd>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +30,14 @@ void apply_train_run_args(CLI::App* cmd, const TrainRunArgs& a, train::RunRecord
 void add_pipeline_options(CLI::App* cmd, std::string& memory_mb, std::string& threads);
 void set_pipeline_flags(CLI::App* cmd, const std::string& memory_mb, const std::string& threads,
                         std::string_view where);
+
+// A classifier trained on a user's own data (--dataset folder or csv with named labels) without
+// --classes: when the data's class count differs from the net's head, the head is resized to it
+// (recorded as --classes N) and one line says so on `log`.
+void size_head_from_data(train::RunRecord& rec, std::ostream& log);
+
+// Trainable and frozen (--freeze) parameter counts: "params: 669,706 trainable, 0 frozen".
+std::string trainable_line(const ParamTable& table, const TrainConfig& c);
 
 // The run's data (--data, --limit); with val_split > 0 a seeded fraction of the training set
 // becomes the validation split (`test` of the result; the held-out test split goes to

@@ -7,8 +7,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "core/error.h"
+#include "core/file_check.h"
 #include "data/dir_list.h"
 #include "data/flat_val.h"
 #include "data/image.h"
@@ -178,6 +180,48 @@ Splits load_csv_dataset(const std::string& path, int64_t limit) {
   s.train = std::move(ds);
   s.test = Dataset{Tensor(DType::kF32, {0, d}), Tensor(DType::kI32, {0})};
   return s;
+}
+
+Tensor load_csv_features(const std::string& path, int64_t features) {
+  const std::string text = read_regular_file("csv", path);
+  std::istringstream in(text);
+  std::vector<float> values;
+  size_t label_col = std::string::npos;  // the dropped column, once the width is known
+  int64_t n = 0, line_no = 0;
+  bool seen_header = false;
+  double v;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (line.find_first_not_of(" \r") == std::string::npos) continue;
+    const std::vector<std::string> cells = split_csv_line(line);
+    const auto width = static_cast<int64_t>(cells.size());
+    if (width != features && width != features + 1)
+      fail("csv", "{}:{}: {} cells (the net takes {} features, optionally with a label column)",
+           path, line_no, width, features);
+    bool numeric = true;
+    for (const auto& c : cells) numeric = numeric && parse_double(c, v);
+    const bool first = n == 0 && !seen_header;
+    if (first && !numeric) {  // a header (as training reads it): it may name the label column
+      seen_header = true;
+      for (size_t i = 0; i < cells.size(); ++i)
+        if (cells[i] == "label") label_col = i;
+      if (width == features + 1 && label_col == std::string::npos) label_col = cells.size() - 1;
+      continue;
+    }
+    if (width == features + 1 && label_col == std::string::npos) label_col = cells.size() - 1;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      if (width == features + 1 && c == label_col) continue;
+      if (!parse_double(cells[c], v) || !std::isfinite(v))
+        fail("csv", "{}:{}: column {} is not a finite number (got '{}')", path, line_no, c + 1,
+             cells[c]);
+      values.push_back(static_cast<float>(v));
+    }
+    ++n;
+  }
+  if (n == 0) fail("csv", "{}: no data rows", path);
+  Tensor x(DType::kF32, {n, features});
+  std::copy(values.begin(), values.end(), x.data<float>());
+  return x;
 }
 
 }  // namespace netspec::data

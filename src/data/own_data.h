@@ -28,6 +28,11 @@ Splits load_image_folder_dataset(const std::string& dir, int64_t channels, int64
 // The whole file becomes the training split (test empty: use --val-split); features f32 [N, D].
 Splits load_csv_dataset(const std::string& path, int64_t limit);
 
+// Rows to predict on, f32 [N, features]: each row holds `features` numbers, or features + 1
+// with the label column as training reads it (`label` by header name, else the last) left out;
+// a header row is skipped. Errors name path:line.
+Tensor load_csv_features(const std::string& path, int64_t features);
+
 // Grayscale from RGB: ImageNet's per-channel means and stds averaged (0.449, 0.226).
 inline const Normalization kGrayImageNetNorm{{0.449f}, {0.226f}};
 

@@ -149,15 +149,21 @@ std::vector<std::string> backend_names() {
   return v;
 }
 
+std::string backend_unavailable_reason(std::string_view name) {
+  if (registry().count(name)) return "";
+  if (name == "xla")
+    return fmt::format(
+        "netspec was built without PJRT support (the xla backend needs "
+        "xla/pjrt/c/pjrt_c_api.h at build time: run scripts/install-engines.sh, then "
+        "reconfigure with cmake); this build has {}",
+        fmt::join(backend_names(), ", "));
+  return fmt::format("unknown backend '{}' (known: {})", name, fmt::join(backend_names(), ", "));
+}
+
 std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& opts) {
   auto it = registry().find(name);
   if (it != registry().end()) return it->second(opts);
-  if (name == "xla")
-    fail("backend",
-         "netspec was built without PJRT support (the xla backend needs "
-         "xla/pjrt/c/pjrt_c_api.h at build time: run scripts/install-engines.sh, then "
-         "reconfigure with cmake)");
-  fail("backend", "unknown backend '{}' (known: {})", name, fmt::join(backend_names(), ", "));
+  fail("backend", "{}", backend_unavailable_reason(name));
 }
 
 void check_inputs(const hlo::Func& f, const std::vector<Tensor>& inputs) {

@@ -120,6 +120,9 @@ struct BackendRegistrar {
 std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& opts = {});
 // Registered names, sorted.
 std::vector<std::string> backend_names();
+// Why `name` cannot be made in this build ("" when it is registered): what make_backend throws,
+// so commands can refuse a bad --backend before loading anything.
+std::string backend_unavailable_reason(std::string_view name);
 
 // Checks inputs against a function signature ("[run] argument 1 (%arg1) expects tensor<4xf32>,
 // got tensor<3xf32>"). Shared by the backends.

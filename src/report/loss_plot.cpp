@@ -122,9 +122,18 @@ PlotSpec loss_plot_spec(const std::vector<Row>& epochs, const std::vector<Row>& 
   return ps;
 }
 
+std::string loss_plot_title(const std::string& dir) {
+  // The run dir's name (net and start time by default) tells two runs' plots apart.
+  std::filesystem::path p = std::filesystem::path(dir).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();  // "runs/a/" -> "runs/a"
+  const std::string run = p.filename().string();
+  return run.empty() || run == "." || run == ".." ? "training" : "training " + run;
+}
+
 void write_loss_plots(const std::string& dir, const std::vector<Row>& epochs,
                       const std::vector<Row>& steps) {
-  const PlotSpec ps = loss_plot_spec(epochs, steps);
+  PlotSpec ps = loss_plot_spec(epochs, steps);
+  ps.title = loss_plot_title(dir);
   write_plot((std::filesystem::path(dir) / "loss.png").string(), ps);
   write_plot((std::filesystem::path(dir) / "loss.svg").string(), ps);
 }

@@ -22,7 +22,9 @@ double ema_span(size_t n);
 std::vector<std::pair<double, double>> decimate(const std::vector<std::pair<double, double>>& pts,
                                                 size_t max_points);
 PlotSpec loss_plot_spec(const std::vector<Row>& epochs, const std::vector<Row>& steps);
-// Writes DIR/loss.png and DIR/loss.svg.
+// "training mlp-20261205-041939": the plot's title names the run dir.
+std::string loss_plot_title(const std::string& dir);
+// Writes DIR/loss.png and DIR/loss.svg, titled loss_plot_title(DIR).
 void write_loss_plots(const std::string& dir, const std::vector<Row>& epochs,
                       const std::vector<Row>& steps);
 

@@ -51,6 +51,8 @@ class Plot {
   const Axis& right_axis() const { return ra_; }
   // Plot area in pixels.
   double x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+  // The legend box drawn (x, y, width, height; all 0 without a legend).
+  double legend_x = 0, legend_y = 0, legend_w = 0, legend_h = 0;
 
  private:
   Axis xa_, la_, ra_;

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "core/nearest_name.h"
 
 #ifndef NETSPEC_MODELS_DIR
 #define NETSPEC_MODELS_DIR "models"
@@ -46,10 +47,11 @@ SpecFile resolve_net(const std::string& name) {
   if (name.size() > 5 && name.ends_with(".json")) return load_spec_file(name);
   fs::path p = fs::path(zoo_dir()) / (name + ".json");
   if (fs::exists(p)) return load_spec_file(p.string());
+  const std::vector<std::string> names = zoo_names();
   std::string all;
-  for (const auto& n : zoo_names()) all += (all.empty() ? "" : ", ") + n;
-  fail("net", "unknown net '{}' (expected a .json file or one of {})", name,
-       all.empty() ? "<zoo is empty>" : all);
+  for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+  fail("net", "unknown net '{}'{} (expected a .json file or one of {})", name,
+       did_you_mean(name, names), all.empty() ? "<zoo is empty>" : all);
 }
 
 }  // namespace netspec

@@ -112,7 +112,15 @@ void load_checkpoint(const std::string& path, const ParamTable& t, TrainState& s
   if (foreign && with_optimizer)
     fail("train", "{}: holds weights only, no training state (use --init-from to start from it)",
          path);
-  for (size_t i = 0; i < s.params.size(); ++i) load_into(st, t.params[i].name, s.params[i], path);
+  for (size_t i = 0; i < s.params.size(); ++i) {
+    const std::string& name = t.params[i].name;
+    // Another net's checkpoint: say whose it is (the "net" metadata) rather than which of its
+    // tensor names this net lacks.
+    if (!has_tensor(st, name) && st.metadata.count("net"))
+      fail("train", "{}: this checkpoint is for {} (it has no tensor '{}' that this net needs)",
+           path, st.metadata.at("net"), name);
+    load_into(st, name, s.params[i], path);
+  }
   if (with_optimizer)
     for (size_t i = 0; i < s.opt.size(); ++i) {
       if (!has_tensor(st, s.opt_names[i]))

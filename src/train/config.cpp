@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include "core/error.h"
 #include "core/file_check.h"
 #include "data/dataset_registry.h"
+#include "core/nearest_name.h"
 #include "data/datasets.h"
 #include "spec/seed_aliases.h"
 #include "spec/spec_json.h"
@@ -76,19 +78,27 @@ void apply_config_file(TrainConfig& c, const std::string& path) {
   apply_config_text(c, read_regular_file("config", path), path);  // a FIFO never blocks
 }
 
+std::string set_field_alias(const std::string& name) {
+  // Short names every optimizer tool uses; each names one field only.
+  static const std::map<std::string, std::string> aliases = {
+      {"lr", "learningRate"}, {"bs", "batchSize"}, {"wd", "weightDecay"}};
+  const auto it = aliases.find(name);
+  return it == aliases.end() ? name : it->second;
+}
+
 void apply_set(TrainConfig& c, const std::string& a) {
   auto eq = a.find('=');
   if (eq == std::string::npos || eq == 0) fail("config", "--set expects field=value (got '{}')", a);
-  std::string name = a.substr(0, eq), value = a.substr(eq + 1);
+  std::string name = set_field_alias(a.substr(0, eq)), value = a.substr(eq + 1);
   bool known = false;
-  c.visit([&](const char* n, const auto&, const char*) { known |= name == n; });
-  if (!known) {
-    std::string names;
-    c.visit([&](const char* n, const auto&, const char*) {
-      names += (names.empty() ? "" : ", ") + std::string(n);
-    });
-    fail("config", "--set {}: unknown TrainConfig field '{}' (expected one of {})", a, name, names);
-  }
+  std::vector<std::string> names;
+  c.visit([&](const char* n, const auto&, const char*) {
+    known |= name == n;
+    names.push_back(n);
+  });
+  if (!known)
+    fail("config", "--set {}: unknown TrainConfig field '{}'{} (expected one of {})", a, name,
+         did_you_mean(name, names), fmt::join(names, ", "));
   if (!nlohmann::json::accept(value)) value = nlohmann::json(value).dump();  // a bare string
   try {
     apply_config_text(c, fmt::format("{{\"{}\": {}}}", name, value), "--set");
@@ -100,7 +110,8 @@ void apply_set(TrainConfig& c, const std::string& a) {
 std::string config_help() {
   std::string s =
       "TrainConfig fields (--config FILE.json or --set field=value; default, meaning; "
-      "[refused]: the trainer cannot honour a non-default value yet):\n";
+      "[refused]: the trainer cannot honour a non-default value yet; --set also takes lr, bs "
+      "and wd for learningRate, batchSize and weightDecay):\n";
   const TrainConfig d;
   d.visit([&](const char* n, const auto& f, const char* doc) {
     // Probe: this field alone moved off its default; refused when the trainer says so.
@@ -158,9 +169,12 @@ DatasetKind parse_dataset(const std::string& s) {
     else
       n += s[i];
   auto k = parse_enum<DatasetKind>(n);
-  if (!k)
-    fail("config", "unknown dataset '{}' (expected one of {})", s,
+  if (!k) {
+    std::vector<std::string> names;
+    for (DatasetKind d : data::loadable_datasets()) names.push_back(data::dataset_flag_name(d));
+    fail("config", "unknown dataset '{}'{} (expected one of {})", s, did_you_mean(s, names),
          data::loadable_dataset_names(", "));
+  }
   return *k;
 }
 

@@ -16,7 +16,10 @@ void apply_config_text(TrainConfig& c, std::string_view text, const std::string&
 void apply_config_file(TrainConfig& c, const std::string& path);
 // "field=value": value is JSON (3, 0.1, true, [1, 2], "x") or else taken as a string
 // (enum names, paths): `--set optimizer=sgd`, `--set learningRate=3e-4`.
+// The field name may be a short alias (set_field_alias).
 void apply_set(TrainConfig& c, const std::string& assignment);
+// `--set` aliases: lr -> learningRate, bs -> batchSize, wd -> weightDecay; other names as given.
+std::string set_field_alias(const std::string& name);
 // One line per field: name, default, meaning (for --help).
 std::string config_help();
 // `name = value` for every field that differs from the defaults, plus the main ones.

@@ -28,7 +28,7 @@ TEST(DdpmJudgeCli, SamplesFromTheEmaAndJudgesThem) {
          (dir / "clf").string());
   ASSERT_EQ(r.status, 0) << r.out;
   r = sh("sample " + (dir / "ddpm").string() +
-         " --checkpoint ema --n 7 --chunk 3 --grid 4 --ddim 3 --npy " + (dir / "s.npy").string() +
+         " --checkpoint ema --n 7 --chunk 3 --grid 4 --scale 3 --ddim 3 --npy " + (dir / "s.npy").string() +
          " --judge " + (dir / "clf").string() + " --judge-p 0.5 -o " + (dir / "g.png").string());
   ASSERT_EQ(r.status, 0) << r.out;
   // 7 samples, each counted once among the 10 top classes; confident ones a subset.
@@ -50,8 +50,21 @@ TEST(DdpmJudgeCli, SamplesFromTheEmaAndJudgesThem) {
   // [7, 1, 28, 28] f32 samples: 128-byte-aligned npy header + 7·784·4 bytes; a 2x2 grid of 28x28.
   EXPECT_GT(std::filesystem::file_size(dir / "s.npy"), 7u * 784 * 4);
   EXPECT_LT(std::filesystem::file_size(dir / "s.npy"), 7u * 784 * 4 + 256);
+  // --scale 3: a 2x2 grid of 84 px squares with 1 px gaps: 2 * (84 + 1) + 1 = 171 px a side.
+  const std::string png = slurp(dir / "g.png");
+  ASSERT_GT(png.size(), 24u);
+  auto be32 = [&](size_t at) {
+    uint32_t v = 0;
+    for (size_t k = 0; k < 4; ++k) v = v << 8 | static_cast<uint8_t>(png[at + k]);
+    return v;
+  };
+  EXPECT_EQ(be32(16), 171u);  // IHDR width
+  EXPECT_EQ(be32(20), 171u);  // IHDR height
   r = sh("sample " + (dir / "ddpm").string() + " --n 2 --grid 3 -o " + (dir / "x.png").string());
   EXPECT_EQ(r.status, 2) << r.out;
+  r = sh("sample " + (dir / "ddpm").string() + " --n 2 --scale 0 -o " + (dir / "x.png").string());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--scale must be in 1..16 (got 0)"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <regex>
+#include <tuple>
+#include <vector>
 
 #include "cli/cli_util.h"
 #include "data/image_fixture.h"
@@ -81,15 +83,40 @@ TEST(OwnDataCli, ImageFolderTrainsGrayscaleAndPredictsByClassName) {
   Result e = sh("eval " + run.string());
   ASSERT_EQ(e.status, 0) << e.out;
   EXPECT_TRUE(has(e.out, "count 18")) << e.out;
+  // DIR/<class>/x.png: every class folder is walked, its name the known label (green / red).
+  const fs::path grid = d / "val.png";
+  Result all = sh(fmt::format("predict {} {} --json --png {}", run.string(),
+                              (d / "data" / "val").string(), grid.string()));
+  ASSERT_EQ(all.status, 0) << all.out;
+  json ja = json::parse(all.out);
+  ASSERT_EQ(ja.size(), 18u);
+  int right = 0;
+  for (const auto& x : ja)
+    right += fs::path(x["input"].get<std::string>()).parent_path().filename().string() ==
+             x["label"].get<std::string>();
+  EXPECT_GE(right, 15) << all.out;
+  EXPECT_GT(fs::file_size(grid), 1000u);
 
-  // RGB net on the same folder; a 2-class net is refused at load, naming the label.
+  // RGB net on the same folder; a 2-class net gets a 3-way head sized from the folders, or, with
+  // --classes 2 asked for, is refused at load naming the label.
   Result rgb =
       sh(fmt::format("train {} --dataset folder --data {} --epochs 1 --batch 8 "
                      "--run-dir {}",
                      spec_file(d, 3, 3).string(), (d / "data").string(), (d / "rgb").string()));
   EXPECT_EQ(rgb.status, 0) << rgb.out;
-  Result two =
+  Result sized =
       sh(fmt::format("train {} --dataset folder --data {} --epochs 1 --run-dir {}",
+                     spec_file(d, 1, 2).string(), (d / "data").string(), (d / "sized").string()));
+  EXPECT_EQ(sized.status, 0) << sized.out;
+  EXPECT_TRUE(has(sized.out,
+                  "has 3 classes (bright, dark, mid): the 2-way head of tiny-folder is "
+                  "resized to 3 (--classes 3)"))
+      << sized.out;
+  EXPECT_TRUE(has(sized.out, "params: 435 trainable, 0 frozen")) << sized.out;  // 144*3 + 3
+  EXPECT_TRUE(has(slurp(d / "sized" / "config.json"), "\"classes\": 3")) << sized.out;
+  Result two =
+      sh(fmt::format("train {} --dataset folder --data {} --epochs 1 --classes 2 "
+                     "--run-dir {}",
                      spec_file(d, 1, 2).string(), (d / "data").string(), (d / "two").string()));
   EXPECT_EQ(two.status, 2) << two.out;
   EXPECT_TRUE(has(two.out, "has label 2, outside the net's 2 classes")) << two.out;
@@ -106,6 +133,12 @@ TEST(OwnDataCli, FlatFolderNeedsAValidationSplit) {
   Result no = sh(base);
   EXPECT_EQ(no.status, 2) << no.out;
   EXPECT_TRUE(has(no.out, "--val-split")) << no.out;
+  // Class folders given to a net whose spec reads another dataset: --dataset folder is named.
+  Result mnist =
+      sh(fmt::format("train {} --data {} --epochs 1 --run-dir {}", spec_file(d, 1, 3).string(),
+                     (d / "data").string(), (d / "mnist").string()));
+  EXPECT_EQ(mnist.status, 2) << mnist.out;
+  EXPECT_TRUE(has(mnist.out, "holds image class folders: add --dataset folder")) << mnist.out;
   Result r = sh(base + " --val-split 0.25");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(has(r.out, "45 train / 15 validation samples (0 test)")) << r.out;
@@ -134,6 +167,25 @@ TEST(OwnDataCli, CsvTableWithNamedLabels) {
   EXPECT_TRUE(has(t.out, "240 train / 60 validation samples")) << t.out;
   EXPECT_GE(percent_after(t.out, "validation accuracy"), 90.0) << t.out;
   EXPECT_EQ(json::parse(slurp(d / "run" / "classes.json")), json({"neg", "pos"}));
+  // predict on table rows: with the label column (header names it) or features only.
+  std::ofstream(d / "rows.csv") << "x1,label,x2\n0.9,?,-0.8\n-0.7,?,0.6\n";
+  std::ofstream(d / "bare.csv") << "0.5,-0.5\n-0.9,0.9\n0.8,-0.2\n";
+  Result p = sh(fmt::format("predict {} {} {}", (d / "run").string(), (d / "rows.csv").string(),
+                            (d / "bare.csv").string()));
+  ASSERT_EQ(p.status, 0) << p.out;
+  for (const auto& [file, row, label] :
+       std::vector<std::tuple<std::string, int, std::string>>{{"rows.csv", 1, "pos"},
+                                                              {"rows.csv", 2, "neg"},
+                                                              {"bare.csv", 1, "pos"},
+                                                              {"bare.csv", 2, "neg"},
+                                                              {"bare.csv", 3, "pos"}})
+    EXPECT_TRUE(has(p.out, fmt::format("{} row {}: {}\n", (d / file).string(), row, label)))
+        << file << " " << row << "\n"
+        << p.out;
+  std::ofstream(d / "wide.csv") << "1,2,3,4\n";
+  Result w = sh(fmt::format("predict {} {}", (d / "run").string(), (d / "wide.csv").string()));
+  EXPECT_EQ(w.status, 2) << w.out;
+  EXPECT_TRUE(has(w.out, "wide.csv:1: 4 cells (the net takes 2 features")) << w.out;
 
   std::ofstream(d / "bad.csv") << "x1,x2,label\n0.1,0.2,pos\n0.3,oops,neg\n";
   Result b =

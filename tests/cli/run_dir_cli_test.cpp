@@ -288,6 +288,9 @@ TEST(RunDirCli, FineTuneFromAnotherRunWithANewHeadAndFrozenLayers) {
                   data_dir().string(), b.string(), a.string()));
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(has(r.out, "4 tensors loaded, head re-initialised: layers.3.weight")) << r.out;
+  // 784·512 + 512 frozen; 512·512 + 512 and the new head 512·12 + 12 trained.
+  EXPECT_TRUE(has(r.out, "params: 268,812 trainable, 401,920 frozen (--freeze layers.1.)"))
+      << r.out;
   SafeTensors sa = read_safetensors((a / "best.safetensors").string());
   SafeTensors sb = read_safetensors((b / "last.safetensors").string());
   auto bytes = [](const SafeTensors& st, const std::string& n) {
@@ -315,9 +318,12 @@ TEST(RunDirCli, CommandSuggestionsAndWriteErrors) {
   EXPECT_EQ(t.status, 2);
   EXPECT_TRUE(has(t.out, "did you mean 'train'?")) << t.out;
   fs::path d = temp_dir("ns_rundir_", "emit");
-  Result e = sh("emit mlp -o " + (d / "newdir" / "x.mlir").string());
+  // A missing folder is made (issue 44); one that cannot be is named.
+  std::ofstream(d / "afile") << "x";
+  Result e = sh("emit mlp -o " + (d / "afile" / "x.mlir").string());
   EXPECT_EQ(e.status, 2);
-  EXPECT_TRUE(has(e.out, "No such file or directory")) << e.out;
+  EXPECT_TRUE(has(e.out, "cannot create the folder '" + (d / "afile").string())) << e.out;
+  EXPECT_TRUE(has(e.out, "Not a directory")) << e.out;
   Result s = sh("summary mlp");
   ASSERT_EQ(s.status, 0);
   // mlp: 784·512 + 512·512 + 512·10 = 668,672 multiply-adds per sample.

@@ -207,6 +207,36 @@ TEST(LossPlot, OneEpochAndThreeHundredEpochRuns) {
   }
 }
 
+// The legend avoids the lines, not only the points: a two-epoch validation line rising to the top
+// right corner has no point under a top-right box, yet the box would hide its end.
+TEST(Plot, LegendAvoidsTheSegmentsOfShortCurves) {
+  PlotSpec ps;
+  Series raw{"train loss per step (raw)", {}, {214, 39, 40}};
+  for (int i = 0; i < 1000; ++i) raw.points.emplace_back(2.0 * i / 1000, 0.02 * (i % 3));
+  Series val{"val loss", {{0.0, 0.5}, {10.0, 1.0}}, {31, 119, 180}};
+  ps.series = {raw, val};
+  Canvas c(ps.width, ps.height);
+  Plot p(ps, c);
+  ASSERT_GT(p.legend_w, 0);
+  for (int k = 0; k <= 100; ++k) {
+    auto [px, py] = p.to_pixel(10.0 * k / 100, 0.5 + 0.5 * k / 100, false);
+    EXPECT_FALSE(px >= p.legend_x && px <= p.legend_x + p.legend_w && py >= p.legend_y &&
+                 py <= p.legend_y + p.legend_h)
+        << "the legend covers the val line at x " << 10.0 * k / 100;
+  }
+  for (const auto& [x, y] : raw.points) {  // nor the dense raw curve
+    auto [px, py] = p.to_pixel(x, y, false);
+    EXPECT_FALSE(px >= p.legend_x && px <= p.legend_x + p.legend_w && py >= p.legend_y &&
+                 py <= p.legend_y + p.legend_h);
+  }
+}
+
+TEST(LossPlot, TitleNamesTheRun) {
+  EXPECT_EQ(loss_plot_title("runs/mlp-20261205-041939"), "training mlp-20261205-041939");
+  EXPECT_EQ(loss_plot_title("/tmp/x/resnet18-cifar/"), "training resnet18-cifar");
+  EXPECT_EQ(loss_plot_title("."), "training");
+}
+
 TEST(LossPlot, ARareSpikeIsClippedNotScaled) {
   std::vector<Row> ep, st;
   synthetic_run(3, 200, ep, st);

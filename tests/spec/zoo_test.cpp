@@ -115,8 +115,8 @@ TEST(Zoo, ResolveByNameAndPathAndMiss) {
     resolve_net("resnet19");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("[net] unknown net 'resnet19' (expected a .json file or "
-                                         "one of cifar-bn"),
+    EXPECT_NE(std::string(e.what()).find("[net] unknown net 'resnet19'; did you mean 'resnet18'? "
+                                         "(expected a .json file or one of cifar-bn"),
               std::string::npos)
         << e.what();
   }
