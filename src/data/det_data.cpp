@@ -66,7 +66,8 @@ DetSet read_voc(const std::string& dir, const std::string& split,
   const bool fixed = !classes.empty();
   set.classes = std::move(classes);
   const std::string images = (fs::path(dir) / "JPEGImages").string();
-  for (const auto& x : xmls) set.records.push_back(parse_voc_annotation(x, images, set.classes, fixed));
+  for (const auto& x : xmls)
+    set.records.push_back(parse_voc_annotation(x, images, set.classes, fixed));
   if (!fixed) sort_classes(set);
   return set;
 }
@@ -82,7 +83,8 @@ DetSet read_pets_det(const std::string& dir) {
   DetSet set;
   set.classes = {"cat", "dog"};
   const std::string images = (fs::path(dir) / "images").string();
-  for (const auto& x : xmls) set.records.push_back(parse_voc_annotation(x, images, set.classes, true));
+  for (const auto& x : xmls)
+    set.records.push_back(parse_voc_annotation(x, images, set.classes, true));
   if (set.records.empty()) fail("petsDet", "{}: no annotations", dir);
   return set;
 }

@@ -190,8 +190,7 @@ DetRecord parse_voc_annotation(const std::string& xml_path, const std::string& i
   const xmlNode* root = xmlDocGetRootElement(doc.get());
   if (root == nullptr) fail("voc", "{}: no root element", xml_path);
   if (local_name(root) != "annotation")
-    fail("voc", "{}: the root element is <{}> (expected <annotation>)", at(root),
-         local_name(root));
+    fail("voc", "{}: the root element is <{}> (expected <annotation>)", at(root), local_name(root));
   DetRecord r;
   const xmlNode* file_el = child(root, "filename");
   const std::string file = file_el != nullptr ? text_of(file_el, at) : std::string();

@@ -1,6 +1,8 @@
 // VOC annotation XML through libxml2 (data/voc_xml.cpp, issue 40 item 14): entities are never
 // expanded (billion laughs, external files), DTDs never loaded, nesting bounded; CDATA, comments,
 // attributes, namespaces and character references read as XML means them; errors name file:line.
+#include "data/voc_xml.h"
+
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
@@ -10,7 +12,6 @@
 
 #include "core/error.h"
 #include "data/det_data.h"
-#include "data/voc_xml.h"
 #include "tests/error_of.h"
 #include "tests/support/test_files.h"
 
@@ -21,9 +22,8 @@ namespace fs = std::filesystem;
 using test_util::error_of;
 
 struct VocFile {
-  fs::path dir = test_util::fresh_dir("voc_xml", ::testing::UnitTest::GetInstance()
-                                                     ->current_test_info()
-                                                     ->name());
+  fs::path dir = test_util::fresh_dir(
+      "voc_xml", ::testing::UnitTest::GetInstance()->current_test_info()->name());
   std::string path = (dir / "a.xml").string();
   std::vector<std::string> classes;
 
@@ -58,8 +58,7 @@ TEST(VocXml, BillionLaughsIsRefusedWithoutExpanding) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::string e = f.error(dtd + "<annotation><filename>a.png</filename><object><name>" +
                                 "&lol9;</name>" + kBox + "</object></annotation>");
-  const double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(e.rfind("[voc] " + f.path + ":", 0), 0u) << e;
   EXPECT_NE(e.find("entit"), std::string::npos) << e;  // the parser's loop check or ours
   EXPECT_EQ(e.find("lollol"), std::string::npos) << e;
@@ -87,7 +86,8 @@ TEST(VocXml, ExternalEntitiesAreNeverRead) {
   std::ofstream(dtd) << "<!ENTITY leak \"secretclass\">";
   std::string e = f.error("<!DOCTYPE annotation [<!ENTITY xxe SYSTEM \"file://" + secret.string() +
                           "\">]>\n<annotation><filename>a.png</filename><object><name>&xxe;"
-                          "</name>" + kBox + "</object></annotation>");
+                          "</name>" +
+                          kBox + "</object></annotation>");
   EXPECT_EQ(e, "[voc] " + f.path + ":2: <name> uses the entity &xxe; (entities are not expanded)");
   e = f.error(
       "<!DOCTYPE annotation [<!ENTITY xxe SYSTEM \"file:///etc/passwd\">]>\n<annotation>"
@@ -96,9 +96,10 @@ TEST(VocXml, ExternalEntitiesAreNeverRead) {
   EXPECT_EQ(e.find("root:"), std::string::npos) << e;
   // An external DTD and an external parameter entity: neither loaded, so &leak; stays undeclared.
   e = f.error("<!DOCTYPE annotation SYSTEM \"file://" + dtd.string() +
-              "\" [<!ENTITY % ext SYSTEM \"file://" + dtd.string() + "\"> %ext;]>\n"
-              "<annotation><filename>a.png</filename><object><name>&leak;</name>" + kBox +
-              "</object></annotation>");
+              "\" [<!ENTITY % ext SYSTEM \"file://" + dtd.string() +
+              "\"> %ext;]>\n"
+              "<annotation><filename>a.png</filename><object><name>&leak;</name>" +
+              kBox + "</object></annotation>");
   EXPECT_EQ(e.find("secretclass"), std::string::npos) << e;
   EXPECT_NE(e.find("leak"), std::string::npos) << e;
   EXPECT_TRUE(f.classes.empty());
