@@ -7,9 +7,9 @@
 #include <memory>
 #include <optional>
 
+#include "exec/cpu/conv/winograd.h"
 #include "exec/cpu/dnnl_util.h"
 #include "exec/cpu/kernels.h"
-#include "exec/cpu/winograd.h"
 
 namespace netspec::exec::cpu {
 

@@ -15,11 +15,11 @@
 #include <string>
 #include <string_view>
 
-#include "exec/cpu/conv_algorithm.h"
-#include "exec/cpu/conv_sides.h"
+#include "exec/cpu/conv/conv_algorithm.h"
+#include "exec/cpu/conv/conv_sides.h"
+#include "exec/cpu/conv/winograd.h"
 #include "exec/cpu/dnnl_util.h"
 #include "exec/cpu/kernels.h"
-#include "exec/cpu/winograd.h"
 #include "hlo/op_family.h"
 
 namespace netspec::exec::cpu {
