@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+#include <libxml/globals.h>
 #include <libxml/xmlerror.h>
 
 #include <algorithm>
@@ -78,10 +79,16 @@ Doc parse_document(const std::string& text, const std::string& path) {
   FirstError first;
   current_error = &first;
   ctxt->sax->serror = record_error;  // called before the NOERROR-silenced printers
+  // Errors raised without the parser context (encoding errors) go to this thread's handler:
+  // recorded too, never printed to stderr; the previous handler is restored after.
+  const xmlStructuredErrorFunc saved_handler = xmlStructuredError;
+  void* const saved_context = xmlStructuredErrorContext;
+  xmlSetStructuredErrorFunc(nullptr, record_error);
   constexpr int kOptions = XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOERROR |
                            XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES;
   Doc doc(xmlCtxtReadMemory(ctxt.get(), text.data(), int(text.size()), path.c_str(), nullptr,
                             kOptions));
+  xmlSetStructuredErrorFunc(saved_context, saved_handler);
   current_error = nullptr;
   if (first.set) {
     if (first.code == XML_ERR_COMMENT_NOT_FINISHED)

@@ -171,6 +171,20 @@ TEST(VocXml, ErrorsNameFileAndLine) {
             p + ":3: unknown class 'dog' (expected one of bird, fish)");
 }
 
+// A byte sequence invalid in the declared encoding: refused naming the file, and libxml2's own
+// "encoding error" report (raised outside the parser context) is not printed to stderr.
+TEST(VocXml, EncodingErrorsAreRefusedNotPrinted) {
+  VocFile f;
+  const std::string bad = std::string("<?xml version=\"1.0\" encoding=\"ISO-2022-JP\"?>\n") +
+                          "<annotation>\x1b$B" + std::string(1, '\0') + " ve</annotation>";
+  ::testing::internal::CaptureStderr();
+  const std::string e = f.error(bad);
+  const std::string printed = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(e.rfind("[voc] " + f.path + ":", 0), 0u) << e;
+  EXPECT_NE(e.find("malformed XML"), std::string::npos) << e;
+  EXPECT_EQ(printed, "");
+}
+
 // 100,000 nested elements: refused by the parser's depth limit, no stack overflow.
 TEST(VocXml, DeepNestingIsRefused) {
   VocFile f;
