@@ -35,8 +35,8 @@ double conv_gflops(const Shape& xs, const Shape& ws, const hlo::ConvOptions& o, 
 
 // The stride-1 3x3 convs of the peer nets (resnet18-cifar b32, resnet50 b16, mnist-cnn b128),
 // forward, input-gradient and weight-gradient form, on oneDNN's direct kernels and on netspec's own
-// Winograd (exec/cpu/winograd.h), ms per call (NCHW operands, so both include the reorders to and
-// from channel blocks). Run with ONEDNN_MAX_CPU_ISA=AVX2 on an AVX-512 machine to see the AVX2
+// Winograd (exec/cpu/conv/winograd.h), ms per call (NCHW operands, so both include the reorders to
+// and from channel blocks). Run with ONEDNN_MAX_CPU_ISA=AVX2 on an AVX-512 machine to see the AVX2
 // pair.
 void winograd_table() {
   struct Conv {

@@ -1,12 +1,12 @@
-// Vector vs scalar f32 exp, log, tanh, logistic (exec/cpu/vmath.h vs exec/scalar_ops.h) on one
-// thread: ns per element over 64 Ki values (L2-resident), best of 20 passes, for every variant
+// Vector vs scalar f32 exp, log, tanh, logistic (exec/cpu/kernels/vmath.h vs exec/scalar_ops.h) on
+// one thread: ns per element over 64 Ki values (L2-resident), best of 20 passes, for every variant
 // this CPU runs. Usage: bench_vmath
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <vector>
 
-#include "exec/cpu/vmath.h"
+#include "exec/cpu/kernels/vmath.h"
 #include "exec/scalar_ops.h"
 
 using namespace netspec;

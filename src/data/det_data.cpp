@@ -15,6 +15,7 @@
 #include "core/thread_pool.h"
 #include "data/dir_list.h"
 #include "data/image.h"
+#include "data/voc_xml.h"
 
 namespace netspec::data {
 namespace {
@@ -24,98 +25,6 @@ namespace fs = std::filesystem;
 // Regular files only: a FIFO among the annotations must not block the reader.
 std::string slurp(const std::string& path, const char* where) {
   return read_regular_file(where, path);
-}
-
-// The position just past the first opening tag `<name>` or `<name attr="...">` at or after
-// `from`, and where that tag starts; npos when there is none.
-std::pair<size_t, size_t> find_open(const std::string& s, const std::string& name, size_t from) {
-  const std::string open = "<" + name;
-  for (size_t a = s.find(open, from); a != std::string::npos; a = s.find(open, a + 1)) {
-    const size_t after = a + open.size();
-    if (after >= s.size()) break;
-    const char c = s[after];
-    if (c != '>' && !std::isspace(static_cast<unsigned char>(c))) continue;  // <nameX>
-    const size_t gt = s.find('>', after);
-    if (gt == std::string::npos) break;
-    if (s[gt - 1] == '/') continue;  // <name/>: empty, no text
-    return {gt + 1, a};
-  }
-  return {std::string::npos, std::string::npos};
-}
-
-// Text of the first <tag>...</tag> (attributes allowed) in s[from, to); empty when absent.
-std::string tag(const std::string& s, const std::string& name, size_t from = 0,
-                size_t to = std::string::npos) {
-  const std::string close = "</" + name + ">";
-  const size_t a = find_open(s, name, from).first;
-  if (a == std::string::npos || a >= to) return {};
-  size_t b = s.find(close, a);
-  if (b == std::string::npos || b > to) return {};
-  std::string v = s.substr(a, b - a);
-  const auto ws = [](unsigned char c) { return std::isspace(c) != 0; };
-  v.erase(v.begin(), std::find_if_not(v.begin(), v.end(), ws));
-  v.erase(std::find_if_not(v.rbegin(), v.rend(), ws).base(), v.end());
-  return v;
-}
-
-// The XML text with its <!-- comments --> blanked out, so a commented-out <object> is not read.
-std::string without_comments(std::string s, const std::string& path) {
-  for (size_t a = s.find("<!--"); a != std::string::npos; a = s.find("<!--", a)) {
-    const size_t b = s.find("-->", a + 4);
-    if (b == std::string::npos) fail("voc", "{}: unterminated <!-- comment", path);
-    std::fill(s.begin() + std::ptrdiff_t(a), s.begin() + std::ptrdiff_t(b + 3), ' ');
-  }
-  return s;
-}
-
-double number(const std::string& v, const std::string& path, const char* field) {
-  try {
-    size_t used = 0;
-    double d = std::stod(v, &used);
-    if (used == v.size()) return d;
-  } catch (const std::exception&) {
-  }
-  fail("voc", "{}: <{}> is not a number (got '{}')", path, field, v);
-}
-
-int class_index(std::vector<std::string>& classes, const std::string& name, bool fixed,
-                const std::string& path) {
-  auto it = std::find(classes.begin(), classes.end(), name);
-  if (it != classes.end()) return static_cast<int>(it - classes.begin());
-  if (fixed) fail("voc", "{}: unknown class '{}' (expected one of {})", path, name, classes.size());
-  classes.push_back(name);
-  return static_cast<int>(classes.size() - 1);
-}
-
-DetRecord parse_voc(const std::string& xml_path, const std::string& image_dir,
-                    std::vector<std::string>& classes, bool fixed) {
-  const std::string s = without_comments(slurp(xml_path, "voc"), xml_path);
-  DetRecord r;
-  const std::string file = tag(s, "filename");
-  if (file.empty()) fail("voc", "{}: no <filename>", xml_path);
-  r.image = (fs::path(image_dir) / file).string();
-  const std::string size = tag(s, "size");
-  if (!size.empty()) {
-    r.width = int64_t(number(tag(size, "width"), xml_path, "width"));
-    r.height = int64_t(number(tag(size, "height"), xml_path, "height"));
-  }
-  for (size_t at = find_open(s, "object", 0).second; at != std::string::npos;
-       at = find_open(s, "object", at + 1).second) {
-    const size_t end = s.find("</object>", at);
-    if (end == std::string::npos) fail("voc", "{}: unterminated <object>", xml_path);
-    const std::string name = tag(s, "name", at, end);
-    if (name.empty()) fail("voc", "{}: <object> without <name>", xml_path);
-    const std::string bb = tag(s, "bndbox", at, end);
-    if (bb.empty()) fail("voc", "{}: <object> '{}' without <bndbox>", xml_path, name);
-    Box b{number(tag(bb, "xmin"), xml_path, "xmin"), number(tag(bb, "ymin"), xml_path, "ymin"),
-          number(tag(bb, "xmax"), xml_path, "xmax"), number(tag(bb, "ymax"), xml_path, "ymax"),
-          class_index(classes, name, fixed, xml_path)};
-    if (!(b.x1 > b.x0 && b.y1 > b.y0))
-      fail("voc", "{}: empty box for '{}' ([{}, {}, {}, {}])", xml_path, name, b.x0, b.y0, b.x1,
-           b.y1);
-    r.boxes.push_back(b);
-  }
-  return r;
 }
 
 // Renumbers Box::cls so the class list is sorted.
@@ -134,7 +43,7 @@ void sort_classes(DetSet& set) {
 
 DetRecord read_voc_xml(const std::string& xml_path, const std::string& image_dir,
                        std::vector<std::string>& classes) {
-  return parse_voc(xml_path, image_dir, classes, false);
+  return parse_voc_annotation(xml_path, image_dir, classes, false);
 }
 
 DetSet read_voc(const std::string& dir, const std::string& split,
@@ -157,7 +66,8 @@ DetSet read_voc(const std::string& dir, const std::string& split,
   const bool fixed = !classes.empty();
   set.classes = std::move(classes);
   const std::string images = (fs::path(dir) / "JPEGImages").string();
-  for (const auto& x : xmls) set.records.push_back(parse_voc(x, images, set.classes, fixed));
+  for (const auto& x : xmls)
+    set.records.push_back(parse_voc_annotation(x, images, set.classes, fixed));
   if (!fixed) sort_classes(set);
   return set;
 }
@@ -173,7 +83,8 @@ DetSet read_pets_det(const std::string& dir) {
   DetSet set;
   set.classes = {"cat", "dog"};
   const std::string images = (fs::path(dir) / "images").string();
-  for (const auto& x : xmls) set.records.push_back(parse_voc(x, images, set.classes, true));
+  for (const auto& x : xmls)
+    set.records.push_back(parse_voc_annotation(x, images, set.classes, true));
   if (set.records.empty()) fail("petsDet", "{}: no annotations", dir);
   return set;
 }

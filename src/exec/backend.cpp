@@ -38,9 +38,7 @@ class HostSession final : public Session {
   }
 
   std::vector<Tensor> step(const std::vector<Tensor>& inputs) override {
-    if (state_.size() != 1)
-      fail("session", "a session of {} replicas steps with step_replicated", state_.size());
-    return std::move(step_replicated({inputs}).at(0));
+    return step_one_replica(state_.size(), inputs);
   }
 
   std::vector<std::vector<Tensor>> step_replicated(
@@ -137,6 +135,12 @@ std::vector<std::vector<Tensor>> Session::step_replicated(
   if (inputs.size() != 1)
     fail("session", "this session runs one replica (got inputs for {})", inputs.size());
   return {step(inputs[0])};
+}
+
+std::vector<Tensor> Session::step_one_replica(size_t replicas, const std::vector<Tensor>& inputs) {
+  if (replicas != 1)
+    fail("session", "a session of {} replicas steps with step_replicated", replicas);
+  return std::move(step_replicated({inputs}).at(0));
 }
 
 BackendRegistrar::BackendRegistrar(const char* name, BackendFactory factory) {

@@ -44,6 +44,11 @@ class Session {
   // Every replica keeps its own copy of the state (xla: on its device); set_state sets them all.
   virtual std::vector<std::vector<Tensor>> step_replicated(
       const std::vector<std::vector<Tensor>>& inputs);
+
+ protected:
+  // step() of a session built on step_replicated: its one replica's step (refused, naming
+  // step_replicated, when the session holds `replicas` != 1).
+  std::vector<Tensor> step_one_replica(size_t replicas, const std::vector<Tensor>& inputs);
 };
 
 class Executable {

@@ -1,6 +1,6 @@
 // erf on f32 as XLA and Eigen compute it: x·P(x²)/Q(x²) with x clamped to [-4, 4] (|error| <
 // 2e-7; erf(±4) = ±1 in f32). Coefficients only: exec/scalar_ops.h (Scalar<kErf>) and the vector
-// kernels (exec/cpu/vmath_impl.h) evaluate them in the same order, Horner steps as fma.
+// kernels (exec/cpu/kernels/vmath_impl.h) evaluate them in the same order, Horner steps as fma.
 #pragma once
 
 namespace netspec::exec {

@@ -1,4 +1,4 @@
-// Emitted train steps on the cpu executor's channel-blocked layouts (src/exec/cpu/layout.cpp):
+// Emitted train steps on the cpu executor's channel-blocked layouts (src/exec/cpu/plan/layout.cpp):
 // a conv-BN-ReLU-pool-conv net with channel counts that are and are not multiples of the block
 // (12, 16, 24, 32) equals the ref executor at nChw16c and at the AVX2 machines' nChw8c, and the
 // zoo's mnist-cnn and resnet18-cifar train steps pass check mode (every step against its ref);

@@ -1,13 +1,13 @@
-// The cpu executor's convolution algorithm choice (exec/cpu/conv_algorithm.h): which shapes take
-// oneDNN's Winograd F(4x4, 3x3) kernel, and how far its forward, input-gradient and
+// The cpu executor's convolution algorithm choice (exec/cpu/conv/conv_algorithm.h): which shapes
+// take oneDNN's Winograd F(4x4, 3x3) kernel, and how far its forward, input-gradient and
 // weight-gradient results lie from an f64 reference, beside the direct kernels' (same inputs).
 #include <cmath>
 #include <cstdlib>
 
-#include "exec/cpu/conv_algorithm.h"
+#include "exec/cpu/conv/conv_algorithm.h"
 #include "exec/cpu/cpu_backend.h"
 #include "exec/cpu/kernels.h"
-#include "exec/cpu/winograd.h"
+#include "exec/cpu/conv/winograd.h"
 #include "tests/exec/test_util.h"
 
 namespace netspec::testing {
@@ -141,9 +141,9 @@ TEST(CpuConvAlgorithm, WinogradErrorNextToDirect) {
   }
 }
 
-// netspec's own Winograd kernels (exec/cpu/winograd.h; NETSPEC_CPU_WINOGRAD=own takes them on any
-// AVX2 CPU): y and dx of conv_and_grads within Winograd's rounding of the f64 truth, next to the
-// direct kernels' error on the same inputs, on shapes with partial edge tiles, few channels,
+// netspec's own Winograd kernels (exec/cpu/conv/winograd.h; NETSPEC_CPU_WINOGRAD=own takes them on
+// any AVX2 CPU): y and dx of conv_and_grads within Winograd's rounding of the f64 truth, next to
+// the direct kernels' error on the same inputs, on shapes with partial edge tiles, few channels,
 // both schedules (per chunk: 64 channels and many tiles; one pass: 4.5 MiB of transformed
 // weights), with x and y channel-blocked as the planner stores them and row-major.
 TEST(CpuConvAlgorithm, OwnWinogradMatchesF64) {

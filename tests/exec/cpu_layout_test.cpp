@@ -1,5 +1,5 @@
-// Layout propagation in the cpu planner (src/exec/cpu/layout.cpp): the block size comes from the
-// CPU found (NETSPEC_CPU_LAYOUT=plain|8|16 forces it, so the AVX2 machines' nChw8c path runs
+// Layout propagation in the cpu planner (src/exec/cpu/plan/layout.cpp): the block size comes from
+// the CPU found (NETSPEC_CPU_LAYOUT=plain|8|16 forces it, so the AVX2 machines' nChw8c path runs
 // here too); a conv -> BN-like affine -> ReLU -> max-pool -> conv chain keeps the blocked layout
 // (no reorder between the ops), the dy of a conv is reordered once for both gradient convs, odd
 // channel counts stay row-major, and every case equals the ref executor, also in check mode.

@@ -1,4 +1,4 @@
-// while / if / case / call bodies on the cpu executor's fast kernels (exec/cpu/regions.cpp):
+// while / if / case / call bodies on the cpu executor's fast kernels (exec/cpu/plan/regions.cpp):
 // every case runs on ref and on cpu (with NETSPEC_CPU_CHECK=1, which also compares each region
 // step with the ref kernel), the results must be equal, and the plan must have no ref step.
 // Covered: nested loops reading values two scopes out, several carried values with tuples in the

@@ -1,4 +1,4 @@
-// exec/cpu/vmath.h: each vector variant this CPU can run (AVX-512, AVX2) against the scalar
+// exec/cpu/kernels/vmath.h: each vector variant this CPU can run (AVX-512, AVX2) against the scalar
 // functions of exec/scalar_ops.h (what the ref interpreter computes) on a sweep over the whole
 // float range (every 241st bit pattern) plus edge cases: ±0, denormals, ±inf, NaN, FLT_MAX, the
 // overflow / underflow thresholds of exp and the branch points of tanh. At most 2 ulp apart, the
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "exec/cpu/vmath.h"
+#include "exec/cpu/kernels/vmath.h"
 #include "exec/scalar_ops.h"
 
 namespace netspec::exec::cpu {

@@ -1,7 +1,7 @@
-// netspec's own Winograd F(4x4, 3x3) kernels (exec/cpu/winograd.h) on raw nChw8c arrays against
-// an f64 direct loop: both schedules (per chunk, in passes; several passes), partial edge tiles,
-// asymmetric padding, and weights read through strides (OIHW, flipped, feature roles swapped as
-// the input-gradient conv reads them). The end-to-end forms are in cpu_conv_algorithm_test.cpp.
+// netspec's own Winograd F(4x4, 3x3) kernels (exec/cpu/conv/winograd.h) on raw nChw8c arrays
+// against an f64 direct loop: both schedules (per chunk, in passes; several passes), partial edge
+// tiles, asymmetric padding, and weights read through strides (OIHW, flipped, feature roles swapped
+// as the input-gradient conv reads them). The end-to-end forms are in cpu_conv_algorithm_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "exec/cpu/winograd.h"
+#include "exec/cpu/conv/winograd.h"
 
 namespace netspec::testing {
 namespace {

@@ -2,14 +2,14 @@
 // handles itself), and the cpu executor's elementwise and fused kernels, which inline the same
 // exec/scalar_ops.h math as the ref kernels, agree with them bit for bit on edge values (NaN,
 // -0, infinities, INT_MIN, division by zero, over-wide shifts). f32 exp, log, tanh and logistic
-// run on vector kernels (exec/cpu/vmath.h) where the CPU has them: within 2 ulp there.
+// run on vector kernels (exec/cpu/kernels/vmath.h) where the CPU has them: within 2 ulp there.
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 
 #include "exec/cpu/cpu_backend.h"
-#include "exec/cpu/vmath.h"
+#include "exec/cpu/kernels/vmath.h"
 #include "exec/ref/interpreter.h"
 #include "exec/scalar_ops.h"
 #include "tests/exec/test_util.h"

@@ -190,7 +190,8 @@ TEST(FuzzIo, CocoAnnotations) {
   });
 }
 
-// VOC annotation XML: the tag scanner, comments, attributes and the number fields.
+// VOC annotation XML through libxml2: comments, attributes, CDATA, a DTD with entities (never
+// expanded) and the number fields.
 TEST(FuzzIo, VocAnnotations) {
   const fs::path p = scratch("a.xml");
   const std::string seed = R"(<annotation><filename>a.png</filename><size><width>40</width>
@@ -198,7 +199,13 @@ TEST(FuzzIo, VocAnnotations) {
 <xmin>2</xmin><ymin>3</ymin><xmax>12</xmax><ymax>13</ymax></bndbox></object>
 <object><name>dog</name><bndbox><xmin>20</xmin><ymin>1</ymin><xmax>30</xmax><ymax>9</ymax>
 </bndbox></object></annotation>)";
-  fuzz::run({seed}, [&](const std::string& b) {
+  const std::string with_dtd = R"(<?xml version="1.0"?>
+<!DOCTYPE annotation [<!ENTITY a "x&b;"><!ENTITY b "yy"><!ENTITY c SYSTEM "file:///etc/hostname">]>
+<v:annotation xmlns:v="urn:v"><v:filename><![CDATA[a.png]]></v:filename><note>&a;&c;</note>
+<object><name>d&amp;g</name><bndbox><xmin>1&#48;</xmin><ymin>1</ymin><xmax>30</xmax><ymax>9</ymax>
+</bndbox></object>
+</v:annotation>)";
+  fuzz::run({seed, with_dtd}, [&](const std::string& b) {
     put(p, b);
     std::vector<std::string> classes;
     data::read_voc_xml(p.string(), p.parent_path().string(), classes);

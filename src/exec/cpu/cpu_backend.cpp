@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "exec/backend.h"
-#include "exec/cpu/plan.h"
+#include "exec/cpu/plan/plan.h"
 
 namespace netspec::exec::cpu {
 namespace {

@@ -275,9 +275,7 @@ class PjrtSession final : public Session {
   }
 
   std::vector<Tensor> step(const std::vector<Tensor>& inputs) override {
-    if (state_.size() != 1)
-      fail("session", "a session of {} replicas steps with step_replicated", state_.size());
-    return std::move(step_replicated({inputs}).at(0));
+    return step_one_replica(state_.size(), inputs);
   }
 
   std::vector<std::vector<Tensor>> step_replicated(

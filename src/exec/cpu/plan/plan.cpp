@@ -1,6 +1,6 @@
 // The cpu executor's planner (see cpu_backend.h): value ids, one step per op (fast kernel, view,
 // fused group or ref fallback), liveness, and arena buffers with in-place reuse.
-#include "exec/cpu/plan.h"
+#include "exec/cpu/plan/plan.h"
 
 #include <fmt/format.h>
 

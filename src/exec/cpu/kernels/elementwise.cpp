@@ -9,7 +9,7 @@
 #include "core/bf16.h"
 #include "core/thread_pool.h"
 #include "exec/cpu/kernels.h"
-#include "exec/cpu/vmath.h"
+#include "exec/cpu/kernels/vmath.h"
 #include "exec/scalar_ops.h"
 #include "hlo/op_family.h"
 

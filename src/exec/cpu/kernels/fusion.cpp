@@ -21,7 +21,7 @@
 
 #include "core/thread_pool.h"
 #include "exec/cpu/kernels.h"
-#include "exec/cpu/vmath.h"
+#include "exec/cpu/kernels/vmath.h"
 #include "exec/scalar_ops.h"
 
 namespace netspec::exec::cpu {

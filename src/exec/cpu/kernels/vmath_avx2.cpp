@@ -1,11 +1,11 @@
 // vmath.h's kernels compiled for AVX2 + FMA without AVX-512 (this file's flags: CMakeLists.txt),
 // the variant for CPUs without AVX-512 (AMD EPYC of kind B).
-#include "exec/cpu/vmath.h"
+#include "exec/cpu/kernels/vmath.h"
 #include "exec/erf_f32.h"
 
 namespace netspec::exec::cpu {
 namespace {
-#include "exec/cpu/vmath_impl.h"
+#include "exec/cpu/kernels/vmath_impl.h"
 }  // namespace
 
 VecMath vec_math_avx2() {

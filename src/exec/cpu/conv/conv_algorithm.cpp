@@ -1,10 +1,10 @@
-#include "exec/cpu/conv_algorithm.h"
+#include "exec/cpu/conv/conv_algorithm.h"
 
 #include <cstdlib>
 #include <string_view>
 
+#include "exec/cpu/conv/winograd.h"
 #include "exec/cpu/dnnl_util.h"
-#include "exec/cpu/winograd.h"
 
 namespace netspec::exec::cpu {
 

@@ -6,7 +6,7 @@
 //   all tiles of a pass, split over the workers (tiles for the transforms, (plane, 16 outputs)
 //   for the products), so U is read once per pass; a pass holds as many tiles as 32 MiB of V
 //   and M allow (all of them on resnet's shapes).
-#include "exec/cpu/winograd.h"
+#include "exec/cpu/conv/winograd.h"
 
 #include <algorithm>
 #include <atomic>

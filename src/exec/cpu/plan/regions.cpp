@@ -5,7 +5,7 @@
 // unchanged are not copied), so an iteration allocates nothing.
 #include <cstring>
 
-#include "exec/cpu/plan.h"
+#include "exec/cpu/plan/plan.h"
 #include "exec/limits.h"
 
 namespace netspec::exec::cpu {

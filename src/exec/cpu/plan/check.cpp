@@ -7,7 +7,7 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "exec/cpu/plan.h"
+#include "exec/cpu/plan/plan.h"
 #include "hlo/text/printer.h"
 
 namespace netspec::exec::cpu {

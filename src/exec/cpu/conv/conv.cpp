@@ -15,11 +15,11 @@
 #include <string>
 #include <string_view>
 
-#include "exec/cpu/conv_algorithm.h"
-#include "exec/cpu/conv_sides.h"
+#include "exec/cpu/conv/conv_algorithm.h"
+#include "exec/cpu/conv/conv_sides.h"
+#include "exec/cpu/conv/winograd.h"
 #include "exec/cpu/dnnl_util.h"
 #include "exec/cpu/kernels.h"
-#include "exec/cpu/winograd.h"
 #include "hlo/op_family.h"
 
 namespace netspec::exec::cpu {
@@ -185,21 +185,11 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
   Compiled c;
   c.scratch_bytes = off + pad_bytes;
   c.winograd = is_winograd(pd.impl_info_str());
-  auto prim = std::make_shared<dnnl::convolution_backward_weights>(pd);
-  auto pad_md = pd.scratchpad_desc();
+  const ConvPrimitive conv(std::make_shared<dnnl::convolution_backward_weights>(pd), xs_,
+                           DNNL_ARG_SRC, dys_, DNNL_ARG_DIFF_DST, ws_, DNNL_ARG_DIFF_WEIGHTS,
+                           pd.scratchpad_desc(), pad_off);
   c.run = [=](const RunArgs& a) {
-    auto& e = dnnl_engine();
-    const void* xp = xs_.in(a.in[0]->raw(), a.scratch);
-    const void* dyp = dys_.in(a.in[1]->raw(), a.scratch);
-    void* wi = ws_.out(a.out[0]->raw(), a.scratch);
-    std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_SRC, dnnl::memory(xs_.prim, e, const_cast<void*>(xp))},
-        {DNNL_ARG_DIFF_DST, dnnl::memory(dys_.prim, e, const_cast<void*>(dyp))},
-        {DNNL_ARG_DIFF_WEIGHTS, dnnl::memory(ws_.prim, e, wi)}};
-    if (pad_bytes) args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(pad_md, e, a.scratch + pad_off)});
-    prim->execute(dnnl_stream(), args);
-    ws_.finish(a.out[0]->raw(), a.scratch);
-    dnnl_stream().wait();
+    conv.run(a.in[0]->raw(), a.in[1]->raw(), a.out[0]->raw(), a.scratch);
   };
   return c;
 }
@@ -458,31 +448,22 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
   size_t pad_off = off, pad_bytes = pd.scratchpad_desc().get_size();
   c.scratch_bytes = off + pad_bytes;
   c.winograd = is_winograd(pd.impl_info_str());
-  auto prim = std::make_shared<dnnl::convolution_forward>(pd);
-  auto pad_md = pd.scratchpad_desc();
+  const ConvPrimitive conv(std::make_shared<dnnl::convolution_forward>(pd), xs_, DNNL_ARG_SRC, ws_,
+                           DNNL_ARG_WEIGHTS, ys_, DNNL_ARG_DST, pd.scratchpad_desc(), pad_off);
   c.run = [=](const RunArgs& a) {
-    auto& e = dnnl_engine();
-    const void* xp = xs_.in(a.in[0]->raw(), a.scratch);
     const void* w_src = a.in[1]->raw();
     if (rhs_flipped) {
       strided_copy(a.scratch, static_cast<const uint8_t*>(a.in[1]->raw()) + unflip_base * es,
                    unflip_dims, unflip_st, es);
       w_src = a.scratch;
     }
-    const void* wp = ws_.in(w_src, a.scratch);
-    void* yi = ys_.out(a.out[0]->raw(), a.scratch);
-    std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_SRC, dnnl::memory(xs_.prim, e, const_cast<void*>(xp))},
-        {DNNL_ARG_WEIGHTS, dnnl::memory(ws_.prim, e, const_cast<void*>(wp))},
-        {DNNL_ARG_DST, dnnl::memory(ys_.prim, e, yi)}};
-    if (pad_bytes) args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(pad_md, e, a.scratch + pad_off)});
+    std::unordered_map<int, dnnl::memory> post_args;
     if (post.affine)
       for (int k = 0; k < 2; ++k)
-        args.insert({DNNL_ARG_ATTR_MULTIPLE_POST_OP(k) | DNNL_ARG_SRC_1,
-                     dnnl::memory(chan_md, e, const_cast<void*>(a.in[2 + k]->raw()))});
-    prim->execute(dnnl_stream(), args);
-    ys_.finish(a.out[0]->raw(), a.scratch);
-    dnnl_stream().wait();
+        post_args.insert(
+            {DNNL_ARG_ATTR_MULTIPLE_POST_OP(k) | DNNL_ARG_SRC_1,
+             dnnl::memory(chan_md, dnnl_engine(), const_cast<void*>(a.in[2 + k]->raw()))});
+    conv.run(a.in[0]->raw(), w_src, a.out[0]->raw(), a.scratch, std::move(post_args));
   };
   return c;
 }
@@ -580,24 +561,15 @@ std::optional<Compiled> compile_conv_transposed(const ConvGeom& g, const ConvLay
   size_t pad_off = off, pad_bytes = pd.scratchpad_desc().get_size();
   c.scratch_bytes = off + pad_bytes;
   c.winograd = is_winograd(pd.impl_info_str());
-  auto prim = std::make_shared<dnnl::convolution_backward_data>(pd);
-  auto pad_md = pd.scratchpad_desc();
+  const ConvPrimitive conv(std::make_shared<dnnl::convolution_backward_data>(pd), xs_,
+                           DNNL_ARG_DIFF_DST, ws_, DNNL_ARG_WEIGHTS, ys_, DNNL_ARG_DIFF_SRC,
+                           pd.scratchpad_desc(), pad_off);
   c.run = [=](const RunArgs& a) {
-    auto& e = dnnl_engine();
     const uint8_t* w0 = static_cast<const uint8_t*>(a.in[1]->raw()) + flip_base * es;
     if (crop) std::memset(a.out[0]->raw(), 0, a.out[0]->nbytes());
     strided_copy(a.scratch, w0, flip_dims, flip_st, es);
-    const void* xp = xs_.in(a.in[0]->raw(), a.scratch);
-    const void* wp = ws_.in(a.scratch, a.scratch);  // the flipped weights
-    void* yi = ys_.out(a.out[0]->raw(), a.scratch);
-    std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_DIFF_DST, dnnl::memory(xs_.prim, e, const_cast<void*>(xp))},
-        {DNNL_ARG_WEIGHTS, dnnl::memory(ws_.prim, e, const_cast<void*>(wp))},
-        {DNNL_ARG_DIFF_SRC, dnnl::memory(ys_.prim, e, yi)}};
-    if (pad_bytes) args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(pad_md, e, a.scratch + pad_off)});
-    prim->execute(dnnl_stream(), args);
-    ys_.finish(a.out[0]->raw(), a.scratch);
-    dnnl_stream().wait();
+    // The flipped weights sit at the start of the scratch.
+    conv.run(a.in[0]->raw(), a.scratch, a.out[0]->raw(), a.scratch);
   };
   return c;
 }

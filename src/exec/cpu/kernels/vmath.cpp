@@ -2,7 +2,7 @@
 // else none (callers keep their scalar loops). NETSPEC_SCALAR_MATH=1 forces none. The choice
 // also follows oneDNN's effective ISA, so ONEDNN_MAX_CPU_ISA=AVX2 caps netspec's own kernels
 // with oneDNN's (one knob for "run as on an AVX2 CPU", as the layout choice does).
-#include "exec/cpu/vmath.h"
+#include "exec/cpu/kernels/vmath.h"
 
 #include <cstdlib>
 #include <string_view>

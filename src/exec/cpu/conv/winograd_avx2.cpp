@@ -1,7 +1,7 @@
 // winograd.h's kernels in AVX2 + FMA (this file's flags: CMakeLists.txt). One vector holds the
 // 8 channels of an nChw8c block, so every transform works on 8 channels at once. Only plain
 // pointers cross this file's boundary (no inline library code compiled for AVX2 here).
-#include "exec/cpu/winograd.h"
+#include "exec/cpu/conv/winograd.h"
 
 #if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
 #include <immintrin.h>

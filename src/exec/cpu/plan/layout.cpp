@@ -14,7 +14,7 @@
 
 #include "core/thread_pool.h"
 #include "exec/cpu/dnnl_util.h"
-#include "exec/cpu/plan.h"
+#include "exec/cpu/plan/plan.h"
 #include "exec/scalar_ops.h"
 
 namespace netspec::exec::cpu {

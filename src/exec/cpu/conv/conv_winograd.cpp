@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "core/thread_pool.h"
-#include "exec/cpu/conv_sides.h"
+#include "exec/cpu/conv/conv_sides.h"
 
 namespace netspec::exec::cpu {
 namespace {

@@ -8,7 +8,7 @@
 #include <map>
 #include <mutex>
 
-#include "exec/cpu/plan.h"
+#include "exec/cpu/plan/plan.h"
 
 namespace netspec::exec::cpu {
 namespace {

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "exec/cpu/plan.h"
+#include "exec/cpu/plan/plan.h"
 
 namespace netspec::exec::cpu {
 namespace {

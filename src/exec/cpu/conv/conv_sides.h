@@ -6,10 +6,12 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <unordered_map>
+#include <utility>
 
+#include "exec/cpu/conv/winograd.h"
 #include "exec/cpu/dnnl_util.h"
 #include "exec/cpu/kernels.h"
-#include "exec/cpu/winograd.h"
 
 namespace netspec::exec::cpu {
 
@@ -76,6 +78,46 @@ inline size_t place_sides(std::initializer_list<Side*> sides, size_t off) {
   }
   return off;
 }
+
+// A oneDNN convolution primitive (forward, backward data or backward weights) with its two
+// input sides and its output side, each under its primitive argument id. `run` reorders the
+// inputs into the kernel's layouts where they differ, executes with the plan's scratchpad slice
+// at pad_off (when the primitive needs one) and reorders the output back into the user buffer;
+// `extra` adds arguments (the post-ops' operands).
+struct ConvPrimitive {
+  std::shared_ptr<dnnl::primitive> prim;
+  Side in0, in1, out;
+  int arg_in0, arg_in1, arg_out;
+  dnnl::memory::desc pad_md;
+  size_t pad_off = 0;
+
+  ConvPrimitive(std::shared_ptr<dnnl::primitive> p, const Side& s0, int arg0, const Side& s1,
+                int arg1, const Side& o, int arg_o, const dnnl::memory::desc& pad, size_t pad_at)
+      : prim(std::move(p)),
+        in0(s0),
+        in1(s1),
+        out(o),
+        arg_in0(arg0),
+        arg_in1(arg1),
+        arg_out(arg_o),
+        pad_md(pad),
+        pad_off(pad_at) {}
+
+  void run(const void* src0, const void* src1, void* dst, uint8_t* scratch,
+           std::unordered_map<int, dnnl::memory> extra = {}) const {
+    auto& e = dnnl_engine();
+    const void* p0 = in0.in(src0, scratch);
+    const void* p1 = in1.in(src1, scratch);
+    extra.insert({arg_in0, dnnl::memory(in0.prim, e, const_cast<void*>(p0))});
+    extra.insert({arg_in1, dnnl::memory(in1.prim, e, const_cast<void*>(p1))});
+    extra.insert({arg_out, dnnl::memory(out.prim, e, out.out(dst, scratch))});
+    if (pad_md.get_size() != 0)
+      extra.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(pad_md, e, scratch + pad_off)});
+    prim->execute(dnnl_stream(), extra);
+    out.finish(dst, scratch);
+    dnnl_stream().wait();
+  }
+};
 
 // netspec's own Winograd convolutions (winograd.h) on operands stored as x_user / y_user / dy_user
 // (reordered to nChw8c in scratch unless stored so) — conv_winograd.cpp.
