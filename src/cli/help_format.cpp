@@ -32,7 +32,10 @@ const std::map<std::string, std::string>& flag_types() {
       {"loss", "NAME"},          {"split", "NAME"},         {"task", "NAME"},
       {"format", "NAME"},        {"probe", "NAME"},         {"entry", "NAME"},
       {"set", "FIELD=VALUE"},    {"freeze", "PREFIX"},      {"wrt", "INDEX"},
-      {"master-addr", "HOST"}};
+      {"master-addr", "HOST"},   {"monitor", "METRIC"},     {"mode", "NAME"},
+      {"save-top-k", "INT"},     {"early-stop", "INT"},     {"min-delta", "FLOAT"},
+      {"data-memory", "MB"},     {"data-threads", "INT"},   {"iface", "NAME"},
+      {"token-file", "PATH"}};
   return t;
 }
 

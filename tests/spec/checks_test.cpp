@@ -224,9 +224,10 @@ TEST(SpecFile, UnknownKindMissingFieldBadEnumBadTypeSyntax) {
             "randAugmentN, randAugmentM, randAugmentGeometric, randAugmentMstd, "
             "randAugmentIncreasing, autoAugment, repeatedAug, trainRes, testCropRatio, dropPath, "
             "dropout, useEMA, emaDecay, useSWA, swaStartEpoch, swaLr, useSWAG, swagK, swagSamples, "
-            "useTTA, ttaSamples, runningBN, syncBN, bnMomentum, init, bf16, bf16Conv, "
-            "evalEveryNEpochs, "
-            "checkpointEveryNEpochs, bootstrapBackbone, bootstrapRanges, freeze, headPriorBias, "
+            "useTTA, ttaSamples, runningBN, syncBN, bnMomentum, compensateBNMomentum, init, "
+            "bf16, bf16Conv, evalEveryNEpochs, checkpointEveryNEpochs, monitor, monitorMode, "
+            "saveTopK, keepSnapshots, earlyStopPatience, earlyStopMinDelta, plateauFactor, "
+            "plateauPatience, plateauCooldown, plateauMinLr, plateauThreshold, bootstrapBackbone, bootstrapRanges, freeze, headPriorBias, "
             "detPriorPi, useDiouBox, anchors, fpnScales, fpnAffineScale, fpnAffineTranslate, "
             "fpnAffineProb, fpnAffineWhThrPx, fpnAffineAreaThr, yoloClsWeights, "
             "yoloClsFocalGamma, yoloObjFocalGamma, ddpm, ddpmSteps, betaStart, betaEnd)");
