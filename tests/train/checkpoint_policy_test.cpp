@@ -36,17 +36,7 @@ const Splits& synthetic() {
 }
 
 // 96 samples, batch 32: 3 updates per epoch.
-SpecFile small(int epochs) {
-  SpecFile s = parse_spec(test_util::kSmallMlp);
-  TrainConfig c;
-  c.dataset = DatasetKind::fashionMnist;
-  c.epochs = epochs;
-  c.batchSize = 32;
-  c.learningRate = 1e-3;
-  c.seed = 5;
-  s.train = c;
-  return s;
-}
+SpecFile small(int epochs) { return test_util::small_mlp_spec(epochs, 5); }
 
 std::vector<nlohmann::json> jsonl(const std::string& path) {
   std::ifstream f(path);

@@ -30,15 +30,15 @@ inline const char* kSmallMlp = R"({"name": "small", "inputChannels": 1, "inputHe
   "inputWidth": 28, "layers": [{"kind": "flatten"},
   {"kind": "dense", "in": 784, "out": 32, "act": "relu"}, {"kind": "dense", "in": 32, "out": 10}]})";
 
-// kSmallMlp on Fashion-MNIST-shaped data: `epochs` epochs of batch 32, lr 1e-3, seed 7.
-inline SpecFile small_mlp_spec(int epochs) {
+// kSmallMlp on Fashion-MNIST-shaped data: `epochs` epochs of batch 32, lr 1e-3, `seed`.
+inline SpecFile small_mlp_spec(int epochs, int seed = 7) {
   SpecFile s = parse_spec(kSmallMlp);
   TrainConfig c;
   c.dataset = DatasetKind::fashionMnist;
   c.epochs = epochs;
   c.batchSize = 32;
   c.learningRate = 1e-3;
-  c.seed = 7;
+  c.seed = seed;
   s.train = c;
   return s;
 }
