@@ -88,27 +88,33 @@ void add_pack_command(CLI::App* cmd) {
   });
 }
 
-// `data bench --dataset folder|imagenet --data DIR --input CxHxW [--augment train|eval]
+// `data bench --dataset folder|imagenet|packed --data DIR --input CxHxW [--augment train|rrc|eval]
 // [--threads N] [--batch B] [--batches K]`: images/s of the streamed pipeline alone.
 void add_bench_command(CLI::App* cmd) {
   struct BenchArgs {
     std::string dataset = "folder", data, input = "3x224x224", augment = "train";
     int threads = 0;
     int64_t batch = 64, batches = 0;
+    bool no_dct = false;
   };
   auto a = std::make_shared<BenchArgs>();
   CLI::App* bench =
       cmd->add_subcommand("bench", "Measure the streamed image pipeline's images/s (no step)");
-  bench->add_option("--dataset", a->dataset, "folder | imagenet")->capture_default_str();
+  bench->add_option("--dataset", a->dataset, "folder | imagenet | packed")->capture_default_str();
   bench->add_option("--data", a->data, "image-folder tree or a pack")->required();
   bench->add_option("--input", a->input, "CxHxW")->capture_default_str();
-  bench->add_option("--augment", a->augment, "train | eval")->capture_default_str();
+  bench->add_option("--augment", a->augment,
+                    "train (padded crop + flip) | rrc (RandomResizedCrop + flip) | eval")
+      ->capture_default_str();
+  bench->add_flag("--no-dct-scale", a->no_dct, "decode JPEGs at full resolution");
   bench->add_option("--threads", a->threads, "decode threads (0: the cores less one)")
       ->capture_default_str();
   bench->add_option("--batch", a->batch, "batch size")->capture_default_str();
   bench->add_option("--batches", a->batches, "batches to time (0: one epoch)")
       ->capture_default_str();
-  bench->callback([a] { fmt::print("{}\n", data::bench_pipeline(a->dataset, a->data, a->input,
+  bench->callback([a] {
+    if (a->no_dct) data::pipeline_options().dct_scale = false;
+    fmt::print("{}\n", data::bench_pipeline(a->dataset, a->data, a->input,
                                                                 a->augment, a->threads, a->batch,
                                                                 a->batches)); });
 }

@@ -61,6 +61,9 @@ void add_pipeline_options(CLI::App* cmd, std::string& memory_mb, std::string& th
                   "(default: a quarter of RAM; 0: always stream)");
   cmd->add_option("--data-threads", threads,
                   "decode threads of a streamed image folder (default: the cores less one)");
+  cmd->add_flag("--no-dct-scale",
+                "decode streamed JPEGs at full resolution (else at 1/2, 1/4, 1/8 where the view "
+                "keeps its resolution; streamed batches then equal in-RAM ones bit for bit)");
 }
 
 void set_pipeline_flags(CLI::App* cmd, const std::string& memory_mb, const std::string& threads,
@@ -71,6 +74,7 @@ void set_pipeline_flags(CLI::App* cmd, const std::string& memory_mb, const std::
     p.memory_mb = static_cast<int64_t>(number_flag(where, "--data-memory", memory_mb, 0, 1e12));
   if (cmd->count("--data-threads"))
     p.threads = static_cast<int>(number_flag(where, "--data-threads", threads, 1, 1024));
+  if (cmd->count("--no-dct-scale")) p.dct_scale = false;
 }
 
 void apply_train_run_args(CLI::App* cmd, const TrainRunArgs& a, train::RunRecord& rec) {

@@ -39,6 +39,9 @@ struct LoadOptions {
   uint64_t seed = 0;             // text: the epoch-0 training windows
   double test_crop_ratio = 1.0;  // image folders: the evaluation split's centre-crop ratio
   int64_t channels = 3;          // folder: the net's input channels (1: grayscale)
+  // Image folders and packs: the training split serves whole images (TrainConfig::
+  // randomResizedCrop), decoded in RAM when they fit the memory budget, else streamed.
+  bool whole_train = false;
 };
 
 // imagenet reads ImageNet's layout through the folder reader (train/<wnid>/*.JPEG, val/ as class

@@ -9,7 +9,7 @@ namespace {
 Splits load_folder(const LoadOptions& o) {
   // The limit applies while listing (an evenly strided subset).
   return load_image_folder_dataset(o.dir, o.channels, o.height, o.width, o.limit,
-                                   o.test_crop_ratio);
+                                   o.test_crop_ratio, o.whole_train);
 }
 
 }  // namespace

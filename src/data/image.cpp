@@ -2,9 +2,6 @@
 #include "data/image.h"
 
 #include <png.h>
-#include <setjmp.h>
-// jpeglib.h needs size_t and FILE declared first.
-#include <jpeglib.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -19,6 +16,9 @@
 #include "core/file_check.h"
 #include "core/thread_pool.h"
 #include "data/dir_list.h"
+#include "data/jpeg_err.h"
+#include "data/resample.h"
+#include "data/view.h"
 
 namespace netspec::data {
 namespace {
@@ -66,24 +66,6 @@ Tensor decode_png(const std::string& bytes, const std::string& path) {
   return to_chw(px.data(), im.height, im.width, 4);
 }
 
-// libjpeg reports errors through error_exit, which must not return: we longjmp back to
-// decode_jpeg_raw. Warnings (a truncated stream, corrupt data) are treated as errors too.
-struct JpegErr {
-  jpeg_error_mgr pub;
-  jmp_buf jump;
-  char msg[JMSG_LENGTH_MAX];
-};
-
-void jpeg_error_exit(j_common_ptr c) {
-  auto* e = reinterpret_cast<JpegErr*>(c->err);
-  (*c->err->format_message)(c, e->msg);
-  longjmp(e->jump, 1);
-}
-
-void jpeg_emit(j_common_ptr c, int level) {
-  if (level < 0) jpeg_error_exit(c);  // -1: a warning (e.g. premature end of data)
-}
-
 // Only C objects live in this frame across setjmp, so the longjmp skips no destructor. Returns
 // an empty string on success, else libjpeg's message.
 // A header over `max_pixels` returns "" with px empty and h, w set, before any allocation.
@@ -91,10 +73,7 @@ std::string decode_jpeg_raw(const std::string& bytes, std::vector<uint8_t>& px, 
                             int64_t& w, int& channels, bool& inverted, int64_t max_pixels) {
   jpeg_decompress_struct cinfo;
   JpegErr err;
-  cinfo.err = jpeg_std_error(&err.pub);
-  err.pub.error_exit = jpeg_error_exit;
-  err.pub.emit_message = jpeg_emit;
-  err.msg[0] = 0;
+  use_jpeg_err(cinfo, err);
   if (setjmp(err.jump)) {
     jpeg_destroy_decompress(&cinfo);
     return err.msg[0] ? err.msg : "unknown libjpeg error";
@@ -127,10 +106,21 @@ std::string decode_jpeg_raw(const std::string& bytes, std::vector<uint8_t>& px, 
   return "";
 }
 
+}  // namespace
+
+void jpeg_error_exit(j_common_ptr c) {
+  auto* e = reinterpret_cast<JpegErr*>(c->err);
+  (*c->err->format_message)(c, e->msg);
+  longjmp(e->jump, 1);
+}
+
+void jpeg_emit(j_common_ptr c, int level) {
+  if (level < 0) jpeg_error_exit(c);  // -1: a warning (e.g. premature end of data)
+}
+
 // CMYK -> RGB as PIL: R = (255 - C)(255 - K) / 255; Adobe files store inverted CMYK, where
 // that is C·K / 255.
-void cmyk_to_rgb(std::vector<uint8_t>& px, bool inverted) {
-  const size_t n = px.size() / 4;
+void cmyk_to_rgb_inplace(unsigned char* px, size_t n, bool inverted) {
   for (size_t i = 0; i < n; ++i) {
     const int k = inverted ? px[i * 4 + 3] : 255 - px[i * 4 + 3];
     for (int c = 0; c < 3; ++c) {
@@ -138,47 +128,7 @@ void cmyk_to_rgb(std::vector<uint8_t>& px, bool inverted) {
       px[i * 3 + c] = static_cast<uint8_t>((v * k + 127) / 255);
     }
   }
-  px.resize(n * 3);
 }
-
-// PIL's resampling coefficients for one axis (ImagingResample's precompute_coeffs with the
-// bilinear triangle filter): output i of the resized axis (length rn) sits at input coordinate
-// (i + off + 0.5)·in/rn; shrinking widens the triangle by the scale (antialiasing).
-struct Taps {
-  std::vector<int64_t> first, count;
-  std::vector<float> w;  // count[i] weights for output i, at stride kmax
-  int64_t kmax = 0;
-};
-
-Taps taps(int64_t in, int64_t rn, int64_t off, int64_t out) {
-  const double scale = static_cast<double>(in) / static_cast<double>(rn);
-  const double fscale = std::max(scale, 1.0), support = fscale;
-  Taps t;
-  t.kmax = static_cast<int64_t>(std::ceil(support)) * 2 + 1;
-  t.first.resize(out);
-  t.count.resize(out);
-  t.w.assign(static_cast<size_t>(out * t.kmax), 0.f);
-  for (int64_t i = 0; i < out; ++i) {
-    const double center = (static_cast<double>(i + off) + 0.5) * scale;
-    int64_t lo = std::max<int64_t>(static_cast<int64_t>(center - support + 0.5), 0);
-    int64_t hi = std::min<int64_t>(static_cast<int64_t>(center + support + 0.5), in);
-    hi = std::min(hi, lo + t.kmax);
-    double sum = 0;
-    std::vector<double> ws;
-    for (int64_t j = lo; j < hi; ++j) {
-      const double x = std::abs((static_cast<double>(j) - center + 0.5) / fscale);
-      ws.push_back(x < 1.0 ? 1.0 - x : 0.0);
-      sum += ws.back();
-    }
-    t.first[i] = lo;
-    t.count[i] = hi - lo;
-    for (size_t k = 0; k < ws.size(); ++k)
-      t.w[i * t.kmax + k] = static_cast<float>(sum > 0 ? ws[k] / sum : 0.0);
-  }
-  return t;
-}
-
-}  // namespace
 
 bool has_image_ext(const std::string& path) {
   std::string e = fs::path(path).extension().string();
@@ -211,10 +161,41 @@ Tensor decode_image_bytes(const std::string& b, const std::string& path) {
     std::string err = decode_jpeg_raw(b, px, h, w, channels, inverted, cap);
     if (!err.empty()) fail("image", "{}: corrupt or truncated JPEG ({})", path, err);
     if (h * w > cap) too_many_pixels(path, h, w);
-    if (channels == 4) cmyk_to_rgb(px, inverted);
+    if (channels == 4) {
+      cmyk_to_rgb_inplace(px.data(), px.size() / 4, inverted);
+      px.resize(px.size() / 4 * 3);
+    }
     return to_chw(px.data(), h, w, 3);
   }
   fail("image", "{}: not a JPEG or PNG file ({} bytes, unknown magic)", path, b.size());
+}
+
+Taps taps_scaled(int64_t in, double scale, int64_t off, int64_t out, double shift) {
+  const double fscale = std::max(scale, 1.0), support = fscale;
+  Taps t;
+  t.kmax = static_cast<int64_t>(std::ceil(support)) * 2 + 1;
+  t.first.resize(out);
+  t.count.resize(out);
+  t.w.assign(static_cast<size_t>(out * t.kmax), 0.f);
+  std::vector<double> ws;
+  for (int64_t i = 0; i < out; ++i) {
+    const double center = shift + (static_cast<double>(i + off) + 0.5) * scale;
+    int64_t lo = std::max<int64_t>(static_cast<int64_t>(center - support + 0.5), 0);
+    int64_t hi = std::min<int64_t>(static_cast<int64_t>(center + support + 0.5), in);
+    hi = std::min(hi, lo + t.kmax);
+    double sum = 0;
+    ws.clear();
+    for (int64_t j = lo; j < hi; ++j) {
+      const double x = std::abs((static_cast<double>(j) - center + 0.5) / fscale);
+      ws.push_back(x < 1.0 ? 1.0 - x : 0.0);
+      sum += ws.back();
+    }
+    t.first[i] = lo;
+    t.count[i] = std::max<int64_t>(hi - lo, 0);
+    for (size_t k = 0; k < ws.size(); ++k)
+      t.w[i * t.kmax + k] = static_cast<float>(sum > 0 ? ws[k] / sum : 0.0);
+  }
+  return t;
 }
 
 CoverCrop cover_crop(int64_t ih, int64_t iw, int64_t height, int64_t width, double crop_ratio) {
@@ -262,8 +243,6 @@ void resample_plane(const In* src, int64_t iw, const Taps& ty, const Taps& tx, i
     }
 }
 
-uint8_t to_u8(float s) { return static_cast<uint8_t>(std::clamp(std::lround(s), 0L, 255L)); }
-
 }  // namespace
 
 Tensor resize_center_crop(const Tensor& img, int64_t height, int64_t width, double crop_ratio) {
@@ -273,16 +252,14 @@ Tensor resize_center_crop(const Tensor& img, int64_t height, int64_t width, doub
     fail("image", "target size must be positive (got {}x{})", height, width);
   if (!(crop_ratio > 0 && crop_ratio <= 1))
     fail("image", "crop ratio must be in (0, 1] (got {})", crop_ratio);
-  const int64_t ih = img.shape()[1], iw = img.shape()[2];
-  const auto [rh, rw, top, left] = cover_crop(ih, iw, height, width, crop_ratio);
-  const Taps ty = taps(ih, rh, top, height), tx = taps(iw, rw, left, width);
-  std::vector<float> mid;
+  // The cover view of the whole image (view.h): the same code as the streamed and windowed
+  // decodes, so every path gives the same bytes.
+  Region r;
+  stored_region(img, cover_chooser(height, width, crop_ratio), r);
+  Taps ty, tx;
+  cover_taps(r, height, width, crop_ratio, ty, tx);
   Tensor out(DType::kUI8, {3, height, width});
-  for (int64_t c = 0; c < 3; ++c) {
-    uint8_t* dst = out.data<uint8_t>() + c * height * width;
-    resample_plane(img.data<uint8_t>() + c * ih * iw, iw, ty, tx, height, width, mid,
-                   [&](int64_t i, float s) { dst[i] = to_u8(s); });
-  }
+  render_view(r, ty, tx, 3, false, nullptr, nullptr, out.data<uint8_t>());
   return out;
 }
 

@@ -24,13 +24,17 @@ int Augment::pad_for(int64_t h, int64_t w) const {
   return static_cast<int>(std::lround(static_cast<double>(std::min(h, w)) / 8.0));
 }
 
+uint64_t sample_key(uint64_t seed, int64_t epoch, int64_t index) {
+  return splitmix64(splitmix64(splitmix64(seed) ^ static_cast<uint64_t>(epoch)) ^
+                    static_cast<uint64_t>(index));
+}
+
 AugmentDraw augment_draw(const Augment& a, uint64_t seed, int64_t epoch, int64_t index, int64_t h,
                          int64_t w) {
   AugmentDraw d;
-  uint64_t k = splitmix64(splitmix64(splitmix64(seed) ^ static_cast<uint64_t>(epoch)) ^
-                          static_cast<uint64_t>(index));
+  const uint64_t k = sample_key(seed, epoch, index);
   const int64_t p = a.pad_for(h, w);
-  if (a.crop) {
+  if (a.crop && !a.rrc) {
     d.dy = static_cast<int64_t>(splitmix64(k ^ 1) % static_cast<uint64_t>(2 * p + 1));
     d.dx = static_cast<int64_t>(splitmix64(k ^ 2) % static_cast<uint64_t>(2 * p + 1));
   } else {
@@ -79,6 +83,14 @@ Loader::Loader(const Dataset& ds, int64_t batch, bool train, uint64_t seed, Augm
       fail("loader", "black has {} values (expected one per channel: {})", ds.black.size(),
            ds.x.shape()[1]);
   }
+  if (train && aug_.rrc) {
+    if (ds.x.dtype() != DType::kUI8)
+      fail("loader", "randomResizedCrop needs ui8 images [N, C, H, W] (got {})", ds.x.type_str());
+    if (mask_labels())
+      fail("loader", "randomResizedCrop is for classification images (got label maps {})",
+           ds.y.type_str());
+  }
+  dct_scale_ = pipeline_options().dct_scale;
   if (ds.streamed()) {
     if (ds.x.dtype() != DType::kUI8 || !is_image(ds) || ds.source->size() != ds.size())
       fail("loader", "a streamed split must be ui8 images [N, C, H, W] of its source's {} samples "
@@ -107,6 +119,31 @@ int64_t Loader::num_batches() const { return (ds_.size() + batch_ - 1) / batch_;
 
 int64_t Loader::batch_rows(int64_t i) const {
   return std::clamp<int64_t>(ds_.size() - i * batch_, 0, batch_);
+}
+
+void Loader::write_rrc(int64_t s, float* dst) const {
+  const Shape& sh = ds_.x.shape();
+  const int64_t C = sh[1], H = sh[2], W = sh[3];
+  const RegionChooser choose = rrc_chooser(sample_key(seed_, epoch_, s), aug_.rrc_params, H, W);
+  Region r;
+  if (ds_.streamed())
+    ds_.source->read_region(s, choose, dct_scale_, r);
+  else  // a stored image is the whole image (fixed-size sets)
+    stored_region(ds_.x.data<uint8_t>() + s * C * H * W, C, H, W, choose, r);
+  Taps ty, tx;
+  rrc_taps(r, H, W, ty, tx);
+  const bool flip = augment_draw(aug_, seed_, epoch_, s, H, W).flip;
+  if (!aug_.rand_augment && !aug_.auto_augment) {
+    render_view(r, ty, tx, C, flip, lut_.data(), dst, nullptr);
+    return;
+  }
+  Image8 im{C, H, W, std::vector<uint8_t>(static_cast<size_t>(C * H * W), 0)};
+  render_view(r, ty, tx, C, flip, nullptr, nullptr, im.px.data());
+  AugDraws dr = sample_draws(seed_, epoch_, s);
+  im = aug_.auto_augment ? auto_augment_imagenet(im, dr) : rand_augment(im, aug_.ra, dr);
+  const int64_t hw = H * W;
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t i = 0; i < hw; ++i) dst[c * hw + i] = lut_[c * 256 + im.px[c * hw + i]];
 }
 
 // Sample s as f32 [C, H, W]: augmented (train) and normalised (ui8 storage, its pixels at
@@ -194,6 +231,7 @@ int64_t Loader::batch(int64_t i, Tensor& x, Tensor& y) const {
     fail("loader", "batch index out of range (got {}, expected < {})", i, num_batches());
   const bool u8 = ds_.x.dtype() == DType::kUI8;
   const bool image_path = u8 || (train_ && aug_.any());
+  const bool rrc = train_ && aug_.rrc;
   const int64_t n = batch_rows(i);
   // Training tail: a smaller batch of n rows; evaluation tail: n rows then zeros up to batch_.
   const int64_t rows = train_ ? n : batch_;
@@ -216,8 +254,12 @@ int64_t Loader::batch(int64_t i, Tensor& x, Tensor& y) const {
       std::vector<uint8_t> px(xrow);
       for (int64_t k = b; k < e; ++k) {
         const int64_t s = order_[static_cast<size_t>(i * batch_ + k)];
-        ds_.source->read(s, px.data());
-        write_image(s, px.data(), reinterpret_cast<float*>(xd + k * orow));
+        if (rrc) {
+          write_rrc(s, reinterpret_cast<float*>(xd + k * orow));
+        } else {
+          ds_.source->read(s, px.data());
+          write_image(s, px.data(), reinterpret_cast<float*>(xd + k * orow));
+        }
         std::memcpy(yd + k * yrow, ysrc + s * yrow, yrow);
       }
     });
@@ -225,7 +267,9 @@ int64_t Loader::batch(int64_t i, Tensor& x, Tensor& y) const {
   }
   for (int64_t k = 0; k < n; ++k) {
     const int64_t s = order_[static_cast<size_t>(i * batch_ + k)];
-    if (image_path)
+    if (rrc)
+      write_rrc(s, reinterpret_cast<float*>(xd + k * orow));
+    else if (image_path)
       write_image(s, u8 ? xsrc + s * xrow : nullptr, reinterpret_cast<float*>(xd + k * orow));
     else
       std::memcpy(xd + k * xrow, xsrc + s * xrow, xrow);

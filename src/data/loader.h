@@ -21,6 +21,7 @@
 
 #include "data/dataset.h"
 #include "data/rand_augment.h"
+#include "data/view.h"
 
 namespace netspec {
 class ThreadPool;
@@ -39,9 +40,13 @@ struct Augment {
   // RandAugment / AutoAugment's ImageNet policy after crop/flip, on ui8 images (rand_augment.h).
   bool rand_augment = false, auto_augment = false;
   RandAugmentConfig ra{};
+  // RandomResizedCrop(H x W, rrc_params) of the whole image instead of the padded crop
+  // (view.h), then the flip; streamed and folder splits serve whole images for it.
+  bool rrc = false;
+  RrcParams rrc_params{};
   // What TrainConfig::augment turns on.
   static Augment standard() { return {true, -1, true}; }
-  bool any() const { return crop || flip || rand_augment || auto_augment; }
+  bool any() const { return crop || flip || rand_augment || auto_augment || rrc; }
   // The padding actually used for an H x W image.
   int pad_for(int64_t h, int64_t w) const;
 };
@@ -55,6 +60,8 @@ struct AugmentDraw {
 };
 AugmentDraw augment_draw(const Augment& a, uint64_t seed, int64_t epoch, int64_t index, int64_t h,
                          int64_t w);
+// The 64-bit key every draw of a sample derives from: splitmix64 of seed, epoch, index.
+uint64_t sample_key(uint64_t seed, int64_t epoch, int64_t index);
 
 class Loader {
  public:
@@ -80,6 +87,8 @@ class Loader {
 
  private:
   void write_image(int64_t s, const uint8_t* px, float* dst) const;
+  // Train with rrc: sample s's random-resized crop, flipped, normalised into dst (f32 [C, H, W]).
+  void write_rrc(int64_t s, float* dst) const;
   // Segmentation: labels i32 [N, H, W] matching the images' H, W follow their augmentation.
   bool mask_labels() const;
   void write_mask(int64_t s, int32_t* dst) const;
@@ -93,6 +102,7 @@ class Loader {
   std::vector<int64_t> order_;
   std::vector<float> lut_;  // ui8 storage: normalised value of byte v in channel c at c·256 + v
   std::shared_ptr<ThreadPool> decode_pool_;  // streamed splits only
+  bool dct_scale_ = true;                     // pipeline_options().dct_scale at construction
 };
 
 struct Batch {

@@ -83,15 +83,26 @@ FolderSplitFiles list_folder_splits(const std::string& dir, int64_t limit) {
   return f;
 }
 
+Dataset whole_image_split(std::shared_ptr<const SampleSource> src, std::vector<int32_t> labels,
+                          int64_t channels, int64_t height, int64_t width, std::string& line) {
+  const int64_t n = src->size();
+  const PipelineChoice how = choose_pipeline(estimate_whole_bytes(*src), n);
+  line = how.line + " (training split: whole images for randomResizedCrop)";
+  const Normalization& norm = channels == 1 ? kGrayImageNetNorm : kImageNetNorm;
+  if (!how.stream) src = decoded_source(*src, n, channels, height, width, 1.0);
+  return streamed_dataset(std::move(src), std::move(labels), channels, height, width, norm);
+}
+
 Splits load_image_folder_dataset(const std::string& dir, int64_t channels, int64_t height,
-                                 int64_t width, int64_t limit, double crop_ratio) {
+                                 int64_t width, int64_t limit, double crop_ratio,
+                                 bool whole_train) {
   if (dir.empty()) list_folder_splits(dir, limit);  // the message for no directory
   if (channels != 1 && channels != 3)
     fail("folder", "{}: images need a net with 1 or 3 input channels (got {})", dir, channels);
   if (height < 1 || width < 1)
     fail("image-folder", "{}: the input size is needed (got {}x{})", dir, height, width);
   if (is_packed_dir(dir))  // `netspec data pack` output (pack.h)
-    return load_packed_dataset(dir, channels, height, width, limit, crop_ratio);
+    return load_packed_dataset(dir, channels, height, width, limit, crop_ratio, whole_train);
   FolderSplitFiles listed = list_folder_splits(dir, limit);
   auto& tr = listed.train;
   auto& test = listed.test;
@@ -109,10 +120,19 @@ Splits load_image_folder_dataset(const std::string& dir, int64_t channels, int64
     }
     std::vector<int32_t> labels;
     for (const auto& f : files) labels.push_back(f.second);
-    return streamed_dataset(file_list_source(std::move(files), channels, height, width, ratio),
+    return streamed_dataset(file_list_source(std::move(files), channels, height, width, ratio,
+                                             pipeline_options().dct_scale),
                             std::move(labels), channels, height, width, norm);
   };
-  s.train = read(tr, 1.0);
+  if (whole_train && pipeline_options().stream_allowed) {
+    std::vector<int32_t> labels;
+    for (const auto& f : tr) labels.push_back(f.second);
+    s.train = whole_image_split(
+        file_list_source(std::move(tr), channels, height, width, 1.0, pipeline_options().dct_scale),
+        std::move(labels), channels, height, width, s.pipeline);
+  } else {
+    s.train = read(tr, 1.0);
+  }
   if (has_test) s.test = read(test, crop_ratio);
   s.class_names = std::move(listed.classes);
   return s;

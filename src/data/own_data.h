@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "data/datasets.h"
+#include "data/sample_source.h"
 
 namespace netspec::data {
 
@@ -23,8 +24,14 @@ struct FolderSplitFiles {
 };
 FolderSplitFiles list_folder_splits(const std::string& dir, int64_t limit);
 // channels: the net's input channels (1 or 3); limit as LoadOptions::limit.
+// whole_train: LoadOptions::whole_train.
 Splits load_image_folder_dataset(const std::string& dir, int64_t channels, int64_t height,
-                                 int64_t width, int64_t limit, double crop_ratio);
+                                 int64_t width, int64_t limit, double crop_ratio,
+                                 bool whole_train = false);
+// A training split of whole images over `src` (labels by sample): decoded in RAM when their
+// estimated size fits the budget, else streamed from src; `line` gets the choice.
+Dataset whole_image_split(std::shared_ptr<const SampleSource> src, std::vector<int32_t> labels,
+                          int64_t channels, int64_t height, int64_t width, std::string& line);
 // The whole file becomes the training split (test empty: use --val-split); features f32 [N, D].
 Splits load_csv_dataset(const std::string& path, int64_t limit);
 

@@ -17,6 +17,7 @@
 #include "data/image_write.h"
 #include "data/own_data.h"
 #include "data/sample_source.h"
+#include "data/view.h"
 
 namespace netspec::data {
 namespace {
@@ -175,14 +176,15 @@ class PackedSource final : public SampleSource {
  public:
   PackedSource(const std::string& dir, std::shared_ptr<const PackIndex> index,
                std::vector<size_t> records, int64_t channels, int64_t height, int64_t width,
-               double crop_ratio)
+               double crop_ratio, bool dct_scale)
       : dir_(dir),
         index_(std::move(index)),
         records_(std::move(records)),
         c_(channels),
         h_(height),
         w_(width),
-        ratio_(crop_ratio) {
+        ratio_(crop_ratio),
+        dct_(dct_scale) {
     for (const std::string& name : index_->shard_names) {
       const std::string p = (fs::path(dir_) / name).string();
       const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
@@ -198,6 +200,14 @@ class PackedSource final : public SampleSource {
 
   int64_t size() const override { return static_cast<int64_t>(records_.size()); }
   void read(int64_t i, uint8_t* dst) const override {
+    Region r;
+    read_region(i, cover_chooser(h_, w_, ratio_), dct_, r);
+    Taps ty, tx;
+    cover_taps(r, h_, w_, ratio_, ty, tx);
+    render_view(r, ty, tx, c_, false, nullptr, nullptr, dst);
+  }
+  void read_region(int64_t i, const RegionChooser& choose, bool dct_scale,
+                   Region& out) const override {
     const PackRecord& r = index_->records[records_.at(static_cast<size_t>(i))];
     const std::string shard = (fs::path(dir_) / index_->shard_names[r.shard]).string();
     const std::string where = fmt::format("{} (record {} at offset {})", shard,
@@ -213,22 +223,17 @@ class PackedSource final : public SampleSource {
     }
     if (fnv1a32(payload.data(), payload.size()) != r.hash)
       fail("pack", "{}: corrupt payload (its hash differs from the index's)", where);
-    Tensor img;
-    if (index_->encoding == 1) {
-      img = Tensor(DType::kUI8, {3, r.h, r.w});
-      std::memcpy(img.raw(), payload.data(), payload.size());
+    if (index_->encoding == 1) {  // raw planar RGB: the payload is the image
+      out.buf.assign(payload.begin(), payload.end());
+      stored_region(out.buf.data(), 3, r.h, r.w, choose, out);
     } else {
-      img = decode_image_bytes(payload, where);
+      decode_region(payload, where, choose, dct_scale, out);
     }
-    const Tensor t = resize_center_crop(img, h_, w_, ratio_);
-    if (c_ == 1)
-      rgb_to_gray(t.data<uint8_t>(), h_ * w_, dst);
-    else
-      std::memcpy(dst, t.raw(), t.nbytes());
   }
   std::string describe() const override {
     return fmt::format("{} records of {}", records_.size(), dir_);
   }
+  const std::vector<size_t>& records() const { return records_; }
 
  private:
   std::string dir_;
@@ -236,6 +241,7 @@ class PackedSource final : public SampleSource {
   std::vector<size_t> records_;
   int64_t c_, h_, w_;
   double ratio_;
+  bool dct_;
   std::vector<int> fds_;
 };
 
@@ -364,7 +370,7 @@ PackIndex open_pack_index(const std::string& dir) {
 }
 
 Splits load_packed_dataset(const std::string& dir, int64_t channels, int64_t height,
-                           int64_t width, int64_t limit, double crop_ratio) {
+                           int64_t width, int64_t limit, double crop_ratio, bool whole_train) {
   auto ix = std::make_shared<const PackIndex>(open_pack_index(dir));
   std::vector<size_t> split[2];
   for (size_t i = 0; i < ix->records.size(); ++i) split[ix->records[i].split].push_back(i);
@@ -379,18 +385,26 @@ Splits load_packed_dataset(const std::string& dir, int64_t channels, int64_t hei
   const int64_t samples = static_cast<int64_t>(split[0].size() + split[1].size());
   const PipelineChoice how = choose_pipeline(samples * channels * height * width, samples);
   const Normalization& norm = channels == 1 ? kGrayImageNetNorm : kImageNetNorm;
-  auto read = [&](std::vector<size_t> recs, double ratio) {
+  std::string s_line;
+  auto read = [&](std::vector<size_t> recs, double ratio, bool whole) {
     std::vector<int32_t> labels;
     for (size_t r : recs) labels.push_back(ix->records[r].label);
+    // Streamed packs may DCT-scale; an in-RAM load decodes at full resolution.
     auto src = std::make_shared<PackedSource>(dir, ix, std::move(recs), channels, height, width,
-                                              ratio);
+                                              ratio, how.stream && pipeline_options().dct_scale);
+    if (whole) {
+      auto whole_src = std::make_shared<PackedSource>(dir, ix, src->records(), channels, height,
+                                                      width, 1.0, pipeline_options().dct_scale);
+      return whole_image_split(whole_src, std::move(labels), channels, height, width, s_line);
+    }
     return how.stream ? streamed_dataset(src, std::move(labels), channels, height, width, norm)
                       : in_ram_dataset(*src, std::move(labels), channels, height, width, norm);
   };
   Splits s;
   s.pipeline = how.line + fmt::format(" (packed, {} shards)", ix->shard_names.size());
-  s.train = read(split[0], 1.0);
-  if (!split[1].empty()) s.test = read(split[1], crop_ratio);
+  s.train = read(split[0], 1.0, whole_train && pipeline_options().stream_allowed);
+  if (!s_line.empty()) s.pipeline = s_line + fmt::format(" (packed, {} shards)", ix->shard_names.size());
+  if (!split[1].empty()) s.test = read(split[1], crop_ratio, false);
   s.class_names = ix->classes;
   return s;
 }

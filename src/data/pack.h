@@ -68,8 +68,10 @@ PackIndex open_pack_index(const std::string& dir);
 bool is_packed_dir(const std::string& dir);
 // A packed set as train/test splits at the net's input (each image resized to cover H x W and
 // centre-cropped as the folder reader does; gray for channels 1); streamed, or in RAM for
-// commands that do not stream. limit as LoadOptions::limit (evenly strided).
+// commands that do not stream. limit as LoadOptions::limit (evenly strided); whole_train as
+// LoadOptions::whole_train.
 Splits load_packed_dataset(const std::string& dir, int64_t channels, int64_t height,
-                           int64_t width, int64_t limit, double crop_ratio);
+                           int64_t width, int64_t limit, double crop_ratio,
+                           bool whole_train = false);
 
 }  // namespace netspec::data

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "data/loader.h"
 #include "data/own_data.h"
+#include "data/pack.h"
 #include "data/sample_source.h"
 
 namespace netspec::data {
@@ -29,10 +30,12 @@ double cpu_seconds() {
 std::string bench_pipeline(const std::string& dataset, const std::string& dir,
                            const std::string& input, const std::string& augment, int threads,
                            int64_t batch, int64_t batches) {
-  if (dataset != "folder" && dataset != "imagenet")
-    fail("data bench", "--dataset {}: expected folder or imagenet", dataset);
-  if (augment != "train" && augment != "eval")
-    fail("data bench", "--augment {}: expected train or eval", augment);
+  if (dataset != "folder" && dataset != "imagenet" && dataset != "packed")
+    fail("data bench", "--dataset {}: expected folder, imagenet or packed", dataset);
+  if (dataset == "packed" && !is_packed_dir(dir))
+    fail("data bench", "--dataset packed: {} holds no {}", dir, kPackIndexName);
+  if (augment != "train" && augment != "rrc" && augment != "eval")
+    fail("data bench", "--augment {}: expected train, rrc or eval", augment);
   long long c = 0, h = 0, w = 0;
   char tail = 0;
   if (std::sscanf(input.c_str(), "%lldx%lldx%lld%c", &c, &h, &w, &tail) != 3 || c < 1 || h < 1 ||
@@ -44,11 +47,13 @@ std::string bench_pipeline(const std::string& dataset, const std::string& dir,
   p.stream_allowed = true;
   p.memory_mb = 0;  // always streamed: the pipeline is what is measured
   if (threads > 0) p.threads = threads;
-  const Splits s = load_image_folder_dataset(dir, c, h, w, 0, 0.875);
-  const bool train = augment == "train";
+  const bool train = augment != "eval", rrc = augment == "rrc";
+  const Splits s = load_image_folder_dataset(dir, c, h, w, 0, 0.875, rrc);
   const Dataset& ds = train ? s.train : s.test;
   if (ds.size() == 0) fail("data bench", "{}: the {} split is empty", dir, train ? "train" : "test");
-  Loader ld(ds, batch, train, 0, train ? Augment::standard() : Augment{});
+  Augment aug = train ? Augment::standard() : Augment{};
+  if (rrc) aug.rrc = true, aug.crop = false;  // RandomResizedCrop + flip
+  Loader ld(ds, batch, train, 0, aug);
   Prefetcher pf(ld);
   const auto t0 = std::chrono::steady_clock::now();
   const double c0 = cpu_seconds();

@@ -6,8 +6,9 @@
 
 namespace netspec::data {
 
-// dataset folder|imagenet; dir an image-folder tree or a pack; input "CxHxW"; augment "train"
-// (the training split with the standard crop + flip) or "eval" (the test split, in order);
+// dataset folder|imagenet|packed; dir an image-folder tree or a pack; input "CxHxW"; augment
+// "train" (the training split with the standard crop + flip), "rrc" (RandomResizedCrop + flip
+// of the whole images, view.h) or "eval" (the test split, in order);
 // threads 0: decode_threads(); batches 0: one epoch. Returns the report line.
 std::string bench_pipeline(const std::string& dataset, const std::string& dir,
                            const std::string& input, const std::string& augment, int threads,

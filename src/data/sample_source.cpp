@@ -9,24 +9,40 @@
 
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "core/file_check.h"
 #include "data/image.h"
+#include "data/view.h"
 
 namespace netspec::data {
 namespace {
 
+// The centre-crop view of a region into ui8 [c, h, w].
+void render_cover(const Region& r, int64_t c, int64_t h, int64_t w, double ratio, uint8_t* dst) {
+  Taps ty, tx;
+  cover_taps(r, h, w, ratio, ty, tx);
+  render_view(r, ty, tx, c, false, nullptr, nullptr, dst);
+}
+
 class FileListSource final : public SampleSource {
  public:
   FileListSource(std::vector<std::pair<std::string, int32_t>> files, int64_t channels,
-                 int64_t height, int64_t width, double crop_ratio)
-      : files_(std::move(files)), c_(channels), h_(height), w_(width), ratio_(crop_ratio) {}
+                 int64_t height, int64_t width, double crop_ratio, bool dct_scale)
+      : files_(std::move(files)),
+        c_(channels),
+        h_(height),
+        w_(width),
+        ratio_(crop_ratio),
+        dct_(dct_scale) {}
   int64_t size() const override { return static_cast<int64_t>(files_.size()); }
   void read(int64_t i, uint8_t* dst) const override {
-    const Tensor t = resize_center_crop(decode_image(files_.at(static_cast<size_t>(i)).first), h_,
-                                        w_, ratio_);
-    if (c_ == 1)
-      rgb_to_gray(t.data<uint8_t>(), h_ * w_, dst);
-    else
-      std::memcpy(dst, t.raw(), t.nbytes());
+    Region r;
+    read_region(i, cover_chooser(h_, w_, ratio_), dct_, r);
+    render_cover(r, c_, h_, w_, ratio_, dst);
+  }
+  void read_region(int64_t i, const RegionChooser& choose, bool dct_scale,
+                   Region& out) const override {
+    const std::string& path = files_.at(static_cast<size_t>(i)).first;
+    decode_region(read_regular_file("image", path), path, choose, dct_scale, out);
   }
   std::string describe() const override {
     return fmt::format("{} image files{}", files_.size(),
@@ -35,6 +51,35 @@ class FileListSource final : public SampleSource {
 
  private:
   std::vector<std::pair<std::string, int32_t>> files_;
+  int64_t c_, h_, w_;
+  double ratio_;
+  bool dct_;
+};
+
+class DecodedSource final : public SampleSource {
+ public:
+  DecodedSource(std::vector<Tensor> images, std::string from, int64_t channels, int64_t height,
+                int64_t width, double crop_ratio)
+      : images_(std::move(images)),
+        from_(std::move(from)),
+        c_(channels),
+        h_(height),
+        w_(width),
+        ratio_(crop_ratio) {}
+  int64_t size() const override { return static_cast<int64_t>(images_.size()); }
+  void read(int64_t i, uint8_t* dst) const override {
+    Region r;
+    read_region(i, cover_chooser(h_, w_, ratio_), false, r);
+    render_cover(r, c_, h_, w_, ratio_, dst);
+  }
+  void read_region(int64_t i, const RegionChooser& choose, bool, Region& out) const override {
+    stored_region(images_.at(static_cast<size_t>(i)), choose, out);
+  }
+  std::string describe() const override { return "decoded in RAM: " + from_; }
+
+ private:
+  std::vector<Tensor> images_;
+  std::string from_;
   int64_t c_, h_, w_;
   double ratio_;
 };
@@ -46,6 +91,10 @@ class SubsetSource final : public SampleSource {
   int64_t size() const override { return static_cast<int64_t>(rows_.size()); }
   void read(int64_t i, uint8_t* dst) const override {
     src_->read(rows_.at(static_cast<size_t>(i)), dst);
+  }
+  void read_region(int64_t i, const RegionChooser& choose, bool dct_scale,
+                   Region& out) const override {
+    src_->read_region(rows_.at(static_cast<size_t>(i)), choose, dct_scale, out);
   }
   std::string describe() const override {
     return fmt::format("{} samples of {}", rows_.size(), src_->describe());
@@ -63,6 +112,51 @@ std::string mib_text(int64_t bytes) {
 
 }  // namespace
 
+void SampleSource::read_region(int64_t, const RegionChooser&, bool, Region&) const {
+  fail("stream", "{}: keeps only centre crops, not whole images (a random-resized crop needs "
+       "them)", describe());
+}
+
+std::shared_ptr<const SampleSource> decoded_source(const SampleSource& files, int64_t count,
+                                                   int64_t channels, int64_t height,
+                                                   int64_t width, double crop_ratio) {
+  std::vector<Tensor> images(static_cast<size_t>(count));
+  const RegionChooser whole = [](int64_t ih, int64_t iw) { return RegionRequest{0, 0, ih, iw}; };
+  parallel_for(count, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      Region r;
+      files.read_region(i, whole, false, r);
+      Tensor t(DType::kUI8, {r.channels, r.h, r.w});
+      uint8_t* o = t.data<uint8_t>();
+      for (int64_t y = 0; y < r.h; ++y)
+        for (int64_t x = 0; x < r.w; ++x)
+          for (int64_t c = 0; c < r.channels; ++c)
+            o[(c * r.h + y) * r.w + x] = r.at(r.oy + y, r.ox + x)[c * r.cs];
+      images[static_cast<size_t>(i)] = std::move(t);
+    }
+  });
+  return std::make_shared<DecodedSource>(std::move(images), files.describe(), channels, height,
+                                         width, crop_ratio);
+}
+
+int64_t estimate_whole_bytes(const SampleSource& src, int64_t probe) {
+  const int64_t n = src.size();
+  if (n == 0) return 0;
+  const int64_t k = std::min(n, std::max<int64_t>(probe, 1));
+  int64_t sum = 0;
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t pixels = 0;
+    Region r;  // the header gives the size; one row of one iMCU is decoded
+    src.read_region((2 * i + 1) * n / (2 * k), [&](int64_t ih, int64_t iw) {
+      pixels = ih * iw;
+      return RegionRequest{0, 0, 1, 1};
+    }, false, r);
+    sum += 3 * pixels;
+  }
+  return static_cast<int64_t>(static_cast<double>(sum) / static_cast<double>(k) *
+                              static_cast<double>(n));
+}
+
 void rgb_to_gray(const uint8_t* chw, int64_t hw, uint8_t* out) {
   for (int64_t k = 0; k < hw; ++k)
     out[k] = static_cast<uint8_t>((chw[k] + chw[hw + k] + chw[2 * hw + k] + 1) / 3);
@@ -70,10 +164,11 @@ void rgb_to_gray(const uint8_t* chw, int64_t hw, uint8_t* out) {
 
 std::shared_ptr<const SampleSource> file_list_source(
     std::vector<std::pair<std::string, int32_t>> files, int64_t channels, int64_t height,
-    int64_t width, double crop_ratio) {
+    int64_t width, double crop_ratio, bool dct_scale) {
   if (channels != 1 && channels != 3)
     fail("stream", "images need 1 or 3 channels (got {})", channels);
-  return std::make_shared<FileListSource>(std::move(files), channels, height, width, crop_ratio);
+  return std::make_shared<FileListSource>(std::move(files), channels, height, width, crop_ratio,
+                                          dct_scale);
 }
 
 Dataset streamed_dataset(std::shared_ptr<const SampleSource> src, std::vector<int32_t> labels,

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "data/dataset.h"
+#include "data/region.h"
 
 namespace netspec::data {
 
@@ -29,14 +30,29 @@ class SampleSource {
   virtual void read(int64_t i, uint8_t* dst) const = 0;
   // Where the samples come from, for messages ("312 files under DIR/train").
   virtual std::string describe() const = 0;
+  // The part of sample i's whole image that `choose` asks for (region.h), DCT-scaled when
+  // dct_scale allows it: what a random-resized crop reads. Sources that keep only the centre
+  // crop refuse, naming themselves.
+  virtual void read_region(int64_t i, const RegionChooser& choose, bool dct_scale,
+                           Region& out) const;
 };
 
 // A split read from a list of image files, each decoded, resized to cover H x W and
 // centre-cropped (resize_center_crop, crop_ratio as the in-RAM reader), then averaged to gray
-// for channels == 1 (the in-RAM reader's to_gray).
+// for channels == 1 (the in-RAM reader's to_gray). Only the window the resize reads is decoded
+// (view.h's cover view), at full resolution unless dct_scale (then within the resize tolerance).
+// read_region serves the whole image (random-resized crops).
 std::shared_ptr<const SampleSource> file_list_source(
     std::vector<std::pair<std::string, int32_t>> files, int64_t channels, int64_t height,
-    int64_t width, double crop_ratio);
+    int64_t width, double crop_ratio, bool dct_scale = false);
+// Whole images decoded once and kept in RAM (ui8 [3, h, w] each, their own sizes): the in-RAM
+// form of a split that random-resized crops read; read() gives the centre crop as above.
+std::shared_ptr<const SampleSource> decoded_source(const SampleSource& files, int64_t count,
+                                                   int64_t channels, int64_t height,
+                                                   int64_t width, double crop_ratio);
+// Decoded bytes of the whole images of `src` (3·h·w each), estimated from the headers of at most
+// `probe` evenly strided samples.
+int64_t estimate_whole_bytes(const SampleSource& src, int64_t probe = 64);
 
 // RGB ui8 [3, hw] -> gray [hw], the rounded channel mean (a 1-channel net's images).
 void rgb_to_gray(const uint8_t* chw, int64_t hw, uint8_t* out);
@@ -56,6 +72,9 @@ struct PipelineOptions {
   // Budget for in-RAM splits in MiB; 0 streams every image folder; < 0: default_data_memory_mb().
   int64_t memory_mb = -1;
   int threads = 0;        // decode threads per streamed loader; 0: default_decode_threads()
+  // Streamed JPEGs may decode at 1/2, 1/4, 1/8 scale where the view keeps its resolution
+  // (--no-dct-scale: never; streamed batches then equal the in-RAM ones bit for bit).
+  bool dct_scale = true;
   // Only commands whose every use of the splits goes through the Loader (train) stream; for the
   // others every split is in RAM whatever its size.
   bool stream_allowed = false;

@@ -48,7 +48,7 @@ NETSPEC_ENUM(Schedule, NETSPEC_SCHEDULES)
 #define NETSPEC_DATASETS(X)                                                                    \
   X(mnist)                                                                                     \
   X(fashionMnist) X(cifar10) X(imagenette) X(pets) X(petsDet) X(brats) X(brats224) X(imagenet) \
-      X(text) X(folder) X(csv) X(voc) X(coco)
+      X(text) X(folder) X(csv) X(voc) X(coco) X(packed)
 NETSPEC_ENUM(DatasetKind, NETSPEC_DATASETS)
 // Network-wide init family: he (kaiming fan_out convs, PyTorch-default linears), vit (trunc
 // normal 0.02 linears/tokens, zero biases), convnext (trunc normal 0.02 convs and linears).

@@ -39,6 +39,7 @@ using DoubleList = std::vector<double>;
   F(DoubleList, lossWeights, {}, "per-class weights for perPixelWeightedCE") \
   F(double, focalGamma, 2.0, "focusing exponent γ of the focal and perPixelFocalCE losses") \
   F(bool, augment, false, "standard flips/crops augmentation for the dataset") \
+  F(bool, randomResizedCrop, false, "RandomResizedCrop (scale 0.08-1, ratio 3/4-4/3) + flip of whole images, replacing augment's crop") \
   F(bool, mixup, false, "mixup of sample pairs") \
   F(double, mixupAlpha, 0.8, "mixup Beta(alpha, alpha) parameter") \
   F(bool, cutmix, false, "cutmix of sample pairs") \

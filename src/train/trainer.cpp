@@ -157,6 +157,13 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
 
   data::Augment aug =
       c.augment && task->loader_augments() ? data::Augment::standard() : data::Augment{};
+  if (c.randomResizedCrop) {  // torchvision's RandomResizedCrop + RandomHorizontalFlip
+    if (!task->loader_augments())
+      fail("train", "randomResizedCrop is for image classification (this task augments its own "
+           "samples)");
+    aug.rrc = aug.flip = true;
+    aug.crop = false;
+  }
   aug.rand_augment = c.randAugment;  // RandAugment / AutoAugment after crop/flip (ui8 images)
   aug.auto_augment = c.autoAugment;
   aug.ra = {c.randAugmentN,          c.randAugmentM,        c.randAugmentMstd, 0.5,

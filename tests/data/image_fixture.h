@@ -27,8 +27,9 @@ inline void write_png(const std::string& path, int w, int h, uint32_t format,
 
 // Baseline JPEG without chroma subsampling (so colours survive to within a few levels);
 // channels 1 (gray), 3 (RGB) or 4 (CMYK, written with an Adobe marker, i.e. inverted values).
+// subsample: libjpeg's default 4:2:0 (2x2 chroma, 16x16 iMCUs), as most photographs.
 inline std::string jpeg_bytes(int w, int h, int channels, const std::vector<uint8_t>& px,
-                              int quality = 95) {
+                              int quality = 95, bool subsample = false) {
   jpeg_compress_struct c;
   jpeg_error_mgr e;
   c.err = jpeg_std_error(&e);
@@ -42,7 +43,7 @@ inline std::string jpeg_bytes(int w, int h, int channels, const std::vector<uint
   c.in_color_space = channels == 4 ? JCS_CMYK : channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
   jpeg_set_defaults(&c);
   jpeg_set_quality(&c, quality, TRUE);
-  for (int i = 0; i < c.num_components; ++i)
+  for (int i = 0; i < c.num_components && !subsample; ++i)
     c.comp_info[i].h_samp_factor = c.comp_info[i].v_samp_factor = 1;
   jpeg_start_compress(&c, TRUE);
   while (c.next_scanline < c.image_height) {

@@ -51,6 +51,7 @@ Splits load(const fs::path& d, int64_t memory_mb, int64_t channels = 3) {
   const PipelineOptions saved = p;
   p.stream_allowed = true;
   p.memory_mb = memory_mb;
+  p.dct_scale = false;  // bit for bit needs full-resolution decodes (view_test covers scaling)
   Splits s = load_image_folder_dataset(d.string(), channels, 16, 16, 0, 0.875);
   p = saved;
   return s;
