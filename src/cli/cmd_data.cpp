@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "data/pack.h"
 #include "data/pipeline_bench.h"
+#include "data/sample_source.h"
 #include "data/synth.h"
 #include "data/synth_det.h"
 

@@ -61,8 +61,9 @@ void add_pipeline_options(CLI::App* cmd, std::string& memory_mb, std::string& th
                   "(default: a quarter of RAM; 0: always stream)");
   cmd->add_option("--data-threads", threads,
                   "decode threads of a streamed image folder (default: the cores less one)");
-  cmd->add_flag("--no-dct-scale",
-                "decode streamed JPEGs at full resolution (else at 1/2, 1/4, 1/8 where the view "
+  cmd->add_flag_function(
+      "--no-dct-scale", [](int64_t) {},  // read by set_pipeline_flags
+      "decode streamed JPEGs at full resolution (else at 1/2, 1/4, 1/8 where the view "
                 "keeps its resolution; streamed batches then equal in-RAM ones bit for bit)");
 }
 

@@ -125,7 +125,8 @@ void Loader::write_rrc(int64_t s, float* dst) const {
   const Shape& sh = ds_.x.shape();
   const int64_t C = sh[1], H = sh[2], W = sh[3];
   const RegionChooser choose = rrc_chooser(sample_key(seed_, epoch_, s), aug_.rrc_params, H, W);
-  Region r;
+  thread_local Region r;  // its decode buffer is reused sample after sample
+  r.keep = Tensor();
   if (ds_.streamed())
     ds_.source->read_region(s, choose, dct_scale_, r);
   else  // a stored image is the whole image (fixed-size sets)

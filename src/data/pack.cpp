@@ -200,7 +200,8 @@ class PackedSource final : public SampleSource {
 
   int64_t size() const override { return static_cast<int64_t>(records_.size()); }
   void read(int64_t i, uint8_t* dst) const override {
-    Region r;
+    thread_local Region r;  // its decode buffer is reused
+    r.keep = Tensor();
     read_region(i, cover_chooser(h_, w_, ratio_), dct_, r);
     Taps ty, tx;
     cover_taps(r, h_, w_, ratio_, ty, tx);
@@ -224,8 +225,9 @@ class PackedSource final : public SampleSource {
     if (fnv1a32(payload.data(), payload.size()) != r.hash)
       fail("pack", "{}: corrupt payload (its hash differs from the index's)", where);
     if (index_->encoding == 1) {  // raw planar RGB: the payload is the image
-      out.buf.assign(payload.begin(), payload.end());
-      stored_region(out.buf.data(), 3, r.h, r.w, choose, out);
+      uint8_t* px = out.scratch(payload.size());
+      std::memcpy(px, payload.data(), payload.size());
+      stored_region(px, 3, r.h, r.w, choose, out);
     } else {
       decode_region(payload, where, choose, dct_scale, out);
     }

@@ -82,9 +82,9 @@ std::string jpeg_region(const std::string& bytes, const RegionChooser& choose, b
   const int ch = cinfo.output_components;
   if (y0 > 0) jpeg_skip_scanlines(&cinfo, static_cast<JDIMENSION>(y0));
   const int64_t rows = y1 - y0;
-  out.buf.resize(static_cast<size_t>(rows * xw * ch));
+  uint8_t* buf = out.scratch(static_cast<size_t>(rows * xw * ch));
   while (static_cast<int64_t>(cinfo.output_scanline) < y1) {
-    JSAMPROW row = out.buf.data() + static_cast<size_t>(cinfo.output_scanline - y0) * xw * ch;
+    JSAMPROW row = buf + static_cast<size_t>(cinfo.output_scanline - y0) * xw * ch;
     jpeg_read_scanlines(&cinfo, &row, 1);
   }
   if (y1 == fh)
@@ -92,7 +92,7 @@ std::string jpeg_region(const std::string& bytes, const RegionChooser& choose, b
   else
     jpeg_abort_decompress(&cinfo);
   jpeg_destroy_decompress(&cinfo);
-  if (ch == 4) cmyk_to_rgb_inplace(out.buf.data(), static_cast<size_t>(rows * xw), inverted);
+  if (ch == 4) cmyk_to_rgb_inplace(buf, static_cast<size_t>(rows * xw), inverted);
   const int oc = ch == 4 ? 3 : ch;
   out.denom = d;
   out.image_h = ih;
@@ -107,7 +107,7 @@ std::string jpeg_region(const std::string& bytes, const RegionChooser& choose, b
   out.xs = oc;
   out.ys = static_cast<int64_t>(xw) * oc;
   out.cs = 1;
-  out.px = out.buf.data();
+  out.px = buf;
   out.request = rq;
   return "";
 }

@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,13 @@ struct Region {
   int channels = 3;
   const uint8_t* px = nullptr;  // pixel (oy, ox), channel 0
   RegionRequest request;        // as chosen, in full-resolution pixels
-  std::vector<uint8_t> buf;
+  // Decoded bytes (not zero-filled; kept across reuses of the Region to save the allocation).
+  std::unique_ptr<uint8_t[]> buf;
+  size_t buf_size = 0;
+  uint8_t* scratch(size_t n) {
+    if (n > buf_size) buf.reset(new uint8_t[n]), buf_size = n;
+    return buf.get();
+  }
   Tensor keep;  // a whole decode (PNG) or a stored image the region points into
   const uint8_t* at(int64_t y, int64_t x) const { return px + (y - oy) * ys + (x - ox) * xs; }
 };

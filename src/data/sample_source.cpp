@@ -35,7 +35,8 @@ class FileListSource final : public SampleSource {
         dct_(dct_scale) {}
   int64_t size() const override { return static_cast<int64_t>(files_.size()); }
   void read(int64_t i, uint8_t* dst) const override {
-    Region r;
+    thread_local Region r;  // its decode buffer is reused
+    r.keep = Tensor();
     read_region(i, cover_chooser(h_, w_, ratio_), dct_, r);
     render_cover(r, c_, h_, w_, ratio_, dst);
   }

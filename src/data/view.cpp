@@ -110,56 +110,111 @@ void cover_taps(const Region& r, int64_t out_h, int64_t out_w, double crop_ratio
                    cc.left, out_w);
 }
 
+namespace {
+
+// Rounds a non-negative filter sum to a byte (half up, as lround for s >= 0), clamped.
+inline uint8_t round_u8(float s) {
+  const int v = static_cast<int>(s + 0.5f);
+  return static_cast<uint8_t>(v < 0 ? 0 : v > 255 ? 255 : v);
+}
+
+// One row of the horizontal pass on interleaved floats `f` (IC channels, column 0 = x_lo):
+// m[x·IC + c] = sum_k w[x][k]·f[(first[x] - x_lo + k)·IC + c] over all kmax taps (weights past
+// count are 0, and f is zero-padded past the row, so the sum is the same), two outputs at once
+// for independent accumulators.
+template <int IC>
+void horizontal_row(const float* f, const Taps& tx, int64_t x_lo, int64_t W, float* m) {
+  const int64_t K = tx.kmax;
+  int64_t x = 0;
+  for (; x + 1 < W; x += 2) {
+    const float* w0 = &tx.w[static_cast<size_t>(x * K)];
+    const float* w1 = w0 + K;
+    const float* p0 = f + (tx.first[x] - x_lo) * IC;
+    const float* p1 = f + (tx.first[x + 1] - x_lo) * IC;
+    float a[IC] = {}, b[IC] = {};
+    for (int64_t k = 0; k < K; ++k)
+      for (int c = 0; c < IC; ++c) {
+        a[c] += w0[k] * p0[k * IC + c];
+        b[c] += w1[k] * p1[k * IC + c];
+      }
+    for (int c = 0; c < IC; ++c) m[x * IC + c] = a[c], m[(x + 1) * IC + c] = b[c];
+  }
+  for (; x < W; ++x) {
+    const float* w0 = &tx.w[static_cast<size_t>(x * K)];
+    const float* p0 = f + (tx.first[x] - x_lo) * IC;
+    float a[IC] = {};
+    for (int64_t k = 0; k < K; ++k)
+      for (int c = 0; c < IC; ++c) a[c] += w0[k] * p0[k * IC + c];
+    for (int c = 0; c < IC; ++c) m[x * IC + c] = a[c];
+  }
+}
+
+}  // namespace
+
 void render_view(const Region& r, const Taps& ty, const Taps& tx, int64_t out_c, bool flip,
                  const float* lut, float* dst, uint8_t* dst8) {
   const int64_t H = static_cast<int64_t>(ty.first.size()), W = static_cast<int64_t>(tx.first.size());
   const int64_t ic = r.channels;
-  if (!(out_c == ic || (out_c == 1 && ic == 3)))
+  if (!(out_c == ic || (out_c == 1 && ic == 3)) || (ic != 1 && ic != 3))
     fail("view", "cannot render {} channels from {} (expected the same, or 1 from 3)", out_c, ic);
   const int64_t r0 = ty.first.front(), r1 = end_of(ty);
-  if (r0 < r.oy || r1 > r.oy + r.h || tx.first.front() < r.ox || end_of(tx) > r.ox + r.w)
+  const int64_t x_lo = tx.first.front(), x_hi = end_of(tx);
+  if (r0 < r.oy || r1 > r.oy + r.h || x_lo < r.ox || x_hi > r.ox + r.w)
     fail("view", "taps read rows {}..{}, columns {}..{} outside the decoded window {}+{}, {}+{}",
-         r0, r1, tx.first.front(), end_of(tx), r.oy, r.h, r.ox, r.w);
-  // Horizontal pass over the rows the vertical taps read: mid[row][x][c].
-  thread_local std::vector<float> mid, acc;
-  const int64_t rowlen = W * ic;
+         r0, r1, x_lo, x_hi, r.oy, r.h, r.ox, r.w);
+  // Horizontal pass over the rows the vertical taps read: mid[row][x][c]. Each source row is
+  // first widened to interleaved floats (zero-padded by kmax columns for the fixed-length taps).
+  thread_local std::vector<float> mid, acc, frow;
+  thread_local std::vector<uint8_t> bytes;
+  const int64_t rowlen = W * ic, cols = x_hi - x_lo;
   mid.resize(static_cast<size_t>((r1 - r0) * rowlen));
   acc.resize(static_cast<size_t>(rowlen));
+  bytes.resize(static_cast<size_t>(rowlen));
+  frow.assign(static_cast<size_t>((cols + tx.kmax) * ic), 0.f);
   for (int64_t y = r0; y < r1; ++y) {
-    float* m = mid.data() + (y - r0) * rowlen;
-    for (int64_t x = 0; x < W; ++x) {
-      const float* w = &tx.w[static_cast<size_t>(x * tx.kmax)];
-      const uint8_t* p = r.at(y, tx.first[x]);
-      const int64_t n = tx.count[x];
-      for (int64_t c = 0; c < ic; ++c) {
-        const uint8_t* q = p + c * r.cs;
-        float s = 0;
-        for (int64_t k = 0; k < n; ++k) s += w[k] * static_cast<float>(q[k * r.xs]);
-        m[x * ic + c] = s;
-      }
+    const uint8_t* p = r.at(y, x_lo);
+    if (r.xs == ic && r.cs == 1) {  // interleaved (a JPEG's scanlines): contiguous bytes
+      for (int64_t j = 0; j < cols * ic; ++j) frow[j] = static_cast<float>(p[j]);
+    } else {
+      for (int64_t x = 0; x < cols; ++x)
+        for (int64_t c = 0; c < ic; ++c)
+          frow[x * ic + c] = static_cast<float>(p[x * r.xs + c * r.cs]);
     }
+    float* m = mid.data() + (y - r0) * rowlen;
+    if (ic == 3)
+      horizontal_row<3>(frow.data(), tx, x_lo, W, m);
+    else
+      horizontal_row<1>(frow.data(), tx, x_lo, W, m);
   }
-  // Vertical pass per output row, then round, flip, normalise and store.
+  // Vertical pass per output row (over all kmax taps: zero weights past count, rows clamped),
+  // then round, flip, normalise and store.
   const int64_t hw = H * W;
+  uint8_t* v8 = bytes.data();
   for (int64_t y = 0; y < H; ++y) {
     const float* w = &ty.w[static_cast<size_t>(y * ty.kmax)];
-    const float* m0 = mid.data() + (ty.first[y] - r0) * rowlen;
-    std::fill(acc.begin(), acc.end(), 0.f);
+    float* a = acc.data();
+    for (int64_t j = 0; j < rowlen; ++j) a[j] = 0.f;
     for (int64_t k = 0; k < ty.count[y]; ++k) {
       const float wk = w[k];
-      const float* m = m0 + k * rowlen;
-      for (int64_t j = 0; j < rowlen; ++j) acc[j] += wk * m[j];
+      const float* m = mid.data() + (ty.first[y] + k - r0) * rowlen;
+      for (int64_t j = 0; j < rowlen; ++j) a[j] += wk * m[j];
     }
+    for (int64_t j = 0; j < rowlen; ++j) v8[j] = round_u8(a[j]);
+    float* drow = dst ? dst + y * W : nullptr;
+    uint8_t* brow = dst8 ? dst8 + y * W : nullptr;
     for (int64_t x = 0; x < W; ++x) {
-      const int64_t o = y * W + (flip ? W - 1 - x : x);
-      uint8_t v[3];
-      for (int64_t c = 0; c < ic; ++c) v[c] = to_u8(acc[x * ic + c]);
-      if (out_c == 1 && ic == 3) v[0] = static_cast<uint8_t>((v[0] + v[1] + v[2] + 1) / 3);
+      const int64_t o = flip ? W - 1 - x : x;
+      const uint8_t* v = v8 + x * ic;
+      if (out_c == 1 && ic == 3) {
+        const auto g = static_cast<uint8_t>((v[0] + v[1] + v[2] + 1) / 3);
+        if (drow) drow[o] = lut[g]; else brow[o] = g;
+        continue;
+      }
       for (int64_t c = 0; c < out_c; ++c) {
-        if (lut)
-          dst[c * hw + o] = lut[c * 256 + v[c]];
+        if (drow)
+          drow[c * hw + o] = lut[c * 256 + v[c]];
         else
-          dst8[c * hw + o] = v[c];
+          brow[c * hw + o] = v[c];
       }
     }
   }

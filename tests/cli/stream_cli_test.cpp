@@ -2,7 +2,8 @@
 // three decode threads) trains to the same per-step losses and final weights as the in-RAM run;
 // `data pack` round-trips (a raw pack trains identically to its folder, a JPEG pack at
 // --max-side trains); a truncated shard, a corrupt payload and a corrupt image mid-set stop the
-// run with exit status 2, naming the file.
+// run with exit status 2, naming the file. `--dataset packed` trains from a pack, with
+// randomResizedCrop the same in RAM and streamed (--no-dct-scale).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -74,7 +75,8 @@ TEST(StreamCli, StreamedFolderTrainsAsInRam) {
   Result ram = train(d, d / "data", "ram", "");
   ASSERT_EQ(ram.status, 0) << ram.out;
   EXPECT_TRUE(has(ram.out, "data: in RAM, 42 images")) << ram.out;
-  Result st = train(d, d / "data", "st", "--data-memory 0 --data-threads 3");
+  // Full-resolution decodes: bit for bit (DCT scaling would change some of these small images).
+  Result st = train(d, d / "data", "st", "--data-memory 0 --data-threads 3 --no-dct-scale");
   ASSERT_EQ(st.status, 0) << st.out;
   EXPECT_TRUE(has(st.out, "data: streaming 42 images")) << st.out;
   EXPECT_TRUE(has(st.out, "3 decode threads")) << st.out;
@@ -129,6 +131,36 @@ TEST(StreamCli, PackRoundTripsAndRefusesCorruption) {
   EXPECT_EQ(tp.status, 2) << tp.out;
   EXPECT_TRUE(has(tp.out, shard.string() + ": ")) << tp.out;
   EXPECT_TRUE(has(tp.out, "truncated or replaced shard")) << tp.out;
+}
+
+Result train_packed(const fs::path& d, const fs::path& data, const std::string& run,
+                    const std::string& extra) {
+  return sh(fmt::format("train {} --dataset packed --data {} --epochs 2 --batch 8 --set "
+                        "randomResizedCrop=true --run-dir {} {}",
+                        spec(d).string(), data.string(), (d / run).string(), extra));
+}
+
+TEST(StreamCli, PackedDatasetTrainsWithRandomResizedCrop) {
+  fs::path d = temp_dir("ns_stream_", "packed");
+  write_tree(d / "data");
+  ASSERT_EQ(sh(fmt::format("data pack --data {} -o {}", (d / "data").string(),
+                           (d / "pack").string()))
+                .status,
+            0);
+  Result ram = train_packed(d, d / "pack", "ram", "");
+  ASSERT_EQ(ram.status, 0) << ram.out;
+  EXPECT_TRUE(has(ram.out, "whole images for randomResizedCrop")) << ram.out;
+  EXPECT_TRUE(has(ram.out, "(packed, 1 shards)")) << ram.out;
+  EXPECT_TRUE(has(ram.out, "test accuracy")) << ram.out;
+  Result st = train_packed(d, d / "pack", "st", "--data-memory 0 --data-threads 2 --no-dct-scale");
+  ASSERT_EQ(st.status, 0) << st.out;
+  EXPECT_TRUE(has(st.out, "data: streaming 42 images")) << st.out;
+  EXPECT_EQ(step_losses(d / "st"), step_losses(d / "ram"));
+  EXPECT_EQ(slurp(d / "st" / "last.safetensors"), slurp(d / "ram" / "last.safetensors"));
+  // A folder that is not a pack: named with the index it lacks, exit 2.
+  Result bad = train_packed(d, d / "data", "bad", "");
+  EXPECT_EQ(bad.status, 2) << bad.out;
+  EXPECT_TRUE(has(bad.out, "index.nspack")) << bad.out;
 }
 
 TEST(StreamCli, CorruptImageMidSetStopsTheRun) {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <thread>
 
+#include "core/error.h"
 #include "data/data_test_util.h"
 
 namespace netspec::data {
@@ -104,6 +105,57 @@ TEST(Augment, CropsAndFlipsMovePixelsAsDrawn) {
   }
   EXPECT_GT(mirrored, 0);
   EXPECT_LT(mirrored, 12);
+}
+
+// RandomResizedCrop on stored (fixed-size) images: with scale (1, 1) and the image's own aspect
+// every draw is the whole image, resized to itself (identity taps), so each output row is the
+// normalised image, mirrored exactly when the sample's flip draw says so; the default ranges
+// give crops that differ per sample and per epoch, and are seeded.
+TEST(Augment, RandomResizedCropOfStoredImages) {
+  const int64_t n = 6, H = 20, W = 30;
+  Dataset ds{Tensor(DType::kUI8, {n, 3, H, W}), Tensor(DType::kI32, {n}), {0.5f, 0.5f, 0.5f},
+             {0.25f, 0.25f, 0.25f}};
+  for (int64_t i = 0; i < ds.x.numel(); ++i)
+    ds.x.data<uint8_t>()[i] = static_cast<uint8_t>((i * 37 + i / 7) % 256);
+  for (int64_t i = 0; i < n; ++i) ds.y.data<int32_t>()[i] = static_cast<int32_t>(i);
+  Augment whole;
+  whole.rrc = whole.flip = true;
+  whole.rrc_params = {1.0, 1.0, 1.5, 1.5};
+  Loader ld(ds, n, true, 5, whole);
+  ld.start_epoch(0);
+  Tensor x, y;
+  ld.batch(0, x, y);
+  int flips = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t s = y.data<int32_t>()[k];
+    const bool flip = augment_draw(whole, 5, 0, s, H, W).flip;
+    flips += flip;
+    for (int64_t c = 0; c < 3; ++c)
+      for (int64_t r = 0; r < H; ++r)
+        for (int64_t q = 0; q < W; ++q) {
+          const uint8_t v = ds.x.data<uint8_t>()[((s * 3 + c) * H + r) * W + (flip ? W - 1 - q : q)];
+          ASSERT_EQ(x.data<float>()[((k * 3 + c) * H + r) * W + q], (v / 255.f - 0.5f) / 0.25f)
+              << "sample " << s << " flip " << flip;
+        }
+  }
+  EXPECT_GT(flips, 0);
+  EXPECT_LT(flips, n);
+  // Default ranges: seeded (the same twice), different across epochs.
+  Augment rrc;
+  rrc.rrc = rrc.flip = true;
+  Loader a(ds, n, true, 5, rrc), b(ds, n, true, 5, rrc);
+  Tensor xa, ya, xb, yb, xc, yc;
+  a.start_epoch(1);
+  b.start_epoch(1);
+  a.batch(0, xa, ya);
+  b.batch(0, xb, yb);
+  EXPECT_EQ(0, std::memcmp(xa.raw(), xb.raw(), xa.nbytes()));
+  b.start_epoch(2);
+  b.batch(0, xc, yc);
+  EXPECT_NE(0, std::memcmp(xa.raw(), xc.raw(), xa.nbytes()));
+  // f32 storage cannot be crop-resized as bytes: refused by name.
+  Dataset f{Tensor(DType::kF32, {n, 3, H, W}), ds.y};
+  EXPECT_THROW(Loader(f, 2, true, 0, rrc), Error);
 }
 
 TEST(Augment, RepeatsBitForBitAndLeavesEvaluationAlone) {

@@ -1,10 +1,13 @@
 // Streamed image folders (data/sample_source.h): the same batches as the in-RAM path, bit for
 // bit, for any decode thread count, augmented or not, train and eval, RGB and grayscale; subsets
-// (take_rows) and ImageNet's flat val likewise; the in-RAM / streaming choice follows the budget; a corrupt file in a
-// streamed split is named when its batch is assembled.
+// (take_rows) and ImageNet's flat val likewise; the in-RAM / streaming choice follows the budget;
+// a corrupt file in a streamed split is named when its batch is assembled. RandomResizedCrop
+// (whole images decoded in RAM vs window-decoded from the files): bit for bit without DCT
+// scaling, within a level on average with it.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -46,13 +49,14 @@ fs::path write_tree(const std::string& name) {
   return d;
 }
 
-Splits load(const fs::path& d, int64_t memory_mb, int64_t channels = 3) {
+Splits load(const fs::path& d, int64_t memory_mb, int64_t channels = 3, bool whole = false,
+            bool dct = false) {
   PipelineOptions& p = pipeline_options();
   const PipelineOptions saved = p;
   p.stream_allowed = true;
   p.memory_mb = memory_mb;
-  p.dct_scale = false;  // bit for bit needs full-resolution decodes (view_test covers scaling)
-  Splits s = load_image_folder_dataset(d.string(), channels, 16, 16, 0, 0.875);
+  p.dct_scale = dct;  // bit for bit needs full-resolution decodes
+  Splits s = load_image_folder_dataset(d.string(), channels, 16, 16, 0, 0.875, whole);
   p = saved;
   return s;
 }
@@ -64,8 +68,8 @@ bool same(const Tensor& a, const Tensor& b) {
 
 // Every batch of two epochs through a Prefetcher, streamed with `threads` vs in RAM.
 void expect_same_batches(const Dataset& ram, const Dataset& streamed, bool train, Augment aug,
-                         int threads) {
-  ASSERT_FALSE(ram.streamed());
+                         int threads, bool whole = false) {
+  ASSERT_EQ(ram.streamed(), whole);  // whole images in RAM are a (decoded) source too
   ASSERT_TRUE(streamed.streamed());
   Loader a(ram, 4, train, 11, aug), b(streamed, 4, train, 11, aug);
   b.set_decode_threads(threads);
@@ -112,6 +116,81 @@ TEST(Stream, SameBatchesAsInRamForAnyThreadCount) {
   EXPECT_TRUE(sub.streamed());
   expect_same_batches(take_rows(ram.train, rows), sub, true, Augment::standard(), 2);
   EXPECT_THROW(take_rows(st.train, {30}), Error);
+}
+
+// Larger smooth JPEGs (4:2:0, like photographs) so random-resized crops can DCT-scale at 16x16.
+fs::path write_photo_tree(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("ns_stream_" + name);
+  fs::remove_all(d);
+  std::mt19937 r(5);
+  for (int c = 0; c < 2; ++c) {
+    fs::create_directories(d / "train" / fmt::format("c{}", c));
+    for (int i = 0; i < 10; ++i) {
+      const int w = 40 + static_cast<int>(r() % 90), h = 40 + static_cast<int>(r() % 90);
+      const double fx = 0.05 + (r() % 10) * 0.01, fy = 0.04 + (r() % 10) * 0.01;
+      std::vector<uint8_t> px(static_cast<size_t>(w * h * 3));
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+          for (int k = 0; k < 3; ++k)
+            px[static_cast<size_t>((y * w + x) * 3 + k)] = static_cast<uint8_t>(
+                128 + 90 * std::sin(fx * x * (k + 1) + fy * y) + c * 20 - 10);
+      std::ofstream(d / "train" / fmt::format("c{}", c) / fmt::format("{:02}.jpg", i),
+                    std::ios::binary)
+          << test::jpeg_bytes(w, h, 3, px, 90, true);
+    }
+  }
+  return d;
+}
+
+TEST(Stream, RandomResizedCropStreamsAsInRam) {
+  const fs::path d = write_photo_tree("rrc");
+  const Splits ram = load(d, 1 << 20, 3, true), st = load(d, 0, 3, true);
+  EXPECT_NE(ram.pipeline.find("whole images for randomResizedCrop"), std::string::npos)
+      << ram.pipeline;
+  EXPECT_NE(ram.train.source->describe().find("decoded in RAM"), std::string::npos);
+  EXPECT_NE(st.pipeline.find("streaming 20 images"), std::string::npos) << st.pipeline;
+  Augment rrc;
+  rrc.rrc = rrc.flip = true;
+  Augment rrc_ra = rrc;
+  rrc_ra.rand_augment = true;
+  PipelineOptions& p = pipeline_options();
+  const PipelineOptions saved = p;
+  p.dct_scale = false;  // the streamed Loaders decode at full resolution
+  for (int threads : {1, 3}) {
+    expect_same_batches(ram.train, st.train, true, rrc, threads, true);
+    expect_same_batches(ram.train, st.train, true, rrc_ra, threads, true);
+  }
+  // A stored-crop split cannot serve whole images: refused by name.
+  const Splits centre = load(d, 0);
+  Loader bad(centre.train, 4, true, 1, rrc);
+  Tensor x, y;
+  EXPECT_THROW(bad.batch(0, x, y), Error);
+
+  // With DCT scaling the streamed crops come from 1/2..1/8-scale decodes: close, not equal.
+  p.dct_scale = true;
+  const Splits sc = load(d, 0, 3, true, true);
+  Loader a(ram.train, 20, true, 11, rrc), b(sc.train, 20, true, 11, rrc);
+  p = saved;
+  double sum = 0, worst = 0;
+  int64_t n = 0, differ = 0;
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    a.start_epoch(epoch);
+    b.start_epoch(epoch);
+    Tensor xa, ya, xb, yb;
+    a.batch(0, xa, ya);
+    b.batch(0, xb, yb);
+    for (int64_t i = 0; i < xa.numel(); ++i) {
+      // Back to 8-bit levels: a normalised step is 1 / (255·std).
+      const double lv = std::abs(xa.data<float>()[i] - xb.data<float>()[i]) * 255.0 * 0.224;
+      sum += lv;
+      worst = std::max(worst, lv);
+      differ += lv > 0.5;
+      ++n;
+    }
+  }
+  EXPECT_GT(differ, 0);  // some crops were large enough to scale
+  EXPECT_LE(sum / static_cast<double>(n), 1.0);
+  EXPECT_LE(worst, 16.0);
 }
 
 TEST(Stream, ImageNetFlatValStreamsAsInRam) {
