@@ -3,8 +3,9 @@
 // data) are errors too. A frame that calls setjmp holds only C objects across it.
 #pragma once
 #include <setjmp.h>
-// jpeglib.h needs size_t and FILE declared first.
+
 #include <cstdio>
+// jpeglib.h needs size_t and FILE declared first (cstdio above).
 #include <jpeglib.h>
 
 namespace netspec::data {

@@ -59,7 +59,8 @@ std::string jpeg_region(const std::string& bytes, const RegionChooser& choose, b
   const int64_t y1_full = std::min(ceil_div(rq.top + rq.height, d), ceil_div(ih, d));
   bool has_eoi = false;
   for (size_t k = bytes.size(); k >= 2 && k + 64 >= bytes.size() && !has_eoi; --k)
-    has_eoi = static_cast<uint8_t>(bytes[k - 2]) == 0xFF && static_cast<uint8_t>(bytes[k - 1]) == 0xD9;
+    has_eoi =
+        static_cast<uint8_t>(bytes[k - 2]) == 0xFF && static_cast<uint8_t>(bytes[k - 1]) == 0xD9;
   if (y1_full < ceil_div(ih, d) && !has_eoi) {
     jpeg_destroy_decompress(&cinfo);
     return "";
@@ -72,8 +73,10 @@ std::string jpeg_region(const std::string& bytes, const RegionChooser& choose, b
   cinfo.scale_denom = static_cast<unsigned>(d);
   jpeg_start_decompress(&cinfo);
   const int64_t fh = cinfo.output_height, fw = cinfo.output_width;
-  const int64_t y0 = std::min(rq.top / d, fh - 1), y1 = std::min(ceil_div(rq.top + rq.height, d), fh);
-  const int64_t x0 = std::min(rq.left / d, fw - 1), x1 = std::min(ceil_div(rq.left + rq.width, d), fw);
+  const int64_t y0 = std::min(rq.top / d, fh - 1),
+                y1 = std::min(ceil_div(rq.top + rq.height, d), fh);
+  const int64_t x0 = std::min(rq.left / d, fw - 1),
+                x1 = std::min(ceil_div(rq.left + rq.width, d), fw);
   // Chroma upsampling treats the decoded columns' edges as the image's: a margin keeps the
   // window's own pixels equal to a full decode's (rows are: libjpeg keeps their context).
   const int64_t mx0 = std::max<int64_t>(x0 - kMargin, 0), mx1 = std::min(x1 + kMargin, fw);
@@ -147,8 +150,10 @@ void decode_region(const std::string& bytes, const std::string& path, const Regi
     const std::string err = jpeg_region(bytes, choose, dct_scale, cap, out, ih, iw);
     if (!err.empty()) fail("image", "{}: corrupt or truncated JPEG ({})", path, err);
     if (ih * iw > cap)
-      fail("image", "{}: {}x{} is {} pixels, more than the limit of {} (a decompression bomb? set "
-           "{} to allow more)", path, iw, ih, ih * iw, cap, kMaxImagePixelsEnv);
+      fail("image",
+           "{}: {}x{} is {} pixels, more than the limit of {} (a decompression bomb? set "
+           "{} to allow more)",
+           path, iw, ih, ih * iw, cap, kMaxImagePixelsEnv);
     if (out.h > 0) return;
   }
   // PNG, or a JPEG to decode whole (its errors are named there).

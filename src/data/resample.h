@@ -23,8 +23,6 @@ inline Taps taps(int64_t in, int64_t rn, int64_t off, int64_t out) {
   return taps_scaled(in, static_cast<double>(in) / static_cast<double>(rn), off, out);
 }
 
-inline uint8_t to_u8(float s) {
-  return static_cast<uint8_t>(std::clamp(std::lround(s), 0L, 255L));
-}
+inline uint8_t to_u8(float s) { return static_cast<uint8_t>(std::clamp(std::lround(s), 0L, 255L)); }
 
 }  // namespace netspec::data

@@ -44,8 +44,10 @@ CropWindow rrc_window(uint64_t key, int64_t ih, int64_t iw, const RrcParams& p) 
     const auto w = static_cast<int64_t>(std::nearbyint(std::sqrt(target * aspect)));
     const auto h = static_cast<int64_t>(std::nearbyint(std::sqrt(target / aspect)));
     if (w > 0 && w <= iw && h > 0 && h <= ih) {
-      const auto top = static_cast<int64_t>(uniform(key, 4 * t + 2) * static_cast<double>(ih - h + 1));
-      const auto left = static_cast<int64_t>(uniform(key, 4 * t + 3) * static_cast<double>(iw - w + 1));
+      const auto top =
+          static_cast<int64_t>(uniform(key, 4 * t + 2) * static_cast<double>(ih - h + 1));
+      const auto left =
+          static_cast<int64_t>(uniform(key, 4 * t + 3) * static_cast<double>(iw - w + 1));
       return {std::min(top, ih - h), std::min(left, iw - w), h, w};
     }
   }
@@ -77,8 +79,8 @@ RegionChooser cover_chooser(int64_t out_h, int64_t out_w, double crop_ratio) {
     const int64_t y1 = std::min(end_of(ty) + kMargin, ih);
     const int64_t x0 = std::max<int64_t>(tx.first.front() - kMargin, 0);
     const int64_t x1 = std::min(end_of(tx) + kMargin, iw);
-    return RegionRequest{y0, x0, y1 - y0, x1 - x0, (y1 - y0) * cc.rh / ih + 1,
-                         (x1 - x0) * cc.rw / iw + 1};
+    return RegionRequest{
+        y0, x0, y1 - y0, x1 - x0, (y1 - y0) * cc.rh / ih + 1, (x1 - x0) * cc.rw / iw + 1};
   };
 }
 
@@ -94,7 +96,9 @@ void rrc_taps(const Region& r, int64_t out_h, int64_t out_w, Taps& ty, Taps& tx)
   }
   // Scaled: the box in scaled pixels, clamped to the scaled pixels it touches.
   const auto lo = [&](int64_t v) { return v / r.denom; };
-  const auto hi = [&](int64_t v, int64_t full) { return std::min((v + r.denom - 1) / r.denom, full); };
+  const auto hi = [&](int64_t v, int64_t full) {
+    return std::min((v + r.denom - 1) / r.denom, full);
+  };
   ty = box_taps(q.top / d, q.height / d, lo(q.top), hi(q.top + q.height, r.full_h), out_h);
   tx = box_taps(q.left / d, q.width / d, lo(q.left), hi(q.left + q.width, r.full_w), out_w);
 }
@@ -153,7 +157,8 @@ void horizontal_row(const float* f, const Taps& tx, int64_t x_lo, int64_t W, flo
 
 void render_view(const Region& r, const Taps& ty, const Taps& tx, int64_t out_c, bool flip,
                  const float* lut, float* dst, uint8_t* dst8) {
-  const int64_t H = static_cast<int64_t>(ty.first.size()), W = static_cast<int64_t>(tx.first.size());
+  const int64_t H = static_cast<int64_t>(ty.first.size()),
+                W = static_cast<int64_t>(tx.first.size());
   const int64_t ic = r.channels;
   if (!(out_c == ic || (out_c == 1 && ic == 3)) || (ic != 1 && ic != 3))
     fail("view", "cannot render {} channels from {} (expected the same, or 1 from 3)", out_c, ic);
@@ -207,7 +212,10 @@ void render_view(const Region& r, const Taps& ty, const Taps& tx, int64_t out_c,
       const uint8_t* v = v8 + x * ic;
       if (out_c == 1 && ic == 3) {
         const auto g = static_cast<uint8_t>((v[0] + v[1] + v[2] + 1) / 3);
-        if (drow) drow[o] = lut[g]; else brow[o] = g;
+        if (drow)
+          drow[o] = lut[g];
+        else
+          brow[o] = g;
         continue;
       }
       for (int64_t c = 0; c < out_c; ++c) {

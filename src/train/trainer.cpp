@@ -49,6 +49,9 @@ void refuse_for_stream(const TrainConfig& c, const tasks::Task& task) {
   std::string what;
   if (task.kind() != tasks::TaskKind::classification)
     what = fmt::format("the {} task", tasks::task_name(task.kind()));
+  else if (c.trainRes > 0 && c.randomResizedCrop)
+    fail("train", "randomResizedCrop with trainRes on whole-image folders or packs is not "
+         "supported yet (the crops are rendered at the net's input size; drop trainRes)");
   else if (c.trainRes > 0)
     what = "trainRes";
   if (!what.empty())

@@ -2,6 +2,8 @@
 // the same pixels of a full decode (4:4:4 and 4:2:0, any offset), a DCT-scaled decode resized
 // stays close to the full-resolution view, torchvision's RandomResizedCrop geometry (fits,
 // area/aspect ranges, fallback, determinism), and the fused render against PIL's crop + resize.
+#include "data/view.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,7 +14,6 @@
 #include "data/data_test_util.h"
 #include "data/image.h"
 #include "data/image_fixture.h"
-#include "data/view.h"
 
 namespace netspec::data {
 namespace {
@@ -57,8 +58,8 @@ TEST(Region, WindowDecodeEqualsTheCropOfAFullDecode) {
         for (int64_t x = left; x < left + ww; ++x)
           for (int c = 0; c < 3; ++c)
             differ += g.at(y, x)[c * g.cs] != full.data<uint8_t>()[(c * h + y) * w + x];
-      EXPECT_EQ(differ, 0) << "subsampled " << sub << " window " << top << "," << left << " "
-                           << wh << "x" << ww;
+      EXPECT_EQ(differ, 0) << "subsampled " << sub << " window " << top << "," << left << " " << wh
+                           << "x" << ww;
     }
   }
 }
@@ -210,8 +211,10 @@ for k, (t, l, h, w, oh, ow) in enumerate([(10, 20, 120, 150, 48, 48), (0, 0, 163
 )";
   ASSERT_EQ(std::system((py + " " + d + "/ref.py " + d).c_str()), 0);
   const Tensor in = decode_image(d + "/in.png");
-  const int64_t cases[4][6] = {{10, 20, 120, 150, 48, 48}, {0, 0, 163, 211, 64, 40},
-                               {100, 180, 30, 25, 56, 56}, {40, 5, 90, 60, 33, 47}};
+  const int64_t cases[4][6] = {{10, 20, 120, 150, 48, 48},
+                               {0, 0, 163, 211, 64, 40},
+                               {100, 180, 30, 25, 56, 56},
+                               {40, 5, 90, 60, 33, 47}};
   for (int k = 0; k < 4; ++k) {
     const auto* c = cases[k];
     Region g;
