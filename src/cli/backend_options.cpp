@@ -9,7 +9,7 @@ namespace netspec::cli {
 void add_backend_options(CLI::App* cmd, std::string& backend, exec::BackendOptions& opts) {
   cmd->add_option("--backend", backend,
                   "executor: cpu (fast, default), ref (the oracle), xla (a PJRT plugin: XLA CPU, "
-                  "or CUDA on a GPU machine), iree (IREE's tools; not for train)")
+                  "or CUDA on a GPU machine), iree (IREE's tools; train runs K steps per call)")
       ->capture_default_str()
       // Checked while parsing: a backend this build lacks is refused before data is loaded or
       // a run dir made.
