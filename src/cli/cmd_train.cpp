@@ -57,6 +57,8 @@ struct TrainOpts {
 // or the net's spec, with --config, the flags and each --set applied and validated.
 train::RunRecord resolve_record(TrainOpts& o, CLI::App* cmd) {
   if (o.resume && o.overwrite) fail("train", "--resume and --overwrite exclude each other");
+  if (cmd->count("--steps-per-call") && (o.steps_per_call < 1 || o.steps_per_call > 4096))
+    fail("train", "--steps-per-call must be in 1..4096 (got {})", o.steps_per_call);
   // `--resume --run-dir RUN` alone: the net and config come from RUN/config.json.
   if (o.resume && o.net.empty() && o.config.empty() && !o.run_dir.empty()) {
     const auto stored = std::filesystem::path(o.run_dir) / "config.json";

@@ -213,6 +213,7 @@ RunOut train(const std::string& name, const std::string& backend, int k, SpecFil
   o.run_dir = x.dir;
   o.backend = backend;
   o.steps_per_call = k;
+  o.backend_options.compile_cache = x.dir + "/compile-cache";  // iree: never the user's cache
   std::ostringstream log;
   o.log = &log;
   x.r = run_training(spec, synthetic(), o);
@@ -281,7 +282,7 @@ TEST(MultiStep, IreeTrainsLikeCpu) {
                         "backend"),
             std::string::npos)
       << ir.log;
-  expect_same_run(ir, cpu, 1e-4, 1e-4);
+  expect_same_run(ir, cpu, 1e-5, 2e-5);  // measured: 2e-7 and 4e-6
 }
 
 }  // namespace
