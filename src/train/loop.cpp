@@ -95,8 +95,8 @@ void run_loop(LoopContext& ctx, const std::vector<std::unique_ptr<Hook>>& hooks,
     const int64_t full_end = nb > 0 && train_ld.batch_rows(nb - 1) < batch ? nb - 1 : nb;
     std::vector<Tensor> xs, ys;
     for (int64_t b = b0; b < spe;) {
-      const int64_t calls = per_call > 1 && b < full_end ? std::min<int64_t>(per_call, full_end - b)
-                                                          : 1;
+      const int64_t calls =
+          per_call > 1 && b < full_end ? std::min<int64_t>(per_call, full_end - b) : 1;
       if (per_call > 1 && b < full_end) {
         std::vector<Tensor> cx, cy;
         std::vector<double> lrs;
@@ -165,7 +165,8 @@ void run_loop(LoopContext& ctx, const std::vector<std::unique_ptr<Hook>>& hooks,
     }
     if (ctx.stop_requested() && (epoch < c.epochs || m.val.interrupted)) {
       for (auto& h : hooks) h->on_stop(ctx);
-      if (ctx.o.log) *ctx.o.log << fmt::format("interrupted after epoch {}; rerun to resume\n", epoch);
+      if (ctx.o.log)
+        *ctx.o.log << fmt::format("interrupted after epoch {}; rerun to resume\n", epoch);
       res.interrupted = true;
       break;
     }

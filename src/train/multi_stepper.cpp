@@ -32,7 +32,8 @@ Tensor stack(const std::vector<Tensor>& rows, DType dt, const Shape& row, int64_
 Tensor row_of(const Tensor& t, int64_t j) {
   Shape r(t.shape().begin() + 1, t.shape().end());
   Tensor out(t.dtype(), r);
-  std::memcpy(out.raw(), static_cast<const uint8_t*>(t.raw()) + static_cast<size_t>(j) * out.nbytes(),
+  std::memcpy(out.raw(),
+              static_cast<const uint8_t*>(t.raw()) + static_cast<size_t>(j) * out.nbytes(),
               out.nbytes());
   return out;
 }
@@ -42,8 +43,8 @@ Tensor row_of(const Tensor& t, int64_t j) {
 MultiStepper::MultiStepper(const NetSpec& net, const ParamTable& t, const TrainConfig& c,
                            exec::Backend& be, int64_t batch, int k)
     : k_(k), seed_(static_cast<uint64_t>(c.seed)) {
-  emit::Emitted one = emit::emit_module(net, t, ModuleKind::train_step,
-                                        emit::EmitOptions::from_train(c, batch));
+  emit::Emitted one =
+      emit::emit_module(net, t, ModuleKind::train_step, emit::EmitOptions::from_train(c, batch));
   emit::Emitted many = emit::emit_multi_step(one, k);
   step_manifest_ = one.manifest;
   manifest_ = many.manifest;
@@ -57,8 +58,8 @@ MultiStepper::Result MultiStepper::run(TrainState& s, const std::vector<Tensor>&
                                        const std::vector<double>& lrs, int64_t first_step) {
   const size_t n = xs.size();
   if (n < 1 || n > static_cast<size_t>(k_) || ys.size() != n || lrs.size() != n)
-    fail("train", "a call runs 1..{} updates with a batch, labels and lr each (got {}, {}, {})",
-         k_, n, ys.size(), lrs.size());
+    fail("train", "a call runs 1..{} updates with a batch, labels and lr each (got {}, {}, {})", k_,
+         n, ys.size(), lrs.size());
   std::vector<Tensor> in;
   size_t pi = 0, si = 0, mi = 0;
   for (size_t a = 0; a < manifest_.inputs.size(); ++a) {
@@ -109,7 +110,8 @@ MultiStepper::Result MultiStepper::run(TrainState& s, const std::vector<Tensor>&
     } else if (ti.role == "loss") {
       for (size_t j = 0; j < n; ++j) r.losses.push_back(out[o].as_double(static_cast<int64_t>(j)));
     } else if (ti.role == "bn_batch_stat") {
-      for (size_t j = 0; j < n; ++j) r.bn_stats[j].push_back(row_of(out[o], static_cast<int64_t>(j)));
+      for (size_t j = 0; j < n; ++j)
+        r.bn_stats[j].push_back(row_of(out[o], static_cast<int64_t>(j)));
     }
   }
   if (r.losses.size() != n) fail("train", "train_steps returned no loss");

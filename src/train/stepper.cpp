@@ -87,7 +87,8 @@ std::vector<double> Stepper::steps(TrainState& s, const std::vector<Tensor>& xs,
   for (size_t j = 0; j < r.bn_stats.size(); ++j) {  // running-stat EMA step by step, in order
     size_t bi = 0, q = 0;
     for (const auto& ti : sm.outputs)
-      if (ti.role == "bn_batch_stat") update_running(s, bi, ti, r.bn_stats[j].at(q++), bn_momentum_);
+      if (ti.role == "bn_batch_stat")
+        update_running(s, bi, ti, r.bn_stats[j].at(q++), bn_momentum_);
   }
   return r.losses;
 }

@@ -42,8 +42,7 @@ class Stepper {
   // dp.replicas > 1: the fused train step runs data parallel on shards of each batch
   // (data_parallel.h); a batch must then divide by the replicas.
   Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& backend,
-          const ParamTable* table = nullptr, const DataParallel& dp = {},
-          int steps_per_call = 1);
+          const ParamTable* table = nullptr, const DataParallel& dp = {}, int steps_per_call = 1);
   ~Stepper();
   int accum() const { return accum_; }
   // Updates one backend call can run (steps()); 1 unless steps_per_call > 1 was asked for.

@@ -96,8 +96,8 @@ int steps_per_call(const TrainOptions& o, const TrainConfig& c, const tasks::Tas
   if (o.steps_per_call < 0 || o.steps_per_call > 4096)
     fail("train", "steps per call must be in 1..4096 (got {})", o.steps_per_call);
   int k = o.steps_per_call > 0 ? o.steps_per_call : o.backend == "iree" ? kIreeStepsPerCall : 1;
-  if (k > 1 && o.steps_per_call == 0 && (c.gradAccumSteps > 1 || o.dp.replicas > 1 ||
-                                         o.dp.multi_process()))
+  if (k > 1 && o.steps_per_call == 0 &&
+      (c.gradAccumSteps > 1 || o.dp.replicas > 1 || o.dp.multi_process()))
     fail("train",
          "--backend iree runs {} steps per call, which gradAccumSteps > 1 and data parallel "
          "do not support (got gradAccumSteps {}, {} replicas); pass --steps-per-call 1 (one "
@@ -159,9 +159,10 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   std::unique_ptr<exec::Backend> cpu = o.backend == "iree" ? exec::make_backend("cpu") : nullptr;
   exec::Backend& eval_backend = cpu ? *cpu : *backend;
   if (o.log && per_call > 1)
-    *o.log << fmt::format("{}: {} train steps per call (K-step module); evaluation on the {} "
-                          "backend\n",
-                          o.backend, per_call, eval_backend.name());
+    *o.log << fmt::format(
+        "{}: {} train steps per call (K-step module); evaluation on the {} "
+        "backend\n",
+        o.backend, per_call, eval_backend.name());
   Evaluator evaluator(net, c.batchSize, eval_backend, &table);
   task->attach(evaluator);
   Averages averages(train_net, c, eval_backend, train_table, evaluator);  // EMA / SWA / SWAG

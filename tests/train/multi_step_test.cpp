@@ -3,6 +3,8 @@
 // `train` with K steps per call on cpu gives the one-step run's per-step losses and parameters
 // (tail batch, BN, dropout masks, lr schedule included); through IREE (skipped without its
 // tools) the same run matches cpu within float tolerance; what K > 1 cannot do is refused.
+#include "emit/multi_step.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,7 +16,6 @@
 #include "core/error.h"
 #include "data/idx_fixture.h"
 #include "emit/emit.h"
-#include "emit/multi_step.h"
 #include "exec/backend.h"
 #include "exec/iree/iree_tools.h"
 #include "layers/param_table.h"
@@ -80,8 +81,8 @@ void check_module(const std::string& backend, int64_t k, int n) {
   const SpecFile s = net_spec(1, 8);
   const NetSpec& net = s.net;
   const ParamTable t = build_param_table(net);
-  emit::Emitted one = emit::emit_module(net, t, ModuleKind::train_step,
-                                        emit::EmitOptions::from_train(*s.train, 8));
+  emit::Emitted one =
+      emit::emit_module(net, t, ModuleKind::train_step, emit::EmitOptions::from_train(*s.train, 8));
   emit::Emitted many = emit::emit_multi_step(one, k);
   auto be = exec::make_backend(backend);
   auto exe1 = be->load(std::shared_ptr<const hlo::Module>(std::move(one.module)));
@@ -100,8 +101,8 @@ void check_module(const std::string& backend, int64_t k, int n) {
   std::vector<double> losses;
   std::vector<std::vector<Tensor>> stats(static_cast<size_t>(n));
   for (int j = 0; j < n; ++j) {
-    std::vector<Tensor> out = exe1->run(
-        "main", step_inputs(m1, st, data.x[j], data.y[j], lrs[j], 1 + j));
+    std::vector<Tensor> out =
+        exe1->run("main", step_inputs(m1, st, data.x[j], data.y[j], lrs[j], 1 + j));
     size_t si = 0;
     for (size_t o = 0; o < out.size(); ++o) {
       const auto& role = m1.outputs[o].role;
@@ -157,15 +158,14 @@ void check_module(const std::string& backend, int64_t k, int n) {
     } else if (ti.role == "bn_batch_stat") {
       for (int j = 0; j < n; ++j)
         for (int64_t e = 0; e < stats[j][q].numel(); ++e)
-          EXPECT_NEAR(out[o].as_double(j * stats[j][q].numel() + e), stats[j][q].as_double(e),
-                      1e-6)
+          EXPECT_NEAR(out[o].as_double(j * stats[j][q].numel() + e), stats[j][q].as_double(e), 1e-6)
               << ti.name << " step " << j;
       ++q;
     }
   }
   ASSERT_EQ(got_state.size(), st.size());
-  EXPECT_GT(scaled_diff(st, state), 1e-4);       // the steps moved the params
-  EXPECT_LE(scaled_diff(got_state, st), 1e-6);   // ... and the K-step call moved them the same
+  EXPECT_GT(scaled_diff(st, state), 1e-4);      // the steps moved the params
+  EXPECT_LE(scaled_diff(got_state, st), 1e-6);  // ... and the K-step call moved them the same
   EXPECT_GT(np, 0u);
 }
 
@@ -177,8 +177,8 @@ TEST(MultiStep, RefusesBadWrap) {
   const SpecFile s = net_spec(1, 8);
   emit::Emitted fwd = emit::emit_module(s.net, ModuleKind::forward, emit::EmitOptions{});
   EXPECT_THROW(emit::emit_multi_step(fwd, 3), Error);
-  emit::Emitted one = emit::emit_module(s.net, ModuleKind::train_step,
-                                        emit::EmitOptions::from_train(*s.train, 8));
+  emit::Emitted one =
+      emit::emit_module(s.net, ModuleKind::train_step, emit::EmitOptions::from_train(*s.train, 8));
   EXPECT_THROW(emit::emit_multi_step(one, 0), Error);
 }
 
@@ -206,7 +206,8 @@ struct RunOut {
   std::string dir, log;
 };
 
-RunOut train(const std::string& name, const std::string& backend, int k, SpecFile spec = net_spec(2, 96)) {
+RunOut train(const std::string& name, const std::string& backend, int k,
+             SpecFile spec = net_spec(2, 96)) {
   RunOut x;
   x.dir = test_util::tmpdir("multistep", name);
   TrainOptions o;
@@ -240,8 +241,8 @@ void expect_same_run(const RunOut& got, const RunOut& want, double rel, double t
     EXPECT_NEAR(got.r.epochs[e].train_loss, want.r.epochs[e].train_loss, rel) << e;
     EXPECT_EQ(got.r.epochs[e].val.top1, want.r.epochs[e].val.top1) << e;
   }
-  EXPECT_GT(scaled_diff(want.r.params, init_params(build_param_table(net_spec(1, 96).net),
-                                                   InitKind::he, 3)),
+  EXPECT_GT(scaled_diff(want.r.params,
+                        init_params(build_param_table(net_spec(1, 96).net), InitKind::he, 3)),
             1e-3);  // it trained
   EXPECT_LE(scaled_diff(got.r.params, want.r.params), tol);
 }
@@ -271,8 +272,7 @@ TEST(MultiStep, RefusesWhatNeedsParamsBetweenSteps) {
 // the cpu backend's run within float tolerance (reduction order differs).
 TEST(MultiStep, IreeTrainsLikeCpu) {
   REQUIRE_ENGINE(iree, "iree");
-  for (const char* tool : {"iree-compile", "iree-run-module"})
-    try {
+  for (const char* tool : {"iree-compile", "iree-run-module"}) try {
       exec::iree::find_tool(tool);
     } catch (const Error& e) {
       GTEST_SKIP() << "IREE's tools are not installed (scripts/install-engines.sh): " << e.what();

@@ -82,7 +82,8 @@ class Compiled {
     if (counts) ++counts->compiles;
     if (disk) {
       std::ifstream f(vmfb_, std::ios::binary);
-      const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      const std::string bytes((std::istreambuf_iterator<char>(f)),
+                              std::istreambuf_iterator<char>());
       disk->store(key, bytes);
     }
   }
@@ -153,8 +154,7 @@ class Compiled {
 
 class IreeExecutable final : public Executable {
  public:
-  IreeExecutable(std::shared_ptr<const hlo::Module> m, const DiskCompileCache* disk,
-                 Counts* counts)
+  IreeExecutable(std::shared_ptr<const hlo::Module> m, const DiskCompileCache* disk, Counts* counts)
       : module_(std::move(m)), compiled_(*module_, disk, counts) {}
 
   std::vector<Tensor> run(std::string_view entry, const std::vector<Tensor>& inputs) override {
