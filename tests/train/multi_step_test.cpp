@@ -1,8 +1,9 @@
 // K train steps per call (emit/multi_step.h, train/multi_stepper.h): the K-step module on the cpu
 // and ref executors gives K single steps' state, losses and BN statistics (also for n < K steps);
 // `train` with K steps per call on cpu gives the one-step run's per-step losses and parameters
-// (tail batch, BN, dropout masks, lr schedule included); through IREE (skipped without its
-// tools) the same run matches cpu within float tolerance; what K > 1 cannot do is refused.
+// (tail batch, BN, dropout masks, lr schedule included), also when stopped and resumed after every
+// call; through IREE (skipped without its tools) the same run matches cpu within float tolerance;
+// what K > 1 cannot do is refused.
 #include "emit/multi_step.h"
 
 #include <gtest/gtest.h>
@@ -21,6 +22,7 @@
 #include "layers/param_table.h"
 #include "tests/engine_util.h"
 #include "tests/train/train_test_util.h"
+#include "train/signals.h"
 #include "train/stepper.h"
 #include "train/trainer.h"
 
@@ -251,6 +253,35 @@ TEST(MultiStep, TrainKStepsPerCallEqualsOneStepOnCpu) {
   const RunOut one = train("one", "cpu", 1), many = train("many", "cpu", 3);
   EXPECT_NE(many.log.find("cpu: 3 train steps per call"), std::string::npos) << many.log;
   expect_same_run(many, one, 1e-5, 1e-5);
+}
+
+// SIGINT-style stop after every call of a 2-steps-per-call run (calls of 2 and 1 full batches and
+// the tail per epoch), resumed each time: the uninterrupted one-step run's parameters and losses.
+TEST(MultiStep, StopAfterEveryCallAndResumeMatchesUninterrupted) {
+  const RunOut full = train("full", "cpu", 1);
+  const std::string dir = test_util::tmpdir("multistep", "stops");
+  std::vector<int64_t> steps;
+  TrainResult r;
+  std::vector<EpochMetrics> epochs;
+  do {
+    request_stop(true);  // the loop finishes the call, saves `last` and returns
+    TrainOptions o;
+    o.run_dir = dir;
+    o.steps_per_call = 2;
+    r = run_training(net_spec(2, 96), synthetic(), o);
+    request_stop(false);
+    for (const auto& m : r.epochs) epochs.push_back(m);
+    steps.push_back(r.steps);
+  } while (r.interrupted && steps.size() < 20);
+  EXPECT_FALSE(r.interrupted);
+  EXPECT_EQ(steps, (std::vector<int64_t>{2, 3, 4, 6, 7, 8}));
+  EXPECT_TRUE(test_util::same_bits(r.params, full.r.params));
+  ASSERT_EQ(epochs.size(), 2u);
+  for (size_t e = 0; e < 2; ++e) {
+    EXPECT_EQ(epochs[e].train_loss, full.r.epochs[e].train_loss) << e;
+    EXPECT_EQ(epochs[e].val.loss, full.r.epochs[e].val.loss) << e;
+  }
+  EXPECT_EQ(step_losses(dir), step_losses(full.dir));
 }
 
 TEST(MultiStep, RefusesWhatNeedsParamsBetweenSteps) {
