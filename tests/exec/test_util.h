@@ -61,13 +61,17 @@ Tensor make(DType dt, Shape s, const std::vector<T>& v) {
 inline Tensor f32(Shape s, const std::vector<double>& v) {
   return make(DType::kF32, std::move(s), v);
 }
-// f32 values drawn uniformly from [lo, hi) by a seeded std::mt19937 (deterministic).
-inline Tensor random_f32(const Shape& s, uint32_t seed, double lo = -1, double hi = 1) {
+// f32 values drawn from `dist` by a seeded std::mt19937 (deterministic).
+template <typename Dist>
+Tensor random_f32_from(const Shape& s, uint32_t seed, Dist dist) {
   std::mt19937 g(seed);
-  std::uniform_real_distribution<double> d(lo, hi);
   std::vector<double> v(static_cast<size_t>(num_elements(s)));
-  for (double& x : v) x = d(g);
+  for (double& x : v) x = dist(g);
   return f32(s, v);
+}
+// f32 values drawn uniformly from [lo, hi).
+inline Tensor random_f32(const Shape& s, uint32_t seed, double lo = -1, double hi = 1) {
+  return random_f32_from(s, seed, std::uniform_real_distribution<double>(lo, hi));
 }
 inline Tensor f64(Shape s, const std::vector<double>& v) {
   return make(DType::kF64, std::move(s), v);
