@@ -78,13 +78,21 @@ void write_outputs(const EmitArgs& a, const emit::Emitted& e) {
              e.manifest.inputs.size(), e.manifest.outputs.size());
 }
 
+// --dtype: f32 or f64. A probe is built in it; a net's module or program in f64 is emitted in f32,
+// then every f32 type, constant and manifest entry widened (hlo::convert_float_types, as
+// gradcheck does).
+DType float_dtype(const EmitArgs& a) {
+  auto dt = dtype_from_name(a.dtype);
+  if (!dt || (*dt != DType::kF32 && *dt != DType::kF64))
+    fail("emit", "--dtype {}: unknown (expected f32 or f64)", a.dtype);
+  return *dt;
+}
+
 void emit_probe(const EmitArgs& a) {
   if (!a.net.empty()) fail("emit", "--module probe-attention takes no net (got '{}')", a.net);
   emit::AttentionProbe p = a.probe;
   p.batch = a.batch;
-  auto dt = dtype_from_name(a.dtype);
-  if (!dt) fail("emit", "--dtype {}: unknown (expected f32 or f64)", a.dtype);
-  p.dtype = *dt;
+  p.dtype = float_dtype(a);
   write_outputs(a, emit::emit_attention_probe(p));
 }
 
@@ -94,9 +102,7 @@ void emit_det_probe(const EmitArgs& a) {
   p.module = a.module;
   p.batch = a.batch;
   if (a.classes > 0) p.classes = a.classes;  // --classes: K of the detection probes (default 3)
-  auto dt = dtype_from_name(a.dtype);
-  if (!dt) fail("emit", "--dtype {}: unknown (expected f32 or f64)", a.dtype);
-  p.dtype = *dt;
+  p.dtype = float_dtype(a);
   write_outputs(a, emit::emit_det_probe(p));
 }
 
@@ -111,19 +117,8 @@ void emit_seg_loss(const EmitArgs& a) {
   p.classes = a.classes > 0 ? a.classes : 3;
   p.height = a.height;
   p.width = a.width;
-  auto dt = dtype_from_name(a.dtype);
-  if (!dt) fail("emit", "--dtype {}: unknown (expected f32 or f64)", a.dtype);
-  p.dtype = *dt;
+  p.dtype = float_dtype(a);
   write_outputs(a, emit::emit_seg_loss_probe(p));
-}
-
-// A net's module or program in f64 (--dtype f64): emitted in f32, then every f32 type, constant
-// and manifest entry widened (hlo::convert_float_types, as gradcheck does).
-DType float_dtype(const EmitArgs& a) {
-  auto dt = dtype_from_name(a.dtype);
-  if (!dt || (*dt != DType::kF32 && *dt != DType::kF64))
-    fail("emit", "--dtype {}: unknown (expected f32 or f64)", a.dtype);
-  return *dt;
 }
 
 void widen(emit::Emitted& e, DType to) {

@@ -41,10 +41,8 @@ void register_eval_command(CLI::App& app) {
   cmd->add_option("net", o->net, "zoo net name, a spec .json file, or a run dir")->required();
   cmd->add_option("--checkpoint", o->checkpoint,
                   "a .safetensors checkpoint (last or best; default with a run dir: its best)");
-  o->flags.add(cmd, "--dataset", "dataset",
-               data::loadable_dataset_names(" | ") + " (default: the spec's)");
-  cmd->add_option("--data", o->data,
-                  "dataset directory (default: the run's --data, else the Debian package's)");
+  o->flags.add_dataset(cmd, o->data,
+                       "dataset directory (default: the run's --data, else the Debian package's)");
   cmd->add_option("--split", o->split,
                   "val (the run's --val-split hold-out) or test (default: val for a run trained "
                   "with --val-split, else test)");

@@ -229,10 +229,8 @@ void register_train_command(CLI::App& app) {
       app.add_subcommand("train", "Train a network on a dataset (--backend cpu, ref or xla)");
   cmd->add_option("net", o->net,
                   "zoo net name or a spec .json file (optional with --config RUN/config.json)");
-  o->flags.add(cmd, "--dataset", "dataset",
-               data::loadable_dataset_names(" | ") + " (default: the spec's)");
-  cmd->add_option("--data", o->data,
-                  "dataset directory (default: the Debian package's); for text, a UTF-8 file");
+  o->flags.add_dataset(cmd, o->data,
+                       "dataset directory (default: the Debian package's); for text, a UTF-8 file");
   o->flags.add(cmd, "--epochs", "epochs", "passes over the training set (default: the spec's)");
   o->flags.add(cmd, "--batch", "batchSize", "batch size (default: the spec's)");
   o->flags.add(cmd, "--lr", "learningRate", "peak learning rate (default: the spec's)");

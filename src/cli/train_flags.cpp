@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "data/datasets.h"
 #include "train/config.h"
 
 namespace netspec::cli {
@@ -38,6 +39,11 @@ void ConfigFlags::add(CLI::App* cmd, const std::string& flag, const std::string&
   auto v = std::make_shared<std::string>();
   CLI::Option* opt = cmd->add_option(flag, *v, help);
   flags_.push_back({flag, field, v, opt});
+}
+
+void ConfigFlags::add_dataset(CLI::App* cmd, std::string& dir, const std::string& dir_help) {
+  add(cmd, "--dataset", "dataset", data::loadable_dataset_names(" | ") + " (default: the spec's)");
+  cmd->add_option("--data", dir, dir_help);
 }
 
 bool ConfigFlags::given(const std::string& flag) const {

@@ -21,6 +21,8 @@ class ConfigFlags {
   // Adds `flag` (a string option: the value reaches the config's own reader) for `field`.
   void add(CLI::App* cmd, const std::string& flag, const std::string& field,
            const std::string& help);
+  // --dataset (the `dataset` field: any loadable dataset) and --data DIR into `dir`.
+  void add_dataset(CLI::App* cmd, std::string& dir, const std::string& dir_help);
   bool given(const std::string& flag) const;
   // Applies the given flags to c, validating after each (`[where] --lr -1: learningRate must be
   // > 0 (got -1)`). `c` must be valid before (validate it first, naming its source).
