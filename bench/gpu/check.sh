@@ -115,7 +115,12 @@ done
 # must print [2, 4, 6, 8]. On a one-GPU machine both processes see the same GPU: the clients must still
 # list 2 devices (1 addressable each); NCCL may refuse one GPU twice in a communicator, which
 # the log then shows as the all_reduce's error (the verdict says so).
-"$py" -c "import numpy as np; np.save('/tmp/gpu-check-x.npy', np.arange(1, 5, dtype=np.float32))"
+"$py" -c "
+import struct
+h = \"{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }\"
+h += ' ' * (63 - (10 + len(h)) % 64) + '\\n'  # .npy v1: header padded to 64 bytes
+open('/tmp/gpu-check-x.npy', 'wb').write(b'\\x93NUMPY\\x01\\x00' + struct.pack('<H', len(h))
+                                       + h.encode() + struct.pack('<4f', 1, 2, 3, 4))"
 part=/tmp/gpu-check-2proc.out
 NETSPEC_DIST_TIMEOUT=60 run 120 "$ns" launch --nproc 2 -- run examples/allreduce-2.mlir \
   --backend xla --pjrt-plugin "$plugin" --input /tmp/gpu-check-x.npy
