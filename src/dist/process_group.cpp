@@ -143,7 +143,8 @@ class GlooComm final : public exec::Communicator {
       throw;
     } catch (const std::exception& e) {
       std::string lost = peer_ranks(e.what());
-      if (lost.empty()) lost = silent_ranks(tag_ - 1);  // the failed collective's tag
+      // More than two ranks: a closed connection may come from a peer that timed out itself.
+      if (ctx_->size > 2) lost = silent_ranks(tag_ - 1, lost);  // the failed collective's tag
       fail("dist", "rank {} of {}: {} across processes failed after at most {} s: {} ({})",
            ctx_->rank, ctx_->size, what, timeout_.count() / 1000.0, e.what(), lost);
     }
@@ -169,26 +170,43 @@ class GlooComm final : public exec::Communicator {
                          addresses_.at(static_cast<size_t>(1 - ctx_->rank)));
     return "";
   }
-  // A timeout with more than two ranks names no peer. Every rank whose collective `tag` timed
-  // out says so in the store and waits up to half the timeout (1-10 s) for the others: a rank
-  // stuck in that collective times out within that window too, so the ranks that never report
-  // are the lost ones. A store that does not answer: rank 0 (which serves it) is the lost one.
-  std::string silent_ranks(uint32_t tag) const {
+  // More than two ranks: a timeout names no peer, and a closed connection may come from a rank
+  // that timed out itself (Gloo closes a pair that timed out). Every rank whose collective `tag`
+  // failed says so in the store and waits up to half the timeout (1-10 s) for the others: a
+  // live rank in that collective fails within that window too, so the ranks that never report
+  // are the lost ones (died, hung or stopped). Rank 0 serves the store, so it stays until the
+  // ranks that reported have read (each marks itself done); a store that does not answer names
+  // rank 0. `fallback` (what the transport error said) when every other rank reported.
+  std::string silent_ranks(uint32_t tag, const std::string& fallback) const {
     using namespace std::chrono;
-    const std::string prefix = fmt::format("netspec/timeout/{}/", tag);
+    const std::string prefix = fmt::format("netspec/failed/{}/", tag);
     const auto grace = std::clamp<milliseconds>(timeout_ / 2, milliseconds(1000), seconds(10));
     std::vector<int> silent;
     try {
+      // The ranks of `among` that have not set prefix + what + rank within the window.
+      auto poll = [&](const std::string& what, const std::vector<int>& among) {
+        const auto until = steady_clock::now() + grace;
+        std::vector<int> left;
+        for (;;) {
+          left.clear();
+          std::vector<char> v;
+          for (int r : among)
+            if (!store_->try_get(prefix + what + std::to_string(r), v)) left.push_back(r);
+          if (left.empty() || steady_clock::now() >= until) return left;
+          std::this_thread::sleep_for(milliseconds(50));
+        }
+      };
+      std::vector<int> others;
+      for (int r = 0; r < ctx_->size; ++r)
+        if (r != ctx_->rank) others.push_back(r);
       store_->set(prefix + std::to_string(ctx_->rank), {'1'});
-      const auto until = steady_clock::now() + grace;
-      for (;;) {
-        silent.clear();
-        std::vector<char> v;
-        for (int r = 0; r < ctx_->size; ++r)
-          if (r != ctx_->rank && !store_->try_get(prefix + std::to_string(r), v))
-            silent.push_back(r);
-        if (silent.empty() || steady_clock::now() >= until) break;
-        std::this_thread::sleep_for(milliseconds(50));
+      silent = poll("", others);
+      store_->set(prefix + "done/" + std::to_string(ctx_->rank), {'1'});
+      if (ctx_->rank == 0) {  // the reporters finish their own windows, then the store may go
+        std::vector<int> reporters;
+        for (int r : others)
+          if (std::find(silent.begin(), silent.end(), r) == silent.end()) reporters.push_back(r);
+        poll("done/", reporters);
       }
     } catch (const std::exception&) {
       return fmt::format(
@@ -197,13 +215,14 @@ class GlooComm final : public exec::Communicator {
           addresses_.at(0));
     }
     if (silent.empty())
-      return "every other rank timed out in this collective too: none was lost; it took longer "
-             "than NETSPEC_DIST_TIMEOUT";
+      return fallback.empty() ? "every other rank failed in this collective too: none was lost; "
+                                "it took longer than NETSPEC_DIST_TIMEOUT"
+                              : fallback;
     std::vector<std::string> named;
     for (int r : silent)
       named.push_back(fmt::format("{} on {}", r, addresses_.at(static_cast<size_t>(r))));
     return fmt::format(
-        "lost rank{} {}: {} not report this timeout within {} s; died, hung or "
+        "lost rank{} {}: {} not report this failure within {} s; died, hung or "
         "stopped",
         silent.size() > 1 ? "s" : "", fmt::join(named, ", "),
         silent.size() > 1 ? "they did" : "it did", duration<double>(grace).count());

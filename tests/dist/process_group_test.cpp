@@ -208,7 +208,7 @@ TEST(ProcessGroup, HungRankAmongFourIsNamedOnTimeout) {
   ranks[2].get();
   for (const std::string& e : errors) {
     EXPECT_NE(e.find("all_reduce across processes failed"), std::string::npos) << e;
-    EXPECT_NE(e.find("lost rank 2 on 127.0.0.1: it did not report this timeout"), std::string::npos)
+    EXPECT_NE(e.find("lost rank 2 on 127.0.0.1: it did not report this failure"), std::string::npos)
         << e;
   }
 }

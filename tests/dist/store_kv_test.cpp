@@ -68,7 +68,7 @@ TEST(StoreKv, PjrtCallbacksAnswerAsThePluginExpects) {
   PJRT_CallbackError on_error = &record_error;
 
   // Node 0 puts (the plugin's key and value need not outlive the call).
-  std::string key = "nccl_unique_id:0", value = "abc\0def";
+  std::string key = "nccl_unique_id:0", value("abc\0def", 7);
   PJRT_KeyValuePutCallback_Args put{};
   put.struct_size = PJRT_KeyValuePutCallback_Args_STRUCT_SIZE;
   put.key = key.data();
