@@ -29,10 +29,10 @@ void refuse_xla_across_processes(const char* where, int world) {
   fail(where,
        "--backend xla across processes (WORLD_SIZE {}) is not supported: XLA's CPU PJRT plugin "
        "has no cross-process collectives (its PJRT_Client_Create takes only cpu_device_count, "
-       "process_id and asynchronous, and never calls the key-value callbacks), and the "
-       "multi-node path of GPU plugins (node_id, num_nodes, key-value store) is not wired up; "
-       "use one process with --backend xla --replicas R (R devices), or --backend cpu across "
-       "processes (Gloo); see docs/distributed.md",
+       "process_id and asynchronous, and never calls the key-value callbacks), and training "
+       "on a GPU plugin's multi-node client is not wired up yet (its client is: `launch -- run "
+       "MODULE --backend xla`); use one process with --backend xla --replicas R (R devices), "
+       "or --backend cpu across processes (Gloo); see docs/distributed.md",
        world);
 }
 

@@ -95,8 +95,11 @@ train::RunRecord resolve_record(TrainOpts& o, CLI::App* cmd) {
       fail("train", "--config {}: {}", o.config, e.what());
     }
   }
-  o.flags.apply(c, "train");
-  apply_sets(c, o.sets, "train");
+  // Cross-field checks wait until every flag and --set is in (--epochs 1 --set warmupEpochs=0).
+  PendingCheck pending;
+  o.flags.apply(c, "train", &pending);
+  apply_sets(c, o.sets, "train", &pending);
+  check_applied(c, "train", pending);
   rec.spec.train = c;
   if (!o.data.empty()) rec.data = std::filesystem::absolute(o.data).string();
   if (cmd->count("--limit"))

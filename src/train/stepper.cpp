@@ -43,12 +43,6 @@ Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be,
     fail("train", "batchSize {} does not divide into {} replicas (a shard each)", batch_,
          dp_.replicas);
   if (accum_ > 1) {
-    // The forward / vjp modules take no keep masks: dropout would silently be off.
-    if (c.dropPath > 0 || c.dropout > 0)
-      fail("train",
-           "gradAccumSteps > 1 does not support dropPath / dropout (got {} / {}); set "
-           "gradAccumSteps to 1",
-           c.dropPath, c.dropout);
     // Accumulation runs each replica's shard through modules emitted for one replica.
     if (dp_.replicas > 1 && c.syncBN)
       fail("train",
@@ -105,6 +99,7 @@ const Stepper::Modules& Stepper::modules(int64_t n) {
   // Fused: one module for all replicas (all_reduce inside). Accumulation: per-shard modules, the
   // gradients summed on the host (and across processes) before the optimizer module.
   eo.replicas = accum_ <= 1 ? dp_.replicas : 1;
+  eo.masked_forward = accum_ > 1;  // dropPath / dropout: forward and vjp take the keep masks
   auto m = std::make_unique<Modules>();
   if (accum_ <= 1) {
     m->fused = std::make_unique<Module>(net_, table_, ModuleKind::train_step, eo, backend_);
@@ -178,7 +173,8 @@ void add_into(std::vector<Tensor>& acc, size_t i, Tensor g) {
 }
 }  // namespace
 
-Tensor draw_keep_mask(const emit::TensorInfo& ti, uint64_t seed, int64_t step, size_t index) {
+Tensor draw_keep_mask(const emit::TensorInfo& ti, uint64_t seed, int64_t step, size_t index,
+                      int64_t micro) {
   const double p = ti.rate;
   if (!(p >= 0 && p < 1))
     fail("train", "mask '{}' drop rate must be in [0, 1) (got {})", ti.name, p);
@@ -186,8 +182,8 @@ Tensor draw_keep_mask(const emit::TensorInfo& ti, uint64_t seed, int64_t step, s
     fail("train", "mask '{}' dtype (got {}, expected f32 or f64)", ti.name, dtype_name(ti.dtype));
   Tensor m(ti.dtype, ti.shape);
   const double keep = 1 / (1 - p);
-  const uint64_t base =
-      splitmix64(splitmix64(splitmix64(seed) ^ static_cast<uint64_t>(step)) ^ index);
+  uint64_t base = splitmix64(splitmix64(splitmix64(seed) ^ static_cast<uint64_t>(step)) ^ index);
+  if (micro > 0) base = splitmix64(base ^ splitmix64(static_cast<uint64_t>(micro)));
   for (int64_t e = 0; e < m.numel(); ++e) {
     // u in [0, 1) from the top 53 bits; keep with probability 1 - p.
     const double u =
@@ -364,7 +360,7 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
     return loss;
   }
 
-  return accumulate(s, xs, ys, lr_t, step_t);
+  return accumulate(s, xs, ys, lr_t, step_t, step);
 }
 
 // Gradient accumulation: Σ_k Σ_r vjp(P, x_kr, dz_kr) over the micro-batches k and the replica
@@ -374,8 +370,8 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
 // after another; processes sum their replicas' gradients and the loss across the group before the
 // optimizer module (one all_reduce per update).
 double Stepper::accumulate(TrainState& s, const std::vector<Tensor>& xs,
-                           const std::vector<Tensor>& ys, const Tensor& lr_t,
-                           const Tensor& step_t) {
+                           const std::vector<Tensor>& ys, const Tensor& lr_t, const Tensor& step_t,
+                           int64_t step) {
   const int reps = dp_.replicas;
   const bool procs = dp_.multi_process();
   const int first = procs ? dp_.rank * dp_.local : 0, count = procs ? dp_.local : reps;
@@ -387,6 +383,19 @@ double Stepper::accumulate(TrainState& s, const std::vector<Tensor>& xs,
   const double bn_m = config_.compensateBNMomentum
                           ? 1 - std::pow(1 - bn_momentum_, 1.0 / static_cast<double>(xs.size()))
                           : bn_momentum_;
+  // Keep masks (dropPath / dropout): micro-batch k's are drawn at its n_k rows from (seed, step,
+  // mask index, k) and replica r takes its rows, so they do not depend on how many replicas or
+  // processes share the micro-batch (micro-batch 0 draws what a fused step would).
+  std::vector<std::vector<Tensor>> masks(xs.size());
+  for (size_t k = 0; k < xs.size(); ++k) {
+    size_t mi = 0;
+    for (const auto& ti : modules(xs[k].shape().at(0)).forward->manifest.inputs)
+      if (ti.role == "mask") {
+        emit::TensorInfo g = ti;
+        g.shape.at(0) *= reps;
+        masks[k].push_back(draw_keep_mask(g, seed_, step, mi++, static_cast<int64_t>(k)));
+      }
+  }
   // Each replica sums its micro-batches; the replicas are then summed in replica order, so 2
   // processes x 1 replica give the bits of 1 process x 2 replicas.
   std::vector<Tensor> grads, mine;
@@ -400,12 +409,14 @@ double Stepper::accumulate(TrainState& s, const std::vector<Tensor>& xs,
       const Tensor xr = reps > 1 ? shard_rows(xs[k], reps, r) : xs[k];
       const Tensor yr = reps > 1 ? shard_rows(ys[k], reps, r) : ys[k];
       std::vector<Tensor> in;
-      size_t pi = 0;
+      size_t pi = 0, mi = 0;
       for (const auto& ti : mk.forward->manifest.inputs) {
         if (ti.role == "param")
           in.push_back(s.params[pi++]);
         else if (ti.role == "input")
           in.push_back(xr);
+        else if (ti.role == "mask")
+          in.push_back(reps > 1 ? shard_rows(masks[k].at(mi++), reps, r) : masks[k].at(mi++));
         else
           fail("train", "forward input '{}' has unknown role {}", ti.name, ti.role);
       }
@@ -418,7 +429,7 @@ double Stepper::accumulate(TrainState& s, const std::vector<Tensor>& xs,
       std::vector<Tensor> lg = mk.loss_grad->run(
           "main", {fo[0], yr, Tensor::scalar_f32(static_cast<float>(nk * scale))});
       loss_r += lg[0].as_double(0) * (nk * scale);
-      in.push_back(std::move(lg[1]));  // vjp inputs: P, x, ybar
+      in.push_back(std::move(lg[1]));  // vjp inputs: P, x, masks, ybar
       std::vector<Tensor> g = mk.vjp->exe->run("main", in);
       size_t gi = 0;
       for (size_t j = 0; j < g.size(); ++j)

@@ -8,7 +8,9 @@
 // Accumulation with R replicas: each micro-batch of B rows is cut into R shards run through
 // per-shard modules, all gradients summed (across processes by one all_reduce) before the update.
 // dropPath / dropout: the train step's "mask" inputs are drawn here per step from (seed, step)
-// (draw_keep_mask), so a run is reproducible bit for bit; fused train step only.
+// (draw_keep_mask), so a run is reproducible bit for bit; under accumulation the forward / vjp
+// modules take them too (EmitOptions::masked_forward), drawn per micro-batch k from (seed, step,
+// k) at the micro-batch's rows and cut into the replicas' shards.
 // Tail batch (PyTorch's drop_last=False): a micro-batch of n < batchSize rows runs on modules
 // emitted at batch n, compiled on first use and kept; their manifests must equal the full-batch
 // ones except for the batch dimension (checked), so params / optimizer state / BN stats carry over.
@@ -97,7 +99,7 @@ class Stepper {
   void update_running(TrainState& s, size_t& bi, const emit::TensorInfo& ti, const Tensor& batch,
                       double m);
   double accumulate(TrainState& s, const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
-                    const Tensor& lr_t, const Tensor& step_t);
+                    const Tensor& lr_t, const Tensor& step_t, int64_t step);
 };
 
 // Checks that `tail` (a module emitted at batch n) has the layout of `full` (the same module at
@@ -110,7 +112,10 @@ void check_tail_manifest(const emit::Manifest& full, const emit::Manifest& tail,
 // The keep mask for train-step input `ti` (role "mask", drop rate ti.rate = p), the `index`-th
 // mask input of update `step`: each element is Bernoulli(1 - p) / (1 - p), i.e. 0 or 1/(1-p),
 // from a counter-based hash of (seed, step, index, element): deterministic, order-free.
-Tensor draw_keep_mask(const emit::TensorInfo& ti, uint64_t seed, int64_t step, size_t index);
+// micro > 0: micro-batch `micro` of an accumulated update (mixed into the hash; micro 0 draws
+// the fused step's masks).
+Tensor draw_keep_mask(const emit::TensorInfo& ti, uint64_t seed, int64_t step, size_t index,
+                      int64_t micro = 0);
 
 // Host classCE of logits [B, C] against labels [B] with label smoothing eps: returns the mean
 // loss and writes dz = (softmax(z) - q) · scale into `grad` (shaped like logits).
