@@ -212,7 +212,7 @@ void run_bench(BenchOpts& o) {
   SpecFile spec = resolve_net(o.net);
   const TrainConfig c = bench_config(o, spec);
   const ParamTable table = build_param_table(spec.net);
-  const int64_t batch = c.batchSize;
+  const int64_t batch = c.batchSize * losses::rows_per_sample(c);  // net rows (nerf: points)
   const int reps = o.replicas;
   if (reps < 1 || reps > exec::kMaxReplicas || batch % reps != 0)
     fail("bench", "--replicas must be in 1..{} and divide the batch {} (got {})",

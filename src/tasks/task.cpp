@@ -41,6 +41,8 @@ TaskKind task_kind(const NetSpec& /*net*/, const TrainConfig& c) {
       return TaskKind::text;
     case losses::TargetKind::perPixelClass:
       return TaskKind::segmentation;
+    case losses::TargetKind::rayColors:
+      return TaskKind::nerf;
     case losses::TargetKind::likeOutput:
       if (!losses::loss_traits(c.lossKind).soft) return TaskKind::regression;
       break;
@@ -57,6 +59,7 @@ const std::vector<TaskFields>& task_owned_fields() {
         "fpnAffineProb", "fpnAffineWhThrPx", "fpnAffineAreaThr", "yoloClsWeights",
         "yoloClsFocalGamma", "yoloObjFocalGamma"}},
       {TaskKind::diffusion, {"ddpmSteps", "betaStart", "betaEnd"}},
+      {TaskKind::nerf, {"nerfSamples", "nerfNear", "nerfFar", "nerfBackground"}},
   };
   return kOwned;
 }

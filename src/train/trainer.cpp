@@ -13,6 +13,7 @@
 #include "core/file_check.h"
 #include "data/loader.h"
 #include "layers/param_table.h"
+#include "losses/loss.h"
 #include "tasks/prior_bias.h"
 #include "tasks/task.h"
 #include "train/averaging.h"
@@ -131,8 +132,11 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   exec::BackendOptions bo = o.backend_options;
   if (!o.dp.multi_process()) bo.devices = std::max(bo.devices, o.dp.replicas);  // xla: R devices
   auto backend = exec::make_backend(o.backend, bo);
-  Stepper stepper(train_net, c, *backend, &train_table, o.dp);
-  Evaluator evaluator(net, c.batchSize, *backend, &table);
+  // The modules' batch in net rows (nerf: rays x points per ray); the loop counts samples.
+  TrainConfig rows_c = c;
+  rows_c.batchSize = static_cast<int>(c.batchSize * losses::rows_per_sample(c));
+  Stepper stepper(train_net, rows_c, *backend, &train_table, o.dp);
+  Evaluator evaluator(net, rows_c.batchSize, *backend, &table);
   task->attach(evaluator);
   Averages averages(train_net, c, *backend, train_table, evaluator);  // EMA / SWA / SWAG
   averages.set_split(split);  // processes: each evaluates its share of the batches
