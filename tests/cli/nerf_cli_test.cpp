@@ -2,7 +2,8 @@
 // positionalEncoding + nerfMLP trained on the procedural scene reaches a held-out PSNR that the
 // same net at its initial weights (same seed, rendered here through the library) does not; the
 // epoch line, best.json, metrics.csv, render.png, `eval` and `report` all carry it; a malformed
-// transforms.json exits 2 naming the file and field.
+// transforms.json exits 2 naming the file and field, and the scene written by `data synth --task
+// nerf` trains from --data.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -86,6 +87,10 @@ TEST(NerfCli, TrainsOnTheProceduralSceneAbovePsnrBoundAnUntrainedNetMisses) {
   ASSERT_TRUE(std::regex_search(e.out, m, std::regex("test PSNR ([0-9.]+) dB"))) << e.out;
   EXPECT_NEAR(std::stod(m[1]), trained, 0.01) << e.out;
 
+  Result q = sh("predict " + run.string() + " " + (dir / "nerf-tiny.json").string());
+  EXPECT_EQ(q.status, 2) << q.out;
+  EXPECT_TRUE(has(q.out, "a nerf net renders camera rays, not inputs")) << q.out;
+
   Result p = sh("report " + run.string());
   ASSERT_EQ(p.status, 0) << p.out;
   const std::string html = slurp(run / "report.html");
@@ -107,6 +112,17 @@ TEST(NerfCli, ABadTransformsFolderExitsTwoNamingFileAndField) {
   EXPECT_TRUE(has(r.out, (dir / "scene" / "transforms_train.json").string() +
                              ": frames[0].transform_matrix is missing"))
       << r.out;
+  // A good folder: the procedural scene written in that layout trains from --data.
+  Result w = sh("data synth --task nerf --format transforms --n 6 --size 16 -o " +
+                (dir / "synth").string());
+  ASSERT_EQ(w.status, 0) << w.out;
+  r = sh("train " + (dir / "nerf-tiny.json").string() + " --epochs 1 --data " +
+         (dir / "synth").string() + " --run-dir " + (dir / "run2").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "nerf: " + (dir / "synth").string() +
+                             ", 6 training / 4 held-out views of 16x16"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "test PSNR ")) << r.out;
   // The dataset is listed where datasets are; the zoo net trains on it.
   Result h = sh("train --help");
   EXPECT_TRUE(has(h.out, "radiance-field")) << h.out;
