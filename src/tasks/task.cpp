@@ -102,6 +102,11 @@ std::unique_ptr<Task> make_task(TaskKind k, const TaskEnv& e) {
          "dataset {} holds boxes (detection) but lossKind {} makes this run {}: set lossKind "
          "yoloAnchor, yolov1Masked or detrSet with a detector head",
          enum_name(e.c.dataset), enum_name(e.c.lossKind), task_name(k));
+  if (e.data.views && k != TaskKind::nerf)
+    fail("train",
+         "dataset radiance-field holds camera rays with colours (nerf) but lossKind {} makes this "
+         "run {}: set lossKind nerfRenderMse with a positionalEncoding + nerfMLP net",
+         enum_name(e.c.lossKind), task_name(k));
   if (e.data.text && k != TaskKind::text)
     fail("train", "dataset text is a corpus for token models but lossKind {} makes this run {}",
          enum_name(e.c.lossKind), task_name(k));
