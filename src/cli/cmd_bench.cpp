@@ -241,7 +241,8 @@ void time_session(const BenchOpts& o, exec::Backend& backend,
 // as initialised, BN running means 0 and variances 1); prints latency, images/s and max RSS.
 void time_eval(const BenchOpts& o, const SpecFile& spec, const ParamTable& table,
                const TrainConfig& c, exec::Backend& backend, std::mt19937& rng) {
-  emit::EmitOptions eo = emit::EmitOptions::from_train(c, c.batchSize);
+  const int64_t rows = c.batchSize * losses::rows_per_sample(c);  // net rows (nerf: points)
+  emit::EmitOptions eo = emit::EmitOptions::from_train(c, rows);
   emit::Emitted ev = emit::emit_module(spec.net, table, ModuleKind::eval, eo);
   std::shared_ptr<const hlo::Module> mod(std::move(ev.module));
   std::vector<Tensor> params = train::init_params(table, c.init, static_cast<uint64_t>(c.seed));
@@ -272,7 +273,7 @@ void time_eval(const BenchOpts& o, const SpecFile& spec, const ParamTable& table
     if (s == 0) first_s = std::chrono::duration<double>(Clock::now() - o.start).count();
     if (s >= o.warmup) ms.push_back(dt);
   }
-  std::cout << timing_line("eval ms/call", ms, o.warmup, c.batchSize, "images") << "\n";
+  std::cout << timing_line("eval ms/call", ms, o.warmup, rows, "images") << "\n";
   print_latency_and_rate(o, first_s, median(ms));
 }
 
@@ -283,7 +284,7 @@ void run_bench(BenchOpts& o) {
   SpecFile spec = resolve_net(o.net);
   const TrainConfig c = bench_config(o, spec);
   const ParamTable table = build_param_table(spec.net);
-  const int64_t batch = c.batchSize;
+  const int64_t batch = c.batchSize * losses::rows_per_sample(c);  // net rows (nerf: points)
   o.step_flops = table.total_flops() * batch * (o.module == "train" ? 3 : 1);
   if (o.module == "eval") {
     if (o.replicas != 1 || o.backend == "iree")

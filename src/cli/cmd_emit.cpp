@@ -139,15 +139,18 @@ void emit_command(const EmitArgs& a) {
   TrainConfig tc = spec.train.value_or(TrainConfig{});
   if (!a.optimizer.empty()) tc.optimizer = parse_or_fail<OptimizerKind>("--optimizer", a.optimizer);
   if (!a.loss.empty()) tc.lossKind = parse_or_fail<LossKind>("--loss", a.loss);
+  // A nerfRenderMse net's batch counts rays, as batchSize does in training: the modules take
+  // batch x nerfSamples point rows.
+  const int64_t rows = a.batch * losses::rows_per_sample(tc);
   if (a.jax) {
-    std::string py = jax::emit_program(spec.net, tc, a.batch, float_dtype(a));
+    std::string py = jax::emit_program(spec.net, tc, rows, float_dtype(a));
     if (a.out.empty()) return fmt::print("{}", py);
     write_file(a.out, py);
     return fmt::print(stderr, "wrote {} (JAX program, batch {}, {})\n", a.out, a.batch, a.dtype);
   }
   ModuleKind kind = parse_or_fail<ModuleKind>("--module", a.module);
   if (a.sync_bn) tc.syncBN = true;
-  emit::EmitOptions eo = emit::EmitOptions::from_train(tc, a.batch);
+  emit::EmitOptions eo = emit::EmitOptions::from_train(tc, rows);
   eo.replicas = a.replicas;
   emit::Emitted e = emit::emit_module(spec.net, kind, eo);
   widen(e, float_dtype(a));
@@ -166,8 +169,8 @@ void register_emit_command(CLI::App& app) {
       "(forward, loss, backward, optimizer update; lr and step are inputs), vjp, optimizer.\n"
       "Optimizers: sgd (momentum, nesterov), adam (AdamW when weightDecay > 0), rmsprop (TF "
       "flavour: eps inside the sqrt), lamb. Losses: classCE, focal, softLabelCE, bce, "
-      "floatTargetMse, tokenCE, yoloAnchor, yolov1Masked, detrSet, perPixelCE, perPixelDice, "
-      "perPixelDiceCE, perPixelWeightedCE, perPixelFocalCE.\n"
+      "floatTargetMse, nerfRenderMse, tokenCE, yoloAnchor, yolov1Masked, detrSet, perPixelCE, "
+      "perPixelDice, perPixelDiceCE, perPixelWeightedCE, perPixelFocalCE.\n"
       "probe-attention (no net): a standalone attention / RoPE module picked by --probe.\n"
       "probe-diou, probe-yolov1, probe-anchor-loss, probe-fpn-loss, probe-fpn-neck, "
       "probe-fpn-detect (no net): detection losses / heads as (inputs -> loss, gradients).\n"
@@ -208,7 +211,8 @@ void register_emit_command(CLI::App& app) {
   cmd->add_option("--smoothing", args->smoothing, "probe-seg-loss: label smoothing (CE half)");
   cmd->add_option("--weights", args->weights, "probe-seg-loss: perPixelWeightedCE class weights")
       ->delimiter(',');
-  cmd->add_option("--batch", args->batch, "batch size baked into the module")
+  cmd->add_option("--batch", args->batch,
+                  "batch size baked into the module (nerfRenderMse: rays, each nerfSamples rows)")
       ->capture_default_str();
   cmd->add_option("--classes", args->classes,
                   "resize the classifier head to N classes (probe-seg-loss: NC, default 3)");

@@ -7,7 +7,8 @@
 // and the output says so (--split test: the test split instead). Segmentation runs print mIoU, Dice
 // and pixel accuracy; DDPM runs the noise-prediction MSE on the first 1024 test images, as
 // training's validation does. Started by `netspec launch` (WORLD_SIZE > 1), each process evaluates
-// its share of the test batches and rank 0 prints the whole split's metrics.
+// its share of the test batches and rank 0 prints the whole split's metrics. NeRF runs render
+// every held-out ray and print PSNR, as training's validation does.
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -19,9 +20,11 @@
 #include "data/datasets.h"
 #include "dist/process_group.h"
 #include "layers/param_table.h"
+#include "losses/loss.h"
 #include "spec/param_table.h"
 #include "spec/spec_json.h"
 #include "tasks/diffusion/ddpm.h"
+#include "tasks/task.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
 #include "train/evaluate.h"
@@ -54,7 +57,9 @@ void register_eval_command(CLI::App& app) {
     o->flags.apply(c, "eval");
     ParamTable table = build_param_table(t.spec.net);
     auto backend = exec::make_backend(o->backend, o->engine);
-    train::Evaluator ev(t.spec.net, c.batchSize, *backend, &table);
+    // The eval module's rows: nerf renders batchSize rays of nerfSamples points.
+    const bool nerf = tasks::task_kind(t.spec.net, c) == tasks::TaskKind::nerf;
+    train::Evaluator ev(t.spec.net, c.batchSize * losses::rows_per_sample(c), *backend, &table);
     train::TrainState s =
         train::make_state(train::init_params(table, c.init, 0), {}, ev.manifest());
     train::load_checkpoint(t.checkpoint, table, s, false);
@@ -75,6 +80,18 @@ void register_eval_command(CLI::App& app) {
       group = dist::ProcessGroup::join(*env, fp.dump());
     }
     const train::RankSplit split{group ? &group->comm() : nullptr, group ? env->rank : 0};
+    if (nerf) {  // the task renders the held-out rays and scores PSNR, as training does
+      auto task = tasks::make_task(
+          tasks::TaskKind::nerf, tasks::TaskEnv{t.spec.net, table, c, data, split, nullptr, nullptr});
+      task->attach(ev);
+      train::EpochMetrics em;
+      task->evaluate(s, {}, em);
+      if (split.rank == 0)
+        std::cout << fmt::format("eval {} ({} epochs, step {}) on {}, {}: {}\n", t.spec.net.name,
+                                 s.epoch, s.step, enum_name(c.dataset), es.what,
+                                 task->final_text(em, "test"));
+      return;
+    }
     const train::EvalMetrics m =
         c.ddpm ? train::ddpm_evaluate(train::DdpmSchedule(c), c.dataset, ev, s.params, s.running,
                                       data.test, 1024, split)

@@ -163,6 +163,11 @@ void register_predict_command(CLI::App& app) {
     RunTarget rt = resolve_run_target("predict", o->net, o->checkpoint);
     const SpecFile& spec = rt.spec;
     TrainConfig c = *spec.train;
+    if (tasks::task_kind(spec.net, c) == tasks::TaskKind::nerf)
+      fail("predict",
+           "a nerf net renders camera rays, not inputs: `netspec report RUN_DIR` renders every "
+           "held-out view with its PSNR, `netspec eval RUN_DIR` scores them, and training writes "
+           "RUN_DIR/render.png");
     if (!rt.run_dir.empty() && tasks::task_kind(spec.net, c) == tasks::TaskKind::detection) {
       PredictDetOptions d = o->det;  // a detector's run directory: boxes (predict_det.h)
       d.json = o->json;

@@ -212,6 +212,7 @@ data::Splits load_train_data(const train::RunRecord& rec, const ParamTable& tabl
 data::Dataset hold_out_validation(data::Splits& s, double fraction, int64_t seed,
                                   const std::string& where) {
   if (s.text) fail(where, "--val-split: text data already has its validation split");
+  if (s.views) fail(where, "--val-split: radiance-field data already has its held-out views");
   // A seeded permutation: its first round(F·N) samples validate, the rest train.
   const int64_t n = s.train.size();
   const auto nv = static_cast<int64_t>(std::llround(fraction * static_cast<double>(n)));

@@ -190,6 +190,7 @@ data::Splits load_for_net(const TrainConfig& c, const ParamTable& table, const s
   lo.limit = limit;
   lo.seed = static_cast<uint64_t>(c.seed);
   lo.test_crop_ratio = c.testCropRatio;  // image folders' evaluation split
+  lo.ray_near = c.nerfNear, lo.ray_far = c.nerfFar, lo.background = c.nerfBackground;
   if (table.input.size() == 3)
     lo.channels = table.input[0], lo.height = table.input[1], lo.width = table.input[2];
   const data::DatasetDescriptor* d = data::find_dataset_descriptor(c.dataset);

@@ -13,6 +13,7 @@
 #include "core/file_check.h"
 #include "data/loader.h"
 #include "layers/param_table.h"
+#include "losses/loss.h"
 #include "tasks/prior_bias.h"
 #include "tasks/task.h"
 #include "train/averaging.h"
@@ -153,7 +154,10 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   if (!o.dp.multi_process()) bo.devices = std::max(bo.devices, o.dp.replicas);  // xla: R devices
   auto backend = exec::make_backend(o.backend, bo);
   const int per_call = steps_per_call(o, c, *task);
-  Stepper stepper(train_net, c, *backend, &train_table, o.dp, per_call);
+  // The modules' batch in net rows (nerf: rays x points per ray); the loop counts samples.
+  TrainConfig rows_c = c;
+  rows_c.batchSize = static_cast<int>(c.batchSize * losses::rows_per_sample(c));
+  Stepper stepper(train_net, rows_c, *backend, &train_table, o.dp, per_call);
   // iree: each call is a process; evaluation (many small calls) runs on the cpu backend from the
   // same parameters.
   std::unique_ptr<exec::Backend> cpu = o.backend == "iree" ? exec::make_backend("cpu") : nullptr;
@@ -163,7 +167,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
         "{}: {} train steps per call (K-step module); evaluation on the {} "
         "backend\n",
         o.backend, per_call, eval_backend.name());
-  Evaluator evaluator(net, c.batchSize, eval_backend, &table);
+  Evaluator evaluator(net, rows_c.batchSize, eval_backend, &table);
   task->attach(evaluator);
   Averages averages(train_net, c, eval_backend, train_table, evaluator);  // EMA / SWA / SWAG
   if (per_call > 1 && averages.per_step())
