@@ -6,7 +6,9 @@
 // yoloAnchor takes an fpnDetect head's rows [B, N, 5 + K] and f32 labels [B, N, 6] (yolo.cpp);
 // yolov1Masked a grid [B, 5 + K, gH, gW] and labels [B, 6 + K, gH, gW] (yolov1.cpp);
 // detrSet takes detrHeads rows [B, Q, K + 5] and matched per-query targets [B, Q, 5] (detr.cpp).
-// Softmax and logsumexp subtract the max. Unlowered kinds are refused by name.
+// af2Fold takes a structureModule's frames (+ distogram) [B, L, 12 + L·K] and true frames with a
+// residue mask [B, L, 13] (fold.cpp). Softmax and logsumexp subtract the max. Unlowered kinds are
+// refused by name.
 #pragma once
 #include <vector>
 
@@ -62,7 +64,15 @@ LossOptions for_net(const LossOptions& o, const NetSpec& net);
 // What a loss compares the net's output with: class indices i32 [B]; class maps i32 [B, H, W];
 // targets shaped like the output (probabilities, multi-hot, regression values); token ids
 // i32 [B, T]; detector targets assigned on the host from boxes.
-enum class TargetKind { classIndex, perPixelClass, likeOutput, tokenIds, detectorRows };
+// backbone frames (af2Fold: the true frames and a residue mask per residue).
+enum class TargetKind {
+  classIndex,
+  perPixelClass,
+  likeOutput,
+  tokenIds,
+  detectorRows,
+  backboneFrames
+};
 
 // One row of the loss table (loss.cpp): a loss kind is lowered when it has one. Adding a loss is
 // its family file plus one row.
@@ -118,6 +128,10 @@ Value* diou_loss(hlo::Builder& b, Value* px, Value* py, Value* pw, Value* ph, Va
                  Value* tw, Value* th);
 // DETR's set loss of detrHeads rows [B, Q, K + 5] against matched targets [B, Q, 5] (detr.cpp).
 Value* detr_set_loss(hlo::Builder& b, Value* pred, Value* labels);
+// AlphaFold 2's FAPE + distogram loss (fold.cpp): predictions [B, L, 12 + L·K] (frames, then
+// distogram logits), labels [B, L, 13] (true R row-major, t in Å, residue mask).
+hlo::Type fold_label_type(const hlo::Type& pred);
+Value* fold_loss(hlo::Builder& b, Value* pred, Value* labels);
 // scale · Σ x over every element (a scalar).
 Value* mean_of_sum(hlo::Builder& b, Value* x, double scale);
 

@@ -41,6 +41,8 @@ TaskKind task_kind(const NetSpec& /*net*/, const TrainConfig& c) {
       return TaskKind::text;
     case losses::TargetKind::perPixelClass:
       return TaskKind::segmentation;
+    case losses::TargetKind::backboneFrames:
+      return TaskKind::fold;
     case losses::TargetKind::likeOutput:
       if (!losses::loss_traits(c.lossKind).soft) return TaskKind::regression;
       break;

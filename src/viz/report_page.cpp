@@ -26,6 +26,7 @@
 #include "train/evaluate.h"
 #include "viz/cam.h"
 #include "viz/det_view.h"
+#include "viz/fold_view.h"
 #include "viz/gen_view.h"
 #include "viz/model.h"
 #include "viz/seg_view.h"
@@ -206,7 +207,7 @@ std::string timings_section(const std::vector<report::Row>& epochs, double eval_
                             tasks::TaskKind task) {
   using tasks::TaskKind;
   const bool seg = task == TaskKind::segmentation, det = task == TaskKind::detection;
-  const bool text = task == TaskKind::text;
+  const bool text = task == TaskKind::text, fold = task == TaskKind::fold;
   const bool none = task == TaskKind::diffusion || task == TaskKind::regression;
   std::string h = fmt::format(
       "<h2 id=\"timings\">Timings</h2>\n<table><tr><th>epoch</th><th>seconds</th><th>ms/step</th>"
@@ -214,6 +215,7 @@ std::string timings_section(const std::vector<report::Row>& epochs, double eval_
       seg    ? "<th>val pixel acc</th><th>val mIoU</th>"
       : det  ? "<th>val mAP@0.5</th><th>val mAP@[.5:.95]</th>"
       : text ? "<th>val bits/char</th>"
+      : fold ? "<th>val lDDT-Cα</th><th>val FAPE (Å)</th><th>val distogram CE</th>"
       : none ? ""
              : "<th>val top-1</th>");
   double total = 0;
@@ -229,6 +231,10 @@ std::string timings_section(const std::vector<report::Row>& epochs, double eval_
       score = "<td>" + cell(report::get(r, "val_map50"), "{:.4f}") + "</td><td>" +
               cell(report::get(r, "val_map"), "{:.4f}") + "</td>";
     if (text) score = "<td>" + cell(report::get(r, "val_bpc"), "{:.4f}") + "</td>";
+    if (fold)
+      score = "<td>" + cell(report::get(r, "val_lddt_ca"), "{:.2f}") + "</td><td>" +
+              cell(report::get(r, "val_fape"), "{:.3f}") + "</td><td>" +
+              cell(report::get(r, "val_dist_ce"), "{:.4f}") + "</td>";
     if (none) score.clear();
     h += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}</tr>\n",
@@ -256,6 +262,8 @@ std::string task_sections(const Model& m, tasks::TaskKind task, const ReportOpti
     return det_report_sections(m, d.splits, d.what, be, o.panels, eval_s);
   if (task == tasks::TaskKind::text || d.splits.text)
     return text_report_sections(m, d.splits, o.run_dir, o.backend, be, o.tokens, eval_s);
+  if (task == tasks::TaskKind::fold)
+    return fold_report_sections(m, d.splits.test, d.what, be, o.panels, eval_s);
   if (task == tasks::TaskKind::regression)
     return regression_report_sections(m, d.splits.test, d.what, be, o.panels, eval_s);
   if (task == tasks::TaskKind::diffusion)
@@ -324,6 +332,17 @@ std::string write_report(const ReportOptions& o, const ReportData& d) {
       // their val_top1 column is 0: the loss is their score (no right axis)
       std::erase_if(ps.series, [](const report::Series& s) { return s.right_axis; });
       ps.right_label.clear();
+    }
+    if (task == tasks::TaskKind::fold) {  // the right axis shows lDDT-Cα (0-100), not top-1
+      ps.right_label = "val lDDT-Cα";
+      for (report::Series& sr : ps.series) {
+        if (!sr.right_axis) continue;
+        sr.name = "val lDDT-Cα (right axis)";
+        sr.points.clear();
+        for (const report::Row& r : epochs)
+          if (auto v = report::get(r, "val_lddt_ca"))
+            sr.points.emplace_back(report::get(r, "epoch").value_or(0), *v);
+      }
     }
     report::Canvas c(ps.width, ps.height);
     report::Plot p(ps, c);
