@@ -333,17 +333,6 @@ std::string write_report(const ReportOptions& o, const ReportData& d) {
       std::erase_if(ps.series, [](const report::Series& s) { return s.right_axis; });
       ps.right_label.clear();
     }
-    if (task == tasks::TaskKind::fold) {  // the right axis shows lDDT-Cα (0-100), not top-1
-      ps.right_label = "val lDDT-Cα";
-      for (report::Series& sr : ps.series) {
-        if (!sr.right_axis) continue;
-        sr.name = "val lDDT-Cα (right axis)";
-        sr.points.clear();
-        for (const report::Row& r : epochs)
-          if (auto v = report::get(r, "val_lddt_ca"))
-            sr.points.emplace_back(report::get(r, "epoch").value_or(0), *v);
-      }
-    }
     report::Canvas c(ps.width, ps.height);
     report::Plot p(ps, c);
     h += img_tag(c.png_bytes(), "training curves") + "\n";

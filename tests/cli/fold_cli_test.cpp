@@ -75,7 +75,7 @@ TEST(FoldCli, TrainImprovesLddtAndFapeOverTheUntrainedNet) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("lDDT-Cα"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("validation lDDT-Cα"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("test lDDT-Cα"), std::string::npos) << r.out;
   const std::string header = slurp(dir / "run" / "metrics.csv");
   EXPECT_NE(header.find("val_fape,val_lddt_ca,val_dist_ce"), std::string::npos) << header;
   const auto best = nlohmann::json::parse(slurp(dir / "run" / "best.json"));
