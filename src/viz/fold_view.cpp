@@ -8,6 +8,7 @@
 #include "data/loader.h"
 #include "report/pictures.h"
 #include "tasks/fold/fold_metrics.h"
+#include "tasks/fold/fold_task.h"
 #include "train/evaluate.h"
 #include "viz/report_page.h"
 
@@ -40,36 +41,29 @@ std::string fold_report_sections(const Model& m, const data::Dataset& test, cons
                                  exec::Backend& be, int shown, double& seconds) {
   const auto t0 = std::chrono::steady_clock::now();
   const train::Evaluator ev(m.spec.net, m.train.batchSize, be, &m.table);
+  const train::EvalMetrics v = tasks::fold_evaluate(ev, m.params, m.running, test, {});
+  // the first `shown` chains drawn: the first batches again
   data::Loader ld(test, ev.batch(), false, 0);
   ld.start_epoch(0);
-  double sum[4] = {0, 0, 0, 0};
-  int64_t count = 0;
   std::vector<report::Tile> tiles;
-  for (int64_t b = 0; b < ld.num_batches(); ++b) {
+  for (int64_t b = 0; b < ld.num_batches() && int(tiles.size()) < 2 * shown; ++b) {
     Tensor x, y;
     const int64_t n = ld.batch(b, x, y);
     const Tensor out = ev.logits(m.params, m.running, x);
-    double batch[4] = {0, 0, 0, 0};  // summed per batch, then in batch order (as training)
-    for (int64_t i = 0; i < n; ++i) {
-      const tasks::fold::ChainScores s = tasks::fold::score_chain(out, y, i);
-      batch[0] += s.loss, batch[1] += s.fape, batch[2] += s.lddt, batch[3] += s.dist_ce;
+    for (int64_t i = 0; i < n && int(tiles.size()) < 2 * shown; ++i) {
       const int64_t k = b * ev.batch() + i;
-      if (int(tiles.size()) >= 2 * shown) continue;
-      const tasks::fold::ChainScores one = s;
       tiles.push_back({distance_map(tasks::fold::frames_at(y, i), y, i),
                        fmt::format("chain {}: true", k),
                        {},
                        {}});
-      tiles.push_back({distance_map(tasks::fold::frames_at(out, i), y, i),
-                       fmt::format("predicted (lDDT {:.1f})", one.lddt),
-                       {},
-                       {}});
+      tiles.push_back(
+          {distance_map(tasks::fold::frames_at(out, i), y, i),
+           fmt::format("predicted (lDDT {:.1f})", tasks::fold::score_chain(out, y, i).lddt),
+           {},
+           {}});
     }
-    for (int q = 0; q < 4; ++q) sum[q] += batch[q];
-    count += n;
   }
   seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double c = count ? double(count) : 1;
   std::string h = "<h2 id=\"evaluation\">Evaluation</h2>\n";
   h += fmt::format(
       "<p class=\"big\">lDDT-Cα <b>{:.2f}</b>, FAPE <b>{:.3f} Å</b>, distogram cross-entropy "
@@ -77,7 +71,7 @@ std::string fold_report_sections(const Model& m, const data::Dataset& test, cons
       "metrics: lDDT-Cα over Cα pairs within 15 Å (thresholds 0.5, 1, 2, 4 Å; 0-100), FAPE of "
       "the Cα atoms in every residue's backbone frame (clamped at 10 Å), the distogram head's "
       "cross-entropy against the true Cα distance bins (nats)</p>\n",
-      sum[2] / c, sum[1] / c, sum[3] / c, sum[0] / c, count, html_escape(what));
+      v.lddt, v.fape, v.dist_ce, v.loss, v.count, html_escape(what));
   h += "<h2 id=\"distance-maps\">Distance maps</h2>\n";
   if (tiles.empty()) return h + "<p class=\"note\">no chains to draw</p>\n";
   return h + img_tag(report::grid_png(tiles, 4, 160), "true and predicted Cα distance maps") + "\n";

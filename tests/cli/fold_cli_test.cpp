@@ -1,9 +1,11 @@
 // `netspec train` of a protein-fold net on generated chains (dataset protein, lossKind af2Fold):
-// the epoch line, metrics.csv and best.json carry AlphaFold 2's metrics, and after a short run
-// lDDT-Cα is higher and FAPE lower than the untrained net's, computed here from the eval module
-// on the same validation chains. A folder of PDB files whose residue lacks its C atom exits 2
+// the epoch line, metrics.csv, best.json, `eval` and the report page carry AlphaFold 2's metrics,
+// and after a short run lDDT-Cα is higher and FAPE lower than the untrained net's, computed here
+// from the eval module on the same validation chains. A folder of PDB files whose residue lacks its C atom exits 2
 // naming file:line.
 #include <gtest/gtest.h>
+
+#include <fmt/format.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -89,6 +91,17 @@ TEST(FoldCli, TrainImprovesLddtAndFapeOverTheUntrainedNet) {
   EXPECT_GT(lddt, lddt0 + 10);
   EXPECT_LT(fape, fape0 - 0.5);
   EXPECT_LT(ce, std::log(16.0) - 0.3);  // below the uniform distogram's
+  // eval and the report page score the best checkpoint as validation did
+  r = sh("eval " + (dir / "run").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find(fmt::format("lDDT-Cα {:.2f}", lddt)), std::string::npos) << r.out;
+  r = sh("report " + (dir / "run").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string page = slurp(dir / "run" / "report.html");
+  EXPECT_NE(page.find(fmt::format("lDDT-Cα <b>{:.2f}</b>, FAPE <b>{:.3f} Å</b>", lddt, fape)),
+            std::string::npos);
+  EXPECT_NE(page.find("<h2 id=\"distance-maps\">"), std::string::npos);
+  EXPECT_NE(page.find("<th>val lDDT-Cα</th>"), std::string::npos);
 }
 
 TEST(FoldCli, ABadPdbFolderExitsTwoNamingFileAndLine) {
