@@ -1,11 +1,10 @@
 // `netspec train` of a protein-fold net on generated chains (dataset protein, lossKind af2Fold):
 // the epoch line, metrics.csv, best.json, `eval` and the report page carry AlphaFold 2's metrics,
 // and after a short run lDDT-Cα is higher and FAPE lower than the untrained net's, computed here
-// from the eval module on the same validation chains. A folder of PDB files whose residue lacks its C atom exits 2
-// naming file:line.
-#include <gtest/gtest.h>
-
+// from the eval module on the same validation chains. A folder of PDB files whose residue lacks its
+// C atom exits 2 naming file:line.
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -13,7 +12,7 @@
 #include "cli_util.h"
 #include "data/protein.h"
 #include "exec/backend.h"
-#include "spec/param_table.h"
+#include "layers/param_table.h"
 #include "spec/spec_json.h"
 #include "tasks/fold/fold_metrics.h"
 #include "train/evaluate.h"
