@@ -87,7 +87,7 @@ std::vector<Atom> read_pdb(const std::string& path, std::istream& in) {
   std::string s;
   for (int64_t line = 1; std::getline(in, s); ++line) {
     const std::string rec = s.substr(0, 6);
-    if (rec == "ENDMDL") break;  // the first model only
+    if (rec == "ENDMDL" || trim(s) == "END") break;  // the first model only
     const bool atom = rec == "ATOM  ";
     if (!atom && !(rec == "HETATM" && s.size() >= 20 && s.substr(17, 3) == "MSE")) continue;
     if (s.size() < 54)

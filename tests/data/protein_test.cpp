@@ -62,8 +62,12 @@ void expect_same(const Chain& got, const Chain& want) {
 TEST(Protein, PdbAndMmcifReadBackTheirAtoms) {
   const Chain c = generate_chains(1, 12, 3)[0];
   const std::string d = tmpdir("protein_rw");
-  std::ofstream(d + "/x.pdb") << pdb_of(c) << "MODEL        2\n"
-                              << "ATOM      1  N   GLY B   1       1.000   1.000   1.000\n";
+  std::string two = pdb_of(c);  // as model 1 of 2: model 2 is not read
+  two.insert(two.find("ATOM"), "MODEL        1\n");
+  two.insert(two.find("END\n"),
+             "ENDMDL\nMODEL        2\n"
+             "ATOM      1  N   GLY B   1       1.000   1.000   1.000\nENDMDL\n");
+  std::ofstream(d + "/x.pdb") << two;
   std::ofstream(d + "/x.cif") << cif_of(c);
   const std::vector<Chain> p = read_structure_file(d + "/x.pdb");
   ASSERT_EQ(p.size(), 1u);
