@@ -201,6 +201,7 @@ Value* lower_structure_module(LowerCtx& c, const Layer& layer, Value* x) {
   return b.concatenate(cat, 2);
 }
 
-NETSPEC_REGISTER_LAYER(structureModule, lower_structure_module)
+NETSPEC_REGISTER_LAYER(structureModule, lower_structure_module,
+                       {.field_min = {{"distogramBins", 0}}})
 
 }  // namespace netspec::layers
