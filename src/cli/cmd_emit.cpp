@@ -170,7 +170,7 @@ void register_emit_command(CLI::App& app) {
       "Optimizers: sgd (momentum, nesterov), adam (AdamW when weightDecay > 0), rmsprop (TF "
       "flavour: eps inside the sqrt), lamb. Losses: classCE, focal, softLabelCE, bce, "
       "floatTargetMse, nerfRenderMse, tokenCE, yoloAnchor, yolov1Masked, detrSet, perPixelCE, "
-      "perPixelDice, perPixelDiceCE, perPixelWeightedCE, perPixelFocalCE.\n"
+      "perPixelDice, perPixelDiceCE, perPixelWeightedCE, perPixelFocalCE, af2Fold.\n"
       "probe-attention (no net): a standalone attention / RoPE module picked by --probe.\n"
       "probe-diou, probe-yolov1, probe-anchor-loss, probe-fpn-loss, probe-fpn-neck, "
       "probe-fpn-detect (no net): detection losses / heads as (inputs -> loss, gradients).\n"

@@ -6,9 +6,9 @@
 // --val-split F is scored on the validation split it held out (the same seeded permutation),
 // and the output says so (--split test: the test split instead). Segmentation runs print mIoU, Dice
 // and pixel accuracy; DDPM runs the noise-prediction MSE on the first 1024 test images, as
-// training's validation does. Started by `netspec launch` (WORLD_SIZE > 1), each process evaluates
-// its share of the test batches and rank 0 prints the whole split's metrics. NeRF runs render
-// every held-out ray and print PSNR, as training's validation does.
+// training's validation does; protein-fold runs (af2Fold) FAPE, lDDT-Cα and distogram CE; NeRF
+// runs render every held-out ray and print PSNR. Started by `netspec launch` (WORLD_SIZE > 1),
+// each process evaluates its share of the test batches and rank 0 prints the whole split's metrics.
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -25,6 +25,7 @@
 #include "spec/spec_json.h"
 #include "tasks/diffusion/ddpm.h"
 #include "tasks/task.h"
+#include "tasks/fold/fold_task.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
 #include "train/evaluate.h"
@@ -95,7 +96,9 @@ void register_eval_command(CLI::App& app) {
     const train::EvalMetrics m =
         c.ddpm ? train::ddpm_evaluate(train::DdpmSchedule(c), c.dataset, ev, s.params, s.running,
                                       data.test, 1024, split)
-               : ev.run(s.params, s.running, data.test, {}, split.group, split.rank);
+        : tasks::task_kind(t.spec.net, c) == tasks::TaskKind::fold
+            ? tasks::fold_evaluate(ev, s.params, s.running, data.test, split)
+            : ev.run(s.params, s.running, data.test, {}, split.group, split.rank);
     if (split.rank != 0) return;
     // Text: the corpus's validation windows (no --val-split), named by the dataset alone.
     std::cout << fmt::format("eval {} ({} epochs, step {}) on {}{}: loss {:.4f}", t.spec.net.name,
@@ -103,6 +106,9 @@ void register_eval_command(CLI::App& app) {
                              m.loss);
     if (m.regression)
       std::cout << "  (noise mse)";
+    else if (m.fold)
+      std::cout << fmt::format("  FAPE {:.3f} Å  lDDT-Cα {:.2f}  distogram CE {:.4f}", m.fape,
+                               m.lddt, m.dist_ce);
     else if (m.seg)
       std::cout << fmt::format("  mIoU {:.4f}  dice {:.4f}  pixel acc {:.2f}%", m.miou, m.dice,
                                100 * m.top1);

@@ -178,6 +178,11 @@ void register_predict_command(CLI::App& app) {
       d.engine = o->engine;
       return predict_run_dir(d);
     }
+    if (tasks::task_kind(spec.net, c) == tasks::TaskKind::fold)
+      fail("predict",
+           "{} is a protein-fold net (lossKind af2Fold): predict has no structure output yet; use "
+           "`netspec eval` for FAPE / lDDT-Cα or `netspec report` for distance maps",
+           spec.net.name);
     o->flags.apply(c, "predict");
     ParamTable table = build_param_table(spec.net);
     std::vector<std::string> names = rt.class_names;

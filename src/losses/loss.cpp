@@ -70,6 +70,12 @@ Value* emit_mse(hlo::Builder& b, const LossOptions&, Value* z, Value* y) { retur
 Value* emit_token_ce(hlo::Builder& b, const LossOptions&, Value* z, Value* y) {
   return token_ce(b, z, y);
 }
+hlo::Type fold_labels(const LossOptions&, const hlo::Type& logits) {
+  return fold_label_type(logits);
+}
+Value* emit_fold(hlo::Builder& b, const LossOptions&, Value* z, Value* y) {
+  return fold_loss(b, z, y);
+}
 Value* emit_detr(hlo::Builder& b, const LossOptions&, Value* z, Value* y) {
   return detr_set_loss(b, z, y);
 }
@@ -93,6 +99,7 @@ const LossTraits kLosses[] = {
     {LossKind::yolov1Masked, T::detectorRows, false, false, yolov1_labels, yolov1_loss},
     {LossKind::detrSet, T::detectorRows, false, false, detr_labels, emit_detr},
     {LossKind::nerfRenderMse, T::rayColors, false, false, ray_colors, nerf_render_mse},
+    {LossKind::af2Fold, T::backboneFrames, false, false, fold_labels, emit_fold},
 };
 
 const LossTraits* find_loss(LossKind k) {

@@ -43,6 +43,8 @@ TaskKind task_kind(const NetSpec& /*net*/, const TrainConfig& c) {
       return TaskKind::segmentation;
     case losses::TargetKind::rayColors:
       return TaskKind::nerf;
+    case losses::TargetKind::backboneFrames:
+      return TaskKind::fold;
     case losses::TargetKind::likeOutput:
       if (!losses::loss_traits(c.lossKind).soft) return TaskKind::regression;
       break;

@@ -26,6 +26,7 @@
 #include "train/evaluate.h"
 #include "viz/cam.h"
 #include "viz/det_view.h"
+#include "viz/fold_view.h"
 #include "viz/gen_view.h"
 #include "viz/model.h"
 #include "viz/nerf_view.h"
@@ -207,7 +208,7 @@ std::string timings_section(const std::vector<report::Row>& epochs, double eval_
                             tasks::TaskKind task) {
   using tasks::TaskKind;
   const bool seg = task == TaskKind::segmentation, det = task == TaskKind::detection;
-  const bool text = task == TaskKind::text;
+  const bool text = task == TaskKind::text, fold = task == TaskKind::fold;
   const bool nerf = task == TaskKind::nerf;
   const bool none = task == TaskKind::diffusion || task == TaskKind::regression;
   std::string h = fmt::format(
@@ -217,6 +218,7 @@ std::string timings_section(const std::vector<report::Row>& epochs, double eval_
       : det  ? "<th>val mAP@0.5</th><th>val mAP@[.5:.95]</th>"
       : text ? "<th>val bits/char</th>"
       : nerf ? "<th>val PSNR (dB)</th>"
+      : fold ? "<th>val lDDT-Cα</th><th>val FAPE (Å)</th><th>val distogram CE</th>"
       : none ? ""
              : "<th>val top-1</th>");
   double total = 0;
@@ -233,6 +235,10 @@ std::string timings_section(const std::vector<report::Row>& epochs, double eval_
               cell(report::get(r, "val_map"), "{:.4f}") + "</td>";
     if (text) score = "<td>" + cell(report::get(r, "val_bpc"), "{:.4f}") + "</td>";
     if (nerf) score = "<td>" + cell(report::get(r, "val_psnr"), "{:.2f}") + "</td>";
+    if (fold)
+      score = "<td>" + cell(report::get(r, "val_lddt_ca"), "{:.2f}") + "</td><td>" +
+              cell(report::get(r, "val_fape"), "{:.3f}") + "</td><td>" +
+              cell(report::get(r, "val_dist_ce"), "{:.4f}") + "</td>";
     if (none) score.clear();
     h += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}</tr>\n",
@@ -260,6 +266,8 @@ std::string task_sections(const Model& m, tasks::TaskKind task, const ReportOpti
     return det_report_sections(m, d.splits, d.what, be, o.panels, eval_s);
   if (task == tasks::TaskKind::text || d.splits.text)
     return text_report_sections(m, d.splits, o.run_dir, o.backend, be, o.tokens, eval_s);
+  if (task == tasks::TaskKind::fold)
+    return fold_report_sections(m, d.splits.test, d.what, be, o.panels, eval_s);
   if (task == tasks::TaskKind::regression)
     return regression_report_sections(m, d.splits.test, d.what, be, o.panels, eval_s);
   if (task == tasks::TaskKind::nerf)
