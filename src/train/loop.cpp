@@ -3,7 +3,9 @@
 
 #include "core/error.h"
 #include "data/repeated_aug.h"
+#include "data/sample_source.h"
 #include "train/batch_augment.h"
+#include "train/data_parallel.h"
 #include "train/hooks.h"
 
 namespace netspec::train {
@@ -11,6 +13,39 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double secs(Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); }
+
+// The position of a save: sample `position` of epoch `epoch`'s permutation of `samples`.
+DataCursor cursor_at(const TrainConfig& c, int64_t epoch, int64_t position, int64_t samples,
+                     int replicas) {
+  return {epoch, position, c.seed, samples, c.batchSize, replicas, true};
+}
+
+// The training loader's process shard and bad-image policy. Processes decode only their rows of
+// each batch (streamed splits; mixup/cutmix pair rows across the whole batch, so they keep all).
+void configure_loader(const LoopContext& ctx, const data::Dataset& ds, const BatchAugment& aug,
+                      data::Loader& ld) {
+  const DataParallel& dp = ctx.o.dp;
+  if (ds.streamed() && dp.multi_process() && !aug.mixes())
+    ld.set_shard(dp.rank * dp.local, dp.local, dp.replicas);
+  ld.set_skip_bad(ds.streamed() && data::pipeline_options().skip_bad);
+}
+
+// --skip-bad-images: the epoch's replaced samples (summed over the processes), one line.
+void skipped_line(const LoopContext& ctx, const data::Loader& ld, int epoch) {
+  if (!data::pipeline_options().skip_bad) return;
+  const data::Loader::Skipped sk = ld.skipped();
+  int64_t total = sk.count;
+  if (ctx.o.dp.multi_process())  // every rank of a group reaches this (the flag is in the
+    total = static_cast<int64_t>(  // group's fingerprint)
+        sum_over_processes({Tensor::from<double>(DType::kF64, {}, {double(sk.count)})}, ctx.o.dp)
+            .at(0)
+            .as_double(0));
+  if (total == 0 || !ctx.o.log) return;
+  *ctx.o.log << fmt::format(
+      "epoch {}: skipped {} unreadable image{} (--skip-bad-images: each replaced by the next "
+      "sample of the epoch's order){}\n",
+      epoch, total, total > 1 ? "s" : "", sk.first.empty() ? "" : "; the first: " + sk.first);
+}
 
 }  // namespace
 
@@ -42,15 +77,23 @@ void run_loop(LoopContext& ctx, const std::vector<std::unique_ptr<Hook>>& hooks,
     ctx.train_ds = &train_ds;
     // Every sample is trained once per epoch (PyTorch's drop_last=False): nb = ceil(N/B) batches,
     // the last one smaller; an update takes k of them, the last update perhaps fewer. Batches are
-    // assembled on a worker thread while the step runs (Prefetcher); a mid-epoch resume skips
-    // the batches already used (all full: a mid-epoch save precedes the last update).
+    // assembled on a worker thread while the step runs (Prefetcher); a mid-epoch resume starts
+    // the loader at the data cursor's batch (all before it full: a mid-epoch save precedes the
+    // last update), reading nothing before it.
     data::Loader train_ld(train_ds, batch, true, seed, *ctx.aug);
+    configure_loader(ctx, train_ds, batch_aug, train_ld);
     const int64_t nb = train_ld.num_batches();
     data::Prefetcher pf(train_ld);
-    pf.start_epoch(epoch - 1);
+    pf.start_epoch(epoch - 1, b0 * k);
     data::Batch mb;
-    for (int64_t j = 0; j < b0 * k; ++j) pf.next(mb);
     int64_t samples = b0 * k * batch, run_samples = 0;
+    // Sets s's position (update b of this epoch) and data cursor for a mid-epoch save.
+    auto hold_at = [&](int64_t b) {
+      ctx.stepper.sync(s);  // the backend's params / optimizer state into s for `last`
+      s.batch_in_epoch = b;
+      s.loss_sum = loss_sum;
+      s.cursor = cursor_at(c, epoch - 1, b * k * batch, train_ds.size(), reps);
+    };
     for (auto& h : hooks) h->before_epoch(ctx);
     std::vector<Tensor> xs, ys;
     for (int64_t b = b0; b < spe; ++b) {
@@ -58,7 +101,19 @@ void run_loop(LoopContext& ctx, const std::vector<std::unique_ptr<Hook>>& hooks,
       ys.clear();
       int64_t n = 0;  // samples in this update
       for (int64_t j = b * k; j < std::min<int64_t>((b + 1) * k, nb); ++j) {
-        if (!pf.next(mb)) fail("train", "loader ended early (batch {} of {})", j, nb);
+        try {
+          if (!pf.next(mb)) fail("train", "loader ended early (batch {} of {})", j, nb);
+        } catch (const Error&) {  // an unreadable sample: `last` at this update, then the error
+          if (b > b0) {
+            hold_at(b);
+            for (auto& h : hooks) h->on_stop(ctx);
+            if (ctx.o.log && !ctx.last.empty())
+              *ctx.o.log << fmt::format("saved {} at step {} (epoch {}, batch {}/{}) before the "
+                                        "unreadable sample; rerun to resume\n",
+                                        ctx.last, s.step, epoch, b, spe);
+          }
+          throw;
+        }
         if (batch_aug.active()) batch_aug.apply(epoch - 1, j, train_ld, mb);
         if (mb.valid % reps != 0) {  // data parallel: equal shards (drops < R samples)
           mb.valid -= mb.valid % reps;
@@ -87,10 +142,13 @@ void run_loop(LoopContext& ctx, const std::vector<std::unique_ptr<Hook>>& hooks,
       ++s.step;
       const StepEnd e{b, loss, lr, dt, n, loss_sum / static_cast<double>(samples), run_samples};
       for (auto& h : hooks) h->after_step(ctx, e);
+      if (const int64_t every = ctx.o.checkpoint_every_steps;
+          every > 0 && s.step % every == 0 && b + 1 < spe) {
+        hold_at(b + 1);  // a kill from here on loses at most `every` updates
+        for (auto& h : hooks) h->on_checkpoint(ctx);
+      }
       if (ctx.stop_requested() && b + 1 < spe) {  // processes: all stop together
-        ctx.stepper.sync(s);  // the backend's params / optimizer state into s for `last`
-        s.batch_in_epoch = b + 1;
-        s.loss_sum = loss_sum;
+        hold_at(b + 1);
         for (auto& h : hooks) h->on_stop(ctx);
         if (ctx.o.log)
           *ctx.o.log << fmt::format("interrupted at step {} (epoch {}, batch {}/{}); {}\n", s.step,
@@ -105,6 +163,8 @@ void run_loop(LoopContext& ctx, const std::vector<std::unique_ptr<Hook>>& hooks,
     s.epoch = epoch;
     s.batch_in_epoch = 0;
     s.loss_sum = 0;
+    s.cursor = cursor_at(c, epoch, 0, train_ds.size(), reps);
+    skipped_line(ctx, train_ld, epoch);
 
     EpochMetrics m;
     m.epoch = epoch;
