@@ -62,8 +62,9 @@ void add_pipeline_options(CLI::App* cmd, std::string& memory_mb, std::string& th
   cmd->add_option("--data-threads", threads,
                   "decode threads of a streamed image folder (default: the cores less one)");
   cmd->add_flag("--skip-bad-images")
-      ->description("a streamed training image that cannot be read is replaced by the next sample of "
-                "the epoch's order and counted (default: the run stops, naming the file)");
+      ->description(
+          "a streamed training image that cannot be read is replaced by the next sample of "
+          "the epoch's order and counted (default: the run stops, naming the file)");
 }
 
 void set_pipeline_flags(CLI::App* cmd, const std::string& memory_mb, const std::string& threads,

@@ -33,8 +33,8 @@ void write_jpegs(const fs::path& d, int n, int n_val, int side, int classes = 3)
     for (int v = 0; v < 16; ++v) {
       std::vector<uint8_t> px(static_cast<size_t>(side * side * 3));
       for (size_t k = 0; k < px.size(); ++k)
-        px[k] = static_cast<uint8_t>(k % 3 == static_cast<size_t>(c % 3) ? 150 + r() % 100
-                                                                         : r() % 90);
+        px[k] =
+            static_cast<uint8_t>(k % 3 == static_cast<size_t>(c % 3) ? 150 + r() % 100 : r() % 90);
       variants[static_cast<size_t>(c)].push_back(test::jpeg_bytes(side, side, 3, px));
     }
   for (const char* split : {"train", "val"}) {
@@ -100,7 +100,8 @@ TEST(StreamResumeCli, KilledRunResumesFromTheCursorBitForBit) {
   for (const char* sig : {"9", "TERM"}) {
     const fs::path run = d / fmt::format("run{}", sig);
     const std::string st = run_and_signal(train_args(d, run.filename().string(), ""), run, sig);
-    EXPECT_TRUE(has(st, sig[0] == '9' ? "status=137" : "status=130")) << st << slurp(run.string() + ".log");
+    EXPECT_TRUE(has(st, sig[0] == '9' ? "status=137" : "status=130"))
+        << st << slurp(run.string() + ".log");
     Result again = sh(train_args(d, run.filename().string(), ""));
     ASSERT_EQ(again.status, 0) << again.out;
     // A mid-epoch cursor (saves come every 4 updates; an epoch has 38): the loader starts there.

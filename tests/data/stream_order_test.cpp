@@ -33,7 +33,8 @@ class PatternSource final : public SampleSource {
   void read(int64_t i, uint8_t* dst) const override {
     reads_[static_cast<size_t>(i)]++;
     if (bad_.count(i)) fail("stream", "img{}.jpg: corrupt JPEG data", i);
-    for (int64_t k = 0; k < kC * kH * kW; ++k) dst[k] = static_cast<uint8_t>((i * 131 + k * 7) % 251);
+    for (int64_t k = 0; k < kC * kH * kW; ++k)
+      dst[k] = static_cast<uint8_t>((i * 131 + k * 7) % 251);
   }
   std::string describe() const override { return "pattern"; }
   int64_t reads(int64_t i) const { return reads_[static_cast<size_t>(i)]; }
