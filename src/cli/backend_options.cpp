@@ -9,7 +9,7 @@ namespace netspec::cli {
 void add_backend_options(CLI::App* cmd, std::string& backend, exec::BackendOptions& opts) {
   cmd->add_option("--backend", backend,
                   "executor: cpu (fast, default), ref (the oracle), xla (a PJRT plugin: XLA CPU, "
-                  "or CUDA on a GPU machine), iree (IREE's tools; not for train)")
+                  "or CUDA on a GPU machine), iree (IREE's tools; train runs K steps per call)")
       ->capture_default_str()
       // Checked while parsing: a backend this build lacks is refused before data is loaded or
       // a run dir made.
@@ -20,9 +20,9 @@ void add_backend_options(CLI::App* cmd, std::string& backend, exec::BackendOptio
   cmd->add_option("--pjrt-devices", opts.devices,
                   "xla on the CPU plugin: in-process devices (default 1)");
   cmd->add_option("--compile-cache", opts.compile_cache,
-                  "xla: directory of compiled executables kept between runs, or 'off' (default "
-                  "$NETSPEC_COMPILE_CACHE, else $XDG_CACHE_HOME/netspec/xla or "
-                  "~/.cache/netspec/xla)");
+                  "xla, iree: directory of compiled executables kept between runs, or 'off' "
+                  "(default $NETSPEC_COMPILE_CACHE, else $XDG_CACHE_HOME/netspec/xla (iree: "
+                  "netspec/iree) or ~/.cache/netspec/xla)");
 }
 
 void refuse_xla_across_processes(const char* where, int world) {

@@ -49,6 +49,7 @@ struct TrainOpts {
   exec::BackendOptions engine;
   std::vector<std::string> sets;
   int replicas = 1;
+  int steps_per_call = 0;  // 0: the backend's default (iree: several)
   bool resume = false, overwrite = false;
   ConfigFlags flags;
   TrainRunArgs run;  // --val-split, --init-from, --classes, --freeze (train_run.h)
@@ -57,12 +58,9 @@ struct TrainOpts {
 // The run's record: a run's config.json (--config RUN/config.json, or --resume --run-dir RUN),
 // or the net's spec, with --config, the flags and each --set applied and validated.
 train::RunRecord resolve_record(TrainOpts& o, CLI::App* cmd) {
-  // IREE's PyPI tools run one process per call: the state would cross files every step.
-  if (o.backend == "iree")
-    fail("train",
-         "--backend iree cannot keep training state between steps with IREE's command-line "
-         "tools (docs/engines.md); use --backend xla or cpu");
   if (o.resume && o.overwrite) fail("train", "--resume and --overwrite exclude each other");
+  if (cmd->count("--steps-per-call") && (o.steps_per_call < 1 || o.steps_per_call > 4096))
+    fail("train", "--steps-per-call must be in 1..4096 (got {})", o.steps_per_call);
   // `--resume --run-dir RUN` alone: the net and config come from RUN/config.json.
   if (o.resume && o.net.empty() && o.config.empty() && !o.run_dir.empty()) {
     const auto stored = std::filesystem::path(o.run_dir) / "config.json";
@@ -207,6 +205,7 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
   if (rank0) train::save_class_names(run_dir, data.class_names);
   to.backend = o.backend;
   to.backend_options = o.engine;
+  to.steps_per_call = o.steps_per_call;
   to.log = rank0 ? &out : nullptr;
   to.tty = report::is_terminal(STDOUT_FILENO);
   to.table = &table;
@@ -282,6 +281,9 @@ void register_train_command(CLI::App& app) {
                   "data-parallel replicas in this process (cpu: threads, xla: devices), each "
                   "training batch/R samples of every step; with WORLD_SIZE (`netspec launch`), "
                   "replicas per process");
+  cmd->add_option("--steps-per-call", o->steps_per_call,
+                  "train updates per backend call (a K-step module: a while over K stacked "
+                  "batches; default 32 on iree, where each call is a process, else 1)");
   add_train_run_options(cmd, o->run);
   add_pipeline_options(cmd, o->data_memory, o->data_threads);
   cmd->add_option("--checkpoint-every-steps", o->checkpoint_every_steps,

@@ -8,6 +8,7 @@
 #include "emit/emit.h"
 #include "emit/loss_grad.h"
 #include "layers/param_table.h"
+#include "train/multi_stepper.h"
 
 namespace netspec::train {
 
@@ -28,7 +29,7 @@ struct Stepper::Modules {
 };
 
 Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be,
-                 const ParamTable* table, const DataParallel& dp)
+                 const ParamTable* table, const DataParallel& dp, int steps_per_call)
     : net_(net),
       table_(table ? *table : build_param_table(net)),
       config_(c),
@@ -58,7 +59,38 @@ Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be,
     optimizer_ = std::make_unique<Module>(net, table_, ModuleKind::optimizer,
                                           emit::EmitOptions::from_train(c, batch_), be);
   }
+  if (steps_per_call > 1) {
+    // The K-step module wraps the fused one-replica step; the state lives on the host.
+    if (accum_ > 1)
+      fail("train", "{} steps per call with gradAccumSteps {} (set gradAccumSteps to 1)",
+           steps_per_call, accum_);
+    if (dp_.replicas > 1 || dp_.multi_process())
+      fail("train", "{} steps per call with {} replicas (data parallel runs one step per call)",
+           steps_per_call, dp_.replicas);
+    multi_ = std::make_unique<MultiStepper>(net_, table_, c, be, batch_, steps_per_call);
+    return;  // the one-step full-batch module is never run: not compiled
+  }
   modules(batch_);
+}
+
+int Stepper::steps_per_call() const { return multi_ ? multi_->k() : 1; }
+
+std::vector<double> Stepper::steps(TrainState& s, const std::vector<Tensor>& xs,
+                                   const std::vector<Tensor>& ys, const std::vector<double>& lrs,
+                                   int64_t first_step) {
+  if (!multi_) fail("train", "steps() needs steps_per_call > 1 (got 1)");
+  for (const Tensor& x : xs)
+    if (x.rank() < 1 || x.shape()[0] != batch_)
+      fail("train", "steps() takes full batches of {} (got {})", batch_, x.type_str());
+  MultiStepper::Result r = multi_->run(s, xs, ys, lrs, first_step);
+  const emit::Manifest& sm = multi_->step_manifest();
+  for (size_t j = 0; j < r.bn_stats.size(); ++j) {  // running-stat EMA step by step, in order
+    size_t bi = 0, q = 0;
+    for (const auto& ti : sm.outputs)
+      if (ti.role == "bn_batch_stat")
+        update_running(s, bi, ti, r.bn_stats[j].at(q++), bn_momentum_);
+  }
+  return r.losses;
 }
 
 // The modules at batch n: emitted and compiled on first use (a tail batch: once per run).
@@ -83,7 +115,9 @@ const Stepper::Modules& Stepper::modules(int64_t n) {
                                                m->forward->manifest.outputs.at(0).shape);
     m->loss_grad = backend_.load(emit::emit_loss_grad(net_, logits, eo));
   }
-  if (n != batch_) {
+  if (n != batch_ && multi_) {  // the tail of a K-steps-per-call run: its one-step module
+    check_tail_manifest(multi_->step_manifest(), m->fused->manifest, batch_, n);
+  } else if (n != batch_) {
     const Modules& full = modules(batch_);
     if (m->fused)  // data parallel: the manifests hold the per-replica shard sizes
       check_tail_manifest(full.fused->manifest, m->fused->manifest, batch_ / dp_.replicas,
@@ -169,6 +203,7 @@ Tensor draw_keep_mask(const emit::TensorInfo& ti, uint64_t seed, int64_t step, s
 }
 
 const emit::Manifest& Stepper::state_manifest() const {
+  if (multi_) return multi_->step_manifest();
   return optimizer_ ? optimizer_->manifest : by_batch_.at(batch_)->fused->manifest;
 }
 
@@ -265,6 +300,8 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
          ys.size());
   const Tensor lr_t = Tensor::scalar_f32(static_cast<float>(lr));
   const Tensor step_t = Tensor::from<int64_t>(DType::kI32, {}, {step});
+  if (multi_ && xs[0].shape().at(0) == batch_)  // one update through the K-step module
+    return steps(s, xs, ys, {lr}, step).at(0);
   if (accum_ <= 1) {
     // Full batches keep the state in the backend's session (one copy per replica thread or
     // device); tail batches and replicas in several processes feed it from the host state.

@@ -16,6 +16,9 @@
 // parameters and optimizer state (device buffers on xla), so s.params / s.opt go stale after a
 // step until sync(s) copies them back (before evaluation and checkpoints). A tail batch syncs,
 // runs on the host-fed tail module and sets the session's state again.
+// steps_per_call K > 1 (engines with costly calls: IREE's tools): full batches run K updates per
+// call through a MultiStepper (multi_stepper.h), the state on the host; a tail batch runs on the
+// one-step module at its size. Not with gradAccumSteps > 1 or data parallel (refused by name).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -39,9 +42,11 @@ class Stepper {
   // dp.replicas > 1: the fused train step runs data parallel on shards of each batch
   // (data_parallel.h); a batch must then divide by the replicas.
   Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& backend,
-          const ParamTable* table = nullptr, const DataParallel& dp = {});
+          const ParamTable* table = nullptr, const DataParallel& dp = {}, int steps_per_call = 1);
   ~Stepper();
   int accum() const { return accum_; }
+  // Updates one backend call can run (steps()); 1 unless steps_per_call > 1 was asked for.
+  int steps_per_call() const;
   int64_t batch() const { return batch_; }
   // The manifest whose optimizer_state inputs define the state layout (for make_state).
   const emit::Manifest& state_manifest() const;
@@ -51,6 +56,12 @@ class Stepper {
   // over them too). `step` is 1-based.
   double step(TrainState& s, const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
               double lr, int64_t step);
+  // steps_per_call() > 1: n = xs.size() (1..steps_per_call()) updates of one full batch each in
+  // one call, update j with xs[j], ys[j], lrs[j] and 1-based step first_step + j; the same
+  // updates (and BN running stats, in order) as n step() calls. Returns each update's loss.
+  std::vector<double> steps(TrainState& s, const std::vector<Tensor>& xs,
+                            const std::vector<Tensor>& ys, const std::vector<double>& lrs,
+                            int64_t first_step);
   // Copies the parameters and optimizer state the session holds into s (a no-op when s is
   // current). Call before reading s.params / s.opt.
   void sync(TrainState& s);
@@ -73,6 +84,7 @@ class Stepper {
   double bn_momentum_;
   std::map<int64_t, std::unique_ptr<Modules>> by_batch_;
   std::unique_ptr<Module> optimizer_;
+  std::unique_ptr<class MultiStepper> multi_;  // steps_per_call > 1
   // The full-batch fused step's session: feedback_[k] is state k, taken from s.params (kind 'p')
   // or s.opt ('o') at index state_src_[k].second. stale_: s lags the session.
   std::unique_ptr<exec::Session> session_;

@@ -69,7 +69,14 @@ struct TrainOptions {
   // loses at most N updates (train --checkpoint-every-steps; not a TrainConfig field: it never
   // changes the result or blocks a resume).
   int64_t checkpoint_every_steps = 0;
+  // Updates per backend call (Stepper::steps_per_call, multi_stepper.h); 0: the backend's
+  // default, kIreeStepsPerCall on iree (each call a process), else 1.
+  int steps_per_call = 0;
 };
+
+// The iree backend's default updates per call: process start-up and the .vmfb load paid once per
+// this many updates.
+inline constexpr int kIreeStepsPerCall = 32;
 
 struct EpochMetrics {
   int epoch = 0;        // 1-based
