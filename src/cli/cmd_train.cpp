@@ -24,6 +24,7 @@
 #include "cli/train_run.h"
 #include "core/error.h"
 #include "data/datasets.h"
+#include "data/sample_source.h"
 #include "dist/process_group.h"
 #include "layers/param_table.h"
 #include "report/console_log.h"
@@ -44,6 +45,7 @@ namespace {
 struct TrainOpts {
   std::string net, data, config, run_dir, backend = "cpu", limit;
   std::string data_memory, data_threads;  // data::PipelineOptions (sample_source.h)
+  std::string checkpoint_every_steps;     // TrainOptions::checkpoint_every_steps
   exec::BackendOptions engine;
   std::vector<std::string> sets;
   int replicas = 1;
@@ -180,6 +182,7 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
     fp["limit"] = rec.limit;
     fp["world"] = env->world;
     fp["replicas"] = o.replicas;
+    fp["skip_bad_images"] = data::pipeline_options().skip_bad;  // one policy for every rank
     group = dist::ProcessGroup::join(*env, fp.dump());
     // --replicas R: R replica threads in each process (WORLD_SIZE · R replicas in all).
     to.dp = {env->world * o.replicas, &group->comm(), env->rank, o.replicas};
@@ -210,6 +213,9 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
   to.tty = report::is_terminal(STDOUT_FILENO);
   to.table = &table;
   to.eval_split = val ? "validation" : "test";
+  if (cmd->count("--checkpoint-every-steps"))
+    to.checkpoint_every_steps = static_cast<int64_t>(
+        number_flag("train", "--checkpoint-every-steps", o.checkpoint_every_steps, 0, 1e15));
   train::TrainResult r = train::run_training(spec, data, to);
   if (r.interrupted) {
     if (rank0) out << "stopped by signal\n" << std::flush;
@@ -281,6 +287,9 @@ void register_train_command(CLI::App& app) {
                   "batches; default 32 on iree, where each call is a process, else 1)");
   add_train_run_options(cmd, o->run);
   add_pipeline_options(cmd, o->data_memory, o->data_threads);
+  cmd->add_option("--checkpoint-every-steps", o->checkpoint_every_steps,
+                  "also save last every N updates within an epoch (with the data cursor: a kill "
+                  "-9 loses at most N updates; default 0: at epoch ends and on a stop only)");
   cmd->footer("\n" + train::config_help());
   cmd->callback([o, cmd] { run_train(*o, cmd); });
 }

@@ -62,6 +62,10 @@ void add_pipeline_options(CLI::App* cmd, std::string& memory_mb, std::string& th
                   "(default: a quarter of RAM; 0: always stream)");
   cmd->add_option("--data-threads", threads,
                   "decode threads of a streamed image folder (default: the cores less one)");
+  cmd->add_flag("--skip-bad-images")
+      ->description(
+          "a streamed training image that cannot be read is replaced by the next sample of "
+          "the epoch's order and counted (default: the run stops, naming the file)");
 }
 
 void set_pipeline_flags(CLI::App* cmd, const std::string& memory_mb, const std::string& threads,
@@ -72,6 +76,7 @@ void set_pipeline_flags(CLI::App* cmd, const std::string& memory_mb, const std::
     p.memory_mb = static_cast<int64_t>(number_flag(where, "--data-memory", memory_mb, 0, 1e12));
   if (cmd->count("--data-threads"))
     p.threads = static_cast<int>(number_flag(where, "--data-threads", threads, 1, 1024));
+  p.skip_bad = cmd->count("--skip-bad-images") > 0;
 }
 
 void apply_train_run_args(CLI::App* cmd, const TrainRunArgs& a, train::RunRecord& rec) {

@@ -1,6 +1,8 @@
 // Streamed splits and the in-RAM / streaming choice (see sample_source.h).
 #include "data/sample_source.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -14,27 +16,47 @@
 namespace netspec::data {
 namespace {
 
+// The paths are kept as one string of their parts after the common directory (a few dozen bytes
+// per file rather than a std::string each), so a streamed run's memory barely grows with the
+// number of files (docs/data.md, "Memory").
 class FileListSource final : public SampleSource {
  public:
   FileListSource(std::vector<std::pair<std::string, int32_t>> files, int64_t channels,
                  int64_t height, int64_t width, double crop_ratio)
-      : files_(std::move(files)), c_(channels), h_(height), w_(width), ratio_(crop_ratio) {}
-  int64_t size() const override { return static_cast<int64_t>(files_.size()); }
+      : c_(channels), h_(height), w_(width), ratio_(crop_ratio) {
+    if (!files.empty()) {
+      root_ = files.front().first.substr(0, files.front().first.rfind('/') + 1);
+      for (const auto& [p, label] : files)
+        while (p.compare(0, root_.size(), root_) != 0)
+          root_.resize(root_.rfind('/', root_.size() - 2) + 1);  // the parent directory
+    }
+    ends_.reserve(files.size());
+    for (const auto& [p, label] : files) {
+      blob_.append(p, root_.size());
+      ends_.push_back(blob_.size());
+    }
+    blob_.shrink_to_fit();
+  }
+  int64_t size() const override { return static_cast<int64_t>(ends_.size()); }
+  std::string path(int64_t i) const {
+    const auto k = static_cast<size_t>(i);
+    const size_t b = k == 0 ? 0 : ends_.at(k - 1);
+    return root_ + blob_.substr(b, ends_.at(k) - b);
+  }
   void read(int64_t i, uint8_t* dst) const override {
-    const Tensor t = resize_center_crop(decode_image(files_.at(static_cast<size_t>(i)).first), h_,
-                                        w_, ratio_);
+    const Tensor t = resize_center_crop(decode_image(path(i)), h_, w_, ratio_);
     if (c_ == 1)
       rgb_to_gray(t.data<uint8_t>(), h_ * w_, dst);
     else
       std::memcpy(dst, t.raw(), t.nbytes());
   }
   std::string describe() const override {
-    return fmt::format("{} image files{}", files_.size(),
-                       files_.empty() ? "" : " (first " + files_.front().first + ")");
+    return fmt::format("{} image files{}", size(), ends_.empty() ? "" : " (first " + path(0) + ")");
   }
 
  private:
-  std::vector<std::pair<std::string, int32_t>> files_;
+  std::string root_, blob_;  // path i = root_ + blob_[ends_[i-1], ends_[i])
+  std::vector<size_t> ends_;
   int64_t c_, h_, w_;
   double ratio_;
 };
@@ -82,6 +104,9 @@ Dataset streamed_dataset(std::shared_ptr<const SampleSource> src, std::vector<in
   const int64_t n = src->size();
   if (static_cast<int64_t>(labels.size()) != n)
     fail("stream", "{}: {} labels for {} samples", src->describe(), labels.size(), n);
+  // The listing's freed strings (one per file) back to the OS: the run's steady memory then does
+  // not depend on how many files were listed.
+  malloc_trim(0);
   Dataset ds;
   ds.x = Tensor::wrap(DType::kUI8, {n, channels, height, width}, nullptr);  // shape only
   ds.y = Tensor::from<int32_t>(DType::kI32, {n}, labels);

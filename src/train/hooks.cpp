@@ -176,6 +176,11 @@ class RunDirHook final : public Hook {
     if (!ctx.o.run_dir.empty()) report::write_loss_plots(ctx.o.run_dir, mlog_.rows(), slog_.rows());
     if (!saved_) save_last(ctx);
   }
+  void on_checkpoint(LoopContext& ctx) override {
+    slog_.flush();  // the rows through this update, before the `last` that covers them
+    save_last(ctx);
+    saved_ = false;  // later updates of this epoch are not in it
+  }
 
  private:
   // `last`, preceded by the running averages of the same step (a resume continues both).

@@ -63,6 +63,8 @@ class Hook {
   virtual void after_epoch(LoopContext& /*ctx*/, const EpochMetrics& /*m*/) {}
   // A stop request: mid-epoch (s holds the updates done) or after an epoch.
   virtual void on_stop(LoopContext& /*ctx*/) {}
+  // checkpointEverySteps: a mid-epoch save of `last` (s holds the updates done); the run goes on.
+  virtual void on_checkpoint(LoopContext& /*ctx*/) {}
 };
 
 // The hooks of a run, in call order.

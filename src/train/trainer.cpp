@@ -59,6 +59,25 @@ void refuse_for_stream(const TrainConfig& c, const tasks::Task& task) {
          what);
 }
 
+// A resumed data cursor (checkpoint.h) must describe this run's permutation: the same seed and,
+// mid-epoch, the same epoch, training-set size and batch, at the update batch_in_epoch says (an
+// older checkpoint without a cursor resumes from batch_in_epoch alone).
+void check_cursor(const TrainState& s, const TrainConfig& c, int64_t samples, int k,
+                  const std::string& last) {
+  const DataCursor& d = s.cursor;
+  if (!d.present) return;
+  if (d.epoch != s.epoch || d.position != s.batch_in_epoch * k * c.batchSize)
+    fail("train", "{}: data cursor '{}' disagrees with epoch {} update {} of the checkpoint", last,
+         cursor_text(d), s.epoch, s.batch_in_epoch);
+  if (d.position == 0) return;  // an epoch boundary: any data, seed or batch may follow
+  if (d.samples != samples || d.seed != c.seed || d.batch != c.batchSize)
+    fail("train",
+         "{}: saved mid-epoch at sample {} of a permutation of {} samples (seed {}, batch {}); "
+         "this run's epoch has {} samples (seed {}, batch {}): the data changed, so the rest of "
+         "that epoch is unknown (restore the data, or resume from an epoch-end checkpoint)",
+         last, d.position, d.samples, d.seed, d.batch, samples, c.seed, c.batchSize);
+}
+
 // Resumes from RUN/last.safetensors when it exists (and the weight averages beside it), then
 // writes config.json and the task's files. Returns the best score best.json holds.
 double open_run_dir(const SpecFile& spec, const TrainConfig& c, const ParamTable& table,
@@ -217,6 +236,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
          "{}: checkpoint is at update {} of an epoch of {} updates (different batch size or "
          "dataset?)",
          ctx.last, s.batch_in_epoch, ctx.steps_per_epoch);
+  check_cursor(s, c, first.size(), k, ctx.last);
   if (s.epoch >= c.epochs && o.log)
     *o.log << fmt::format("nothing to do: {} already has {} of {} epochs\n", ctx.last, s.epoch,
                           c.epochs);
