@@ -1,4 +1,5 @@
 // The epoch/update loop (hooks.h): batches in, one Stepper update each, the hooks around it.
+#include <algorithm>
 #include <chrono>
 
 #include "core/error.h"
@@ -50,7 +51,7 @@ void run_loop(LoopContext& ctx, const std::vector<std::unique_ptr<Hook>>& hooks,
     pf.start_epoch(epoch - 1);
     data::Batch mb;
     for (int64_t j = 0; j < b0 * k; ++j) pf.next(mb);
-    int64_t samples = b0 * k * batch, run_samples = 0;
+    int64_t samples = b0 * k * batch, run_samples = 0, correct = -1, counted = 0;
     for (auto& h : hooks) h->before_epoch(ctx);
     std::vector<Tensor> xs, ys;
     for (int64_t b = b0; b < spe; ++b) {
@@ -85,7 +86,13 @@ void run_loop(LoopContext& ctx, const std::vector<std::unique_ptr<Hook>>& hooks,
       samples += n;
       run_samples += n;
       ++s.step;
-      const StepEnd e{b, loss, lr, dt, n, loss_sum / static_cast<double>(samples), run_samples};
+      if (ctx.stepper.last_correct() >= 0) {
+        correct = std::max<int64_t>(correct, 0) + ctx.stepper.last_correct();
+        counted += ctx.stepper.last_counted();
+      }
+      StepEnd e{b, loss, lr, dt, n, loss_sum / static_cast<double>(samples), run_samples};
+      e.correct = correct;
+      e.counted = counted;
       for (auto& h : hooks) h->after_step(ctx, e);
       if (ctx.stop_requested() && b + 1 < spe) {  // processes: all stop together
         ctx.stepper.sync(s);  // the backend's params / optimizer state into s for `last`
@@ -128,7 +135,8 @@ void run_loop(LoopContext& ctx, const std::vector<std::unique_ptr<Hook>>& hooks,
     }
     if (ctx.stop_requested() && (epoch < c.epochs || m.val.interrupted)) {
       for (auto& h : hooks) h->on_stop(ctx);
-      if (ctx.o.log) *ctx.o.log << fmt::format("interrupted after epoch {}; rerun to resume\n", epoch);
+      if (ctx.o.log)
+        *ctx.o.log << fmt::format("interrupted after epoch {}; rerun to resume\n", epoch);
       res.interrupted = true;
       break;
     }
