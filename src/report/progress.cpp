@@ -89,8 +89,7 @@ void EvalProgress::batch_done(double metric) {
 }
 
 double EvalProgress::finish() {
-  const double s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
   if (bar_) {
     bar_->finish();
     bar_.reset();

@@ -28,8 +28,8 @@ bool have_script() { return run_script("command -v script >/dev/null && echo yes
 
 // `netspec ARGS` on a pseudo-terminal: `script -qec` runs it and returns its exit status.
 Result on_tty(const std::string& args) {
-  const std::string cmd = fmt::format("script -qec \"{}/netspec {}\" /dev/null 2>&1",
-                                      NETSPEC_BINARY_DIR, args);
+  const std::string cmd =
+      fmt::format("script -qec \"{}/netspec {}\" /dev/null 2>&1", NETSPEC_BINARY_DIR, args);
   Result r{0, ""};
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf;
@@ -108,7 +108,8 @@ TEST(ProgressCli, SegmentationShowsPixelAccuracyTextBitsPerCharacterRegressionTh
   const std::string sf = last_frame(seg.out, "epoch 1/1");
   std::smatch pm;
   ASSERT_TRUE(std::regex_search(sf, pm, std::regex(" loss [0-9.]+ pixel acc ([0-9.]+)% lr ")))
-      << sf << "\n" << seg.out;
+      << sf << "\n"
+      << seg.out;
   EXPECT_GT(std::stod(pm[1].str()), 0.0) << sf;
   EXPECT_LE(std::stod(pm[1].str()), 100.0) << sf;
 
@@ -118,10 +119,9 @@ TEST(ProgressCli, SegmentationShowsPixelAccuracyTextBitsPerCharacterRegressionTh
     for (int i = 0; i < 120; ++i) f << (i % 3 ? "the cat sees a dog.\n" : "a dog likes bread.\n");
   }
   std::ofstream(d / "tok.json") << kTinyGpt;
-  Result text =
-      on_tty(fmt::format("train {} --dataset text --data {} --epochs 1 --run-dir {}",
-                         (d / "tok.json").string(), (d / "corpus.txt").string(),
-                         (d / "text").string()));
+  Result text = on_tty(fmt::format("train {} --dataset text --data {} --epochs 1 --run-dir {}",
+                                   (d / "tok.json").string(), (d / "corpus.txt").string(),
+                                   (d / "text").string()));
   ASSERT_EQ(text.status, 0) << text.out;
   std::smatch m;
   const std::string tf = last_frame(text.out, "epoch 1/1");
@@ -141,20 +141,21 @@ TEST(ProgressCli, SegmentationShowsPixelAccuracyTextBitsPerCharacterRegressionTh
     {"kind": "dense", "in": 8, "out": 3, "act": "identity"}], "train": {"dataset": "csv",
     "optimizer": "adam", "learningRate": 0.01, "batchSize": 16, "epochs": 1,
     "lossKind": "floatTargetMse"}})";
-  Result ae = on_tty(fmt::format("train {} --data {} --val-split 0.25 --run-dir {}",
-                                 (d / "ae.json").string(), (d / "x.csv").string(),
-                                 (d / "ae").string()));
+  Result ae =
+      on_tty(fmt::format("train {} --data {} --val-split 0.25 --run-dir {}",
+                         (d / "ae.json").string(), (d / "x.csv").string(), (d / "ae").string()));
   ASSERT_EQ(ae.status, 0) << ae.out;
   const std::string af = last_frame(ae.out, "epoch 1/1");  // 72 train rows, batch 16
-  EXPECT_TRUE(std::regex_search(af, std::regex("\\] 5/5 loss [0-9.]+ lr "))) << af << "\n" << ae.out;
+  EXPECT_TRUE(std::regex_search(af, std::regex("\\] 5/5 loss [0-9.]+ lr "))) << af << "\n"
+                                                                             << ae.out;
 }
 
 TEST(ProgressCli, AFatalErrorEndsTrainLog) {
   const fs::path data = synthetic_fashion("ns_progress_", 256, 64, 5);
   const fs::path run = temp_dir("ns_progress_", "fatal");
-  const std::string args = fmt::format(
-      "train mlp --dataset fashion-mnist --data {} --batch 32 --run-dir {}", data.string(),
-      run.string());
+  const std::string args =
+      fmt::format("train mlp --dataset fashion-mnist --data {} --batch 32 --run-dir {}",
+                  data.string(), run.string());
   // A divergence: exit 2, its message on stderr and as train.log's last line.
   Result r = sh(args + " --epochs 2 --optimizer adam --lr 1e6");
   ASSERT_EQ(r.status, 2) << r.out;
@@ -168,9 +169,9 @@ TEST(ProgressCli, AFatalErrorEndsTrainLog) {
   // Data gone when a finished run is continued: the load error after the separator line.
   const fs::path ok = temp_dir("ns_progress_", "gone");
   const fs::path mine = synthetic_fashion("ns_progress_gone_", 64, 32, 6);
-  const std::string base = fmt::format(
-      "train mlp --dataset fashion-mnist --data {} --batch 32 --run-dir {}", mine.string(),
-      ok.string());
+  const std::string base =
+      fmt::format("train mlp --dataset fashion-mnist --data {} --batch 32 --run-dir {}",
+                  mine.string(), ok.string());
   ASSERT_EQ(sh(base + " --epochs 1").status, 0);
   fs::remove_all(mine);
   Result gone = sh(base + " --epochs 2");
@@ -183,9 +184,9 @@ TEST(ProgressCli, AFatalErrorEndsTrainLog) {
   EXPECT_TRUE(has(gone.out, tail)) << gone.out << "\n---\n" << log2;
   // A refused command that made its run dir leaves none (nor a log) behind, as before.
   const fs::path refused = run.parent_path() / (run.filename().string() + "_refused");
-  Result bad = sh(fmt::format(
-      "train mlp --dataset fashion-mnist --data {} --classes 2 --epochs 1 --run-dir {}",
-      data.string(), refused.string()));
+  Result bad = sh(
+      fmt::format("train mlp --dataset fashion-mnist --data {} --classes 2 --epochs 1 --run-dir {}",
+                  data.string(), refused.string()));
   EXPECT_EQ(bad.status, 2) << bad.out;
   EXPECT_FALSE(fs::exists(refused)) << bad.out;
 }

@@ -182,8 +182,8 @@ TEST(TaskReportCli, SegmentationCamExplainsAClassOverItsPixels) {
   ASSERT_TRUE(fs::exists(s.run / "best.json")) << s.train_out;
   const fs::path img = s.dir / "pets" / "images" / "synth_00002.jpg";
   const fs::path out = s.dir / "cam";
-  Result r = sh(fmt::format("cam {} {} --class 1 -o {}", s.run.string(), img.string(),
-                            out.string()));
+  Result r =
+      sh(fmt::format("cam {} {} --class 1 -o {}", s.run.string(), img.string(), out.string()));
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(has(r.out, "Grad-CAM for pet")) << r.out;
   EXPECT_TRUE(has(r.out, "% of pixels  background")) << r.out;

@@ -101,7 +101,7 @@ TEST(EmitTrainStep, SgdMomentumNesterovClipDecayHeadMatchesFormula) {
   in.push_back(Tensor::from<int>(DType::kI32, {}, {1}));
   std::vector<Tensor> out = run_main(*e.module, in);
   const size_t n = s.params.size();
-  ASSERT_EQ(out.size(), 2 * n + 1);
+  ASSERT_EQ(out.size(), 2 * n + 2);  // P', momentum, loss, correct
   for (size_t i = 0; i < n; ++i) {
     double d = s.t.params[i].decay ? 0.1 : 0.0;
     double lr = s.t.params[i].layer == 1 ? 0.2 : 0.1;
@@ -138,7 +138,7 @@ TEST(EmitTrainStep, AdamWMatchesFormula) {
   in.push_back(Tensor::scalar_f32(0.01f));
   in.push_back(Tensor::from<int>(DType::kI32, {}, {3}));
   std::vector<Tensor> out = run_main(*e.module, in);
-  ASSERT_EQ(out.size(), 3 * n + 1);
+  ASSERT_EQ(out.size(), 3 * n + 2);  // P', m, v, loss, correct
   for (size_t i = 0; i < n; ++i) {
     double d = s.t.params[i].decay ? 0.01 : 0.0;
     for (int64_t j = 0; j < s.params[i].numel(); ++j) {

@@ -2,7 +2,7 @@
 // accumulation, the host count from the forward's logits) equals Σ [argmax = label] recomputed
 // from the eval module over the same batch with the parameters before the update, for the fused
 // step, a short tail batch, gradient accumulation, two data-parallel replicas and a per-pixel
-// segmentation loss (pixels counted); soft-label and token losses count nothing.
+// segmentation loss (pixels counted); soft labels (mixup / cutmix) count nothing.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -75,8 +75,8 @@ std::vector<int64_t> check_counts(const SpecFile& s, const TrainConfig& c,
   const ParamTable t = build_param_table(s.net);
   Stepper st(s.net, c, *be, &t, dp);
   Evaluator full(s.net, c.batchSize, *be, &t);
-  TrainState state = make_state(init_params(t, InitKind::he, 5), st.state_manifest(),
-                                full.manifest());
+  TrainState state =
+      make_state(init_params(t, InitKind::he, 5), st.state_manifest(), full.manifest());
   std::vector<int64_t> got;
   int64_t step = 1;
   for (const auto& [x, y] : batches) {
@@ -157,7 +157,7 @@ TEST(RunningAccuracy, PerPixelLossCountsPixels) {
   for (int64_t g : got) EXPECT_GT(g, 0);
 }
 
-TEST(RunningAccuracy, SoftAndTokenLossesCountNothing) {
+TEST(RunningAccuracy, SoftLabelsCountNothing) {
   const SpecFile s = parse_spec(kMlp, "runacc");
   auto be = exec::make_backend("cpu");
   const ParamTable t = build_param_table(s.net);
@@ -167,8 +167,8 @@ TEST(RunningAccuracy, SoftAndTokenLossesCountNothing) {
   Stepper st(s.net, c, *be, &t);
   for (const auto& o : st.state_manifest().outputs) EXPECT_NE(o.name, "correct");
   Evaluator ev(s.net, 4, *be, &t);
-  TrainState state = make_state(init_params(t, InitKind::he, 1), st.state_manifest(),
-                                ev.manifest());
+  TrainState state =
+      make_state(init_params(t, InitKind::he, 1), st.state_manifest(), ev.manifest());
   Tensor y = uniform_noise({4, 5}, 7);
   for (int64_t e = 0; e < y.numel(); ++e) y.data<float>()[e] = 0.2f;
   st.step(state, {uniform_noise({4, 6}, 8)}, {y}, 0.1, 1);
