@@ -237,8 +237,8 @@ TEST(OwnDataCli, CsvTableWithNumericLabelsSizesTheHeadAndResumes) {
   std::ofstream(d / "rows.csv") << "x1,x2\n0.9,0.8\n-0.9,-0.7\n";
   Result p = sh(fmt::format("predict {} {}", run.string(), (d / "rows.csv").string()));
   ASSERT_EQ(p.status, 0) << p.out;
-  EXPECT_TRUE(has(p.out, "row 1: 2\n")) << p.out;
-  EXPECT_TRUE(has(p.out, "row 2: 0\n")) << p.out;
+  EXPECT_TRUE(has(p.out, "row 1: class 2\n")) << p.out;
+  EXPECT_TRUE(has(p.out, "row 2: class 0\n")) << p.out;
 }
 
 TEST(OwnDataCli, ListAndHelpMarkWhatIsRefused) {

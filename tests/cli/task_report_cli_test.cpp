@@ -47,7 +47,9 @@ void expect_eval_progress(const std::string& out, const std::string& what, int64
       std::regex_search(after, b, std::regex("evaluated ([0-9]+) " + what + " in [0-9.]+ s\n")))
       << out;
   EXPECT_EQ(a[1].str(), b[1].str()) << out;
-  if (n >= 0) EXPECT_EQ(a[1].str(), std::to_string(n)) << out;
+  if (n >= 0) {
+    EXPECT_EQ(a[1].str(), std::to_string(n)) << out;
+  }
 }
 
 // The metrics.jsonl row of `epoch`.

@@ -149,8 +149,8 @@ TEST(DetData, SynthVocAndCocoHoldTheSameBoxesOnTheirPixels) {
     diff += d;
     moved += d > 0;
   }
-  EXPECT_LT(diff / double(cpx.x.numel()), 3.0);        // the same pictures ...
-  EXPECT_GT(moved, cpx.x.numel() / 10);               // ... through a lossy codec
+  EXPECT_LT(diff / double(cpx.x.numel()), 8.0);  // the same pictures (the ±8 noise smoothed) ...
+  EXPECT_GT(moved, cpx.x.numel() / 10);          // ... through a lossy codec
   // Stretching to another size scales the boxes by the same factors.
   DetImages half = load_det_images(vt, 48, 64, 2);
   ASSERT_EQ(half.x.shape(), (Shape{2, 3, 48, 64}));
