@@ -17,6 +17,8 @@
 #include <chrono>
 #include <iostream>
 #include <random>
+#include <string>
+#include <string_view>
 
 #include "cli/commands.h"
 #include "cli/train_flags.h"
@@ -101,6 +103,21 @@ struct BenchOpts {
 
 // "first step ...; GFLOP/s ..." after the timing line: the latency from the command's start to
 // the first finished call, and the FLOPs the median call did per second.
+// `what median M  min m  max x  (n=N, warmup W)  unit/s R  max RSS S MiB` for the timed calls
+// `ms` (after `warmup` untimed ones) of `batch` samples each.
+std::string timing_line(std::string_view what, const std::vector<double>& ms, int warmup,
+                        int64_t batch, std::string_view unit) {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  const double med = median(ms);
+  return fmt::format(
+      "{} median {:.2f}  min {:.2f}  max {:.2f}  (n={}, warmup {})  "
+      "{}/s {:.0f}  max RSS {:.1f} MiB",
+      what, med, *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()),
+      ms.size(), warmup, unit, static_cast<double>(batch) * 1000.0 / med,
+      static_cast<double>(ru.ru_maxrss) / 1024.0);
+}
+
 void print_latency_and_rate(const BenchOpts& o, double first_s, double median_ms) {
   std::cout << fmt::format("first step {:.3f} s (spec to the first finished call)  GFLOP/s {:.1f} "
                            "({:.6g} GFLOP per call)\n",
@@ -215,23 +232,17 @@ void time_session(const BenchOpts& o, exec::Backend& backend,
       first_s = std::chrono::duration<double>(Clock::now() - o.start).count();
     }
   }
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  const double med = median(ms);
-  std::cout << fmt::format(
-      "ms/step median {:.2f}  min {:.2f}  max {:.2f}  (n={}, warmup {})  "
-      "samples/s {:.0f}  max RSS {:.1f} MiB  loss {:.4f} -> {:.4g}\n",
-      med, *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()),
-      ms.size(), o.warmup, static_cast<double>(batch) * 1000.0 / med,
-      static_cast<double>(ru.ru_maxrss) / 1024.0, first_loss, loss);
-  print_latency_and_rate(o, first_s, med);
+  std::cout << timing_line("ms/step", ms, o.warmup, batch, "samples")
+            << fmt::format("  loss {:.4f} -> {:.4g}\n", first_loss, loss);
+  print_latency_and_rate(o, first_s, median(ms));
 }
 
 // --module eval: the eval module on one random batch, called warmup + steps times (parameters
 // as initialised, BN running means 0 and variances 1); prints latency, images/s and max RSS.
 void time_eval(const BenchOpts& o, const SpecFile& spec, const ParamTable& table,
                const TrainConfig& c, exec::Backend& backend, std::mt19937& rng) {
-  emit::EmitOptions eo = emit::EmitOptions::from_train(c, c.batchSize);
+  const int64_t rows = c.batchSize * losses::rows_per_sample(c);  // net rows (nerf: points)
+  emit::EmitOptions eo = emit::EmitOptions::from_train(c, rows);
   emit::Emitted ev = emit::emit_module(spec.net, table, ModuleKind::eval, eo);
   std::shared_ptr<const hlo::Module> mod(std::move(ev.module));
   std::vector<Tensor> params = train::init_params(table, c.init, static_cast<uint64_t>(c.seed));
@@ -262,16 +273,8 @@ void time_eval(const BenchOpts& o, const SpecFile& spec, const ParamTable& table
     if (s == 0) first_s = std::chrono::duration<double>(Clock::now() - o.start).count();
     if (s >= o.warmup) ms.push_back(dt);
   }
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  const double med = median(ms);
-  std::cout << fmt::format(
-      "eval ms/call median {:.2f}  min {:.2f}  max {:.2f}  (n={}, warmup {})  images/s {:.0f}  "
-      "max RSS {:.1f} MiB\n",
-      med, *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()),
-      ms.size(), o.warmup, static_cast<double>(c.batchSize) * 1000.0 / med,
-      static_cast<double>(ru.ru_maxrss) / 1024.0);
-  print_latency_and_rate(o, first_s, med);
+  std::cout << timing_line("eval ms/call", ms, o.warmup, rows, "images") << "\n";
+  print_latency_and_rate(o, first_s, median(ms));
 }
 
 void run_bench(BenchOpts& o) {
@@ -281,7 +284,7 @@ void run_bench(BenchOpts& o) {
   SpecFile spec = resolve_net(o.net);
   const TrainConfig c = bench_config(o, spec);
   const ParamTable table = build_param_table(spec.net);
-  const int64_t batch = c.batchSize;
+  const int64_t batch = c.batchSize * losses::rows_per_sample(c);  // net rows (nerf: points)
   o.step_flops = table.total_flops() * batch * (o.module == "train" ? 3 : 1);
   if (o.module == "eval") {
     if (o.replicas != 1 || o.backend == "iree")

@@ -48,6 +48,7 @@ struct TrainOpts {
   exec::BackendOptions engine;
   std::vector<std::string> sets;
   int replicas = 1;
+  int steps_per_call = 0;  // 0: the backend's default (iree: several)
   bool resume = false, overwrite = false;
   ConfigFlags flags;
   TrainRunArgs run;  // --val-split, --init-from, --classes, --freeze (train_run.h)
@@ -56,12 +57,9 @@ struct TrainOpts {
 // The run's record: a run's config.json (--config RUN/config.json, or --resume --run-dir RUN),
 // or the net's spec, with --config, the flags and each --set applied and validated.
 train::RunRecord resolve_record(TrainOpts& o, CLI::App* cmd) {
-  // IREE's PyPI tools run one process per call: the state would cross files every step.
-  if (o.backend == "iree")
-    fail("train",
-         "--backend iree cannot keep training state between steps with IREE's command-line "
-         "tools (docs/engines.md); use --backend xla or cpu");
   if (o.resume && o.overwrite) fail("train", "--resume and --overwrite exclude each other");
+  if (cmd->count("--steps-per-call") && (o.steps_per_call < 1 || o.steps_per_call > 4096))
+    fail("train", "--steps-per-call must be in 1..4096 (got {})", o.steps_per_call);
   // `--resume --run-dir RUN` alone: the net and config come from RUN/config.json.
   if (o.resume && o.net.empty() && o.config.empty() && !o.run_dir.empty()) {
     const auto stored = std::filesystem::path(o.run_dir) / "config.json";
@@ -98,8 +96,11 @@ train::RunRecord resolve_record(TrainOpts& o, CLI::App* cmd) {
       fail("train", "--config {}: {}", o.config, e.what());
     }
   }
-  o.flags.apply(c, "train");
-  apply_sets(c, o.sets, "train");
+  // Cross-field checks wait until every flag and --set is in (--epochs 1 --set warmupEpochs=0).
+  PendingCheck pending;
+  o.flags.apply(c, "train", &pending);
+  apply_sets(c, o.sets, "train", &pending);
+  check_applied(c, "train", pending);
   rec.spec.train = c;
   if (!o.data.empty()) rec.data = std::filesystem::absolute(o.data).string();
   if (cmd->count("--limit"))
@@ -219,6 +220,7 @@ void train_logged(TrainOpts& o, CLI::App* cmd, report::ConsoleLog& console) {
   if (rank0) train::save_class_names(run_dir, data.class_names);
   to.backend = o.backend;
   to.backend_options = o.engine;
+  to.steps_per_call = o.steps_per_call;
   to.log = rank0 ? &out : nullptr;
   to.tty = report::is_terminal(STDOUT_FILENO);
   to.table = &table;
@@ -263,10 +265,8 @@ void register_train_command(CLI::App& app) {
       app.add_subcommand("train", "Train a network on a dataset (--backend cpu, ref or xla)");
   cmd->add_option("net", o->net,
                   "zoo net name or a spec .json file (optional with --config RUN/config.json)");
-  o->flags.add(cmd, "--dataset", "dataset",
-               data::loadable_dataset_names(" | ") + " (default: the spec's)");
-  cmd->add_option("--data", o->data,
-                  "dataset directory (default: the Debian package's); for text, a UTF-8 file");
+  o->flags.add_dataset(cmd, o->data,
+                       "dataset directory (default: the Debian package's); for text, a UTF-8 file");
   o->flags.add(cmd, "--epochs", "epochs", "passes over the training set (default: the spec's)");
   o->flags.add(cmd, "--batch", "batchSize", "batch size (default: the spec's)");
   o->flags.add(cmd, "--lr", "learningRate", "peak learning rate (default: the spec's)");
@@ -309,6 +309,9 @@ void register_train_command(CLI::App& app) {
                   "data-parallel replicas in this process (cpu: threads, xla: devices), each "
                   "training batch/R samples of every step; with WORLD_SIZE (`netspec launch`), "
                   "replicas per process");
+  cmd->add_option("--steps-per-call", o->steps_per_call,
+                  "train updates per backend call (a K-step module: a while over K stacked "
+                  "batches; default 32 on iree, where each call is a process, else 1)");
   add_train_run_options(cmd, o->run);
   add_pipeline_options(cmd, o->data_memory, o->data_threads);
   cmd->footer("\n" + train::config_help());

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "data/sample_source.h"
 #include "layers/param_table.h"
+#include "optim/optimizer.h"
 #include "spec/summary.h"
 #include "tasks/task.h"
 #include "train/checkpoint.h"
@@ -179,18 +180,10 @@ void size_head_from_data(train::RunRecord& rec, std::ostream& log) {
 }
 
 std::string trainable_line(const ParamTable& table, const TrainConfig& c) {
-  std::vector<std::string> prefixes;
-  for (size_t a = 0; a < c.freeze.size();) {
-    const size_t e = std::min(c.freeze.find(',', a), c.freeze.size());
-    prefixes.push_back(c.freeze.substr(a, e - a));
-    a = e + 1;
-  }
+  const std::vector<std::string> prefixes = optim::freeze_prefixes(c.freeze);
   int64_t trainable = 0, frozen = 0;
-  for (const auto& p : table.params) {
-    bool f = false;
-    for (const auto& pre : prefixes) f = f || p.name.rfind(pre, 0) == 0;
-    (f ? frozen : trainable) += p.numel();
-  }
+  for (const auto& p : table.params)
+    (optim::is_frozen(p.name, prefixes) ? frozen : trainable) += p.numel();
   return fmt::format(
       "params: {} trainable, {} frozen{}\n", group_digits(trainable), group_digits(frozen),
       prefixes.empty() ? "" : fmt::format(" (--freeze {})", fmt::join(prefixes, " ")));
@@ -230,6 +223,7 @@ data::Splits load_train_data(const train::RunRecord& rec, const ParamTable& tabl
 data::Dataset hold_out_validation(data::Splits& s, double fraction, int64_t seed,
                                   const std::string& where) {
   if (s.text) fail(where, "--val-split: text data already has its validation split");
+  if (s.views) fail(where, "--val-split: radiance-field data already has its held-out views");
   // A seeded permutation: its first round(F·N) samples validate, the rest train.
   const int64_t n = s.train.size();
   const auto nv = static_cast<int64_t>(std::llround(fraction * static_cast<double>(n)));

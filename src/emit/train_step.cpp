@@ -54,13 +54,7 @@ hlo::Func* add_loss_func(hlo::Module& m, const std::string& name, const NetSpec&
   // Mask arguments: the drop-path ones in order, then "dropout" (train_masks' order).
   layers::DropPath drop;
   hlo::Value* dropout = nullptr;
-  for (size_t k = 0; k < masks.size(); ++k) {
-    hlo::Value* a = f->arg(np + 2 + k);
-    if (masks[k].name == "dropout")
-      dropout = a;
-    else
-      drop.masks.push_back(a);
-  }
+  bind_masks(f, np + 2, masks, drop, dropout);
   ForwardOut fo = emit_forward_graph(b, net, t, args_of(f, 0, np), f->arg(np), true, {},
                                      drop.masks.empty() ? nullptr : &drop, dropout,
                                      o.sync_bn ? o.replicas : 1, nullptr, o.precision);
@@ -157,9 +151,9 @@ Emitted emit_train_like(const NetSpec& net, const ParamTable& t, ModuleKind kind
   const size_t np = t.params.size();
   Signature in, out;
 
-  const std::vector<TensorInfo> masks = kind == ModuleKind::loss || kind == ModuleKind::train_step
-                                            ? train_masks(net, t, o)
-                                            : std::vector<TensorInfo>{};
+  const bool masked = kind == ModuleKind::loss || kind == ModuleKind::train_step ||
+                      (kind == ModuleKind::vjp && o.masked_forward);
+  const std::vector<TensorInfo> masks = masked ? train_masks(net, t, o) : std::vector<TensorInfo>{};
   if (kind == ModuleKind::loss) {
     add_loss_func(m, "main", net, t, o, false, in, out, masks);
   } else if (kind == ModuleKind::train_step) {
@@ -205,11 +199,16 @@ Emitted emit_train_like(const NetSpec& net, const ParamTable& t, ModuleKind kind
     hlo::Type xt = input_type(net, t, o);
     in.add("x", xt, "input");
     const bool dx = is_float(xt.dtype());  // token ids (i32) have no gradient
+    add_masks(in, masks);                  // P, x, masks (not differentiated), ybar
     hlo::Func* fwd = m.add_func("net_fwd", in.types, false);
     {
       hlo::Builder fb(fwd->body.get());
+      layers::DropPath drop;
+      hlo::Value* dropout = nullptr;
+      bind_masks(fwd, np + 1, masks, drop, dropout);
       ForwardOut fo = emit_forward_graph(fb, net, t, args_of(fwd, 0, np), fwd->arg(np), true, {},
-                                         nullptr, nullptr, 1, nullptr, o.precision);
+                                         drop.masks.empty() ? nullptr : &drop, dropout, 1, nullptr,
+                                         o.precision);
       fb.func_return({fo.logits});
     }
     autodiff::VjpOptions vo;
@@ -218,7 +217,8 @@ Emitted emit_train_like(const NetSpec& net, const ParamTable& t, ModuleKind kind
     hlo::Type yt = fwd->result_types.at(0);
     in.add("ybar", yt, "cotangent");
     hlo::Func* f = m.add_func("main", in.types);
-    std::vector<hlo::Value*> r = hlo::inline_call(f->body.get(), *g, args_of(f, 0, np + 2));
+    std::vector<hlo::Value*> r =
+        hlo::inline_call(f->body.get(), *g, args_of(f, 0, np + 2 + masks.size()));
     hlo::Builder b(f->body.get());
     for (size_t i = 0; i < np; ++i) out.add_value("d." + t.params[i].name, r[1 + i], "gradient");
     if (dx) out.add_value("d.x", r[1 + np], "gradient");

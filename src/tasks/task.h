@@ -31,7 +31,7 @@ class Averages;
 namespace netspec::tasks {
 
 #define NETSPEC_TASKS(X) \
-  X(classification) X(segmentation) X(detection) X(diffusion) X(text) X(regression)
+  X(classification) X(segmentation) X(detection) X(diffusion) X(text) X(regression) X(nerf) X(fold)
 enum class TaskKind {
 #define NS_TASK_ENUM_(n) n,
   NETSPEC_TASKS(NS_TASK_ENUM_)
@@ -44,6 +44,7 @@ std::string_view task_name(TaskKind k);
 // detector rows (yoloAnchor, yolov1Masked, detrSet) -> detection; token ids (tokenCE) or a
 // dataset of token windows (its descriptor's token_windows) -> text; class maps (perPixel*) ->
 // segmentation; plain targets like the output (floatTargetMse) -> regression (target = input);
+// ray colours (nerfRenderMse) -> nerf; backbone frames (af2Fold) -> fold;
 // otherwise classification.
 TaskKind task_kind(const NetSpec& net, const TrainConfig& c);
 

@@ -53,12 +53,13 @@ void run_loop(LoopContext& ctx, const std::vector<std::unique_ptr<Hook>>& hooks,
     for (int64_t j = 0; j < b0 * k; ++j) pf.next(mb);
     int64_t samples = b0 * k * batch, run_samples = 0, correct = -1, counted = 0;
     for (auto& h : hooks) h->before_epoch(ctx);
-    std::vector<Tensor> xs, ys;
-    for (int64_t b = b0; b < spe; ++b) {
+    // Update u's micro-batches (batches u·k .. u·k + k-1, fewer at the epoch's end) into xs, ys;
+    // returns its sample count. `step` is the 0-based update count it will be.
+    auto gather = [&](int64_t u, int64_t step, std::vector<Tensor>& xs, std::vector<Tensor>& ys) {
       xs.clear();
       ys.clear();
-      int64_t n = 0;  // samples in this update
-      for (int64_t j = b * k; j < std::min<int64_t>((b + 1) * k, nb); ++j) {
+      int64_t n = 0;
+      for (int64_t j = u * k; j < std::min<int64_t>((u + 1) * k, nb); ++j) {
         if (!pf.next(mb)) fail("train", "loader ended early (batch {} of {})", j, nb);
         if (batch_aug.active()) batch_aug.apply(epoch - 1, j, train_ld, mb);
         if (mb.valid % reps != 0) {  // data parallel: equal shards (drops < R samples)
@@ -67,41 +68,80 @@ void run_loop(LoopContext& ctx, const std::vector<std::unique_ptr<Hook>>& hooks,
           mb.y = first_rows(mb.y, mb.valid);
         }
         n += mb.valid;
-        ctx.task.micro_batch(s.step, j, mb.x, mb.y);
+        ctx.task.micro_batch(step, j, mb.x, mb.y);
         xs.push_back(std::move(mb.x));
         ys.push_back(std::move(mb.y));
       }
-      if (ctx.task.labels_need_params()) {  // DETR: matched to the current predictions
-        ctx.stepper.sync(s);
-        ctx.task.update_labels(s, xs, ys);
-      }
-      lr = learning_rate(c, s.step, spe);
-      for (auto& h : hooks) lr = h->adjust_lr(ctx, lr);
-      const auto ts = Clock::now();
-      const double loss = ctx.stepper.step(s, xs, ys, lr, s.step + 1);
-      const double dt = secs(ts);
+      return n;
+    };
+    auto lr_of = [&](int64_t step) {
+      double r = learning_rate(c, step, spe);
+      for (auto& h : hooks) r = h->adjust_lr(ctx, r);
+      return r;
+    };
+    // Update u done: the epoch's running loss, the step count, the hooks.
+    auto finish = [&](int64_t u, double loss, double lr_u, double dt, int64_t n, int64_t correct_u,
+                      int64_t counted_u) {
       step_secs += dt;
       // The epoch's train loss is the mean over its samples: Σ loss·n / Σ n.
       loss_sum += loss * static_cast<double>(n);
       samples += n;
       run_samples += n;
       ++s.step;
-      if (ctx.stepper.last_correct() >= 0) {
-        correct = std::max<int64_t>(correct, 0) + ctx.stepper.last_correct();
-        counted += ctx.stepper.last_counted();
+      if (correct_u >= 0) {
+        correct = std::max<int64_t>(correct, 0) + correct_u;
+        counted += counted_u;
       }
-      StepEnd e{b, loss, lr, dt, n, loss_sum / static_cast<double>(samples), run_samples};
+      StepEnd e{u, loss, lr_u, dt, n, loss_sum / static_cast<double>(samples), run_samples};
       e.correct = correct;
       e.counted = counted;
       for (auto& h : hooks) h->after_step(ctx, e);
-      if (ctx.stop_requested() && b + 1 < spe) {  // processes: all stop together
+    };
+    // K steps per call (Stepper::steps, accum 1: update = batch): the full batches go K at a
+    // time; the epoch's smaller tail batch runs alone (its own module).
+    const int per_call = ctx.stepper.steps_per_call();
+    const int64_t full_end = nb > 0 && train_ld.batch_rows(nb - 1) < batch ? nb - 1 : nb;
+    std::vector<Tensor> xs, ys;
+    for (int64_t b = b0; b < spe;) {
+      const int64_t calls =
+          per_call > 1 && b < full_end ? std::min<int64_t>(per_call, full_end - b) : 1;
+      if (per_call > 1 && b < full_end) {
+        std::vector<Tensor> cx, cy;
+        std::vector<double> lrs;
+        std::vector<int64_t> ns;
+        for (int64_t i = 0; i < calls; ++i) {
+          ns.push_back(gather(b + i, s.step + i, xs, ys));
+          cx.push_back(std::move(xs.at(0)));
+          cy.push_back(std::move(ys.at(0)));
+          lrs.push_back(lr_of(s.step + i));
+        }
+        const auto ts = Clock::now();
+        const std::vector<double> losses = ctx.stepper.steps(s, cx, cy, lrs, s.step + 1);
+        const double dt = secs(ts) / static_cast<double>(calls);  // the call's time, per update
+        for (int64_t i = 0; i < calls; ++i)
+          finish(b + i, losses[i], lrs[i], dt, ns[i], ctx.stepper.last_correct(size_t(i)),
+                 ctx.stepper.last_counted(size_t(i)));
+        lr = lrs.back();
+      } else {
+        const int64_t n = gather(b, s.step, xs, ys);
+        if (ctx.task.labels_need_params()) {  // DETR: matched to the current predictions
+          ctx.stepper.sync(s);
+          ctx.task.update_labels(s, xs, ys);
+        }
+        lr = lr_of(s.step);
+        const auto ts = Clock::now();
+        const double loss = ctx.stepper.step(s, xs, ys, lr, s.step + 1);
+        finish(b, loss, lr, secs(ts), n, ctx.stepper.last_correct(), ctx.stepper.last_counted());
+      }
+      b += calls;
+      if (ctx.stop_requested() && b < spe) {  // processes: all stop together
         ctx.stepper.sync(s);  // the backend's params / optimizer state into s for `last`
-        s.batch_in_epoch = b + 1;
+        s.batch_in_epoch = b;
         s.loss_sum = loss_sum;
         for (auto& h : hooks) h->on_stop(ctx);
         if (ctx.o.log)
           *ctx.o.log << fmt::format("interrupted at step {} (epoch {}, batch {}/{}); {}\n", s.step,
-                                    epoch, b + 1, spe,
+                                    epoch, b, spe,
                                     ctx.last.empty() ? "no run dir, nothing saved"
                                                      : "saved " + ctx.last + "; rerun to resume");
         res.interrupted = true;

@@ -26,8 +26,10 @@
 #include "train/evaluate.h"
 #include "viz/cam.h"
 #include "viz/det_view.h"
+#include "viz/fold_view.h"
 #include "viz/gen_view.h"
 #include "viz/model.h"
+#include "viz/nerf_view.h"
 #include "viz/seg_view.h"
 
 namespace netspec::viz {
@@ -198,7 +200,8 @@ std::string timings_section(const std::vector<report::Row>& epochs, double eval_
                             tasks::TaskKind task) {
   using tasks::TaskKind;
   const bool seg = task == TaskKind::segmentation, det = task == TaskKind::detection;
-  const bool text = task == TaskKind::text;
+  const bool text = task == TaskKind::text, fold = task == TaskKind::fold;
+  const bool nerf = task == TaskKind::nerf;
   const bool none = task == TaskKind::diffusion || task == TaskKind::regression;
   std::string h = fmt::format(
       "<h2 id=\"timings\">Timings</h2>\n<table><tr><th>epoch</th><th>seconds</th><th>ms/step</th>"
@@ -206,6 +209,8 @@ std::string timings_section(const std::vector<report::Row>& epochs, double eval_
       seg    ? "<th>val pixel acc</th><th>val mIoU</th>"
       : det  ? "<th>val mAP@0.5</th><th>val mAP@[.5:.95]</th>"
       : text ? "<th>val bits/char</th>"
+      : nerf ? "<th>val PSNR (dB)</th>"
+      : fold ? "<th>val lDDT-Cα</th><th>val FAPE (Å)</th><th>val distogram CE</th>"
       : none ? ""
              : "<th>val top-1</th>");
   double total = 0;
@@ -221,6 +226,11 @@ std::string timings_section(const std::vector<report::Row>& epochs, double eval_
       score = "<td>" + cell(report::get(r, "val_map50"), "{:.4f}") + "</td><td>" +
               cell(report::get(r, "val_map"), "{:.4f}") + "</td>";
     if (text) score = "<td>" + cell(report::get(r, "val_bpc"), "{:.4f}") + "</td>";
+    if (nerf) score = "<td>" + cell(report::get(r, "val_psnr"), "{:.2f}") + "</td>";
+    if (fold)
+      score = "<td>" + cell(report::get(r, "val_lddt_ca"), "{:.2f}") + "</td><td>" +
+              cell(report::get(r, "val_fape"), "{:.3f}") + "</td><td>" +
+              cell(report::get(r, "val_dist_ce"), "{:.4f}") + "</td>";
     if (none) score.clear();
     h += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}</tr>\n",
@@ -249,8 +259,12 @@ std::string task_sections(const Model& m, tasks::TaskKind task, const ReportOpti
     return det_report_sections(m, d.splits, d.what, be, o.panels, eval_s, log);
   if (task == tasks::TaskKind::text || d.splits.text)
     return text_report_sections(m, d.splits, o.run_dir, o.backend, be, o.tokens, eval_s, log);
+  if (task == tasks::TaskKind::fold)
+    return fold_report_sections(m, d.splits.test, d.what, be, o.panels, eval_s);
   if (task == tasks::TaskKind::regression)
     return regression_report_sections(m, d.splits.test, d.what, be, o.panels, eval_s, log);
+  if (task == tasks::TaskKind::nerf)
+    return nerf_report_sections(m, d.splits, d.what, be, o.panels, eval_s);
   if (task == tasks::TaskKind::diffusion)
     return ddpm_report_sections(m, d.splits.test, d.what, be, 4 * o.panels, 20, eval_s, log);
   Scored s = score(m, d.splits.test, be, o);
@@ -313,7 +327,8 @@ std::string write_report(const ReportOptions& o, const ReportData& d) {
     h += "<p class=\"note\">no metrics.jsonl / steps.jsonl yet</p>\n";
   } else {
     report::PlotSpec ps = report::loss_plot_spec(epochs, steps);
-    if (task == tasks::TaskKind::diffusion || task == tasks::TaskKind::regression) {
+    if (task == tasks::TaskKind::diffusion || task == tasks::TaskKind::regression ||
+        task == tasks::TaskKind::nerf) {
       // their val_top1 column is 0: the loss is their score (no right axis)
       std::erase_if(ps.series, [](const report::Series& s) { return s.right_axis; });
       ps.right_label.clear();

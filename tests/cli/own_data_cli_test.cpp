@@ -244,7 +244,7 @@ TEST(OwnDataCli, CsvTableWithNumericLabelsSizesTheHeadAndResumes) {
 TEST(OwnDataCli, ListAndHelpMarkWhatIsRefused) {
   Result l = sh("list");
   ASSERT_EQ(l.status, 0) << l.out;
-  EXPECT_TRUE(std::regex_search(l.out, std::regex("\nmlp +[0-9,]+ +1x28x28 +4 +yes\n"))) << l.out;
+  EXPECT_TRUE(std::regex_search(l.out, std::regex("\nmlp +[0-9,]+ +1x28x28 +4 +classification/fashion-mnist +yes\n"))) << l.out;
   EXPECT_FALSE(has(l.out, "not lowered yet")) << l.out;  // every zoo net lowers (issue 21)
   EXPECT_TRUE(has(l.out, "; 0 cannot be lowered yet (summary only)")) << l.out;
   Result h = sh("train --help");

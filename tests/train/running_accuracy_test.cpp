@@ -132,6 +132,31 @@ TEST(RunningAccuracy, AccumulationAndReplicasCountTheWholeUpdate) {
   check_counts(s, acc, batches, DataParallel{2});
 }
 
+// K updates per backend call (the K-step module of IREE runs): each update's count, as the
+// one-step path counts it on the same batches.
+TEST(RunningAccuracy, KStepsPerCallCountEveryUpdate) {
+  const SpecFile s = parse_spec(kMlp, "runacc");
+  TrainConfig c;
+  c.optimizer = OptimizerKind::sgd;
+  c.learningRate = 0.3;
+  c.batchSize = 16;
+  const std::vector<std::pair<Tensor, Tensor>> batches = rule_batches(3, 16, 400);
+  const std::vector<int64_t> one = check_counts(s, c, batches);
+  auto be = exec::make_backend("cpu");
+  const ParamTable t = build_param_table(s.net);
+  Stepper sk(s.net, c, *be, &t, {}, 3);
+  Evaluator ev(s.net, 16, *be, &t);
+  TrainState state =
+      make_state(init_params(t, InitKind::he, 5), sk.state_manifest(), ev.manifest());
+  std::vector<Tensor> xs, ys;
+  for (const auto& [x, y] : batches) xs.push_back(x), ys.push_back(y);
+  sk.steps(state, xs, ys, {0.3, 0.3, 0.3}, 1);
+  for (size_t j = 0; j < 3; ++j) {
+    EXPECT_EQ(sk.last_correct(j), one[j]) << "update " << j;
+    EXPECT_EQ(sk.last_counted(j), 16) << "update " << j;
+  }
+}
+
 TEST(RunningAccuracy, PerPixelLossCountsPixels) {
   const SpecFile s = parse_spec(R"({"name": "pix", "inputChannels": 3, "inputHeight": 6,
     "inputWidth": 6, "layers": [{"kind": "conv2d", "ic": 3, "oc": 6, "k": 3, "act": "relu"},
