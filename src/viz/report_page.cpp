@@ -260,11 +260,11 @@ std::string task_sections(const Model& m, tasks::TaskKind task, const ReportOpti
   if (task == tasks::TaskKind::text || d.splits.text)
     return text_report_sections(m, d.splits, o.run_dir, o.backend, be, o.tokens, eval_s, log);
   if (task == tasks::TaskKind::fold)
-    return fold_report_sections(m, d.splits.test, d.what, be, o.panels, eval_s);
+    return fold_report_sections(m, d.splits.test, d.what, be, o.panels, eval_s, log);
   if (task == tasks::TaskKind::regression)
     return regression_report_sections(m, d.splits.test, d.what, be, o.panels, eval_s, log);
   if (task == tasks::TaskKind::nerf)
-    return nerf_report_sections(m, d.splits, d.what, be, o.panels, eval_s);
+    return nerf_report_sections(m, d.splits, d.what, be, o.panels, eval_s, log);
   if (task == tasks::TaskKind::diffusion)
     return ddpm_report_sections(m, d.splits.test, d.what, be, 4 * o.panels, 20, eval_s, log);
   Scored s = score(m, d.splits.test, be, o);
