@@ -26,6 +26,7 @@ Value* argmax_dim1(hlo::Builder& b, Value* z) {
 }  // namespace
 
 bool counts_correct(LossKind k) {
+  if (!is_lowered(k)) return false;
   const LossTraits& t = loss_traits(k);
   return !t.soft && (t.target == TargetKind::classIndex || t.target == TargetKind::perPixelClass);
 }
