@@ -16,6 +16,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -128,8 +129,7 @@ std::string resume_separator(const std::string& command) {
 
 // Takes the run dir (lock, resume check), joins the process group, loads the data and trains.
 // What the console shows is kept in RUN/train.log (report/console_log.h).
-void run_train(TrainOpts& o, CLI::App* cmd) {
-  report::ConsoleLog console(std::cout);
+void train_logged(TrainOpts& o, CLI::App* cmd, report::ConsoleLog& console) {
   std::ostream& out = console.stream();
   train::RunRecord rec = resolve_record(o, cmd);
   set_pipeline_flags(cmd, o.data_memory, o.data_threads, "train");
@@ -141,6 +141,7 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
                             : o.run_dir;
   train::NewRunDirCleanup cleanup(rank0 ? run_dir : "");
   std::optional<train::RunDirLock> lock;  // one trainer per run dir, held to the end
+  std::string nothing_to_do;              // rank 0's line for a finished run
   if (rank0) {
     try {
       lock.emplace(run_dir, cleanup.fresh());
@@ -152,18 +153,23 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
                       : o.resume  ? train::RunDirMode::kResume
                                   : train::RunDirMode::kCheck;
     rec = train::prepare_run_dir(run_dir, rec, mode, o.flags.given("--epochs"), &out);
-    // A finished run: one line, before the data is loaded or the config printed.
+    // A finished run: one line, before the data is loaded or the config printed (a process
+    // group's ranks hear of it from rank 0 once they have joined, below).
     const std::string last = (std::filesystem::path(run_dir) / "last.safetensors").string();
     const std::optional<int> done = train::checkpoint_epochs(last);
-    if (done && *done >= rec.spec.train->epochs && (!env || env->world <= 1)) {
-      std::cout << fmt::format(
+    if (done && *done >= rec.spec.train->epochs)
+      nothing_to_do = fmt::format(
           "nothing to do: {} already has {} of {} epochs (raise --epochs to train more)\n", last,
           *done, rec.spec.train->epochs);
+    if (!nothing_to_do.empty() && (!env || env->world <= 1)) {
+      std::cout << nothing_to_do;
       return;
     }
-    console.attach((std::filesystem::path(run_dir) / "train.log").string(),
-                   resume_separator(rec.command));
-    out << "run dir: " << run_dir << "\n" << std::flush;
+    if (nothing_to_do.empty()) {
+      console.attach((std::filesystem::path(run_dir) / "train.log").string(),
+                     resume_separator(rec.command));
+      out << "run dir: " << run_dir << "\n" << std::flush;
+    }
   }
   c = *rec.spec.train;
   SpecFile spec = rec.spec;
@@ -184,6 +190,15 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
     fp["replicas"] = o.replicas;
     fp["skip_bad_images"] = data::pipeline_options().skip_bad;  // one policy for every rank
     group = dist::ProcessGroup::join(*env, fp.dump());
+    // Rank 0 found the run finished: every rank ends here, before loading any data.
+    const Tensor finished =
+        Tensor::from<double>(DType::kF64, {}, {nothing_to_do.empty() ? 0.0 : 1.0});
+    const auto any = group->comm().sum_all(env->rank, {finished});
+    if (!any) fail("train", "the process group's communicator has no sum all_reduce");
+    if (any->at(0).as_double(0) > 0) {
+      std::cout << nothing_to_do;  // "" on the other ranks
+      return;
+    }
     // --replicas R: R replica threads in each process (WORLD_SIZE · R replicas in all).
     to.dp = {env->world * o.replicas, &group->comm(), env->rank, o.replicas};
   }
@@ -228,6 +243,24 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
   held_out.test = std::move(held_out_test);
   held_out.class_names = data.class_names;
   report_held_out_test(run_dir, rec, table, held_out, o.backend, o.engine, out);
+}
+
+// train_logged, with a fatal error's message (main() prints it on stderr and exits 2; a
+// divergence is one) also kept at the end of RUN/train.log.
+void run_train(TrainOpts& o, CLI::App* cmd) {
+  report::ConsoleLog console(std::cout);
+  try {
+    train_logged(o, cmd, console);
+  } catch (const Error& e) {
+    console.record(e.what());
+    throw;
+  } catch (const std::bad_alloc&) {
+    console.record("netspec train: out of memory (lower --batch or --limit, or use a smaller net)");
+    throw;
+  } catch (const std::exception& e) {
+    console.record(fmt::format("netspec: internal error: {}", e.what()));
+    throw;
+  }
 }
 
 }  // namespace

@@ -162,15 +162,26 @@ void size_head_from_data(train::RunRecord& rec, std::ostream& log) {
       tasks::task_kind(rec.spec.net, c) != tasks::TaskKind::classification)
     return;
   const int head = num_classes(rec.spec.net);
-  // One sample is enough: the class names come from the folder names / the label column.
-  const data::Splits s = train::load_for_net(c, build_param_table(rec.spec.net), rec.data, 1);
-  const auto n = static_cast<int>(s.class_names.size());
+  // A folder's class names are its folder names: one sample is enough. A table's label column is
+  // read as training reads it (--limit): names, or class indices counting max label + 1.
+  const bool folder = c.dataset == DatasetKind::folder;
+  const data::Splits s =
+      train::load_for_net(c, build_param_table(rec.spec.net), rec.data, folder ? 1 : rec.limit);
+  auto n = static_cast<int>(s.class_names.size());
+  std::string which = fmt::format("{}", fmt::join(s.class_names, ", "));
+  if (!folder && s.class_names.empty()) {
+    int32_t top = -1;
+    for (const data::Dataset* d : {&s.train, &s.test})
+      for (int64_t i = 0; i < d->y.numel(); ++i) top = std::max(top, d->y.data<int32_t>()[i]);
+    n = top + 1;
+    which = fmt::format("labels 0..{}", top);
+  }
   if (head < 0 || n < 2 || n == head) return;
   set_num_classes(rec.spec.net, n);
   rec.classes = n;
   log << fmt::format(
       "{} has {} classes ({}): the {}-way head of {} is resized to {} (--classes {})\n", rec.data,
-      n, fmt::join(s.class_names, ", "), head, rec.spec.net.name, n, n);
+      n, which, head, rec.spec.net.name, n, n);
 }
 
 std::string trainable_line(const ParamTable& table, const TrainConfig& c) {

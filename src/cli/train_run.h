@@ -31,9 +31,10 @@ void add_pipeline_options(CLI::App* cmd, std::string& memory_mb, std::string& th
 void set_pipeline_flags(CLI::App* cmd, const std::string& memory_mb, const std::string& threads,
                         std::string_view where);
 
-// A classifier trained on a user's own data (--dataset folder or csv with named labels) without
-// --classes: when the data's class count differs from the net's head, the head is resized to it
-// (recorded as --classes N) and one line says so on `log`.
+// A classifier trained on a user's own data (--dataset folder, or csv: named labels, or class
+// indices counting max label + 1) without --classes: when the data's class count differs from the
+// net's head, the head is resized to it (recorded as --classes N, so a resume, which takes the
+// stored config, keeps it) and one line says so on `log`.
 void size_head_from_data(train::RunRecord& rec, std::ostream& log);
 
 // Trainable and frozen (--freeze) parameter counts: "params: 669,706 trainable, 0 frozen".

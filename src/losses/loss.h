@@ -100,6 +100,13 @@ hlo::Type label_type(const LossOptions& o, const hlo::Type& logits);
 // Scalar loss (mean over the batch; bce and mse: mean over every element).
 Value* emit_loss(hlo::Builder& b, const LossOptions& o, Value* logits, Value* labels);
 
+// The running-accuracy count of the train step (correct_count.cpp): the losses with hard class
+// targets (classIndex, perPixelClass) count Σ [argmax z = y] over the samples / pixels as an i32
+// scalar; soft targets (mixup / cutmix: timm shows no train accuracy there), regression, tokens
+// and detectors have none (nullptr).
+bool counts_correct(LossKind k);
+Value* correct_count(hlo::Builder& b, const LossOptions& o, Value* logits, Value* labels);
+
 // log softmax over the last dim (or `dim`): z - max - log Σ exp(z - max).
 Value* log_softmax(hlo::Builder& b, Value* z);
 Value* log_softmax(hlo::Builder& b, Value* z, int64_t dim);

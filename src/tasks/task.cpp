@@ -128,6 +128,12 @@ void Task::evaluate(const train::TrainState& s, const std::function<bool()>& sto
       evaluator().run(s.params, s.running, env_.data.test, stop, env_.split.group, env_.split.rank);
 }
 
+std::string Task::running_text(double, int64_t correct, int64_t counted) const {
+  if (correct < 0 || counted <= 0) return "";
+  return fmt::format("acc {:.2f}%",
+                     100.0 * static_cast<double>(correct) / static_cast<double>(counted));
+}
+
 std::string Task::eval_text(const train::EpochMetrics& m) const {
   std::string s = fmt::format("  val loss {:.4f}  top-1 {:.2f}%", m.val.loss, 100 * m.val.top1);
   if (m.val.has_top5) s += fmt::format("  top-5 {:.2f}%", 100 * m.val.top5);

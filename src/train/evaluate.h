@@ -84,8 +84,11 @@ class Evaluator {
   EvalMetrics run(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
                   const data::Dataset& ds, const std::function<bool()>& stop = {},
                   exec::Communicator* group = nullptr, int rank = 0) const;
+  // Called after every batch logits() or run() evaluates (`report`'s progress line).
+  void on_batch(std::function<void()> f) { on_batch_ = std::move(f); }
 
  private:
+  std::function<void()> on_batch_;
   int64_t batch_;
   emit::Manifest manifest_;
   std::unique_ptr<exec::Executable> exe_;

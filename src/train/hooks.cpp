@@ -29,9 +29,12 @@ class ProgressHook final : public Hook {
         *o.log, o.tty, fmt::format("epoch {}/{}", ctx.epoch, ctx.c.epochs), ctx.steps_per_epoch,
         ctx.c.batchSize * ctx.stepper.accum(), o.progress_every_s, ctx.first_update);
   }
-  // The running loss and the lr (the fused train step returns the loss only: no running accuracy).
-  void after_step(LoopContext&, const StepEnd& e) override {
-    if (bar_) bar_->update(e.update + 1, e.epoch_loss, e.run_samples, e.lr);
+  // The running loss, the task's running metric (accuracy from the train step's counts, bpc)
+  // and the lr.
+  void after_step(LoopContext& ctx, const StepEnd& e) override {
+    if (bar_)
+      bar_->update(e.update + 1, e.epoch_loss, e.run_samples, e.lr,
+                   ctx.task.running_text(e.epoch_loss, e.correct, e.counted));
   }
   void epoch_metrics(LoopContext&, EpochMetrics&, std::string&) override { finish(); }
   void on_stop(LoopContext&) override { finish(); }

@@ -1,4 +1,5 @@
 // The epoch/update loop (hooks.h): batches in, one Stepper update each, the hooks around it.
+#include <algorithm>
 #include <chrono>
 
 #include "core/error.h"
@@ -86,7 +87,7 @@ void run_loop(LoopContext& ctx, const std::vector<std::unique_ptr<Hook>>& hooks,
     data::Prefetcher pf(train_ld);
     pf.start_epoch(epoch - 1, b0 * k);
     data::Batch mb;
-    int64_t samples = b0 * k * batch, run_samples = 0;
+    int64_t samples = b0 * k * batch, run_samples = 0, correct = -1, counted = 0;
     // Sets s's position (update b of this epoch) and data cursor for a mid-epoch save.
     auto hold_at = [&](int64_t b) {
       ctx.stepper.sync(s);  // the backend's params / optimizer state into s for `last`
@@ -128,14 +129,21 @@ void run_loop(LoopContext& ctx, const std::vector<std::unique_ptr<Hook>>& hooks,
       return r;
     };
     // Update u done: the epoch's running loss, the step count, the hooks.
-    auto finish = [&](int64_t u, double loss, double lr_u, double dt, int64_t n) {
+    auto finish = [&](int64_t u, double loss, double lr_u, double dt, int64_t n, int64_t correct_u,
+                      int64_t counted_u) {
       step_secs += dt;
       // The epoch's train loss is the mean over its samples: Σ loss·n / Σ n.
       loss_sum += loss * static_cast<double>(n);
       samples += n;
       run_samples += n;
       ++s.step;
-      const StepEnd e{u, loss, lr_u, dt, n, loss_sum / static_cast<double>(samples), run_samples};
+      if (correct_u >= 0) {
+        correct = std::max<int64_t>(correct, 0) + correct_u;
+        counted += counted_u;
+      }
+      StepEnd e{u, loss, lr_u, dt, n, loss_sum / static_cast<double>(samples), run_samples};
+      e.correct = correct;
+      e.counted = counted;
       for (auto& h : hooks) h->after_step(ctx, e);
     };
     // K steps per call (Stepper::steps, accum 1: update = batch): the full batches go K at a
@@ -160,7 +168,9 @@ void run_loop(LoopContext& ctx, const std::vector<std::unique_ptr<Hook>>& hooks,
           const auto ts = Clock::now();
           const std::vector<double> losses = ctx.stepper.steps(s, cx, cy, lrs, s.step + 1);
           const double dt = secs(ts) / static_cast<double>(calls);  // the call's time, per update
-          for (int64_t i = 0; i < calls; ++i) finish(b + i, losses[i], lrs[i], dt, ns[i]);
+          for (int64_t i = 0; i < calls; ++i)
+            finish(b + i, losses[i], lrs[i], dt, ns[i], ctx.stepper.last_correct(size_t(i)),
+                   ctx.stepper.last_counted(size_t(i)));
           lr = lrs.back();
         } else {
           const int64_t n = gather(b, s.step, xs, ys);
@@ -171,7 +181,7 @@ void run_loop(LoopContext& ctx, const std::vector<std::unique_ptr<Hook>>& hooks,
           lr = lr_of(s.step);
           const auto ts = Clock::now();
           const double loss = ctx.stepper.step(s, xs, ys, lr, s.step + 1);
-          finish(b, loss, lr, secs(ts), n);
+          finish(b, loss, lr, secs(ts), n, ctx.stepper.last_correct(), ctx.stepper.last_counted());
         }
       } catch (const Error&) {        // an unreadable sample: `last` at update b, then the error
         if (data_failed && b > b0) {  // (the batches gathered for this call were not trained)

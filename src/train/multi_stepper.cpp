@@ -112,6 +112,9 @@ MultiStepper::Result MultiStepper::run(TrainState& s, const std::vector<Tensor>&
     } else if (ti.role == "bn_batch_stat") {
       for (size_t j = 0; j < n; ++j)
         r.bn_stats[j].push_back(row_of(out[o], static_cast<int64_t>(j)));
+    } else if (ti.role == "metric" && ti.name == "correct") {
+      for (size_t j = 0; j < n; ++j)
+        r.correct.push_back(static_cast<int64_t>(out[o].as_double(static_cast<int64_t>(j))));
     }
   }
   if (r.losses.size() != n) fail("train", "train_steps returned no loss");

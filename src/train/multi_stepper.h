@@ -35,6 +35,8 @@ class MultiStepper {
   struct Result {
     std::vector<double> losses;                 // one per update
     std::vector<std::vector<Tensor>> bn_stats;  // per update: its bn_batch_stat outputs in order
+    std::vector<int64_t>
+        correct;  // per update: its running-accuracy count (empty: the loss has none)
   };
   // Updates j = 0..n-1 (n = xs.size() <= k()) on full batches xs[j], ys[j] with lrs[j] and
   // 1-based step first_step + j; replaces s.params and s.opt with the state after update n-1.

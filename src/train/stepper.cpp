@@ -77,6 +77,9 @@ std::vector<double> Stepper::steps(TrainState& s, const std::vector<Tensor>& xs,
     if (x.rank() < 1 || x.shape()[0] != batch_)
       fail("train", "steps() takes full batches of {} (got {})", batch_, x.type_str());
   MultiStepper::Result r = multi_->run(s, xs, ys, lrs, first_step);
+  correct_ = r.correct.empty() ? std::vector<int64_t>(xs.size(), -1) : r.correct;
+  counted_.clear();
+  for (const Tensor& y : ys) counted_.push_back(y.numel());
   const emit::Manifest& sm = multi_->step_manifest();
   for (size_t j = 0; j < r.bn_stats.size(); ++j) {  // running-stat EMA step by step, in order
     size_t bi = 0, q = 0;
@@ -216,6 +219,33 @@ void Stepper::update_running(TrainState& s, size_t& bi, const emit::TensorInfo& 
   ++bi;
 }
 
+int64_t count_correct(const Tensor& logits, const Tensor& labels) {
+  const Shape& s = logits.shape();
+  if (s.size() < 2 || labels.numel() * s[1] != logits.numel() || labels.dtype() != DType::kI32)
+    fail("train",
+         "counting correct predictions needs logits [B, C, ...] and i32 labels [B, ...] "
+         "(got {} and {})",
+         logits.type_str(), labels.type_str());
+  const int64_t c = s[1], inner = labels.numel() / s[0];
+  const int32_t* y = labels.data<int32_t>();
+  int64_t hits = 0;
+  for (int64_t b = 0; b < s[0]; ++b)
+    for (int64_t i = 0; i < inner; ++i) {
+      // Element (b, j, i) of the row-major logits is at (b·C + j)·inner + i.
+      // A NaN anywhere in the row counts as wrong (the in-graph max is NaN there too).
+      int64_t best = 0;
+      double top = logits.as_double(b * c * inner + i);
+      bool nan = std::isnan(top);
+      for (int64_t j = 1; j < c; ++j) {
+        const double v = logits.as_double((b * c + j) * inner + i);
+        nan = nan || std::isnan(v);
+        if (v > top) top = v, best = j;
+      }
+      hits += !nan && best == y[b * inner + i];
+    }
+  return hits;
+}
+
 double class_ce_and_grad(const Tensor& logits, const Tensor& labels, double eps, double scale,
                          Tensor& grad) {
   if (logits.shape().size() != 2 || labels.shape().size() != 1)
@@ -341,6 +371,8 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
     pi = si = 0;
     size_t bi = 0;
     double loss = 0;
+    correct_ = {-1};
+    counted_ = {ys[0].numel()};
     for (size_t k = 0; k < sm.outputs.size(); ++k) {
       const auto& ti = sm.outputs[k];
       if (ti.role == "param" && !in_session)
@@ -349,6 +381,8 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
         s.opt[si++] = std::move(out[k]);
       else if (ti.role == "loss")
         loss = out[k].as_double(0);
+      else if (ti.role == "metric" && ti.name == "correct")  // summed over the replicas
+        correct_[0] = static_cast<int64_t>(out[k].as_double(0));
       else if (ti.role == "bn_batch_stat")  // ti.count is this batch's n·H·W
         update_running(s, bi, ti, out[k], bn_momentum_);
     }
@@ -400,6 +434,8 @@ double Stepper::accumulate(TrainState& s, const std::vector<Tensor>& xs,
   // processes x 1 replica give the bits of 1 process x 2 replicas.
   std::vector<Tensor> grads, mine;
   double loss = 0;
+  const bool counts = losses::counts_correct(config_.lossKind);
+  int64_t correct = 0, counted = 0;
   for (int r = first; r < first + count; ++r) {
     mine.clear();
     double loss_r = 0;
@@ -421,6 +457,10 @@ double Stepper::accumulate(TrainState& s, const std::vector<Tensor>& xs,
           fail("train", "forward input '{}' has unknown role {}", ti.name, ti.role);
       }
       std::vector<Tensor> fo = mk.forward->exe->run("main", in);
+      if (counts) {
+        correct += count_correct(fo[0], yr);
+        counted += yr.numel();
+      }
       size_t bi = 0;
       for (size_t j = 0; j < fo.size() && r == 0; ++j)  // replica 0's shard (as DDP's buffers)
         if (mk.forward->manifest.outputs[j].role == "bn_batch_stat")
@@ -439,12 +479,18 @@ double Stepper::accumulate(TrainState& s, const std::vector<Tensor>& xs,
     loss += loss_r;
   }
   if (procs) {
-    grads.push_back(Tensor::from<double>(DType::kF64, {}, {loss}));
+    // The loss and the counts ride along (f64: exact for counts below 2^53).
+    grads.push_back(Tensor::from<double>(
+        DType::kF64, {3}, {loss, static_cast<double>(correct), static_cast<double>(counted)}));
     grads = sum_over_processes(grads, dp_);
     loss = grads.back().as_double(0);
+    correct = static_cast<int64_t>(grads.back().as_double(1));
+    counted = static_cast<int64_t>(grads.back().as_double(2));
     grads.pop_back();
     if (!s.running.empty()) s.running = from_rank0(s.running, dp_);  // replica 0's stats
   }
+  correct_ = {counts ? correct : -1};
+  counted_ = {counted};
   std::vector<Tensor> in;
   size_t pi = 0, gi = 0, si = 0;
   for (const auto& ti : optimizer_->manifest.inputs) {

@@ -64,6 +64,13 @@ class Stepper {
   std::vector<double> steps(TrainState& s, const std::vector<Tensor>& xs,
                             const std::vector<Tensor>& ys, const std::vector<double>& lrs,
                             int64_t first_step);
+  // Update j's running-accuracy count of the last step() (j = 0) or steps() call
+  // (losses::correct_count): Σ [argmax z = y] over its samples (per-pixel losses: pixels) and how
+  // many labels it covered; correct < 0 when the loss counts none. Fused: the train step's
+  // "correct" output; accumulation: counted on the host from the forward module's logits (before
+  // the update, as the fused step does).
+  int64_t last_correct(size_t j = 0) const { return j < correct_.size() ? correct_[j] : -1; }
+  int64_t last_counted(size_t j = 0) const { return j < counted_.size() ? counted_[j] : 0; }
   // Copies the parameters and optimizer state the session holds into s (a no-op when s is
   // current). Call before reading s.params / s.opt.
   void sync(TrainState& s);
@@ -94,6 +101,7 @@ class Stepper {
   std::vector<std::pair<char, size_t>> state_src_;
   const TrainState* bound_ = nullptr;
   bool stale_ = false;
+  std::vector<int64_t> correct_, counted_;  // per update of the last call (last_correct)
   void bind(TrainState& s, const Module& fm);
   // running = (1-m)·running + m·batch (m: bnMomentum, or its per-micro-batch compensation).
   void update_running(TrainState& s, size_t& bi, const emit::TensorInfo& ti, const Tensor& batch,
@@ -119,6 +127,10 @@ Tensor draw_keep_mask(const emit::TensorInfo& ti, uint64_t seed, int64_t step, s
 
 // Host classCE of logits [B, C] against labels [B] with label smoothing eps: returns the mean
 // loss and writes dz = (softmax(z) - q) · scale into `grad` (shaped like logits).
+// Σ [argmax over dim 1 of logits = label] (first of equal maxima) for logits [B, C, ...] and
+// labels i32 [B, ...] (the logits without dim 1).
+int64_t count_correct(const Tensor& logits, const Tensor& labels);
+
 double class_ce_and_grad(const Tensor& logits, const Tensor& labels, double eps, double scale,
                          Tensor& grad);
 

@@ -38,10 +38,15 @@ report::RgbImage distance_map(const std::vector<tasks::fold::Frame>& f, const Te
 }  // namespace
 
 std::string fold_report_sections(const Model& m, const data::Dataset& test, const std::string& what,
-                                 exec::Backend& be, int shown, double& seconds) {
+                                 exec::Backend& be, int shown, double& seconds,
+                                 const report::EvalLog& log) {
   const auto t0 = std::chrono::steady_clock::now();
-  const train::Evaluator ev(m.spec.net, m.train.batchSize, be, &m.table);
+  train::Evaluator ev(m.spec.net, m.train.batchSize, be, &m.table);
+  report::EvalProgress bar(log, test.size(), (test.size() + ev.batch() - 1) / ev.batch(),
+                           ev.batch(), "chains");
+  ev.on_batch([&bar] { bar.batch_done(); });  // after finish(): the pictures' batches, quiet
   const train::EvalMetrics v = tasks::fold_evaluate(ev, m.params, m.running, test, {});
+  bar.finish();
   // the first `shown` chains drawn: the first batches again
   data::Loader ld(test, ev.batch(), false, 0);
   ld.start_epoch(0);

@@ -7,12 +7,14 @@
 
 #include "data/datasets.h"
 #include "exec/backend.h"
+#include "report/progress.h"
 #include "viz/model.h"
 
 namespace netspec::viz {
 
 // ids evaluation, distance-maps; `shown` chains drawn (0-25 Å, dark = close).
 std::string fold_report_sections(const Model& m, const data::Dataset& test, const std::string& what,
-                                 exec::Backend& be, int shown, double& seconds);
+                                 exec::Backend& be, int shown, double& seconds,
+                                 const report::EvalLog& log = {});
 
 }  // namespace netspec::viz

@@ -26,13 +26,18 @@ report::RgbImage view_picture(const Tensor& c, int64_t v, int64_t h, int64_t w) 
 }  // namespace
 
 std::string nerf_report_sections(const Model& m, const data::Splits& sp, const std::string& what,
-                                 exec::Backend& be, int shown, double& seconds) {
+                                 exec::Backend& be, int shown, double& seconds,
+                                 const report::EvalLog& log) {
   const auto t0 = std::chrono::steady_clock::now();
   if (!sp.views) fail("report", "a nerf run's data must be radiance-field rays (no view layout)");
   const data::RayViews& v = *sp.views;
   const tasks::RaySampling rs = tasks::RaySampling::from(m.train);
-  const train::Evaluator ev(m.spec.net, int64_t{m.train.batchSize} * rs.samples, be, &m.table);
+  train::Evaluator ev(m.spec.net, int64_t{m.train.batchSize} * rs.samples, be, &m.table);
+  const int64_t rb = m.train.batchSize;  // rays per eval call
+  report::EvalProgress bar(log, sp.test.size(), (sp.test.size() + rb - 1) / rb, rb, "rays");
+  ev.on_batch([&bar] { bar.batch_done(); });
   const Tensor pred = tasks::render_rays(ev, m.params, m.running, sp.test.x, rs);
+  bar.finish();
   const int64_t per = v.height * v.width, views = sp.test.size() / per;
   const double all = tasks::squared_error(pred, sp.test.y) / double(3 * sp.test.size());
   seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

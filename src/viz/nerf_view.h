@@ -6,6 +6,7 @@
 
 #include "data/datasets.h"
 #include "exec/backend.h"
+#include "report/progress.h"
 #include "viz/model.h"
 
 namespace netspec::viz {
@@ -13,6 +14,7 @@ namespace netspec::viz {
 // ids evaluation, renders: overall and per-view PSNR on sp.test (sp.views gives the layout) and
 // the first `shown` views as rendering | truth pictures.
 std::string nerf_report_sections(const Model& m, const data::Splits& sp, const std::string& what,
-                                 exec::Backend& be, int shown, double& seconds);
+                                 exec::Backend& be, int shown, double& seconds,
+                                 const report::EvalLog& log = {});
 
 }  // namespace netspec::viz

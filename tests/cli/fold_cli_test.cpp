@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "cli_util.h"
 #include "data/protein.h"
@@ -96,6 +97,10 @@ TEST(FoldCli, TrainImprovesLddtAndFapeOverTheUntrainedNet) {
   EXPECT_NE(r.out.find(fmt::format("lDDT-Cα {:.2f}", lddt)), std::string::npos) << r.out;
   r = sh("report " + (dir / "run").string());
   ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("evaluating [0-9]+ chains \\.\\.\\.\n")))
+      << r.out;  // the evaluation's progress lines
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("evaluated [0-9]+ chains in [0-9.]+ s\n")))
+      << r.out;
   const std::string page = slurp(dir / "run" / "report.html");
   EXPECT_NE(page.find(fmt::format("lDDT-Cα <b>{:.2f}</b>, FAPE <b>{:.3f} Å</b>", lddt, fape)),
             std::string::npos);

@@ -106,6 +106,15 @@ TEST(LaunchCli, TwoProcessesTrainLikeTwoThreadsAndResume) {
   EXPECT_NE(more.out.find("resuming"), std::string::npos) << more.out;
   EXPECT_EQ(count(more.out, "epoch 2/2"), 1) << more.out;
   EXPECT_EQ(count(more.out, "epoch 1/2"), 0) << more.out;
+  // Finished: every rank stops before loading data; rank 0 prints the one line.
+  Result done = sh("launch --nproc 2 -- " + train_args(dir / "procs", 2));
+  ASSERT_EQ(done.status, 0) << done.out;
+  EXPECT_EQ(count(done.out, "nothing to do: " + (dir / "procs" / "last.safetensors").string() +
+                                " already has 2 of 2 epochs"),
+            1)
+      << done.out;
+  EXPECT_EQ(count(done.out, "train bnsmall on"), 0) << done.out;  // no data loaded, no header
+  EXPECT_EQ(count(done.out, "run dir:"), 0) << done.out;
   // `eval` in 2 processes (each scores half the test batches) prints, once, what one prints.
   const std::string eval =
       fmt::format("eval {} --data {} --batch 16", (dir / "procs").string(), data_dir().string());

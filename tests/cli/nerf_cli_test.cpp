@@ -93,6 +93,10 @@ TEST(NerfCli, TrainsOnTheProceduralSceneAbovePsnrBoundAnUntrainedNetMisses) {
 
   Result p = sh("report " + run.string());
   ASSERT_EQ(p.status, 0) << p.out;
+  EXPECT_TRUE(std::regex_search(p.out, std::regex("evaluating [0-9]+ rays \\.\\.\\.\n")))
+      << p.out;  // the evaluation's progress lines
+  EXPECT_TRUE(std::regex_search(p.out, std::regex("evaluated [0-9]+ rays in [0-9.]+ s\n")))
+      << p.out;
   const std::string html = slurp(run / "report.html");
   EXPECT_TRUE(has(html, "held-out views rendered and their truth")) << html.substr(0, 2000);
   EXPECT_TRUE(has(html, "<th>val PSNR (dB)</th>"));
