@@ -7,7 +7,12 @@
 #   2. 2 nodes x 1 process with batch/2 each == `train --replicas 2` (threads) bit for bit and
 #      == 1 process with the full batch within 1e-6 relative (sync-BN; f32 summation order);
 #      without sync-BN == `--replicas 2` bit for bit (each shard normalises alone, as in DDP);
-#   3. the same with `tc netem delay 5ms loss 1%` on the link;
+#   3. the same over a link with 5 ms delay each way and 1 % loss: `tc netem delay 5ms loss 1%`
+#      on the veths where the kernel has sch_netem; elsewhere a third namespace mh<pid>r between
+#      the nodes, joined to each by a veth pair (10.214.S.1/24 and 10.214.S.2/24, S from the pid),
+#      in which scripts/link-emulator.py forwards every frame (ARP included) 5 ms late or drops it
+#      with probability 0.01 (seeded), the direct veth down meanwhile, so the nodes reach each
+#      other only through it; asserted: UDP round trip >= 10 ms and the emulator dropped > 0;
 #   4. kill -9 of node 1's rank at a random step: node 0 ends within 15 s naming rank 1, no
 #      process of the run is left in either namespace, and relaunching both nodes resumes to
 #      the uninterrupted run's parameters bit for bit; SIGSTOP of node 1 past the timeout ends
@@ -33,15 +38,19 @@ die() { echo "multihost-check: FAILED: $*" >&2; exit 1; }
 command -v ip >/dev/null || skip "no 'ip' (iproute2)"
 command -v python3 >/dev/null || skip "no python3 (data generation, checkpoint comparison)"
 
-NA=mh$$a NB=mh$$b            # namespaces; the veths are named after them (<= 15 chars)
+NA=mh$$a NB=mh$$b NR=mh$$r   # namespaces; the veths are named after them (<= 15 chars)
+# The nodes' addresses and interfaces (the emulated link's runs replace them).
+ADDR0=10.213.0.1 ADDR1=10.213.0.2 IF0=v$NA IF1=v$NB
 WORK=${2:-$(mktemp -d /tmp/multihost.XXXXXX)}
 mkdir -p "$WORK"
 cleanup() {
-  for ns in $NA $NB; do
+  for ns in $NA $NB $NR; do
     for p in $(ip netns pids $ns 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
     ip netns del $ns 2>/dev/null
   done
-  ip link del v$NA 2>/dev/null  # gone with its namespace unless it never moved there
+  for l in v$NA v${NA}e v${NB}e; do  # gone with its namespace unless it never moved there
+    ip link del $l 2>/dev/null
+  done
   [ -z "${KEEP_WORK:-}" ] && rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -120,7 +129,7 @@ node() {
   [ "$n" = 1 ] && [ -n "${NODE1_TOKEN_FILE:-}" ] &&
     tok=(env -u NETSPEC_DIST_TOKEN) && local tf="--token-file $NODE1_TOKEN_FILE"
   ip netns exec $ns "${tok[@]}" "${LAUNCH_BIN:-$NETSPEC}" launch --nnodes 2 --node-rank "$n" \
-    --master-addr 10.213.0.1 --master-port $PORT --nproc-per-node 1 ${tf:-} -- \
+    --master-addr $ADDR0 --master-port $PORT --nproc-per-node 1 ${tf:-} -- \
     $(targs "$dir" "$epochs" "$@") > "$WORK/$run.node$n.log" 2>&1 &
   LAUNCH_PID=$!
 }
@@ -141,12 +150,13 @@ two_nodes() {
 check_sockets() {
   local run=$1
   if grep -E '(^|[[:space:]])127\.' "$WORK/$run.ss"; then die "$run: a connection on 127.0.0.0/8 (above)"; fi
-  grep -qE '10\.213\.0\.1:[0-9]+ +10\.213\.0\.2:|10\.213\.0\.2:[0-9]+ +10\.213\.0\.1:' "$WORK/$run.ss" ||
+  local a0=${ADDR0//./\\.} a1=${ADDR1//./\\.}
+  grep -qE "$a0:[0-9]+ +$a1:|$a1:[0-9]+ +$a0:" "$WORK/$run.ss" ||
     die "$run: saw no connection between the two namespaces"
-  for n in 0 1; do
-    grep -q "rank $n of 2: connections on v$( [ $n = 0 ] && echo $NA || echo $NB ) 10.213.0.$((n + 1))" \
-      "$WORK/$run.node$n.log" || die "$run: rank $n did not use its veth address: $(cat "$WORK/$run.node$n.log")"
-  done
+  grep -q "rank 0 of 2: connections on $IF0 $ADDR0" "$WORK/$run.node0.log" ||
+    die "$run: rank 0 did not use its veth address: $(cat "$WORK/$run.node0.log")"
+  grep -q "rank 1 of 2: connections on $IF1 $ADDR1" "$WORK/$run.node1.log" ||
+    die "$run: rank 1 did not use its veth address: $(cat "$WORK/$run.node1.log")"
 }
 
 # same A B MODE: checkpoint tensors and per-step losses of run dirs A and B; MODE bits or rel.
@@ -192,13 +202,79 @@ NODE1_TOKEN_FILE=$WORK/token two_nodes nodes_nosync 1  # node 1: --token-file
 same threads_nosync nodes_nosync bits
 [ -d "$WORK/nodes.node1" ] && die "node 1 (rank 1) wrote a run dir"
 
+# The lossy, slow link: 5 ms each way, 1 % of the frames lost; sync-BN on and off.
+lossy_runs() {
+  two_nodes netem 1 --set syncBN=true
+  same threads netem bits; same one netem rel
+  two_nodes netem_nosync 1
+  same threads_nosync netem_nosync bits
+}
 if ip netns exec $NA tc qdisc add dev v$NA root netem delay 5ms loss 1% 2>/dev/null &&
   ip netns exec $NB tc qdisc add dev v$NB root netem delay 5ms loss 1%; then
-  two_nodes netem 1 --set syncBN=true
-  same threads netem bits
+  echo "multihost-check: lossy link: tc netem on the veth pair"
+  lossy_runs
   ip netns exec $NA tc qdisc del dev v$NA root; ip netns exec $NB tc qdisc del dev v$NB root
 else
-  echo "multihost-check: tc netem unavailable here (sch_netem): the lossy-link run is skipped"
+  # No sch_netem (tc netem fails): the link emulator in a third namespace between the nodes.
+  S=$(($$ % 250 + 1))
+  echo "multihost-check: lossy link: no tc netem here (sch_netem); frames forwarded by" \
+    "scripts/link-emulator.py in $NR (10.214.$S.1 <-> 10.214.$S.2)"
+  ip netns add $NR || die "creating the emulator's namespace"
+  ip link add v${NA}e type veth peer name v${NR}a && ip link add v${NB}e type veth peer name v${NR}b ||
+    die "creating the emulated link's veths"
+  ip link set v${NA}e netns $NA && ip link set v${NB}e netns $NB && ip link set v${NR}a netns $NR &&
+    ip link set v${NR}b netns $NR || die "moving the emulated link's veths"
+  ip -n $NA addr add 10.214.$S.1/24 dev v${NA}e && ip -n $NB addr add 10.214.$S.2/24 dev v${NB}e &&
+    ip -n $NA link set v${NA}e up && ip -n $NB link set v${NB}e up &&
+    ip -n $NR link set v${NR}a up && ip -n $NR link set v${NR}b up || die "configuring the emulated link"
+  ip netns exec $NA python3 "$ROOT/scripts/link-emulator.py" offloads-off v${NA}e &&
+    ip netns exec $NB python3 "$ROOT/scripts/link-emulator.py" offloads-off v${NB}e ||
+    die "turning the offloads off on the emulated link"
+  # Only the emulated link from here: the direct veth goes down until the lossy runs end.
+  ip -n $NA link set v$NA down && ip -n $NB link set v$NB down || die "taking the direct link down"
+  # Seed 5: random.Random(5) drops frames 26, 48 and 66 of the first 100, so the round-trip
+  # probe below already meets a drop whatever the training sends.
+  ip netns exec $NR python3 "$ROOT/scripts/link-emulator.py" v${NR}a v${NR}b 5 0.01 5 \
+    "$WORK/emulator.stats" 2> "$WORK/emulator.log" &
+  EMU=$!
+  # UDP round trips A -> B -> A, 60 probes: each crosses the emulator twice, so >= 10 ms.
+  ip netns exec $NB python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind((sys.argv[1], 9)); s.settimeout(20)
+try:
+    while True:
+        d, a = s.recvfrom(64)
+        if d == b"end": break
+        s.sendto(d, a)
+except socket.timeout: pass' 10.214.$S.2 &
+  ECHO=$!
+  rtt=$(ip netns exec $NA python3 -c '
+import socket, statistics, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(0.5); rtts = []
+time.sleep(0.3)  # the echo server binds
+for i in range(60):
+    t = time.monotonic(); s.sendto(b"%d" % i, (sys.argv[1], 9))
+    try:
+        while s.recv(64) != b"%d" % i: pass  # a late reply to an earlier probe: skip it
+        rtts.append((time.monotonic() - t) * 1000)
+    except socket.timeout: pass
+s.sendto(b"end", (sys.argv[1], 9))
+print(f"{min(rtts):.2f} {statistics.median(rtts):.2f} {len(rtts)}" if rtts else "0 0 0")' 10.214.$S.2)
+  kill $ECHO 2>/dev/null; wait $ECHO 2>/dev/null
+  read -r rtt_min rtt_med rtt_n <<<"$rtt"
+  echo "  emulated link: UDP round trip min $rtt_min ms, median $rtt_med ms ($rtt_n of 60 answered)"
+  python3 -c "import sys; sys.exit(0 if float('$rtt_min') >= 10 else 1)" ||
+    die "emulated link: round trip $rtt_min ms < 10 ms (the emulator did not delay)"
+  ADDR0=10.214.$S.1 ADDR1=10.214.$S.2 IF0=v${NA}e IF1=v${NB}e
+  lossy_runs
+  ADDR0=10.213.0.1 ADDR1=10.213.0.2 IF0=v$NA IF1=v$NB
+  kill -TERM $EMU; wait $EMU
+  read -r _ fwd _ dropped _ send_err < "$WORK/emulator.stats"
+  echo "  emulator: forwarded $fwd frames, dropped $dropped, send errors $send_err"
+  [ "$dropped" -gt 0 ] || die "emulated link: the emulator dropped no frame"
+  [ "$send_err" = 0 ] || die "emulated link: $send_err frames not sent: $(cat "$WORK/emulator.log")"
+  ip -n $NA link set v$NA up && ip -n $NB link set v$NB up || die "bringing the direct link up"
+  ip netns del $NR
 fi
 
 # Large batches across nodes: the recipe examples/lamb-2048-cifar.json (LAMB, batch 1024 x 2

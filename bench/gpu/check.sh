@@ -5,7 +5,7 @@
 # torch.compile and JAX (bench/gpu/jax_reference.py, same XLA), then the first steps' losses of
 # --backend xla against --backend cpu on the same synthetic data. Under 8 minutes; every part
 # has its own timeout so one hang cannot eat the rest. Writes ${OUT:-/tmp}/gpu-check.log (and
-# stderr).
+# stderr). Last: a 2-process run through the plugin's multi-node client (launch -- run).
 #   run: bench/gpu/check.sh            carry: build/gpu-pack
 # Knobs (for a dry run on a CPU machine): GPU_CHECK_PLUGIN (a PJRT plugin .so), GPU_CHECK_SIZE
 # (resnet50's image side, default 224), GPU_CHECK_BATCH (default 128), GPU_CHECK_STEPS (default 20),
@@ -108,4 +108,24 @@ for m in $models; do
     BEGIN { if (a == "" || b == "" || c == "" || d == "") print "NOT COMPARED (a run missing)";
             else print (ok(a, b, 1e-3) && ok(c, d, 1e-2)) ? "EQUAL (step 1 within 1e-3, step 2 within 1e-2)" : "DIFFERENT" }')"
 done
+# Two processes, one node each, through the CUDA plugin's multi-node client (`launch -- run`):
+# node_id = RANK, num_nodes = 2, the plugin's topology and NCCL ids through netspec's rendezvous
+# store (the kv callbacks). Each process drives its addressable device and runs replica RANK of
+# examples/allreduce-2.mlir compiled for both nodes' devices; with x = [1 2 3 4] on each, both
+# must print [2, 4, 6, 8]. On a one-GPU machine both processes see the same GPU: the clients must still
+# list 2 devices (1 addressable each); NCCL may refuse one GPU twice in a communicator, which
+# the log then shows as the all_reduce's error (the verdict says so).
+"$py" -c "
+import struct
+h = \"{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }\"
+h += ' ' * (63 - (10 + len(h)) % 64) + '\\n'  # .npy v1: header padded to 64 bytes
+open('/tmp/gpu-check-x.npy', 'wb').write(b'\\x93NUMPY\\x01\\x00' + struct.pack('<H', len(h))
+                                       + h.encode() + struct.pack('<4f', 1, 2, 3, 4))"
+part=/tmp/gpu-check-2proc.out
+NETSPEC_DIST_TIMEOUT=60 run 120 "$ns" launch --nproc 2 -- run examples/allreduce-2.mlir \
+  --backend xla --pjrt-plugin "$plugin" --input /tmp/gpu-check-x.npy
+n_ok=$(grep -c 'rank[01]\.result0: tensor<4xf32> = \[2, 4, 6, 8\]' "$part")
+say "2 processes (multi-node client): $([[ $n_ok == 2 ]] && echo "EQUAL (both ranks [2, 4, 6, 8])" ||
+  echo "NOT EQUAL ($n_ok of 2 ranks; see $part)")"
+part=/dev/null
 say "== done $(date -u +%FT%TZ)"

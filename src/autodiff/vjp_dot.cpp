@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "autodiff/rules.h"
+#include "hlo/dims_fields.h"
 #include "hlo/op_family.h"
 
 namespace netspec::autodiff {
@@ -15,14 +16,6 @@ using hlo::OpKind;
 using hlo::Value;
 
 bool contains(const I64s& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
-
-// Dims of an operand of rank r that are neither batching nor contracting, in order.
-I64s free_dims(int64_t r, const I64s& batch, const I64s& contract) {
-  I64s out;
-  for (int64_t d = 0; d < r; ++d)
-    if (!contains(batch, d) && !contains(contract, d)) out.push_back(d);
-  return out;
-}
 
 int64_t index_of(const I64s& v, int64_t x) { return std::find(v.begin(), v.end(), x) - v.begin(); }
 
@@ -38,8 +31,8 @@ Value* operand_cot(hlo::Builder& b, Value* dy, Value* self, Value* other, const 
                    const I64s& self_contract, const I64s& other_batch, const I64s& other_contract,
                    const I64s& dy_self_free, const I64s& dy_other_free) {
   int64_t nb = static_cast<int64_t>(self_batch.size());
-  I64s other_free = free_dims(other->type.rank(), other_batch, other_contract);
-  I64s self_free = free_dims(self->type.rank(), self_batch, self_contract);
+  I64s other_free = hlo::free_dims(other->type.rank(), other_batch, other_contract);
+  I64s self_free = hlo::free_dims(self->type.rank(), self_batch, self_contract);
   // Mixed precision (bf16 operands, f32 result): dy is rounded to the operands' type and the
   // product accumulates in dy's type; the cotangent is rounded to self's type at the end.
   const DType acc = dy->type.dtype();
@@ -81,10 +74,10 @@ std::vector<Value*> dot_general(VjpCtx& c) {
   Value* bv = c.x(1);
   Value* dy = c.dy[0];
   int64_t nb = static_cast<int64_t>(d.lhs_batching.size());
-  int64_t na =
-      static_cast<int64_t>(free_dims(a->type.rank(), d.lhs_batching, d.lhs_contracting).size());
-  int64_t nbf =
-      static_cast<int64_t>(free_dims(bv->type.rank(), d.rhs_batching, d.rhs_contracting).size());
+  int64_t na = static_cast<int64_t>(
+      hlo::free_dims(a->type.rank(), d.lhs_batching, d.lhs_contracting).size());
+  int64_t nbf = static_cast<int64_t>(
+      hlo::free_dims(bv->type.rank(), d.rhs_batching, d.rhs_contracting).size());
   I64s dy_a_free, dy_b_free;
   for (int64_t i = 0; i < na; ++i) dy_a_free.push_back(nb + i);
   for (int64_t i = 0; i < nbf; ++i) dy_b_free.push_back(nb + na + i);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "autodiff/rules.h"
+#include "hlo/op_families.h"
 #include "hlo/op_family.h"
 
 namespace netspec::autodiff {
@@ -156,15 +157,9 @@ V pad(VjpCtx& c) {
 
 void register_shape_vjps(VjpRule* t) {
   hlo::FamilyTable<VjpRule> ft(t, "vjp_shape.cpp", {"shape"});
-  ft.set(OpKind::kReshape, reshape);
-  ft.set(OpKind::kTranspose, transpose);
-  ft.set(OpKind::kReverse, reverse);
-  ft.set(OpKind::kBroadcastInDim, broadcast_in_dim);
-  ft.set(OpKind::kSlice, slice);
-  ft.set(OpKind::kDynamicSlice, dynamic_slice);
-  ft.set(OpKind::kDynamicUpdateSlice, dynamic_update_slice);
-  ft.set(OpKind::kConcatenate, concatenate);
-  ft.set(OpKind::kPad, pad);
+#define NETSPEC_SET_VJP(kind, name) ft.set(OpKind::kind, name);
+  NETSPEC_SHAPE_FAMILY(NETSPEC_SET_VJP)
+#undef NETSPEC_SET_VJP
 }
 
 }  // namespace netspec::autodiff

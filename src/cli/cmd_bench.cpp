@@ -6,7 +6,10 @@
 // fed back as in training, through a Session: on xla they stay in device buffers) and prints median
 // / min / max ms per step, samples/s and peak memory (max RSS; the cpu plan's arena). iree:
 // iree-benchmark-module times N calls of the step on the same inputs (each a step from the same
-// state).
+// state). `--module eval` times the eval module (inference: BN on running stats, no update) on
+// one fixed random batch instead. Every run also prints the first-step latency (from reading the
+// spec to the first finished call: emit, plan, oneDNN primitive creation) and the achieved
+// GFLOP/s (the ParamTable's forward FLOPs per sample x batch, x3 for a train step).
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -14,6 +17,8 @@
 #include <chrono>
 #include <iostream>
 #include <random>
+#include <string>
+#include <string_view>
 
 #include "cli/commands.h"
 #include "cli/train_flags.h"
@@ -89,9 +94,36 @@ struct BenchOpts {
   std::string net, optimizer, input, backend = "cpu";
   std::vector<std::string> sets;
   exec::BackendOptions engine;
+  std::string module = "train";  // train | eval
   int batch = 0, steps = 20, warmup = 3, replicas = 1;
   double lr = 0;
+  Clock::time_point start;  // when the command began: the first-step latency counts from here
+  int64_t step_flops = 0;   // FLOPs of one call (forward x batch, x3 for a train step)
 };
+
+// "first step ...; GFLOP/s ..." after the timing line: the latency from the command's start to
+// the first finished call, and the FLOPs the median call did per second.
+// `what median M  min m  max x  (n=N, warmup W)  unit/s R  max RSS S MiB` for the timed calls
+// `ms` (after `warmup` untimed ones) of `batch` samples each.
+std::string timing_line(std::string_view what, const std::vector<double>& ms, int warmup,
+                        int64_t batch, std::string_view unit) {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  const double med = median(ms);
+  return fmt::format(
+      "{} median {:.2f}  min {:.2f}  max {:.2f}  (n={}, warmup {})  "
+      "{}/s {:.0f}  max RSS {:.1f} MiB",
+      what, med, *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()),
+      ms.size(), warmup, unit, static_cast<double>(batch) * 1000.0 / med,
+      static_cast<double>(ru.ru_maxrss) / 1024.0);
+}
+
+void print_latency_and_rate(const BenchOpts& o, double first_s, double median_ms) {
+  std::cout << fmt::format("first step {:.3f} s (spec to the first finished call)  GFLOP/s {:.1f} "
+                           "({:.6g} GFLOP per call)\n",
+                           first_s, static_cast<double>(o.step_flops) / (median_ms * 1e6),
+                           static_cast<double>(o.step_flops) / 1e9);
+}
 
 // The spec's TrainConfig with the command's flags applied (and the net's input resized).
 TrainConfig bench_config(const BenchOpts& o, SpecFile& spec) {
@@ -185,7 +217,7 @@ void time_session(const BenchOpts& o, exec::Backend& backend,
   auto session = exe->open_session("main", fb, o.replicas);
   for (const exec::Feedback& f : fb) session->set_state(f.input, si.in[f.input]);
   std::vector<double> ms;
-  double loss = 0, first_loss = 0;
+  double loss = 0, first_loss = 0, first_s = 0;
   for (int s = 0; s < o.warmup + o.steps; ++s) {
     if (si.step_slot >= 0)
       for (auto& r : per)
@@ -195,24 +227,76 @@ void time_session(const BenchOpts& o, exec::Backend& backend,
     double dt = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     if (s >= o.warmup) ms.push_back(dt);
     if (loss_out < out.size()) loss = out[loss_out].as_double(0);
-    if (s == 0) first_loss = loss;
+    if (s == 0) {
+      first_loss = loss;
+      first_s = std::chrono::duration<double>(Clock::now() - o.start).count();
+    }
   }
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  const double med = median(ms);
-  std::cout << fmt::format(
-      "ms/step median {:.2f}  min {:.2f}  max {:.2f}  (n={}, warmup {})  "
-      "samples/s {:.0f}  max RSS {:.1f} MiB  loss {:.4f} -> {:.4g}\n",
-      med, *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()),
-      ms.size(), o.warmup, static_cast<double>(batch) * 1000.0 / med,
-      static_cast<double>(ru.ru_maxrss) / 1024.0, first_loss, loss);
+  std::cout << timing_line("ms/step", ms, o.warmup, batch, "samples")
+            << fmt::format("  loss {:.4f} -> {:.4g}\n", first_loss, loss);
+  print_latency_and_rate(o, first_s, median(ms));
+}
+
+// --module eval: the eval module on one random batch, called warmup + steps times (parameters
+// as initialised, BN running means 0 and variances 1); prints latency, images/s and max RSS.
+void time_eval(const BenchOpts& o, const SpecFile& spec, const ParamTable& table,
+               const TrainConfig& c, exec::Backend& backend, std::mt19937& rng) {
+  const int64_t rows = c.batchSize * losses::rows_per_sample(c);  // net rows (nerf: points)
+  emit::EmitOptions eo = emit::EmitOptions::from_train(c, rows);
+  emit::Emitted ev = emit::emit_module(spec.net, table, ModuleKind::eval, eo);
+  std::shared_ptr<const hlo::Module> mod(std::move(ev.module));
+  std::vector<Tensor> params = train::init_params(table, c.init, static_cast<uint64_t>(c.seed));
+  std::vector<Tensor> in;
+  size_t pi = 0;
+  for (const auto& ti : ev.manifest.inputs) {
+    if (ti.role == "param") {
+      if (pi >= params.size()) fail("bench", "manifest has more params than the ParamTable");
+      in.push_back(params[pi++]);
+    } else if (ti.role == "input") {
+      in.push_back(random_tensor(ti.dtype, ti.shape, 2, -1.f, 1.f, rng));
+    } else if (ti.role == "bn_running_stat") {
+      Tensor t(ti.dtype, ti.shape);
+      if (ti.name.find("var") != std::string::npos)
+        for (float& v : t.span<float>()) v = 1.f;
+      in.push_back(std::move(t));
+    } else {
+      fail("bench", "eval input '{}' has unknown role {}", ti.name, ti.role);
+    }
+  }
+  auto exe = backend.load(mod);
+  std::vector<double> ms;
+  double first_s = 0;
+  for (int s = 0; s < o.warmup + o.steps; ++s) {
+    auto t0 = Clock::now();
+    std::vector<Tensor> out = exe->run("main", in);
+    double dt = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    if (s == 0) first_s = std::chrono::duration<double>(Clock::now() - o.start).count();
+    if (s >= o.warmup) ms.push_back(dt);
+  }
+  std::cout << timing_line("eval ms/call", ms, o.warmup, rows, "images") << "\n";
+  print_latency_and_rate(o, first_s, median(ms));
 }
 
 void run_bench(BenchOpts& o) {
+  o.start = Clock::now();
+  if (o.module != "train" && o.module != "eval")
+    fail("bench", "--module must be train or eval (got '{}')", o.module);
   SpecFile spec = resolve_net(o.net);
   const TrainConfig c = bench_config(o, spec);
   const ParamTable table = build_param_table(spec.net);
-  const int64_t batch = c.batchSize;
+  const int64_t batch = c.batchSize * losses::rows_per_sample(c);  // net rows (nerf: points)
+  o.step_flops = table.total_flops() * batch * (o.module == "train" ? 3 : 1);
+  if (o.module == "eval") {
+    if (o.replicas != 1 || o.backend == "iree")
+      fail("bench", "--module eval runs one replica on cpu, ref or xla");
+    std::unique_ptr<exec::Backend> backend = exec::make_backend(o.backend, o.engine);
+    std::mt19937 rng(static_cast<uint32_t>(c.seed));
+    std::cout << fmt::format("bench {} eval batch {} on {}: {} params\n", spec.net.name, batch,
+                             o.backend, table.total_params())
+              << std::flush;
+    time_eval(o, spec, table, c, *backend, rng);
+    return;
+  }
   const int reps = o.replicas;
   if (reps < 1 || reps > exec::kMaxReplicas || batch % reps != 0)
     fail("bench", "--replicas must be in 1..{} and divide the batch {} (got {})",
@@ -277,6 +361,9 @@ void register_bench_command(CLI::App& app) {
                   "field=value for any TrainConfig field (repeatable; bf16=true)");
   cmd->add_option("--steps", o->steps, "timed steps")->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "untimed steps first")->capture_default_str();
+  cmd->add_option("--module", o->module,
+                  "train (the fused train step) | eval (inference: the eval module, no update)")
+      ->capture_default_str();
   cmd->add_option("--replicas", o->replicas,
                   "data-parallel replicas (cpu: threads, xla: devices), batch/R samples each");
   add_backend_options(cmd, o->backend, o->engine);

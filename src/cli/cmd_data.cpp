@@ -1,7 +1,8 @@
 // `netspec data synth --task T --format F --n N -o DIR [--seed S]`: writes a procedurally
 // generated data set in a real data set's on-disk format (src/data/synth.h, synth_det.h), so that
 // training and tests run offline on files a real download would replace unchanged.
-// det also takes [--size S] [--classes K] [--val-fraction F] (data/synth_det.h).
+// det also takes [--size S] [--classes K] [--val-fraction F] (data/synth_det.h); nerf (--format
+// transforms) writes the procedural radiance field, --n training views of --size pixels.
 // `data pack` writes shards + an index from an image-folder tree (data/pack.h); `data bench`
 // times the streamed decode + augment pipeline alone (data/pipeline_bench.h).
 #include <fmt/format.h>
@@ -42,6 +43,15 @@ std::string synth_det_task(const SynthArgs& a) {
                      boxes, d.classes, d.dir);
 }
 
+std::string synth_nerf_task(const SynthArgs& a) {
+  if (a.o.format != "transforms")
+    fail("synth", "nerf --format {}: unknown (expected transforms)", a.o.format);
+  data::synth_nerf(a.o, a.det.size);
+  return fmt::format("wrote the procedural radiance field, {} training and 4 held-out {}x{} views "
+                     "(transforms.json layout), to {}",
+                     a.o.n, a.det.size, a.det.size, a.o.out);
+}
+
 // Synthesis tasks: name, formats (for the help), function (each in src/data/synth_<task>.cpp).
 struct SynthTask {
   const char* name;
@@ -51,6 +61,7 @@ struct SynthTask {
 constexpr SynthTask kTasks[] = {
     {"seg", "pets|brats", synth_seg_task},
     {"det", "voc|coco", synth_det_task},
+    {"nerf", "transforms", synth_nerf_task},
 };
 
 std::string task_names() {
@@ -136,7 +147,7 @@ void register_data_command(CLI::App& app) {
       ->required();
   synth->add_option("-o,--output,--out", opts->a.o.out, "output directory (created)")->required();
   synth->add_option("--seed", opts->a.o.seed, "random seed")->capture_default_str();
-  synth->add_option("--size", opts->a.det.size, "det: square image side in pixels")
+  synth->add_option("--size", opts->a.det.size, "det, nerf: square image side in pixels")
       ->capture_default_str();
   synth
       ->add_option("--classes", opts->a.det.classes,

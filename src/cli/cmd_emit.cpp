@@ -78,13 +78,21 @@ void write_outputs(const EmitArgs& a, const emit::Emitted& e) {
              e.manifest.inputs.size(), e.manifest.outputs.size());
 }
 
+// --dtype: f32 or f64. A probe is built in it; a net's module or program in f64 is emitted in f32,
+// then every f32 type, constant and manifest entry widened (hlo::convert_float_types, as
+// gradcheck does).
+DType float_dtype(const EmitArgs& a) {
+  auto dt = dtype_from_name(a.dtype);
+  if (!dt || (*dt != DType::kF32 && *dt != DType::kF64))
+    fail("emit", "--dtype {}: unknown (expected f32 or f64)", a.dtype);
+  return *dt;
+}
+
 void emit_probe(const EmitArgs& a) {
   if (!a.net.empty()) fail("emit", "--module probe-attention takes no net (got '{}')", a.net);
   emit::AttentionProbe p = a.probe;
   p.batch = a.batch;
-  auto dt = dtype_from_name(a.dtype);
-  if (!dt) fail("emit", "--dtype {}: unknown (expected f32 or f64)", a.dtype);
-  p.dtype = *dt;
+  p.dtype = float_dtype(a);
   write_outputs(a, emit::emit_attention_probe(p));
 }
 
@@ -94,9 +102,7 @@ void emit_det_probe(const EmitArgs& a) {
   p.module = a.module;
   p.batch = a.batch;
   if (a.classes > 0) p.classes = a.classes;  // --classes: K of the detection probes (default 3)
-  auto dt = dtype_from_name(a.dtype);
-  if (!dt) fail("emit", "--dtype {}: unknown (expected f32 or f64)", a.dtype);
-  p.dtype = *dt;
+  p.dtype = float_dtype(a);
   write_outputs(a, emit::emit_det_probe(p));
 }
 
@@ -111,19 +117,8 @@ void emit_seg_loss(const EmitArgs& a) {
   p.classes = a.classes > 0 ? a.classes : 3;
   p.height = a.height;
   p.width = a.width;
-  auto dt = dtype_from_name(a.dtype);
-  if (!dt) fail("emit", "--dtype {}: unknown (expected f32 or f64)", a.dtype);
-  p.dtype = *dt;
+  p.dtype = float_dtype(a);
   write_outputs(a, emit::emit_seg_loss_probe(p));
-}
-
-// A net's module or program in f64 (--dtype f64): emitted in f32, then every f32 type, constant
-// and manifest entry widened (hlo::convert_float_types, as gradcheck does).
-DType float_dtype(const EmitArgs& a) {
-  auto dt = dtype_from_name(a.dtype);
-  if (!dt || (*dt != DType::kF32 && *dt != DType::kF64))
-    fail("emit", "--dtype {}: unknown (expected f32 or f64)", a.dtype);
-  return *dt;
 }
 
 void widen(emit::Emitted& e, DType to) {
@@ -144,15 +139,18 @@ void emit_command(const EmitArgs& a) {
   TrainConfig tc = spec.train.value_or(TrainConfig{});
   if (!a.optimizer.empty()) tc.optimizer = parse_or_fail<OptimizerKind>("--optimizer", a.optimizer);
   if (!a.loss.empty()) tc.lossKind = parse_or_fail<LossKind>("--loss", a.loss);
+  // A nerfRenderMse net's batch counts rays, as batchSize does in training: the modules take
+  // batch x nerfSamples point rows.
+  const int64_t rows = a.batch * losses::rows_per_sample(tc);
   if (a.jax) {
-    std::string py = jax::emit_program(spec.net, tc, a.batch, float_dtype(a));
+    std::string py = jax::emit_program(spec.net, tc, rows, float_dtype(a));
     if (a.out.empty()) return fmt::print("{}", py);
     write_file(a.out, py);
     return fmt::print(stderr, "wrote {} (JAX program, batch {}, {})\n", a.out, a.batch, a.dtype);
   }
   ModuleKind kind = parse_or_fail<ModuleKind>("--module", a.module);
   if (a.sync_bn) tc.syncBN = true;
-  emit::EmitOptions eo = emit::EmitOptions::from_train(tc, a.batch);
+  emit::EmitOptions eo = emit::EmitOptions::from_train(tc, rows);
   eo.replicas = a.replicas;
   emit::Emitted e = emit::emit_module(spec.net, kind, eo);
   widen(e, float_dtype(a));
@@ -171,8 +169,8 @@ void register_emit_command(CLI::App& app) {
       "(forward, loss, backward, optimizer update; lr and step are inputs), vjp, optimizer.\n"
       "Optimizers: sgd (momentum, nesterov), adam (AdamW when weightDecay > 0), rmsprop (TF "
       "flavour: eps inside the sqrt), lamb. Losses: classCE, focal, softLabelCE, bce, "
-      "floatTargetMse, tokenCE, yoloAnchor, yolov1Masked, detrSet, perPixelCE, perPixelDice, "
-      "perPixelDiceCE, perPixelWeightedCE, perPixelFocalCE.\n"
+      "floatTargetMse, nerfRenderMse, tokenCE, yoloAnchor, yolov1Masked, detrSet, perPixelCE, "
+      "perPixelDice, perPixelDiceCE, perPixelWeightedCE, perPixelFocalCE, af2Fold.\n"
       "probe-attention (no net): a standalone attention / RoPE module picked by --probe.\n"
       "probe-diou, probe-yolov1, probe-anchor-loss, probe-fpn-loss, probe-fpn-neck, "
       "probe-fpn-detect (no net): detection losses / heads as (inputs -> loss, gradients).\n"
@@ -213,7 +211,8 @@ void register_emit_command(CLI::App& app) {
   cmd->add_option("--smoothing", args->smoothing, "probe-seg-loss: label smoothing (CE half)");
   cmd->add_option("--weights", args->weights, "probe-seg-loss: perPixelWeightedCE class weights")
       ->delimiter(',');
-  cmd->add_option("--batch", args->batch, "batch size baked into the module")
+  cmd->add_option("--batch", args->batch,
+                  "batch size baked into the module (nerfRenderMse: rays, each nerfSamples rows)")
       ->capture_default_str();
   cmd->add_option("--classes", args->classes,
                   "resize the classifier head to N classes (probe-seg-loss: NC, default 3)");

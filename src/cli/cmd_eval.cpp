@@ -6,8 +6,9 @@
 // --val-split F is scored on the validation split it held out (the same seeded permutation),
 // and the output says so (--split test: the test split instead). Segmentation runs print mIoU, Dice
 // and pixel accuracy; DDPM runs the noise-prediction MSE on the first 1024 test images, as
-// training's validation does. Started by `netspec launch` (WORLD_SIZE > 1), each process evaluates
-// its share of the test batches and rank 0 prints the whole split's metrics.
+// training's validation does; protein-fold runs (af2Fold) FAPE, lDDT-Cα and distogram CE; NeRF
+// runs render every held-out ray and print PSNR. Started by `netspec launch` (WORLD_SIZE > 1),
+// each process evaluates its share of the test batches and rank 0 prints the whole split's metrics.
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -19,9 +20,12 @@
 #include "data/datasets.h"
 #include "dist/process_group.h"
 #include "layers/param_table.h"
+#include "losses/loss.h"
 #include "spec/param_table.h"
 #include "spec/spec_json.h"
 #include "tasks/diffusion/ddpm.h"
+#include "tasks/task.h"
+#include "tasks/fold/fold_task.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
 #include "train/evaluate.h"
@@ -41,10 +45,8 @@ void register_eval_command(CLI::App& app) {
   cmd->add_option("net", o->net, "zoo net name, a spec .json file, or a run dir")->required();
   cmd->add_option("--checkpoint", o->checkpoint,
                   "a .safetensors checkpoint (last or best; default with a run dir: its best)");
-  o->flags.add(cmd, "--dataset", "dataset",
-               data::loadable_dataset_names(" | ") + " (default: the spec's)");
-  cmd->add_option("--data", o->data,
-                  "dataset directory (default: the run's --data, else the Debian package's)");
+  o->flags.add_dataset(cmd, o->data,
+                       "dataset directory (default: the run's --data, else the Debian package's)");
   cmd->add_option("--split", o->split,
                   "val (the run's --val-split hold-out) or test (default: val for a run trained "
                   "with --val-split, else test)");
@@ -56,7 +58,9 @@ void register_eval_command(CLI::App& app) {
     o->flags.apply(c, "eval");
     ParamTable table = build_param_table(t.spec.net);
     auto backend = exec::make_backend(o->backend, o->engine);
-    train::Evaluator ev(t.spec.net, c.batchSize, *backend, &table);
+    // The eval module's rows: nerf renders batchSize rays of nerfSamples points.
+    const bool nerf = tasks::task_kind(t.spec.net, c) == tasks::TaskKind::nerf;
+    train::Evaluator ev(t.spec.net, c.batchSize * losses::rows_per_sample(c), *backend, &table);
     train::TrainState s =
         train::make_state(train::init_params(table, c.init, 0), {}, ev.manifest());
     train::load_checkpoint(t.checkpoint, table, s, false);
@@ -77,10 +81,24 @@ void register_eval_command(CLI::App& app) {
       group = dist::ProcessGroup::join(*env, fp.dump());
     }
     const train::RankSplit split{group ? &group->comm() : nullptr, group ? env->rank : 0};
+    if (nerf) {  // the task renders the held-out rays and scores PSNR, as training does
+      auto task = tasks::make_task(
+          tasks::TaskKind::nerf, tasks::TaskEnv{t.spec.net, table, c, data, split, nullptr, nullptr});
+      task->attach(ev);
+      train::EpochMetrics em;
+      task->evaluate(s, {}, em);
+      if (split.rank == 0)
+        std::cout << fmt::format("eval {} ({} epochs, step {}) on {}, {}: {}\n", t.spec.net.name,
+                                 s.epoch, s.step, enum_name(c.dataset), es.what,
+                                 task->final_text(em, "test"));
+      return;
+    }
     const train::EvalMetrics m =
         c.ddpm ? train::ddpm_evaluate(train::DdpmSchedule(c), c.dataset, ev, s.params, s.running,
                                       data.test, 1024, split)
-               : ev.run(s.params, s.running, data.test, {}, split.group, split.rank);
+        : tasks::task_kind(t.spec.net, c) == tasks::TaskKind::fold
+            ? tasks::fold_evaluate(ev, s.params, s.running, data.test, split)
+            : ev.run(s.params, s.running, data.test, {}, split.group, split.rank);
     if (split.rank != 0) return;
     // Text: the corpus's validation windows (no --val-split), named by the dataset alone.
     std::cout << fmt::format("eval {} ({} epochs, step {}) on {}{}: loss {:.4f}", t.spec.net.name,
@@ -88,6 +106,9 @@ void register_eval_command(CLI::App& app) {
                              m.loss);
     if (m.regression)
       std::cout << "  (noise mse)";
+    else if (m.fold)
+      std::cout << fmt::format("  FAPE {:.3f} Å  lDDT-Cα {:.2f}  distogram CE {:.4f}", m.fape,
+                               m.lddt, m.dist_ce);
     else if (m.seg)
       std::cout << fmt::format("  mIoU {:.4f}  dice {:.4f}  pixel acc {:.2f}%", m.miou, m.dice,
                                100 * m.top1);

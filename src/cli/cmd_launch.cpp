@@ -14,8 +14,8 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -44,8 +44,8 @@ int env_or(const char* name, int fallback, int lo, int hi) {
   char* end = nullptr;
   const long x = std::strtol(v, &end, 10);
   if (*end || x < lo || x > hi)
-    fail("launch", "environment variable {} must be an integer in {}..{} (got '{}')", name, lo,
-         hi, v);
+    fail("launch", "environment variable {} must be an integer in {}..{} (got '{}')", name, lo, hi,
+         v);
   return static_cast<int>(x);
 }
 
@@ -77,8 +77,7 @@ void resolve_layout(LaunchOpts& o, bool nnodes_given, bool rank_given) {
   if (!nnodes_given && srun) o.nnodes = env_or("SLURM_STEP_NUM_NODES", 1, 1, exec::kMaxReplicas);
   if (!rank_given)
     o.node_rank = srun ? env_or("SLURM_NODEID", 0, 0, 1 << 20) : env_or("NODE_RANK", 0, 0, 1 << 20);
-  if (o.nnodes < 1 || o.nproc < 1 ||
-      static_cast<int64_t>(o.nnodes) * o.nproc > exec::kMaxReplicas)
+  if (o.nnodes < 1 || o.nproc < 1 || static_cast<int64_t>(o.nnodes) * o.nproc > exec::kMaxReplicas)
     fail("launch", "--nnodes {} x --nproc-per-node {} must be 1..{} ranks", o.nnodes, o.nproc,
          exec::kMaxReplicas);
   if (o.node_rank < 0 || o.node_rank >= o.nnodes)
@@ -86,16 +85,21 @@ void resolve_layout(LaunchOpts& o, bool nnodes_given, bool rank_given) {
          o.nnodes);
   if (o.addr.empty()) {
     const char* a = std::getenv("MASTER_ADDR");
-    if (a && *a) o.addr = a;
+    if (a && *a)
+      o.addr = a;
     else if (o.nnodes > 1)
-      fail("launch", "--nnodes {} needs --master-addr (or MASTER_ADDR): an address of node 0 "
-           "that every node reaches", o.nnodes);
-    else o.addr = "127.0.0.1";
+      fail("launch",
+           "--nnodes {} needs --master-addr (or MASTER_ADDR): an address of node 0 "
+           "that every node reaches",
+           o.nnodes);
+    else
+      o.addr = "127.0.0.1";
   }
   if (o.port == 0) o.port = env_or("MASTER_PORT", 0, 1, 65535);
   if (o.port == 0) o.port = o.nnodes > 1 ? 29500 : dist::free_loopback_port();
   if (o.nnodes > 1 && dist::resolves_to_loopback(o.addr))
-    fail("launch", "--master-addr {} is a loopback address: with --nnodes {} the other nodes "
+    fail("launch",
+         "--master-addr {} is a loopback address: with --nnodes {} the other nodes "
          "cannot reach it; give node 0's address on the network that joins the nodes",
          o.addr, o.nnodes);
   if (o.iface.empty())
@@ -113,7 +117,8 @@ int launch(const LaunchOpts& o) {
   const int nproc = o.nproc, world = o.nproc * o.nnodes;
   const std::vector<std::string>& cmd = o.cmd;
   if (cmd.empty()) fail("launch", "no command after -- (e.g. -- train mnist-cnn ...)");
-  for (size_t i = 0; i < cmd.size(); ++i)
+  // `run` decides per rank (a GPU plugin's multi-node client; the CPU plugin refuses there).
+  for (size_t i = 0; i < cmd.size() && cmd[0] != "run"; ++i)
     if (world > 1 && (cmd[i] == "--backend=xla" ||
                       (cmd[i] == "--backend" && i + 1 < cmd.size() && cmd[i + 1] == "xla")))
       refuse_xla_across_processes("launch", world);
@@ -229,8 +234,9 @@ void register_launch_command(CLI::App& app) {
   c->add_option("--master-addr", o->addr,
                 "address of node 0 (rank 0's rendezvous store; default $MASTER_ADDR, else "
                 "127.0.0.1 on one node)");
-  c->add_option("--master-port", o->port,
-                "its port (default $MASTER_PORT, else 29500 for several nodes, a free one for one)");
+  c->add_option(
+      "--master-port", o->port,
+      "its port (default $MASTER_PORT, else 29500 for several nodes, a free one for one)");
   c->add_option("--iface", o->iface,
                 "network interface for the ranks' connections (GLOO_SOCKET_IFNAME; default the "
                 "interface routing to the master address)");

@@ -1,4 +1,5 @@
-// `netspec list`: the bundled zoo nets (models/*.json) with parameter counts and input shapes;
+// `netspec list`: the bundled zoo nets (models/*.json) with parameter counts, input shapes and
+// what `netspec train NET` runs (its task and dataset);
 // nets with a layer kind that has no IR yet (the layer registry's traits) are marked with the
 // kinds, since emit/train/eval refuse them.
 #include <fmt/format.h>
@@ -10,11 +11,13 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "data/datasets.h"
 #include "layers/lower.h"
 #include "layers/param_table.h"
 #include "spec/param_table.h"
 #include "spec/summary.h"
 #include "spec/zoo.h"
+#include "tasks/task.h"
 
 namespace netspec::cli {
 
@@ -23,8 +26,8 @@ void register_list_command(CLI::App& app) {
   cmd->callback([] {
     auto names = zoo_names();
     if (names.empty()) fail("list", "no nets found in '{}'", zoo_dir());
-    std::cout << fmt::format("{:<26} {:>14}  {:<12} {:>6}  {}\n", "net", "params", "input",
-                             "layers", "lowered");
+    std::cout << fmt::format("{:<26} {:>14}  {:<12} {:>6}  {:<30} {}\n", "net", "params", "input",
+                             "layers", "trains (task/dataset)", "lowered");
     int refused = 0;
     for (const auto& n : names) {
       SpecFile s = resolve_net(n);
@@ -42,9 +45,12 @@ void register_list_command(CLI::App& app) {
           missing.push_back(k);
       }
       refused += !missing.empty();
+      const TrainConfig c = s.train.value_or(TrainConfig{});
+      const std::string trains = fmt::format("{}/{}", tasks::task_name(tasks::task_kind(s.net, c)),
+                                             data::dataset_flag_name(c.dataset));
       std::cout << fmt::format(
-          "{:<26} {:>14}  {:<12} {:>6}  {}\n", n, group_digits(t.total_params()), in,
-          s.net.layers.size(),
+          "{:<26} {:>14}  {:<12} {:>6}  {:<30} {}\n", n, group_digits(t.total_params()), in,
+          s.net.layers.size(), trains,
           missing.empty() ? "yes"
                           : fmt::format("no: {} not lowered yet", fmt::join(missing, ", ")));
     }

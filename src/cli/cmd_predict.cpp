@@ -163,6 +163,11 @@ void register_predict_command(CLI::App& app) {
     RunTarget rt = resolve_run_target("predict", o->net, o->checkpoint);
     const SpecFile& spec = rt.spec;
     TrainConfig c = *spec.train;
+    if (tasks::task_kind(spec.net, c) == tasks::TaskKind::nerf)
+      fail("predict",
+           "a nerf net renders camera rays, not inputs: `netspec report RUN_DIR` renders every "
+           "held-out view with its PSNR, `netspec eval RUN_DIR` scores them, and training writes "
+           "RUN_DIR/render.png");
     if (!rt.run_dir.empty() && tasks::task_kind(spec.net, c) == tasks::TaskKind::detection) {
       PredictDetOptions d = o->det;  // a detector's run directory: boxes (predict_det.h)
       d.json = o->json;
@@ -173,6 +178,11 @@ void register_predict_command(CLI::App& app) {
       d.engine = o->engine;
       return predict_run_dir(d);
     }
+    if (tasks::task_kind(spec.net, c) == tasks::TaskKind::fold)
+      fail("predict",
+           "{} is a protein-fold net (lossKind af2Fold): predict has no structure output yet; use "
+           "`netspec eval` for FAPE / lDDT-Cα or `netspec report` for distance maps",
+           spec.net.name);
     o->flags.apply(c, "predict");
     ParamTable table = build_param_table(spec.net);
     std::vector<std::string> names = rt.class_names;

@@ -1,17 +1,24 @@
 // `netspec run FILE.mlir`: parses a StableHLO module, runs one function on the chosen backend
 // and writes each result as DIR/result<i>.npy (or prints shapes and leading values).
+// Under `netspec launch` (WORLD_SIZE > 1) every process runs one replica of the module:
+// cpu / ref meet in Gloo; xla makes each process a node of the plugin's multi-node client
+// (node_id = RANK, num_nodes = WORLD_SIZE, key-value store = the rendezvous store), so a GPU
+// plugin's own collectives carry the all_reduce (XLA's CPU plugin refuses: it has none).
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/commands.h"
 #include "core/file_check.h"
 #include "core/npy.h"
+#include "dist/process_group.h"
 #include "exec/backend.h"
 #include "hlo/text/parser.h"
+#include "hlo/text/printer.h"
 
 namespace netspec::cli {
 namespace {
@@ -82,10 +89,41 @@ void run_module(const RunArgs& a, std::shared_ptr<const hlo::Module> module, con
                  fmt::format("{}replica{}.", label, r));
 }
 
+// One replica per process of the launch: rank r prints its results as "rank<r>.result<i>"
+// (--output-dir: DIR/rank<r>/).
+void run_as_process(const RunArgs& a, const dist::DistEnv& env) {
+  if (a.replicas != 1 || a.split)
+    fail("run",
+         "under launch (WORLD_SIZE {}) each process runs one replica: drop --replicas / --split",
+         env.world);
+  std::shared_ptr<const hlo::Module> module = hlo::parse_file(a.file);
+  const hlo::Func* f = module->entry(a.entry);
+  std::vector<Tensor> inputs;
+  for (const auto& p : a.inputs) inputs.push_back(read_npy(p));
+  nlohmann::ordered_json fp;  // every rank must run the same module on the same backend
+  fp["module"] = hlo::print_module(*module);
+  fp["backend"] = a.backend;
+  auto group = dist::ProcessGroup::join(env, fp.dump());
+  exec::BackendOptions engine = a.engine;
+  engine.node_id = env.rank;
+  engine.num_nodes = env.world;
+  engine.kv = &group->kv();
+  auto backend = exec::make_backend(a.backend, engine);
+  auto exe = backend->load(module);
+  std::vector<Tensor> out = exe->run_as_replica(f->name, inputs, group->comm(), env.rank);
+  const std::string dir =
+      a.output_dir.empty()
+          ? ""
+          : (std::filesystem::path(a.output_dir) / fmt::format("rank{}", env.rank)).string();
+  emit_results(out, dir, fmt::format("rank{}.", env.rank));
+}
+
 void run_command(const RunArgs& a) {
   if (a.replicas < 1 || a.replicas > exec::kMaxReplicas)
     fail("run", "--replicas must be in 1..{} (got {})", exec::kMaxReplicas, a.replicas);
   apply_run_limits("run", a.limits);
+  if (const auto env = dist::dist_env_from_environment(); env && env->world > 1)
+    return run_as_process(a, *env);
   if (!a.split) {
     std::shared_ptr<const hlo::Module> m = hlo::parse_file(a.file);
     run_module(a, m, a.output_dir, "");

@@ -16,6 +16,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -24,6 +25,7 @@
 #include "cli/train_run.h"
 #include "core/error.h"
 #include "data/datasets.h"
+#include "data/sample_source.h"
 #include "dist/process_group.h"
 #include "layers/param_table.h"
 #include "report/console_log.h"
@@ -44,9 +46,11 @@ namespace {
 struct TrainOpts {
   std::string net, data, config, run_dir, backend = "cpu", limit;
   std::string data_memory, data_threads;  // data::PipelineOptions (sample_source.h)
+  std::string checkpoint_every_steps;     // TrainOptions::checkpoint_every_steps
   exec::BackendOptions engine;
   std::vector<std::string> sets;
   int replicas = 1;
+  int steps_per_call = 0;  // 0: the backend's default (iree: several)
   bool resume = false, overwrite = false;
   ConfigFlags flags;
   TrainRunArgs run;  // --val-split, --init-from, --classes, --freeze (train_run.h)
@@ -55,12 +59,9 @@ struct TrainOpts {
 // The run's record: a run's config.json (--config RUN/config.json, or --resume --run-dir RUN),
 // or the net's spec, with --config, the flags and each --set applied and validated.
 train::RunRecord resolve_record(TrainOpts& o, CLI::App* cmd) {
-  // IREE's PyPI tools run one process per call: the state would cross files every step.
-  if (o.backend == "iree")
-    fail("train",
-         "--backend iree cannot keep training state between steps with IREE's command-line "
-         "tools (docs/engines.md); use --backend xla or cpu");
   if (o.resume && o.overwrite) fail("train", "--resume and --overwrite exclude each other");
+  if (cmd->count("--steps-per-call") && (o.steps_per_call < 1 || o.steps_per_call > 4096))
+    fail("train", "--steps-per-call must be in 1..4096 (got {})", o.steps_per_call);
   // `--resume --run-dir RUN` alone: the net and config come from RUN/config.json.
   if (o.resume && o.net.empty() && o.config.empty() && !o.run_dir.empty()) {
     const auto stored = std::filesystem::path(o.run_dir) / "config.json";
@@ -97,8 +98,11 @@ train::RunRecord resolve_record(TrainOpts& o, CLI::App* cmd) {
       fail("train", "--config {}: {}", o.config, e.what());
     }
   }
-  o.flags.apply(c, "train");
-  apply_sets(c, o.sets, "train");
+  // Cross-field checks wait until every flag and --set is in (--epochs 1 --set warmupEpochs=0).
+  PendingCheck pending;
+  o.flags.apply(c, "train", &pending);
+  apply_sets(c, o.sets, "train", &pending);
+  check_applied(c, "train", pending);
   rec.spec.train = c;
   if (!o.data.empty()) rec.data = std::filesystem::absolute(o.data).string();
   if (cmd->count("--limit"))
@@ -125,8 +129,7 @@ std::string resume_separator(const std::string& command) {
 
 // Takes the run dir (lock, resume check), joins the process group, loads the data and trains.
 // What the console shows is kept in RUN/train.log (report/console_log.h).
-void run_train(TrainOpts& o, CLI::App* cmd) {
-  report::ConsoleLog console(std::cout);
+void train_logged(TrainOpts& o, CLI::App* cmd, report::ConsoleLog& console) {
   std::ostream& out = console.stream();
   train::RunRecord rec = resolve_record(o, cmd);
   set_pipeline_flags(cmd, o.data_memory, o.data_threads, "train");
@@ -138,6 +141,7 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
                             : o.run_dir;
   train::NewRunDirCleanup cleanup(rank0 ? run_dir : "");
   std::optional<train::RunDirLock> lock;  // one trainer per run dir, held to the end
+  std::string nothing_to_do;              // rank 0's line for a finished run
   if (rank0) {
     try {
       lock.emplace(run_dir, cleanup.fresh());
@@ -149,18 +153,23 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
                       : o.resume  ? train::RunDirMode::kResume
                                   : train::RunDirMode::kCheck;
     rec = train::prepare_run_dir(run_dir, rec, mode, o.flags.given("--epochs"), &out);
-    // A finished run: one line, before the data is loaded or the config printed.
+    // A finished run: one line, before the data is loaded or the config printed (a process
+    // group's ranks hear of it from rank 0 once they have joined, below).
     const std::string last = (std::filesystem::path(run_dir) / "last.safetensors").string();
     const std::optional<int> done = train::checkpoint_epochs(last);
-    if (done && *done >= rec.spec.train->epochs && (!env || env->world <= 1)) {
-      std::cout << fmt::format(
+    if (done && *done >= rec.spec.train->epochs)
+      nothing_to_do = fmt::format(
           "nothing to do: {} already has {} of {} epochs (raise --epochs to train more)\n", last,
           *done, rec.spec.train->epochs);
+    if (!nothing_to_do.empty() && (!env || env->world <= 1)) {
+      std::cout << nothing_to_do;
       return;
     }
-    console.attach((std::filesystem::path(run_dir) / "train.log").string(),
-                   resume_separator(rec.command));
-    out << "run dir: " << run_dir << "\n" << std::flush;
+    if (nothing_to_do.empty()) {
+      console.attach((std::filesystem::path(run_dir) / "train.log").string(),
+                     resume_separator(rec.command));
+      out << "run dir: " << run_dir << "\n" << std::flush;
+    }
   }
   c = *rec.spec.train;
   SpecFile spec = rec.spec;
@@ -179,7 +188,17 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
     fp["limit"] = rec.limit;
     fp["world"] = env->world;
     fp["replicas"] = o.replicas;
+    fp["skip_bad_images"] = data::pipeline_options().skip_bad;  // one policy for every rank
     group = dist::ProcessGroup::join(*env, fp.dump());
+    // Rank 0 found the run finished: every rank ends here, before loading any data.
+    const Tensor finished =
+        Tensor::from<double>(DType::kF64, {}, {nothing_to_do.empty() ? 0.0 : 1.0});
+    const auto any = group->comm().sum_all(env->rank, {finished});
+    if (!any) fail("train", "the process group's communicator has no sum all_reduce");
+    if (any->at(0).as_double(0) > 0) {
+      std::cout << nothing_to_do;  // "" on the other ranks
+      return;
+    }
     // --replicas R: R replica threads in each process (WORLD_SIZE · R replicas in all).
     to.dp = {env->world * o.replicas, &group->comm(), env->rank, o.replicas};
   }
@@ -204,10 +223,14 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
   if (rank0) train::save_class_names(run_dir, data.class_names);
   to.backend = o.backend;
   to.backend_options = o.engine;
+  to.steps_per_call = o.steps_per_call;
   to.log = rank0 ? &out : nullptr;
   to.tty = report::is_terminal(STDOUT_FILENO);
   to.table = &table;
   to.eval_split = val ? "validation" : "test";
+  if (cmd->count("--checkpoint-every-steps"))
+    to.checkpoint_every_steps = static_cast<int64_t>(
+        number_flag("train", "--checkpoint-every-steps", o.checkpoint_every_steps, 0, 1e15));
   train::TrainResult r = train::run_training(spec, data, to);
   if (r.interrupted) {
     if (rank0) out << "stopped by signal\n" << std::flush;
@@ -222,6 +245,24 @@ void run_train(TrainOpts& o, CLI::App* cmd) {
   report_held_out_test(run_dir, rec, table, held_out, o.backend, o.engine, out);
 }
 
+// train_logged, with a fatal error's message (main() prints it on stderr and exits 2; a
+// divergence is one) also kept at the end of RUN/train.log.
+void run_train(TrainOpts& o, CLI::App* cmd) {
+  report::ConsoleLog console(std::cout);
+  try {
+    train_logged(o, cmd, console);
+  } catch (const Error& e) {
+    console.record(e.what());
+    throw;
+  } catch (const std::bad_alloc&) {
+    console.record("netspec train: out of memory (lower --batch or --limit, or use a smaller net)");
+    throw;
+  } catch (const std::exception& e) {
+    console.record(fmt::format("netspec: internal error: {}", e.what()));
+    throw;
+  }
+}
+
 }  // namespace
 
 void register_train_command(CLI::App& app) {
@@ -230,10 +271,8 @@ void register_train_command(CLI::App& app) {
       app.add_subcommand("train", "Train a network on a dataset (--backend cpu, ref or xla)");
   cmd->add_option("net", o->net,
                   "zoo net name or a spec .json file (optional with --config RUN/config.json)");
-  o->flags.add(cmd, "--dataset", "dataset",
-               data::loadable_dataset_names(" | ") + " (default: the spec's)");
-  cmd->add_option("--data", o->data,
-                  "dataset directory (default: the Debian package's); for text, a UTF-8 file");
+  o->flags.add_dataset(cmd, o->data,
+                       "dataset directory (default: the Debian package's); for text, a UTF-8 file");
   o->flags.add(cmd, "--epochs", "epochs", "passes over the training set (default: the spec's)");
   o->flags.add(cmd, "--batch", "batchSize", "batch size (default: the spec's)");
   o->flags.add(cmd, "--lr", "learningRate", "peak learning rate (default: the spec's)");
@@ -276,8 +315,14 @@ void register_train_command(CLI::App& app) {
                   "data-parallel replicas in this process (cpu: threads, xla: devices), each "
                   "training batch/R samples of every step; with WORLD_SIZE (`netspec launch`), "
                   "replicas per process");
+  cmd->add_option("--steps-per-call", o->steps_per_call,
+                  "train updates per backend call (a K-step module: a while over K stacked "
+                  "batches; default 32 on iree, where each call is a process, else 1)");
   add_train_run_options(cmd, o->run);
   add_pipeline_options(cmd, o->data_memory, o->data_threads);
+  cmd->add_option("--checkpoint-every-steps", o->checkpoint_every_steps,
+                  "also save last every N updates within an epoch (with the data cursor: a kill "
+                  "-9 loses at most N updates; default 0: at epoch ends and on a stop only)");
   cmd->footer("\n" + train::config_help());
   cmd->callback([o, cmd] { run_train(*o, cmd); });
 }

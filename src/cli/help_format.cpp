@@ -35,7 +35,7 @@ const std::map<std::string, std::string>& flag_types() {
       {"master-addr", "HOST"},   {"monitor", "METRIC"},     {"mode", "NAME"},
       {"save-top-k", "INT"},     {"early-stop", "INT"},     {"min-delta", "FLOAT"},
       {"data-memory", "MB"},     {"data-threads", "INT"},   {"iface", "NAME"},
-      {"token-file", "PATH"}};
+      {"token-file", "PATH"},    {"steps-per-call", "INT"},  {"checkpoint-every-steps", "INT"}};
   return t;
 }
 

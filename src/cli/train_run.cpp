@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "data/sample_source.h"
 #include "layers/param_table.h"
+#include "optim/optimizer.h"
 #include "spec/summary.h"
 #include "tasks/task.h"
 #include "train/checkpoint.h"
@@ -61,10 +62,14 @@ void add_pipeline_options(CLI::App* cmd, std::string& memory_mb, std::string& th
                   "(default: a quarter of RAM; 0: always stream)");
   cmd->add_option("--data-threads", threads,
                   "decode threads of a streamed image folder (default: the cores less one)");
-  cmd->add_flag_function(
-      "--no-dct-scale", [](int64_t) {},  // read by set_pipeline_flags
-      "decode streamed JPEGs at full resolution (else at 1/2, 1/4, 1/8 where the view "
-                "keeps its resolution; streamed batches then equal in-RAM ones bit for bit)");
+  cmd->add_flag("--skip-bad-images")
+      ->description(
+          "a streamed training image that cannot be read is replaced by the next sample of "
+          "the epoch's order and counted (default: the run stops, naming the file)");
+  cmd->add_flag("--no-dct-scale")
+      ->description(
+          "decode streamed JPEGs at full resolution (else at 1/2, 1/4, 1/8 where the view keeps "
+          "its resolution; streamed batches then equal in-RAM ones bit for bit)");
 }
 
 void set_pipeline_flags(CLI::App* cmd, const std::string& memory_mb, const std::string& threads,
@@ -76,6 +81,7 @@ void set_pipeline_flags(CLI::App* cmd, const std::string& memory_mb, const std::
   if (cmd->count("--data-threads"))
     p.threads = static_cast<int>(number_flag(where, "--data-threads", threads, 1, 1024));
   if (cmd->count("--no-dct-scale")) p.dct_scale = false;
+  p.skip_bad = cmd->count("--skip-bad-images") > 0;
 }
 
 void apply_train_run_args(CLI::App* cmd, const TrainRunArgs& a, train::RunRecord& rec) {
@@ -161,30 +167,33 @@ void size_head_from_data(train::RunRecord& rec, std::ostream& log) {
       tasks::task_kind(rec.spec.net, c) != tasks::TaskKind::classification)
     return;
   const int head = num_classes(rec.spec.net);
-  // One sample is enough: the class names come from the folder names / the label column.
-  const data::Splits s = train::load_for_net(c, build_param_table(rec.spec.net), rec.data, 1);
-  const auto n = static_cast<int>(s.class_names.size());
+  // A folder's class names are its folder names: one sample is enough. A table's label column is
+  // read as training reads it (--limit): names, or class indices counting max label + 1.
+  const bool folder = c.dataset == DatasetKind::folder;
+  const data::Splits s =
+      train::load_for_net(c, build_param_table(rec.spec.net), rec.data, folder ? 1 : rec.limit);
+  auto n = static_cast<int>(s.class_names.size());
+  std::string which = fmt::format("{}", fmt::join(s.class_names, ", "));
+  if (!folder && s.class_names.empty()) {
+    int32_t top = -1;
+    for (const data::Dataset* d : {&s.train, &s.test})
+      for (int64_t i = 0; i < d->y.numel(); ++i) top = std::max(top, d->y.data<int32_t>()[i]);
+    n = top + 1;
+    which = fmt::format("labels 0..{}", top);
+  }
   if (head < 0 || n < 2 || n == head) return;
   set_num_classes(rec.spec.net, n);
   rec.classes = n;
   log << fmt::format(
       "{} has {} classes ({}): the {}-way head of {} is resized to {} (--classes {})\n", rec.data,
-      n, fmt::join(s.class_names, ", "), head, rec.spec.net.name, n, n);
+      n, which, head, rec.spec.net.name, n, n);
 }
 
 std::string trainable_line(const ParamTable& table, const TrainConfig& c) {
-  std::vector<std::string> prefixes;
-  for (size_t a = 0; a < c.freeze.size();) {
-    const size_t e = std::min(c.freeze.find(',', a), c.freeze.size());
-    prefixes.push_back(c.freeze.substr(a, e - a));
-    a = e + 1;
-  }
+  const std::vector<std::string> prefixes = optim::freeze_prefixes(c.freeze);
   int64_t trainable = 0, frozen = 0;
-  for (const auto& p : table.params) {
-    bool f = false;
-    for (const auto& pre : prefixes) f = f || p.name.rfind(pre, 0) == 0;
-    (f ? frozen : trainable) += p.numel();
-  }
+  for (const auto& p : table.params)
+    (optim::is_frozen(p.name, prefixes) ? frozen : trainable) += p.numel();
   return fmt::format(
       "params: {} trainable, {} frozen{}\n", group_digits(trainable), group_digits(frozen),
       prefixes.empty() ? "" : fmt::format(" (--freeze {})", fmt::join(prefixes, " ")));
@@ -224,6 +233,7 @@ data::Splits load_train_data(const train::RunRecord& rec, const ParamTable& tabl
 data::Dataset hold_out_validation(data::Splits& s, double fraction, int64_t seed,
                                   const std::string& where) {
   if (s.text) fail(where, "--val-split: text data already has its validation split");
+  if (s.views) fail(where, "--val-split: radiance-field data already has its held-out views");
   // A seeded permutation: its first round(F·N) samples validate, the rest train.
   const int64_t n = s.train.size();
   const auto nv = static_cast<int64_t>(std::llround(fraction * static_cast<double>(n)));

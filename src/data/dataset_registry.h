@@ -39,6 +39,8 @@ struct DatasetDescriptor {
   bool eval_center_crop = false;
   // Samples are windows of token ids: a run on them is the text task whatever its loss.
   bool token_windows = false;
+  // Samples are sequences as long as the net's input [L] (LoadOptions::seq_len; protein chains).
+  bool sequence_input = false;
 };
 
 // The descriptor of `kind`, or nullptr when none is registered.

@@ -26,6 +26,8 @@ struct Splits {
   // Detection (petsDet, voc, coco; det_data.h): the images with their boxes. train / test then
   // hold the images with placeholder labels; the trainer assigns the loss targets per epoch.
   std::shared_ptr<const struct DetData> det;
+  // Radiance fields (radiance_field.h): the views' size and count behind the ray splits.
+  std::shared_ptr<const struct RayViews> views;
   // Image folders: which pipeline the splits took (in RAM or streamed) and why, one line.
   std::string pipeline;
 };
@@ -42,6 +44,8 @@ struct LoadOptions {
   // Image folders and packs: the training split serves whole images (TrainConfig::
   // randomResizedCrop), decoded in RAM when they fit the memory budget, else streamed.
   bool whole_train = false;
+  // radianceField: the ray interval rendered and the grey behind the scene (TrainConfig nerf*).
+  double ray_near = 2, ray_far = 6, background = 1;
 };
 
 // imagenet reads ImageNet's layout through the folder reader (train/<wnid>/*.JPEG, val/ as class

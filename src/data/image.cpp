@@ -27,13 +27,16 @@ namespace fs = std::filesystem;
 
 std::string read_all(const std::string& path) { return read_regular_file("image", path); }
 
-// HWC interleaved with `ch` channels -> ui8 [3, H, W] (first three channels, or gray x3).
-Tensor to_chw(const uint8_t* p, int64_t h, int64_t w, int ch) {
-  Tensor t(DType::kUI8, {3, h, w});
+// HWC interleaved with `ch` channels -> ui8 [out, H, W] (first three channels, or gray x3; a
+// fourth output channel is the alpha, 255 where the file has none).
+Tensor to_chw(const uint8_t* p, int64_t h, int64_t w, int ch, int out = 3) {
+  Tensor t(DType::kUI8, {out, h, w});
   uint8_t* o = t.data<uint8_t>();
   const int64_t hw = h * w;
-  for (int64_t i = 0; i < hw; ++i)
+  for (int64_t i = 0; i < hw; ++i) {
     for (int c = 0; c < 3; ++c) o[c * hw + i] = p[i * ch + (ch >= 3 ? c : 0)];
+    if (out == 4) o[3 * hw + i] = ch == 4 ? p[i * ch + 3] : uint8_t{255};
+  }
   return t;
 }
 
@@ -44,7 +47,7 @@ Tensor to_chw(const uint8_t* p, int64_t h, int64_t w, int ch) {
        path, w, h, h * w, max_image_pixels(), kMaxImagePixelsEnv);
 }
 
-Tensor decode_png(const std::string& bytes, const std::string& path) {
+Tensor decode_png(const std::string& bytes, const std::string& path, int out = 3) {
   png_image im;
   std::memset(&im, 0, sizeof im);
   im.version = PNG_IMAGE_VERSION;
@@ -63,7 +66,7 @@ Tensor decode_png(const std::string& bytes, const std::string& path) {
     png_image_free(&im);
     fail("image", "{}: corrupt or truncated PNG ({})", path, msg);
   }
-  return to_chw(px.data(), im.height, im.width, 4);
+  return to_chw(px.data(), im.height, im.width, 4, out);
 }
 
 // Only C objects live in this frame across setjmp, so the longjmp skips no destructor. Returns
@@ -148,6 +151,18 @@ int64_t max_image_pixels() {
 }
 
 Tensor decode_image(const std::string& path) { return decode_image_bytes(read_all(path), path); }
+
+Tensor decode_image_rgba(const std::string& path) {
+  const std::string b = read_all(path);
+  const auto* u = reinterpret_cast<const uint8_t*>(b.data());
+  if (b.size() >= 8 && png_sig_cmp(u, 0, 8) == 0) return decode_png(b, path, 4);
+  const Tensor rgb = decode_image_bytes(b, path);  // JPEG: opaque
+  const int64_t hw = rgb.shape()[1] * rgb.shape()[2];
+  Tensor t(DType::kUI8, {4, rgb.shape()[1], rgb.shape()[2]});
+  std::copy_n(rgb.data<uint8_t>(), 3 * hw, t.data<uint8_t>());
+  std::fill_n(t.data<uint8_t>() + 3 * hw, hw, uint8_t{255});
+  return t;
+}
 
 Tensor decode_image_bytes(const std::string& b, const std::string& path) {
   const auto* u = reinterpret_cast<const uint8_t*>(b.data());

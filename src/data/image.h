@@ -21,6 +21,8 @@ int64_t max_image_pixels();
 
 // The file (JPEG or PNG, told by its magic bytes) -> ui8 [3, H, W] RGB.
 Tensor decode_image(const std::string& path);
+// The same -> ui8 [4, H, W] RGBA, straight alpha (255 where the file has none).
+Tensor decode_image_rgba(const std::string& path);
 // The same from the file's bytes; `path` names it in errors.
 Tensor decode_image_bytes(const std::string& bytes, const std::string& path);
 // ui8 [3, h, w] -> ui8 [3, H, W]: scale so the image covers H x W (for a square target the

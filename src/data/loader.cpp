@@ -106,7 +106,32 @@ void Loader::set_decode_threads(int threads) {
   if (ds_.streamed()) decode_pool_ = std::make_shared<ThreadPool>(threads);
 }
 
+void Loader::set_shard(int first, int count, int replicas) {
+  if (replicas < 1 || first < 0 || count < 1 || first + count > replicas)
+    fail("loader", "shard must be replicas [first, first + count) of R (got {}, {} of {})", first,
+         count, replicas);
+  shard_first_ = first;
+  shard_count_ = count;
+  shard_replicas_ = replicas;
+}
+
+std::pair<int64_t, int64_t> Loader::own_rows(int64_t i) const {
+  const int64_t n = batch_rows(i), r = shard_replicas_;
+  if (!train_ || r == 1) return {0, n};
+  const int64_t kept = n - n % r;  // the stepper's equal shards
+  return {shard_first_ * kept / r, (shard_first_ + shard_count_) * kept / r};
+}
+
+Loader::Skipped Loader::skipped() const {
+  std::lock_guard<std::mutex> lk(skipped_mu_);
+  return skipped_;
+}
+
 void Loader::start_epoch(int64_t epoch) {
+  {
+    std::lock_guard<std::mutex> lk(skipped_mu_);
+    skipped_ = {};
+  }
   epoch_ = epoch;
   std::iota(order_.begin(), order_.end(), 0);
   if (!train_) return;
@@ -205,6 +230,29 @@ void Loader::write_image(int64_t s, const uint8_t* px, float* dst) const {
   }
 }
 
+template <class Write>
+int64_t Loader::read_sample(int64_t pos, const Write& write) const {
+  const auto size = static_cast<int64_t>(order_.size());
+  std::string error;
+  for (int64_t t = 0; t < size; ++t) {
+    const int64_t s = order_[static_cast<size_t>((pos + t) % size)];
+    try {
+      write(s);
+    } catch (const Error& e) {
+      if (!skip_bad_) throw;
+      if (t == 0) error = e.what();
+      continue;
+    }
+    if (t > 0) {  // counted once, at the bad sample's own position
+      std::lock_guard<std::mutex> lk(skipped_mu_);
+      if (skipped_.count++ == 0) skipped_.first = error;
+    }
+    return s;
+  }
+  fail("loader", "--skip-bad-images: no sample of the {} could be read (the first: {})",
+       ds_.source->describe(), error);
+}
+
 bool Loader::mask_labels() const {
   const Shape& xs = ds_.x.shape();
   const Shape& ys = ds_.y.shape();
@@ -249,18 +297,23 @@ int64_t Loader::batch(int64_t i, Tensor& x, Tensor& y) const {
   const auto* ysrc = static_cast<const uint8_t*>(ds_.y.raw());
   if (ds_.streamed()) {
     // Each decode thread reads whole samples (decode, resize, augment, normalise) into their
-    // rows of x: the bytes do not depend on which thread or how many.
-    std::vector<int32_t> labels(static_cast<size_t>(n));
-    decode_pool_->parallel_for(n, 1, [&](int64_t b, int64_t e) {
+    // rows of x: the bytes do not depend on which thread or how many. Rows another process
+    // feeds (set_shard) get their label only.
+    const auto [lo, hi] = own_rows(i);
+    for (int64_t k = 0; k < n; ++k)
+      std::memcpy(yd + k * yrow, ysrc + order_[static_cast<size_t>(i * batch_ + k)] * yrow, yrow);
+    decode_pool_->parallel_for(hi - lo, 1, [&](int64_t b, int64_t e) {
       std::vector<uint8_t> px(xrow);
-      for (int64_t k = b; k < e; ++k) {
-        const int64_t s = order_[static_cast<size_t>(i * batch_ + k)];
-        if (rrc) {
-          write_rrc(s, reinterpret_cast<float*>(xd + k * orow));
-        } else {
-          ds_.source->read(s, px.data());
-          write_image(s, px.data(), reinterpret_cast<float*>(xd + k * orow));
-        }
+      for (int64_t k = lo + b; k < lo + e; ++k) {
+        auto* dst = reinterpret_cast<float*>(xd + k * orow);
+        const int64_t s = read_sample(i * batch_ + k, [&](int64_t s) {
+          if (rrc) {
+            write_rrc(s, dst);
+          } else {
+            ds_.source->read(s, px.data());
+            write_image(s, px.data(), dst);
+          }
+        });
         std::memcpy(yd + k * yrow, ysrc + s * yrow, yrow);
       }
     });
@@ -302,17 +355,19 @@ void Prefetcher::stop() {
   done_ = true;
 }
 
-void Prefetcher::start_epoch(int64_t epoch) {
+void Prefetcher::start_epoch(int64_t epoch, int64_t first_batch) {
   stop();
   loader_.start_epoch(epoch);
   const int64_t n = loader_.num_batches();
+  if (first_batch < 0 || first_batch > n)
+    fail("prefetcher", "first batch out of range (got {}, expected 0..{})", first_batch, n);
   done_ = false;
-  worker_ = std::thread([this, n] { work(n); });
+  worker_ = std::thread([this, first_batch, n] { work(first_batch, n); });
 }
 
-void Prefetcher::work(int64_t n) {
+void Prefetcher::work(int64_t first, int64_t n) {
   try {
-    for (int64_t i = 0; i < n; ++i) {
+    for (int64_t i = first; i < n; ++i) {
       {
         std::unique_lock<std::mutex> lk(mu_);
         cv_.wait(lk, [&] { return stop_ || static_cast<int>(queue_.size()) < depth_; });

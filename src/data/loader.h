@@ -16,7 +16,9 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "data/dataset.h"
@@ -84,11 +86,33 @@ class Loader {
   // (default: data::decode_threads()); batches are the same for any count.
   void set_decode_threads(int threads);
   int64_t batch_size() const { return batch_; }
+  // Data parallel across processes (training, streamed splits): this process feeds replicas
+  // [first, first + count) of R, so only their rows of each batch are decoded. Of a batch of n
+  // samples the stepper keeps n' = n - n % R and gives replica r rows [r·n'/R, (r+1)·n'/R); the
+  // other rows stay zero (every row's label is filled). The global batch, position for position,
+  // is the one a single process assembles, for any process count.
+  void set_shard(int first, int count, int replicas);
+  // Rows [lo, hi) of batch i that this process decodes (every row without a shard).
+  std::pair<int64_t, int64_t> own_rows(int64_t i) const;
+  // --skip-bad-images (streamed splits): a sample whose read fails is replaced by the next
+  // sample of the epoch's order that reads (positions p+1, p+2, ... wrapping), with that
+  // sample's label and augmentation draw; the batch keeps its size. Off: the read's error.
+  void set_skip_bad(bool on) { skip_bad_ = on; }
+  // Samples replaced since start_epoch (by this process) and the first one's error.
+  struct Skipped {
+    int64_t count = 0;
+    std::string first;
+  };
+  Skipped skipped() const;
 
  private:
   void write_image(int64_t s, const uint8_t* px, float* dst) const;
   // Train with rrc: sample s's random-resized crop, flipped, normalised into dst (f32 [C, H, W]).
   void write_rrc(int64_t s, float* dst) const;
+  // Streamed: write(s) for the sample at position pos of the order; with skip_bad_, on a read
+  // error the next positions' samples in turn (counted in skipped_). Returns the sample written.
+  template <class Write>
+  int64_t read_sample(int64_t pos, const Write& write) const;
   // Segmentation: labels i32 [N, H, W] matching the images' H, W follow their augmentation.
   bool mask_labels() const;
   void write_mask(int64_t s, int32_t* dst) const;
@@ -103,6 +127,10 @@ class Loader {
   std::vector<float> lut_;  // ui8 storage: normalised value of byte v in channel c at c·256 + v
   std::shared_ptr<ThreadPool> decode_pool_;  // streamed splits only
   bool dct_scale_ = true;                     // pipeline_options().dct_scale at construction
+  int shard_first_ = 0, shard_count_ = 1, shard_replicas_ = 1;
+  bool skip_bad_ = false;
+  mutable std::mutex skipped_mu_;
+  mutable Skipped skipped_;
 };
 
 struct Batch {
@@ -122,8 +150,9 @@ class Prefetcher {
   Prefetcher(const Prefetcher&) = delete;
   Prefetcher& operator=(const Prefetcher&) = delete;
 
-  // Stops any running epoch, calls loader.start_epoch(epoch) and starts assembling batch 0.
-  void start_epoch(int64_t epoch);
+  // Stops any running epoch, calls loader.start_epoch(epoch) and starts assembling batch
+  // first_batch (a mid-epoch resume: the batches before it are never read or decoded).
+  void start_epoch(int64_t epoch, int64_t first_batch = 0);
   // The next batch of the epoch; false after the last one.
   bool next(Batch& out);
   // Batches assembled and waiting (<= depth): how far the worker is ahead of the caller.
@@ -131,7 +160,7 @@ class Prefetcher {
 
  private:
   void stop();
-  void work(int64_t n);
+  void work(int64_t first, int64_t n);
 
   Loader& loader_;
   int depth_;

@@ -1,6 +1,8 @@
 // Streamed splits and the in-RAM / streaming choice (see sample_source.h).
 #include "data/sample_source.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -23,17 +25,33 @@ void render_cover(const Region& r, int64_t c, int64_t h, int64_t w, double ratio
   render_view(r, ty, tx, c, false, nullptr, nullptr, dst);
 }
 
+// The paths are kept as one string of their parts after the common directory (a few dozen bytes
+// per file rather than a std::string each), so a streamed run's memory barely grows with the
+// number of files (docs/data.md, "Memory").
 class FileListSource final : public SampleSource {
  public:
   FileListSource(std::vector<std::pair<std::string, int32_t>> files, int64_t channels,
                  int64_t height, int64_t width, double crop_ratio, bool dct_scale)
-      : files_(std::move(files)),
-        c_(channels),
-        h_(height),
-        w_(width),
-        ratio_(crop_ratio),
-        dct_(dct_scale) {}
-  int64_t size() const override { return static_cast<int64_t>(files_.size()); }
+      : c_(channels), h_(height), w_(width), ratio_(crop_ratio), dct_(dct_scale) {
+    if (!files.empty()) {
+      root_ = files.front().first.substr(0, files.front().first.rfind('/') + 1);
+      for (const auto& [p, label] : files)
+        while (p.compare(0, root_.size(), root_) != 0)
+          root_.resize(root_.rfind('/', root_.size() - 2) + 1);  // the parent directory
+    }
+    ends_.reserve(files.size());
+    for (const auto& [p, label] : files) {
+      blob_.append(p, root_.size());
+      ends_.push_back(blob_.size());
+    }
+    blob_.shrink_to_fit();
+  }
+  int64_t size() const override { return static_cast<int64_t>(ends_.size()); }
+  std::string path(int64_t i) const {
+    const auto k = static_cast<size_t>(i);
+    const size_t b = k == 0 ? 0 : ends_.at(k - 1);
+    return root_ + blob_.substr(b, ends_.at(k) - b);
+  }
   void read(int64_t i, uint8_t* dst) const override {
     thread_local Region r;  // its decode buffer is reused
     r.keep = Tensor();
@@ -42,16 +60,16 @@ class FileListSource final : public SampleSource {
   }
   void read_region(int64_t i, const RegionChooser& choose, bool dct_scale,
                    Region& out) const override {
-    const std::string& path = files_.at(static_cast<size_t>(i)).first;
-    decode_region(read_regular_file("image", path), path, choose, dct_scale, out);
+    const std::string p = path(i);
+    decode_region(read_regular_file("image", p), p, choose, dct_scale, out);
   }
   std::string describe() const override {
-    return fmt::format("{} image files{}", files_.size(),
-                       files_.empty() ? "" : " (first " + files_.front().first + ")");
+    return fmt::format("{} image files{}", size(), ends_.empty() ? "" : " (first " + path(0) + ")");
   }
 
  private:
-  std::vector<std::pair<std::string, int32_t>> files_;
+  std::string root_, blob_;  // path i = root_ + blob_[ends_[i-1], ends_[i])
+  std::vector<size_t> ends_;
   int64_t c_, h_, w_;
   double ratio_;
   bool dct_;
@@ -178,6 +196,9 @@ Dataset streamed_dataset(std::shared_ptr<const SampleSource> src, std::vector<in
   const int64_t n = src->size();
   if (static_cast<int64_t>(labels.size()) != n)
     fail("stream", "{}: {} labels for {} samples", src->describe(), labels.size(), n);
+  // The listing's freed strings (one per file) back to the OS: the run's steady memory then does
+  // not depend on how many files were listed.
+  malloc_trim(0);
   Dataset ds;
   ds.x = Tensor::wrap(DType::kUI8, {n, channels, height, width}, nullptr);  // shape only
   ds.y = Tensor::from<int32_t>(DType::kI32, {n}, labels);

@@ -78,6 +78,8 @@ struct PipelineOptions {
   // Only commands whose every use of the splits goes through the Loader (train) stream; for the
   // others every split is in RAM whatever its size.
   bool stream_allowed = false;
+  // --skip-bad-images: a training sample that cannot be read is replaced (Loader::set_skip_bad).
+  bool skip_bad = false;
 };
 PipelineOptions& pipeline_options();
 // A quarter of MemTotal (/proc/meminfo), 1024 MiB when it cannot be read.

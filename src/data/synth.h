@@ -18,5 +18,8 @@ struct SynthOptions {
 // Segmentation (synth_seg.cpp): pets = Oxford-IIIT Pets layout (textured blob "pets" on textured
 // backgrounds, trimaps with a border band); brats = MSD Task01_BrainTumour layout (NIfTI-1).
 void synth_seg(const SynthOptions& o);
+// NeRF (synth_nerf.cpp): the procedural radiance field's n training and 4 held-out views,
+// size x size, in the transforms.json layout (format "transforms").
+void synth_nerf(const SynthOptions& o, int64_t size);
 
 }  // namespace netspec::data

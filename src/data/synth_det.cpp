@@ -13,7 +13,9 @@
 #include <random>
 
 #include "core/error.h"
+#include "core/tensor.h"
 #include "data/det_boxes.h"
+#include "data/image_write.h"
 
 namespace netspec::data {
 namespace {
@@ -49,6 +51,18 @@ void write_png_rgb(const std::string& path, const std::vector<uint8_t>& hwc, int
   im.format = PNG_FORMAT_RGB;
   if (!png_image_write_to_file(&im, path.c_str(), 0, hwc.data(), 0, nullptr))
     fail("synth", "{}: cannot write PNG ({})", path, im.message);
+}
+
+// VOC's JPEGImages hold JPEG files (libjpeg, quality kJpegQuality): interleaved RGB [H, W, 3]
+// rearranged to the writer's [3, H, W].
+constexpr int kJpegQuality = 95;
+void write_jpeg_rgb(const std::string& path, const std::vector<uint8_t>& hwc, int64_t w,
+                    int64_t h) {
+  Tensor chw(DType::kUI8, {3, h, w});
+  uint8_t* d = chw.data<uint8_t>();
+  for (int64_t q = 0; q < h * w; ++q)
+    for (int64_t c = 0; c < 3; ++c) d[c * h * w + q] = hwc[size_t(q * 3 + c)];
+  write_jpeg(path, chw, kJpegQuality);
 }
 
 void write_text(const fs::path& p, const std::string& s) {
@@ -126,8 +140,11 @@ int64_t write_synth_det(const SynthDetOptions& o) {
     // The shapes' extents are their boxes: rect, ellipse, triangle and cross all touch all four
     // sides at pixel centres for the sizes drawn (>= s/8 px).
     const std::string id = fmt::format("{:06d}", i);
-    const std::string file = id + ".png";
-    write_png_rgb((img_dir / file).string(), px, s, s);
+    const std::string file = id + (voc ? ".jpg" : ".png");
+    if (voc)
+      write_jpeg_rgb((img_dir / file).string(), px, s, s);
+    else
+      write_png_rgb((img_dir / file).string(), px, s, s);
     const bool is_val = i >= o.n - n_val;
     total += int64_t(boxes.size());
     if (voc) {

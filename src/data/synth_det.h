@@ -1,8 +1,9 @@
 // Procedural detection data with known boxes, written in the real formats the readers take
 // (`netspec data synth --task det`): each image has a smooth random background and 1-4 objects
 // whose class is their shape (rect, ellipse, triangle, cross) in a jittered class colour; a box is
-// the exact pixel-edge extent of its shape. VOC: DIR/JPEGImages/*.png, DIR/Annotations/*.xml,
-// DIR/ImageSets/Main/{train,val}.txt. COCO: DIR/images/*.png,
+// the exact pixel-edge extent of its shape (in the PNG pixels; JPEG's rounding blurs the edges
+// by a pixel or so). VOC: DIR/JPEGImages/*.jpg (JPEG, quality 95, as VOC ships them),
+// DIR/Annotations/*.xml, DIR/ImageSets/Main/{train,val}.txt. COCO: DIR/images/*.png (lossless),
 // DIR/annotations/instances_{train,val}.json.
 #pragma once
 #include <cstdint>

@@ -9,15 +9,19 @@
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
 
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "core/error.h"
 #include "dist/net_iface.h"
+#include "dist/store_kv.h"
 #include "dist/tcp_store.h"
 
 namespace netspec::dist {
@@ -35,10 +39,12 @@ void sum_into(void* c, const void* a, const void* b, size_t n) {
 // netspec Error naming this rank.
 class GlooComm final : public exec::Communicator {
  public:
-  // addresses[r]: rank r's connection address, to name the rank a transport error came from.
+  // addresses[r]: rank r's connection address, to name the rank a transport error came from;
+  // store: the rendezvous store (outlives this), through which the ranks that time out find
+  // the one that did not.
   GlooComm(std::shared_ptr<gloo::Context> ctx, std::chrono::milliseconds timeout,
-           std::vector<std::string> addresses)
-      : ctx_(std::move(ctx)), timeout_(timeout), addresses_(std::move(addresses)) {}
+           std::vector<std::string> addresses, TcpStore* store)
+      : ctx_(std::move(ctx)), timeout_(timeout), addresses_(std::move(addresses)), store_(store) {}
   int num_replicas() const override { return ctx_->size; }
 
   std::optional<std::vector<Tensor>> sum_all(int, const std::vector<Tensor>& xs) override {
@@ -136,9 +142,11 @@ class GlooComm final : public exec::Communicator {
     } catch (const Error&) {
       throw;
     } catch (const std::exception& e) {
+      std::string lost = peer_ranks(e.what());
+      // More than two ranks: a closed connection may come from a peer that timed out itself.
+      if (ctx_->size > 2) lost = silent_ranks(tag_ - 1, lost);  // the failed collective's tag
       fail("dist", "rank {} of {}: {} across processes failed after at most {} s: {} ({})",
-           ctx_->rank, ctx_->size, what, timeout_.count() / 1000.0, e.what(),
-           peer_ranks(e.what()));
+           ctx_->rank, ctx_->size, what, timeout_.count() / 1000.0, e.what(), lost);
     }
   }
   // Gloo names the peer of a failed pair as "[address]:port": the ranks at that address.
@@ -160,12 +168,70 @@ class GlooComm final : public exec::Communicator {
     if (ctx_->size == 2)  // a timeout names no peer; with two ranks it is the other one
       return fmt::format("lost rank {} on {}: it died, hung or was stopped", 1 - ctx_->rank,
                          addresses_.at(static_cast<size_t>(1 - ctx_->rank)));
-    return "another rank died, hung or was stopped";
+    return "";
+  }
+  // More than two ranks: a timeout names no peer, and a closed connection may come from a rank
+  // that timed out itself (Gloo closes a pair that timed out). Every rank whose collective `tag`
+  // failed says so in the store and waits up to half the timeout (1-10 s) for the others: a
+  // live rank in that collective fails within that window too, so the ranks that never report
+  // are the lost ones (died, hung or stopped). Rank 0 serves the store, so it stays until the
+  // ranks that reported have read (each marks itself done); a store that does not answer names
+  // rank 0. `fallback` (what the transport error said) when every other rank reported.
+  std::string silent_ranks(uint32_t tag, const std::string& fallback) const {
+    using namespace std::chrono;
+    const std::string prefix = fmt::format("netspec/failed/{}/", tag);
+    const auto grace = std::clamp<milliseconds>(timeout_ / 2, milliseconds(1000), seconds(10));
+    std::vector<int> silent;
+    try {
+      // The ranks of `among` that have not set prefix + what + rank within the window.
+      auto poll = [&](const std::string& what, const std::vector<int>& among) {
+        const auto until = steady_clock::now() + grace;
+        std::vector<int> left;
+        for (;;) {
+          left.clear();
+          std::vector<char> v;
+          for (int r : among)
+            if (!store_->try_get(prefix + what + std::to_string(r), v)) left.push_back(r);
+          if (left.empty() || steady_clock::now() >= until) return left;
+          std::this_thread::sleep_for(milliseconds(50));
+        }
+      };
+      std::vector<int> others;
+      for (int r = 0; r < ctx_->size; ++r)
+        if (r != ctx_->rank) others.push_back(r);
+      store_->set(prefix + std::to_string(ctx_->rank), {'1'});
+      silent = poll("", others);
+      store_->set(prefix + "done/" + std::to_string(ctx_->rank), {'1'});
+      if (ctx_->rank == 0) {  // the reporters finish their own windows, then the store may go
+        std::vector<int> reporters;
+        for (int r : others)
+          if (std::find(silent.begin(), silent.end(), r) == silent.end()) reporters.push_back(r);
+        poll("done/", reporters);
+      }
+    } catch (const std::exception&) {
+      return fmt::format(
+          "lost rank 0 on {} or the link to it: its rendezvous store does not answer; it died, "
+          "hung or was stopped",
+          addresses_.at(0));
+    }
+    if (silent.empty())
+      return fallback.empty() ? "every other rank failed in this collective too: none was lost; "
+                                "it took longer than NETSPEC_DIST_TIMEOUT"
+                              : fallback;
+    std::vector<std::string> named;
+    for (int r : silent)
+      named.push_back(fmt::format("{} on {}", r, addresses_.at(static_cast<size_t>(r))));
+    return fmt::format(
+        "lost rank{} {}: {} not report this failure within {} s; died, hung or "
+        "stopped",
+        silent.size() > 1 ? "s" : "", fmt::join(named, ", "),
+        silent.size() > 1 ? "they did" : "it did", duration<double>(grace).count());
   }
 
   std::shared_ptr<gloo::Context> ctx_;
   std::chrono::milliseconds timeout_;
   std::vector<std::string> addresses_;
+  TcpStore* store_;
   uint32_t tag_ = 1;
 };
 
@@ -174,12 +240,13 @@ class GlooGroup final : public ProcessGroup {
   GlooGroup(const DistEnv& env, const std::string& fingerprint) : env_(env) {
     store_ = std::make_unique<TcpStore>(env.master_addr, env.master_port, env.rank == 0,
                                         env.timeout, env.token);
+    kv_ = std::make_unique<StoreKv>(*store_, "netspec/pjrt/");
     check_fingerprints(fingerprint);
-    const LocalAddress local = choose_local_address(env.iface, env.master_addr, env.master_port,
-                                                    env.multi_node(), "dist");
+    const LocalAddress local =
+        choose_local_address(env.iface, env.master_addr, env.master_port, env.multi_node(), "dist");
     if (!local.loopback)  // the address the others connect to: in every rank's log
-      std::fprintf(stderr, "[dist] rank %d of %d: connections on %s %s (%s)\n", env.rank,
-                   env.world, local.iface.c_str(), local.address.c_str(), local.how.c_str());
+      std::fprintf(stderr, "[dist] rank %d of %d: connections on %s %s (%s)\n", env.rank, env.world,
+                   local.iface.c_str(), local.address.c_str(), local.how.c_str());
     // Every rank's address, so a transport error can name the rank behind it.
     store_->set(fmt::format("netspec/addr/{}", env.rank),
                 std::vector<char>(local.address.begin(), local.address.end()));
@@ -196,7 +263,7 @@ class GlooGroup final : public ProcessGroup {
       ctx->setTimeout(env.timeout);
       gloo::rendezvous::PrefixStore prefixed("netspec/gloo", *store_);
       ctx->connectFullMesh(prefixed, dev);
-      comm_ = std::make_unique<GlooComm>(ctx, env.timeout, std::move(addresses));
+      comm_ = std::make_unique<GlooComm>(ctx, env.timeout, std::move(addresses), store_.get());
     } catch (const Error&) {
       throw;
     } catch (const std::exception& e) {
@@ -206,6 +273,7 @@ class GlooGroup final : public ProcessGroup {
   }
   exec::Communicator& comm() override { return *comm_; }
   const DistEnv& env() const override { return env_; }
+  exec::KvStore& kv() override { return *kv_; }
 
  private:
   // Every rank publishes its fingerprint and compares them all with rank 0's, so every rank
@@ -243,6 +311,7 @@ class GlooGroup final : public ProcessGroup {
 
   DistEnv env_;
   std::unique_ptr<TcpStore> store_;
+  std::unique_ptr<StoreKv> kv_;
   std::unique_ptr<GlooComm> comm_;
 };
 

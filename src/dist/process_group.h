@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "exec/kv_store.h"
 #include "exec/replicas.h"
 
 namespace netspec::dist {
@@ -43,6 +44,9 @@ class ProcessGroup {
   virtual ~ProcessGroup() = default;
   virtual exec::Communicator& comm() = 0;
   virtual const DistEnv& env() const = 0;
+  // The rendezvous store as a key-value store under netspec/pjrt/ (XLA's multi-node client
+  // exchanges its topology through it: BackendOptions::kv).
+  virtual exec::KvStore& kv() = 0;
 };
 
 // The first place where two JSON texts differ, as "path: A vs B" ("" when equal). Used to name a

@@ -59,6 +59,17 @@ size_t classifier_layer(const NetSpec& net) {
   fail("emit dropout", "net {} has no dense classifier layer for dropout", net.name);
 }
 
+void bind_masks(const hlo::Func* f, size_t first, const std::vector<TensorInfo>& masks,
+                layers::DropPath& drop, hlo::Value*& dropout) {
+  for (size_t k = 0; k < masks.size(); ++k) {
+    hlo::Value* a = f->arg(first + k);
+    if (masks[k].name == "dropout")
+      dropout = a;
+    else
+      drop.masks.push_back(a);
+  }
+}
+
 std::vector<TensorInfo> train_masks(const NetSpec& net, const ParamTable& t, const EmitOptions& o) {
   std::vector<TensorInfo> masks;
   if (o.drop_path > 0) {

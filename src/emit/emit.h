@@ -36,8 +36,12 @@ struct EmitOptions {
   losses::LossOptions loss;
   optim::OptimConfig optim;
   // Train step and loss only: stochastic-depth rate (max of the ramp) and classifier dropout.
-  // > 0 adds keep-mask inputs (role "mask", drop_path.cpp); forward / eval / cam never take them.
+  // > 0 adds keep-mask inputs (role "mask", drop_path.cpp); eval / cam never take them.
   double drop_path = 0, dropout = 0;
+  // forward / vjp (gradient accumulation, train/stepper.cpp): take the same keep masks right
+  // after x (train_masks' order), so each micro-batch shard drops what the host drew for it.
+  // Off (the default): they take none and apply no dropout.
+  bool masked_forward = false;
   // Data parallel (docs/distributed.md): the module is one of `replicas` copies, each given a
   // batch shard of `batch` samples; > 1 averages the gradients and the loss with all_reduce
   // before the optimizer. sync_bn: BN statistics over all replicas' shards (the global batch).
@@ -93,6 +97,10 @@ void cast_contractions(hlo::Block& block, size_t begin, const Precision& p);
 // are 0): one [B] per residual drop-path branch in emission order, each with its rate p_i, then
 // "dropout" shaped like the classifier input [B, F]. Mask values are 0 or 1/(1-p) (drop_path.cpp).
 std::vector<TensorInfo> train_masks(const NetSpec& net, const ParamTable& t, const EmitOptions& o);
+// Hands f's mask arguments f->arg(first + k) (k over `masks`, train_masks' order) to the forward
+// traversal: the drop-path ones into drop.masks, "dropout" into *dropout.
+void bind_masks(const hlo::Func* f, size_t first, const std::vector<TensorInfo>& masks,
+                layers::DropPath& drop, hlo::Value*& dropout);
 // Per-block drop-path rates for the recorded blocks (one per entry of `blocks`), p = the max rate.
 // convNextStage (torchvision ConvNeXt): p·i/(N-1); mbConv / fusedMbConv (torchvision
 // EfficientNet): p·i/N; transformerEncoder (timm ViT, linspace(0, p, N)): p·i/(N-1); i is the

@@ -145,6 +145,13 @@ Emitted emit_forward_like(const NetSpec& net, const ParamTable& t, ModuleKind ki
   add_params(in, t, o.dtype, "param");
   if (!train) add_running(in, t, o.dtype);
   in.add("x", input_type(net, t, o), "input");
+  // Gradient accumulation: the train step's keep masks after x (EmitOptions::masked_forward).
+  const std::vector<TensorInfo> masks =
+      train && o.masked_forward ? train_masks(net, t, o) : std::vector<TensorInfo>{};
+  for (const auto& mk : masks) {
+    in.types.push_back(hlo::Type::tensor(mk.dtype, mk.shape));
+    in.infos.push_back(mk);
+  }
   Emitted e;
   e.module = std::make_unique<hlo::Module>();
   e.module->name = fmt::format("{}_{}", sanitize(net.name), enum_name(kind));
@@ -157,8 +164,12 @@ Emitted emit_forward_like(const NetSpec& net, const ParamTable& t, ModuleKind ki
   if (!train)
     for (size_t k = 0; k < t.bns.size(); ++k, pos += 2)
       running.push_back({f->arg(pos), f->arg(pos + 1)});
-  ForwardOut fo = emit_forward_graph(b, net, t, params, f->arg(pos), train, running, nullptr,
-                                     nullptr, 1, nullptr, o.precision);
+  layers::DropPath drop;
+  hlo::Value* dropout = nullptr;
+  bind_masks(f, pos + 1, masks, drop, dropout);
+  ForwardOut fo =
+      emit_forward_graph(b, net, t, params, f->arg(pos), train, running,
+                         drop.masks.empty() ? nullptr : &drop, dropout, 1, nullptr, o.precision);
   Signature out;
   if (kind == ModuleKind::cam) {
     if (!fo.cam_features)

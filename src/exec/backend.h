@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "exec/kv_store.h"
 #include "exec/replicas.h"
 #include "hlo/ir.h"
 
@@ -98,6 +99,11 @@ struct BackendOptions {
   // xla: compiled executables kept on disk; "" the default directory (default_compile_cache_dir,
   // $NETSPEC_COMPILE_CACHE when set), "off" none, else that directory.
   std::string compile_cache;
+  // xla across processes (GPU plugins): this process is node `node_id` of `num_nodes`, the
+  // plugin's multi-node client meeting the others through `kv` (the run's rendezvous store).
+  // The CPU plugin refuses num_nodes > 1 (it has no cross-process collectives).
+  int node_id = 0, num_nodes = 1;
+  KvStore* kv = nullptr;
 };
 
 class Backend {

@@ -86,6 +86,24 @@ std::vector<Value*> results_of(Op* op) {
 
 }  // namespace
 
+// The elementwise ops whose builder function (builder.h) takes only its operands,
+// X(function, OpKind); each is defined from this list below.
+// clang-format off
+#define NETSPEC_BUILDER_UNARY_OPS(X) \
+  X(negate, kNegate) X(abs, kAbs) X(sign, kSign) X(exponential, kExponential) \
+  X(exponential_minus_one, kExponentialMinusOne) X(log, kLog) X(log_plus_one, kLogPlusOne) \
+  X(logistic, kLogistic) X(tanh, kTanh) X(erf, kErf) X(sqrt, kSqrt) X(rsqrt, kRsqrt) \
+  X(cbrt, kCbrt) X(sine, kSine) X(cosine, kCosine) X(tan, kTan) X(floor, kFloor) X(ceil, kCeil) \
+  X(round_nearest_afz, kRoundNearestAfz) X(round_nearest_even, kRoundNearestEven) \
+  X(is_finite, kIsFinite) X(not_, kNot) X(popcnt, kPopcnt) \
+  X(count_leading_zeros, kCountLeadingZeros)
+#define NETSPEC_BUILDER_BINARY_OPS(X) \
+  X(add, kAdd) X(subtract, kSubtract) X(multiply, kMultiply) X(divide, kDivide) \
+  X(remainder, kRemainder) X(power, kPower) X(maximum, kMaximum) X(minimum, kMinimum) \
+  X(atan2, kAtan2) X(and_, kAnd) X(or_, kOr) X(xor_, kXor) X(shift_left, kShiftLeft) \
+  X(shift_right_arithmetic, kShiftRightArithmetic) X(shift_right_logical, kShiftRightLogical)
+// clang-format on
+
 ConvDims ConvOptions::nchw(int n_spatial) {
   ConvDims d;
   d.input_batch = 0;
@@ -172,30 +190,10 @@ Value* Builder::iota(const Type& type, int64_t iota_dimension) {
 // --- elementwise unary ---
 
 Value* Builder::unary(OpKind kind, Value* x) { return create(kind, {x})->result(); }
-Value* Builder::negate(Value* x) { return unary(OpKind::kNegate, x); }
-Value* Builder::abs(Value* x) { return unary(OpKind::kAbs, x); }
-Value* Builder::sign(Value* x) { return unary(OpKind::kSign, x); }
-Value* Builder::exponential(Value* x) { return unary(OpKind::kExponential, x); }
-Value* Builder::exponential_minus_one(Value* x) { return unary(OpKind::kExponentialMinusOne, x); }
-Value* Builder::log(Value* x) { return unary(OpKind::kLog, x); }
-Value* Builder::log_plus_one(Value* x) { return unary(OpKind::kLogPlusOne, x); }
-Value* Builder::logistic(Value* x) { return unary(OpKind::kLogistic, x); }
-Value* Builder::tanh(Value* x) { return unary(OpKind::kTanh, x); }
-Value* Builder::erf(Value* x) { return unary(OpKind::kErf, x); }
-Value* Builder::sqrt(Value* x) { return unary(OpKind::kSqrt, x); }
-Value* Builder::rsqrt(Value* x) { return unary(OpKind::kRsqrt, x); }
-Value* Builder::cbrt(Value* x) { return unary(OpKind::kCbrt, x); }
-Value* Builder::sine(Value* x) { return unary(OpKind::kSine, x); }
-Value* Builder::cosine(Value* x) { return unary(OpKind::kCosine, x); }
-Value* Builder::tan(Value* x) { return unary(OpKind::kTan, x); }
-Value* Builder::floor(Value* x) { return unary(OpKind::kFloor, x); }
-Value* Builder::ceil(Value* x) { return unary(OpKind::kCeil, x); }
-Value* Builder::round_nearest_afz(Value* x) { return unary(OpKind::kRoundNearestAfz, x); }
-Value* Builder::round_nearest_even(Value* x) { return unary(OpKind::kRoundNearestEven, x); }
-Value* Builder::is_finite(Value* x) { return unary(OpKind::kIsFinite, x); }
-Value* Builder::not_(Value* x) { return unary(OpKind::kNot, x); }
-Value* Builder::popcnt(Value* x) { return unary(OpKind::kPopcnt, x); }
-Value* Builder::count_leading_zeros(Value* x) { return unary(OpKind::kCountLeadingZeros, x); }
+#define NETSPEC_DEFINE_UNARY(fn, kind) \
+  Value* Builder::fn(Value* x) { return unary(OpKind::kind, x); }
+NETSPEC_BUILDER_UNARY_OPS(NETSPEC_DEFINE_UNARY)
+#undef NETSPEC_DEFINE_UNARY
 
 Value* Builder::convert(Value* x, DType to) {
   if (!x) fail("convert", "null operand");
@@ -216,25 +214,10 @@ Value* Builder::reduce_precision(Value* x, int64_t exponent_bits, int64_t mantis
 // --- elementwise binary / ternary ---
 
 Value* Builder::binary(OpKind kind, Value* a, Value* b) { return create(kind, {a, b})->result(); }
-Value* Builder::add(Value* a, Value* b) { return binary(OpKind::kAdd, a, b); }
-Value* Builder::subtract(Value* a, Value* b) { return binary(OpKind::kSubtract, a, b); }
-Value* Builder::multiply(Value* a, Value* b) { return binary(OpKind::kMultiply, a, b); }
-Value* Builder::divide(Value* a, Value* b) { return binary(OpKind::kDivide, a, b); }
-Value* Builder::remainder(Value* a, Value* b) { return binary(OpKind::kRemainder, a, b); }
-Value* Builder::power(Value* a, Value* b) { return binary(OpKind::kPower, a, b); }
-Value* Builder::maximum(Value* a, Value* b) { return binary(OpKind::kMaximum, a, b); }
-Value* Builder::minimum(Value* a, Value* b) { return binary(OpKind::kMinimum, a, b); }
-Value* Builder::atan2(Value* a, Value* b) { return binary(OpKind::kAtan2, a, b); }
-Value* Builder::and_(Value* a, Value* b) { return binary(OpKind::kAnd, a, b); }
-Value* Builder::or_(Value* a, Value* b) { return binary(OpKind::kOr, a, b); }
-Value* Builder::xor_(Value* a, Value* b) { return binary(OpKind::kXor, a, b); }
-Value* Builder::shift_left(Value* a, Value* b) { return binary(OpKind::kShiftLeft, a, b); }
-Value* Builder::shift_right_arithmetic(Value* a, Value* b) {
-  return binary(OpKind::kShiftRightArithmetic, a, b);
-}
-Value* Builder::shift_right_logical(Value* a, Value* b) {
-  return binary(OpKind::kShiftRightLogical, a, b);
-}
+#define NETSPEC_DEFINE_BINARY(fn, kind) \
+  Value* Builder::fn(Value* a, Value* b) { return binary(OpKind::kind, a, b); }
+NETSPEC_BUILDER_BINARY_OPS(NETSPEC_DEFINE_BINARY)
+#undef NETSPEC_DEFINE_BINARY
 
 Value* Builder::compare(Value* a, Value* b, std::string_view direction,
                         std::string_view compare_type) {
@@ -375,19 +358,28 @@ Value* Builder::convolution(Value* lhs, Value* rhs, const ConvOptions& o,
 
 // --- reductions and windows ---
 
-std::vector<Value*> Builder::reduce(const std::vector<Value*>& inputs,
-                                    const std::vector<Value*>& inits, I64s dimensions,
-                                    const RegionFn& body) {
+namespace {
+// reduce / reduce_window: operands inputs ++ inits, one region taking (accumulators, elements),
+// both with the inits' scalar types.
+std::vector<Value*> accumulating(Builder& b, OpKind kind, const std::vector<Value*>& inputs,
+                                 const std::vector<Value*>& inits, Attrs a, const RegionFn& body) {
   std::vector<Value*> ops = inputs;
   ops.insert(ops.end(), inits.begin(), inits.end());
   auto ts = scalar_types(inits);
   std::vector<Type> args = ts;
   args.insert(args.end(), ts.begin(), ts.end());
+  std::vector<std::unique_ptr<Block>> regs;
+  regs.push_back(b.region(args, body));
+  return results_of(b.create(kind, std::move(ops), std::move(a), {}, std::move(regs)));
+}
+}  // namespace
+
+std::vector<Value*> Builder::reduce(const std::vector<Value*>& inputs,
+                                    const std::vector<Value*>& inits, I64s dimensions,
+                                    const RegionFn& body) {
   Attrs a;
   a.set("dimensions", std::move(dimensions));
-  std::vector<std::unique_ptr<Block>> regs;
-  regs.push_back(region(args, body));
-  return results_of(create(OpKind::kReduce, std::move(ops), std::move(a), {}, std::move(regs)));
+  return accumulating(*this, OpKind::kReduce, inputs, inits, std::move(a), body);
 }
 
 Value* Builder::reduce(Value* x, Value* init, I64s dimensions, OpKind combiner) {
@@ -408,17 +400,9 @@ void set_window(Attrs& a, const WindowOptions& w, bool dilations) {
 std::vector<Value*> Builder::reduce_window(const std::vector<Value*>& inputs,
                                            const std::vector<Value*>& inits, const WindowOptions& w,
                                            const RegionFn& body) {
-  std::vector<Value*> ops = inputs;
-  ops.insert(ops.end(), inits.begin(), inits.end());
-  auto ts = scalar_types(inits);
-  std::vector<Type> args = ts;
-  args.insert(args.end(), ts.begin(), ts.end());
   Attrs a;
   set_window(a, w, true);
-  std::vector<std::unique_ptr<Block>> regs;
-  regs.push_back(region(args, body));
-  return results_of(
-      create(OpKind::kReduceWindow, std::move(ops), std::move(a), {}, std::move(regs)));
+  return accumulating(*this, OpKind::kReduceWindow, inputs, inits, std::move(a), body);
 }
 
 Value* Builder::reduce_window(Value* x, Value* init, const WindowOptions& w, OpKind combiner) {

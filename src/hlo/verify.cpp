@@ -106,6 +106,12 @@ I64s i64s_or(const Op& op, const std::string& name, size_t n, int64_t dflt) {
   return *p;
 }
 
+const I64s& i64s_of_size(const Op& op, const std::string& name, size_t n) {
+  const I64s& v = op.attrs.get_i64s(name);
+  check_size(op, v.size(), n, name);
+  return v;
+}
+
 std::vector<std::pair<int64_t, int64_t>> padding_attr(const Op& op, size_t n) {
   std::vector<std::pair<int64_t, int64_t>> pads(n, {0, 0});
   if (!op.attrs.has("padding")) return pads;

@@ -45,6 +45,8 @@ const T* optional_attr(const Op& op, const std::string& name, std::string_view w
 
 // I64s attribute or, when absent, `n` copies of `dflt`.
 I64s i64s_or(const Op& op, const std::string& name, size_t n, int64_t dflt);
+// The required I64s attribute `name`, checked to hold n entries.
+const I64s& i64s_of_size(const Op& op, const std::string& name, size_t n);
 // DenseAttr Nx2 padding (or zeros when absent) as (low, high) pairs; checks its shape.
 std::vector<std::pair<int64_t, int64_t>> padding_attr(const Op& op, size_t n);
 

@@ -1,5 +1,6 @@
 // Type rules: reshape, broadcast_in_dim, transpose, slice, dynamic_slice, dynamic_update_slice,
 // concatenate, pad, reverse.
+#include "hlo/op_families.h"
 #include "hlo/op_family.h"
 #include "hlo/verify_internal.h"
 
@@ -48,11 +49,9 @@ std::vector<Type> rule_transpose(const Op& op, const std::vector<Type>& given) {
 std::vector<Type> rule_slice(const Op& op, const std::vector<Type>& given) {
   const Type& x = sole_tensor_operand(op);
   size_t r = static_cast<size_t>(x.rank());
-  const I64s& st = op.attrs.get_i64s("start_indices");
-  const I64s& li = op.attrs.get_i64s("limit_indices");
+  const I64s& st = i64s_of_size(op, "start_indices", r);
+  const I64s& li = i64s_of_size(op, "limit_indices", r);
   I64s str = i64s_or(op, "strides", r, 1);
-  check_size(op, st.size(), r, "start_indices");
-  check_size(op, li.size(), r, "limit_indices");
   Shape s;
   for (size_t i = 0; i < r; ++i) {
     int64_t d = x.dim(static_cast<int64_t>(i));
@@ -87,8 +86,7 @@ std::vector<Type> rule_dynamic_slice(const Op& op, const std::vector<Type>& give
   // C2: size(start_indices) = size(slice_sizes) = rank(operand).
   check_size(op, op.operands.size() - 1, r, "start_indices");
   check_index_scalars(op, 1, r);
-  const I64s& ss = op.attrs.get_i64s("slice_sizes");
-  check_size(op, ss.size(), r, "slice_sizes");
+  const I64s& ss = i64s_of_size(op, "slice_sizes", r);
   for (size_t i = 0; i < r; ++i)  // C4: 0 <= slice_sizes <= shape(operand).
     if (ss[i] < 0 || ss[i] > x.dim(static_cast<int64_t>(i)))
       fail("dynamic_slice", "slice size out of range on dim {} (got {}, expected in [0, {}])", i,
@@ -146,11 +144,9 @@ std::vector<Type> rule_pad(const Op& op, const std::vector<Type>& given) {
   if (pv.rank() != 0 || pv.dtype() != x.dtype())
     fail("pad", "padding_value must be a 0-d {} tensor (got {})", dtype_name(x.dtype()), pv.str());
   size_t r = static_cast<size_t>(x.rank());
-  const I64s& lo = op.attrs.get_i64s("edge_padding_low");
-  const I64s& hi = op.attrs.get_i64s("edge_padding_high");
+  const I64s& lo = i64s_of_size(op, "edge_padding_low", r);
+  const I64s& hi = i64s_of_size(op, "edge_padding_high", r);
   I64s in = i64s_or(op, "interior_padding", r, 0);
-  check_size(op, lo.size(), r, "edge_padding_low");
-  check_size(op, hi.size(), r, "edge_padding_high");
   Shape s;
   for (size_t i = 0; i < r; ++i) {
     // C3: interior_padding >= 0; C4: dim = lo + d + (d-1)*interior + hi (d = 0: lo + hi).
@@ -175,15 +171,9 @@ std::vector<Type> rule_reverse(const Op& op, const std::vector<Type>& given) {
 
 void register_shape_rules(InferRule* t) {
   FamilyTable<InferRule> ft(t, "verify_shape.cpp", {"shape"});
-  ft.set(OpKind::kReshape, rule_reshape);
-  ft.set(OpKind::kBroadcastInDim, rule_broadcast_in_dim);
-  ft.set(OpKind::kTranspose, rule_transpose);
-  ft.set(OpKind::kSlice, rule_slice);
-  ft.set(OpKind::kDynamicSlice, rule_dynamic_slice);
-  ft.set(OpKind::kDynamicUpdateSlice, rule_dynamic_update_slice);
-  ft.set(OpKind::kConcatenate, rule_concatenate);
-  ft.set(OpKind::kPad, rule_pad);
-  ft.set(OpKind::kReverse, rule_reverse);
+#define NETSPEC_SET_RULE(kind, name) ft.set(OpKind::kind, rule_##name);
+  NETSPEC_SHAPE_FAMILY(NETSPEC_SET_RULE)
+#undef NETSPEC_SET_RULE
 }
 
 }  // namespace netspec::hlo

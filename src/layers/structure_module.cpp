@@ -5,9 +5,12 @@
 //   s = LN_ipa(s + IPA(s, z, T));  s = LN(s + l3(relu(l2(relu(l1(s))))));  T = T ∘ bb(s)
 // IPA (Alg. 22): 12 heads of 16 channels, 4 query/key and 8 value points. bb (Alg. 23): linear ->
 // (b, c, d, t); R_upd = rot((1, b, c, d)/√(1 + b² + c² + d²)), T ∘ T_upd = (R·R_upd, R·t + t).
-// Output: Cα positions t·10 [L, 3] (openfold's trans_scale_factor). As openfold, the rotations
-// carry no gradient from one iteration into the next (stop_rot_gradient; translations do).
-// openfold's final (zero) inits of linear_out, transition.linear_3 and bb_update: T starts at
+// Output: Cα positions t·10 [L, 3] (openfold's trans_scale_factor); with `frames` the final frames
+// [L, 12] = (R row-major, t·10), and with distogramBins K > 0 also AF2's distogram head
+// (Alg. 1 line 19, openfold DistogramHead: logits = W·z_ij + W·z_ji on the un-normalised pair
+// input, W zero-initialised) appended per residue i as [j·K + k]: [L, 12 + L·K]. As openfold, the
+// rotations carry no gradient from one iteration into the next (stop_rot_gradient; translations
+// do). openfold's final (zero) inits of linear_out, transition.linear_3 and bb_update: T starts at
 // the identity and stays there until bb_update learns.
 #include <cmath>
 
@@ -167,6 +170,11 @@ Value* lower_structure_module(LowerCtx& c, const Layer& layer, Value* x) {
   Lin t3 = declare_linear(c, "transition.linear_3", cs, cs, true, af2::Init::final_);
   af2::Ln ln_t = af2::declare_ln(c, "transition.layer_norm", cs);
   Lin bb = declare_linear(c, "bb_update.linear", cs, 6, true, af2::Init::final_);
+  const int64_t bins = l.distogramBins;
+  if (bins < 0 || (bins > 0 && !l.frames))
+    c.fail("distogramBins {} needs frames: true and >= 0 (the distogram follows the frames)", bins);
+  Lin dist;
+  if (bins > 0) dist = declare_linear(c, "distogram.linear", cz, bins, true, af2::Init::final_);
 
   DType dt = x->type.dtype();
   s = lin_in(b, ln_s(c, s));
@@ -182,9 +190,18 @@ Value* lower_structure_module(LowerCtx& c, const Layer& layer, Value* x) {
     fr = backbone_update(b, bb, s, fr);
     if (i + 1 < l.nBlocks) fr.r = stop_gradient(b, fr.r);
   }
-  return scale(b, fr.t, kTransScale);
+  Value* t = scale(b, fr.t, kTransScale);
+  if (!l.frames) return t;
+  std::vector<Value*> cat{b.reshape(fr.r, {bt, n, 9}), t};
+  if (bins > 0) {
+    Value* lg = dist(b, af2::to_channels_last(b, x));  // [B, I, J, K]
+    lg = b.add(lg, b.transpose(lg, {0, 2, 1, 3}));     // symmetric in (i, j)
+    cat.push_back(b.reshape(lg, {bt, n, n * bins}));
+  }
+  return b.concatenate(cat, 2);
 }
 
-NETSPEC_REGISTER_LAYER(structureModule, lower_structure_module)
+NETSPEC_REGISTER_LAYER(structureModule, lower_structure_module,
+                       {.field_min = {{"distogramBins", 0}}})
 
 }  // namespace netspec::layers

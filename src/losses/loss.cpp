@@ -53,6 +53,10 @@ hlo::Type detr_labels(const LossOptions&, const hlo::Type& logits) {
   return hlo::Type::tensor(logits.dtype(), {logits.dim(0), logits.dim(1), 5});
 }
 
+hlo::Type ray_colors(const LossOptions& o, const hlo::Type& raw) {
+  return hlo::Type::tensor(raw.dtype(), {nerf_rays(o, raw), 3});
+}
+
 Value* emit_class_ce(hlo::Builder& b, const LossOptions& o, Value* z, Value* y) {
   return class_ce(b, z, y, o.label_smoothing, o.focal_gamma);
 }
@@ -65,6 +69,12 @@ Value* emit_bce(hlo::Builder& b, const LossOptions&, Value* z, Value* y) {
 Value* emit_mse(hlo::Builder& b, const LossOptions&, Value* z, Value* y) { return mse(b, z, y); }
 Value* emit_token_ce(hlo::Builder& b, const LossOptions&, Value* z, Value* y) {
   return token_ce(b, z, y);
+}
+hlo::Type fold_labels(const LossOptions&, const hlo::Type& logits) {
+  return fold_label_type(logits);
+}
+Value* emit_fold(hlo::Builder& b, const LossOptions&, Value* z, Value* y) {
+  return fold_loss(b, z, y);
 }
 Value* emit_detr(hlo::Builder& b, const LossOptions&, Value* z, Value* y) {
   return detr_set_loss(b, z, y);
@@ -88,6 +98,8 @@ const LossTraits kLosses[] = {
     {LossKind::yoloAnchor, T::detectorRows, false, false, yolo_labels, yolo_loss},
     {LossKind::yolov1Masked, T::detectorRows, false, false, yolov1_labels, yolov1_loss},
     {LossKind::detrSet, T::detectorRows, false, false, detr_labels, emit_detr},
+    {LossKind::nerfRenderMse, T::rayColors, false, false, ray_colors, nerf_render_mse},
+    {LossKind::af2Fold, T::backboneFrames, false, false, fold_labels, emit_fold},
 };
 
 const LossTraits* find_loss(LossKind k) {
@@ -110,7 +122,15 @@ LossOptions LossOptions::from_train(const TrainConfig& t) {
   o.cls_weights = t.yoloClsWeights;
   o.cls_focal_gamma = t.yoloClsFocalGamma;
   o.obj_focal_gamma = t.yoloObjFocalGamma;
+  o.nerf_samples = t.nerfSamples;
+  o.nerf_near = t.nerfNear;
+  o.nerf_far = t.nerfFar;
+  o.nerf_background = t.nerfBackground;
   return o;
+}
+
+int64_t rows_per_sample(const TrainConfig& t) {
+  return t.lossKind == LossKind::nerfRenderMse ? t.nerfSamples : 1;
 }
 
 const LossTraits& loss_traits(LossKind k) {

@@ -6,7 +6,9 @@
 // yoloAnchor takes an fpnDetect head's rows [B, N, 5 + K] and f32 labels [B, N, 6] (yolo.cpp);
 // yolov1Masked a grid [B, 5 + K, gH, gW] and labels [B, 6 + K, gH, gW] (yolov1.cpp);
 // detrSet takes detrHeads rows [B, Q, K + 5] and matched per-query targets [B, Q, 5] (detr.cpp).
-// Softmax and logsumexp subtract the max. Unlowered kinds are refused by name.
+// af2Fold takes a structureModule's frames (+ distogram) [B, L, 12 + L·K] and true frames with a
+// residue mask [B, L, 13] (fold.cpp). Softmax and logsumexp subtract the max. Unlowered kinds are
+// refused by name.
 #pragma once
 #include <vector>
 
@@ -40,6 +42,9 @@ struct LossOptions {
   // yolov1Masked (the seed's YOLOv1 grid loss, yolov1.cpp): λ_coord, λ_noobj, √ floor ε.
   double lambda_coord = 5, lambda_noobj = 0.5, sqrt_eps = 1e-6;
   int64_t det_anchors = 0;  // anchors per cell of the head (0: one per anchor pair)
+  // nerfRenderMse (nerf_render.cpp): points per ray, the sampled ray interval, background grey.
+  int64_t nerf_samples = 64;
+  double nerf_near = 2, nerf_far = 6, nerf_background = 1;
   // The loss fields of a TrainConfig (focalGamma only for the focal losses: its default, 2,
   // must not turn classCE focal).
   static LossOptions from_train(const TrainConfig& t);
@@ -61,8 +66,18 @@ LossOptions for_net(const LossOptions& o, const NetSpec& net);
 
 // What a loss compares the net's output with: class indices i32 [B]; class maps i32 [B, H, W];
 // targets shaped like the output (probabilities, multi-hot, regression values); token ids
-// i32 [B, T]; detector targets assigned on the host from boxes.
-enum class TargetKind { classIndex, perPixelClass, likeOutput, tokenIds, detectorRows };
+// i32 [B, T]; detector targets assigned on the host from boxes;
+// ray colours f32 [R, 3] for rows of R rays x nerfSamples points (nerfRenderMse);
+// backbone frames (af2Fold: the true frames and a residue mask per residue).
+enum class TargetKind {
+  classIndex,
+  perPixelClass,
+  likeOutput,
+  tokenIds,
+  detectorRows,
+  rayColors,
+  backboneFrames
+};
 
 // One row of the loss table (loss.cpp): a loss kind is lowered when it has one. Adding a loss is
 // its family file plus one row.
@@ -84,6 +99,13 @@ bool is_lowered(LossKind k);
 hlo::Type label_type(const LossOptions& o, const hlo::Type& logits);
 // Scalar loss (mean over the batch; bce and mse: mean over every element).
 Value* emit_loss(hlo::Builder& b, const LossOptions& o, Value* logits, Value* labels);
+
+// The running-accuracy count of the train step (correct_count.cpp): the losses with hard class
+// targets (classIndex, perPixelClass) count Σ [argmax z = y] over the samples / pixels as an i32
+// scalar; soft targets (mixup / cutmix: timm shows no train accuracy there), regression, tokens
+// and detectors have none (nullptr).
+bool counts_correct(LossKind k);
+Value* correct_count(hlo::Builder& b, const LossOptions& o, Value* logits, Value* labels);
 
 // log softmax over the last dim (or `dim`): z - max - log Σ exp(z - max).
 Value* log_softmax(hlo::Builder& b, Value* z);
@@ -118,6 +140,18 @@ Value* diou_loss(hlo::Builder& b, Value* px, Value* py, Value* pw, Value* ph, Va
                  Value* tw, Value* th);
 // DETR's set loss of detrHeads rows [B, Q, K + 5] against matched targets [B, Q, 5] (detr.cpp).
 Value* detr_set_loss(hlo::Builder& b, Value* pred, Value* labels);
+// nerfRenderMse (nerf_render.cpp): raw nerfMLP rows [R·S, 4] (ray-major, S = o.nerf_samples)
+// volume-rendered to colours [R, 3]; nerf_rays checks the rows and returns R.
+int64_t nerf_rays(const LossOptions& o, const hlo::Type& raw);
+Value* nerf_render(hlo::Builder& b, const LossOptions& o, Value* raw);
+Value* nerf_render_mse(hlo::Builder& b, const LossOptions& o, Value* raw, Value* colors);
+// Net rows one sample of t's data becomes: nerfSamples for nerfRenderMse (a ray), else 1. The
+// modules of a batch of B samples take B x this rows (train, eval, emit, bench).
+int64_t rows_per_sample(const TrainConfig& t);
+// AlphaFold 2's FAPE + distogram loss (fold.cpp): predictions [B, L, 12 + L·K] (frames, then
+// distogram logits), labels [B, L, 13] (true R row-major, t in Å, residue mask).
+hlo::Type fold_label_type(const hlo::Type& pred);
+Value* fold_loss(hlo::Builder& b, Value* pred, Value* labels);
 // scale · Σ x over every element (a scalar).
 Value* mean_of_sum(hlo::Builder& b, Value* x, double scale);
 

@@ -14,9 +14,9 @@ AdamMoments adam_moments(hlo::Builder& b, const OptimConfig& c, const StepScalar
   return {m, v, b.divide(mhat, b.add(b.sqrt(vhat), splat(b, c.eps, v)))};
 }
 
-namespace {
-
 std::vector<std::string> adam_slots(const OptimConfig&) { return {"m", "v"}; }
+
+namespace {
 
 ParamOut adam_update(hlo::Builder& b, const OptimConfig& c, const StepScalars& s,
                      const ParamIn& in) {

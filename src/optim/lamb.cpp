@@ -5,8 +5,6 @@
 namespace netspec::optim {
 namespace {
 
-std::vector<std::string> lamb_slots(const OptimConfig&) { return {"m", "v"}; }
-
 ParamOut lamb_update(hlo::Builder& b, const OptimConfig& c, const StepScalars& s,
                      const ParamIn& in) {
   Value* p = in.p;
@@ -25,6 +23,6 @@ ParamOut lamb_update(hlo::Builder& b, const OptimConfig& c, const StepScalars& s
 }  // namespace
 
 NETSPEC_REGISTER_OPTIMIZER(lamb,
-                           {.slots = lamb_slots, .update = lamb_update, .bias_corrected = true})
+                           {.slots = adam_slots, .update = lamb_update, .bias_corrected = true})
 
 }  // namespace netspec::optim

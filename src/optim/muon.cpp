@@ -16,8 +16,6 @@ bool muon_eligible(const ParamDesc& p) {
 
 namespace {
 
-std::vector<std::string> muon_slots(const OptimConfig&) { return {"m", "v"}; }
-
 ParamOut muon_update(hlo::Builder& b, const OptimConfig& c, const StepScalars&, const ParamIn& in) {
   const double mu = c.momentum;
   Value* p = in.p;
@@ -36,7 +34,7 @@ ParamOut muon_update(hlo::Builder& b, const OptimConfig& c, const StepScalars&, 
 
 }  // namespace
 
-NETSPEC_REGISTER_OPTIMIZER(muon, {.slots = muon_slots,
+NETSPEC_REGISTER_OPTIMIZER(muon, {.slots = adam_slots,
                                   .update = muon_update,
                                   .eligible = muon_eligible,
                                   .fallback = OptimizerKind::adam})

@@ -21,13 +21,25 @@ OptimConfig OptimConfig::from_train(const TrainConfig& t) {
   c.wd_exclude_norm_bias = t.wdExcludeNormBias;
   c.grad_clip_norm = t.gradClipNorm;
   c.head_lr_mult = t.headLrMult;
-  for (size_t a = 0; a < t.freeze.size();) {
-    size_t e = t.freeze.find(',', a);
-    if (e == std::string::npos) e = t.freeze.size();
-    if (e > a) c.freeze.push_back(t.freeze.substr(a, e - a));
+  c.freeze = freeze_prefixes(t.freeze);
+  return c;
+}
+
+std::vector<std::string> freeze_prefixes(const std::string& list) {
+  std::vector<std::string> out;
+  for (size_t a = 0; a < list.size();) {
+    size_t e = list.find(',', a);
+    if (e == std::string::npos) e = list.size();
+    if (e > a) out.push_back(list.substr(a, e - a));
     a = e + 1;
   }
-  return c;
+  return out;
+}
+
+bool is_frozen(const std::string& name, const std::vector<std::string>& prefixes) {
+  for (const auto& f : prefixes)
+    if (name.rfind(f, 0) == 0) return true;
+  return false;
 }
 
 std::vector<std::string> state_slots(const OptimConfig& c) { return rule_for(c.kind).slots(c); }

@@ -34,6 +34,12 @@ struct OptimConfig {
   static OptimConfig from_train(const TrainConfig& t);
 };
 
+// The `freeze` field's comma-separated parameter-name prefixes, empty items dropped ("a,,b" is
+// {"a", "b"}), and whether `name` starts with one of them. The freeze transform, the trainer's
+// check that each prefix names a parameter and `train`'s trainable count all read it through these.
+std::vector<std::string> freeze_prefixes(const std::string& list);
+bool is_frozen(const std::string& name, const std::vector<std::string>& prefixes);
+
 // The rule's slot names: sgd {} or {"momentum"}, adam/lamb/muon/shampoo {"m", "v"}, rmsprop
 // {"ms", "mom"}. Throws for a kind with no registered rule.
 std::vector<std::string> state_slots(const OptimConfig& c);

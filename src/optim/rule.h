@@ -71,6 +71,10 @@ struct RuleRegistrar {
   static const ::netspec::optim::RuleRegistrar optimizer_registrar_##kind{ \
       ::netspec::OptimizerKind::kind, ::netspec::optim::UpdateRule __VA_ARGS__};
 
+// Adam's slots {"m", "v"}: adam, lamb, and muon and shampoo, whose signature is their AdamW
+// fallback's (adam.cpp).
+std::vector<std::string> adam_slots(const OptimConfig& c);
+
 // Adam's moments and direction, shared by adam and lamb (adam.cpp):
 //   m = β1·m + (1-β1)·g;  v = β2·v + (1-β2)·g²;  dir = (m / bc1) / (√(v / bc2) + eps)
 struct AdamMoments {

@@ -14,8 +14,6 @@ bool shampoo_eligible(const ParamDesc& p) {
 
 namespace {
 
-std::vector<std::string> shampoo_slots(const OptimConfig&) { return {"m", "v"}; }
-
 ParamOut shampoo_update(hlo::Builder& b, const OptimConfig& c, const StepScalars& s,
                         const ParamIn& in) {
   const double beta = c.beta2;
@@ -37,7 +35,7 @@ ParamOut shampoo_update(hlo::Builder& b, const OptimConfig& c, const StepScalars
 
 }  // namespace
 
-NETSPEC_REGISTER_OPTIMIZER(shampoo, {.slots = shampoo_slots,
+NETSPEC_REGISTER_OPTIMIZER(shampoo, {.slots = adam_slots,
                                      .update = shampoo_update,
                                      .bias_corrected = true,
                                      .eligible = shampoo_eligible,

@@ -9,8 +9,7 @@ namespace netspec::optim {
 
 GradientTransform freeze(std::vector<std::string> prefixes) {
   return {"freeze", [prefixes = std::move(prefixes)](hlo::Builder&, std::vector<ParamStep>& ps) {
-            for (ParamStep& s : ps)
-              for (const auto& f : prefixes) s.frozen = s.frozen || s.desc->name.rfind(f, 0) == 0;
+            for (ParamStep& s : ps) s.frozen = s.frozen || is_frozen(s.desc->name, prefixes);
           }};
 }
 

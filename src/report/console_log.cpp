@@ -21,6 +21,13 @@ class ConsoleLog::Buf final : public std::streambuf {
     write_file(head + std::move(early_));
     early_.clear();
   }
+  // Only into a log still there: a refused command's new run dir was removed with its log.
+  void record(const std::string& line) {
+    line_.clear();
+    escape_ = 0;
+    std::error_code ec;
+    if (!path_.empty() && std::filesystem::exists(path_, ec)) write_file(line + "\n");
+  }
 
  protected:
   int_type overflow(int_type c) override {
@@ -88,6 +95,11 @@ ConsoleLog::~ConsoleLog() { out_.flush(); }
 void ConsoleLog::attach(const std::string& path, const std::string& separator) {
   out_.flush();
   buf_->attach(path, separator);
+}
+
+void ConsoleLog::record(const std::string& line) {
+  out_.flush();
+  buf_->record(line);
 }
 
 }  // namespace netspec::report

@@ -24,6 +24,10 @@ class ConsoleLog {
   // the lines written so far. A failed write stops the log with one note on stderr; the console
   // goes on.
   void attach(const std::string& path, const std::string& separator);
+  // Appends `line` to the log file only (once attached and while the file exists; a refused
+  // command's new run dir is removed with it): the fatal error that main() prints on stderr
+  // after the run ended. An unfinished console line (a bar) is dropped.
+  void record(const std::string& line);
 
  private:
   class Buf;

@@ -101,9 +101,17 @@ PlotSpec loss_plot_spec(const std::vector<Row>& epochs, const std::vector<Row>& 
   for (const Row& r : epochs)
     if (auto v = get(r, "val_miou"))
       miou.points.emplace_back(get(r, "epoch").value_or(0), 100 * *v);
+  // Protein folding (tasks/fold): lDDT-Cα (0-100) on the right axis.
+  Series lddt{"val lDDT-Cα (right axis)", {}, kAcc, true};
+  lddt.markers = va.markers;
+  for (const Row& r : epochs)
+    if (auto v = get(r, "val_lddt_ca")) lddt.points.emplace_back(get(r, "epoch").value_or(0), *v);
   ps.series.push_back(tl);
   ps.series.push_back(vl);
-  if (!miou.points.empty()) {
+  if (!lddt.points.empty()) {
+    ps.right_label = "val lDDT-Cα";
+    ps.series.push_back(lddt);
+  } else if (!miou.points.empty()) {
     ps.right_label = "val pixel accuracy / mIoU (%)";
     va.name = "val pixel accuracy % (right axis)";
     ps.series.push_back(va);

@@ -69,6 +69,67 @@ std::string tick_label(double v, double step) {
   return fmt::format("{:.{}f}", v, dec);
 }
 
+namespace {
+
+// The legend (named series) on a translucent white box in the plot corner that hides the least
+// of the curves; p.legend_* record where.
+void draw_legend(Plot& p, const PlotSpec& spec, const Canvas& c) {
+  cairo_t* cr = c.cr();
+  std::vector<const Series*> leg;
+  for (const Series& s : spec.series)
+    if (!s.name.empty()) leg.push_back(&s);
+  if (!leg.empty()) {
+    const double lfs = 13, row = 20, sw = 26;
+    double w = 0;
+    for (const Series* s : leg) w = std::max(w, c.text_width(s->name, lfs));
+    const double bw = w + sw + 26, bh = row * leg.size() + 10;
+    // The corner whose box hides the least of the curves (matplotlib's loc="best", corners
+    // only). Each series counts as the share of its drawn length under the box, sampled along
+    // every segment: a 3-epoch validation line weighs as much as 10k raw steps.
+    double bx = p.x1 - bw - 10, by = p.y0 + 10;
+    double least = 1e300;
+    for (auto [cx, cy] :
+         {std::pair{p.x1 - bw - 10, p.y0 + 10}, std::pair{p.x1 - bw - 10, p.y1 - bh - 10},
+          std::pair{p.x0 + 10, p.y0 + 10}, std::pair{p.x0 + 10, p.y1 - bh - 10}}) {
+      double hidden = 0;
+      for (const Series& s : spec.series) {
+        const int per_segment = s.points.size() > 200 ? 1 : 16;
+        size_t n = 0, in = 0;
+        for (size_t i = 0; i < s.points.size(); ++i)
+          for (int k = 0; k < (i + 1 < s.points.size() ? per_segment : 1); ++k) {
+            const double t = static_cast<double>(k) / per_segment;
+            const auto& a = s.points[i];
+            const auto& b = i + 1 < s.points.size() ? s.points[i + 1] : a;
+            auto [px, py] = p.to_pixel(a.first + t * (b.first - a.first),
+                                       a.second + t * (b.second - a.second), s.right_axis);
+            if (!std::isfinite(py)) continue;
+            ++n;
+            in += px >= cx && px <= cx + bw && py >= cy && py <= cy + bh;
+          }
+        if (n > 0) hidden += static_cast<double>(in) / static_cast<double>(n);
+      }
+      if (hidden < least) least = hidden, bx = cx, by = cy;
+    }
+    p.legend_x = bx, p.legend_y = by, p.legend_w = bw, p.legend_h = bh;
+    c.rect(bx, by, bw, bh, kWhite, 0.85);
+    c.color(kGrid);
+    cairo_set_line_width(cr, 1);
+    cairo_rectangle(cr, bx + 0.5, by + 0.5, bw - 1, bh - 1);
+    cairo_stroke(cr);
+    for (size_t i = 0; i < leg.size(); ++i) {
+      const double ly = by + 5 + row * (i + 0.5);
+      c.color(leg[i]->color, std::max(leg[i]->alpha, 0.5));
+      cairo_set_line_width(cr, std::max(leg[i]->line_width, 2.0));
+      cairo_move_to(cr, bx + 8, ly);
+      cairo_line_to(cr, bx + 8 + sw, ly);
+      cairo_stroke(cr);
+      c.text(bx + 16 + sw, ly + lfs * 0.35, leg[i]->name, lfs, kText);
+    }
+  }
+}
+
+}  // namespace
+
 Plot::Plot(const PlotSpec& spec, const Canvas& c) {
   cairo_t* cr = c.cr();
   const bool has_right = range_of(spec.series, true, false).has_value();
@@ -176,57 +237,7 @@ Plot::Plot(const PlotSpec& spec, const Canvas& c) {
   if (has_right)
     c.text(spec.width - 14, (y0 + y1) / 2, spec.right_label, 15, kText, Align::center, false,
            M_PI / 2);
-  // Legend: top right inside the plot, on a translucent white box.
-  std::vector<const Series*> leg;
-  for (const Series& s : spec.series)
-    if (!s.name.empty()) leg.push_back(&s);
-  if (!leg.empty()) {
-    const double lfs = 13, row = 20, sw = 26;
-    double w = 0;
-    for (const Series* s : leg) w = std::max(w, c.text_width(s->name, lfs));
-    const double bw = w + sw + 26, bh = row * leg.size() + 10;
-    // The corner whose box hides the least of the curves (matplotlib's loc="best", corners
-    // only). Each series counts as the share of its drawn length under the box, sampled along
-    // every segment: a 3-epoch validation line weighs as much as 10k raw steps.
-    double bx = x1 - bw - 10, by = y0 + 10;
-    double least = 1e300;
-    for (auto [cx, cy] : {std::pair{x1 - bw - 10, y0 + 10}, std::pair{x1 - bw - 10, y1 - bh - 10},
-                          std::pair{x0 + 10, y0 + 10}, std::pair{x0 + 10, y1 - bh - 10}}) {
-      double hidden = 0;
-      for (const Series& s : spec.series) {
-        const int per_segment = s.points.size() > 200 ? 1 : 16;
-        size_t n = 0, in = 0;
-        for (size_t i = 0; i < s.points.size(); ++i)
-          for (int k = 0; k < (i + 1 < s.points.size() ? per_segment : 1); ++k) {
-            const double t = static_cast<double>(k) / per_segment;
-            const auto& a = s.points[i];
-            const auto& b = i + 1 < s.points.size() ? s.points[i + 1] : a;
-            auto [px, py] = to_pixel(a.first + t * (b.first - a.first),
-                                     a.second + t * (b.second - a.second), s.right_axis);
-            if (!std::isfinite(py)) continue;
-            ++n;
-            in += px >= cx && px <= cx + bw && py >= cy && py <= cy + bh;
-          }
-        if (n > 0) hidden += static_cast<double>(in) / static_cast<double>(n);
-      }
-      if (hidden < least) least = hidden, bx = cx, by = cy;
-    }
-    legend_x = bx, legend_y = by, legend_w = bw, legend_h = bh;
-    c.rect(bx, by, bw, bh, kWhite, 0.85);
-    c.color(kGrid);
-    cairo_set_line_width(cr, 1);
-    cairo_rectangle(cr, bx + 0.5, by + 0.5, bw - 1, bh - 1);
-    cairo_stroke(cr);
-    for (size_t i = 0; i < leg.size(); ++i) {
-      const double ly = by + 5 + row * (i + 0.5);
-      c.color(leg[i]->color, std::max(leg[i]->alpha, 0.5));
-      cairo_set_line_width(cr, std::max(leg[i]->line_width, 2.0));
-      cairo_move_to(cr, bx + 8, ly);
-      cairo_line_to(cr, bx + 8 + sw, ly);
-      cairo_stroke(cr);
-      c.text(bx + 16 + sw, ly + lfs * 0.35, leg[i]->name, lfs, kText);
-    }
-  }
+  draw_legend(*this, spec, c);  // top right inside the plot unless that hides more
 }
 
 std::pair<double, double> Plot::to_pixel(double x, double y, bool right_axis) const {

@@ -37,7 +37,7 @@ NETSPEC_ENUM(PadStyle, NETSPEC_PAD_STYLES)
 #define NETSPEC_LOSS_KINDS(X)                                                              \
   X(classCE) X(softLabelCE) X(perPixelCE) X(perPixelDice) X(perPixelDiceCE)                \
   X(perPixelWeightedCE) X(perPixelFocalCE) X(floatTargetMse) X(yolov1Masked) X(yoloAnchor) \
-  X(bce) X(tokenCE) X(focal) X(detrSet)
+  X(bce) X(tokenCE) X(focal) X(detrSet) X(nerfRenderMse) X(af2Fold)
 NETSPEC_ENUM(LossKind, NETSPEC_LOSS_KINDS)
 // adam becomes AdamW (decoupled decay) when weightDecay > 0.
 #define NETSPEC_OPTIMIZERS(X) X(sgd) X(adam) X(rmsprop) X(lamb) X(muon) X(shampoo)
@@ -48,7 +48,7 @@ NETSPEC_ENUM(Schedule, NETSPEC_SCHEDULES)
 #define NETSPEC_DATASETS(X)                                                                    \
   X(mnist)                                                                                     \
   X(fashionMnist) X(cifar10) X(imagenette) X(pets) X(petsDet) X(brats) X(brats224) X(imagenet) \
-      X(text) X(folder) X(csv) X(voc) X(coco) X(packed)
+      X(text) X(folder) X(csv) X(voc) X(coco) X(radianceField) X(protein) X(packed)
 NETSPEC_ENUM(DatasetKind, NETSPEC_DATASETS)
 // Network-wide init family: he (kaiming fan_out convs, PyTorch-default linears), vit (trunc
 // normal 0.02 linears/tokens, zero biases), convnext (trunc normal 0.02 convs and linears).

@@ -114,6 +114,11 @@ void validate(const TrainConfig& c) {
   if (!(c.betaStart > 0 && c.betaStart <= c.betaEnd && c.betaEnd < 1))
     fail("train", "DDPM betas must satisfy 0 < betaStart <= betaEnd < 1 (got {}, {})", c.betaStart,
          c.betaEnd);
+  at_least("nerfSamples", c.nerfSamples, 1);
+  if (!(c.nerfNear >= 0 && c.nerfNear < c.nerfFar && std::isfinite(c.nerfFar)))
+    fail("train", "NeRF ray bounds must satisfy 0 <= nerfNear < nerfFar (got {}, {})", c.nerfNear,
+         c.nerfFar);
+  in_unit("nerfBackground", c.nerfBackground, true);
   if (c.ddpm && c.lossKind != LossKind::floatTargetMse)
     fail("train", "ddpm trains the noise prediction with floatTargetMse (got lossKind {})",
          enum_name(c.lossKind));

@@ -109,7 +109,11 @@ using DoubleList = std::vector<double>;
   F(bool, ddpm, false, "DDPM: train the net to predict the noise of x_t (t/T in the last input channel)") \
   F(int, ddpmSteps, 1000, "DDPM: diffusion steps T") \
   F(double, betaStart, 1e-4, "DDPM: linear beta schedule, beta_1") \
-  F(double, betaEnd, 0.02, "DDPM: linear beta schedule, beta_T")
+  F(double, betaEnd, 0.02, "DDPM: linear beta schedule, beta_T") \
+  F(int, nerfSamples, 64, "NeRF: points sampled along each ray (nerfRenderMse)") \
+  F(double, nerfNear, 2.0, "NeRF: ray distance where sampling starts") \
+  F(double, nerfFar, 6.0, "NeRF: ray distance where sampling ends") \
+  F(double, nerfBackground, 1.0, "NeRF: grey level behind the scene (1 white, 0 black)")
 // clang-format on
 
 #define NS_TRAIN_DECL_(T, n, d, doc) T n = d;

@@ -41,6 +41,10 @@ TaskKind task_kind(const NetSpec& /*net*/, const TrainConfig& c) {
       return TaskKind::text;
     case losses::TargetKind::perPixelClass:
       return TaskKind::segmentation;
+    case losses::TargetKind::rayColors:
+      return TaskKind::nerf;
+    case losses::TargetKind::backboneFrames:
+      return TaskKind::fold;
     case losses::TargetKind::likeOutput:
       if (!losses::loss_traits(c.lossKind).soft) return TaskKind::regression;
       break;
@@ -57,6 +61,7 @@ const std::vector<TaskFields>& task_owned_fields() {
         "fpnAffineProb", "fpnAffineWhThrPx", "fpnAffineAreaThr", "yoloClsWeights",
         "yoloClsFocalGamma", "yoloObjFocalGamma"}},
       {TaskKind::diffusion, {"ddpmSteps", "betaStart", "betaEnd"}},
+      {TaskKind::nerf, {"nerfSamples", "nerfNear", "nerfFar", "nerfBackground"}},
   };
   return kOwned;
 }
@@ -99,6 +104,11 @@ std::unique_ptr<Task> make_task(TaskKind k, const TaskEnv& e) {
          "dataset {} holds boxes (detection) but lossKind {} makes this run {}: set lossKind "
          "yoloAnchor, yolov1Masked or detrSet with a detector head",
          enum_name(e.c.dataset), enum_name(e.c.lossKind), task_name(k));
+  if (e.data.views && k != TaskKind::nerf)
+    fail("train",
+         "dataset radiance-field holds camera rays with colours (nerf) but lossKind {} makes this "
+         "run {}: set lossKind nerfRenderMse with a positionalEncoding + nerfMLP net",
+         enum_name(e.c.lossKind), task_name(k));
   if (e.data.text && k != TaskKind::text)
     fail("train", "dataset text is a corpus for token models but lossKind {} makes this run {}",
          enum_name(e.c.lossKind), task_name(k));
@@ -116,6 +126,12 @@ void Task::evaluate(const train::TrainState& s, const std::function<bool()>& sto
                     train::EpochMetrics& m) const {
   m.val =
       evaluator().run(s.params, s.running, env_.data.test, stop, env_.split.group, env_.split.rank);
+}
+
+std::string Task::running_text(double, int64_t correct, int64_t counted) const {
+  if (correct < 0 || counted <= 0) return "";
+  return fmt::format("acc {:.2f}%",
+                     100.0 * static_cast<double>(correct) / static_cast<double>(counted));
 }
 
 std::string Task::eval_text(const train::EpochMetrics& m) const {

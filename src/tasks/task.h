@@ -31,7 +31,7 @@ class Averages;
 namespace netspec::tasks {
 
 #define NETSPEC_TASKS(X) \
-  X(classification) X(segmentation) X(detection) X(diffusion) X(text) X(regression)
+  X(classification) X(segmentation) X(detection) X(diffusion) X(text) X(regression) X(nerf) X(fold)
 enum class TaskKind {
 #define NS_TASK_ENUM_(n) n,
   NETSPEC_TASKS(NS_TASK_ENUM_)
@@ -44,6 +44,7 @@ std::string_view task_name(TaskKind k);
 // detector rows (yoloAnchor, yolov1Masked, detrSet) -> detection; token ids (tokenCE) or a
 // dataset of token windows (its descriptor's token_windows) -> text; class maps (perPixel*) ->
 // segmentation; plain targets like the output (floatTargetMse) -> regression (target = input);
+// ray colours (nerfRenderMse) -> nerf; backbone frames (af2Fold) -> fold;
 // otherwise classification.
 TaskKind task_kind(const NetSpec& net, const TrainConfig& c);
 
@@ -120,6 +121,10 @@ class Task {
   // Dice, IoU per class). The order is kept so that a resumed run's rows fit its header.
   virtual void metric_columns(const train::EpochMetrics& /*m*/, report::Row& /*r*/) const {}
   virtual void breakdown_columns(const train::EpochMetrics& /*m*/, report::Row& /*r*/) const {}
+  // The progress bar's running metric after the loss: "acc 87.50%" from the train step's counts
+  // (correct of counted labels; correct < 0: the loss counts none, ""), segmentation "pixel acc",
+  // text "bpc" of the running loss. `loss`: the epoch's running mean train loss.
+  virtual std::string running_text(double loss, int64_t correct, int64_t counted) const;
   // The evaluation part of the epoch line, after "train loss X".
   virtual std::string eval_text(const train::EpochMetrics& m) const;
   // Samples per second in the epoch line, or tokens for text ("1234 tokens/s").

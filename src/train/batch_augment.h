@@ -17,6 +17,8 @@ class BatchAugment {
   // Refuses mixup / cutmix with a loss that takes class indices, and image ops on non-images.
   BatchAugment(const TrainConfig& c, const ParamTable& t, const data::Dataset& train);
   bool active() const { return soft_ || erase_; }
+  // Mixup / cutmix / kNN-mixup: each row is mixed with another row of the whole batch.
+  bool mixes() const { return mix_.any(); }
   // Batch `index` of `epoch` (0-based) as the loader produced it.
   void apply(int64_t epoch, int64_t index, const data::Loader& ld, data::Batch& mb) const;
 

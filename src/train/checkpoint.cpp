@@ -78,6 +78,34 @@ TrainState make_state(std::vector<Tensor> params, const emit::Manifest& sm,
   return s;
 }
 
+std::string cursor_text(const DataCursor& c) {
+  return fmt::format("epoch={} position={} seed={} samples={} batch={} replicas={}", c.epoch,
+                     c.position, c.seed, c.samples, c.batch, c.replicas);
+}
+
+DataCursor parse_cursor(const std::string& text, const std::string& path) {
+  DataCursor c;
+  const std::pair<const char*, int64_t*> fields[] = {
+      {"epoch", &c.epoch},     {"position", &c.position}, {"seed", &c.seed},
+      {"samples", &c.samples}, {"batch", &c.batch},       {"replicas", &c.replicas}};
+  size_t at = 0;
+  for (const auto& [name, value] : fields) {
+    const std::string key = std::string(at ? " " : "") + name + "=";
+    const char* p = text.data() + at;
+    const char* end = text.data() + text.size();
+    if (text.compare(at, key.size(), key) != 0 ||
+        std::from_chars(p + key.size(), end, *value).ec != std::errc())
+      fail("train", "{}: metadata 'netspec.data_cursor' is not '{}' (got '{}')", path,
+           "epoch=E position=P seed=S samples=N batch=B replicas=R", text);
+    at = static_cast<size_t>(std::from_chars(p + key.size(), end, *value).ptr - text.data());
+  }
+  if (at != text.size() || c.epoch < 0 || c.position < 0 || c.samples < 0 || c.batch < 1 ||
+      c.replicas < 1 || c.position > c.samples)
+    fail("train", "{}: metadata 'netspec.data_cursor' is out of range (got '{}')", path, text);
+  c.present = true;
+  return c;
+}
+
 void save_checkpoint(const std::string& path, const ParamTable& t, const TrainState& s,
                      const std::string& net, bool with_optimizer) {
   SafeTensors st;
@@ -97,6 +125,8 @@ void save_checkpoint(const std::string& path, const ParamTable& t, const TrainSt
                  {"loss_sum", fmt::format("{:a}", s.loss_sum)},
                  {"optimizer_state", with_optimizer ? "true" : "false"}};
   if (with_optimizer && !s.policy.empty()) st.metadata.emplace("netspec.policy", s.policy);
+  if (with_optimizer && s.cursor.present)
+    st.metadata.emplace("netspec.data_cursor", cursor_text(s.cursor));
   write_safetensors(path, st);
 }
 
@@ -161,6 +191,8 @@ void load_checkpoint(const std::string& path, const ParamTable& t, TrainState& s
          s.epoch, s.batch_in_epoch);
   if (auto it = st.metadata.find("netspec.policy"); with_optimizer)
     s.policy = it == st.metadata.end() ? "" : it->second;  // parsed by the policy, naming path
+  if (auto it = st.metadata.find("netspec.data_cursor"); with_optimizer)
+    s.cursor = it == st.metadata.end() ? DataCursor{} : parse_cursor(it->second, path);
   const std::string ls = meta(st, "loss_sum", path, "0");
   char* end = nullptr;
   s.loss_sum = std::strtod(ls.c_str(), &end);

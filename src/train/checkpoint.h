@@ -18,6 +18,25 @@ namespace netspec::train {
 // "netspec-checkpoint-3"; formats 1 and 2 kept netspec's name in "format".
 inline constexpr int kCheckpointFormat = 3;
 
+// Where the training data stands (MosaicML Streaming's and grain's resumable iterator state): the
+// epoch's seeded permutation of `samples` indices and the `position` of the next sample in it.
+// Batch j of the epoch is positions [j·batch, (j+1)·batch), so a resume starts the loader at batch
+// position / batch and reads nothing before it. The order depends on (seed, epoch, samples)
+// only, not on the replicas or decode threads, so a run may resume on another world size.
+// Metadata "netspec.data_cursor": "epoch=E position=P seed=S samples=N batch=B replicas=R".
+struct DataCursor {
+  int64_t epoch = 0;     // the epoch being trained, 0-based (= completed epochs)
+  int64_t position = 0;  // samples of its permutation already trained
+  int64_t seed = 0;      // TrainConfig::seed, the permutation's seed
+  int64_t samples = 0;   // the epoch's training-set size (the permutation's length)
+  int64_t batch = 0;     // the global batch size
+  int64_t replicas = 1;  // replicas (all processes) of the run that saved it
+  bool present = false;  // false: a checkpoint from before the cursor (batch_in_epoch then)
+};
+std::string cursor_text(const DataCursor& c);
+// Parses cursor_text's form; a bad value fails naming `path`.
+DataCursor parse_cursor(const std::string& text, const std::string& path);
+
 struct TrainState {
   std::vector<Tensor> params, opt, running;  // running: mean, var per BN, interleaved
   std::vector<std::string> opt_names, running_names;
@@ -32,6 +51,7 @@ struct TrainState {
   // The checkpoint policy's state after the last completed epoch (checkpoint_policy.h: top-k,
   // early stop, plateau), JSON; metadata "netspec.policy", absent when empty.
   std::string policy;
+  DataCursor cursor;  // set by the loop before each save of `last`
 };
 
 // Fresh state: params from `params`, zero optimizer state per the train-step manifest's

@@ -12,8 +12,8 @@
 
 #include "core/error.h"
 #include "core/file_check.h"
-#include "data/dataset_registry.h"
 #include "core/nearest_name.h"
+#include "data/dataset_registry.h"
 #include "data/datasets.h"
 #include "spec/seed_aliases.h"
 #include "spec/spec_json.h"
@@ -70,7 +70,7 @@ void apply_config_text(TrainConfig& c, std::string_view text, const std::string&
   if (!sf.train) fail("config", "{}: expected a JSON object of TrainConfig fields", label);
   for (const std::string& n : notes) std::cerr << label << ": " << n << "\n";
   auto j = nlohmann::json::parse(text);  // valid: parse_spec accepted it
-  convert_seed_fields(j, {});  // the netspec keys the seed's became (accepted above)
+  convert_seed_fields(j, {});            // the netspec keys the seed's became (accepted above)
   for (auto it = j.begin(); it != j.end(); ++it) copy_field(c, *sf.train, it.key());
 }
 
@@ -191,11 +191,12 @@ data::Splits load_for_net(const TrainConfig& c, const ParamTable& table, const s
   lo.seed = static_cast<uint64_t>(c.seed);
   lo.test_crop_ratio = c.testCropRatio;  // image folders' evaluation split
   lo.whole_train = c.randomResizedCrop;  // folders and packs keep whole training images
+  lo.ray_near = c.nerfNear, lo.ray_far = c.nerfFar, lo.background = c.nerfBackground;
   if (table.input.size() == 3)
     lo.channels = table.input[0], lo.height = table.input[1], lo.width = table.input[2];
   const data::DatasetDescriptor* d = data::find_dataset_descriptor(c.dataset);
-  if (d && d->token_windows && !table.input.empty())
-    lo.seq_len = static_cast<int>(table.input[0]);
+  if (d && (d->token_windows || d->sequence_input) && !table.input.empty())
+    lo.seq_len = static_cast<int>(table.input[0]);  // windows / chains of the net's length
   return data::load_dataset(c.dataset, lo);
 }
 

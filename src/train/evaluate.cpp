@@ -108,7 +108,9 @@ Tensor Evaluator::logits(const std::vector<Tensor>& params, const std::vector<Te
     else
       fail("eval", "eval input '{}' has unknown role {}", ti.name, ti.role);
   }
-  return std::move(exe_->run("main", in).at(0));
+  Tensor out = std::move(exe_->run("main", in).at(0));
+  if (on_batch_) on_batch_();
+  return out;
 }
 
 EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
@@ -165,6 +167,7 @@ EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<
       int64_t n = ld.batch(b, in.at(xi), y);
       Tensor logits = std::move(session->step(in).at(0));
       batch_loss[static_cast<size_t>(b)] = seg ? ss.score(logits, y, n) : s.score(logits, y, n);
+      if (on_batch_) on_batch_();
     }
     if (k + 1 < rounds && stop_agreed()) {
       interrupted = true;

@@ -27,8 +27,12 @@ struct EvalMetrics {
   double miou = 0, dice = 0;            // means over the classes present
   std::vector<double> iou, class_dice;  // per class (NaN: absent from labels and predictions)
   bool regression = false;              // DDPM: loss is the noise-prediction MSE, lower is better
-  // What the best checkpoint is chosen by: mIoU for segmentation, -loss for regression, else top-1.
-  double score() const { return regression ? -loss : seg ? miou : top1; }
+  // Protein folding (tasks/fold): AlphaFold 2's metrics, means over the chains.
+  bool fold = false;
+  double fape = 0, lddt = 0, dist_ce = 0;  // Å, 0-100, nats
+  // What the best checkpoint is chosen by: mIoU for segmentation, -loss for regression, lDDT-Cα
+  // for folding, else top-1.
+  double score() const { return fold ? lddt : regression ? -loss : seg ? miou : top1; }
 };
 
 // Accumulates scores of logits [B, C] rows against labels (first n rows). The loss is summed per
@@ -80,8 +84,11 @@ class Evaluator {
   EvalMetrics run(const std::vector<Tensor>& params, const std::vector<Tensor>& running,
                   const data::Dataset& ds, const std::function<bool()>& stop = {},
                   exec::Communicator* group = nullptr, int rank = 0) const;
+  // Called after every batch logits() or run() evaluates (`report`'s progress line).
+  void on_batch(std::function<void()> f) { on_batch_ = std::move(f); }
 
  private:
+  std::function<void()> on_batch_;
   int64_t batch_;
   emit::Manifest manifest_;
   std::unique_ptr<exec::Executable> exe_;

@@ -29,9 +29,12 @@ class ProgressHook final : public Hook {
         *o.log, o.tty, fmt::format("epoch {}/{}", ctx.epoch, ctx.c.epochs), ctx.steps_per_epoch,
         ctx.c.batchSize * ctx.stepper.accum(), o.progress_every_s, ctx.first_update);
   }
-  // The running loss and the lr (the fused train step returns the loss only: no running accuracy).
-  void after_step(LoopContext&, const StepEnd& e) override {
-    if (bar_) bar_->update(e.update + 1, e.epoch_loss, e.run_samples, e.lr);
+  // The running loss, the task's running metric (accuracy from the train step's counts, bpc)
+  // and the lr.
+  void after_step(LoopContext& ctx, const StepEnd& e) override {
+    if (bar_)
+      bar_->update(e.update + 1, e.epoch_loss, e.run_samples, e.lr,
+                   ctx.task.running_text(e.epoch_loss, e.correct, e.counted));
   }
   void epoch_metrics(LoopContext&, EpochMetrics&, std::string&) override { finish(); }
   void on_stop(LoopContext&) override { finish(); }
@@ -175,6 +178,11 @@ class RunDirHook final : public Hook {
     // Mid-epoch too: the curves so far (the interrupted epoch's steps included).
     if (!ctx.o.run_dir.empty()) report::write_loss_plots(ctx.o.run_dir, mlog_.rows(), slog_.rows());
     if (!saved_) save_last(ctx);
+  }
+  void on_checkpoint(LoopContext& ctx) override {
+    slog_.flush();  // the rows through this update, before the `last` that covers them
+    save_last(ctx);
+    saved_ = false;  // later updates of this epoch are not in it
   }
 
  private:

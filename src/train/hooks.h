@@ -30,9 +30,9 @@ struct LoopContext {
   Stepper& stepper;
   const Evaluator& evaluator;
   TrainState& s;
-  int64_t steps_per_epoch = 0;  // updates per epoch
-  int epoch = 0;                // the current epoch (1-based)
-  int64_t first_update = 0;     // the epoch's first update (> 0 when resumed mid-epoch)
+  int64_t steps_per_epoch = 0;              // updates per epoch
+  int epoch = 0;                            // the current epoch (1-based)
+  int64_t first_update = 0;                 // the epoch's first update (> 0 when resumed mid-epoch)
   const data::Dataset* train_ds = nullptr;  // this epoch's training set
   const data::Augment* aug = nullptr;       // the loader's augmentation
   std::string last;                         // RUN/last.safetensors ("" without a run dir)
@@ -44,9 +44,12 @@ struct LoopContext {
 struct StepEnd {
   int64_t update = 0;  // 0-based index within the epoch
   double loss = 0, lr = 0, seconds = 0;
-  int64_t samples = 0;       // in this update
-  double epoch_loss = 0;     // the epoch's running mean loss
-  int64_t run_samples = 0;   // trained by this call in this epoch
+  int64_t samples = 0;      // in this update
+  double epoch_loss = 0;    // the epoch's running mean loss
+  int64_t run_samples = 0;  // trained by this call in this epoch
+  // Running accuracy (Stepper::last_correct): Σ correct / Σ labels counted over this call's
+  // updates of the epoch (a mid-epoch resume counts from the resume point); correct < 0: none.
+  int64_t correct = -1, counted = 0;
 };
 
 class Hook {
@@ -63,6 +66,8 @@ class Hook {
   virtual void after_epoch(LoopContext& /*ctx*/, const EpochMetrics& /*m*/) {}
   // A stop request: mid-epoch (s holds the updates done) or after an epoch.
   virtual void on_stop(LoopContext& /*ctx*/) {}
+  // checkpointEverySteps: a mid-epoch save of `last` (s holds the updates done); the run goes on.
+  virtual void on_checkpoint(LoopContext& /*ctx*/) {}
 };
 
 // The hooks of a run, in call order.

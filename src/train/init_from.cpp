@@ -10,6 +10,7 @@
 #include "core/safetensors.h"
 #include "core/torch_pickle.h"
 #include "core/zip_reader.h"
+#include "optim/optimizer.h"
 #include "train/convert_weights.h"
 
 namespace netspec::train {
@@ -135,11 +136,7 @@ void load_init_weights(const std::string& path, const ParamTable& t, TrainState&
 }
 
 void check_freeze(const TrainConfig& c, const ParamTable& t) {
-  size_t a = 0;
-  while (a < c.freeze.size()) {
-    size_t e = c.freeze.find(',', a);
-    if (e == std::string::npos) e = c.freeze.size();
-    const std::string pre = c.freeze.substr(a, e - a);
+  for (const std::string& pre : optim::freeze_prefixes(c.freeze)) {
     bool any = false;
     for (const auto& p : t.params) any = any || p.name.rfind(pre, 0) == 0;
     if (!any) {
@@ -149,7 +146,6 @@ void check_freeze(const TrainConfig& c, const ParamTable& t) {
       fail("train", "freeze prefix '{}' matches no parameter (names look like {})", pre,
            fmt::join(ex, ", "));
     }
-    a = e + 1;
   }
 }
 

@@ -8,6 +8,7 @@
 #include "emit/emit.h"
 #include "emit/loss_grad.h"
 #include "layers/param_table.h"
+#include "train/multi_stepper.h"
 
 namespace netspec::train {
 
@@ -28,7 +29,7 @@ struct Stepper::Modules {
 };
 
 Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be,
-                 const ParamTable* table, const DataParallel& dp)
+                 const ParamTable* table, const DataParallel& dp, int steps_per_call)
     : net_(net),
       table_(table ? *table : build_param_table(net)),
       config_(c),
@@ -42,12 +43,6 @@ Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be,
     fail("train", "batchSize {} does not divide into {} replicas (a shard each)", batch_,
          dp_.replicas);
   if (accum_ > 1) {
-    // The forward / vjp modules take no keep masks: dropout would silently be off.
-    if (c.dropPath > 0 || c.dropout > 0)
-      fail("train",
-           "gradAccumSteps > 1 does not support dropPath / dropout (got {} / {}); set "
-           "gradAccumSteps to 1",
-           c.dropPath, c.dropout);
     // Accumulation runs each replica's shard through modules emitted for one replica.
     if (dp_.replicas > 1 && c.syncBN)
       fail("train",
@@ -58,7 +53,41 @@ Stepper::Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& be,
     optimizer_ = std::make_unique<Module>(net, table_, ModuleKind::optimizer,
                                           emit::EmitOptions::from_train(c, batch_), be);
   }
+  if (steps_per_call > 1) {
+    // The K-step module wraps the fused one-replica step; the state lives on the host.
+    if (accum_ > 1)
+      fail("train", "{} steps per call with gradAccumSteps {} (set gradAccumSteps to 1)",
+           steps_per_call, accum_);
+    if (dp_.replicas > 1 || dp_.multi_process())
+      fail("train", "{} steps per call with {} replicas (data parallel runs one step per call)",
+           steps_per_call, dp_.replicas);
+    multi_ = std::make_unique<MultiStepper>(net_, table_, c, be, batch_, steps_per_call);
+    return;  // the one-step full-batch module is never run: not compiled
+  }
   modules(batch_);
+}
+
+int Stepper::steps_per_call() const { return multi_ ? multi_->k() : 1; }
+
+std::vector<double> Stepper::steps(TrainState& s, const std::vector<Tensor>& xs,
+                                   const std::vector<Tensor>& ys, const std::vector<double>& lrs,
+                                   int64_t first_step) {
+  if (!multi_) fail("train", "steps() needs steps_per_call > 1 (got 1)");
+  for (const Tensor& x : xs)
+    if (x.rank() < 1 || x.shape()[0] != batch_)
+      fail("train", "steps() takes full batches of {} (got {})", batch_, x.type_str());
+  MultiStepper::Result r = multi_->run(s, xs, ys, lrs, first_step);
+  correct_ = r.correct.empty() ? std::vector<int64_t>(xs.size(), -1) : r.correct;
+  counted_.clear();
+  for (const Tensor& y : ys) counted_.push_back(y.numel());
+  const emit::Manifest& sm = multi_->step_manifest();
+  for (size_t j = 0; j < r.bn_stats.size(); ++j) {  // running-stat EMA step by step, in order
+    size_t bi = 0, q = 0;
+    for (const auto& ti : sm.outputs)
+      if (ti.role == "bn_batch_stat")
+        update_running(s, bi, ti, r.bn_stats[j].at(q++), bn_momentum_);
+  }
+  return r.losses;
 }
 
 // The modules at batch n: emitted and compiled on first use (a tail batch: once per run).
@@ -73,6 +102,7 @@ const Stepper::Modules& Stepper::modules(int64_t n) {
   // Fused: one module for all replicas (all_reduce inside). Accumulation: per-shard modules, the
   // gradients summed on the host (and across processes) before the optimizer module.
   eo.replicas = accum_ <= 1 ? dp_.replicas : 1;
+  eo.masked_forward = accum_ > 1;  // dropPath / dropout: forward and vjp take the keep masks
   auto m = std::make_unique<Modules>();
   if (accum_ <= 1) {
     m->fused = std::make_unique<Module>(net_, table_, ModuleKind::train_step, eo, backend_);
@@ -83,7 +113,9 @@ const Stepper::Modules& Stepper::modules(int64_t n) {
                                                m->forward->manifest.outputs.at(0).shape);
     m->loss_grad = backend_.load(emit::emit_loss_grad(net_, logits, eo));
   }
-  if (n != batch_) {
+  if (n != batch_ && multi_) {  // the tail of a K-steps-per-call run: its one-step module
+    check_tail_manifest(multi_->step_manifest(), m->fused->manifest, batch_, n);
+  } else if (n != batch_) {
     const Modules& full = modules(batch_);
     if (m->fused)  // data parallel: the manifests hold the per-replica shard sizes
       check_tail_manifest(full.fused->manifest, m->fused->manifest, batch_ / dp_.replicas,
@@ -144,7 +176,8 @@ void add_into(std::vector<Tensor>& acc, size_t i, Tensor g) {
 }
 }  // namespace
 
-Tensor draw_keep_mask(const emit::TensorInfo& ti, uint64_t seed, int64_t step, size_t index) {
+Tensor draw_keep_mask(const emit::TensorInfo& ti, uint64_t seed, int64_t step, size_t index,
+                      int64_t micro) {
   const double p = ti.rate;
   if (!(p >= 0 && p < 1))
     fail("train", "mask '{}' drop rate must be in [0, 1) (got {})", ti.name, p);
@@ -152,8 +185,8 @@ Tensor draw_keep_mask(const emit::TensorInfo& ti, uint64_t seed, int64_t step, s
     fail("train", "mask '{}' dtype (got {}, expected f32 or f64)", ti.name, dtype_name(ti.dtype));
   Tensor m(ti.dtype, ti.shape);
   const double keep = 1 / (1 - p);
-  const uint64_t base =
-      splitmix64(splitmix64(splitmix64(seed) ^ static_cast<uint64_t>(step)) ^ index);
+  uint64_t base = splitmix64(splitmix64(splitmix64(seed) ^ static_cast<uint64_t>(step)) ^ index);
+  if (micro > 0) base = splitmix64(base ^ splitmix64(static_cast<uint64_t>(micro)));
   for (int64_t e = 0; e < m.numel(); ++e) {
     // u in [0, 1) from the top 53 bits; keep with probability 1 - p.
     const double u =
@@ -169,6 +202,7 @@ Tensor draw_keep_mask(const emit::TensorInfo& ti, uint64_t seed, int64_t step, s
 }
 
 const emit::Manifest& Stepper::state_manifest() const {
+  if (multi_) return multi_->step_manifest();
   return optimizer_ ? optimizer_->manifest : by_batch_.at(batch_)->fused->manifest;
 }
 
@@ -183,6 +217,33 @@ void Stepper::update_running(TrainState& s, size_t& bi, const emit::TensorInfo& 
   for (int64_t j = 0; j < batch.numel(); ++j)
     r[j] = static_cast<float>((1 - m) * r[j] + m * corr * b[j]);
   ++bi;
+}
+
+int64_t count_correct(const Tensor& logits, const Tensor& labels) {
+  const Shape& s = logits.shape();
+  if (s.size() < 2 || labels.numel() * s[1] != logits.numel() || labels.dtype() != DType::kI32)
+    fail("train",
+         "counting correct predictions needs logits [B, C, ...] and i32 labels [B, ...] "
+         "(got {} and {})",
+         logits.type_str(), labels.type_str());
+  const int64_t c = s[1], inner = labels.numel() / s[0];
+  const int32_t* y = labels.data<int32_t>();
+  int64_t hits = 0;
+  for (int64_t b = 0; b < s[0]; ++b)
+    for (int64_t i = 0; i < inner; ++i) {
+      // Element (b, j, i) of the row-major logits is at (b·C + j)·inner + i.
+      // A NaN anywhere in the row counts as wrong (the in-graph max is NaN there too).
+      int64_t best = 0;
+      double top = logits.as_double(b * c * inner + i);
+      bool nan = std::isnan(top);
+      for (int64_t j = 1; j < c; ++j) {
+        const double v = logits.as_double((b * c + j) * inner + i);
+        nan = nan || std::isnan(v);
+        if (v > top) top = v, best = j;
+      }
+      hits += !nan && best == y[b * inner + i];
+    }
+  return hits;
 }
 
 double class_ce_and_grad(const Tensor& logits, const Tensor& labels, double eps, double scale,
@@ -265,6 +326,8 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
          ys.size());
   const Tensor lr_t = Tensor::scalar_f32(static_cast<float>(lr));
   const Tensor step_t = Tensor::from<int64_t>(DType::kI32, {}, {step});
+  if (multi_ && xs[0].shape().at(0) == batch_)  // one update through the K-step module
+    return steps(s, xs, ys, {lr}, step).at(0);
   if (accum_ <= 1) {
     // Full batches keep the state in the backend's session (one copy per replica thread or
     // device); tail batches and replicas in several processes feed it from the host state.
@@ -308,6 +371,8 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
     pi = si = 0;
     size_t bi = 0;
     double loss = 0;
+    correct_ = {-1};
+    counted_ = {ys[0].numel()};
     for (size_t k = 0; k < sm.outputs.size(); ++k) {
       const auto& ti = sm.outputs[k];
       if (ti.role == "param" && !in_session)
@@ -316,6 +381,8 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
         s.opt[si++] = std::move(out[k]);
       else if (ti.role == "loss")
         loss = out[k].as_double(0);
+      else if (ti.role == "metric" && ti.name == "correct")  // summed over the replicas
+        correct_[0] = static_cast<int64_t>(out[k].as_double(0));
       else if (ti.role == "bn_batch_stat")  // ti.count is this batch's n·H·W
         update_running(s, bi, ti, out[k], bn_momentum_);
     }
@@ -327,7 +394,7 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
     return loss;
   }
 
-  return accumulate(s, xs, ys, lr_t, step_t);
+  return accumulate(s, xs, ys, lr_t, step_t, step);
 }
 
 // Gradient accumulation: Σ_k Σ_r vjp(P, x_kr, dz_kr) over the micro-batches k and the replica
@@ -337,8 +404,8 @@ double Stepper::step(TrainState& s, const std::vector<Tensor>& xs, const std::ve
 // after another; processes sum their replicas' gradients and the loss across the group before the
 // optimizer module (one all_reduce per update).
 double Stepper::accumulate(TrainState& s, const std::vector<Tensor>& xs,
-                           const std::vector<Tensor>& ys, const Tensor& lr_t,
-                           const Tensor& step_t) {
+                           const std::vector<Tensor>& ys, const Tensor& lr_t, const Tensor& step_t,
+                           int64_t step) {
   const int reps = dp_.replicas;
   const bool procs = dp_.multi_process();
   const int first = procs ? dp_.rank * dp_.local : 0, count = procs ? dp_.local : reps;
@@ -350,10 +417,25 @@ double Stepper::accumulate(TrainState& s, const std::vector<Tensor>& xs,
   const double bn_m = config_.compensateBNMomentum
                           ? 1 - std::pow(1 - bn_momentum_, 1.0 / static_cast<double>(xs.size()))
                           : bn_momentum_;
+  // Keep masks (dropPath / dropout): micro-batch k's are drawn at its n_k rows from (seed, step,
+  // mask index, k) and replica r takes its rows, so they do not depend on how many replicas or
+  // processes share the micro-batch (micro-batch 0 draws what a fused step would).
+  std::vector<std::vector<Tensor>> masks(xs.size());
+  for (size_t k = 0; k < xs.size(); ++k) {
+    size_t mi = 0;
+    for (const auto& ti : modules(xs[k].shape().at(0)).forward->manifest.inputs)
+      if (ti.role == "mask") {
+        emit::TensorInfo g = ti;
+        g.shape.at(0) *= reps;
+        masks[k].push_back(draw_keep_mask(g, seed_, step, mi++, static_cast<int64_t>(k)));
+      }
+  }
   // Each replica sums its micro-batches; the replicas are then summed in replica order, so 2
   // processes x 1 replica give the bits of 1 process x 2 replicas.
   std::vector<Tensor> grads, mine;
   double loss = 0;
+  const bool counts = losses::counts_correct(config_.lossKind);
+  int64_t correct = 0, counted = 0;
   for (int r = first; r < first + count; ++r) {
     mine.clear();
     double loss_r = 0;
@@ -363,16 +445,22 @@ double Stepper::accumulate(TrainState& s, const std::vector<Tensor>& xs,
       const Tensor xr = reps > 1 ? shard_rows(xs[k], reps, r) : xs[k];
       const Tensor yr = reps > 1 ? shard_rows(ys[k], reps, r) : ys[k];
       std::vector<Tensor> in;
-      size_t pi = 0;
+      size_t pi = 0, mi = 0;
       for (const auto& ti : mk.forward->manifest.inputs) {
         if (ti.role == "param")
           in.push_back(s.params[pi++]);
         else if (ti.role == "input")
           in.push_back(xr);
+        else if (ti.role == "mask")
+          in.push_back(reps > 1 ? shard_rows(masks[k].at(mi++), reps, r) : masks[k].at(mi++));
         else
           fail("train", "forward input '{}' has unknown role {}", ti.name, ti.role);
       }
       std::vector<Tensor> fo = mk.forward->exe->run("main", in);
+      if (counts) {
+        correct += count_correct(fo[0], yr);
+        counted += yr.numel();
+      }
       size_t bi = 0;
       for (size_t j = 0; j < fo.size() && r == 0; ++j)  // replica 0's shard (as DDP's buffers)
         if (mk.forward->manifest.outputs[j].role == "bn_batch_stat")
@@ -381,7 +469,7 @@ double Stepper::accumulate(TrainState& s, const std::vector<Tensor>& xs,
       std::vector<Tensor> lg = mk.loss_grad->run(
           "main", {fo[0], yr, Tensor::scalar_f32(static_cast<float>(nk * scale))});
       loss_r += lg[0].as_double(0) * (nk * scale);
-      in.push_back(std::move(lg[1]));  // vjp inputs: P, x, ybar
+      in.push_back(std::move(lg[1]));  // vjp inputs: P, x, masks, ybar
       std::vector<Tensor> g = mk.vjp->exe->run("main", in);
       size_t gi = 0;
       for (size_t j = 0; j < g.size(); ++j)
@@ -391,12 +479,18 @@ double Stepper::accumulate(TrainState& s, const std::vector<Tensor>& xs,
     loss += loss_r;
   }
   if (procs) {
-    grads.push_back(Tensor::from<double>(DType::kF64, {}, {loss}));
+    // The loss and the counts ride along (f64: exact for counts below 2^53).
+    grads.push_back(Tensor::from<double>(
+        DType::kF64, {3}, {loss, static_cast<double>(correct), static_cast<double>(counted)}));
     grads = sum_over_processes(grads, dp_);
     loss = grads.back().as_double(0);
+    correct = static_cast<int64_t>(grads.back().as_double(1));
+    counted = static_cast<int64_t>(grads.back().as_double(2));
     grads.pop_back();
     if (!s.running.empty()) s.running = from_rank0(s.running, dp_);  // replica 0's stats
   }
+  correct_ = {counts ? correct : -1};
+  counted_ = {counted};
   std::vector<Tensor> in;
   size_t pi = 0, gi = 0, si = 0;
   for (const auto& ti : optimizer_->manifest.inputs) {

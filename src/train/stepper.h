@@ -8,7 +8,9 @@
 // Accumulation with R replicas: each micro-batch of B rows is cut into R shards run through
 // per-shard modules, all gradients summed (across processes by one all_reduce) before the update.
 // dropPath / dropout: the train step's "mask" inputs are drawn here per step from (seed, step)
-// (draw_keep_mask), so a run is reproducible bit for bit; fused train step only.
+// (draw_keep_mask), so a run is reproducible bit for bit; under accumulation the forward / vjp
+// modules take them too (EmitOptions::masked_forward), drawn per micro-batch k from (seed, step,
+// k) at the micro-batch's rows and cut into the replicas' shards.
 // Tail batch (PyTorch's drop_last=False): a micro-batch of n < batchSize rows runs on modules
 // emitted at batch n, compiled on first use and kept; their manifests must equal the full-batch
 // ones except for the batch dimension (checked), so params / optimizer state / BN stats carry over.
@@ -16,6 +18,9 @@
 // parameters and optimizer state (device buffers on xla), so s.params / s.opt go stale after a
 // step until sync(s) copies them back (before evaluation and checkpoints). A tail batch syncs,
 // runs on the host-fed tail module and sets the session's state again.
+// steps_per_call K > 1 (engines with costly calls: IREE's tools): full batches run K updates per
+// call through a MultiStepper (multi_stepper.h), the state on the host; a tail batch runs on the
+// one-step module at its size. Not with gradAccumSteps > 1 or data parallel (refused by name).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -39,9 +44,11 @@ class Stepper {
   // dp.replicas > 1: the fused train step runs data parallel on shards of each batch
   // (data_parallel.h); a batch must then divide by the replicas.
   Stepper(const NetSpec& net, const TrainConfig& c, exec::Backend& backend,
-          const ParamTable* table = nullptr, const DataParallel& dp = {});
+          const ParamTable* table = nullptr, const DataParallel& dp = {}, int steps_per_call = 1);
   ~Stepper();
   int accum() const { return accum_; }
+  // Updates one backend call can run (steps()); 1 unless steps_per_call > 1 was asked for.
+  int steps_per_call() const;
   int64_t batch() const { return batch_; }
   // The manifest whose optimizer_state inputs define the state layout (for make_state).
   const emit::Manifest& state_manifest() const;
@@ -51,6 +58,19 @@ class Stepper {
   // over them too). `step` is 1-based.
   double step(TrainState& s, const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
               double lr, int64_t step);
+  // steps_per_call() > 1: n = xs.size() (1..steps_per_call()) updates of one full batch each in
+  // one call, update j with xs[j], ys[j], lrs[j] and 1-based step first_step + j; the same
+  // updates (and BN running stats, in order) as n step() calls. Returns each update's loss.
+  std::vector<double> steps(TrainState& s, const std::vector<Tensor>& xs,
+                            const std::vector<Tensor>& ys, const std::vector<double>& lrs,
+                            int64_t first_step);
+  // Update j's running-accuracy count of the last step() (j = 0) or steps() call
+  // (losses::correct_count): Σ [argmax z = y] over its samples (per-pixel losses: pixels) and how
+  // many labels it covered; correct < 0 when the loss counts none. Fused: the train step's
+  // "correct" output; accumulation: counted on the host from the forward module's logits (before
+  // the update, as the fused step does).
+  int64_t last_correct(size_t j = 0) const { return j < correct_.size() ? correct_[j] : -1; }
+  int64_t last_counted(size_t j = 0) const { return j < counted_.size() ? counted_[j] : 0; }
   // Copies the parameters and optimizer state the session holds into s (a no-op when s is
   // current). Call before reading s.params / s.opt.
   void sync(TrainState& s);
@@ -73,6 +93,7 @@ class Stepper {
   double bn_momentum_;
   std::map<int64_t, std::unique_ptr<Modules>> by_batch_;
   std::unique_ptr<Module> optimizer_;
+  std::unique_ptr<class MultiStepper> multi_;  // steps_per_call > 1
   // The full-batch fused step's session: feedback_[k] is state k, taken from s.params (kind 'p')
   // or s.opt ('o') at index state_src_[k].second. stale_: s lags the session.
   std::unique_ptr<exec::Session> session_;
@@ -80,12 +101,13 @@ class Stepper {
   std::vector<std::pair<char, size_t>> state_src_;
   const TrainState* bound_ = nullptr;
   bool stale_ = false;
+  std::vector<int64_t> correct_, counted_;  // per update of the last call (last_correct)
   void bind(TrainState& s, const Module& fm);
   // running = (1-m)·running + m·batch (m: bnMomentum, or its per-micro-batch compensation).
   void update_running(TrainState& s, size_t& bi, const emit::TensorInfo& ti, const Tensor& batch,
                       double m);
   double accumulate(TrainState& s, const std::vector<Tensor>& xs, const std::vector<Tensor>& ys,
-                    const Tensor& lr_t, const Tensor& step_t);
+                    const Tensor& lr_t, const Tensor& step_t, int64_t step);
 };
 
 // Checks that `tail` (a module emitted at batch n) has the layout of `full` (the same module at
@@ -98,10 +120,17 @@ void check_tail_manifest(const emit::Manifest& full, const emit::Manifest& tail,
 // The keep mask for train-step input `ti` (role "mask", drop rate ti.rate = p), the `index`-th
 // mask input of update `step`: each element is Bernoulli(1 - p) / (1 - p), i.e. 0 or 1/(1-p),
 // from a counter-based hash of (seed, step, index, element): deterministic, order-free.
-Tensor draw_keep_mask(const emit::TensorInfo& ti, uint64_t seed, int64_t step, size_t index);
+// micro > 0: micro-batch `micro` of an accumulated update (mixed into the hash; micro 0 draws
+// the fused step's masks).
+Tensor draw_keep_mask(const emit::TensorInfo& ti, uint64_t seed, int64_t step, size_t index,
+                      int64_t micro = 0);
 
 // Host classCE of logits [B, C] against labels [B] with label smoothing eps: returns the mean
 // loss and writes dz = (softmax(z) - q) · scale into `grad` (shaped like logits).
+// Σ [argmax over dim 1 of logits = label] (first of equal maxima) for logits [B, C, ...] and
+// labels i32 [B, ...] (the logits without dim 1).
+int64_t count_correct(const Tensor& logits, const Tensor& labels);
+
 double class_ce_and_grad(const Tensor& logits, const Tensor& labels, double eps, double scale,
                          Tensor& grad);
 

@@ -90,6 +90,7 @@ class TensorBoardHook final : public Hook {
     flush();
   }
   void on_stop(LoopContext&) override { flush(); }
+  void on_checkpoint(LoopContext&) override { flush(); }
 
  private:
   void flush() {

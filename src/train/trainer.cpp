@@ -13,6 +13,7 @@
 #include "core/file_check.h"
 #include "data/loader.h"
 #include "layers/param_table.h"
+#include "losses/loss.h"
 #include "tasks/prior_bias.h"
 #include "tasks/task.h"
 #include "train/averaging.h"
@@ -61,6 +62,25 @@ void refuse_for_stream(const TrainConfig& c, const tasks::Task& task) {
          what);
 }
 
+// A resumed data cursor (checkpoint.h) must describe this run's permutation: the same seed and,
+// mid-epoch, the same epoch, training-set size and batch, at the update batch_in_epoch says (an
+// older checkpoint without a cursor resumes from batch_in_epoch alone).
+void check_cursor(const TrainState& s, const TrainConfig& c, int64_t samples, int k,
+                  const std::string& last) {
+  const DataCursor& d = s.cursor;
+  if (!d.present) return;
+  if (d.epoch != s.epoch || d.position != s.batch_in_epoch * k * c.batchSize)
+    fail("train", "{}: data cursor '{}' disagrees with epoch {} update {} of the checkpoint", last,
+         cursor_text(d), s.epoch, s.batch_in_epoch);
+  if (d.position == 0) return;  // an epoch boundary: any data, seed or batch may follow
+  if (d.samples != samples || d.seed != c.seed || d.batch != c.batchSize)
+    fail("train",
+         "{}: saved mid-epoch at sample {} of a permutation of {} samples (seed {}, batch {}); "
+         "this run's epoch has {} samples (seed {}, batch {}): the data changed, so the rest of "
+         "that epoch is unknown (restore the data, or resume from an epoch-end checkpoint)",
+         last, d.position, d.samples, d.seed, d.batch, samples, c.seed, c.batchSize);
+}
+
 // Resumes from RUN/last.safetensors when it exists (and the weight averages beside it), then
 // writes config.json and the task's files. Returns the best score best.json holds.
 double open_run_dir(const SpecFile& spec, const TrainConfig& c, const ParamTable& table,
@@ -91,6 +111,27 @@ double open_run_dir(const SpecFile& spec, const TrainConfig& c, const ParamTable
                     !o.run || o.run->config_json.empty() ? cfg.dump(2) + "\n" : o.run->config_json);
   task.save_run_files(o.run_dir);
   return best;
+}
+
+// Updates per backend call: --steps-per-call, else kIreeStepsPerCall on iree, else 1. What
+// needs the parameters between two updates of one call is refused by name.
+int steps_per_call(const TrainOptions& o, const TrainConfig& c, const tasks::Task& task) {
+  if (o.steps_per_call < 0 || o.steps_per_call > 4096)
+    fail("train", "steps per call must be in 1..4096 (got {})", o.steps_per_call);
+  int k = o.steps_per_call > 0 ? o.steps_per_call : o.backend == "iree" ? kIreeStepsPerCall : 1;
+  if (k > 1 && o.steps_per_call == 0 &&
+      (c.gradAccumSteps > 1 || o.dp.replicas > 1 || o.dp.multi_process()))
+    fail("train",
+         "--backend iree runs {} steps per call, which gradAccumSteps > 1 and data parallel "
+         "do not support (got gradAccumSteps {}, {} replicas); pass --steps-per-call 1 (one "
+         "process per step) or use --backend cpu",
+         k, c.gradAccumSteps, o.dp.replicas);
+  if (k > 1 && task.labels_need_params())
+    fail("train",
+         "the {} task matches labels to the current parameters before every update, which a "
+         "{}-steps-per-call run cannot (use --steps-per-call 1)",
+         tasks::task_name(task.kind()), k);
+  return k;
 }
 
 }  // namespace
@@ -134,10 +175,28 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
   exec::BackendOptions bo = o.backend_options;
   if (!o.dp.multi_process()) bo.devices = std::max(bo.devices, o.dp.replicas);  // xla: R devices
   auto backend = exec::make_backend(o.backend, bo);
-  Stepper stepper(train_net, c, *backend, &train_table, o.dp);
-  Evaluator evaluator(net, c.batchSize, *backend, &table);
+  const int per_call = steps_per_call(o, c, *task);
+  // The modules' batch in net rows (nerf: rays x points per ray); the loop counts samples.
+  TrainConfig rows_c = c;
+  rows_c.batchSize = static_cast<int>(c.batchSize * losses::rows_per_sample(c));
+  Stepper stepper(train_net, rows_c, *backend, &train_table, o.dp, per_call);
+  // iree: each call is a process; evaluation (many small calls) runs on the cpu backend from the
+  // same parameters.
+  std::unique_ptr<exec::Backend> cpu = o.backend == "iree" ? exec::make_backend("cpu") : nullptr;
+  exec::Backend& eval_backend = cpu ? *cpu : *backend;
+  if (o.log && per_call > 1)
+    *o.log << fmt::format(
+        "{}: {} train steps per call (K-step module); evaluation on the {} "
+        "backend\n",
+        o.backend, per_call, eval_backend.name());
+  Evaluator evaluator(net, rows_c.batchSize, eval_backend, &table);
   task->attach(evaluator);
-  Averages averages(train_net, c, *backend, train_table, evaluator);  // EMA / SWA / SWAG
+  Averages averages(train_net, c, eval_backend, train_table, evaluator);  // EMA / SWA / SWAG
+  if (per_call > 1 && averages.per_step())
+    fail("train",
+         "useEMA updates the average after every step, which a {}-steps-per-call run does not "
+         "see (use --steps-per-call 1, or useSWA)",
+         per_call);
   averages.set_split(split);  // processes: each evaluates its share of the batches
   std::vector<Tensor> init = init_params(table, c.init, static_cast<uint64_t>(c.seed));
   if (std::string said = apply_prior_bias(net, table, c, task->prior_data(train_src), init);
@@ -187,6 +246,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
          "{}: checkpoint is at update {} of an epoch of {} updates (different batch size or "
          "dataset?)",
          ctx.last, s.batch_in_epoch, ctx.steps_per_epoch);
+  check_cursor(s, c, first.size(), k, ctx.last);
   if (s.epoch >= c.epochs && o.log)
     *o.log << fmt::format("nothing to do: {} already has {} of {} epochs\n", ctx.last, s.epoch,
                           c.epochs);

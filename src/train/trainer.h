@@ -65,7 +65,18 @@ struct TrainOptions {
   };
   std::shared_ptr<const Run> run = nullptr;
   std::string eval_split = "test";  // what the evaluated split is called ("validation")
+  // > 0: also save `last` (with the data cursor) every N updates within an epoch, so a kill
+  // loses at most N updates (train --checkpoint-every-steps; not a TrainConfig field: it never
+  // changes the result or blocks a resume).
+  int64_t checkpoint_every_steps = 0;
+  // Updates per backend call (Stepper::steps_per_call, multi_stepper.h); 0: the backend's
+  // default, kIreeStepsPerCall on iree (each call a process), else 1.
+  int steps_per_call = 0;
 };
+
+// The iree backend's default updates per call: process start-up and the .vmfb load paid once per
+// this many updates.
+inline constexpr int kIreeStepsPerCall = 32;
 
 struct EpochMetrics {
   int epoch = 0;        // 1-based

@@ -78,16 +78,20 @@ void draw_labelled_box(const report::Canvas& c, double ox, double oy, const data
 }
 
 std::string det_report_sections(const Model& m, const data::Splits& sp, const std::string& what,
-                                exec::Backend& be, int shown, double& seconds) {
+                                exec::Backend& be, int shown, double& seconds,
+                                const report::EvalLog& log) {
   if (!sp.det) fail("report", "the evaluation split has no boxes (not a detection dataset)");
   const auto t0 = std::chrono::steady_clock::now();
   const train::DetTargets d = train::det_targets(m.spec.net, m.table, m.train);
   const int64_t n = sp.test.size();
   train::Evaluator ev(m.spec.net, std::min<int64_t>(m.train.batchSize, std::max<int64_t>(1, n)), be,
                       &m.table);
+  report::EvalProgress bar(log, n, (n + ev.batch() - 1) / ev.batch(), ev.batch(), "images");
+  ev.on_batch([&bar] { bar.batch_done(); });
   train::NmsOptions o;
   o.score = 0.001;  // evaluate_det's protocol, so the numbers are training's
   const std::vector<train::Detection> dets = train::detect(ev, m.params, m.running, sp.test, d, o);
+  bar.finish();
   const train::DetMetrics mm = train::evaluate_detections(dets, sp.det->test.boxes, d.classes);
   seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string h = "<h2 id=\"evaluation\">Evaluation</h2>\n";

@@ -10,6 +10,7 @@
 #include "data/det_data.h"
 #include "exec/backend.h"
 #include "report/canvas.h"
+#include "report/progress.h"
 #include "viz/model.h"
 
 namespace netspec::viz {
@@ -24,8 +25,10 @@ void draw_labelled_box(const report::Canvas& c, double ox, double oy, const data
                        report::Rgb col, const std::string& label);
 
 // The report's evaluation sections of a detection run over sp.test / sp.det->test (ids
-// evaluation, per-class, boxes); `shown` images in the box panels. `seconds` gets the time spent.
+// evaluation, per-class, boxes); `shown` images in the box panels. `seconds` gets the time spent;
+// the evaluation's progress goes to `log`.
 std::string det_report_sections(const Model& m, const data::Splits& sp, const std::string& what,
-                                exec::Backend& be, int shown, double& seconds);
+                                exec::Backend& be, int shown, double& seconds,
+                                const report::EvalLog& log = {});
 
 }  // namespace netspec::viz

@@ -31,18 +31,25 @@ report::RgbImage sample_rgb(const Tensor& x, int64_t i) {
   return img;
 }
 
+// Batches of b that cover n samples (the loader's count: the last one padded).
+int64_t batches(int64_t n, int64_t b) { return (n + b - 1) / b; }
+
 }  // namespace
 
 std::string ddpm_report_sections(const Model& m, const data::Dataset& test, const std::string& what,
-                                 exec::Backend& be, int samples, int ddim, double& seconds) {
+                                 exec::Backend& be, int samples, int ddim, double& seconds,
+                                 const report::EvalLog& log) {
   const auto t0 = std::chrono::steady_clock::now();
   const train::DdpmSchedule sched(m.train);
   // The validation batch size: ddpm_evaluate draws t and ε per batch, so training's batches give
   // training's numbers.
-  const train::Evaluator ev(m.spec.net, m.train.batchSize, be, &m.table);
+  train::Evaluator ev(m.spec.net, m.train.batchSize, be, &m.table);
+  const int64_t scored = std::min<int64_t>(test.size(), 1024);
+  report::EvalProgress bar(log, scored, batches(scored, ev.batch()), ev.batch(), "images");
+  ev.on_batch([&bar] { bar.batch_done(); });
   const train::EvalMetrics e =
       train::ddpm_evaluate(sched, m.train.dataset, ev, m.params, m.running, test, 1024);
-  const int64_t scored = std::min<int64_t>(test.size(), 1024);
+  bar.finish();
   std::string h = "<h2 id=\"evaluation\">Evaluation</h2>\n";
   h += fmt::format(
       "<p class=\"big\">noise-prediction MSE <b>{:.4f}</b> on the first {} images of {} (T = {}, "
@@ -65,10 +72,14 @@ std::string ddpm_report_sections(const Model& m, const data::Dataset& test, cons
 
 std::string text_report_sections(const Model& m, const data::Splits& sp, const std::string& run_dir,
                                  const std::string& backend, exec::Backend& be, int tokens,
-                                 double& seconds) {
+                                 double& seconds, const report::EvalLog& log) {
   const auto t0 = std::chrono::steady_clock::now();
-  const train::Evaluator ev(m.spec.net, m.train.batchSize, be, &m.table);
+  train::Evaluator ev(m.spec.net, m.train.batchSize, be, &m.table);
+  report::EvalProgress bar(log, sp.test.size(), batches(sp.test.size(), ev.batch()), ev.batch(),
+                           "windows");
+  ev.on_batch([&bar] { bar.batch_done(); });
   const train::EvalMetrics e = ev.run(m.params, m.running, sp.test);
+  bar.finish();
   std::string h = "<h2 id=\"evaluation\">Evaluation</h2>\n";
   h += fmt::format(
       "<p class=\"big\">validation loss <b>{:.4f}</b>, <b>{:.4f}</b> bits per character "
@@ -112,11 +123,13 @@ std::string text_report_sections(const Model& m, const data::Splits& sp, const s
 
 std::string regression_report_sections(const Model& m, const data::Dataset& test,
                                        const std::string& what, exec::Backend& be, int shown,
-                                       double& seconds) {
+                                       double& seconds, const report::EvalLog& log) {
   const auto t0 = std::chrono::steady_clock::now();
-  const train::Evaluator ev(m.spec.net, m.train.batchSize, be, &m.table);
+  train::Evaluator ev(m.spec.net, m.train.batchSize, be, &m.table);
   data::Loader ld(test, ev.batch(), false, 0);
   ld.start_epoch(0);
+  report::EvalProgress bar(log, test.size(), ld.num_batches(), ev.batch());
+  ev.on_batch([&bar] { bar.batch_done(); });
   double sum = 0;
   int64_t count = 0;
   const bool images = test.x.rank() == 4;
@@ -146,6 +159,7 @@ std::string regression_report_sections(const Model& m, const data::Dataset& test
                        {}});
     }
   }
+  bar.finish();
   seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string h = "<h2 id=\"evaluation\">Evaluation</h2>\n";
   h += fmt::format(

@@ -7,13 +7,16 @@
 
 #include "data/datasets.h"
 #include "exec/backend.h"
+#include "report/progress.h"
 #include "viz/model.h"
 
 namespace netspec::viz {
 
+// Each prints its evaluation's progress to `log` (report::EvalProgress).
 // ids evaluation, samples; `samples` images drawn by DDIM with `ddim` steps from seed 0.
 std::string ddpm_report_sections(const Model& m, const data::Dataset& test, const std::string& what,
-                                 exec::Backend& be, int samples, int ddim, double& seconds);
+                                 exec::Backend& be, int samples, int ddim, double& seconds,
+                                 const report::EvalLog& log = {});
 
 // ids evaluation, generated: the loss and bits per character on sp.test (sp.text's validation
 // windows in the run's vocabulary, as `eval` scores them) beside the unigram baseline, and
@@ -22,13 +25,13 @@ std::string ddpm_report_sections(const Model& m, const data::Dataset& test, cons
 // (at most 24 characters).
 std::string text_report_sections(const Model& m, const data::Splits& sp, const std::string& run_dir,
                                  const std::string& backend, exec::Backend& be, int tokens,
-                                 double& seconds);
+                                 double& seconds, const report::EvalLog& log = {});
 
 // ids evaluation, reconstructions: an autoencoder's (regression task: target = input)
 // reconstruction MSE over every sample of `test` (as training's validation folds it) and, for
 // images, the first `shown` samples beside their reconstructions.
 std::string regression_report_sections(const Model& m, const data::Dataset& test,
                                        const std::string& what, exec::Backend& be, int shown,
-                                       double& seconds);
+                                       double& seconds, const report::EvalLog& log = {});
 
 }  // namespace netspec::viz

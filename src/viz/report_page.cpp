@@ -26,8 +26,10 @@
 #include "train/evaluate.h"
 #include "viz/cam.h"
 #include "viz/det_view.h"
+#include "viz/fold_view.h"
 #include "viz/gen_view.h"
 #include "viz/model.h"
+#include "viz/nerf_view.h"
 #include "viz/seg_view.h"
 
 namespace netspec::viz {
@@ -61,19 +63,15 @@ struct Scored {
 };
 
 // With o.log: "evaluating N samples ..." first, then a bar (terminal) or a line every 10 s with
-// the running accuracy, then the time taken.
+// the running accuracy, then the time taken (report::EvalProgress).
 Scored score(const Model& m, const data::Dataset& ds, exec::Backend& be, const ReportOptions& o) {
   const int64_t batch = std::min<int64_t>(m.train.batchSize, std::max<int64_t>(1, ds.size()));
   train::Evaluator ev(m.spec.net, batch, be, &m.table);
   data::Loader ld(ds, batch, false, 0);
   ld.start_epoch(0);
   Scored s;
-  std::optional<report::Progress> bar;
-  if (o.log) {
-    *o.log << fmt::format("evaluating {} samples ...\n", ds.size()) << std::flush;
-    bar.emplace(*o.log, o.tty, "evaluating", ld.num_batches(), batch);
-    bar->metric_name("accuracy");
-  }
+  report::EvalProgress bar({o.log, o.tty}, ds.size(), ld.num_batches(), batch, "samples",
+                           "accuracy");
   auto t0 = Clock::now();
   int64_t right = 0;
   for (int64_t b = 0; b < ld.num_batches(); ++b) {
@@ -86,14 +84,10 @@ Scored score(const Model& m, const data::Dataset& ds, exec::Backend& be, const R
       s.probs.push_back(std::move(p[i]));
       s.labels.push_back(label);
     }
-    const auto done = static_cast<int64_t>(s.labels.size());
-    if (bar) bar->update(b + 1, static_cast<double>(right) / static_cast<double>(done), done);
+    bar.batch_done(static_cast<double>(right) / static_cast<double>(s.labels.size()));
   }
+  bar.finish();
   s.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  if (bar) {
-    bar->finish();
-    *o.log << fmt::format("evaluated {} samples in {:.1f} s\n", s.labels.size(), s.seconds);
-  }
   return s;
 }
 
@@ -206,7 +200,8 @@ std::string timings_section(const std::vector<report::Row>& epochs, double eval_
                             tasks::TaskKind task) {
   using tasks::TaskKind;
   const bool seg = task == TaskKind::segmentation, det = task == TaskKind::detection;
-  const bool text = task == TaskKind::text;
+  const bool text = task == TaskKind::text, fold = task == TaskKind::fold;
+  const bool nerf = task == TaskKind::nerf;
   const bool none = task == TaskKind::diffusion || task == TaskKind::regression;
   std::string h = fmt::format(
       "<h2 id=\"timings\">Timings</h2>\n<table><tr><th>epoch</th><th>seconds</th><th>ms/step</th>"
@@ -214,6 +209,8 @@ std::string timings_section(const std::vector<report::Row>& epochs, double eval_
       seg    ? "<th>val pixel acc</th><th>val mIoU</th>"
       : det  ? "<th>val mAP@0.5</th><th>val mAP@[.5:.95]</th>"
       : text ? "<th>val bits/char</th>"
+      : nerf ? "<th>val PSNR (dB)</th>"
+      : fold ? "<th>val lDDT-Cα</th><th>val FAPE (Å)</th><th>val distogram CE</th>"
       : none ? ""
              : "<th>val top-1</th>");
   double total = 0;
@@ -229,6 +226,11 @@ std::string timings_section(const std::vector<report::Row>& epochs, double eval_
       score = "<td>" + cell(report::get(r, "val_map50"), "{:.4f}") + "</td><td>" +
               cell(report::get(r, "val_map"), "{:.4f}") + "</td>";
     if (text) score = "<td>" + cell(report::get(r, "val_bpc"), "{:.4f}") + "</td>";
+    if (nerf) score = "<td>" + cell(report::get(r, "val_psnr"), "{:.2f}") + "</td>";
+    if (fold)
+      score = "<td>" + cell(report::get(r, "val_lddt_ca"), "{:.2f}") + "</td><td>" +
+              cell(report::get(r, "val_fape"), "{:.3f}") + "</td><td>" +
+              cell(report::get(r, "val_dist_ce"), "{:.4f}") + "</td>";
     if (none) score.clear();
     h += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}</tr>\n",
@@ -247,19 +249,24 @@ std::string timings_section(const std::vector<report::Row>& epochs, double eval_
 // The evaluation sections of the run's task; eval_s gets their evaluation time.
 std::string task_sections(const Model& m, tasks::TaskKind task, const ReportOptions& o,
                           const ReportData& d, exec::Backend& be, double& eval_s) {
+  const report::EvalLog log{o.log, o.tty};  // every task prints its evaluation's progress
   if (task == tasks::TaskKind::segmentation) {
-    const SegScored s = score_segmentation(m, d.splits.test, be);
+    const SegScored s = score_segmentation(m, d.splits.test, be, log);
     eval_s = s.seconds;
     return seg_report_sections(m, d.splits.test, d.what, s, o.panels);
   }
   if (task == tasks::TaskKind::detection)
-    return det_report_sections(m, d.splits, d.what, be, o.panels, eval_s);
+    return det_report_sections(m, d.splits, d.what, be, o.panels, eval_s, log);
   if (task == tasks::TaskKind::text || d.splits.text)
-    return text_report_sections(m, d.splits, o.run_dir, o.backend, be, o.tokens, eval_s);
+    return text_report_sections(m, d.splits, o.run_dir, o.backend, be, o.tokens, eval_s, log);
+  if (task == tasks::TaskKind::fold)
+    return fold_report_sections(m, d.splits.test, d.what, be, o.panels, eval_s, log);
   if (task == tasks::TaskKind::regression)
-    return regression_report_sections(m, d.splits.test, d.what, be, o.panels, eval_s);
+    return regression_report_sections(m, d.splits.test, d.what, be, o.panels, eval_s, log);
+  if (task == tasks::TaskKind::nerf)
+    return nerf_report_sections(m, d.splits, d.what, be, o.panels, eval_s, log);
   if (task == tasks::TaskKind::diffusion)
-    return ddpm_report_sections(m, d.splits.test, d.what, be, 4 * o.panels, 20, eval_s);
+    return ddpm_report_sections(m, d.splits.test, d.what, be, 4 * o.panels, 20, eval_s, log);
   Scored s = score(m, d.splits.test, be, o);
   eval_s = s.seconds;
   return evaluation_sections(m, d.splits.test, d.what, s, o, be);
@@ -320,7 +327,8 @@ std::string write_report(const ReportOptions& o, const ReportData& d) {
     h += "<p class=\"note\">no metrics.jsonl / steps.jsonl yet</p>\n";
   } else {
     report::PlotSpec ps = report::loss_plot_spec(epochs, steps);
-    if (task == tasks::TaskKind::diffusion || task == tasks::TaskKind::regression) {
+    if (task == tasks::TaskKind::diffusion || task == tasks::TaskKind::regression ||
+        task == tasks::TaskKind::nerf) {
       // their val_top1 column is 0: the loss is their score (no right axis)
       std::erase_if(ps.series, [](const report::Series& s) { return s.right_axis; });
       ps.right_label.clear();

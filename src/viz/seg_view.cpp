@@ -147,7 +147,8 @@ std::string seg_panels_png(const std::vector<SegPanel>& rows, const std::vector<
   return c.png_bytes();
 }
 
-SegScored score_segmentation(const Model& m, const data::Dataset& ds, exec::Backend& be) {
+SegScored score_segmentation(const Model& m, const data::Dataset& ds, exec::Backend& be,
+                             const report::EvalLog& log) {
   const auto t0 = std::chrono::steady_clock::now();
   const int64_t batch = std::min<int64_t>(m.train.batchSize, std::max<int64_t>(1, ds.size()));
   train::Evaluator ev(m.spec.net, batch, be, &m.table);
@@ -159,6 +160,7 @@ SegScored score_segmentation(const Model& m, const data::Dataset& ds, exec::Back
     fail("report", "segmentation labels must be i32 [N, H, W] (got {})", ds.y.type_str());
   s.masks = Tensor(DType::kI32, ds.y.shape());
   const int64_t hw = ds.y.shape()[1] * ds.y.shape()[2];
+  report::EvalProgress bar(log, ds.size(), ld.num_batches(), batch, "images", "pixel accuracy");
   for (int64_t b = 0, at = 0; b < ld.num_batches(); ++b) {
     Tensor x, y;
     const int64_t n = ld.batch(b, x, y);
@@ -167,7 +169,11 @@ SegScored score_segmentation(const Model& m, const data::Dataset& ds, exec::Back
     const Tensor mk = argmax_masks(logits, n);
     std::memcpy(s.masks.data<int32_t>() + at * hw, mk.raw(), mk.nbytes());
     at += n;
+    int64_t right = 0;  // the confusion matrix's diagonal
+    for (int64_t k = 0; k < sc.classes; ++k) right += sc.confusion[size_t(k * sc.classes + k)];
+    bar.batch_done(sc.count ? double(right) / double(sc.count) : 0.0);
   }
+  bar.finish();
   sc.fill(s.metrics);
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return s;

@@ -11,6 +11,7 @@
 #include "data/dataset.h"
 #include "exec/backend.h"
 #include "report/canvas.h"
+#include "report/progress.h"
 #include "train/evaluate.h"
 #include "viz/model.h"
 
@@ -47,7 +48,9 @@ struct SegScored {
   Tensor masks;  // i32 [N, H, W]
   double seconds = 0;
 };
-SegScored score_segmentation(const Model& m, const data::Dataset& ds, exec::Backend& be);
+// The evaluation's progress goes to `log` (report::EvalProgress, running pixel accuracy).
+SegScored score_segmentation(const Model& m, const data::Dataset& ds, exec::Backend& be,
+                             const report::EvalLog& log = {});
 
 // The report's evaluation sections of a segmentation run (ids evaluation, per-class, samples,
 // worst); `shown` images in the sample and worst-IoU panels each.

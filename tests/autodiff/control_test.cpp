@@ -10,6 +10,22 @@ namespace {
 
 Value* scramble(Builder& b, Value* v) { return b.multiply(v, b.exponential(v)); }
 
+// x^8 by a stablehlo.while squaring x three times (counter i32 from 0 while < 3).
+Value* square_three_times(Builder& b, Value* x) {
+  Value* zero = b.constant(Tensor::from<int>(DType::kI32, {}, {0}));
+  auto r = b.while_(
+      {zero, x},
+      [](Builder& rb, const std::vector<Value*>& s) {
+        return std::vector<Value*>{
+            rb.compare(s[0], rb.constant(Tensor::from<int>(DType::kI32, {}, {3})), "LT")};
+      },
+      [](Builder& rb, const std::vector<Value*>& s) {
+        Value* one = rb.constant(Tensor::from<int>(DType::kI32, {}, {1}));
+        return std::vector<Value*>{rb.add(s[0], one), rb.multiply(s[1], s[1])};
+      });
+  return r[1];
+}
+
 TEST(ControlVjp, IfDifferentiatesEachBranch) {
   for (int taken = 0; taken < 2; ++taken) {
     auto m = make_module({f32({3}), f32({3})}, [&](Builder& b, auto a) {
@@ -58,18 +74,7 @@ TEST(ControlVjp, CallIsDifferentiatedThroughItsCallee) {
 
 TEST(ControlVjp, WhileIsRefusedWithItsName) {
   auto m = make_module({f32({2})}, [&](Builder& b, auto a) {
-    Value* zero = b.constant(Tensor::from<int>(DType::kI32, {}, {0}));
-    auto r = b.while_(
-        {zero, a[0]},
-        [](Builder& rb, const std::vector<Value*>& s) {
-          return std::vector<Value*>{
-              rb.compare(s[0], rb.constant(Tensor::from<int>(DType::kI32, {}, {3})), "LT")};
-        },
-        [](Builder& rb, const std::vector<Value*>& s) {
-          Value* one = rb.constant(Tensor::from<int>(DType::kI32, {}, {1}));
-          return std::vector<Value*>{rb.add(s[0], one), rb.multiply(s[1], s[1])};
-        });
-    return std::vector<Value*>{r[1]};
+    return std::vector<Value*>{square_three_times(b, a[0])};
   });
   try {
     vjp(*m->find("main"), {0});
@@ -84,18 +89,7 @@ TEST(CustomVjp, WhileLoopWithHandWrittenBackward) {
   // x -> x^(2^3) by a while loop squaring three times; backward: 8·x^7·dy (hand-written).
   auto m = make_module({f32({3})}, [&](Builder& b, auto a) {
     auto fwd = [](Builder& fb, const std::vector<Value*>& x) {
-      Value* zero = fb.constant(Tensor::from<int>(DType::kI32, {}, {0}));
-      auto r = fb.while_(
-          {zero, x[0]},
-          [](Builder& rb, const std::vector<Value*>& s) {
-            return std::vector<Value*>{
-                rb.compare(s[0], rb.constant(Tensor::from<int>(DType::kI32, {}, {3})), "LT")};
-          },
-          [](Builder& rb, const std::vector<Value*>& s) {
-            Value* one = rb.constant(Tensor::from<int>(DType::kI32, {}, {1}));
-            return std::vector<Value*>{rb.add(s[0], one), rb.multiply(s[1], s[1])};
-          });
-      return std::vector<Value*>{r[1]};
+      return std::vector<Value*>{square_three_times(fb, x[0])};
     };
     auto bwd = [](Builder& bb, const CustomVjpArgs& c) {
       // dx = dy · 8 · y / x  (y = x^8)

@@ -37,6 +37,37 @@ TEST(BenchCli, RefBackendAndOptimizerOverride) {
   EXPECT_NE(r.out.find("sgd on ref"), std::string::npos) << r.out;
 }
 
+// --module eval times inference (the eval module, no update); every run prints the first-step
+// latency and the achieved GFLOP/s, a train step counting 3x the forward FLOPs of an eval call.
+TEST(BenchCli, EvalModuleLatencyAndFlops) {
+  Result ev = sh("bench mnist-cnn --module eval --steps 2 --warmup 1 --batch 4");
+  ASSERT_EQ(ev.status, 0) << ev.out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      ev.out, m,
+      std::regex(R"(eval ms/call median ([0-9.]+) .* images/s ([0-9]+)  max RSS ([0-9.]+) MiB)")))
+      << ev.out;
+  EXPECT_GT(std::stod(m[1]), 0);
+  const std::regex rate(
+      R"(first step ([0-9.]+) s \(spec to the first finished call\)  GFLOP/s ([0-9.]+) \(([0-9.e+-]+) GFLOP per call\))");
+  ASSERT_TRUE(std::regex_search(ev.out, m, rate)) << ev.out;
+  EXPECT_GT(std::stod(m[1]), 0);
+  const double eval_gflop = std::stod(m[3]);
+  Result tr = sh("bench mnist-cnn --steps 1 --warmup 0 --batch 4");
+  ASSERT_EQ(tr.status, 0) << tr.out;
+  ASSERT_TRUE(std::regex_search(tr.out, m, rate)) << tr.out;
+  EXPECT_NEAR(std::stod(m[3]), 3 * eval_gflop, 0.002 * eval_gflop) << tr.out;
+  // An eval call is the forward of the batch: the summary's FLOPs per sample x 4.
+  Result sum = sh("summary mnist-cnn");
+  ASSERT_EQ(sum.status, 0) << sum.out;
+  ASSERT_TRUE(std::regex_search(sum.out, m, std::regex(R"(total params .* FLOPs ([0-9,]+) \()")))
+      << sum.out;
+  std::string digits = m[1];
+  std::erase(digits, ',');
+  EXPECT_NEAR(eval_gflop, 4 * std::stod(digits) / 1e9, 0.002 * eval_gflop);
+  EXPECT_EQ(sh("bench mnist-cnn --module nope --steps 1").status, 2);
+}
+
 TEST(BenchCli, BadInputExits2) {
   EXPECT_EQ(sh("bench no-such-net --steps 1").status, 2);
   Result r = sh("bench linear --steps 0");

@@ -23,7 +23,13 @@ TEST(DetrCli, TrainsAndPredictsBoxes) {
   ASSERT_EQ(t.status, 0) << t.out;
   EXPECT_TRUE(has(t.out, "lossKind = detrSet")) << t.out;
   EXPECT_TRUE(has(t.out, "mAP@0.5")) << t.out;
+  // VOC's JPEGImages hold real JPEG files under .jpg names (FF D8 FF), trained and evaluated on.
   const fs::path img = *fs::directory_iterator(d / "voc" / "JPEGImages");
+  EXPECT_EQ(img.extension(), ".jpg") << img;
+  std::ifstream jf(img, std::ios::binary);
+  unsigned char magic[3] = {};
+  jf.read(reinterpret_cast<char*>(magic), 3);
+  EXPECT_TRUE(magic[0] == 0xFF && magic[1] == 0xD8 && magic[2] == 0xFF) << img;
   Result p = sh(fmt::format("predict {} {} --json --score 0", (d / "run").string(), img.string()));
   ASSERT_EQ(p.status, 0) << p.out;
   const size_t at = p.out.rfind("\n[\n");  // the JSON array after the printed boxes

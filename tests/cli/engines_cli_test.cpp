@@ -1,5 +1,5 @@
 // `--backend xla|iree` through the CLI: results equal --backend cpu's on examples/mlp.mlir,
-// replicas get one PJRT device each, and a missing plugin or `train --backend iree` exit 2
+// replicas get one PJRT device each, and a missing plugin or a bad `--steps-per-call` exit 2
 // naming the reason. The engine runs skip with a message without scripts/install-engines.sh.
 #include <gtest/gtest.h>
 
@@ -25,16 +25,17 @@ std::string result_line(const std::string& out) {
   return p == std::string::npos ? "" : out.substr(p, out.find('\n', p) - p);
 }
 
-TEST(EnginesCli, MissingPluginAndIreeTrainingExit2) {
+TEST(EnginesCli, MissingPluginAndBadStepsPerCallExit2) {
   Result r = sh("run " + kExample + " --backend xla --pjrt-plugin /nonexistent/plugin.so");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(r.out.find("[xla] --pjrt-plugin /nonexistent/plugin.so: no such file") !=
                   std::string::npos ||
               r.out.find("built without PJRT support") != std::string::npos)
       << r.out;
-  r = sh("train mlp --backend iree --epochs 1");
+  r = sh("train mlp --backend iree --steps-per-call 0 --epochs 1");
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_NE(r.out.find("--backend iree cannot keep training state"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[train] --steps-per-call must be in 1..4096 (got 0)"), std::string::npos)
+      << r.out;
   r = sh("run " + kExample + " --backend tpu");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("unknown backend 'tpu' (known: cpu, iree, ref"), std::string::npos) << r.out;

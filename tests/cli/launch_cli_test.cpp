@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "cli/cli_util.h"
+#include "core/npy.h"
 #include "core/safetensors.h"
 #include "data/idx_fixture.h"
 
@@ -105,6 +106,15 @@ TEST(LaunchCli, TwoProcessesTrainLikeTwoThreadsAndResume) {
   EXPECT_NE(more.out.find("resuming"), std::string::npos) << more.out;
   EXPECT_EQ(count(more.out, "epoch 2/2"), 1) << more.out;
   EXPECT_EQ(count(more.out, "epoch 1/2"), 0) << more.out;
+  // Finished: every rank stops before loading data; rank 0 prints the one line.
+  Result done = sh("launch --nproc 2 -- " + train_args(dir / "procs", 2));
+  ASSERT_EQ(done.status, 0) << done.out;
+  EXPECT_EQ(count(done.out, "nothing to do: " + (dir / "procs" / "last.safetensors").string() +
+                                " already has 2 of 2 epochs"),
+            1)
+      << done.out;
+  EXPECT_EQ(count(done.out, "train bnsmall on"), 0) << done.out;  // no data loaded, no header
+  EXPECT_EQ(count(done.out, "run dir:"), 0) << done.out;
   // `eval` in 2 processes (each scores half the test batches) prints, once, what one prints.
   const std::string eval =
       fmt::format("eval {} --data {} --batch 16", (dir / "procs").string(), data_dir().string());
@@ -218,6 +228,32 @@ TEST(LaunchCli, FailingRankFailsTheLaunchAndReplicasAreBounded) {
   EXPECT_EQ(big.status, 2) << big.out;
   EXPECT_NE(big.out.find("--replicas must be in 1..1024 (got 20000)"), std::string::npos)
       << big.out;
+}
+
+// `launch -- run MODULE`: each process runs one replica. On cpu the all_reduce meets in Gloo
+// (both ranks print 2x); on xla each process becomes a node of the plugin's multi-node client,
+// which XLA's CPU plugin refuses by name (GPU plugins: bench/gpu/check.sh).
+TEST(LaunchCli, RunUnderLaunchIsOneReplicaPerProcess) {
+  fs::path dir = temp_dir("ns_launch_", "run");
+  fs::create_directories(dir);
+  write_npy((dir / "x.npy").string(), Tensor::from<float>(DType::kF32, {4}, {1, 2, 3, 4}));
+  const std::string run = fmt::format("run {}/examples/allreduce-2.mlir --input {}",
+                                      NETSPEC_SOURCE_DIR, (dir / "x.npy").string());
+  Result cpu = sh("launch --nproc 2 -- " + run + " --backend cpu");
+  ASSERT_EQ(cpu.status, 0) << cpu.out;
+  for (const char* rank : {"rank0", "rank1"})
+    EXPECT_NE(cpu.out.find(fmt::format("{}.result0: tensor<4xf32> = [2, 4, 6, 8]", rank)),
+              std::string::npos)
+        << cpu.out;
+  Result twice = sh("launch --nproc 2 -- " + run + " --backend cpu --replicas 2");
+  EXPECT_EQ(twice.status, 2) << twice.out;
+  EXPECT_NE(twice.out.find("each process runs one replica"), std::string::npos) << twice.out;
+  if (!fs::exists(fs::path(NETSPEC_BINARY_DIR) / "engines/pjrt/pjrt_c_api_cpu_plugin.so"))
+    GTEST_SKIP() << "no xla backend (scripts/install-engines.sh)";
+  Result xla = sh("launch --nproc 2 -- " + run + " --backend xla");
+  EXPECT_EQ(xla.status, 2) << xla.out;
+  EXPECT_NE(xla.out.find("XLA's CPU PJRT plugin"), std::string::npos) << xla.out;
+  EXPECT_NE(xla.out.find("has no cross-process collectives"), std::string::npos) << xla.out;
 }
 
 }  // namespace

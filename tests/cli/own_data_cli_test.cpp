@@ -145,20 +145,25 @@ TEST(OwnDataCli, FlatFolderNeedsAValidationSplit) {
   EXPECT_GE(percent_after(r.out, "validation accuracy"), 80.0) << r.out;
 }
 
-TEST(OwnDataCli, CsvTableWithNamedLabels) {
-  fs::path d = temp_dir("ns_owndata_", "csv");
-  std::mt19937 r(5);
+// DIR/t.csv: 300 rows x1,x2 uniform in [-1, 1) from `seed` with label(x1, x2); DIR/tab.json: a
+// 2 -> 2 dense net.
+template <class Label>
+void write_table(const fs::path& d, uint32_t seed, Label label) {
+  std::mt19937 r(seed);
   std::uniform_real_distribution<double> u(-1, 1);
-  {
-    std::ofstream f(d / "t.csv");
-    f << "x1,x2,label\n";
-    for (int i = 0; i < 300; ++i) {
-      double a = u(r), b = u(r);
-      f << a << "," << b << "," << (a > b ? "pos" : "neg") << "\n";
-    }
+  std::ofstream f(d / "t.csv");
+  f << "x1,x2,label\n";
+  for (int i = 0; i < 300; ++i) {
+    const double a = u(r), b = u(r);
+    f << a << "," << b << "," << label(a, b) << "\n";
   }
   std::ofstream(d / "tab.json") << R"({"name": "tab", "inputChannels": 2, "inputHeight": 0,
  "inputWidth": 0, "layers": [{"kind": "dense", "in": 2, "out": 2}]})";
+}
+
+TEST(OwnDataCli, CsvTableWithNamedLabels) {
+  fs::path d = temp_dir("ns_owndata_", "csv");
+  write_table(d, 5, [](double a, double b) { return a > b ? "pos" : "neg"; });
   Result t =
       sh(fmt::format("train {} --dataset csv --data {} --val-split 0.2 --epochs 10 "
                      "--batch 16 --lr 0.05 --run-dir {}",
@@ -196,10 +201,50 @@ TEST(OwnDataCli, CsvTableWithNamedLabels) {
       << b.out;
 }
 
+// Class indices in the label column: the class count is max label + 1; a 2-way head is resized
+// to 3 with one line, recorded as classes 3, and the run resumes (the same command with more
+// epochs, and --resume --run-dir alone) on the 3-way head; eval and predict read it back.
+TEST(OwnDataCli, CsvTableWithNumericLabelsSizesTheHeadAndResumes) {
+  fs::path d = temp_dir("ns_owndata_", "csvnum");
+  write_table(d, 9, [](double a, double b) { return a + b < -0.4 ? 0 : a + b > 0.4 ? 2 : 1; });
+  const fs::path run = d / "run";
+  const std::string base =
+      fmt::format("train {} --dataset csv --data {} --val-split 0.2 --batch 16 --lr 0.1 "
+                  "--run-dir {}",
+                  (d / "tab.json").string(), (d / "t.csv").string(), run.string());
+  Result t = sh(base + " --epochs 2");
+  ASSERT_EQ(t.status, 0) << t.out;
+  EXPECT_TRUE(has(t.out, (d / "t.csv").string() +
+                             " has 3 classes (labels 0..2): the 2-way head of tab is resized to 3 "
+                             "(--classes 3)\n"))
+      << t.out;
+  EXPECT_TRUE(has(t.out, "params: 9 trainable, 0 frozen")) << t.out;  // 2*3 + 3
+  EXPECT_TRUE(has(slurp(run / "config.json"), "\"classes\": 3"));
+  // The same command with more epochs: resumed on the 3-way head.
+  Result more = sh(base + " --epochs 4");
+  ASSERT_EQ(more.status, 0) << more.out;
+  EXPECT_TRUE(has(more.out, "resuming")) << more.out;
+  EXPECT_TRUE(has(more.out, "epoch 3/4")) << more.out;
+  EXPECT_TRUE(has(more.out, "params: 9 trainable")) << more.out;
+  EXPECT_GE(percent_after(more.out, "validation accuracy"), 70.0) << more.out;
+  // --resume --run-dir alone: the stored config (classes 3) is used.
+  Result again = sh(fmt::format("train --resume --run-dir {} --epochs 5", run.string()));
+  ASSERT_EQ(again.status, 0) << again.out;
+  EXPECT_TRUE(has(again.out, "epoch 5/5")) << again.out;
+  EXPECT_TRUE(has(again.out, "params: 9 trainable")) << again.out;
+  Result e = sh("eval " + run.string());
+  ASSERT_EQ(e.status, 0) << e.out;
+  std::ofstream(d / "rows.csv") << "x1,x2\n0.9,0.8\n-0.9,-0.7\n";
+  Result p = sh(fmt::format("predict {} {}", run.string(), (d / "rows.csv").string()));
+  ASSERT_EQ(p.status, 0) << p.out;
+  EXPECT_TRUE(has(p.out, "row 1: class 2\n")) << p.out;
+  EXPECT_TRUE(has(p.out, "row 2: class 0\n")) << p.out;
+}
+
 TEST(OwnDataCli, ListAndHelpMarkWhatIsRefused) {
   Result l = sh("list");
   ASSERT_EQ(l.status, 0) << l.out;
-  EXPECT_TRUE(std::regex_search(l.out, std::regex("\nmlp +[0-9,]+ +1x28x28 +4 +yes\n"))) << l.out;
+  EXPECT_TRUE(std::regex_search(l.out, std::regex("\nmlp +[0-9,]+ +1x28x28 +4 +classification/fashion-mnist +yes\n"))) << l.out;
   EXPECT_FALSE(has(l.out, "not lowered yet")) << l.out;  // every zoo net lowers (issue 21)
   EXPECT_TRUE(has(l.out, "; 0 cannot be lowered yet (summary only)")) << l.out;
   Result h = sh("train --help");

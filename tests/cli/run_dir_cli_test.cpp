@@ -333,3 +333,44 @@ TEST(RunDirCli, CommandSuggestionsAndWriteErrors) {
 
 }  // namespace
 }  // namespace netspec::cli_test
+
+namespace netspec::cli_test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Cross-field checks see every flag and --set: a spec with warmupEpochs 5 trains for one epoch
+// with `--epochs 1 --set warmupEpochs=0` (it was refused at --epochs, before the --set applied);
+// `--epochs 1` alone is refused naming it, and a --set that does not fix it is named together.
+TEST(RunDirCli, CrossFieldChecksWaitForEverySet) {
+  fs::path dir = temp_dir("ns_rundir_", "warm");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path spec = dir / "warm.json";
+  std::ofstream(spec) << R"({"name": "warm", "inputChannels": 1, "inputHeight": 28,
+    "inputWidth": 28, "layers": [{"kind": "flatten"}, {"kind": "dense", "in": 784, "out": 10}],
+    "train": {"dataset": "fashionMnist", "optimizer": "sgd", "learningRate": 0.01,
+    "batchSize": 32, "epochs": 10, "warmupEpochs": 5}})";
+  const std::string base = fmt::format("train {} --data {} --limit 64 --run-dir {}", spec.string(),
+                                       data_dir().string(), (dir / "run").string());
+  Result ok = sh(base + " --epochs 1 --set warmupEpochs=0");
+  ASSERT_EQ(ok.status, 0) << ok.out;
+  const json train = json::parse(slurp(dir / "run" / "config.json"))["spec"]["train"];
+  EXPECT_EQ(train["epochs"], 1);
+  EXPECT_EQ(train["warmupEpochs"], 0);
+  Result alone = sh(base + " --overwrite --epochs 1");
+  EXPECT_EQ(alone.status, 2) << alone.out;
+  EXPECT_TRUE(has(alone.out, "--epochs 1: warmupEpochs must be < epochs (got 5, epochs 1)"))
+      << alone.out;
+  Result still = sh(base + " --overwrite --epochs 1 --set warmupEpochs=2");
+  EXPECT_EQ(still.status, 2) << still.out;
+  EXPECT_TRUE(has(still.out,
+                  "the flags and --set values together: warmupEpochs must be < epochs "
+                  "(got 2, epochs 1)"))
+      << still.out;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace netspec::cli_test

@@ -18,7 +18,7 @@ TEST(SegCli, DataSynthWritesPetsAndRefusesUnknownTasks) {
   r = sh("data synth --task nope --format pets --n 5 -o " + dir.string());
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("--task nope: unknown (expected one of: seg (--format pets|brats), det "
-                       "(--format voc|coco))"),
+                       "(--format voc|coco), nerf (--format transforms))"),
             std::string::npos)
       << r.out;
   r = sh("data synth --task seg --format coco --n 5 -o " + dir.string());

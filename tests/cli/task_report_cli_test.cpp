@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "cli/cli_util.h"
 #include "data/image.h"
@@ -34,6 +35,22 @@ std::string number_after(const std::string& s, const std::string& key, size_t fr
 }
 
 nlohmann::json read_json(const fs::path& p) { return nlohmann::json::parse(slurp(p)); }
+
+// `report`'s evaluation progress (every task): "evaluating N WHAT ..." before it and "evaluated N
+// WHAT in X s" after, the same N (n >= 0: that N), in that order.
+void expect_eval_progress(const std::string& out, const std::string& what, int64_t n = -1) {
+  std::smatch a, b;
+  ASSERT_TRUE(std::regex_search(out, a, std::regex("evaluating ([0-9]+) " + what + " \\.\\.\\.\n")))
+      << out;
+  const std::string after = a.suffix().str();
+  ASSERT_TRUE(
+      std::regex_search(after, b, std::regex("evaluated ([0-9]+) " + what + " in [0-9.]+ s\n")))
+      << out;
+  EXPECT_EQ(a[1].str(), b[1].str()) << out;
+  if (n >= 0) {
+    EXPECT_EQ(a[1].str(), std::to_string(n)) << out;
+  }
+}
 
 // The metrics.jsonl row of `epoch`.
 nlohmann::json epoch_row(const fs::path& run, int epoch) {
@@ -77,6 +94,7 @@ TEST(TaskReportCli, SegmentationReportShowsMiouPerClassIouAndPanels) {
   ASSERT_TRUE(fs::exists(s.run / "best.json")) << s.train_out;
   Result r = sh("report " + s.run.string() + " --panels 3");
   ASSERT_EQ(r.status, 0) << r.out;
+  expect_eval_progress(r.out, "images");
   const std::string h = slurp(s.run / "report.html");
   const auto best = read_json(s.run / "best.json");
   // The page's mIoU is best.json's (the same checkpoint on the same split).
@@ -166,8 +184,8 @@ TEST(TaskReportCli, SegmentationCamExplainsAClassOverItsPixels) {
   ASSERT_TRUE(fs::exists(s.run / "best.json")) << s.train_out;
   const fs::path img = s.dir / "pets" / "images" / "synth_00002.jpg";
   const fs::path out = s.dir / "cam";
-  Result r = sh(fmt::format("cam {} {} --class 1 -o {}", s.run.string(), img.string(),
-                            out.string()));
+  Result r =
+      sh(fmt::format("cam {} {} --class 1 -o {}", s.run.string(), img.string(), out.string()));
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(has(r.out, "Grad-CAM for pet")) << r.out;
   EXPECT_TRUE(has(r.out, "% of pixels  background")) << r.out;
@@ -183,6 +201,7 @@ TEST(TaskReportCli, DetectionReportShowsMapPerClassAndBoxPanels) {
   ASSERT_EQ(t.status, 0) << t.out;
   Result r = sh(fmt::format("report {} --panels 2", (d / "run").string()));
   ASSERT_EQ(r.status, 0) << r.out;
+  expect_eval_progress(r.out, "images", 6);  // 30 images, the last fifth for validation
   const std::string h = slurp(d / "run" / "report.html");
   const auto best = read_json(d / "run" / "best.json");
   EXPECT_EQ(number_after(h, "mAP@0.5 <b>"),
@@ -224,6 +243,7 @@ TEST(TaskReportCli, DiffusionReportShowsNoiseMseAndSamples) {
   ASSERT_EQ(t.status, 0) << t.out;
   Result r = sh(fmt::format("report {} --panels 1", run.string()));
   ASSERT_EQ(r.status, 0) << r.out;
+  expect_eval_progress(r.out, "images", 32);
   const std::string h = slurp(run / "report.html");
   const auto best = read_json(run / "best.json");
   EXPECT_EQ(number_after(h, "noise-prediction MSE <b>"),
@@ -260,6 +280,7 @@ TEST(TaskReportCli, TextReportShowsBitsPerCharacterAndGeneratedText) {
   ASSERT_EQ(t.status, 0) << t.out;
   Result r = sh(fmt::format("report {} --tokens 40", (d / "run").string()));
   ASSERT_EQ(r.status, 0) << r.out;
+  expect_eval_progress(r.out, "windows");
   const std::string h = slurp(d / "run" / "report.html");
   const double loss = read_json(d / "run" / "best.json").at("val_loss").get<double>();
   EXPECT_EQ(number_after(h, "validation loss <b>"), fmt::format("{:.4f}", loss))
@@ -307,6 +328,7 @@ TEST(TaskReportCli, RegressionReportShowsReconstructionMse) {
   ASSERT_EQ(t.status, 0) << t.out;
   Result r = sh("report " + (d / "run").string());
   ASSERT_EQ(r.status, 0) << r.out;
+  expect_eval_progress(r.out, "samples", 50);  // 200 rows, a quarter held out
   const std::string h = slurp(d / "run" / "report.html");
   const double loss = read_json(d / "run" / "best.json").at("val_loss").get<double>();
   EXPECT_EQ(number_after(h, "reconstruction MSE <b>"), fmt::format("{:.4f}", loss))

@@ -132,7 +132,25 @@ TEST(DetData, SynthVocAndCocoHoldTheSameBoxesOnTheirPixels) {
   }
   for (size_t i = 0; i < 4; ++i) seen += int64_t(cv.records[i].boxes.size());
   EXPECT_EQ(seen, boxes);
-  expect_synth_boxes_match_pixels(load_det_images(vt, 96, 96));
+  // COCO's PNGs hold the drawn pixels exactly; VOC's JPEGImages are real JPEG files (.jpg, FF D8
+  // FF) of the same pictures: within JPEG's rounding of them.
+  const DetImages cpx = load_det_images(ct, 96, 96), vpx = load_det_images(vt, 96, 96);
+  expect_synth_boxes_match_pixels(cpx);
+  ASSERT_EQ(vt.records[0].image, voc + "/JPEGImages/000000.jpg");
+  std::ifstream jf(vt.records[0].image, std::ios::binary);
+  unsigned char magic[3] = {};
+  jf.read(reinterpret_cast<char*>(magic), 3);
+  EXPECT_TRUE(magic[0] == 0xFF && magic[1] == 0xD8 && magic[2] == 0xFF);
+  ASSERT_EQ(vpx.x.shape(), cpx.x.shape());
+  double diff = 0;
+  int64_t moved = 0;
+  for (int64_t i = 0; i < cpx.x.numel(); ++i) {
+    const int d = std::abs(int(vpx.x.data<uint8_t>()[i]) - int(cpx.x.data<uint8_t>()[i]));
+    diff += d;
+    moved += d > 0;
+  }
+  EXPECT_LT(diff / double(cpx.x.numel()), 8.0);  // the same pictures (the ±8 noise smoothed) ...
+  EXPECT_GT(moved, cpx.x.numel() / 10);          // ... through a lossy codec
   // Stretching to another size scales the boxes by the same factors.
   DetImages half = load_det_images(vt, 48, 64, 2);
   ASSERT_EQ(half.x.shape(), (Shape{2, 3, 48, 64}));
@@ -148,13 +166,13 @@ TEST(DetData, PetsDetMosaicTilesFourImagesAndTheirBoxes) {
   o.size = 64;
   o.classes = 2;
   write_synth_det(o);
-  // Lay the synthetic VOC set out as Oxford-IIIT Pets: images/*.png, annotations/xmls/*.xml with
+  // Lay the synthetic VOC set out as Oxford-IIIT Pets: images/*.jpg, annotations/xmls/*.xml with
   // classes cat / dog.
   fs::create_directories(dir + "/annotations/xmls");
   fs::create_directories(dir + "/images");
   for (int i = 0; i < 4; ++i) {
     const std::string id = fmt::format("{:06d}", i);
-    fs::copy_file(o.dir + "/JPEGImages/" + id + ".png", dir + "/images/" + id + ".png");
+    fs::copy_file(o.dir + "/JPEGImages/" + id + ".jpg", dir + "/images/" + id + ".jpg");
     std::ifstream in(o.dir + "/Annotations/" + id + ".xml");
     std::string x((std::istreambuf_iterator<char>(in)), {});
     for (auto [from, to] : {std::pair{"<name>rect</name>", "<name>cat</name>"},

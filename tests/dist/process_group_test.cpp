@@ -177,3 +177,41 @@ TEST(ProcessGroup, EnvironmentFollowsTheTorchrunConvention) {
 
 }  // namespace
 }  // namespace netspec::dist
+
+namespace netspec::dist {
+namespace {
+
+// With more than two ranks a timeout names no peer: the ranks that timed out report it in the
+// store, and the one that never does is named (rank 2 of 4 hangs; 0, 1 and 3 each name it).
+TEST(ProcessGroup, HungRankAmongFourIsNamedOnTimeout) {
+  const int port = free_loopback_port(), world = 4;
+  std::promise<void> done;
+  auto all_done = done.get_future().share();
+  std::vector<std::future<std::string>> ranks;
+  for (int r = 0; r < world; ++r)
+    ranks.push_back(std::async(std::launch::async, [=] {
+      auto g = ProcessGroup::join(env_for(r, world, port, 1500ms), "{}");
+      if (r == 2) {  // hung: never enters the all_reduce; leaves once the others have failed
+        all_done.wait();
+        return std::string();
+      }
+      const auto t0 = std::chrono::steady_clock::now();
+      std::string e = test_util::error_of([&] { g->comm().sum_all(r, {Tensor::scalar_f32(1)}); });
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      EXPECT_GT(s, 1.0) << r;
+      EXPECT_LT(s, 10.0) << r;  // the 1.5 s timeout + the 1 s window for the others' reports
+      return e;
+    }));
+  std::vector<std::string> errors;
+  for (int r : {0, 1, 3}) errors.push_back(ranks[static_cast<size_t>(r)].get());
+  done.set_value();
+  ranks[2].get();
+  for (const std::string& e : errors) {
+    EXPECT_NE(e.find("all_reduce across processes failed"), std::string::npos) << e;
+    EXPECT_NE(e.find("lost rank 2 on 127.0.0.1: it did not report this failure"), std::string::npos)
+        << e;
+  }
+}
+
+}  // namespace
+}  // namespace netspec::dist

@@ -142,7 +142,8 @@ TEST(CpuLayoutNet, EveryZooTrainStepPlansOnFastKernels) {
     c.batchSize = 2;
     const ParamTable table = build_param_table(spec.net);
     for (ModuleKind kind : {ModuleKind::train_step, ModuleKind::eval}) {
-      Emitted e = emit_module(spec.net, table, kind, EmitOptions::from_train(c, 2));
+      Emitted e = emit_module(spec.net, table, kind,
+                              EmitOptions::from_train(c, 2 * losses::rows_per_sample(c)));
       exec::cpu::PlanStats st;
       EXPECT_NO_THROW(st = exec::cpu::plan_stats(*e.module->entry("main"))) << name;
       EXPECT_EQ(st.ref_steps, 0) << name << ": " << st.fallback_ops;

@@ -19,6 +19,13 @@
 
 namespace netspec::emit::testing {
 
+// Emit options with only the batch size set (the layer tests' modules).
+inline EmitOptions opts(int64_t batch = 3) {
+  EmitOptions o;
+  o.batch = batch;
+  return o;
+}
+
 // Deterministic values in [-1, 1] (or [0, 1] when positive), distinct per seed.
 inline Tensor random_tensor(const hlo::Type& t, uint64_t seed, bool positive = false) {
   Tensor out(t.dtype(), t.shape());

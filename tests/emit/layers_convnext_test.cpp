@@ -15,12 +15,6 @@
 namespace netspec::emit::testing {
 namespace {
 
-EmitOptions opts(int64_t batch = 3) {
-  EmitOptions o;
-  o.batch = batch;
-  return o;
-}
-
 // Body on a c x h x h input, then globalAvgPool + flatten + dense(oc -> 3).
 NetSpec pooled(const char* name, int c, int h, Layer body, int oc, PadStyle ps = PadStyle::xlaSame,
                Activation act = Activation::relu) {

@@ -13,12 +13,6 @@
 namespace netspec::emit::testing {
 namespace {
 
-EmitOptions opts(int64_t batch = 3) {
-  EmitOptions o;
-  o.batch = batch;
-  return o;
-}
-
 // Body on a c x h x h input (torchvision padding, the given convBnAct), then globalAvgPool +
 // flatten + dense(oc -> 3).
 NetSpec pooled(const char* name, int c, int h, Layer body, int oc,

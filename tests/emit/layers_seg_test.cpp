@@ -10,9 +10,9 @@
 namespace netspec::emit::testing {
 namespace {
 
-EmitOptions opts(int64_t batch = 3) {
-  EmitOptions o;
-  o.batch = batch;
+// The layer tests' options (emit_test_util.h) in f64.
+EmitOptions f64_opts(int64_t batch = 3) {
+  EmitOptions o = opts(batch);
   o.dtype = DType::kF64;
   return o;
 }
@@ -80,20 +80,20 @@ std::vector<NetSpec> seg_cases() {
 TEST(EmitSegLayers, GradcheckOnRef) {
   for (const auto& n : seg_cases()) {
     SCOPED_TRACE(n.name);
-    expect_loss_grads(n, opts(), "ref");
+    expect_loss_grads(n, f64_opts(), "ref");
   }
 }
 
 TEST(EmitSegLayers, GradcheckOnCpu) {
   for (const auto& n : seg_cases()) {
     SCOPED_TRACE(n.name);
-    expect_loss_grads(n, opts(), "cpu");
+    expect_loss_grads(n, f64_opts(), "cpu");
   }
 }
 
 // Runs a parameter-free net's forward module on x (f64) on ref and cpu; both must agree.
 Tensor forward(const NetSpec& net, const Tensor& x) {
-  Emitted e = emit_module(net, ModuleKind::forward, opts(x.shape()[0]));
+  Emitted e = emit_module(net, ModuleKind::forward, f64_opts(x.shape()[0]));
   Tensor r = run_main(*e.module, {x}, "ref").at(0);
   EXPECT_LE(max_abs_diff(r, run_main(*e.module, {x}, "cpu").at(0)), 1e-12);
   return r;
@@ -142,7 +142,7 @@ TEST(EmitSegLayers, SpatialFlattenOrderAndInverse) {
 // timeCondAdd with zero projection weight adds its bias only; the embedding reads channel C-1.
 TEST(EmitSegLayers, TimeCondAddReadsTheLastInputChannel) {
   NetSpec net = NetBuilder("t").input(2, 1, 1).add(TimeCondAdd{2, 1}).build();
-  Emitted e = emit_module(net, ModuleKind::forward, opts(1));
+  Emitted e = emit_module(net, ModuleKind::forward, f64_opts(1));
   // W [2, 2] = rows (1, 0), (0, 1): out_c = x_c + (sin πs, cos πs)_c + b_c.
   Tensor w = Tensor::from<double>(DType::kF64, {2, 2}, {1, 0, 0, 1});
   Tensor b = Tensor::from<double>(DType::kF64, {2}, {0.5, -1});

@@ -7,12 +7,6 @@
 namespace netspec::emit::testing {
 namespace {
 
-EmitOptions opts(int64_t batch = 3) {
-  EmitOptions o;
-  o.batch = batch;
-  return o;
-}
-
 // Head: globalAvgPool + flatten + dense(c -> 3) after an image-producing body.
 NetBuilder image_net(const char* name, int c, int h) {
   NetBuilder nb(name);

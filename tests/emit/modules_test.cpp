@@ -101,7 +101,7 @@ TEST(EmitTrainStep, SgdMomentumNesterovClipDecayHeadMatchesFormula) {
   in.push_back(Tensor::from<int>(DType::kI32, {}, {1}));
   std::vector<Tensor> out = run_main(*e.module, in);
   const size_t n = s.params.size();
-  ASSERT_EQ(out.size(), 2 * n + 1);
+  ASSERT_EQ(out.size(), 2 * n + 2);  // P', momentum, loss, correct
   for (size_t i = 0; i < n; ++i) {
     double d = s.t.params[i].decay ? 0.1 : 0.0;
     double lr = s.t.params[i].layer == 1 ? 0.2 : 0.1;
@@ -138,7 +138,7 @@ TEST(EmitTrainStep, AdamWMatchesFormula) {
   in.push_back(Tensor::scalar_f32(0.01f));
   in.push_back(Tensor::from<int>(DType::kI32, {}, {3}));
   std::vector<Tensor> out = run_main(*e.module, in);
-  ASSERT_EQ(out.size(), 3 * n + 1);
+  ASSERT_EQ(out.size(), 3 * n + 2);  // P', m, v, loss, correct
   for (size_t i = 0; i < n; ++i) {
     double d = s.t.params[i].decay ? 0.01 : 0.0;
     for (int64_t j = 0; j < s.params[i].numel(); ++j) {
@@ -197,9 +197,22 @@ TEST(EmitModules, EvalWithBatchStatsEqualsForwardAndTrainStepStatsEqualForward) 
   tin.push_back(Tensor::scalar_f32(0.1f));
   tin.push_back(Tensor::from<int>(DType::kI32, {}, {1}));
   std::vector<Tensor> tr = run_main(*ts.module, tin);
-  ASSERT_EQ(tr.size(), params.size() + 1 + 2 * t.bns.size());
+  ASSERT_EQ(tr.size(), params.size() + 1 + 2 * t.bns.size() + 1);
   for (size_t k = 0; k < 2 * t.bns.size(); ++k)
     EXPECT_LT(max_abs_diff(tr[params.size() + 1 + k], f[1 + k]), 1e-6) << k;
+  // Last: the running-accuracy count Σ [argmax logits = label] of the forward's logits.
+  const int32_t labels[3] = {0, 2, 1};
+  int64_t right = 0;
+  for (int64_t i = 0; i < 3; ++i) {
+    int64_t best = 0;
+    for (int64_t j = 1; j < 3; ++j)
+      if (f[0].as_double(i * 3 + j) > f[0].as_double(i * 3 + best)) best = j;
+    right += best == labels[i];
+  }
+  EXPECT_EQ(tr.back().dtype(), DType::kI32);
+  EXPECT_EQ(tr.back().as_double(0), static_cast<double>(right));
+  EXPECT_EQ(ts.manifest.outputs.back().name, "correct");
+  EXPECT_EQ(ts.manifest.outputs.back().role, "metric");
   // manifest roles and BN counts (first BN: batch 3 x 2x2 positions).
   EXPECT_EQ(ts.manifest.outputs[params.size()].role, "loss");
   EXPECT_EQ(ts.manifest.outputs[params.size() + 1].role, "bn_batch_stat");

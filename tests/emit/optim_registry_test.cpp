@@ -174,5 +174,21 @@ TEST(OptimChain, TransformsComposeInOrderOnValues) {
   expect_values(out[0], {1 - 0.1 * (3 + 0.5), 1 - 0.1 * (4 + 0.5)}, "stem.weight (not head)");
 }
 
+// One reading of TrainConfig::freeze for the update, the trainer's check and the CLI's count:
+// comma-separated prefixes, empty items dropped (an empty one would freeze every parameter).
+TEST(OptimRegistry, FreezePrefixesSplitOnCommasAndDropEmptyItems) {
+  EXPECT_EQ(optim::freeze_prefixes(""), Slots{});
+  EXPECT_EQ(optim::freeze_prefixes("stem."), (Slots{"stem."}));
+  EXPECT_EQ(optim::freeze_prefixes(",stem.,,layers.1,"), (Slots{"stem.", "layers.1"}));
+  TrainConfig t;
+  t.freeze = "a.,b";
+  EXPECT_EQ(optim::OptimConfig::from_train(t).freeze, (Slots{"a.", "b"}));
+  const Slots pre = optim::freeze_prefixes("stem.,layers.1");
+  EXPECT_TRUE(optim::is_frozen("stem.weight", pre));
+  EXPECT_TRUE(optim::is_frozen("layers.10.bias", pre));  // a prefix, not a layer index
+  EXPECT_FALSE(optim::is_frozen("head.weight", pre));
+  EXPECT_FALSE(optim::is_frozen("stem.weight", {}));
+}
+
 }  // namespace
 }  // namespace netspec::emit::testing

@@ -39,7 +39,7 @@ TEST(EmitTrainStep, RmspropTfFlavourMatchesFormula) {
   for (size_t i = 0; i < n; ++i)
     state.push_back(random_tensor(hlo::Type::tensor(DType::kF32, s.params[i].shape()), 40 + i));
   std::vector<Tensor> out = run_step(s, o, state, 0.01f, 1);
-  ASSERT_EQ(out.size(), 3 * n + 1);
+  ASSERT_EQ(out.size(), 3 * n + 2);  // P', ms, mom, loss, correct
   double max_eps_outside_gap = 0;
   for (size_t i = 0; i < n; ++i) {
     double d = s.t.params[i].decay ? 0.05 : 0.0;
@@ -84,7 +84,7 @@ TEST(EmitTrainStep, LambMatchesFormulaWithUnitRatioForZeroNorm) {
   const int t = 2;
   const double lr = 0.05;
   std::vector<Tensor> out = run_step(s, o, state, static_cast<float>(lr), t);
-  ASSERT_EQ(out.size(), 3 * n + 1);
+  ASSERT_EQ(out.size(), 3 * n + 2);  // P', m, v, loss, correct
   for (size_t i = 0; i < n; ++i) {
     SCOPED_TRACE(s.t.params[i].name);
     double d = s.t.params[i].decay ? 0.1 : 0.0;

@@ -13,14 +13,6 @@ namespace {
 using hlo::ConvDims;
 using hlo::ConvOptions;
 
-Tensor rnd(Shape s, uint32_t seed) {
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<double> d(-1, 1);
-  std::vector<double> v(static_cast<size_t>(num_elements(s)));
-  for (double& x : v) x = d(g);
-  return f32(s, v);
-}
-
 struct Fwd {
   ConvDims d;  // forward dimension numbers (x, w, y)
   Shape x, w, y;
@@ -54,7 +46,7 @@ hlo::Value* weight_grad(Builder& b, const Fwd& f, hlo::Value* x, hlo::Value* dy)
 }
 
 void check(const Fwd& f, const std::string& what) {
-  Tensor x = rnd(f.x, 1), dy = rnd(f.y, 2);
+  Tensor x = random_f32(f.x, 1), dy = random_f32(f.y, 2);
   BodyFn body = [&](Builder& b, const Values& a) { return Values{weight_grad(b, f, a[0], a[1])}; };
   auto m = make_module({type_of(x), type_of(dy)}, body);
   auto st = exec::cpu::plan_stats(*m->funcs[0]);
@@ -111,7 +103,7 @@ TEST(CpuConv, InputGradOfStridedOneByOneCropsTheHighEdge) {
   BodyFn body = [&](Builder& b, const Values& a) {
     return Values{b.convolution(a[0], a[1], o, DType::kF32)};
   };
-  Tensor dy = rnd({4, 6, 5, 5}, 3), w = rnd({3, 6, 1, 1}, 4);
+  Tensor dy = random_f32({4, 6, 5, 5}, 3), w = random_f32({3, 6, 1, 1}, 4);
   auto m = make_module({type_of(dy), type_of(w)}, body);
   EXPECT_EQ(exec::cpu::plan_stats(*m->funcs[0]).ref_steps, 0);
   Tensor want = run_fn("ref", {dy, w}, body).at(0);
@@ -140,8 +132,8 @@ TEST(CpuConv, WinogradWithTransposedKernelFallsBackToDirect) {
       h = b.convolution(h, a[2], io, DType::kF32);
       return Values{b.convolution(h, a[1], oi, DType::kF32)};
     };
-    Tensor x = rnd({2, 128, hw, hw}, 7), w1 = rnd({128, 128, 3, 3}, 8),
-           w2 = rnd({128, 128, 3, 3}, 9);
+    Tensor x = random_f32({2, 128, hw, hw}, 7), w1 = random_f32({128, 128, 3, 3}, 8),
+           w2 = random_f32({128, 128, 3, 3}, 9);
     auto m = make_module({type_of(x), type_of(w1), type_of(w2)}, body);
     auto st = exec::cpu::plan_stats(*m->funcs[0]);
     EXPECT_EQ(st.ref_steps, 0) << st.fallback_ops;
@@ -185,7 +177,7 @@ TEST(CpuConv, KernelReverseFoldsIntoTheConvolution) {
       if (c.second_reader) out.push_back(b.negate(r));
       return out;
     };
-    Tensor x = rnd(c.x, 5), w = rnd(c.w, 6);
+    Tensor x = random_f32(c.x, 5), w = random_f32(c.w, 6);
     auto m = make_module({type_of(x), type_of(w)}, body);
     auto st = exec::cpu::plan_stats(*m->funcs[0]);
     EXPECT_EQ(st.ref_steps, 0) << c.what << ": " << st.fallback_ops;

@@ -12,11 +12,7 @@ namespace netspec::testing {
 namespace {
 
 Tensor rnd(Shape s, uint32_t seed, double lo = -2, double hi = 2) {
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<double> d(lo, hi);
-  std::vector<double> v(static_cast<size_t>(num_elements(s)));
-  for (double& x : v) x = d(g);
-  return f32(s, v);
+  return random_f32(s, seed, lo, hi);
 }
 
 exec::cpu::PlanStats stats_of(const std::vector<Type>& ts, const BodyFn& body) {

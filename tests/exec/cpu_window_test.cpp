@@ -14,11 +14,7 @@ using hlo::WindowOptions;
 
 // Small integers so ties are frequent.
 Tensor ints(Shape s, uint32_t seed) {
-  std::mt19937 g(seed);
-  std::uniform_int_distribution<int> d(-3, 3);
-  std::vector<double> v(static_cast<size_t>(num_elements(s)));
-  for (double& x : v) x = d(g);
-  return f32(s, v);
+  return random_f32_from(s, seed, std::uniform_int_distribution<int>(-3, 3));
 }
 
 struct Case {

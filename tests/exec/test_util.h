@@ -58,40 +58,32 @@ template <typename T = double>
 Tensor make(DType dt, Shape s, const std::vector<T>& v) {
   return Tensor::from<T>(dt, std::move(s), v);
 }
-inline Tensor f32(Shape s, const std::vector<double>& v) {
-  return make(DType::kF32, std::move(s), v);
-}
-// f32 values drawn uniformly from [lo, hi) by a seeded std::mt19937 (deterministic).
-inline Tensor random_f32(const Shape& s, uint32_t seed, double lo = -1, double hi = 1) {
+// f32(shape, values), i32(...), ...: a tensor of that element type from values given as V.
+#define NETSPEC_TENSOR_MAKER(name, dtype, V)             \
+  inline Tensor name(Shape s, const std::vector<V>& v) { \
+    return make<V>(DType::dtype, std::move(s), v);       \
+  }
+NETSPEC_TENSOR_MAKER(f32, kF32, double)
+NETSPEC_TENSOR_MAKER(f64, kF64, double)
+NETSPEC_TENSOR_MAKER(i32, kI32, int64_t)
+NETSPEC_TENSOR_MAKER(i64, kI64, int64_t)
+NETSPEC_TENSOR_MAKER(i8, kI8, int64_t)
+NETSPEC_TENSOR_MAKER(ui8, kUI8, int64_t)
+NETSPEC_TENSOR_MAKER(ui32, kUI32, uint64_t)
+NETSPEC_TENSOR_MAKER(ui64, kUI64, uint64_t)
+NETSPEC_TENSOR_MAKER(i1, kI1, int64_t)
+#undef NETSPEC_TENSOR_MAKER
+// f32 values drawn from `dist` by a seeded std::mt19937 (deterministic).
+template <typename Dist>
+Tensor random_f32_from(const Shape& s, uint32_t seed, Dist dist) {
   std::mt19937 g(seed);
-  std::uniform_real_distribution<double> d(lo, hi);
   std::vector<double> v(static_cast<size_t>(num_elements(s)));
-  for (double& x : v) x = d(g);
+  for (double& x : v) x = dist(g);
   return f32(s, v);
 }
-inline Tensor f64(Shape s, const std::vector<double>& v) {
-  return make(DType::kF64, std::move(s), v);
-}
-inline Tensor i32(Shape s, const std::vector<int64_t>& v) {
-  return make<int64_t>(DType::kI32, std::move(s), v);
-}
-inline Tensor i64(Shape s, const std::vector<int64_t>& v) {
-  return make<int64_t>(DType::kI64, std::move(s), v);
-}
-inline Tensor i8(Shape s, const std::vector<int64_t>& v) {
-  return make<int64_t>(DType::kI8, std::move(s), v);
-}
-inline Tensor ui8(Shape s, const std::vector<int64_t>& v) {
-  return make<int64_t>(DType::kUI8, std::move(s), v);
-}
-inline Tensor ui32(Shape s, const std::vector<uint64_t>& v) {
-  return make<uint64_t>(DType::kUI32, std::move(s), v);
-}
-inline Tensor ui64(Shape s, const std::vector<uint64_t>& v) {
-  return make<uint64_t>(DType::kUI64, std::move(s), v);
-}
-inline Tensor i1(Shape s, const std::vector<int64_t>& v) {
-  return make<int64_t>(DType::kI1, std::move(s), v);
+// f32 values drawn uniformly from [lo, hi).
+inline Tensor random_f32(const Shape& s, uint32_t seed, double lo = -1, double hi = 1) {
+  return random_f32_from(s, seed, std::uniform_real_distribution<double>(lo, hi));
 }
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();

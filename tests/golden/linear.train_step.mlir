@@ -1,5 +1,5 @@
 module @linear_train_step {
-  func.func public @main(%arg0: tensor<10x784xf32>, %arg1: tensor<10xf32>, %arg2: tensor<10x784xf32>, %arg3: tensor<10xf32>, %arg4: tensor<10x784xf32>, %arg5: tensor<10xf32>, %arg6: tensor<8x1x28x28xf32>, %arg7: tensor<8xi32>, %arg8: tensor<f32>, %arg9: tensor<i32>) -> (tensor<10x784xf32>, tensor<10xf32>, tensor<10x784xf32>, tensor<10xf32>, tensor<10x784xf32>, tensor<10xf32>, tensor<f32>) {
+  func.func public @main(%arg0: tensor<10x784xf32>, %arg1: tensor<10xf32>, %arg2: tensor<10x784xf32>, %arg3: tensor<10xf32>, %arg4: tensor<10x784xf32>, %arg5: tensor<10xf32>, %arg6: tensor<8x1x28x28xf32>, %arg7: tensor<8xi32>, %arg8: tensor<f32>, %arg9: tensor<i32>) -> (tensor<10x784xf32>, tensor<10xf32>, tensor<10x784xf32>, tensor<10xf32>, tensor<10x784xf32>, tensor<10xf32>, tensor<f32>, tensor<i32>) {
     %0 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
     %1 = stablehlo.reshape %arg6 : (tensor<8x1x28x28xf32>) -> tensor<8x784xf32>
     %2 = stablehlo.dot_general %1, %arg0, contracting_dims = [1] x [1] : (tensor<8x784xf32>, tensor<10x784xf32>) -> tensor<8x10xf32>
@@ -24,23 +24,23 @@ module @linear_train_step {
     %21 = stablehlo.reduce(%20 init: %9) applies stablehlo.add across dimensions = [0, 1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<f32>
     %22 = stablehlo.constant dense<-1.250000e-01> : tensor<f32>
     %23 = stablehlo.multiply %21, %22 : tensor<f32>
-    %24 = stablehlo.constant dense<-1.250000e-01> : tensor<8x10xf32>
-    %25 = stablehlo.multiply %24, %8 : tensor<8x10xf32>
-    %26 = stablehlo.negate %25 : tensor<8x10xf32>
-    %27 = stablehlo.reduce(%26 init: %9) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
-    %28 = stablehlo.divide %27, %16 : tensor<8xf32>
-    %29 = stablehlo.broadcast_in_dim %28, dims = [0] : (tensor<8xf32>) -> tensor<8x10xf32>
-    %30 = stablehlo.multiply %29, %15 : tensor<8x10xf32>
-    %31 = stablehlo.add %25, %30 : tensor<8x10xf32>
-    %32 = stablehlo.negate %31 : tensor<8x10xf32>
-    %33 = stablehlo.reduce(%32 init: %9) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
-    %34 = stablehlo.compare  EQ, %4, %13,  FLOAT : (tensor<8x10xf32>, tensor<8x10xf32>) -> tensor<8x10xi1>
-    %35 = stablehlo.convert %34 : (tensor<8x10xi1>) -> tensor<8x10xf32>
+    %24 = stablehlo.compare  EQ, %4, %13,  FLOAT : (tensor<8x10xf32>, tensor<8x10xf32>) -> tensor<8x10xi1>
+    %25 = stablehlo.constant dense<-1.250000e-01> : tensor<8x10xf32>
+    %26 = stablehlo.multiply %25, %8 : tensor<8x10xf32>
+    %27 = stablehlo.negate %26 : tensor<8x10xf32>
+    %28 = stablehlo.reduce(%27 init: %9) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
+    %29 = stablehlo.divide %28, %16 : tensor<8xf32>
+    %30 = stablehlo.broadcast_in_dim %29, dims = [0] : (tensor<8xf32>) -> tensor<8x10xf32>
+    %31 = stablehlo.multiply %30, %15 : tensor<8x10xf32>
+    %32 = stablehlo.add %26, %31 : tensor<8x10xf32>
+    %33 = stablehlo.negate %32 : tensor<8x10xf32>
+    %34 = stablehlo.reduce(%33 init: %9) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
+    %35 = stablehlo.convert %24 : (tensor<8x10xi1>) -> tensor<8x10xf32>
     %36 = stablehlo.reduce(%35 init: %9) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
-    %37 = stablehlo.divide %33, %36 : tensor<8xf32>
+    %37 = stablehlo.divide %34, %36 : tensor<8xf32>
     %38 = stablehlo.broadcast_in_dim %37, dims = [0] : (tensor<8xf32>) -> tensor<8x10xf32>
-    %39 = stablehlo.select %34, %38, %10 : tensor<8x10xi1>, tensor<8x10xf32>
-    %40 = stablehlo.add %31, %39 : tensor<8x10xf32>
+    %39 = stablehlo.select %24, %38, %10 : tensor<8x10xi1>, tensor<8x10xf32>
+    %40 = stablehlo.add %32, %39 : tensor<8x10xf32>
     %41 = stablehlo.reduce(%40 init: %9) applies stablehlo.add across dimensions = [0] : (tensor<8x10xf32>, tensor<f32>) -> tensor<10xf32>
     %42 = stablehlo.dot_general %40, %1, contracting_dims = [0] x [0] : (tensor<8x10xf32>, tensor<8x784xf32>) -> tensor<10x784xf32>
     %43 = stablehlo.convert %arg9 : (tensor<i32>) -> tensor<f32>
@@ -97,6 +97,14 @@ module @linear_train_step {
     %94 = stablehlo.divide %88, %93 : tensor<10xf32>
     %95 = stablehlo.multiply %75, %94 : tensor<10xf32>
     %96 = stablehlo.subtract %arg1, %95 : tensor<10xf32>
-    return %74, %96, %56, %80, %63, %86, %23 : tensor<10x784xf32>, tensor<10xf32>, tensor<10x784xf32>, tensor<10xf32>, tensor<10x784xf32>, tensor<10xf32>, tensor<f32>
+    %97 = stablehlo.constant dense<0> : tensor<i32>
+    %98 = stablehlo.constant dense<10> : tensor<i32>
+    %99 = stablehlo.constant dense<10> : tensor<8x10xi32>
+    %100 = stablehlo.select %24, %5, %99 : tensor<8x10xi1>, tensor<8x10xi32>
+    %101 = stablehlo.reduce(%100 init: %98) applies stablehlo.minimum across dimensions = [1] : (tensor<8x10xi32>, tensor<i32>) -> tensor<8xi32>
+    %102 = stablehlo.compare  EQ, %101, %arg7,  SIGNED : (tensor<8xi32>, tensor<8xi32>) -> tensor<8xi1>
+    %103 = stablehlo.convert %102 : (tensor<8xi1>) -> tensor<8xi32>
+    %104 = stablehlo.reduce(%103 init: %97) applies stablehlo.add across dimensions = [0] : (tensor<8xi32>, tensor<i32>) -> tensor<i32>
+    return %74, %96, %56, %80, %63, %86, %23, %104 : tensor<10x784xf32>, tensor<10xf32>, tensor<10x784xf32>, tensor<10xf32>, tensor<10x784xf32>, tensor<10xf32>, tensor<f32>, tensor<i32>
   }
 }

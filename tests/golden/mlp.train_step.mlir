@@ -1,5 +1,5 @@
 module @mlp_train_step {
-  func.func public @main(%arg0: tensor<512x784xf32>, %arg1: tensor<512xf32>, %arg2: tensor<512x512xf32>, %arg3: tensor<512xf32>, %arg4: tensor<10x512xf32>, %arg5: tensor<10xf32>, %arg6: tensor<512x784xf32>, %arg7: tensor<512xf32>, %arg8: tensor<512x512xf32>, %arg9: tensor<512xf32>, %arg10: tensor<10x512xf32>, %arg11: tensor<10xf32>, %arg12: tensor<512x784xf32>, %arg13: tensor<512xf32>, %arg14: tensor<512x512xf32>, %arg15: tensor<512xf32>, %arg16: tensor<10x512xf32>, %arg17: tensor<10xf32>, %arg18: tensor<8x1x28x28xf32>, %arg19: tensor<8xi32>, %arg20: tensor<f32>, %arg21: tensor<i32>) -> (tensor<512x784xf32>, tensor<512xf32>, tensor<512x512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<512x784xf32>, tensor<512xf32>, tensor<512x512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<512x784xf32>, tensor<512xf32>, tensor<512x512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<f32>) {
+  func.func public @main(%arg0: tensor<512x784xf32>, %arg1: tensor<512xf32>, %arg2: tensor<512x512xf32>, %arg3: tensor<512xf32>, %arg4: tensor<10x512xf32>, %arg5: tensor<10xf32>, %arg6: tensor<512x784xf32>, %arg7: tensor<512xf32>, %arg8: tensor<512x512xf32>, %arg9: tensor<512xf32>, %arg10: tensor<10x512xf32>, %arg11: tensor<10xf32>, %arg12: tensor<512x784xf32>, %arg13: tensor<512xf32>, %arg14: tensor<512x512xf32>, %arg15: tensor<512xf32>, %arg16: tensor<10x512xf32>, %arg17: tensor<10xf32>, %arg18: tensor<8x1x28x28xf32>, %arg19: tensor<8xi32>, %arg20: tensor<f32>, %arg21: tensor<i32>) -> (tensor<512x784xf32>, tensor<512xf32>, tensor<512x512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<512x784xf32>, tensor<512xf32>, tensor<512x512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<512x784xf32>, tensor<512xf32>, tensor<512x512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<f32>, tensor<i32>) {
     %0 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
     %1 = stablehlo.reshape %arg18 : (tensor<8x1x28x28xf32>) -> tensor<8x784xf32>
     %2 = stablehlo.dot_general %1, %arg0, contracting_dims = [1] x [1] : (tensor<8x784xf32>, tensor<512x784xf32>) -> tensor<8x512xf32>
@@ -33,23 +33,23 @@ module @mlp_train_step {
     %30 = stablehlo.reduce(%29 init: %5) applies stablehlo.add across dimensions = [0, 1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<f32>
     %31 = stablehlo.constant dense<-1.250000e-01> : tensor<f32>
     %32 = stablehlo.multiply %30, %31 : tensor<f32>
-    %33 = stablehlo.constant dense<-1.250000e-01> : tensor<8x10xf32>
-    %34 = stablehlo.multiply %33, %18 : tensor<8x10xf32>
-    %35 = stablehlo.negate %34 : tensor<8x10xf32>
-    %36 = stablehlo.reduce(%35 init: %5) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
-    %37 = stablehlo.divide %36, %25 : tensor<8xf32>
-    %38 = stablehlo.broadcast_in_dim %37, dims = [0] : (tensor<8xf32>) -> tensor<8x10xf32>
-    %39 = stablehlo.multiply %38, %24 : tensor<8x10xf32>
-    %40 = stablehlo.add %34, %39 : tensor<8x10xf32>
-    %41 = stablehlo.negate %40 : tensor<8x10xf32>
-    %42 = stablehlo.reduce(%41 init: %5) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
-    %43 = stablehlo.compare  EQ, %14, %22,  FLOAT : (tensor<8x10xf32>, tensor<8x10xf32>) -> tensor<8x10xi1>
-    %44 = stablehlo.convert %43 : (tensor<8x10xi1>) -> tensor<8x10xf32>
+    %33 = stablehlo.compare  EQ, %14, %22,  FLOAT : (tensor<8x10xf32>, tensor<8x10xf32>) -> tensor<8x10xi1>
+    %34 = stablehlo.constant dense<-1.250000e-01> : tensor<8x10xf32>
+    %35 = stablehlo.multiply %34, %18 : tensor<8x10xf32>
+    %36 = stablehlo.negate %35 : tensor<8x10xf32>
+    %37 = stablehlo.reduce(%36 init: %5) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
+    %38 = stablehlo.divide %37, %25 : tensor<8xf32>
+    %39 = stablehlo.broadcast_in_dim %38, dims = [0] : (tensor<8xf32>) -> tensor<8x10xf32>
+    %40 = stablehlo.multiply %39, %24 : tensor<8x10xf32>
+    %41 = stablehlo.add %35, %40 : tensor<8x10xf32>
+    %42 = stablehlo.negate %41 : tensor<8x10xf32>
+    %43 = stablehlo.reduce(%42 init: %5) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
+    %44 = stablehlo.convert %33 : (tensor<8x10xi1>) -> tensor<8x10xf32>
     %45 = stablehlo.reduce(%44 init: %5) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
-    %46 = stablehlo.divide %42, %45 : tensor<8xf32>
+    %46 = stablehlo.divide %43, %45 : tensor<8xf32>
     %47 = stablehlo.broadcast_in_dim %46, dims = [0] : (tensor<8xf32>) -> tensor<8x10xf32>
-    %48 = stablehlo.select %43, %47, %19 : tensor<8x10xi1>, tensor<8x10xf32>
-    %49 = stablehlo.add %40, %48 : tensor<8x10xf32>
+    %48 = stablehlo.select %33, %47, %19 : tensor<8x10xi1>, tensor<8x10xf32>
+    %49 = stablehlo.add %41, %48 : tensor<8x10xf32>
     %50 = stablehlo.reduce(%49 init: %5) applies stablehlo.add across dimensions = [0] : (tensor<8x10xf32>, tensor<f32>) -> tensor<10xf32>
     %51 = stablehlo.dot_general %49, %arg4, contracting_dims = [1] x [0] : (tensor<8x10xf32>, tensor<10x512xf32>) -> tensor<8x512xf32>
     %52 = stablehlo.dot_general %49, %11, contracting_dims = [0] x [0] : (tensor<8x10xf32>, tensor<8x512xf32>) -> tensor<10x512xf32>
@@ -196,6 +196,14 @@ module @mlp_train_step {
     %193 = stablehlo.divide %187, %192 : tensor<10xf32>
     %194 = stablehlo.multiply %174, %193 : tensor<10xf32>
     %195 = stablehlo.subtract %arg5, %194 : tensor<10xf32>
-    return %93, %115, %137, %151, %173, %195, %75, %99, %121, %140, %157, %179, %82, %105, %127, %144, %163, %185, %32 : tensor<512x784xf32>, tensor<512xf32>, tensor<512x512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<512x784xf32>, tensor<512xf32>, tensor<512x512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<512x784xf32>, tensor<512xf32>, tensor<512x512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<f32>
+    %196 = stablehlo.constant dense<0> : tensor<i32>
+    %197 = stablehlo.constant dense<10> : tensor<i32>
+    %198 = stablehlo.constant dense<10> : tensor<8x10xi32>
+    %199 = stablehlo.select %33, %15, %198 : tensor<8x10xi1>, tensor<8x10xi32>
+    %200 = stablehlo.reduce(%199 init: %197) applies stablehlo.minimum across dimensions = [1] : (tensor<8x10xi32>, tensor<i32>) -> tensor<8xi32>
+    %201 = stablehlo.compare  EQ, %200, %arg19,  SIGNED : (tensor<8xi32>, tensor<8xi32>) -> tensor<8xi1>
+    %202 = stablehlo.convert %201 : (tensor<8xi1>) -> tensor<8xi32>
+    %203 = stablehlo.reduce(%202 init: %196) applies stablehlo.add across dimensions = [0] : (tensor<8xi32>, tensor<i32>) -> tensor<i32>
+    return %93, %115, %137, %151, %173, %195, %75, %99, %121, %140, %157, %179, %82, %105, %127, %144, %163, %185, %32, %203 : tensor<512x784xf32>, tensor<512xf32>, tensor<512x512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<512x784xf32>, tensor<512xf32>, tensor<512x512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<512x784xf32>, tensor<512xf32>, tensor<512x512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<f32>, tensor<i32>
   }
 }

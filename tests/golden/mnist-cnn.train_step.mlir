@@ -1,5 +1,5 @@
 module @mnist_cnn_train_step {
-  func.func public @main(%arg0: tensor<32x1x3x3xf32>, %arg1: tensor<32xf32>, %arg2: tensor<32xf32>, %arg3: tensor<32x32x3x3xf32>, %arg4: tensor<32xf32>, %arg5: tensor<32xf32>, %arg6: tensor<64x32x3x3xf32>, %arg7: tensor<64xf32>, %arg8: tensor<64xf32>, %arg9: tensor<64x64x3x3xf32>, %arg10: tensor<64xf32>, %arg11: tensor<64xf32>, %arg12: tensor<512x3136xf32>, %arg13: tensor<512xf32>, %arg14: tensor<10x512xf32>, %arg15: tensor<10xf32>, %arg16: tensor<32x1x3x3xf32>, %arg17: tensor<32xf32>, %arg18: tensor<32xf32>, %arg19: tensor<32x32x3x3xf32>, %arg20: tensor<32xf32>, %arg21: tensor<32xf32>, %arg22: tensor<64x32x3x3xf32>, %arg23: tensor<64xf32>, %arg24: tensor<64xf32>, %arg25: tensor<64x64x3x3xf32>, %arg26: tensor<64xf32>, %arg27: tensor<64xf32>, %arg28: tensor<512x3136xf32>, %arg29: tensor<512xf32>, %arg30: tensor<10x512xf32>, %arg31: tensor<10xf32>, %arg32: tensor<32x1x3x3xf32>, %arg33: tensor<32xf32>, %arg34: tensor<32xf32>, %arg35: tensor<32x32x3x3xf32>, %arg36: tensor<32xf32>, %arg37: tensor<32xf32>, %arg38: tensor<64x32x3x3xf32>, %arg39: tensor<64xf32>, %arg40: tensor<64xf32>, %arg41: tensor<64x64x3x3xf32>, %arg42: tensor<64xf32>, %arg43: tensor<64xf32>, %arg44: tensor<512x3136xf32>, %arg45: tensor<512xf32>, %arg46: tensor<10x512xf32>, %arg47: tensor<10xf32>, %arg48: tensor<8x1x28x28xf32>, %arg49: tensor<8xi32>, %arg50: tensor<f32>, %arg51: tensor<i32>) -> (tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<512x3136xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<512x3136xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<512x3136xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<f32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {
+  func.func public @main(%arg0: tensor<32x1x3x3xf32>, %arg1: tensor<32xf32>, %arg2: tensor<32xf32>, %arg3: tensor<32x32x3x3xf32>, %arg4: tensor<32xf32>, %arg5: tensor<32xf32>, %arg6: tensor<64x32x3x3xf32>, %arg7: tensor<64xf32>, %arg8: tensor<64xf32>, %arg9: tensor<64x64x3x3xf32>, %arg10: tensor<64xf32>, %arg11: tensor<64xf32>, %arg12: tensor<512x3136xf32>, %arg13: tensor<512xf32>, %arg14: tensor<10x512xf32>, %arg15: tensor<10xf32>, %arg16: tensor<32x1x3x3xf32>, %arg17: tensor<32xf32>, %arg18: tensor<32xf32>, %arg19: tensor<32x32x3x3xf32>, %arg20: tensor<32xf32>, %arg21: tensor<32xf32>, %arg22: tensor<64x32x3x3xf32>, %arg23: tensor<64xf32>, %arg24: tensor<64xf32>, %arg25: tensor<64x64x3x3xf32>, %arg26: tensor<64xf32>, %arg27: tensor<64xf32>, %arg28: tensor<512x3136xf32>, %arg29: tensor<512xf32>, %arg30: tensor<10x512xf32>, %arg31: tensor<10xf32>, %arg32: tensor<32x1x3x3xf32>, %arg33: tensor<32xf32>, %arg34: tensor<32xf32>, %arg35: tensor<32x32x3x3xf32>, %arg36: tensor<32xf32>, %arg37: tensor<32xf32>, %arg38: tensor<64x32x3x3xf32>, %arg39: tensor<64xf32>, %arg40: tensor<64xf32>, %arg41: tensor<64x64x3x3xf32>, %arg42: tensor<64xf32>, %arg43: tensor<64xf32>, %arg44: tensor<512x3136xf32>, %arg45: tensor<512xf32>, %arg46: tensor<10x512xf32>, %arg47: tensor<10xf32>, %arg48: tensor<8x1x28x28xf32>, %arg49: tensor<8xi32>, %arg50: tensor<f32>, %arg51: tensor<i32>) -> (tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<512x3136xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<512x3136xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<512x3136xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<f32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<i32>) {
     %0 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
     %1 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
     %2 = stablehlo.convolution(%arg48, %arg0) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x1x28x28xf32>, tensor<32x1x3x3xf32>) -> tensor<8x32x28x28xf32>
@@ -117,23 +117,23 @@ module @mnist_cnn_train_step {
     %108 = stablehlo.reduce(%107 init: %1) applies stablehlo.add across dimensions = [0, 1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<f32>
     %109 = stablehlo.constant dense<-1.250000e-01> : tensor<f32>
     %110 = stablehlo.multiply %108, %109 : tensor<f32>
-    %111 = stablehlo.constant dense<-1.250000e-01> : tensor<8x10xf32>
-    %112 = stablehlo.multiply %111, %97 : tensor<8x10xf32>
-    %113 = stablehlo.negate %112 : tensor<8x10xf32>
-    %114 = stablehlo.reduce(%113 init: %1) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
-    %115 = stablehlo.divide %114, %103 : tensor<8xf32>
-    %116 = stablehlo.broadcast_in_dim %115, dims = [0] : (tensor<8xf32>) -> tensor<8x10xf32>
-    %117 = stablehlo.multiply %116, %102 : tensor<8x10xf32>
-    %118 = stablehlo.add %112, %117 : tensor<8x10xf32>
-    %119 = stablehlo.negate %118 : tensor<8x10xf32>
-    %120 = stablehlo.reduce(%119 init: %1) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
-    %121 = stablehlo.compare  EQ, %93, %100,  FLOAT : (tensor<8x10xf32>, tensor<8x10xf32>) -> tensor<8x10xi1>
-    %122 = stablehlo.convert %121 : (tensor<8x10xi1>) -> tensor<8x10xf32>
+    %111 = stablehlo.compare  EQ, %93, %100,  FLOAT : (tensor<8x10xf32>, tensor<8x10xf32>) -> tensor<8x10xi1>
+    %112 = stablehlo.constant dense<-1.250000e-01> : tensor<8x10xf32>
+    %113 = stablehlo.multiply %112, %97 : tensor<8x10xf32>
+    %114 = stablehlo.negate %113 : tensor<8x10xf32>
+    %115 = stablehlo.reduce(%114 init: %1) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
+    %116 = stablehlo.divide %115, %103 : tensor<8xf32>
+    %117 = stablehlo.broadcast_in_dim %116, dims = [0] : (tensor<8xf32>) -> tensor<8x10xf32>
+    %118 = stablehlo.multiply %117, %102 : tensor<8x10xf32>
+    %119 = stablehlo.add %113, %118 : tensor<8x10xf32>
+    %120 = stablehlo.negate %119 : tensor<8x10xf32>
+    %121 = stablehlo.reduce(%120 init: %1) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
+    %122 = stablehlo.convert %111 : (tensor<8x10xi1>) -> tensor<8x10xf32>
     %123 = stablehlo.reduce(%122 init: %1) applies stablehlo.add across dimensions = [1] : (tensor<8x10xf32>, tensor<f32>) -> tensor<8xf32>
-    %124 = stablehlo.divide %120, %123 : tensor<8xf32>
+    %124 = stablehlo.divide %121, %123 : tensor<8xf32>
     %125 = stablehlo.broadcast_in_dim %124, dims = [0] : (tensor<8xf32>) -> tensor<8x10xf32>
-    %126 = stablehlo.select %121, %125, %98 : tensor<8x10xi1>, tensor<8x10xf32>
-    %127 = stablehlo.add %118, %126 : tensor<8x10xf32>
+    %126 = stablehlo.select %111, %125, %98 : tensor<8x10xi1>, tensor<8x10xf32>
+    %127 = stablehlo.add %119, %126 : tensor<8x10xf32>
     %128 = stablehlo.reduce(%127 init: %1) applies stablehlo.add across dimensions = [0] : (tensor<8x10xf32>, tensor<f32>) -> tensor<10xf32>
     %129 = stablehlo.dot_general %127, %arg14, contracting_dims = [1] x [0] : (tensor<8x10xf32>, tensor<10x512xf32>) -> tensor<8x512xf32>
     %130 = stablehlo.dot_general %127, %90, contracting_dims = [0] x [0] : (tensor<8x10xf32>, tensor<8x512xf32>) -> tensor<10x512xf32>
@@ -591,6 +591,14 @@ module @mnist_cnn_train_step {
     %570 = stablehlo.divide %564, %569 : tensor<10xf32>
     %571 = stablehlo.multiply %551, %570 : tensor<10xf32>
     %572 = stablehlo.subtract %arg15, %571 : tensor<10xf32>
-    return %290, %312, %326, %348, %362, %376, %398, %420, %434, %456, %470, %484, %506, %528, %550, %572, %272, %296, %315, %332, %351, %365, %382, %404, %423, %440, %459, %473, %490, %512, %534, %556, %279, %302, %319, %338, %355, %369, %388, %410, %427, %446, %463, %477, %496, %518, %540, %562, %110, %5, %10, %25, %30, %47, %52, %67, %72 : tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<512x3136xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<512x3136xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<512x3136xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<f32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>
+    %573 = stablehlo.constant dense<0> : tensor<i32>
+    %574 = stablehlo.constant dense<10> : tensor<i32>
+    %575 = stablehlo.constant dense<10> : tensor<8x10xi32>
+    %576 = stablehlo.select %111, %94, %575 : tensor<8x10xi1>, tensor<8x10xi32>
+    %577 = stablehlo.reduce(%576 init: %574) applies stablehlo.minimum across dimensions = [1] : (tensor<8x10xi32>, tensor<i32>) -> tensor<8xi32>
+    %578 = stablehlo.compare  EQ, %577, %arg49,  SIGNED : (tensor<8xi32>, tensor<8xi32>) -> tensor<8xi1>
+    %579 = stablehlo.convert %578 : (tensor<8xi1>) -> tensor<8xi32>
+    %580 = stablehlo.reduce(%579 init: %573) applies stablehlo.add across dimensions = [0] : (tensor<8xi32>, tensor<i32>) -> tensor<i32>
+    return %290, %312, %326, %348, %362, %376, %398, %420, %434, %456, %470, %484, %506, %528, %550, %572, %272, %296, %315, %332, %351, %365, %382, %404, %423, %440, %459, %473, %490, %512, %534, %556, %279, %302, %319, %338, %355, %369, %388, %410, %427, %446, %463, %477, %496, %518, %540, %562, %110, %5, %10, %25, %30, %47, %52, %67, %72, %580 : tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<512x3136xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<512x3136xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<512x3136xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<f32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<i32>
   }
 }

@@ -4,6 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hlo/op_families.h"
 
 namespace netspec::hlo {
 namespace {
@@ -30,6 +35,23 @@ TEST(FamilyTable, SetFamilyFillsEveryOpOfTheFamily) {
   for (size_t i = 0; i < kNumOpKinds; ++i)
     EXPECT_EQ(t[i], op_family(static_cast<OpKind>(i)) == "misc" ? 3 : 0) << op_name(OpKind(i));
   EXPECT_EQ(t[static_cast<size_t>(OpKind::kIota)], 3);
+}
+
+// NETSPEC_SHAPE_FAMILY, from which the shape family's type rules, ref kernels and VJP rules are
+// registered, lists exactly ops.def's shape ops in order, each name its mnemonic's tail.
+TEST(FamilyTable, ShapeFamilyListMatchesOpsDef) {
+  std::vector<std::pair<OpKind, std::string>> listed;
+#define NETSPEC_LIST(kind, name) listed.emplace_back(OpKind::kind, #name);
+  NETSPEC_SHAPE_FAMILY(NETSPEC_LIST)
+#undef NETSPEC_LIST
+  std::vector<std::pair<OpKind, std::string>> want;
+  for (size_t i = 0; i < kNumOpKinds; ++i) {
+    const auto k = static_cast<OpKind>(i);
+    if (op_family(k) == "shape") want.emplace_back(k, std::string(op_name(k)).substr(10));
+  }
+  ASSERT_EQ(want.size(), 9u);  // reshape ... reverse
+  EXPECT_EQ(listed, want);
+  for (const auto& [k, name] : want) EXPECT_EQ(op_name(k), "stablehlo." + name);
 }
 
 }  // namespace

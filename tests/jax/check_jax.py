@@ -5,7 +5,8 @@ For each net: `netspec emit NET --jax` and `netspec emit NET --module train_step
 batch; parameters from the program's init() (constant ones moved) go through a safetensors file
 (written here, read by the program's load_checkpoint); jax.jit(train_step) and `netspec run`
 (cpu executor) take the same params, a positive optimizer state, x, labels, lr, step = 5 and
-masks; the updated params, optimizer state, loss and BN batch statistics must agree:
+masks; the updated params, optimizer state, loss, BN batch statistics and the running-accuracy
+count (from JAX's train-mode logits) must agree:
 max|jax - netspec| <= tol * scale per tensor (compare()). f32 (tol 1e-5): tol widened to 3x
 JAX's own sensitivity to a 1e-6 parameter perturbation where that is larger. --dtype f64 (both
 sides emitted in f64, tol 1e-9): no widening; that is how the BN nets, ill-conditioned at batch 2,
@@ -167,7 +168,16 @@ def check_net(args, net, work):
     jp, js, jl, jst = step_fn(params, state, x, labels, lr, step, masks)
     jl = jax.block_until_ready(jl)
     t3 = time.time()
-    got = {"param": jp, "optimizer_state": js, "bn_batch_stat": jst}
+    # The running-accuracy count (role metric, "correct": classifiers and per-pixel losses):
+    # Σ [argmax over the class dim of JAX's train-mode logits = label].
+    fwd = jax.jit(lambda p: m.forward(p, x, True, None, masks)[0])
+
+    def correct_of(p):
+        return np.int32(np.sum(np.argmax(np.asarray(fwd(p)), axis=1) == np.asarray(labels)))
+
+    metric = (lambda p: {"correct": correct_of(p)}) if any(
+        e["role"] == "metric" for e in man["outputs"]) else (lambda p: {})
+    got = {"param": jp, "optimizer_state": js, "bn_batch_stat": jst, "metric": metric(params)}
     ours = [np.load(os.path.join(out_dir, f"result{k}.npy")) for k in range(len(man["outputs"]))]
     worst = compare(man, ours, jl, got)
     # The function's own conditioning: JAX again with every parameter moved by 1e-6 relative
@@ -177,8 +187,8 @@ def check_net(args, net, work):
     moved = {k: np.asarray(v) * (1 + eps * rng.standard_normal(v.shape)).astype(fdt)
              for k, v in params.items()}
     mp, ms, ml, mst = step_fn(moved, state, x, labels, lr, step, masks)
-    mine = [np.asarray(ml if e["role"] == "loss" else
-                       {"param": mp, "optimizer_state": ms, "bn_batch_stat": mst}[e["role"]][e["name"]])
+    moved_got = {"param": mp, "optimizer_state": ms, "bn_batch_stat": mst, "metric": metric(moved)}
+    mine = [np.asarray(ml if e["role"] == "loss" else moved_got[e["role"]][e["name"]])
             for e in man["outputs"]]
     sens = compare(man, mine, jl, got)
     # Pass: within args.tol, or (f32, an ill-conditioned net) within 3x JAX's own sensitivity.

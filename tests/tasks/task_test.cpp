@@ -37,6 +37,8 @@ TEST(TaskKind, ZooNetsSelectTheirTask) {
   EXPECT_EQ(zoo_task("ddpm-unet"), TaskKind::diffusion);
   EXPECT_EQ(zoo_task("tiny-gpt"), TaskKind::text);
   EXPECT_EQ(zoo_task("mamba-lm"), TaskKind::text);
+  EXPECT_EQ(zoo_task("nerf"), TaskKind::nerf);
+  EXPECT_EQ(zoo_task("protein-fold"), TaskKind::fold);
   TrainConfig c;
   c.lossKind = LossKind::floatTargetMse;
   EXPECT_EQ(task_kind(NetSpec{}, c), TaskKind::regression);

@@ -26,12 +26,8 @@ namespace fs = std::filesystem;
 using Kept = PolicyState::Kept;
 
 const Splits& synthetic() {
-  static Splits s = [] {
-    std::string d = test_util::tmpdir("ckpt_policy", "data");
-    test::write_synthetic_split(d, "train", 96, 41);
-    test::write_synthetic_split(d, "t10k", 64, 42);
-    return load_dataset(DatasetKind::fashionMnist, d, 0);
-  }();
+  static Splits s =
+      test_util::synthetic_fashion(test_util::tmpdir("ckpt_policy", "data"), 96, 64, 41);
   return s;
 }
 

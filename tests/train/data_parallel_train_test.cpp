@@ -21,12 +21,7 @@ namespace {
 
 // 320 training samples: batch 96 leaves a tail of 32.
 const Splits& synthetic() {
-  static Splits s = [] {
-    std::string d = test_util::tmpdir("dp", "data");
-    test::write_synthetic_split(d, "train", 320, 31);
-    test::write_synthetic_split(d, "t10k", 60, 32);
-    return load_dataset(DatasetKind::fashionMnist, d, 0);
-  }();
+  static Splits s = test_util::synthetic_fashion(test_util::tmpdir("dp", "data"), 320, 60, 31);
   return s;
 }
 

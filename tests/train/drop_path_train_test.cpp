@@ -105,13 +105,29 @@ TEST(DropPathTrain, KeepMaskIsBernoulliScaledAndDeterministic) {
   for (int64_t e = 0; e < ones.numel(); ++e) ASSERT_EQ(ones.data<float>()[e], 1.0f);
 }
 
-TEST(DropPathTrain, GradientAccumulationRefusesDropPath) {
-  TrainConfig c;
-  c.batchSize = 4;
-  c.gradAccumSteps = 2;
-  c.dropPath = 0.1;
-  auto be = exec::make_backend("cpu");
-  EXPECT_THROW(Stepper(tiny_convnext(), c, *be), Error);
+// Under gradient accumulation the forward / vjp modules take the drop-path masks (they were
+// refused before): two micro-batches of 4 with dropPath train differently from dropPath 0, and
+// the same seed reproduces the run (tests/train/accum_dropout_test.cpp checks the values).
+TEST(DropPathTrain, GradientAccumulationAppliesDropPath) {
+  auto run = [](double drop_path) {
+    NetSpec net = tiny_convnext();
+    TrainConfig c;
+    c.batchSize = 4;
+    c.gradAccumSteps = 2;
+    c.dropPath = drop_path;
+    c.optimizer = OptimizerKind::sgd;
+    auto be = exec::make_backend("cpu");
+    Stepper st(net, c, *be);
+    emit::Emitted ev =
+        emit::emit_module(net, ModuleKind::eval, emit::EmitOptions::from_train(c, 4));
+    TrainState s = make_state(init_params(build_param_table(net), InitKind::he, 5),
+                              st.state_manifest(), ev.manifest);
+    Tensor y = Tensor::from<int32_t>(DType::kI32, {4}, {0, 1, 2, 0});
+    return st.step(s, {data({4, 2, 4, 4}, 1), data({4, 2, 4, 4}, 2)}, {y, y}, 1e-2, 1);
+  };
+  const double plain = run(0), dropped = run(0.5);
+  EXPECT_NE(plain, dropped);
+  EXPECT_EQ(dropped, run(0.5));
 }
 
 }  // namespace

@@ -91,12 +91,7 @@ TEST(EnginesDataParallel, XlaReplicatedStepEqualsCpuReplicasAndOneGlobalBatch) {
 }
 
 const Splits& synthetic() {
-  static Splits s = [] {
-    std::string d = test_util::tmpdir("engdp", "data");
-    test::write_synthetic_split(d, "train", 320, 41);
-    test::write_synthetic_split(d, "t10k", 60, 42);
-    return load_dataset(DatasetKind::fashionMnist, d, 0);
-  }();
+  static Splits s = test_util::synthetic_fashion(test_util::tmpdir("engdp", "data"), 320, 60, 41);
   return s;
 }
 

@@ -27,12 +27,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const Splits& synthetic() {
-  static Splits s = [] {
-    std::string d = test_util::tmpdir("hard_loop", "data");
-    test::write_synthetic_split(d, "train", 128, 31);
-    test::write_synthetic_split(d, "t10k", 96, 32);
-    return load_dataset(DatasetKind::fashionMnist, d, 0);
-  }();
+  static Splits s =
+      test_util::synthetic_fashion(test_util::tmpdir("hard_loop", "data"), 128, 96, 31);
   return s;
 }
 

@@ -34,12 +34,7 @@ std::string tmpdir(const std::string& name) { return test_util::tmpdir("loop", n
 const char* kNet = test_util::kSmallMlp;
 
 const Splits& synthetic() {
-  static Splits s = [] {
-    std::string d = tmpdir("data");
-    test::write_synthetic_split(d, "train", 320, 11);
-    test::write_synthetic_split(d, "t10k", 100, 12);
-    return load_dataset(DatasetKind::fashionMnist, d, 0);
-  }();
+  static Splits s = test_util::synthetic_fashion(tmpdir("data"), 320, 100, 11);
   return s;
 }
 

@@ -40,12 +40,7 @@ const char* kNet = test_util::kSmallMlp;
 
 // 320 training samples: batch 96 leaves a tail of 32.
 const Splits& synthetic() {
-  static Splits s = [] {
-    std::string d = tmpdir("data");
-    test::write_synthetic_split(d, "train", 320, 21);
-    test::write_synthetic_split(d, "t10k", 60, 22);
-    return load_dataset(DatasetKind::fashionMnist, d, 0);
-  }();
+  static Splits s = test_util::synthetic_fashion(tmpdir("data"), 320, 60, 21);
   return s;
 }
 

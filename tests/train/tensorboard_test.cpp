@@ -29,12 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const Splits& synthetic() {
-  static Splits s = [] {
-    std::string d = test_util::tmpdir("tb", "data");
-    test::write_synthetic_split(d, "train", 320, 11);
-    test::write_synthetic_split(d, "t10k", 100, 12);
-    return load_dataset(DatasetKind::fashionMnist, d, 0);
-  }();
+  static Splits s = test_util::synthetic_fashion(test_util::tmpdir("tb", "data"), 320, 100, 11);
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include "data/idx_fixture.h"
 #include "layers/param_table.h"
 #include "spec/zoo.h"
+#include "tests/train/train_test_util.h"
 #include "train/trainer.h"
 
 namespace netspec::train {
@@ -17,12 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string tmpdir(const std::string& name) {
-  auto p = fs::temp_directory_path() / ("netspec_train_" + name);
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p.string();
-}
+std::string tmpdir(const std::string& name) { return test_util::tmpdir("train", name); }
 
 TEST(Init, HeLinearWeightAndBiasArePytorchUniform) {
   SpecFile s = resolve_net("mlp");
@@ -78,10 +74,7 @@ TEST(Schedule, ConstantWarmupCosineExponential) {
 // mlp on a learnable synthetic IDX set (the class picks which image tile is bright): one epoch
 // reaches well above chance; a second run in the same directory resumes at epoch 2.
 TEST(Train, MlpLearnsSyntheticIdxAndResumes) {
-  std::string d = tmpdir("data");
-  test::write_synthetic_split(d, "train", 512, 1);
-  test::write_synthetic_split(d, "t10k", 200, 2);
-  Splits data = load_dataset(DatasetKind::fashionMnist, d, 0);
+  Splits data = test_util::synthetic_fashion(tmpdir("data"), 512, 200, 1);
   ASSERT_EQ(data.train.size(), 512);
   ASSERT_EQ(data.test.size(), 200);
   SpecFile s = resolve_net("mlp");
@@ -124,10 +117,7 @@ TEST(Train, MlpLearnsSyntheticIdxAndResumes) {
 }
 
 TEST(Train, MismatchedCheckpointIsAnError) {
-  std::string d = tmpdir("data2");
-  test::write_synthetic_split(d, "train", 64, 3);
-  test::write_synthetic_split(d, "t10k", 10, 4);
-  Splits data = load_dataset(DatasetKind::fashionMnist, d, 0);
+  Splits data = test_util::synthetic_fashion(tmpdir("data2"), 64, 10, 3);
   std::string run = tmpdir("run2");
   SafeTensors bad;
   bad.tensors.emplace_back("layers.1.weight", Tensor(DType::kF32, {2, 2}));

@@ -1,4 +1,5 @@
-// Shared fixtures of the trainer tests: fresh temp dirs, a small MLP spec and uniform noise.
+// Shared fixtures of the trainer tests: fresh temp dirs, synthetic Fashion-MNIST splits, a small
+// MLP spec and uniform noise.
 #pragma once
 #include <unistd.h>
 
@@ -11,6 +12,8 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "data/datasets.h"
+#include "data/idx_fixture.h"
 #include "spec/spec_json.h"
 
 namespace netspec::train::test_util {
@@ -23,6 +26,15 @@ inline std::string tmpdir(const std::string& prefix, const std::string& name) {
   fs::remove_all(p);
   fs::create_directories(p);
   return p.string();
+}
+
+// A synthetic Fashion-MNIST layout written into dir (idx_fixture.h: n_train training and n_test
+// test records, drawn with seeds seed and seed + 1), loaded.
+inline data::Splits synthetic_fashion(const std::string& dir, int n_train, int n_test,
+                                      uint32_t seed) {
+  test::write_synthetic_split(dir, "train", n_train, seed);
+  test::write_synthetic_split(dir, "t10k", n_test, seed + 1);
+  return data::load_dataset(DatasetKind::fashionMnist, dir, 0);
 }
 
 // flatten -> dense 784->32 relu -> dense 32->10, for 1x28x28 inputs.

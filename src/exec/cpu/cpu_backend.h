@@ -23,24 +23,38 @@
 
 namespace netspec::exec::cpu {
 
+// The counters a region's sub-plan adds into its plan's (PlanStats::add), X(type, name).
+// clang-format off
+#define NETSPEC_SUMMED_PLAN_STATS(X) \
+  X(size_t, arena_bytes) /* the arena one run needs */                                     \
+  X(size_t, value_bytes) /* sum of all planned result sizes (what no reuse would need) */  \
+  X(int, steps)          /* ops that run (constants/iota are folded at plan time) */       \
+  X(int, fast_steps)     /* steps on a cpu kernel */                                       \
+  X(int, ref_steps)      /* steps on a ref kernel (fallback) */                            \
+  X(int, inplace)        /* results that share an operand's buffer */                      \
+  X(int, views)          /* reshapes without a copy */                                     \
+  X(int, blocked_values) /* results stored channel-blocked (nChw16c / nChw8c) */           \
+  X(int, reorders)       /* layout reorder steps the planner inserted */                   \
+  X(int, conv_postops)   /* eval BN (+ ReLU) groups folded into their conv's post-ops */   \
+  X(int, fused_sums)     /* channel sums computed inside their operand's fused group */    \
+  X(int, winograd_convs) /* convolutions on a Winograd kernel (oneDNN's or own) */         \
+  X(int, padded_dots)    /* dot_generals copying an operand to padded rows (dot.cpp) */
+// clang-format on
+
 struct PlanStats {
-  size_t arena_bytes = 0;              // the arena one run needs
-  size_t value_bytes = 0;              // sum of all planned result sizes (what no reuse would need)
-  int steps = 0;                       // ops that run (constants/iota are folded at plan time)
-  int fast_steps = 0;                  // steps on a cpu kernel
-  int ref_steps = 0;                   // steps on a ref kernel (fallback)
-  int inplace = 0;                     // results that share an operand's buffer
-  int views = 0;                       // reshapes without a copy
-  int blocked_values = 0;              // results stored channel-blocked (nChw16c / nChw8c)
-  int reorders = 0;                    // layout reorder steps the planner inserted
-  int conv_postops = 0;                // eval BN (+ ReLU) groups folded into their conv's post-ops
-  int fused_sums = 0;                  // channel sums computed inside their operand's fused group
-  int winograd_convs = 0;              // convolutions on a Winograd kernel (oneDNN's or own)
-  int padded_dots = 0;                 // dot_generals copying an operand to padded rows (dot.cpp)
+#define NETSPEC_PLAN_STAT(type, name) type name = 0;
+  NETSPEC_SUMMED_PLAN_STATS(NETSPEC_PLAN_STAT)
+#undef NETSPEC_PLAN_STAT
   int remat_clones = 0;                // ops recomputed near a late use (hlo/remat.cpp)
   int donated = 0;                     // results written in place into a donated argument
   bool whole_function_on_ref = false;  // the planner gave the whole function to ref
   std::string fallback_ops;            // mnemonics that use the ref kernel, comma separated
+  // Adds a sub-plan's summed counters (its fallback ops are merged by the planner).
+  void add(const PlanStats& s) {
+#define NETSPEC_ADD_PLAN_STAT(type, name) name += s.name;
+    NETSPEC_SUMMED_PLAN_STATS(NETSPEC_ADD_PLAN_STAT)
+#undef NETSPEC_ADD_PLAN_STAT
+  }
 };
 
 // `donated`: one flag per argument the run may overwrite (Executable::run_donating).

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -113,6 +114,18 @@ std::optional<Compiled> compile_reduce_blocked(const hlo::Op& op, int B);
 std::optional<std::pair<float, bool>> blocked_sum_init(const hlo::Op& reduce, int B);
 // reduce_window / select_and_scatter pooling over H, W of blocked operands (result blocked).
 std::optional<Compiled> compile_pool_blocked(const hlo::Op& op, int B);
+
+// f(T{}) when t is one of Ts (the element types a kernel instantiates), else nullopt.
+template <typename... Ts, typename F>
+std::optional<Compiled> with_dtype_among(DType t, F&& f) {
+  if (t == DType::kBF16 || t == DType::kF16) return std::nullopt;  // visit_dtype has no C++ type
+  return visit_dtype(t, "cpu", [&](auto z) -> std::optional<Compiled> {
+    if constexpr ((std::is_same_v<decltype(z), Ts> || ...))
+      return f(z);
+    else
+      return std::nullopt;
+  });
+}
 
 // Shared helpers (cpu_util.cpp).
 // Grain sizes for parallel_for: cheap ops get large chunks, transcendental ones small.

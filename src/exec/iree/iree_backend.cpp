@@ -5,11 +5,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 
 #include "core/error.h"
 #include "core/npy.h"
 #include "exec/backend.h"
+#include "exec/compile_cache.h"
 #include "exec/iree/iree_tools.h"
 #include "hlo/text/printer.h"
 
@@ -38,18 +40,52 @@ class TempDir {
   fs::path path_;
 };
 
-// The module compiled to a .vmfb; inputs/outputs travel as .npy files beside it.
+// What a .vmfb depends on besides the module text: iree-compile's identity (path, size, mtime)
+// and its flags (the environment's IREE_BACKEND / IREE_CHIP / IREE_EXTRA_FLAGS).
+std::string compiler_key(const std::string& tool) {
+  std::error_code ec;
+  const auto size = fs::file_size(tool, ec);
+  const auto mtime = fs::last_write_time(tool, ec).time_since_epoch().count();
+  std::string key = fmt::format("iree-compile {} {} {}", tool, size, mtime);
+  for (const std::string& f : compile_flags("IN", "OUT")) key += " " + f;
+  return key + "\n";
+}
+
+// Counts of compiles and disk-cache hits (IreeBackend::counters).
+struct Counts {
+  int64_t compiles = 0, disk_hits = 0;
+};
+
+// The module compiled to a .vmfb (or taken from the disk cache: an entry's payload is the .vmfb);
+// inputs/outputs travel as .npy files beside it.
 class Compiled {
  public:
-  explicit Compiled(const hlo::Module& m) {
+  explicit Compiled(const hlo::Module& m, const DiskCompileCache* disk = nullptr,
+                    Counts* counts = nullptr) {
     const std::string src = (dir_ / "module.mlir").string();
     vmfb_ = (dir_ / "module.vmfb").string();
-    std::ofstream(src) << hlo::print_module(m);
-    std::vector<std::string> argv{find_tool("iree-compile", "NETSPEC_IREE_COMPILE")};
+    const std::string text = hlo::print_module(m);
+    const std::string tool = find_tool("iree-compile", "NETSPEC_IREE_COMPILE");
+    const std::string key = disk ? compiler_key(tool) + text : "";
+    if (disk)
+      if (std::optional<std::string> vmfb = disk->load(key)) {
+        std::ofstream(vmfb_, std::ios::binary) << *vmfb;
+        if (counts) ++counts->disk_hits;
+        return;
+      }
+    std::ofstream(src) << text;
+    std::vector<std::string> argv{tool};
     for (std::string& f : compile_flags(src, vmfb_)) argv.push_back(std::move(f));
     const std::string log = (dir_ / "compile.log").string();
     if (int rc = run_tool(argv, log); rc != 0)
       fail("iree", "iree-compile failed (exit {}): {}", rc, file_tail(log));
+    if (counts) ++counts->compiles;
+    if (disk) {
+      std::ifstream f(vmfb_, std::ios::binary);
+      const std::string bytes((std::istreambuf_iterator<char>(f)),
+                              std::istreambuf_iterator<char>());
+      disk->store(key, bytes);
+    }
   }
 
   // The tool's common arguments for one call of `entry` on `inputs` (written as .npy).
@@ -118,8 +154,8 @@ class Compiled {
 
 class IreeExecutable final : public Executable {
  public:
-  explicit IreeExecutable(std::shared_ptr<const hlo::Module> m)
-      : module_(std::move(m)), compiled_(*module_) {}
+  IreeExecutable(std::shared_ptr<const hlo::Module> m, const DiskCompileCache* disk, Counts* counts)
+      : module_(std::move(m)), compiled_(*module_, disk, counts) {}
 
   std::vector<Tensor> run(std::string_view entry, const std::vector<Tensor>& inputs) override {
     const hlo::Func& f = *module_->entry(entry);
@@ -144,13 +180,33 @@ class IreeExecutable final : public Executable {
   Compiled compiled_;
 };
 
+// Compiled .vmfb files are kept on disk between runs (a resumed or repeated `train` compiles
+// nothing): --compile-cache DIR|off, else $NETSPEC_COMPILE_CACHE, else the xla cache's sibling
+// $XDG_CACHE_HOME/netspec/iree (or ~/.cache/netspec/iree).
 class IreeBackend final : public Backend {
  public:
+  explicit IreeBackend(const BackendOptions& o) {
+    std::string dir = o.compile_cache;
+    if (dir.empty())
+      if (const char* v = std::getenv("NETSPEC_COMPILE_CACHE"); v && *v) dir = v;
+    if (dir.empty()) {
+      dir = default_compile_cache_dir();
+      if (!dir.empty()) dir = (fs::path(dir).parent_path() / "iree").string();
+    }
+    if (!dir.empty() && dir != "off") disk_ = std::make_unique<DiskCompileCache>(dir);
+  }
   std::string name() const override { return "iree"; }
   std::unique_ptr<Executable> load(std::shared_ptr<const hlo::Module> module) override {
     if (!module) fail("iree", "load got a null module");
-    return std::make_unique<IreeExecutable>(std::move(module));
+    return std::make_unique<IreeExecutable>(std::move(module), disk_.get(), &counts_);
   }
+  std::map<std::string, int64_t> counters() const override {
+    return {{"compiles", counts_.compiles}, {"disk_hits", counts_.disk_hits}};
+  }
+
+ private:
+  std::unique_ptr<DiskCompileCache> disk_;
+  Counts counts_;
 };
 
 }  // namespace
@@ -163,8 +219,8 @@ double benchmark_ms(std::shared_ptr<const hlo::Module> module, std::string_view 
   return c.benchmark(f, inputs, reps);
 }
 
-NETSPEC_REGISTER_BACKEND(iree, [](const BackendOptions&) -> std::unique_ptr<Backend> {
-  return std::make_unique<IreeBackend>();
+NETSPEC_REGISTER_BACKEND(iree, [](const BackendOptions& o) -> std::unique_ptr<Backend> {
+  return std::make_unique<IreeBackend>(o);
 })
 
 }  // namespace netspec::exec::iree

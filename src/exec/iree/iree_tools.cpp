@@ -46,6 +46,20 @@ std::string not_installed(const std::string& name) {
       name, name == "iree-compile" ? "iree-base-compiler" : "iree-base-runtime");
 }
 
+// A venv's runtime tool (bin/iree-run-module) is a Python entry point that starts the wheel's
+// binary, VENV/lib/pythonX.Y/site-packages/iree/_runtime_libs/NAME, in a subprocess: run that
+// binary directly (one process per call, no Python start-up). "" when there is none.
+std::string wheel_binary(const fs::path& script, const std::string& name) {
+  std::error_code ec;
+  const fs::path lib = script.parent_path().parent_path() / "lib";
+  if (name == "iree-compile" || !fs::is_directory(lib, ec)) return "";
+  for (const auto& e : fs::directory_iterator(lib, ec)) {
+    const fs::path p = e.path() / "site-packages" / "iree" / "_runtime_libs" / name;
+    if (e.path().filename().string().rfind("python", 0) == 0 && is_executable(p)) return p.string();
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string find_tool(const std::string& name, const std::string& override_env) {
@@ -67,7 +81,10 @@ std::string find_tool(const std::string& name, const std::string& override_env) 
     dirs.push_back(self.parent_path() / "venv" / "bin");
   }
   for (const fs::path& d : dirs)
-    if (is_executable(d / name)) return (d / name).string();
+    if (is_executable(d / name)) {
+      const std::string bin = wheel_binary(d / name, name);
+      return bin.empty() ? (d / name).string() : bin;
+    }
   fail("iree", "{}; searched {}$PATH, {}/venv/bin, {}/venv/bin and beside netspec",
        not_installed(name), override_env.empty() ? "" : "$" + override_env + ", ",
        NETSPEC_ENGINES_DIR, NETSPEC_BUILD_DIR);

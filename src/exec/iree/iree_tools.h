@@ -11,7 +11,8 @@
 
 namespace netspec::exec::iree {
 
-// The path of IREE tool `name` (e.g. "iree-compile"); `override_env` (when non-empty and set)
+// The path of IREE tool `name` (e.g. "iree-compile"; a runtime tool found as a venv's Python entry
+// point resolves to the wheel's binary it would start); `override_env` (when non-empty and set)
 // names a variable that holds the path authoritatively. Throws listing where it looked.
 std::string find_tool(const std::string& name, const std::string& override_env = "");
 

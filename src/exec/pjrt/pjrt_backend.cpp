@@ -79,6 +79,11 @@ class PjrtExecutable final : public Executable {
   std::vector<Tensor> run(std::string_view entry, const std::vector<Tensor>& inputs) override;
   std::vector<std::vector<Tensor>> run_replicated(
       std::string_view entry, const std::vector<std::vector<Tensor>>& inputs) override;
+  // A multi-node client (BackendOptions::num_nodes > 1): this process's replica of a module
+  // compiled for every node's devices; XLA's own collectives (NCCL) carry its all_reduce, so
+  // `comm` only gives the replica count.
+  std::vector<Tensor> run_as_replica(std::string_view entry, const std::vector<Tensor>& inputs,
+                                     Communicator& comm, int replica_id) override;
   std::unique_ptr<Session> open_session(std::string_view entry, std::vector<Feedback> feedback,
                                         int replicas) override;
 
@@ -107,7 +112,16 @@ class PjrtBackend final : public Backend {
       if (const char* v = std::getenv("NETSPEC_PJRT_DEVICES"); v && *v) devices = std::atoi(v);
     // cpu_device_count is the CPU plugin's option; other plugins (CUDA) get no create options.
     const bool cpu = path.find("cpu") != std::string::npos;
-    client_ = std::make_shared<Client>(path, cpu ? std::max(devices, 1) : 0);
+    if (o.num_nodes > 1 && cpu)
+      fail("xla",
+           "node {} of {}: XLA's CPU PJRT plugin ({}) has no cross-process collectives (its "
+           "PJRT_Client_Create takes only cpu_device_count, process_id and asynchronous and "
+           "never calls the key-value callbacks); across processes use --backend cpu (Gloo), "
+           "or a GPU plugin (--pjrt-plugin .../xla_cuda_plugin.so)",
+           o.node_id, o.num_nodes, path);
+    multi_node_ = o.num_nodes > 1;
+    client_ = std::make_shared<Client>(path, cpu ? std::max(devices, 1) : 0,
+                                       Distributed{o.node_id, o.num_nodes, o.kv});
     std::string dir = o.compile_cache;
     if (dir.empty())
       if (const char* v = std::getenv("NETSPEC_COMPILE_CACHE"); v && *v) dir = v;
@@ -124,11 +138,19 @@ class PjrtBackend final : public Backend {
     return std::make_unique<PjrtExecutable>(*this, std::move(module));
   }
   Client& client() { return *client_; }
+  bool multi_node() const { return multi_node_; }
 
-  // Compiled once per (options, text) for this backend's client.
+  // Compiled once per (options, text) for this backend's client. A multi-node client: replica
+  // r on global device r (ordered by id: node-major), the module spanning every node.
   std::shared_ptr<Compiled> compile(const std::string& text, int replicas) {
     std::vector<int64_t> ids;
-    if (replicas > 1) {
+    if (multi_node_) {
+      const auto& all = client_->global_devices();
+      if (static_cast<size_t>(replicas) != all.size())
+        fail("xla", "{} replicas across nodes need one per device of every node ({} devices)",
+             replicas, all.size());
+      for (PJRT_Device* d : all) ids.push_back(client_->device_id(d));
+    } else if (replicas > 1) {
       if (static_cast<size_t>(replicas) > client_->devices().size())
         fail("xla",
              "{} replicas need {} devices (the {} client has {}; CPU plugin: raise "
@@ -188,6 +210,7 @@ class PjrtBackend final : public Backend {
   }
 
   std::shared_ptr<Client> client_;
+  bool multi_node_ = false;
   std::unique_ptr<DiskCompileCache> disk_;
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<Compiled>> cache_;
@@ -244,6 +267,36 @@ std::vector<std::vector<Tensor>> PjrtExecutable::run_replicated(
   std::vector<std::vector<Tensor>> res(inputs.size());
   for (size_t d = 0; d < outs.size(); ++d)
     for (size_t k = 0; k < outs[d].size(); ++k) res[d].push_back(read(f, k, outs[d][k].get()));
+  return res;
+}
+
+std::vector<Tensor> PjrtExecutable::run_as_replica(std::string_view entry,
+                                                   const std::vector<Tensor>& inputs,
+                                                   Communicator& comm, int replica_id) {
+  if (!be_.multi_node()) return Executable::run_as_replica(entry, inputs, comm, replica_id);
+  const hlo::Func& f = main(entry);
+  check_inputs(f, inputs);
+  Client& cl = client();
+  const int world = comm.num_replicas();
+  if (cl.devices().size() != 1)
+    fail("xla", "replica {} of {}: one device per process expected (this node drives {})",
+         replica_id, world, cl.devices().size());
+  auto c = compiled(world);
+  // The compiled assignment puts replica r on global device r: it must be this node's device.
+  const int mine = cl.device_id(size_t{0});
+  const int want = cl.device_id(cl.global_devices().at(static_cast<size_t>(replica_id)));
+  if (mine != want)
+    fail("xla", "replica {} runs on device {} but this process drives device {}", replica_id, want,
+         mine);
+  std::vector<Buffer> held;
+  std::vector<std::vector<PJRT_Buffer*>> args(1);
+  for (const Tensor& t : inputs) {
+    held.push_back(cl.to_device(t, 0));
+    args[0].push_back(held.back().get());
+  }
+  auto outs = cl.execute(c->exe, args, c->num_outputs, {});
+  std::vector<Tensor> res;
+  for (size_t k = 0; k < outs.at(0).size(); ++k) res.push_back(read(f, k, outs[0][k].get()));
   return res;
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <mutex>
 
 #include "core/error.h"
+#include "exec/pjrt/pjrt_kv.h"
 
 namespace netspec::exec::pjrt {
 namespace {
@@ -166,19 +168,34 @@ void Client::check(PJRT_Error* err, const char* what) const {
   if (err) fail("xla", "{}: {}", what, take_error(api_, err));
 }
 
-Client::Client(const std::string& plugin_path, int cpu_devices) : api_(load_api(plugin_path)) {
-  PJRT_NamedValue opt{};
-  opt.struct_size = PJRT_NamedValue_STRUCT_SIZE;
-  opt.name = "cpu_device_count";
-  opt.name_size = std::strlen(opt.name);
-  opt.type = PJRT_NamedValue_kInt64;
-  opt.int64_value = cpu_devices;
-  opt.value_size = 1;
+Client::Client(const std::string& plugin_path, int cpu_devices, const Distributed& dist)
+    : api_(load_api(plugin_path)) {
+  std::vector<PJRT_NamedValue> opts;
+  auto add_int = [&](const char* name, int64_t v) {
+    PJRT_NamedValue o{};
+    o.struct_size = PJRT_NamedValue_STRUCT_SIZE;
+    o.name = name;
+    o.name_size = std::strlen(name);
+    o.type = PJRT_NamedValue_kInt64;
+    o.int64_value = v;
+    o.value_size = 1;
+    opts.push_back(o);
+  };
+  if (cpu_devices > 0) add_int("cpu_device_count", cpu_devices);
   PJRT_Client_Create_Args a{};
   a.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE;
-  a.create_options = cpu_devices > 0 ? &opt : nullptr;
-  a.num_options = cpu_devices > 0 ? 1 : 0;
-  check(api_->PJRT_Client_Create(&a), "client create");
+  if (dist.num_nodes > 1) {
+    if (!dist.kv || dist.node_id < 0 || dist.node_id >= dist.num_nodes)
+      fail("xla", "multi-node client: node {} of {} needs a key-value store", dist.node_id,
+           dist.num_nodes);
+    add_int("node_id", dist.node_id);
+    add_int("num_nodes", dist.num_nodes);
+    install_kv_callbacks(a, dist.kv);
+  }
+  a.create_options = opts.empty() ? nullptr : opts.data();
+  a.num_options = opts.size();
+  check(api_->PJRT_Client_Create(&a),
+        dist.num_nodes > 1 ? "multi-node client create" : "client create");
   client_ = a.client;
 
   PJRT_Client_PlatformName_Args pn{};
@@ -205,6 +222,18 @@ Client::Client(const std::string& plugin_path, int cpu_devices) : api_(load_api(
   check(api_->PJRT_Client_AddressableDevices(&ad), "addressable devices");
   devices_.assign(ad.addressable_devices, ad.addressable_devices + ad.num_addressable_devices);
   if (devices_.empty()) fail("xla", "the {} client has no addressable devices", platform_);
+  PJRT_Client_Devices_Args gd{};
+  gd.struct_size = PJRT_Client_Devices_Args_STRUCT_SIZE;
+  gd.client = client_;
+  check(api_->PJRT_Client_Devices(&gd), "devices");
+  global_.assign(gd.devices, gd.devices + gd.num_devices);
+  std::sort(global_.begin(), global_.end(),
+            [&](PJRT_Device* x, PJRT_Device* y) { return device_id(x) < device_id(y); });
+  if (dist.num_nodes > 1 && global_.size() <= devices_.size())
+    fail("xla",
+         "multi-node client (node {} of {}): the {} plugin lists {} devices, {} of them this "
+         "node's; it did not join the other nodes (a plugin without multi-node support)",
+         dist.node_id, dist.num_nodes, platform_, global_.size(), devices_.size());
 }
 
 Client::~Client() {
@@ -214,10 +243,12 @@ Client::~Client() {
   if (PJRT_Error* e = api_->PJRT_Client_Destroy(&a)) take_error(api_, e);  // a destructor
 }
 
-int Client::device_id(size_t index) const {
+int Client::device_id(size_t index) const { return device_id(devices_.at(index)); }
+
+int Client::device_id(PJRT_Device* d) const {
   PJRT_Device_GetDescription_Args g{};
   g.struct_size = PJRT_Device_GetDescription_Args_STRUCT_SIZE;
-  g.device = devices_.at(index);
+  g.device = d;
   check(api_->PJRT_Device_GetDescription(&g), "device description");
   PJRT_DeviceDescription_Id_Args i{};
   i.struct_size = PJRT_DeviceDescription_Id_Args_STRUCT_SIZE;

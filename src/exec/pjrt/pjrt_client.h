@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "exec/kv_store.h"
 #include "xla/pjrt/c/pjrt_c_api.h"
 
 namespace netspec::exec::pjrt {
@@ -29,19 +30,32 @@ struct BufferDeleter {
 };
 using Buffer = std::unique_ptr<PJRT_Buffer, BufferDeleter>;
 
+// One process of a multi-node client (GPU plugins): create options node_id and num_nodes, and
+// the key-value callbacks over `kv` (pjrt_kv.h), through which the plugin exchanges the nodes'
+// topology and NCCL ids. num_nodes 1: a plain single-process client.
+struct Distributed {
+  int node_id = 0, num_nodes = 1;
+  KvStore* kv = nullptr;
+};
+
 class Client {
  public:
   // Loads the plugin (once per path per process), initializes it and creates a client;
-  // `cpu_devices` > 0 passes the CPU plugin's create option cpu_device_count.
-  Client(const std::string& plugin_path, int cpu_devices);
+  // `cpu_devices` > 0 passes the CPU plugin's create option cpu_device_count; `dist` with
+  // num_nodes > 1 makes this process node dist.node_id of a multi-node client.
+  Client(const std::string& plugin_path, int cpu_devices, const Distributed& dist = {});
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
   const PJRT_Api* api() const { return api_; }
   const std::string& platform() const { return platform_; }
+  // The devices this process drives (addressable), and those of every node (a multi-node
+  // client: each node's; otherwise the same as devices()), ordered by id.
   const std::vector<PJRT_Device*>& devices() const { return devices_; }
+  const std::vector<PJRT_Device*>& global_devices() const { return global_; }
   int device_id(size_t index) const;
+  int device_id(PJRT_Device* d) const;
   // Throws "[xla] what: message" when err is set (and frees it).
   void check(PJRT_Error* err, const char* what) const;
 
@@ -70,7 +84,7 @@ class Client {
   const PJRT_Api* api_ = nullptr;
   PJRT_Client* client_ = nullptr;
   std::string platform_, identity_;
-  std::vector<PJRT_Device*> devices_;
+  std::vector<PJRT_Device*> devices_, global_;
 };
 
 }  // namespace netspec::exec::pjrt

@@ -6,6 +6,7 @@
 
 #include "core/bf16.h"
 #include "exec/ref/kernel_util.h"
+#include "hlo/dims_fields.h"
 #include "hlo/op_family.h"
 
 namespace netspec::exec::ref {
@@ -48,21 +49,23 @@ void store_all(Tensor& out, const std::vector<A>& acc) {
   });
 }
 
+// sum + x·y in the accumulator type: integers wrap (two's complement), floats stay in double.
+template <typename A>
+A multiply_add(A sum, A x, A y) {
+  if constexpr (std::is_integral_v<A>)
+    return static_cast<A>(static_cast<uint64_t>(sum) +
+                          static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+  else
+    return sum + x * y;
+}
+
 // dot_general: result dims = batch dims, lhs free dims, rhs free dims (in operand order);
 // result[b, l, r] = sum over contracting k of lhs[b, l, k] * rhs[b, r, k].
 template <typename A>
 void dot_general_impl(const hlo::Op& op, const Tensor& lhs, const Tensor& rhs, Tensor& out) {
   const auto& dn = op.attrs.get<hlo::DotDims>("dot_dimension_numbers");
-  auto free_dims = [](int64_t rank, const I64s& b, const I64s& c) {
-    I64s f;
-    for (int64_t d = 0; d < rank; ++d)
-      if (std::find(b.begin(), b.end(), d) == b.end() &&
-          std::find(c.begin(), c.end(), d) == c.end())
-        f.push_back(d);
-    return f;
-  };
-  I64s lf = free_dims(lhs.rank(), dn.lhs_batching, dn.lhs_contracting);
-  I64s rf = free_dims(rhs.rank(), dn.rhs_batching, dn.rhs_contracting);
+  I64s lf = hlo::free_dims(lhs.rank(), dn.lhs_batching, dn.lhs_contracting);
+  I64s rf = hlo::free_dims(rhs.rank(), dn.rhs_batching, dn.rhs_contracting);
   auto ls = row_major_strides(lhs.shape()), rs = row_major_strides(rhs.shape());
   Shape cshape;
   for (int64_t d : dn.lhs_contracting) cshape.push_back(lhs.shape()[static_cast<size_t>(d)]);
@@ -86,26 +89,11 @@ void dot_general_impl(const hlo::Op& op, const Tensor& lhs, const Tensor& rhs, T
         l += c[i] * ls[static_cast<size_t>(dn.lhs_contracting[i])];
         r += c[i] * rs[static_cast<size_t>(dn.rhs_contracting[i])];
       }
-      if constexpr (std::is_integral_v<A>)
-        sum = static_cast<A>(static_cast<uint64_t>(sum) +
-                             static_cast<uint64_t>(a[static_cast<size_t>(l)]) *
-                                 static_cast<uint64_t>(b[static_cast<size_t>(r)]));
-      else
-        sum += a[static_cast<size_t>(l)] * b[static_cast<size_t>(r)];
+      sum = multiply_add(sum, a[static_cast<size_t>(l)], b[static_cast<size_t>(r)]);
     });
     acc[static_cast<size_t>(k++)] = sum;
   });
   store_all(out, acc);
-}
-
-std::vector<Tensor> eval_dot_general(const hlo::Op& op, const std::vector<Tensor>& in,
-                                     RunContext&) {
-  Tensor out = result_tensor(op);
-  if (is_float(out.dtype()))
-    dot_general_impl<double>(op, in[0], in[1], out);
-  else
-    dot_general_impl<int64_t>(op, in[0], in[1], out);
-  return {out};
 }
 
 // convolution per the spec: feature groups split lhs features and kernel output features;
@@ -158,12 +146,7 @@ void convolution_impl(const hlo::Op& op, const Tensor& lhs, const Tensor& rhs, T
       for (int64_t c = 0; c < c_k; ++c) {
         int64_t l = loff + (fg * c_k + c) * at(ls, dn.input_feature);
         int64_t r = roff + c * at(rs, dn.kernel_input_feature);
-        if constexpr (std::is_integral_v<A>)
-          sum = static_cast<A>(static_cast<uint64_t>(sum) +
-                               static_cast<uint64_t>(a[static_cast<size_t>(l)]) *
-                                   static_cast<uint64_t>(b[static_cast<size_t>(r)]));
-        else
-          sum += a[static_cast<size_t>(l)] * b[static_cast<size_t>(r)];
+        sum = multiply_add(sum, a[static_cast<size_t>(l)], b[static_cast<size_t>(r)]);
       }
     });
     acc[static_cast<size_t>(linear_index(idx, os))] = sum;
@@ -171,14 +154,28 @@ void convolution_impl(const hlo::Op& op, const Tensor& lhs, const Tensor& rhs, T
   store_all(out, acc);
 }
 
-std::vector<Tensor> eval_convolution(const hlo::Op& op, const std::vector<Tensor>& in,
-                                     RunContext&) {
+// The result tensor, filled by impl(A{}, out) with accumulator A = double for a float result,
+// int64 for an integer one.
+template <typename F>
+std::vector<Tensor> accumulate_into_result(const hlo::Op& op, F&& impl) {
   Tensor out = result_tensor(op);
   if (is_float(out.dtype()))
-    convolution_impl<double>(op, in[0], in[1], out);
+    impl(double{}, out);
   else
-    convolution_impl<int64_t>(op, in[0], in[1], out);
+    impl(int64_t{}, out);
   return {out};
+}
+
+std::vector<Tensor> eval_dot_general(const hlo::Op& op, const std::vector<Tensor>& in,
+                                     RunContext&) {
+  return accumulate_into_result(
+      op, [&](auto a, Tensor& out) { dot_general_impl<decltype(a)>(op, in[0], in[1], out); });
+}
+
+std::vector<Tensor> eval_convolution(const hlo::Op& op, const std::vector<Tensor>& in,
+                                     RunContext&) {
+  return accumulate_into_result(
+      op, [&](auto a, Tensor& out) { convolution_impl<decltype(a)>(op, in[0], in[1], out); });
 }
 
 }  // namespace

@@ -6,23 +6,10 @@
 #include <unordered_map>
 
 #include "exec/ref/kernel_util.h"
+#include "hlo/op_table.h"
 
 namespace netspec::exec::ref {
 namespace {
-
-std::array<Kernel, hlo::kNumOpKinds> build_table() {
-  std::array<Kernel, hlo::kNumOpKinds> t{};
-  register_misc_kernels(t.data());
-  register_unary_kernels(t.data());
-  register_binary_kernels(t.data());
-  register_shape_kernels(t.data());
-  register_dot_conv_kernels(t.data());
-  register_reduce_window_kernels(t.data());
-  register_gather_sort_kernels(t.data());
-  register_control_kernels(t.data());
-  register_collective_kernels(t.data());
-  return t;
-}
 
 class BlockScope final : public Scope {
  public:
@@ -47,7 +34,10 @@ class BlockScope final : public Scope {
 }  // namespace
 
 const Kernel* kernel_table() {
-  static const std::array<Kernel, hlo::kNumOpKinds> table = build_table();
+  static const auto table = hlo::fill_op_table<Kernel>(
+      {register_misc_kernels, register_unary_kernels, register_binary_kernels,
+       register_shape_kernels, register_dot_conv_kernels, register_reduce_window_kernels,
+       register_gather_sort_kernels, register_control_kernels, register_collective_kernels});
   return table.data();
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "exec/ref/kernel_util.h"
+#include "hlo/op_families.h"
 #include "hlo/op_family.h"
 
 namespace netspec::exec::ref {
@@ -78,20 +79,30 @@ I64s clamped_starts(const std::vector<Tensor>& in, size_t first, const Shape& sh
   return s;
 }
 
+// The window of shape `window` at the start indices in[first..] (clamped as above) in a tensor of
+// shape `shape`: fn(k, off) per element, k its row-major index in the window, off its flat
+// index in the tensor.
+template <typename F>
+void for_each_in_window(const std::vector<Tensor>& in, size_t first, const Shape& shape,
+                        const Shape& window, F&& fn) {
+  const I64s start = clamped_starts(in, first, shape, window);
+  const auto xs = row_major_strides(shape);
+  int64_t k = 0;
+  for_each_index(window, [&](const I64s& idx) {
+    int64_t off = 0;
+    for (size_t d = 0; d < idx.size(); ++d) off += (start[d] + idx[d]) * xs[d];
+    fn(k++, off);
+  });
+}
+
 std::vector<Tensor> eval_dynamic_slice(const hlo::Op& op, const std::vector<Tensor>& in,
                                        RunContext&) {
   const Tensor& x = in[0];
   Tensor out = result_tensor(op);
   if (in.size() != 1 + x.shape().size())
     fail("dynamic_slice", "expects {} start indices (got {})", x.rank(), in.size() - 1);
-  I64s start = clamped_starts(in, 1, x.shape(), out.shape());
-  auto xs = row_major_strides(x.shape());
-  int64_t k = 0;
-  for_each_index(out.shape(), [&](const I64s& idx) {
-    int64_t off = 0;
-    for (size_t d = 0; d < idx.size(); ++d) off += (start[d] + idx[d]) * xs[d];
-    copy_elem(out, k++, x, off);
-  });
+  for_each_in_window(in, 1, x.shape(), out.shape(),
+                     [&](int64_t k, int64_t off) { copy_elem(out, k, x, off); });
   return {out};
 }
 
@@ -101,14 +112,8 @@ std::vector<Tensor> eval_dynamic_update_slice(const hlo::Op&, const std::vector<
   if (in.size() != 2 + x.shape().size())
     fail("dynamic_update_slice", "expects {} start indices (got {})", x.rank(), in.size() - 2);
   Tensor out = x.clone();
-  I64s start = clamped_starts(in, 2, x.shape(), u.shape());
-  auto xs = row_major_strides(x.shape());
-  int64_t k = 0;
-  for_each_index(u.shape(), [&](const I64s& idx) {
-    int64_t off = 0;
-    for (size_t d = 0; d < idx.size(); ++d) off += (start[d] + idx[d]) * xs[d];
-    copy_elem(out, off, u, k++);
-  });
+  for_each_in_window(in, 2, x.shape(), u.shape(),
+                     [&](int64_t k, int64_t off) { copy_elem(out, off, u, k); });
   return {out};
 }
 
@@ -177,16 +182,9 @@ std::vector<Tensor> eval_reverse(const hlo::Op& op, const std::vector<Tensor>& i
 
 void register_shape_kernels(Kernel* t) {
   hlo::FamilyTable<Kernel> ft(t, "shape.cpp", {"shape"});
-  using K = hlo::OpKind;
-  ft.set(K::kReshape, eval_reshape);
-  ft.set(K::kBroadcastInDim, eval_broadcast_in_dim);
-  ft.set(K::kTranspose, eval_transpose);
-  ft.set(K::kSlice, eval_slice);
-  ft.set(K::kDynamicSlice, eval_dynamic_slice);
-  ft.set(K::kDynamicUpdateSlice, eval_dynamic_update_slice);
-  ft.set(K::kConcatenate, eval_concatenate);
-  ft.set(K::kPad, eval_pad);
-  ft.set(K::kReverse, eval_reverse);
+#define NETSPEC_SET_KERNEL(kind, name) ft.set(hlo::OpKind::kind, eval_##name);
+  NETSPEC_SHAPE_FAMILY(NETSPEC_SET_KERNEL)
+#undef NETSPEC_SET_KERNEL
 }
 
 }  // namespace netspec::exec::ref

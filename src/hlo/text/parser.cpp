@@ -485,6 +485,20 @@ void Parser::parse_func_header(std::vector<FuncBody>& bodies) {
   bodies.push_back(std::move(fb));
 }
 
+void Parser::parse_props(std::string_view open, std::string_view close,
+                         const std::function<void(const std::string& key)>& on_key) {
+  expect("{", open);
+  if (accept("}")) return;
+  do {
+    Token key = next();
+    if (key.kind != Tok::kIdent && key.kind != Tok::kString)
+      error(key.loc, "expected an attribute name");
+    expect("=", "after an attribute name");
+    on_key(key.text);
+  } while (accept(","));
+  expect("}", close);
+}
+
 void Parser::parse_generic_func_header(std::vector<FuncBody>& bodies) {
   Location loc = next().loc;  // "func.func"
   expect("(", "after \"func.func\"");
@@ -492,28 +506,22 @@ void Parser::parse_generic_func_header(std::vector<FuncBody>& bodies) {
   std::string name;
   bool is_public = true;
   std::optional<std::pair<std::vector<Type>, std::vector<Type>>> ftype;
-  auto parse_props = [&](std::string_view close) {
-    expect("{", "opening func.func attributes");
-    if (accept("}")) return;
-    do {
-      Token key = next();
-      if (key.kind != Tok::kIdent && key.kind != Tok::kString) error(key.loc, "expected an attribute name");
-      expect("=", "after an attribute name");
-      if (key.text == "function_type") {
-        ftype = parse_function_type();
-      } else if (key.text == "sym_name" || key.text == "sym_visibility") {
-        if (peek().kind != Tok::kString) error_here(fmt::format("expected a string for {}", key.text));
-        std::string v = next().text;
-        if (key.text == "sym_name") name = v;
-        else is_public = v != "private";
-      } else {
-        skip_balanced_value();
-      }
-    } while (accept(","));
-    expect("}", close);
+  auto on_key = [&](const std::string& key) {
+    if (key == "function_type") {
+      ftype = parse_function_type();
+    } else if (key == "sym_name" || key == "sym_visibility") {
+      if (peek().kind != Tok::kString) error_here(fmt::format("expected a string for {}", key));
+      std::string v = next().text;
+      if (key == "sym_name")
+        name = v;
+      else
+        is_public = v != "private";
+    } else {
+      skip_balanced_value();
+    }
   };
   if (accept("<")) {
-    parse_props("closing func.func properties");
+    parse_props("opening func.func attributes", "closing func.func properties", on_key);
     expect(">", "closing func.func properties");
   }
   FuncBody fb;
@@ -522,7 +530,8 @@ void Parser::parse_generic_func_header(std::vector<FuncBody>& bodies) {
   expect("(", "opening the func.func region");
   skip_braces();
   expect(")", "closing the func.func region");
-  if (peek().punct("{")) parse_props("closing func.func attributes");
+  if (peek().punct("{"))
+    parse_props("opening func.func attributes", "closing func.func attributes", on_key);
   expect(":", "before the func.func type");
   parse_function_type();
   skip_location();
@@ -613,20 +622,17 @@ std::unique_ptr<Module> Parser::parse_module() {
     next();
     expect("(", "after \"builtin.module\"");
     expect(")", "after \"builtin.module\"(");
-    auto parse_props = [&]() {
-      expect("{", "opening module attributes");
-      if (accept("}")) return;
-      do {
-        Token key = next();
-        if (key.kind != Tok::kIdent && key.kind != Tok::kString) error(key.loc, "expected an attribute name");
-        expect("=", "after an attribute name");
-        if (key.text == "sym_name" && peek().kind == Tok::kString) m->name = next().text;
-        else skip_balanced_value();
-      } while (accept(","));
-      expect("}", "closing module attributes");
+    auto module_props = [&] {
+      parse_props("opening module attributes", "closing module attributes",
+                  [&](const std::string& key) {
+                    if (key == "sym_name" && peek().kind == Tok::kString)
+                      m->name = next().text;
+                    else
+                      skip_balanced_value();
+                  });
     };
     if (accept("<")) {
-      parse_props();
+      module_props();
       expect(">", "closing module properties");
     }
     expect("(", "opening the module region");
@@ -634,7 +640,7 @@ std::unique_ptr<Module> Parser::parse_module() {
     parse_top_level(bodies, true);
     expect("}", "closing the module region");
     expect(")", "closing the module region");
-    if (peek().punct("{")) parse_props();
+    if (peek().punct("{")) module_props();
     expect(":", "before the module type");
     parse_function_type();
     skip_location();

@@ -122,6 +122,19 @@ static bool parse_list_field(Parser& p, const std::string& name, Dims& d,
   return false;
 }
 
+// #stablehlo.gather<...> / scatter<...>: the list fields of `fields` and index_vector_dim.
+template <typename Dims, size_t N>
+static Dims parse_indexing_dims(Parser& p, std::string_view what,
+                                const std::array<DimsField<Dims>, N>& fields) {
+  Dims d;
+  parse_fields(p, what, [&](const std::string& n) {
+    if (n != "index_vector_dim") return parse_list_field(p, n, d, fields);
+    d.index_vector_dim = p.parse_int(n);
+    return true;
+  });
+  return d;
+}
+
 // `array<i64: 1, 2>`, `array<i1: true>` (after `array`).
 AttrValue Parser::parse_array_attr(Location loc) {
   expect("<", "after 'array'");
@@ -208,24 +221,8 @@ std::optional<AttrValue> Parser::parse_hash_attr(Location loc) {
     expect(">", "closing #stablehlo.conv");
     return d;
   }
-  if (h == "stablehlo.gather") {
-    GatherDims d;
-    parse_fields(*this, "gather", [&](const std::string& n) {
-      if (n != "index_vector_dim") return parse_list_field(*this, n, d, kGatherDimsFields);
-      d.index_vector_dim = parse_int(n);
-      return true;
-    });
-    return d;
-  }
-  if (h == "stablehlo.scatter") {
-    ScatterDims d;
-    parse_fields(*this, "scatter", [&](const std::string& n) {
-      if (n != "index_vector_dim") return parse_list_field(*this, n, d, kScatterDimsFields);
-      d.index_vector_dim = parse_int(n);
-      return true;
-    });
-    return d;
-  }
+  if (h == "stablehlo.gather") return parse_indexing_dims(*this, "gather", kGatherDimsFields);
+  if (h == "stablehlo.scatter") return parse_indexing_dims(*this, "scatter", kScatterDimsFields);
   if (h == "stablehlo.dot_algorithm") return parse_dot_algorithm(*this);
   if (h == "stablehlo.channel_handle") {
     ChannelHandle c;

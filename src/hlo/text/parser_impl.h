@@ -2,6 +2,7 @@
 // types), parser_attrs.cpp (attribute values, dense literals) and parser_ops.cpp (the custom
 // pretty syntaxes of individual ops). Not a public header.
 #pragma once
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -93,6 +94,10 @@ class Parser {
   void parse_top_level(std::vector<FuncBody>& bodies, bool in_module);
   void parse_func_header(std::vector<FuncBody>& bodies);
   void parse_generic_func_header(std::vector<FuncBody>& bodies);
+  // A generic-form `{key = value, ...}` (func.func / builtin.module properties or attributes):
+  // on_key(key) reads or skips the value after `=`.
+  void parse_props(std::string_view open, std::string_view close,
+                   const std::function<void(const std::string& key)>& on_key);
   void parse_func_body(const FuncBody& fb);
   void skip_braces();  // skips a balanced `{...}` starting at '{'
   AttrValue parse_array_attr(Location loc);                // parser_attrs.cpp

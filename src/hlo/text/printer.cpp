@@ -59,26 +59,27 @@ std::string float_str(F v, uint64_t bits, int hex_digits, int max_prec, Parse&& 
   return fmt::format("{:.{}e}", v, max_prec);
 }
 
+// An f32 / f64 element at p: the shortest decimal (up to max_prec digits) that strtof / strtod
+// reads back to the same bits, else its bits in hex.
+template <typename F, typename Bits>
+std::string ieee_str(const uint8_t* p, int max_prec) {
+  F v;
+  std::memcpy(&v, p, sizeof v);
+  const Bits b = std::bit_cast<Bits>(v);
+  return float_str(v, b, 2 * static_cast<int>(sizeof v), max_prec, [&](const std::string& s) {
+    if constexpr (std::is_same_v<F, float>)
+      return std::bit_cast<Bits>(std::strtof(s.c_str(), nullptr)) == b;
+    else
+      return std::bit_cast<Bits>(std::strtod(s.c_str(), nullptr)) == b;
+  });
+}
+
 std::string element_str(const Tensor& t, int64_t i) {
   const auto* p = static_cast<const uint8_t*>(t.raw()) + i * static_cast<int64_t>(dtype_size(t.dtype()));
   switch (t.dtype()) {
     case DType::kI1: return *p ? "true" : "false";
-    case DType::kF32: {
-      float f;
-      std::memcpy(&f, p, 4);
-      uint32_t b = std::bit_cast<uint32_t>(f);
-      return float_str(f, b, 8, 9, [&](const std::string& s) {
-        return std::bit_cast<uint32_t>(std::strtof(s.c_str(), nullptr)) == b;
-      });
-    }
-    case DType::kF64: {
-      double d;
-      std::memcpy(&d, p, 8);
-      uint64_t b = std::bit_cast<uint64_t>(d);
-      return float_str(d, b, 16, 17, [&](const std::string& s) {
-        return std::bit_cast<uint64_t>(std::strtod(s.c_str(), nullptr)) == b;
-      });
-    }
+    case DType::kF32: return ieee_str<float, uint32_t>(p, 9);
+    case DType::kF64: return ieee_str<double, uint64_t>(p, 17);
     case DType::kBF16:
     case DType::kF16: {
       uint16_t h;

@@ -37,6 +37,17 @@ void OpText::opt_attrs() {
   if (p.peek().punct("{")) p.parse_attr_dict(attrs);
 }
 
+void OpText::operands_then(std::string_view kw, std::string_view what) {
+  read_operands();
+  need_comma(what);
+  keyword_eq(kw);
+}
+
+void print_operands_then(Printer& pr, const Op& op, std::string_view kw, const std::string& value,
+                         const std::string& type) {
+  pr.out_ += fmt::format("{} {}, {} = {} : {}", op.name(), pr.operands_str(op), kw, value, type);
+}
+
 void OpText::keyword_eq(std::string_view kw) {
   p.expect_kw(kw, "in the op's custom syntax");
   p.expect("=", fmt::format("after '{}'", kw));

@@ -34,6 +34,9 @@ struct OpText {
   void need_comma(std::string_view what) const;  // errors unless `comma`
   void opt_attrs();                              // an optional `{...}` attribute dictionary
   void keyword_eq(std::string_view kw);          // `kw =`
+  // `operands, kw =` (read_operands, need_comma(what), keyword_eq(kw)): an op whose first
+  // attribute follows its operands.
+  void operands_then(std::string_view kw, std::string_view what);
   // `: T` (operands and the result share T) or `: (T, ...) -> R`.
   void same_or_functional_type();
   void functional_type();  // `: (T, ...) -> R`
@@ -68,5 +71,8 @@ void register_control_syntaxes(SyntaxTable& t);
 // --- shared by the printers ---
 bool only_attrs(const Op& op, std::initializer_list<std::string_view> known);
 std::string same_or_functional(const Op& op);  // `T` when all types agree, else (..) -> R
+// `name operands, kw = value : type`: the form OpText::operands_then reads.
+void print_operands_then(Printer& pr, const Op& op, std::string_view kw, const std::string& value,
+                         const std::string& type);
 
 }  // namespace netspec::hlo

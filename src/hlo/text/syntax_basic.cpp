@@ -102,14 +102,12 @@ bool print_reduce_precision(Printer& pr, const Op& op, int) {
   auto* e = op.attrs.get_if<IntAttr>("exponent_bits");
   auto* m = op.attrs.get_if<IntAttr>("mantissa_bits");
   if (!e || !m || !only_attrs(op, {"exponent_bits", "mantissa_bits"})) return false;
-  pr.out_ += fmt::format("{} {}, format = e{}m{} : {}", op.name(), pr.operands_str(op), e->value,
-                         m->value, same_or_functional(op));
+  print_operands_then(pr, op, "format", fmt::format("e{}m{}", e->value, m->value),
+                      same_or_functional(op));
   return true;
 }
 Op* parse_reduce_precision(OpText& t) {
-  t.read_operands();
-  t.need_comma("format = eXmY");
-  t.keyword_eq("format");
+  t.operands_then("format", "format = eXmY");
   Location floc = t.p.peek().loc;
   std::string f = t.p.expect_ident("a format like e5m10");
   int e = 0, m = 0;
@@ -124,14 +122,11 @@ Op* parse_reduce_precision(OpText& t) {
 bool print_rng_bit_generator(Printer& pr, const Op& op, int) {
   auto* alg = op.attrs.get_if<EnumAttr>("rng_algorithm");
   if (!alg || op.attrs.map().size() != 1) return false;
-  pr.out_ += fmt::format("{} {}, algorithm = {} : {}", op.name(), pr.operands_str(op), alg->value,
-                         functional_type(op));
+  print_operands_then(pr, op, "algorithm", alg->value, functional_type(op));
   return true;
 }
 Op* parse_rng_bit_generator(OpText& t) {
-  t.read_operands();
-  t.need_comma("algorithm = ...");
-  t.keyword_eq("algorithm");
+  t.operands_then("algorithm", "algorithm = ...");
   t.attrs.set("rng_algorithm", EnumAttr{"rng_algorithm", t.p.expect_ident("an rng algorithm")});
   t.opt_attrs();
   t.functional_type();

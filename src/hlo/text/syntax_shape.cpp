@@ -20,13 +20,11 @@ bool print_dims(Printer& pr, const Op& op, int) {
   auto* d = op.attrs.get_if<I64s>(dims_attr(op.kind));
   if (!d || op.attrs.map().size() != 1) return false;
   std::string ty = op.kind == OpKind::kReverse ? same_or_functional(op) : functional_type(op);
-  pr.out_ += fmt::format("{} {}, dims = {} : {}", op.name(), pr.operands_str(op), ints_str(*d), ty);
+  print_operands_then(pr, op, "dims", ints_str(*d), ty);
   return true;
 }
 Op* parse_dims(OpText& t) {
-  t.read_operands();
-  t.need_comma("dims = [...]");
-  t.keyword_eq("dims");
+  t.operands_then("dims", "dims = [...]");
   t.attrs.set(dims_attr(t.kind), t.p.parse_int_list("dims"));
   return t.done_after_attrs_and_type();
 }
@@ -71,14 +69,11 @@ Op* parse_slice(OpText& t) {
 bool print_dynamic_slice(Printer& pr, const Op& op, int) {
   auto* s = op.attrs.get_if<I64s>("slice_sizes");
   if (!s || op.attrs.map().size() != 1) return false;
-  pr.out_ += fmt::format("{} {}, sizes = {} : {}", op.name(), pr.operands_str(op), ints_str(*s),
-                         functional_type(op));
+  print_operands_then(pr, op, "sizes", ints_str(*s), functional_type(op));
   return true;
 }
 Op* parse_dynamic_slice(OpText& t) {
-  t.read_operands();
-  t.need_comma("sizes = [...]");
-  t.keyword_eq("sizes");
+  t.operands_then("sizes", "sizes = [...]");
   t.attrs.set("slice_sizes", t.p.parse_int_list("sizes"));
   return t.done_after_attrs_and_type();
 }
@@ -87,14 +82,11 @@ Op* parse_dynamic_slice(OpText& t) {
 bool print_concatenate(Printer& pr, const Op& op, int) {
   auto* d = op.attrs.get_if<IntAttr>("dimension");
   if (!d || op.attrs.map().size() != 1 || op.operands.empty()) return false;
-  pr.out_ += fmt::format("{} {}, dim = {} : {}", op.name(), pr.operands_str(op), d->value,
-                         functional_type(op));
+  print_operands_then(pr, op, "dim", fmt::format("{}", d->value), functional_type(op));
   return true;
 }
 Op* parse_concatenate(OpText& t) {
-  t.read_operands();
-  t.need_comma("dim = N");
-  t.keyword_eq("dim");
+  t.operands_then("dim", "dim = N");
   t.attrs.set("dimension", IntAttr{t.p.parse_int("dimension"), DType::kI64});
   return t.done_after_attrs_and_type();
 }
@@ -111,9 +103,7 @@ bool print_pad(Printer& pr, const Op& op, int) {
   return true;
 }
 Op* parse_pad(OpText& t) {
-  t.read_operands();
-  t.need_comma("low = [...]");
-  t.keyword_eq("low");
+  t.operands_then("low", "low = [...]");
   t.attrs.set("edge_padding_low", t.p.parse_int_list("low"));
   t.p.expect(",", "after low = [...]");
   t.keyword_eq("high");

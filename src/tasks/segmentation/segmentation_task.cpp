@@ -49,6 +49,12 @@ class Segmentation final : public Task {
     }
   }
 
+  // The train step counts pixels: its running accuracy is the pixel accuracy.
+  std::string running_text(double loss, int64_t correct, int64_t counted) const override {
+    const std::string acc = Task::running_text(loss, correct, counted);
+    return acc.empty() ? acc : "pixel " + acc;
+  }
+
   std::string eval_text(const train::EpochMetrics& m) const override {
     std::string s = fmt::format("  val loss {:.4f}  mIoU {:.4f}  dice {:.4f}  pixel acc {:.2f}%",
                                 m.val.loss, m.val.miou, m.val.dice, 100 * m.val.top1);

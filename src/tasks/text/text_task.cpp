@@ -81,6 +81,11 @@ class Text final : public Task {
                                           : std::nullopt);
   }
 
+  // The running train loss in bits per character (tokenCE counts no accuracy).
+  std::string running_text(double loss, int64_t, int64_t) const override {
+    return fmt::format("bpc {:.4f}", train::bits_per_char(loss));
+  }
+
   std::string eval_text(const train::EpochMetrics& m) const override {
     std::string s = fmt::format("  val loss {:.4f}  val bpc {:.4f}  top-1 {:.2f}%", m.val.loss,
                                 train::bits_per_char(m.val.loss), 100 * m.val.top1);

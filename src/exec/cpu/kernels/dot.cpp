@@ -15,6 +15,7 @@
 #include "core/thread_pool.h"
 #include "exec/cpu/dnnl_util.h"
 #include "exec/cpu/kernels.h"
+#include "hlo/dims_fields.h"
 #include "hlo/op_family.h"
 
 namespace netspec::exec::cpu {
@@ -76,15 +77,6 @@ OperandView analyse(const Shape& shape, const I64s& batch, const I64s& first, co
   }
   v.copy = true;
   return v;
-}
-
-I64s free_dims(int64_t rank, const I64s& batch, const I64s& contract) {
-  I64s f;
-  for (int64_t d = 0; d < rank; ++d)
-    if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
-        std::find(contract.begin(), contract.end(), d) == contract.end())
-      f.push_back(d);
-  return f;
 }
 
 // Dense [g0, g1, g2] strides, or the transposed layout [g0, g2, g1] in memory.
@@ -160,8 +152,10 @@ std::optional<Compiled> compile_dot(const hlo::Op& op) {
   const Shape& ls = op.operand_type(0).shape();
   const Shape& rs = op.operand_type(1).shape();
   if (op.result(0)->type.numel() == 0) return std::nullopt;
-  I64s lf = free_dims(static_cast<int64_t>(ls.size()), dims->lhs_batching, dims->lhs_contracting);
-  I64s rf = free_dims(static_cast<int64_t>(rs.size()), dims->rhs_batching, dims->rhs_contracting);
+  I64s lf =
+      hlo::free_dims(static_cast<int64_t>(ls.size()), dims->lhs_batching, dims->lhs_contracting);
+  I64s rf =
+      hlo::free_dims(static_cast<int64_t>(rs.size()), dims->rhs_batching, dims->rhs_contracting);
   OperandView lv = analyse(ls, dims->lhs_batching, lf, dims->lhs_contracting);     // [B, M, K]
   OperandView rv = analyse(rs, dims->rhs_batching, dims->rhs_contracting, rf);     // [B, K, N]
   const int64_t B = lv.g[0], M = lv.g[1], K = lv.g[2], N = rv.g[2];

@@ -63,26 +63,8 @@ Compiled make_binary(F f, int64_t grain) {
 // The element types the cpu kernels instantiate; f(T{}) or nullopt for the others.
 template <typename F>
 std::optional<Compiled> with_fast_dtype(DType t, F&& f) {
-  switch (t) {
-    case DType::kF32:
-      return f(float{});
-    case DType::kF64:
-      return f(double{});
-    case DType::kI32:
-      return f(int32_t{});
-    case DType::kI64:
-      return f(int64_t{});
-    case DType::kUI32:
-      return f(uint32_t{});
-    case DType::kUI64:
-      return f(uint64_t{});
-    case DType::kUI8:
-      return f(uint8_t{});
-    case DType::kI1:
-      return f(bool{});
-    default:
-      return std::nullopt;
-  }
+  return with_dtype_among<float, double, int32_t, int64_t, uint32_t, uint64_t, uint8_t, bool>(
+      t, std::forward<F>(f));
 }
 
 // Transcendental ops get small parallel_for chunks, the rest large ones.

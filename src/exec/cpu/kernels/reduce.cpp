@@ -203,21 +203,8 @@ std::optional<Compiled> dispatch(DType t, OpKind k, Args&&... args) {
         return std::nullopt;
     }
   };
-  switch (t) {
-    case DType::kF32:
-      return by_kind(float{});
-    case DType::kF64:
-      return by_kind(double{});
-    case DType::kI32:
-      return by_kind(int32_t{});
-    case DType::kI64:
-      return by_kind(int64_t{});
-    case DType::kI1:
-      if (k == OpKind::kAnd || k == OpKind::kOr) return by_kind(bool{});
-      return std::nullopt;
-    default:
-      return std::nullopt;
-  }
+  if (t == DType::kI1 && k != OpKind::kAnd && k != OpKind::kOr) return std::nullopt;
+  return with_dtype_among<float, double, int32_t, int64_t, bool>(t, by_kind);
 }
 
 template <typename T, OpKind K>
@@ -227,12 +214,21 @@ struct ReduceMaker {
   }
 };
 
-std::optional<Compiled> compile_reduce(const hlo::Op& op) {
+// The combiner of a one-input reduce / reduce_window whose operand, init and result share one
+// element type (the form these kernels take), else nullopt.
+std::optional<OpKind> single_input_combiner(const hlo::Op& op) {
   if (op.operands.size() != 2 || op.regions.size() != 1) return std::nullopt;
   auto k = combiner_of(*op.region(0));
   if (!k) return std::nullopt;
   DType t = op.operand_type(0).dtype();
   if (op.operand_type(1).dtype() != t || op.result(0)->type.dtype() != t) return std::nullopt;
+  return k;
+}
+
+std::optional<Compiled> compile_reduce(const hlo::Op& op) {
+  auto k = single_input_combiner(op);
+  if (!k) return std::nullopt;
+  DType t = op.operand_type(0).dtype();
   return dispatch<ReduceMaker>(t, *k, op.operand_type(0).shape(), i64s_attr(op, "dimensions"));
 }
 
@@ -291,11 +287,9 @@ struct WindowMaker {
 }  // namespace
 
 std::optional<Compiled> compile_reduce_window_generic(const hlo::Op& op) {
-  if (op.operands.size() != 2 || op.regions.size() != 1) return std::nullopt;
-  auto k = combiner_of(*op.region(0));
+  auto k = single_input_combiner(op);
   if (!k) return std::nullopt;
   DType t = op.operand_type(0).dtype();
-  if (op.operand_type(1).dtype() != t || op.result(0)->type.dtype() != t) return std::nullopt;
   const Shape& in = op.operand_type(0).shape();
   std::optional<WindowAttrs> w = undilated_window(op, in.size());
   if (!w) return std::nullopt;

@@ -10,8 +10,7 @@ namespace {
 
 VecMath vec_math_avx2() {
 #if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
-  return {vm_loop<vm_exp>, vm_loop<vm_log>, vm_loop<vm_tanh>, vm_loop<vm_logistic>,
-          vm_loop<vm_erf>};
+  return vm_table();
 #else
   return {};
 #endif

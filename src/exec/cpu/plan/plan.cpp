@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "core/thread_pool.h"
+#include "hlo/op_table.h"
 #include "hlo/passes.h"
 
 namespace netspec::exec::cpu {
@@ -21,18 +22,9 @@ namespace {
 using hlo::OpKind;
 
 const Compiler* compiler_table() {
-  static const std::array<Compiler, hlo::kNumOpKinds> table = [] {
-    std::array<Compiler, hlo::kNumOpKinds> t{};
-    register_elementwise(t.data());
-    register_shape(t.data());
-    register_dynamic_slice(t.data());
-    register_gather(t.data());
-    register_reduce(t.data());
-    register_dot(t.data());
-    register_conv(t.data());
-    register_window(t.data());
-    return t;
-  }();
+  static const auto table = hlo::fill_op_table<Compiler>(
+      {register_elementwise, register_shape, register_dynamic_slice, register_gather,
+       register_reduce, register_dot, register_conv, register_window});
   return table.data();
 }
 
@@ -548,19 +540,7 @@ std::unique_ptr<Plan> build_block_plan(const hlo::Block& b, const Plan* parent,
   // Regions' steps and arenas count as this plan's (a run holds every sub-plan's arena).
   for (const auto& sp : P.subplans) {
     const PlanStats& s = sp->stats;
-    P.stats.arena_bytes += s.arena_bytes;
-    P.stats.value_bytes += s.value_bytes;
-    P.stats.steps += s.steps;
-    P.stats.fast_steps += s.fast_steps;
-    P.stats.ref_steps += s.ref_steps;
-    P.stats.inplace += s.inplace;
-    P.stats.views += s.views;
-    P.stats.blocked_values += s.blocked_values;
-    P.stats.reorders += s.reorders;
-    P.stats.conv_postops += s.conv_postops;
-    P.stats.fused_sums += s.fused_sums;
-    P.stats.winograd_convs += s.winograd_convs;
-    P.stats.padded_dots += s.padded_dots;
+    P.stats.add(s);
     if (!s.fallback_ops.empty() && P.stats.fallback_ops.find(s.fallback_ops) == std::string::npos)
       P.stats.fallback_ops += (P.stats.fallback_ops.empty() ? "" : ",") + s.fallback_ops;
   }
