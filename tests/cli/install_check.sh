@@ -12,7 +12,9 @@ zoo="$prefix/share/netspec/models"
 [[ -x $prefix/bin/netspec && -f $zoo/mlp.json ]] || { echo "FAIL: install layout"; exit 1; }
 sed 's/"name": *"linear"/"name": "only-installed"/' "$zoo/linear.json" >"$zoo/only-installed.json"
 cd /
-"$prefix/bin/netspec" list | grep -q only-installed || { echo "FAIL: installed zoo not read"; exit 1; }
+# (into a file: `list | grep -q` would end list with SIGPIPE at the first match, failing pipefail)
+"$prefix/bin/netspec" list >"$prefix/installed.txt"
+grep -q only-installed "$prefix/installed.txt" || { echo "FAIL: installed zoo not read"; exit 1; }
 "$prefix/bin/netspec" summary only-installed >/dev/null
 mkdir "$prefix/other"
 cp "$zoo/mlp.json" "$prefix/other/"
