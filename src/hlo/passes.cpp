@@ -1,6 +1,8 @@
 // Cleanup passes: DCE, CSE and identity folding (see passes.h).
 #include "hlo/passes.h"
 
+#include <algorithm>
+
 #include <cstring>
 #include <unordered_set>
 
@@ -148,6 +150,64 @@ void make_splat_constant(Op& op, const Tensor& t) {
 
 constexpr int64_t kMaxFoldedSplat = 256;
 
+// A zero pad (no interior padding, no negative edges) of `src` along one dim, at offset `lo`.
+struct PadPiece {
+  Value* src;
+  int64_t lo;
+};
+
+// The pieces of v, an add tree of type t whose leaves are zero pads along dim d (d < 0: set by
+// the first leaf); false when a node is neither (depth-bounded: adds chained past 64 stop it).
+bool pad_pieces(Value* v, const Type& t, int64_t& d, std::vector<PadPiece>& out, int depth = 0) {
+  Op* o = v->def;
+  if (!o || depth > 64 || v->type != t) return false;
+  if (o->kind == OpKind::kAdd)
+    return pad_pieces(o->operand(0), t, d, out, depth + 1) &&
+           pad_pieces(o->operand(1), t, d, out, depth + 1);
+  if (o->kind != OpKind::kPad || !is_splat_of(o->operand(1), 0)) return false;
+  const I64s& lo = o->attrs.get_i64s("edge_padding_low");
+  const I64s& hi = o->attrs.get_i64s("edge_padding_high");
+  const I64s& in = o->attrs.get_i64s("interior_padding");
+  int64_t pd = -1;
+  for (size_t k = 0; k < lo.size(); ++k) {
+    if (in[k] != 0 || lo[k] < 0 || hi[k] < 0) return false;
+    if (lo[k] == 0 && hi[k] == 0) continue;
+    if (pd >= 0) return false;  // padded along two dims
+    pd = static_cast<int64_t>(k);
+  }
+  if (pd < 0 || (d >= 0 && pd != d)) return false;
+  d = pd;
+  out.push_back({o->operand(0), lo[static_cast<size_t>(pd)]});
+  return true;
+}
+
+// A sum of zero pads that tile one dim exactly is the concatenation of what they pad: the VJP of
+// several slices of one value (attention's q, k, v from one projection) as one write instead of
+// a pad per slice and their sums. Rewrites the add `op` into that concatenate (x + 0 = x, so
+// the values are the same).
+bool sum_of_pads_to_concat(Op& op) {
+  const Type& t = op.result(0)->type;
+  if (!t.is_tensor()) return false;
+  int64_t d = -1;
+  std::vector<PadPiece> pieces;
+  if (!pad_pieces(op.operand(0), t, d, pieces) || !pad_pieces(op.operand(1), t, d, pieces))
+    return false;
+  std::sort(pieces.begin(), pieces.end(),
+            [](const PadPiece& a, const PadPiece& b) { return a.lo < b.lo; });
+  int64_t at = 0;
+  for (const PadPiece& p : pieces) {
+    if (p.lo != at) return false;  // a gap or an overlap
+    at += p.src->type.shape()[static_cast<size_t>(d)];
+  }
+  if (at != t.shape()[static_cast<size_t>(d)]) return false;
+  op.kind = OpKind::kConcatenate;
+  op.operands.clear();
+  for (const PadPiece& p : pieces) op.operands.push_back(p.src);
+  op.attrs = Attrs{};
+  op.attrs.set("dimension", IntAttr{d, DType::kI64});
+  return true;
+}
+
 // Returns the value `op` folds to (nullptr: none). May rewrite `op` in place (returns nullptr
 // and sets `changed`).
 Value* fold_op(Op& op, bool& changed) {
@@ -161,7 +221,9 @@ Value* fold_op(Op& op, bool& changed) {
   };
   switch (op.kind) {
     case OpKind::kAdd:
-      return drop_unit(0, true);
+      if (Value* v = drop_unit(0, true)) return v;
+      if (sum_of_pads_to_concat(op)) changed = true;
+      break;
     case OpKind::kSubtract:
       return drop_unit(0, false);
     case OpKind::kMultiply:

@@ -23,7 +23,8 @@ bool dce(Func& f);
 bool cse(Func& f);
 // x*1, 1*x, x+0, 0+x, x-0, x/1 -> x; broadcast_in_dim / reshape of a splat constant -> splat
 // constant; transpose(transpose(x)) -> one transpose (or x); reshape(reshape(x)) -> reshape(x);
-// reshape/convert/transpose to the identical type -> x.
+// reshape/convert/transpose to the identical type -> x; a sum of zero pads that tile one dim
+// exactly (the VJP of slices of one value) -> the concatenation of the padded values.
 bool fold_identities(Func& f);
 // fold, cse, dce until nothing changes (at most a few rounds).
 void run_cleanup(Func& f);

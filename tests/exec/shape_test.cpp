@@ -1,7 +1,11 @@
 // Shape and data-movement ops on every backend: reshape, broadcast_in_dim, transpose, slice,
 // dynamic_slice / dynamic_update_slice (start clamping), concatenate, pad (negative and
 // interior padding), reverse, and zero-size tensors.
+#include <cmath>
+#include <limits>
+
 #include "exec/test_util.h"
+#include "hlo/passes.h"
 
 namespace netspec::testing {
 namespace {
@@ -148,6 +152,50 @@ TEST_P(ShapeTest, ZeroSize) {
 }
 
 NETSPEC_ON_BACKENDS(ShapeTest);
+
+}  // namespace
+}  // namespace netspec::testing
+
+namespace netspec::testing {
+namespace {
+
+// hlo::run_cleanup's sum-of-pads fold: the concatenate it makes gives the pads' sum (NaN and inf
+// included; a -0 stays -0 where -0 + 0 gave +0, as the x + 0 -> x fold already does) on the ref
+// and cpu executors.
+TEST(SumOfPadsFold, ConcatenateEqualsThePaddedSum) {
+  BodyFn body = [](Builder& b, const Values& a) {
+    Value* zero = b.scalar(0.0, DType::kF32);
+    auto pad = [&](Value* v, int64_t lo) { return b.pad(v, zero, {0, lo, 0}, {0, 12 - lo - 4, 0}); };
+    return Values{b.add(b.add(pad(a[1], 4), pad(a[0], 0)), pad(a[2], 8))};
+  };
+  const Shape s{3, 4, 5};
+  std::vector<Tensor> in = {random_f32(s, 1), random_f32(s, 2), random_f32(s, 3)};
+  in[0].data<float>()[0] = std::numeric_limits<float>::quiet_NaN();
+  in[1].data<float>()[1] = -0.0f;  // the sum gives +0 there, the concatenate -0 (equal)
+  in[2].data<float>()[2] = std::numeric_limits<float>::infinity();
+  auto plain = make_module({type_of(in[0]), type_of(in[1]), type_of(in[2])}, body);
+  auto folded = hlo::clone_module(*plain);
+  hlo::run_cleanup(*folded);
+  int concats = 0;
+  hlo::walk(*folded->funcs[0]->body, [&](const hlo::Op& op) {
+    concats += op.kind == hlo::OpKind::kConcatenate;
+  });
+  ASSERT_EQ(concats, 1);
+  const Tensor want = run_module("ref", plain, in).at(0);
+  for (const char* be : {"ref", "cpu"}) {
+    const Tensor got = run_module(be, std::shared_ptr<hlo::Module>(hlo::clone_module(*folded)),
+                                  in).at(0);
+    ASSERT_EQ(got.shape(), (Shape{3, 12, 5}));
+    for (int64_t i = 0; i < got.numel(); ++i) {
+      const float g = got.data<float>()[i], w = want.data<float>()[i];
+      if (std::isnan(w)) {
+        EXPECT_TRUE(std::isnan(g)) << be << " element " << i;
+      } else {
+        EXPECT_EQ(g, w) << be << " element " << i;
+      }
+    }
+  }
+}
 
 }  // namespace
 }  // namespace netspec::testing

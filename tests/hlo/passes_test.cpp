@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "hlo/builder.h"
 #include "hlo/verify.h"
 
@@ -134,6 +136,59 @@ TEST(Passes, FoldsTrivialIdentities) {
   const auto& c = add->operand(1)->def->attrs.get<DenseAttr>("value").value;
   EXPECT_EQ(c.shape(), (Shape{3, 2}));
   EXPECT_EQ(c.as_double(5), 2.5);
+}
+
+// pad(v, lo) along dim 1 of a [2, 12] result, zero padding.
+Value* pad_cols(Builder& b, Value* v, int64_t lo, int64_t width = 12) {
+  const int64_t n = v->type.shape()[1];
+  return b.pad(v, b.scalar(0.0, DType::kF32), {0, lo}, {0, width - lo - n});
+}
+
+TEST(Passes, SumOfPadsTilingADimBecomesOneConcatenate) {
+  Module m;
+  Func* f = m.add_func("main", {f32({2, 4}), f32({2, 4}), f32({2, 4})});
+  Builder b(f->body.get());
+  Value *q = f->arg(0), *k = f->arg(1), *v = f->arg(2);
+  // The VJP of q, k, v = slices of one [2, 12] value, summed in another order.
+  Value* s = b.add(b.add(pad_cols(b, k, 4), pad_cols(b, q, 0)), pad_cols(b, v, 8));
+  b.func_return({s});
+  run_cleanup(*f);
+  verify_module(m);
+  EXPECT_EQ(count(*f, OpKind::kPad), 0);
+  EXPECT_EQ(count(*f, OpKind::kAdd), 0);
+  const Op* c = f->body->terminator()->operand(0)->def;
+  ASSERT_EQ(c->kind, OpKind::kConcatenate);
+  EXPECT_EQ(c->attrs.get_int_or("dimension", -1), 1);
+  ASSERT_EQ(c->operands.size(), 3u);
+  EXPECT_EQ(c->operand(0), q);
+  EXPECT_EQ(c->operand(1), k);
+  EXPECT_EQ(c->operand(2), v);
+}
+
+TEST(Passes, SumsOfPadsThatDoNotTileStayAdds) {
+  auto adds_left = [](const std::function<Value*(Builder&, Value*, Value*)>& sum) {
+    Module m;
+    Func* f = m.add_func("main", {f32({2, 4}), f32({2, 4})});
+    Builder b(f->body.get());
+    b.func_return({sum(b, f->arg(0), f->arg(1))});
+    run_cleanup(*f);
+    verify_module(m);
+    return count(*f, OpKind::kAdd) == 1 && count(*f, OpKind::kConcatenate) == 0;
+  };
+  // A gap ([0, 4) and [8, 12) of 12), an overlap, a padding value of 1, two padded dims.
+  EXPECT_TRUE(adds_left([](Builder& b, Value* x, Value* y) {
+    return b.add(pad_cols(b, x, 0), pad_cols(b, y, 8));
+  }));
+  EXPECT_TRUE(adds_left([](Builder& b, Value* x, Value* y) {
+    return b.add(pad_cols(b, x, 0, 6), pad_cols(b, y, 2, 6));
+  }));
+  EXPECT_TRUE(adds_left([](Builder& b, Value* x, Value* y) {
+    return b.add(b.pad(x, b.scalar(1.0, DType::kF32), {0, 0}, {0, 4}), pad_cols(b, y, 4, 8));
+  }));
+  EXPECT_TRUE(adds_left([](Builder& b, Value* x, Value* y) {
+    Value* zero = b.scalar(0.0, DType::kF32);
+    return b.add(b.pad(x, zero, {0, 0}, {2, 4}), b.pad(y, zero, {2, 4}, {0, 0}));
+  }));
 }
 
 TEST(Passes, TransposeCompositionAndNonIdentityStay) {
