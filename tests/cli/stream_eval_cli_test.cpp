@@ -1,8 +1,9 @@
 // eval, report and cam of a run whose image folder streams (--data-memory 0): the same accuracy,
-// loss and count as in RAM (exactly with --no-dct-scale; within a sample and 2 % of the loss with
-// DCT-scaled decodes), the same report sections (confusion, per-class accuracy, pictures), the
-// same Grad-CAM panels of split samples; a streamed run's own final test accuracy is what `eval
-// --data-memory 0` reproduces; a task that reads its split whole is refused, exit 2.
+// loss and count as in RAM (exactly with --no-dct-scale, also across 2 processes; within a sample
+// and 2 % of the loss with DCT-scaled decodes), the same report sections (confusion, per-class
+// accuracy, pictures), the same Grad-CAM panels of split samples; a streamed run's own final test
+// accuracy is what `eval --data-memory 0` reproduces; a task that reads its split whole is
+// refused, exit 2.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -62,6 +63,15 @@ TEST(StreamEvalCli, EvalStreamsAsInRam) {
   const std::string line = line_of(ram.out, "eval tiny-stream");
   ASSERT_TRUE(has(line, "count 12")) << ram.out;
   EXPECT_EQ(line_of(st.out, "eval tiny-stream"), line);
+  // Two processes (`netspec launch`), each decoding only its batches (0, 2 and 1 of 3): the
+  // one-process line.
+  const std::string four = "--data-memory 0 --no-dct-scale --batch 4";
+  const std::string one = line_of(eval(d / "run", four).out, "eval tiny-stream");
+  Result two =
+      sh(fmt::format("launch --nproc 2 -- eval {} --checkpoint {} {}", (d / "run").string(),
+                     (d / "run" / "last.safetensors").string(), four));
+  ASSERT_EQ(two.status, 0) << two.out;
+  EXPECT_TRUE(has(two.out, one + "  (2 processes)")) << one << "\n" << two.out;
   // DCT-scaled decodes (the default when streaming): the JPEGs' pixels move by about a level,
   // so the loss moves a little and at most one of the 12 samples may change its class.
   Result dct = eval(d / "run", "--data-memory 0");
