@@ -3,7 +3,8 @@
 # batch and optimizer, in one run. Each round runs netspec, eager and compile back to back; the
 # table shows the medians, the median of the per-round ratios (steadier than a ratio of medians
 # on a shared machine), max RSS of each, the first-step latency (netspec: spec to the first
-# finished step; torch: the first call, where torch.compile compiles) and netspec's achieved
+# finished step; torch: the first call, where torch.compile compiles: cold in round 1, from a fresh
+# inductor cache made for this run, and warm from that cache in the last round) and netspec's achieved
 # GFLOP/s as a share of the machine's FMA peak (bench_peak, measured in the same run).
 #   bench/peer2.sh [BUILD_DIR] [train|infer|all] [MODEL ...]
 #   train models: mlp cnn resnet18 vit resnet50 mamba (default: all); infer: resnet18 resnet50 vit-tiny
@@ -28,6 +29,10 @@ timed() { if [ -x /usr/bin/time ]; then /usr/bin/time -f 'maxrss %M' "$@" 2>&1; 
 mib() { sed -n 's/^maxrss \([0-9]*\)$/\1/p' | tail -1 | awk '{printf "%.0f", $1 / 1024}'; }
 num() { sed -n "s/.*$1 \([0-9.]*\).*/\1/p" | tail -1; }
 export OMP_WAIT_POLICY=passive
+# A fresh inductor cache: round 1's torch.compile compiles cold, as a user's first run does.
+inductor_cache=$(mktemp -d)
+trap 'rm -rf "$inductor_cache"' EXIT
+export TORCHINDUCTOR_CACHE_DIR=$inductor_cache
 if grep -qw avx512f /proc/cpuinfo; then export OPENBLAS_CORETYPE=SkylakeX; fi
 
 field() { grep -m1 "^$1[[:space:]]*:" /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'; }
@@ -63,8 +68,8 @@ if [ "$what" = train ] || [ "$what" = all ]; then
   models=${*:-mlp cnn resnet18 vit resnet50 mamba}
   [ "$what" = all ] && models="mlp cnn resnet18 vit resnet50 mamba"
   echo
-  printf '%-9s %9s %9s %9s %8s %9s %8s %13s %17s\n' model "ns ms" "eager ms" "comp ms" \
-    "vs eager" "vs comp" "%peak" "first s ns/c" "RSS MiB ns/e/c"
+  printf '%-9s %9s %9s %9s %8s %9s %8s %18s %17s\n' model "ns ms" "eager ms" "comp ms" \
+    "vs eager" "vs comp" "%peak" "first s ns/cold/c" "RSS MiB ns/e/c"
   for m in $models; do
     read -r spec batch opt <<<"$(train_spec "$m")"
     n=$steps; [ "$m" = resnet50 ] && n=${STEPS_R50:-6}; [ "$m" = mamba ] && n=${STEPS_MAMBA:-8}
@@ -75,25 +80,26 @@ if [ "$what" = train ] || [ "$what" = all ]; then
       nfirst=$(num 'first step' <<<"$out"); nrss=$(mib <<<"$out")
       e=$(torch_train "$m" eager "$n"); ea+=("$(num 'ms\/step median' <<<"$e")"); erss=$(mib <<<"$e")
       c=$(torch_train "$m" compile "$n"); co+=("$(num 'ms\/step median' <<<"$c")"); crss=$(mib <<<"$c")
+      if [ "$r" = 0 ]; then ccold=$(num 'first step' <<<"$c"); fi
       cfirst=$(num 'first step' <<<"$c")
       re+=("$(awk -v a="${ns[r]}" -v b="${ea[r]}" 'BEGIN {print (b > 0 ? a / b : "nan")}')")
       rc+=("$(awk -v a="${ns[r]}" -v b="${co[r]}" 'BEGIN {print (b > 0 ? a / b : "nan")}')")
     done
     share=$(awk -v g="$gf" -v p="$peak" 'BEGIN {if (p > 0) printf "%.0f%%", 100 * g / p; else print "?"}')
-    printf '%-9s %9s %9s %9s %8s %9s %8s %13s %17s\n' "$m" \
+    printf '%-9s %9s %9s %9s %8s %9s %8s %18s %17s\n' "$m" \
       "$(printf '%s\n' "${ns[@]}" | median)" "$(printf '%s\n' "${ea[@]}" | median)" \
       "$(printf '%s\n' "${co[@]}" | median)" \
       "$(printf '%s\n' "${re[@]}" | median | awk '{printf "%.2fx", $1}')" \
       "$(printf '%s\n' "${rc[@]}" | median | awk '{printf "%.2fx", $1}')" "$share" \
-      "${nfirst:-?}/${cfirst:-?}" "${nrss:-?}/${erss:-?}/${crss:-?}"
+      "${nfirst:-?}/${ccold:-?}/${cfirst:-?}" "${nrss:-?}/${erss:-?}/${crss:-?}"
     echo "          per round vs eager: ${re[*]}  vs compile: ${rc[*]}  (netspec $gf GFLOP/s)"
   done
 fi
 
 if [ "$what" = infer ] || [ "$what" = all ]; then
   echo
-  printf '%-16s %9s %9s %9s %8s %9s %10s %13s\n' "model batch" "ns ms" "eager ms" "comp ms" \
-    "vs eager" "vs comp" "ns img/s" "first s ns/c"
+  printf '%-16s %9s %9s %9s %8s %9s %10s %18s\n' "model batch" "ns ms" "eager ms" "comp ms" \
+    "vs eager" "vs comp" "ns img/s" "first s ns/cold/c"
   infer_models=${*:-resnet18 resnet50 vit-tiny}
   [ "$what" = all ] && infer_models="resnet18 resnet50 vit-tiny"
   for m in $infer_models; do
@@ -107,16 +113,17 @@ if [ "$what" = infer ] || [ "$what" = all ]; then
         e=$("$venv/bin/python" "$here/torch2_infer_peer.py" "$m" --batch "$b" --mode eager --steps "$steps" 2>/dev/null)
         c=$("$venv/bin/python" "$here/torch2_infer_peer.py" "$m" --batch "$b" --mode compile --steps "$steps" 2>/dev/null)
         ea+=("$(num 'ms\/call median' <<<"$e")"); co+=("$(num 'ms\/call median' <<<"$c")")
+        if [ "$r" = 0 ]; then ccold=$(num 'first call' <<<"$c"); fi
         cfirst=$(num 'first call' <<<"$c")
         re+=("$(awk -v a="${ns[r]}" -v b="${ea[r]}" 'BEGIN {print a / b}')")
         rc+=("$(awk -v a="${ns[r]}" -v b="${co[r]}" 'BEGIN {print a / b}')")
       done
-      printf '%-16s %9s %9s %9s %8s %9s %10s %13s\n' "$m b$b" \
+      printf '%-16s %9s %9s %9s %8s %9s %10s %18s\n' "$m b$b" \
         "$(printf '%s\n' "${ns[@]}" | median)" "$(printf '%s\n' "${ea[@]}" | median)" \
         "$(printf '%s\n' "${co[@]}" | median)" \
         "$(printf '%s\n' "${re[@]}" | median | awk '{printf "%.2fx", $1}')" \
         "$(printf '%s\n' "${rc[@]}" | median | awk '{printf "%.2fx", $1}')" "$ips" \
-        "${nfirst:-?}/${cfirst:-?}"
+        "${nfirst:-?}/${ccold:-?}/${cfirst:-?}"
     done
   done
 fi

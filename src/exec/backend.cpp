@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <map>
 
 namespace netspec::exec {
@@ -24,6 +25,7 @@ class HostSession final : public Session {
         entry_(std::move(entry)),
         fb_(std::move(fb)),
         state_(static_cast<size_t>(replicas), std::vector<Tensor>(fb_.size())),
+        gen_(fb_.size(), 0),
         set_(fb_.size(), false),
         lost_(fb_.size(), false) {
     if (replicas < 1 || replicas > kMaxReplicas)
@@ -33,6 +35,7 @@ class HostSession final : public Session {
   void set_state(size_t input, const Tensor& t) override {
     const size_t k = slot(input);
     for (auto& r : state_) r[k] = t;
+    gen_[k] = next_kept_generation();
     set_[k] = true;
     lost_[k] = false;
   }
@@ -47,12 +50,17 @@ class HostSession final : public Session {
       fail("session", "step of {} replicas got inputs for {}", state_.size(), inputs.size());
     std::vector<std::vector<Tensor>> in = inputs;
     std::vector<bool> donate;
+    std::vector<uint64_t> kept;  // kKeep inputs: their set_state's generation
     for (size_t k = 0; k < fb_.size(); ++k) {
       check_set(k);
       for (size_t r = 0; r < in.size(); ++r)
         if (fb_[k].input >= in[r].size())
           fail("session", "state input {} is past the {} inputs given", fb_[k].input, in[r].size());
-      if (fb_[k].output == Feedback::kKeep) continue;
+      if (fb_[k].output == Feedback::kKeep) {
+        if (kept.size() <= fb_[k].input) kept.resize(fb_[k].input + 1, 0);
+        kept[fb_[k].input] = gen_[k];
+        continue;
+      }
       if (donate.size() <= fb_[k].input) donate.resize(fb_[k].input + 1, false);
       donate[fb_[k].input] = true;
     }
@@ -63,9 +71,9 @@ class HostSession final : public Session {
     std::vector<std::vector<Tensor>> out;
     try {
       if (in.size() == 1)
-        out.push_back(exe_.run_donating(entry_, in[0], donate));
+        out.push_back(exe_.run_kept(entry_, in[0], donate, kept));
       else
-        out = exe_.run_replicated_donating(entry_, in, donate);
+        out = exe_.run_replicated_kept(entry_, in, donate, kept);
       for (size_t r = 0; r < out.size(); ++r) {
         for (size_t k = 0; k < fb_.size(); ++k)
           if (fb_[k].output != Feedback::kKeep) state_[r][k] = std::move(out[r].at(fb_[k].output));
@@ -109,6 +117,7 @@ class HostSession final : public Session {
   std::string entry_;
   std::vector<Feedback> fb_;
   std::vector<std::vector<Tensor>> state_;  // [replica][state slot]
+  std::vector<uint64_t> gen_;               // per state slot: its last set_state's generation
   std::vector<bool> set_, lost_;
 };
 
@@ -122,6 +131,23 @@ std::unique_ptr<Session> Executable::open_session(std::string_view entry,
 std::vector<Tensor> Executable::run_donating(std::string_view entry, std::vector<Tensor>& inputs,
                                              const std::vector<bool>& /*donate*/) {
   return run(entry, inputs);
+}
+
+uint64_t next_kept_generation() {
+  static std::atomic<uint64_t> next{0};
+  return ++next;
+}
+
+std::vector<Tensor> Executable::run_kept(std::string_view entry, std::vector<Tensor>& inputs,
+                                         const std::vector<bool>& donate,
+                                         const std::vector<uint64_t>& /*kept*/) {
+  return run_donating(entry, inputs, donate);
+}
+
+std::vector<std::vector<Tensor>> Executable::run_replicated_kept(
+    std::string_view entry, std::vector<std::vector<Tensor>>& inputs,
+    const std::vector<bool>& donate, const std::vector<uint64_t>& /*kept*/) {
+  return run_replicated_donating(entry, inputs, donate);
 }
 
 std::vector<std::vector<Tensor>> Executable::run_replicated_donating(

@@ -5,6 +5,7 @@
 // Replicated runs execute N copies (threads, or N devices); all_reduce combines across them.
 // A Session keeps a function's state (e.g. parameters) where the backend holds it between calls.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -21,7 +22,10 @@
 namespace netspec::exec {
 
 // Output `output` of one call becomes input `input` of the next; output kKeep: the input is
-// state that no output replaces (e.g. parameters during evaluation).
+// state that no output replaces (e.g. parameters during evaluation). A kept input is read as it
+// was at set_state: the caller must not write into its storage while the session uses it (set it
+// again instead), so a backend may keep forms derived from it between steps (the cpu executor's
+// convolution weights reordered into the kernel's layout).
 struct Feedback {
   static constexpr size_t kKeep = static_cast<size_t>(-1);
   size_t input = 0, output = 0;
@@ -85,12 +89,25 @@ class Executable {
   virtual std::vector<std::vector<Tensor>> run_replicated_donating(
       std::string_view entry, std::vector<std::vector<Tensor>>& inputs,
       const std::vector<bool>& donate);
+  // run_donating() / run_replicated_donating() where kept[k] != 0 says input k holds the same
+  // contents as in every earlier call given the same kept[k] (a Session's kKeep state, numbered
+  // by next_kept_generation() at each set_state): a backend may reuse what it derived from such
+  // an input. The defaults ignore `kept`.
+  virtual std::vector<Tensor> run_kept(std::string_view entry, std::vector<Tensor>& inputs,
+                                       const std::vector<bool>& donate,
+                                       const std::vector<uint64_t>& kept);
+  virtual std::vector<std::vector<Tensor>> run_replicated_kept(
+      std::string_view entry, std::vector<std::vector<Tensor>>& inputs,
+      const std::vector<bool>& donate, const std::vector<uint64_t>& kept);
   // A session over `entry` run as `replicas` replicas (all_reduce meets across them); the default
   // keeps the state as host tensors and calls run_donating() / run_replicated_donating(), the
   // fed-back state donated.
   virtual std::unique_ptr<Session> open_session(std::string_view entry,
                                                 std::vector<Feedback> feedback, int replicas = 1);
 };
+
+// A process-wide fresh, nonzero number for Executable::run_kept's `kept` (one per set_state).
+uint64_t next_kept_generation();
 
 // Options a backend may read; each ignores what it does not use.
 struct BackendOptions {

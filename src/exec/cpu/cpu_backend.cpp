@@ -6,6 +6,7 @@
 #include <malloc.h>
 #include <sys/mman.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -44,6 +45,28 @@ std::shared_ptr<uint8_t[]> aligned_storage(size_t bytes, bool arena) {
   if (huge) madvise(p, size, MADV_HUGEPAGE);  // advice only: failure changes nothing
   return std::shared_ptr<uint8_t[]>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
 }
+
+}  // namespace
+
+namespace {
+std::atomic<int64_t> kept_refresh_count{0};
+}  // namespace
+
+void KeptCopy::refreshed(uint64_t g) {
+  gen = g;
+  ++kept_refresh_count;
+}
+
+uint8_t* KeptCopy::get(size_t n) {
+  if (!data || bytes < n) {
+    data = aligned_storage(n, false);
+    bytes = n;
+    gen = 0;
+  }
+  return data.get();
+}
+
+namespace {
 
 void init_state(const Plan& P, State& S) {
   S.arena = aligned_storage(P.arena_bytes, true);
@@ -146,13 +169,22 @@ void run_ref_step(const Plan& P, State& S, const Step& st, ref::RunContext& ctx,
 
 }  // namespace
 
+// The kept number of value `id` for a step's RunArgs::in_gen (0: may change between calls).
+uint64_t kept_gen(const Plan& P, int id, const uint64_t* arg_gens) {
+  const ValInfo& V = P.vals[static_cast<size_t>(id)];
+  if (V.src == Src::kConst) return P.const_gen;
+  return V.src == Src::kArg && arg_gens ? arg_gens[V.arg] : 0;
+}
+
 void run_steps(const Plan& P, State& S, const Tensor* const* inputs, ref::RunContext& ctx,
-               const ref::Scope* outer) {
+               const ref::Scope* outer, const uint64_t* arg_gens) {
   if (!S.arena) init_state(P, S);
+  if (S.kept.size() != P.steps.size()) S.kept.resize(P.steps.size());
   bind_values(P, S, inputs, outer);
   PlanScope scope(P, S.vals, outer);
   std::vector<const Tensor*> ins;
   std::vector<Tensor*> outs;
+  std::vector<uint64_t> gens;
   std::optional<Checker> check;
   if (P.check)
     check.emplace(Checker{P, std::vector<Tensor>(P.vals.size()),
@@ -183,7 +215,14 @@ void run_steps(const Plan& P, State& S, const Tensor* const* inputs, ref::RunCon
         uint8_t* scratch = st.scratch >= 0
                                ? S.arena.get() + P.buffers[static_cast<size_t>(st.scratch)].offset
                                : nullptr;
-        st.compiled.run(RunArgs{ins.data(), outs.data(), scratch});
+        RunArgs args{ins.data(), outs.data(), scratch};
+        if (st.compiled.keeps) {  // a kernel that may reuse what it derived from kept operands
+          gens.clear();
+          for (int id : st.ins) gens.push_back(kept_gen(P, id, arg_gens));
+          args.in_gen = gens.data();
+          args.kept = &S.kept[si];
+        }
+        st.compiled.run(args);
         break;
       }
       case StepKind::kRegion:
@@ -224,11 +263,13 @@ namespace {
 // of `inputs`; those P writes results into must be storage no other tensor shares (it would see
 // the write), so shared ones are copied first (a session's first step, whose state still shares
 // the caller's tensors, or one tensor passed for two arguments).
+// `kept` (may be null or short): Executable::run_kept's numbers per argument.
 std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>& inputs,
-                             ref::RunContext& ctx);
+                             ref::RunContext& ctx, const std::vector<uint64_t>* kept = nullptr);
 std::vector<Tensor> run_plan_donating(const Plan& P, State& S, std::vector<Tensor>& inputs,
-                                      ref::RunContext& ctx) {
-  if (P.whole_on_ref || P.donated.empty()) return run_plan(P, S, inputs, ctx);
+                                      ref::RunContext& ctx,
+                                      const std::vector<uint64_t>* kept = nullptr) {
+  if (P.whole_on_ref || P.donated.empty()) return run_plan(P, S, inputs, ctx, kept);
   check_inputs(*P.func, inputs);
   std::vector<Tensor> own(inputs.size());
   for (size_t k = 0; k < inputs.size(); ++k)
@@ -237,16 +278,21 @@ std::vector<Tensor> run_plan_donating(const Plan& P, State& S, std::vector<Tenso
     Tensor& t = own[static_cast<size_t>(a)];
     if (!t.storage_unique()) t = t.clone();
   }
-  return run_plan(P, S, own, ctx);
+  return run_plan(P, S, own, ctx, kept);
 }
 
 std::vector<Tensor> run_plan(const Plan& P, State& S, const std::vector<Tensor>& inputs,
-                             ref::RunContext& ctx) {
+                             ref::RunContext& ctx, const std::vector<uint64_t>* kept) {
   if (P.whole_on_ref) return ref::run_func(*P.func, inputs, ctx);
   check_inputs(*P.func, inputs);
   std::vector<const Tensor*> in_ptrs;
   for (const Tensor& t : inputs) in_ptrs.push_back(&t);
-  run_steps(P, S, in_ptrs.data(), ctx, nullptr);
+  std::vector<uint64_t> gens;
+  if (kept) {
+    gens = *kept;
+    gens.resize(inputs.size(), 0);
+  }
+  run_steps(P, S, in_ptrs.data(), ctx, nullptr, kept ? gens.data() : nullptr);
   std::vector<Tensor> results;
   for (int id : P.results) {
     const Tensor& t = S.vals[static_cast<size_t>(id)];
@@ -281,6 +327,22 @@ class CpuExecutable final : public Executable {
       std::string_view entry, std::vector<std::vector<Tensor>>& inputs,
       const std::vector<bool>& donate) override {
     return replicated(entry_for(entry, donate), inputs, true);
+  }
+
+  std::vector<Tensor> run_kept(std::string_view entry, std::vector<Tensor>& inputs,
+                               const std::vector<bool>& donate,
+                               const std::vector<uint64_t>& kept) override {
+    Entry& e = entry_for(entry, donate);
+    State& s = state_for(e, 0);
+    std::lock_guard<std::mutex> lk(s.mu);
+    ref::RunContext ctx;
+    return run_plan_donating(*e.plan, s, inputs, ctx, &kept);
+  }
+
+  std::vector<std::vector<Tensor>> run_replicated_kept(
+      std::string_view entry, std::vector<std::vector<Tensor>>& inputs,
+      const std::vector<bool>& donate, const std::vector<uint64_t>& kept) override {
+    return replicated(entry_for(entry, donate), inputs, true, &kept);
   }
 
   // One replica of a group whose other members run elsewhere (another process): state slot 0.
@@ -329,7 +391,8 @@ class CpuExecutable final : public Executable {
   // inputs.size() replicas on threads; `donating`: run_plan_donating (each replica's donated
   // inputs are taken out of its list).
   std::vector<std::vector<Tensor>> replicated(Entry& e, std::vector<std::vector<Tensor>>& inputs,
-                                              bool donating) {
+                                              bool donating,
+                                              const std::vector<uint64_t>* kept = nullptr) {
     int n = static_cast<int>(inputs.size());
     if (n == 0) fail("run", "run_replicated needs at least one replica (got 0)");
     for (int r = 0; r < n; ++r) state_for(e, r);
@@ -340,7 +403,8 @@ class CpuExecutable final : public Executable {
       ctx.replica_id = r;
       ctx.comm = &comm;
       std::vector<Tensor>& in = inputs[static_cast<size_t>(r)];
-      return donating ? run_plan_donating(*e.plan, s, in, ctx) : run_plan(*e.plan, s, in, ctx);
+      return donating ? run_plan_donating(*e.plan, s, in, ctx, kept)
+                      : run_plan(*e.plan, s, in, ctx, kept);
     });
   }
 
@@ -375,6 +439,10 @@ class CpuExecutable final : public Executable {
 class CpuBackend final : public Backend {
  public:
   std::string name() const override { return "cpu"; }
+  // kept_refreshes: forms derived from kept operands (re)computed, process-wide (KeptCopy).
+  std::map<std::string, int64_t> counters() const override {
+    return {{"kept_refreshes", kept_refresh_count.load()}};
+  }
   std::unique_ptr<Executable> load(std::shared_ptr<const hlo::Module> module) override {
     return std::make_unique<CpuExecutable>(std::move(module));
   }

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -16,10 +17,27 @@
 
 namespace netspec::exec::cpu {
 
+// A form a kernel derives from a kept operand (RunArgs::in_gen), held by the executor's run state
+// between calls (one per step): the data is valid for operands of generation `gen`.
+struct KeptCopy {
+  uint64_t gen = 0;
+  std::shared_ptr<uint8_t[]> data;
+  size_t bytes = 0;
+  uint8_t* get(size_t n);  // data of at least n bytes (64-byte aligned; reallocated when smaller)
+  // Marks data as derived from generation g (counted: the cpu backend's "kept_refreshes").
+  void refreshed(uint64_t g);
+};
+
 struct RunArgs {
   const Tensor* const* in;  // operand tensors
   Tensor* const* out;       // result tensors (allocated by the planner, contents undefined)
   uint8_t* scratch;         // scratch_bytes of 64-byte-aligned memory (only during the call)
+  // Per operand: nonzero when its contents equal those of every earlier call that saw the same
+  // number (a session's kept state, a module constant); null: none is. `kept` is this step's
+  // KeptCopy (null when the caller keeps none).
+  const uint64_t* in_gen = nullptr;
+  KeptCopy* kept = nullptr;
+  uint64_t gen(size_t operand) const { return in_gen ? in_gen[operand] : 0; }
 };
 
 struct Compiled {
@@ -33,6 +51,8 @@ struct Compiled {
   bool view = false;
   bool winograd = false;  // a convolution on a Winograd kernel (oneDNN's or netspec's own)
   bool padded_dot = false;  // a dot_general copying an operand to padded rows (dot.cpp RowPad)
+  // run may keep a form derived from kept operands in RunArgs::kept (the planner passes in_gen).
+  bool keeps = false;
 };
 
 using Compiler = std::optional<Compiled> (*)(const hlo::Op& op);

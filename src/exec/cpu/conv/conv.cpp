@@ -450,12 +450,26 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
   c.winograd = is_winograd(pd.impl_info_str());
   const ConvPrimitive conv(std::make_shared<dnnl::convolution_forward>(pd), xs_, DNNL_ARG_SRC, ws_,
                            DNNL_ARG_WEIGHTS, ys_, DNNL_ARG_DST, pd.scratchpad_desc(), pad_off);
+  // Weights that stay the same between calls (an evaluation session's parameters, a module
+  // constant) are reordered into the kernel's layout once and kept: at batch 1 the reorder
+  // (Winograd's weight transform most of all) cost more than the convolution.
+  c.keeps = ws_.reorder != nullptr && !rhs_flipped;
   c.run = [=](const RunArgs& a) {
     const void* w_src = a.in[1]->raw();
+    bool w_ready = false;
     if (rhs_flipped) {
       strided_copy(a.scratch, static_cast<const uint8_t*>(a.in[1]->raw()) + unflip_base * es,
                    unflip_dims, unflip_st, es);
       w_src = a.scratch;
+    } else if (const uint64_t gen = a.gen(1); gen != 0 && a.kept && ws_.reorder) {
+      KeptCopy& k = *a.kept;
+      if (k.gen != gen) {
+        uint8_t* d = k.get(ws_.prim.get_size());
+        run_reorder(ws_.reorder, ws_.user, a.in[1]->raw(), ws_.prim, d);
+        k.refreshed(gen);
+      }
+      w_src = k.data.get();
+      w_ready = true;
     }
     std::unordered_map<int, dnnl::memory> post_args;
     if (post.affine)
@@ -463,7 +477,7 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
         post_args.insert(
             {DNNL_ARG_ATTR_MULTIPLE_POST_OP(k) | DNNL_ARG_SRC_1,
              dnnl::memory(chan_md, dnnl_engine(), const_cast<void*>(a.in[2 + k]->raw()))});
-    conv.run(a.in[0]->raw(), w_src, a.out[0]->raw(), a.scratch, std::move(post_args));
+    conv.run(a.in[0]->raw(), w_src, a.out[0]->raw(), a.scratch, std::move(post_args), w_ready);
   };
   return c;
 }

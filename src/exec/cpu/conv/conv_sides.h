@@ -103,11 +103,12 @@ struct ConvPrimitive {
         pad_md(pad),
         pad_off(pad_at) {}
 
+  // in1_ready: src1 is already in in1's kernel layout (a kept copy), so no reorder runs.
   void run(const void* src0, const void* src1, void* dst, uint8_t* scratch,
-           std::unordered_map<int, dnnl::memory> extra = {}) const {
+           std::unordered_map<int, dnnl::memory> extra = {}, bool in1_ready = false) const {
     auto& e = dnnl_engine();
     const void* p0 = in0.in(src0, scratch);
-    const void* p1 = in1.in(src1, scratch);
+    const void* p1 = in1_ready ? src1 : in1.in(src1, scratch);
     extra.insert({arg_in0, dnnl::memory(in0.prim, e, const_cast<void*>(p0))});
     extra.insert({arg_in1, dnnl::memory(in1.prim, e, const_cast<void*>(p1))});
     extra.insert({arg_out, dnnl::memory(out.prim, e, out.out(dst, scratch))});

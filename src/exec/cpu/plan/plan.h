@@ -14,6 +14,7 @@
 
 #include "core/tensor.h"
 #include "exec/cpu/cpu_backend.h"
+#include "exec/backend.h"
 #include "exec/cpu/kernels.h"
 #include "exec/ref/interpreter.h"
 #include "hlo/ir.h"
@@ -111,6 +112,8 @@ struct Plan {
   std::unordered_map<const hlo::Value*, int> plain_copy, blocked_copy;
   std::unordered_map<const hlo::Value*, int> use_count;  // readers per value (conv_fold.cpp)
   std::unordered_set<const hlo::Op*> absorbed_reduces;   // run inside a fused group's step
+  // The kept number (RunArgs::in_gen) of this plan's module constants: fixed for its life.
+  const uint64_t const_gen = next_kept_generation();
   // NETSPEC_PROFILE=1: wall time per step summed over runs; merged into the process-wide
   // profile when the plan dies (printed to stderr at exit).
   bool profile = false;
@@ -131,12 +134,14 @@ struct State {
   std::vector<Tensor> vals;
   std::vector<Tensor> arena_views;           // prebuilt tensors over the arena, per value id
   std::vector<std::unique_ptr<State>> subs;  // per Plan::subplans entry, made on first use
+  std::vector<KeptCopy> kept;                // per step: forms derived from kept operands
 };
 
 // Runs P's steps on `inputs` (one per block argument). `outer` resolves captures (null at the
 // top level). Results stay in S.vals[P.results[i]] (for a sub-plan: views of its arena).
+// arg_gens (top level, may be null): per argument, Executable::run_kept's `kept` number.
 void run_steps(const Plan& P, State& S, const Tensor* const* inputs, ref::RunContext& ctx,
-               const ref::Scope* outer);
+               const ref::Scope* outer, const uint64_t* arg_gens = nullptr);
 // Drops S's references to inputs, captures and fresh results (arena views stay bound).
 void drop_refs(const Plan& P, State& S);
 // Runs a kRegion step (regions.cpp); `scope` resolves the values of P for its regions.
