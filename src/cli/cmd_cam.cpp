@@ -1,14 +1,22 @@
 // `netspec cam RUN_DIR|--net NET --checkpoint F IMAGE... [-o DIR] [--class K]`: Grad-CAM per
 // image. Writes DIR/<image stem>.cam.png (the input and the input with the class-activation
 // heatmap blended over it) and prints the top-5 classes. K defaults to each image's top class.
-// Classifiers and segmenters (which explain class K over the pixels they predict as K, by
-// default the most predicted non-background class, and print pixel shares); the other tasks
-// make no class decision to explain and are refused.
+// `--samples N` instead explains N samples of the run's evaluation split (evenly strided, as
+// `report --limit`; --split, --data as for `eval`), written as sample-<index>.cam.png; an image
+// folder over the data memory budget streams (--data-memory, pipeline_flags.h) and only those N
+// samples are decoded. Classifiers and segmenters (which explain class K over the pixels they
+// predict as K, by default the most predicted non-background class, and print pixel shares); the
+// other tasks make no class decision to explain and are refused.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/pipeline_flags.h"
+#include "cli/run_target.h"
 #include "core/error.h"
+#include "data/loader.h"
+#include "layers/param_table.h"
 #include "report/pictures.h"
 #include "tasks/task.h"
 #include "viz/cam.h"
@@ -18,14 +26,66 @@ namespace {
 
 namespace fs = std::filesystem;
 
+struct CamOpts {
+  std::string net, checkpoint, dataset, out, data, split, backend = "cpu";
+  exec::BackendOptions engine;
+  std::vector<std::string> args;
+  int64_t cls = -1, samples = 0;
+  PipelineFlags pipeline;
+};
+
+// What is explained: a batch of inputs, their pictures and their output names.
+struct CamInputs {
+  Tensor x;
+  std::vector<report::RgbImage> pictures;
+  std::vector<std::string> names, stems;  // shown in the panel and printed; the PNG's stem
+};
+
+CamInputs file_inputs(const viz::Model& m, const std::vector<std::string>& images) {
+  CamInputs in;
+  std::vector<Tensor> xs;
+  for (const std::string& p : images) {
+    xs.push_back(viz::load_input(p, m.table.input, m.train.dataset, m.crop_ratio()));
+    in.pictures.push_back(viz::input_picture(p, m.table.input, m.train.dataset, m.crop_ratio()));
+    in.names.push_back(p);
+    in.stems.push_back(fs::path(p).stem().string());
+  }
+  in.x = viz::stack(xs);
+  return in;
+}
+
+// --samples N: N evenly strided samples (floor((2i + 1)·n / 2N)) of the run's evaluation split,
+// read through the Loader (a streamed split decodes just these).
+CamInputs split_inputs(const CamOpts& o, CLI::App* cmd, const std::string& target,
+                       const viz::Model& m) {
+  const RunTarget t = resolve_run_target("cam", target, o.checkpoint);
+  o.pipeline.apply(cmd, "cam");
+  EvalSplit e = load_eval_split("cam", t, *t.spec.train, m.table, o.data, o.split);
+  if (!e.data.pipeline.empty()) std::cout << e.data.pipeline << "\n";
+  const data::Dataset& ds = e.data.test;
+  if (ds.x.rank() != 4)
+    fail("cam", "--samples: the split's samples are not images (got {})", ds.x.type_str());
+  const int64_t n = ds.size(), k = std::min(o.samples, n);
+  std::vector<int64_t> rows;
+  for (int64_t i = 0; i < k; ++i) rows.push_back((2 * i + 1) * n / (2 * k));
+  const data::Dataset sub = data::take_rows(ds, rows);
+  data::Loader ld(sub, k, false, 0);
+  ld.start_epoch(0);
+  CamInputs in;
+  Tensor y;
+  ld.batch(0, in.x, y);
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t i = rows[static_cast<size_t>(j)];
+    in.pictures.push_back(viz::sample_picture(sub, j, m.train.dataset));
+    in.names.push_back(
+        fmt::format("sample {} ({}, label {})", i, e.what, m.class_name(y.data<int32_t>()[j])));
+    in.stems.push_back(fmt::format("sample-{}", i));
+  }
+  return in;
+}
+
 void register_cam_command(CLI::App& app) {
-  struct Opts {
-    std::string net, checkpoint, dataset, out, backend = "cpu";
-    exec::BackendOptions engine;
-    std::vector<std::string> args;
-    int64_t cls = -1;
-  };
-  auto o = std::make_shared<Opts>();
+  auto o = std::make_shared<CamOpts>();
   CLI::App* cmd = app.add_subcommand(
       "cam", "Grad-CAM heatmaps: which pixels made the net choose a class (PNG per image)");
   cmd->add_option("args", o->args, "RUN_DIR then images (JPEG/PNG/.npy); with --net: images only");
@@ -35,19 +95,31 @@ void register_cam_command(CLI::App& app) {
   cmd->add_option("--dataset", o->dataset, "class names and normalisation (default: the spec's)");
   cmd->add_option("-o,--out", o->out, "output directory (default: RUN_DIR/cam, or ./cam)");
   cmd->add_option("--class", o->cls, "class index to explain (default: each image's top class)");
+  cmd->add_option("--samples", o->samples,
+                  "explain N evenly strided samples of the run's evaluation split instead of "
+                  "image files");
+  cmd->add_option("--split", o->split, "with --samples: val or test (default: as `eval`)");
+  cmd->add_option("--data", o->data, "with --samples: dataset directory (default: the run's)");
+  o->pipeline.add(cmd);
   add_backend_options(cmd, o->backend, o->engine);
-  cmd->callback([o] {
-    if (o->args.empty())
+  cmd->callback([o, cmd] {
+    if (o->args.empty() && o->net.empty())
       fail("cam",
-           "usage: netspec cam RUN_DIR IMAGE... (or --net NET --checkpoint FILE IMAGE...); writes "
-           "one heatmap PNG per image");
+           "usage: netspec cam RUN_DIR IMAGE... (or --net NET --checkpoint FILE IMAGE..., or "
+           "RUN_DIR --samples N); writes one heatmap PNG per image");
     std::vector<std::string> images = o->args;
     std::string run_dir;
     if (o->net.empty()) {
       run_dir = images.front();
       images.erase(images.begin());
     }
-    if (images.empty()) fail("cam", "no images given (got only {})", run_dir);
+    const bool split = cmd->count("--samples") > 0;
+    if (split && o->samples < 1) fail("cam", "--samples must be >= 1 (got {})", o->samples);
+    if (split && !images.empty())
+      fail("cam", "--samples explains split samples; image files given too ({})", images.front());
+    if (!split && (cmd->count("--split") || cmd->count("--data")))
+      fail("cam", "--split and --data choose the samples of --samples N");
+    if (!split && images.empty()) fail("cam", "no images given (got only {})", run_dir);
     viz::Model m = viz::load_model(run_dir, o->net, o->checkpoint, o->dataset);
     const tasks::TaskKind task = tasks::task_kind(m.spec.net, m.train);
     if (task != tasks::TaskKind::classification && task != tasks::TaskKind::segmentation)
@@ -55,22 +127,22 @@ void register_cam_command(CLI::App& app) {
            "Grad-CAM explains a class decision of a classifier or segmenter; this run is {} "
            "(lossKind {})",
            tasks::task_name(task), enum_name(m.train.lossKind));
-    std::vector<Tensor> xs;
-    for (const std::string& p : images)
-      xs.push_back(viz::load_input(p, m.table.input, m.train.dataset, m.crop_ratio()));
+    const CamInputs in = split ? split_inputs(*o, cmd, run_dir.empty() ? o->net : run_dir, m)
+                               : file_inputs(m, images);
     auto backend = exec::make_backend(o->backend, o->engine);
-    const int64_t n = static_cast<int64_t>(images.size());
+    const auto n = static_cast<int64_t>(in.names.size());
     viz::GradCam gc(m, n, *backend);
-    std::vector<viz::CamOut> cams = gc.run(viz::stack(xs), n, o->cls);
+    std::vector<viz::CamOut> cams = gc.run(in.x, n, o->cls);
     const fs::path out = !o->out.empty()
                              ? fs::path(o->out)
                              : (run_dir.empty() ? fs::path("cam") : fs::path(run_dir) / "cam");
     fs::create_directories(out);
     for (int64_t i = 0; i < n; ++i) {
-      const std::string& p = images[i];
-      report::RgbImage pic = viz::input_picture(p, m.table.input, m.train.dataset, m.crop_ratio());
-      const std::string png = (out / (fs::path(p).stem().string() + ".cam.png")).string();
-      report::write_bytes(png, viz::cam_panel(m, pic, cams[i], fs::path(p).filename().string()));
+      const std::string& p = in.names[i];
+      const std::string png = (out / (in.stems[i] + ".cam.png")).string();
+      report::write_bytes(png,
+                          viz::cam_panel(m, in.pictures[i], cams[i],
+                                         split ? in.stems[i] : fs::path(p).filename().string()));
       std::cout << fmt::format("{}: Grad-CAM for {} -> {}\n", p, m.class_name(cams[i].cls), png);
       for (const auto& [name, prob] : viz::top_k(m, cams[i].probs, 5))
         std::cout << fmt::format("  {:>6.2f}%{}  {}\n", 100 * prob,

@@ -1,10 +1,12 @@
 // `netspec eval NET|FILE.json|RUN_DIR [--checkpoint PATH] [--dataset NAME] [--data DIR]
-// [--batch B] [--backend cpu|ref|xla]`: loads the parameters and BN running statistics from a
-// checkpoint (last or best) and prints the test split's loss, top-1, top-5 (when classes > 5)
-// and sample count. A run dir (or its config.json) gives the net, dataset, data, limit,
-// vocabulary and checkpoint (its best); flags given override them. A run trained with
-// --val-split F is scored on the validation split it held out (the same seeded permutation),
-// and the output says so (--split test: the test split instead). Segmentation runs print mIoU, Dice
+// [--batch B] [--backend cpu|ref|xla] [--data-memory MB] [--data-threads N] [--no-dct-scale]`:
+// loads the parameters and BN running statistics from a checkpoint (last or best) and prints the
+// test split's loss, top-1, top-5 (when classes > 5) and sample count. A run dir (or its
+// config.json) gives the net, dataset, data, limit, vocabulary and checkpoint (its best); flags
+// given override them. A run trained with --val-split F is scored on the validation split it held
+// out (the same seeded permutation), and the output says so (--split test: the test split
+// instead). Image folders and packs over the data memory budget stream through the Loader, as in
+// `train`, and the "data: ..." line says which path was taken. Segmentation runs print mIoU, Dice
 // and pixel accuracy; DDPM runs the noise-prediction MSE on the first 1024 test images, as
 // training's validation does; protein-fold runs (af2Fold) FAPE, lDDT-Cα and distogram CE; NeRF
 // runs render every held-out ray and print PSNR. Started by `netspec launch` (WORLD_SIZE > 1),
@@ -14,18 +16,20 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/pipeline_flags.h"
 #include "cli/run_target.h"
 #include "cli/train_flags.h"
 #include "core/error.h"
 #include "data/datasets.h"
+#include "data/sample_source.h"
 #include "dist/process_group.h"
 #include "layers/param_table.h"
 #include "losses/loss.h"
 #include "spec/param_table.h"
 #include "spec/spec_json.h"
 #include "tasks/diffusion/ddpm.h"
-#include "tasks/task.h"
 #include "tasks/fold/fold_task.h"
+#include "tasks/task.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
 #include "train/evaluate.h"
@@ -39,6 +43,7 @@ void register_eval_command(CLI::App& app) {
     std::string net, checkpoint, data, split, backend = "cpu";
     exec::BackendOptions engine;
     ConfigFlags flags;
+    PipelineFlags pipeline;  // image folders over --data-memory stream (pipeline_flags.h)
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = app.add_subcommand("eval", "Evaluate a checkpoint on a dataset's test split");
@@ -52,10 +57,12 @@ void register_eval_command(CLI::App& app) {
                   "with --val-split, else test)");
   o->flags.add(cmd, "--batch", "batchSize", "evaluation batch size (default: the spec's)");
   add_backend_options(cmd, o->backend, o->engine);
-  cmd->callback([o] {
+  o->pipeline.add(cmd);
+  cmd->callback([o, cmd] {
     RunTarget t = resolve_run_target("eval", o->net, o->checkpoint);
     TrainConfig c = *t.spec.train;
     o->flags.apply(c, "eval");
+    o->pipeline.apply(cmd, "eval");
     ParamTable table = build_param_table(t.spec.net);
     auto backend = exec::make_backend(o->backend, o->engine);
     // The eval module's rows: nerf renders batchSize rays of nerfSamples points.
@@ -81,6 +88,14 @@ void register_eval_command(CLI::App& app) {
       group = dist::ProcessGroup::join(*env, fp.dump());
     }
     const train::RankSplit split{group ? &group->comm() : nullptr, group ? env->rank : 0};
+    if (split.rank == 0 && !data.pipeline.empty()) std::cout << data.pipeline << "\n";
+    // Classification, regression and DDPM evaluate through the Loader; the other tasks read
+    // their split's tensors whole.
+    const tasks::TaskKind kind = tasks::task_kind(t.spec.net, c);
+    if (kind != tasks::TaskKind::classification && kind != tasks::TaskKind::regression &&
+        kind != tasks::TaskKind::diffusion)
+      data::require_in_ram(data.test, "eval",
+                           fmt::format("the {} task's evaluation", tasks::task_name(kind)));
     if (nerf) {  // the task renders the held-out rays and scores PSNR, as training does
       auto task = tasks::make_task(
           tasks::TaskKind::nerf, tasks::TaskEnv{t.spec.net, table, c, data, split, nullptr, nullptr});

@@ -1,16 +1,19 @@
-// `netspec report RUN_DIR [--data DIR] [--split val|test] [--limit N] [-o FILE]`: writes
-// RUN_DIR/report.html, one self-contained page (viz/report_page.h): config, net summary, curves,
-// the task's evaluation sections (classification: confusion matrix, per-class accuracy, most
-// confidently wrong images, Grad-CAM; segmentation: mIoU, Dice, per-class IoU, image | truth |
-// prediction panels, worst-IoU images; detection: mAP overall and per class, box panels), timings.
-// The
-// data location, --limit and --val-split hold-out come from RUN_DIR/config.json, as for `eval`.
+// `netspec report RUN_DIR [--data DIR] [--split val|test] [--limit N] [-o FILE] [--data-memory MB]
+// [--data-threads N] [--no-dct-scale]`: writes RUN_DIR/report.html, one self-contained page
+// (viz/report_page.h): config, net summary, curves, the task's evaluation sections (classification:
+// confusion matrix, per-class accuracy, most confidently wrong images, Grad-CAM; segmentation:
+// mIoU, Dice, per-class IoU, image | truth | prediction panels, worst-IoU images; detection: mAP
+// overall and per class, box panels), timings. The data location, --limit and --val-split hold-out
+// come from RUN_DIR/config.json, as for `eval`; image folders over the data memory budget stream
+// (every section reads the split through the Loader or, for its few pictures, the split's
+// SampleSource).
 #include <unistd.h>
 
 #include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/pipeline_flags.h"
 #include "cli/run_target.h"
 #include "core/error.h"
 #include "layers/param_table.h"
@@ -24,6 +27,7 @@ struct ReportArgs {
   viz::ReportOptions page;
   std::string data, split;
   int64_t limit = 0;
+  PipelineFlags pipeline;  // image folders over --data-memory stream (pipeline_flags.h)
 };
 
 // The run's evaluation split (load_eval_split); --limit N keeps N samples evenly strided over it
@@ -38,6 +42,7 @@ viz::ReportData report_data(const ReportArgs& a, const RunTarget& t) {
     if (d.splits.text && !table.input.empty())  // ids as the run's vocabulary spells them
       remap_to_run_vocab(d.splits, t.run_dir, static_cast<int>(table.input[0]));
     d.what = std::move(e.what);
+    if (!d.splits.pipeline.empty()) std::cout << d.splits.pipeline << "\n";
     const int64_t n = d.splits.test.size();
     if (a.limit > 0 && a.limit < n && !d.splits.text && !d.splits.det) {
       std::vector<int64_t> rows;
@@ -74,14 +79,17 @@ void register_report_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-o,--out", o.out, "output file (default: RUN_DIR/report.html)");
   cmd->add_option("--backend", o.backend, "executor (cpu, ref, ...)")->capture_default_str();
-  cmd->callback([a] {
+  a->pipeline.add(cmd);
+  cmd->callback([a, cmd] {
     if (!std::filesystem::is_directory(a->page.run_dir))
       fail("report", "{}: no such run directory (give a run dir of `netspec train`)",
            a->page.run_dir);
     const RunTarget t = resolve_run_target("report", a->page.run_dir, "");  // not a run: exit 2
+    a->pipeline.apply(cmd, "report");
     a->page.log = &std::cout;
     a->page.tty = report::is_terminal(STDOUT_FILENO);
-    std::cout << "wrote " << viz::write_report(a->page, report_data(*a, t)) << "\n";
+    const viz::ReportData data = report_data(*a, t);  // prints the data line first
+    std::cout << "wrote " << viz::write_report(a->page, data) << "\n";
   });
 }
 

@@ -21,6 +21,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/pipeline_flags.h"
 #include "cli/train_flags.h"
 #include "cli/train_run.h"
 #include "core/error.h"
@@ -45,7 +46,6 @@ namespace {
 
 struct TrainOpts {
   std::string net, data, config, run_dir, backend = "cpu", limit;
-  std::string data_memory, data_threads;  // data::PipelineOptions (sample_source.h)
   std::string checkpoint_every_steps;     // TrainOptions::checkpoint_every_steps
   exec::BackendOptions engine;
   std::vector<std::string> sets;
@@ -53,6 +53,7 @@ struct TrainOpts {
   int steps_per_call = 0;  // 0: the backend's default (iree: several)
   bool resume = false, overwrite = false;
   ConfigFlags flags;
+  PipelineFlags pipeline;  // --data-memory, --data-threads, ... (pipeline_flags.h)
   TrainRunArgs run;  // --val-split, --init-from, --classes, --freeze (train_run.h)
 };
 
@@ -132,7 +133,7 @@ std::string resume_separator(const std::string& command) {
 void train_logged(TrainOpts& o, CLI::App* cmd, report::ConsoleLog& console) {
   std::ostream& out = console.stream();
   train::RunRecord rec = resolve_record(o, cmd);
-  set_pipeline_flags(cmd, o.data_memory, o.data_threads, "train");
+  o.pipeline.apply(cmd, "train");
   TrainConfig c = *rec.spec.train;
   const auto env = dist::dist_env_from_environment();
   const bool rank0 = !env || env->world <= 1 || env->rank == 0;
@@ -319,7 +320,7 @@ void register_train_command(CLI::App& app) {
                   "train updates per backend call (a K-step module: a while over K stacked "
                   "batches; default 32 on iree, where each call is a process, else 1)");
   add_train_run_options(cmd, o->run);
-  add_pipeline_options(cmd, o->data_memory, o->data_threads);
+  o->pipeline.add(cmd, true);
   cmd->add_option("--checkpoint-every-steps", o->checkpoint_every_steps,
                   "also save last every N updates within an epoch (with the data cursor: a kill "
                   "-9 loses at most N updates; default 0: at epoch ends and on a stop only)");

@@ -5,6 +5,7 @@
 
 #include "cli/train_run.h"
 #include "core/error.h"
+#include "data/sample_source.h"
 #include "data/text.h"
 #include "spec/zoo.h"
 #include "train/config.h"
@@ -54,8 +55,22 @@ EvalSplit load_eval_split(const std::string& where, const RunTarget& t, const Tr
          t.run_dir.empty() ? "the net" : t.run_dir);
   const std::string dir = !data_flag.empty() ? data_flag : t.run ? t.run->data : "";
   EvalSplit e;
-  // The run's --limit: the same training samples (the held-out rows are drawn from them).
-  e.data = train::load_for_net(c, table, dir, t.run ? t.run->limit : 0);
+  // Scored at the net's size: a randomResizedCrop run's training split needs no whole images
+  // (its held-out rows read as the run's validation did: the centre crop at ratio 1). Scoring
+  // the test split, image folders only list the training split (never decoded).
+  TrainConfig lc = c;
+  lc.randomResizedCrop = false;
+  data::PipelineOptions& p = data::pipeline_options();
+  const bool unread = p.train_unread;
+  p.train_unread = s == "test";
+  try {
+    // The run's --limit: the same training samples (the held-out rows are drawn from them).
+    e.data = train::load_for_net(lc, table, dir, t.run ? t.run->limit : 0);
+  } catch (...) {
+    p.train_unread = unread;
+    throw;
+  }
+  p.train_unread = unread;
   if (s == "val") {
     hold_out_validation(e.data, f, c.seed, where);
     e.what = fmt::format("the validation split held out by --val-split {} ({} samples)", f,

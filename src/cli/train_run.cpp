@@ -9,7 +9,6 @@
 
 #include "cli/train_flags.h"
 #include "core/error.h"
-#include "data/sample_source.h"
 #include "layers/param_table.h"
 #include "optim/optimizer.h"
 #include "spec/summary.h"
@@ -54,34 +53,6 @@ void add_train_run_options(CLI::App* cmd, TrainRunArgs& a) {
                   "parameter-name prefixes kept fixed (e.g. layers.0 layers.1.); sets the "
                   "TrainConfig field freeze")
       ->expected(1, -1);
-}
-
-void add_pipeline_options(CLI::App* cmd, std::string& memory_mb, std::string& threads) {
-  cmd->add_option("--data-memory", memory_mb,
-                  "MiB of decoded images to hold in RAM; image folders larger stream from disk "
-                  "(default: a quarter of RAM; 0: always stream)");
-  cmd->add_option("--data-threads", threads,
-                  "decode threads of a streamed image folder (default: the cores less one)");
-  cmd->add_flag("--skip-bad-images")
-      ->description(
-          "a streamed training image that cannot be read is replaced by the next sample of "
-          "the epoch's order and counted (default: the run stops, naming the file)");
-  cmd->add_flag("--no-dct-scale")
-      ->description(
-          "decode streamed JPEGs at full resolution (else at 1/2, 1/4, 1/8 where the view keeps "
-          "its resolution; streamed batches then equal in-RAM ones bit for bit)");
-}
-
-void set_pipeline_flags(CLI::App* cmd, const std::string& memory_mb, const std::string& threads,
-                        std::string_view where) {
-  data::PipelineOptions& p = data::pipeline_options();
-  p.stream_allowed = true;
-  if (cmd->count("--data-memory"))
-    p.memory_mb = static_cast<int64_t>(number_flag(where, "--data-memory", memory_mb, 0, 1e12));
-  if (cmd->count("--data-threads"))
-    p.threads = static_cast<int>(number_flag(where, "--data-threads", threads, 1, 1024));
-  if (cmd->count("--no-dct-scale")) p.dct_scale = false;
-  p.skip_bad = cmd->count("--skip-bad-images") > 0;
 }
 
 void apply_train_run_args(CLI::App* cmd, const TrainRunArgs& a, train::RunRecord& rec) {

@@ -24,13 +24,6 @@ void add_train_run_options(CLI::App* cmd, TrainRunArgs& a);
 // head of rec.spec.net, --freeze sets TrainConfig::freeze).
 void apply_train_run_args(CLI::App* cmd, const TrainRunArgs& a, train::RunRecord& rec);
 
-// --data-memory MB, --data-threads N (image folders: in RAM below the budget, else streamed
-// on N decode threads; data/sample_source.h) and --skip-bad-images. set_pipeline_flags checks them,
-// sets data::pipeline_options() and allows streaming for this command.
-void add_pipeline_options(CLI::App* cmd, std::string& memory_mb, std::string& threads);
-void set_pipeline_flags(CLI::App* cmd, const std::string& memory_mb, const std::string& threads,
-                        std::string_view where);
-
 // A classifier trained on a user's own data (--dataset folder, or csv: named labels, or class
 // indices counting max label + 1) without --classes: when the data's class count differs from the
 // net's head, the head is resized to it (recorded as --classes N, so a resume, which takes the

@@ -124,7 +124,13 @@ Splits load_image_folder_dataset(const std::string& dir, int64_t channels, int64
                                              pipeline_options().dct_scale),
                             std::move(labels), channels, height, width, norm);
   };
-  if (whole_train && pipeline_options().stream_allowed) {
+  if (pipeline_options().train_unread) {  // listed only: full-resolution reads if ever read
+    std::vector<int32_t> labels;
+    for (const auto& f : tr) labels.push_back(f.second);
+    s.train = streamed_dataset(file_list_source(std::move(tr), channels, height, width, 1.0),
+                               std::move(labels), channels, height, width, norm);
+    if (!s.pipeline.empty()) s.pipeline += " (training split listed, not decoded)";
+  } else if (whole_train && pipeline_options().stream_allowed) {
     std::vector<int32_t> labels;
     for (const auto& f : tr) labels.push_back(f.second);
     s.train = whole_image_split(

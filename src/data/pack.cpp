@@ -404,7 +404,16 @@ Splits load_packed_dataset(const std::string& dir, int64_t channels, int64_t hei
   };
   Splits s;
   s.pipeline = how.line + fmt::format(" (packed, {} shards)", ix->shard_names.size());
-  s.train = read(split[0], 1.0, whole_train && pipeline_options().stream_allowed);
+  if (pipeline_options().train_unread) {  // listed only: full-resolution reads if ever read
+    std::vector<int32_t> labels;
+    for (size_t r : split[0]) labels.push_back(ix->records[r].label);
+    s.train = streamed_dataset(
+        std::make_shared<PackedSource>(dir, ix, split[0], channels, height, width, 1.0, false),
+        std::move(labels), channels, height, width, norm);
+    if (!s.pipeline.empty()) s.pipeline += " (training split listed, not decoded)";
+  } else {
+    s.train = read(split[0], 1.0, whole_train && pipeline_options().stream_allowed);
+  }
   if (!s_line.empty()) s.pipeline = s_line + fmt::format(" (packed, {} shards)", ix->shard_names.size());
   if (!split[1].empty()) s.test = read(split[1], crop_ratio, false);
   s.class_names = ix->classes;

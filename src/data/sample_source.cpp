@@ -124,6 +124,31 @@ class SubsetSource final : public SampleSource {
   std::vector<int64_t> rows_;
 };
 
+class ResizedSource final : public SampleSource {
+ public:
+  ResizedSource(std::shared_ptr<const SampleSource> src, int64_t c, int64_t h, int64_t w,
+                int64_t rh, int64_t rw)
+      : src_(std::move(src)), c_(c), h_(h), w_(w), rh_(rh), rw_(rw) {}
+  int64_t size() const override { return src_->size(); }
+  void read(int64_t i, uint8_t* dst) const override {
+    Tensor x(DType::kUI8, {1, c_, h_, w_});
+    src_->read(i, x.data<uint8_t>());
+    const Tensor r = resize_images(x, rh_, rw_);  // C planes: one chunk, on this thread
+    std::memcpy(dst, r.raw(), r.nbytes());
+  }
+  void read_region(int64_t i, const RegionChooser& choose, bool dct_scale,
+                   Region& out) const override {
+    src_->read_region(i, choose, dct_scale, out);
+  }
+  std::string describe() const override {
+    return fmt::format("{} (resized to {}x{})", src_->describe(), rh_, rw_);
+  }
+
+ private:
+  std::shared_ptr<const SampleSource> src_;
+  int64_t c_, h_, w_, rh_, rw_;
+};
+
 std::string mib_text(int64_t bytes) {
   const double mib = static_cast<double>(bytes) / (1024.0 * 1024.0);
   return mib >= 1024 ? fmt::format("{:.1f} GiB", mib / 1024) : fmt::format("{:.1f} MiB", mib);
@@ -176,6 +201,14 @@ int64_t estimate_whole_bytes(const SampleSource& src, int64_t probe) {
                               static_cast<double>(n));
 }
 
+void require_in_ram(const Dataset& ds, std::string_view where, std::string_view what) {
+  if (!ds.streamed()) return;
+  fail(where,
+       "{} reads the whole split, which is streamed ({}; its decoded images are over the data "
+       "memory budget): raise --data-memory MB to hold it in RAM",
+       what, ds.source->describe());
+}
+
 void rgb_to_gray(const uint8_t* chw, int64_t hw, uint8_t* out) {
   for (int64_t k = 0; k < hw; ++k)
     out[k] = static_cast<uint8_t>((chw[k] + chw[hw + k] + chw[2 * hw + k] + 1) / 3);
@@ -220,6 +253,13 @@ Dataset in_ram_dataset(const SampleSource& src, std::vector<int32_t> labels, int
     for (int64_t i = b; i < e; ++i) src.read(i, ds.x.data<uint8_t>() + i * row);
   });
   return ds;
+}
+
+std::shared_ptr<const SampleSource> resized_source(std::shared_ptr<const SampleSource> src,
+                                                   int64_t channels, int64_t height, int64_t width,
+                                                   int64_t rh, int64_t rw) {
+  if (rh < 1 || rw < 1) fail("stream", "resize to {}x{}: must be positive", rh, rw);
+  return std::make_shared<ResizedSource>(std::move(src), channels, height, width, rh, rw);
 }
 
 std::shared_ptr<const SampleSource> subset_source(std::shared_ptr<const SampleSource> src,

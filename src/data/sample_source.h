@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -50,9 +51,21 @@ std::shared_ptr<const SampleSource> file_list_source(
 std::shared_ptr<const SampleSource> decoded_source(const SampleSource& files, int64_t count,
                                                    int64_t channels, int64_t height,
                                                    int64_t width, double crop_ratio);
+// The samples of `src` (ui8 [C, H, W]) resized to [C, rh, rw] by resize_images (PIL's
+// antialiased bilinear): a streamed training split at trainRes gets exactly the bytes the in-RAM
+// path's resize of its stored split gives. read_region passes through (whole images, for
+// random-resized crops, which the Loader renders at the split's H x W).
+std::shared_ptr<const SampleSource> resized_source(std::shared_ptr<const SampleSource> src,
+                                                   int64_t channels, int64_t height, int64_t width,
+                                                   int64_t rh, int64_t rw);
 // Decoded bytes of the whole images of `src` (3·h·w each), estimated from the headers of at most
 // `probe` evenly strided samples.
 int64_t estimate_whole_bytes(const SampleSource& src, int64_t probe = 64);
+
+// Refuses a streamed split (exit 2) for a use that reads its samples whole rather than through
+// the Loader or source->read: `[where] <what> reads the whole split, which is streamed ...:
+// raise --data-memory MB`. Does nothing for an in-RAM split.
+void require_in_ram(const Dataset& ds, std::string_view where, std::string_view what);
 
 // RGB ui8 [3, hw] -> gray [hw], the rounded channel mean (a 1-channel net's images).
 void rgb_to_gray(const uint8_t* chw, int64_t hw, uint8_t* out);
@@ -80,6 +93,10 @@ struct PipelineOptions {
   bool stream_allowed = false;
   // --skip-bad-images: a training sample that cannot be read is replaced (Loader::set_skip_bad).
   bool skip_bad = false;
+  // Set by commands that score the test split only (eval, report, cam): image folders and packs
+  // list their training split (labels and class names) but never decode it; the choice above
+  // still counts it, so such a command takes the path `train` took under the same budget.
+  bool train_unread = false;
 };
 PipelineOptions& pipeline_options();
 // A quarter of MemTotal (/proc/meminfo), 1024 MiB when it cannot be read.

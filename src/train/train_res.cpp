@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "data/image.h"
+#include "data/sample_source.h"
 #include "layers/param_table.h"
 
 namespace netspec::train {
@@ -42,7 +43,13 @@ std::optional<TrainResolution> train_resolution(const NetSpec& net, const ParamT
     fail("train", "trainRes {}: the net's parameters or output change at {}x{} (output {} vs {})",
          r, r, r, shape_str(tr.table.output), shape_str(table.output));
   tr.train = train;
-  tr.train.x = data::resize_images(train.x, r, r);
+  if (train.streamed()) {  // each sample resized as it is read: the same bytes as below
+    const Shape& s = train.x.shape();
+    tr.train.source = data::resized_source(train.source, s[1], s[2], s[3], r, r);
+    tr.train.x = Tensor::wrap(DType::kUI8, {s[0], s[1], r, r}, nullptr);  // shape only
+  } else {
+    tr.train.x = data::resize_images(train.x, r, r);
+  }
   return tr;
 }
 

@@ -46,20 +46,12 @@ void check_split(const data::Dataset& d, const char* name, const ParamTable& tab
 
 // A streamed training split (data/sample_source.h) reaches the step through the Loader only;
 // what reads the whole split at once is refused, naming the way back to the in-RAM path.
-void refuse_for_stream(const TrainConfig& c, const tasks::Task& task) {
-  std::string what;
+void refuse_for_stream(const tasks::Task& task) {
   if (task.kind() != tasks::TaskKind::classification)
-    what = fmt::format("the {} task", tasks::task_name(task.kind()));
-  else if (c.trainRes > 0 && c.randomResizedCrop)
-    fail("train", "randomResizedCrop with trainRes on whole-image folders or packs is not "
-         "supported yet (the crops are rendered at the net's input size; drop trainRes)");
-  else if (c.trainRes > 0)
-    what = "trainRes";
-  if (!what.empty())
     fail("train",
          "the training split is streamed (its decoded images are over the data memory budget) "
-         "and {} needs it in RAM: raise --data-memory MB",
-         what);
+         "and the {} task needs it in RAM: raise --data-memory MB",
+         tasks::task_name(task.kind()));
 }
 
 // A resumed data cursor (checkpoint.h) must describe this run's permutation: the same seed and,
@@ -161,7 +153,7 @@ TrainResult run_training(const SpecFile& spec, const Splits& data, const TrainOp
     fail("train", "useTTA averages views of the training augmentation: set augment = true");
   task->check(data.train);
   check_monitor(c, *task);  // before the run dir is written: a refused run leaves none
-  if (data.train.streamed()) refuse_for_stream(c, *task);
+  if (data.train.streamed()) refuse_for_stream(*task);
 
   // trainRes: the train step runs on trainRes x trainRes images, evaluation at the net's size.
   const std::optional<TrainResolution> tres = train_resolution(net, table, c, data.train);

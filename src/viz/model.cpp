@@ -8,11 +8,13 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <vector>
 
 #include "core/error.h"
 #include "core/npy.h"
 #include "data/datasets.h"
 #include "data/image.h"
+#include "data/sample_source.h"
 #include "emit/emit.h"
 #include "layers/param_table.h"
 #include "spec/zoo.h"
@@ -185,7 +187,14 @@ report::RgbImage sample_picture(const data::Dataset& ds, int64_t i, DatasetKind 
   if (ds.x.dtype() == DType::kF32) return tensor_picture(ds.x.data<float>() + i * n, chw, kind);
   if (ds.x.dtype() != DType::kUI8)
     fail("picture", "dataset samples must be f32 or ui8 (got {})", ds.x.type_str());
-  const uint8_t* p = ds.x.data<uint8_t>() + i * n;
+  if (i < 0 || i >= ds.size())
+    fail("picture", "sample {} out of range (the split has {})", i, ds.size());
+  std::vector<uint8_t> row;  // a streamed sample, read through the split's source
+  if (ds.streamed()) {
+    row.resize(static_cast<size_t>(n));
+    ds.source->read(i, row.data());
+  }
+  const uint8_t* p = ds.streamed() ? row.data() : ds.x.data<uint8_t>() + i * n;
   report::RgbImage img(static_cast<int>(chw[2]), static_cast<int>(chw[1]));
   const int64_t hw = chw[1] * chw[2];
   for (int64_t j = 0; j < hw; ++j)

@@ -43,7 +43,8 @@ Tensor input_from_pixels(const Tensor& px, const Shape& in, DatasetKind kind,
 // .npy / normalised sample mapped back to pixels (x · std + mean, clamped to [0, 1]).
 report::RgbImage input_picture(const std::string& path, const Shape& in, DatasetKind kind,
                                double crop_ratio);
-// Sample i of a dataset as a picture (ui8 pixels, or f32 values un-normalised for `kind`).
+// Sample i of a dataset as a picture (ui8 pixels, or f32 values un-normalised for `kind`); a
+// streamed split's sample is read through its SampleSource.
 report::RgbImage sample_picture(const data::Dataset& ds, int64_t i, DatasetKind kind);
 // A normalised f32 [C, H, W] sample as a picture.
 report::RgbImage tensor_picture(const float* x, const Shape& chw, DatasetKind kind);

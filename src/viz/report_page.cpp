@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/safetensors.h"
 #include "data/loader.h"
+#include "data/sample_source.h"
 #include "exec/backend.h"
 #include "report/canvas.h"
 #include "report/loss_plot.h"
@@ -250,6 +251,12 @@ std::string timings_section(const std::vector<report::Row>& epochs, double eval_
 std::string task_sections(const Model& m, tasks::TaskKind task, const ReportOptions& o,
                           const ReportData& d, exec::Backend& be, double& eval_s) {
   const report::EvalLog log{o.log, o.tty};  // every task prints its evaluation's progress
+  // Classification, regression and DDPM read the split through the Loader (and its source for
+  // their pictures); the other tasks' sections read its tensors whole.
+  if (task != tasks::TaskKind::classification && task != tasks::TaskKind::regression &&
+      task != tasks::TaskKind::diffusion)
+    data::require_in_ram(d.splits.test, "report",
+                         fmt::format("the {} task's report", tasks::task_name(task)));
   if (task == tasks::TaskKind::segmentation) {
     const SegScored s = score_segmentation(m, d.splits.test, be, log);
     eval_s = s.seconds;

@@ -3,7 +3,8 @@
 // `data pack` round-trips (a raw pack trains identically to its folder, a JPEG pack at
 // --max-side trains); a truncated shard, a corrupt payload and a corrupt image mid-set stop the
 // run with exit status 2, naming the file. `--dataset packed` trains from a pack, with
-// randomResizedCrop the same in RAM and streamed (--no-dct-scale).
+// randomResizedCrop the same in RAM and streamed (--no-dct-scale); trainRes (with or without
+// randomResizedCrop) trains a streamed folder as in RAM.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -13,7 +14,7 @@
 #include <random>
 
 #include "cli/cli_util.h"
-#include "data/image_fixture.h"
+#include "cli/stream_fixture.h"
 
 namespace netspec::cli_test {
 namespace {
@@ -21,46 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 
 bool has(const std::string& out, const std::string& s) { return out.find(s) != std::string::npos; }
-
-// DIR/{train,val}/<c0..c2>/: JPEGs and PNGs of varied sizes whose colour is the class.
-void write_tree(const fs::path& d) {
-  std::mt19937 r(3);
-  for (const char* split : {"train", "val"})
-    for (int c = 0; c < 3; ++c) {
-      fs::create_directories(d / split / fmt::format("c{}", c));
-      for (int i = 0; i < (split[0] == 't' ? 10 : 4); ++i) {
-        const int w = 14 + static_cast<int>(r() % 20), h = 14 + static_cast<int>(r() % 20);
-        std::vector<uint8_t> px(static_cast<size_t>(w * h * 3));
-        for (size_t k = 0; k < px.size(); ++k)
-          px[k] = static_cast<uint8_t>(k % 3 == static_cast<size_t>(c) ? 200 : r() % 90);
-        const fs::path base = d / split / fmt::format("c{}", c) / fmt::format("{:02}", i);
-        if (i % 2)
-          std::ofstream(base.string() + ".jpg", std::ios::binary) << test::jpeg_bytes(w, h, 3, px);
-        else
-          test::write_png(base.string() + ".png", w, h, PNG_FORMAT_RGB, px);
-      }
-    }
-}
-
-fs::path spec(const fs::path& d) {
-  fs::path p = d / "net.json";
-  std::ofstream(p) << R"({"name": "tiny-stream", "inputChannels": 3, "inputHeight": 12,
- "inputWidth": 12, "layers": [{"kind": "flatten"}, {"kind": "dense", "in": 432, "out": 3}]})";
-  return p;
-}
-
-// The per-step losses of a run (steps.csv without its timing columns).
-std::string step_losses(const fs::path& run) {
-  std::ifstream f(run / "steps.csv");
-  std::string out;
-  for (std::string line; std::getline(f, line);) {
-    int commas = 0;
-    size_t k = 0;
-    while (k < line.size() && !(line[k] == ',' && ++commas == 4)) ++k;
-    out += line.substr(0, k) + "\n";  // step, epoch, train_loss, lr
-  }
-  return out;
-}
 
 Result train(const fs::path& d, const fs::path& data, const std::string& run,
              const std::string& extra) {
@@ -161,6 +122,35 @@ TEST(StreamCli, PackedDatasetTrainsWithRandomResizedCrop) {
   Result bad = train_packed(d, d / "data", "bad", "");
   EXPECT_EQ(bad.status, 2) << bad.out;
   EXPECT_TRUE(has(bad.out, "index.nspack")) << bad.out;
+}
+
+// trainRes on a streamed folder: each sample resized to 8x8 as it is read gives the in-RAM run's
+// losses and weights (--no-dct-scale); randomResizedCrop with trainRes renders its crops at 8x8,
+// in RAM (whole images decoded) and streamed alike.
+TEST(StreamCli, StreamedTrainResTrainsAsInRam) {
+  fs::path d = temp_dir("ns_stream_", "tres");
+  write_tree(d / "data");
+  auto run = [&](const std::string& name, const std::string& extra) {
+    return sh(
+        fmt::format("train {} --dataset folder --data {} --epochs 2 --batch 8 --set "
+                    "trainRes=8 --run-dir {} {}",
+                    pooled_spec(d).string(), (d / "data").string(), (d / name).string(), extra));
+  };
+  for (const std::string aug : {"augment=true", "randomResizedCrop=true"}) {
+    Result ram = run(aug + "-ram", "--set " + aug);
+    ASSERT_EQ(ram.status, 0) << ram.out;
+    EXPECT_TRUE(has(ram.out, "trainRes: training at 8x8, evaluating at 12x12")) << ram.out;
+    Result st =
+        run(aug + "-st", "--set " + aug + " --data-memory 0 --no-dct-scale --data-threads 2");
+    ASSERT_EQ(st.status, 0) << st.out;
+    EXPECT_TRUE(has(st.out, "data: streaming")) << st.out;
+    const std::string losses = step_losses(d / (aug + "-ram"));
+    EXPECT_GT(std::count(losses.begin(), losses.end(), '\n'), 4) << losses;
+    EXPECT_EQ(step_losses(d / (aug + "-st")), losses) << aug;
+    EXPECT_EQ(slurp(d / (aug + "-st") / "last.safetensors"),
+              slurp(d / (aug + "-ram") / "last.safetensors"))
+        << aug;
+  }
 }
 
 TEST(StreamCli, CorruptImageMidSetStopsTheRun) {

@@ -17,6 +17,7 @@
 #include <random>
 
 #include "cli/cli_util.h"
+#include "cli/stream_fixture.h"
 #include "data/image_fixture.h"
 
 namespace netspec::cli_test {
@@ -58,19 +59,6 @@ fs::path spec(const fs::path& d, int side) {
  "layers": [{{"kind": "flatten"}}, {{"kind": "dense", "in": {1}, "out": 3}}]}})",
       side, side * side * 3);
   return p;
-}
-
-// The per-step losses of a run (steps.csv without its timing columns).
-std::string step_losses(const fs::path& run) {
-  std::ifstream f(run / "steps.csv");
-  std::string out;
-  for (std::string line; std::getline(f, line);) {
-    int commas = 0;
-    size_t k = 0;
-    while (k < line.size() && !(line[k] == ',' && ++commas == 4)) ++k;
-    out += line.substr(0, k) + "\n";  // step, epoch, train_loss, lr
-  }
-  return out;
 }
 
 std::string train_args(const fs::path& d, const std::string& run, const std::string& extra) {

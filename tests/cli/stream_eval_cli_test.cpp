@@ -1,0 +1,190 @@
+// eval, report and cam of a run whose image folder streams (--data-memory 0): the same accuracy,
+// loss and count as in RAM (exactly with --no-dct-scale, also across 2 processes; within a sample
+// and 2 % of the loss with DCT-scaled decodes), the same report sections (confusion, per-class
+// accuracy, pictures), the same Grad-CAM panels of split samples; a streamed run's own final test
+// accuracy is what `eval --data-memory 0` reproduces; a task that reads its split whole is
+// refused, exit 2.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "cli/cli_util.h"
+#include "cli/stream_fixture.h"
+
+namespace netspec::cli_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool has(const std::string& out, const std::string& s) { return out.find(s) != std::string::npos; }
+
+// The line of `out` that starts with `prefix` ("" when none).
+std::string line_of(const std::string& out, const std::string& prefix) {
+  std::istringstream is(out);
+  for (std::string l; std::getline(is, l);)
+    if (l.rfind(prefix, 0) == 0) return l;
+  return "";
+}
+
+// The number after `key` in `line` ("loss 0.1234" -> 0.1234); NaN when absent.
+double number_after(const std::string& line, const std::string& key) {
+  const size_t k = line.find(key);
+  return k == std::string::npos ? std::nan("") : std::stod(line.substr(k + key.size()));
+}
+
+Result train(const fs::path& d, const std::string& run, const std::string& extra) {
+  return sh(fmt::format("train {} --dataset folder --data {} --epochs 2 --batch 8 --run-dir {} {}",
+                        spec(d).string(), (d / "data").string(), (d / run).string(), extra));
+}
+
+Result eval(const fs::path& run, const std::string& extra) {
+  return sh(fmt::format("eval {} --checkpoint {} {}", run.string(),
+                        (run / "last.safetensors").string(), extra));
+}
+
+TEST(StreamEvalCli, EvalStreamsAsInRam) {
+  fs::path d = temp_dir("ns_seval_", "eval");
+  write_tree(d / "data", 3);  // 42-99 px: every JPEG's 13 px cover decodes at 1/2 or 1/4
+  ASSERT_EQ(train(d, "run", "").status, 0);
+  Result ram = eval(d / "run", "");
+  ASSERT_EQ(ram.status, 0) << ram.out;
+  EXPECT_TRUE(has(ram.out, "data: in RAM, 42 images")) << ram.out;
+  // Full-resolution decodes: the in-RAM bytes, so the same loss, top-1 and count to the digit.
+  Result st = eval(d / "run", "--data-memory 0 --no-dct-scale --data-threads 2");
+  ASSERT_EQ(st.status, 0) << st.out;
+  EXPECT_TRUE(has(st.out, "data: streaming 42 images")) << st.out;
+  EXPECT_TRUE(has(st.out, "2 decode threads")) << st.out;
+  const std::string line = line_of(ram.out, "eval tiny-stream");
+  ASSERT_TRUE(has(line, "count 12")) << ram.out;
+  EXPECT_EQ(line_of(st.out, "eval tiny-stream"), line);
+  // Two processes (`netspec launch`), each decoding only its batches (0, 2 and 1 of 3): the
+  // one-process line.
+  const std::string four = "--data-memory 0 --no-dct-scale --batch 4";
+  const std::string one = line_of(eval(d / "run", four).out, "eval tiny-stream");
+  Result two =
+      sh(fmt::format("launch --nproc 2 -- eval {} --checkpoint {} {}", (d / "run").string(),
+                     (d / "run" / "last.safetensors").string(), four));
+  ASSERT_EQ(two.status, 0) << two.out;
+  EXPECT_TRUE(has(two.out, one + "  (2 processes)")) << one << "\n" << two.out;
+  // DCT-scaled decodes (the default when streaming): the JPEGs' pixels move by about a level,
+  // so the loss moves a little and at most one of the 12 samples may change its class.
+  Result dct = eval(d / "run", "--data-memory 0");
+  ASSERT_EQ(dct.status, 0) << dct.out;
+  const std::string dl = line_of(dct.out, "eval tiny-stream");
+  EXPECT_NEAR(number_after(dl, "loss "), number_after(line, "loss "),
+              0.02 * number_after(line, "loss ") + 1e-4)
+      << dl << "\n"
+      << line;
+  EXPECT_NEAR(number_after(dl, "top-1 "), number_after(line, "top-1 "), 100.0 / 12 + 1e-6);
+  Result bad = eval(d / "run", "--data-memory lots");
+  EXPECT_EQ(bad.status, 2) << bad.out;
+  EXPECT_TRUE(has(bad.out, "--data-memory")) << bad.out;
+}
+
+// A run trained streamed (DCT-scaled decodes) ends with a test accuracy and validation loss that
+// `eval --data-memory 0` of its last checkpoint prints again: train's evaluation and eval take the
+// same path.
+TEST(StreamEvalCli, EvalReproducesAStreamedRunsTestAccuracy) {
+  fs::path d = temp_dir("ns_seval_", "same");
+  write_tree(d / "data", 3);
+  // The pooled net's loss (~1.1) shows the DCT-scaled pixels in its 4th digit (1.1287 here, 1.1286
+  // from full-resolution decodes); the dense net is too sure of these colours to.
+  Result tr =
+      sh(fmt::format("train {} --dataset folder --data {} --epochs 2 --batch 8 --run-dir {} "
+                     "--data-memory 0",
+                     pooled_spec(d).string(), (d / "data").string(), (d / "run").string()));
+  ASSERT_EQ(tr.status, 0) << tr.out;
+  const std::string fin = line_of(tr.out, "test accuracy ");
+  const std::string last = line_of(tr.out, "epoch 2/2");
+  ASSERT_FALSE(fin.empty() || last.empty()) << tr.out;
+  Result ev = eval(d / "run", "--data-memory 0");
+  ASSERT_EQ(ev.status, 0) << ev.out;
+  const std::string line = line_of(ev.out, "eval tiny-gap");
+  EXPECT_TRUE(has(line, fmt::format("top-1 {:.2f}%", number_after(fin, "test accuracy "))))
+      << fin << "\n"
+      << ev.out;
+  EXPECT_TRUE(has(line, fmt::format("loss {:.4f}", number_after(last, "val loss "))))
+      << last << "\n"
+      << ev.out;
+}
+
+// The report's evaluation sections (top-1, confusion matrix, per-class accuracy, most
+// confidently wrong images, Grad-CAM panels) without the evaluation's time.
+std::string evaluation_sections(const fs::path& html) {
+  const std::string page = slurp(html);
+  const size_t a = page.find("<h2 id=\"evaluation\">"), b = page.find("<h2 id=\"timings\">");
+  if (a == std::string::npos || b == std::string::npos) return "";
+  return std::regex_replace(page.substr(a, b - a), std::regex("\\([0-9.]+ s\\)"), "(T s)");
+}
+
+TEST(StreamEvalCli, ReportAndCamStreamAsInRam) {
+  fs::path d = temp_dir("ns_seval_", "report");
+  write_tree(d / "data");
+  // A conv net that pools globally (Grad-CAM's feature map), one epoch: some samples wrong.
+  Result tr =
+      sh(fmt::format("train {} --dataset folder --data {} --epochs 1 --batch 8 --run-dir {}",
+                     pooled_spec(d).string(), (d / "data").string(), (d / "run").string()));
+  ASSERT_EQ(tr.status, 0) << tr.out;
+  Result ram = sh(fmt::format("report {} -o {}", (d / "run").string(), (d / "ram.html").string()));
+  ASSERT_EQ(ram.status, 0) << ram.out;
+  Result st = sh(fmt::format("report {} -o {} --data-memory 0 --no-dct-scale", (d / "run").string(),
+                             (d / "st.html").string()));
+  ASSERT_EQ(st.status, 0) << st.out;
+  EXPECT_EQ(st.out.rfind("data: streaming 42 images", 0), 0u) << st.out;  // the first line
+  const std::string sections = evaluation_sections(d / "ram.html");
+  ASSERT_TRUE(has(sections, "top-1 <b>")) << sections.substr(0, 400);
+  ASSERT_TRUE(has(sections, "id=\"confusion\"")) << sections.substr(0, 400);
+  ASSERT_TRUE(has(sections, "Grad-CAM of sample")) << sections.substr(0, 2000);
+  ASSERT_TRUE(has(sections, "most confidently wrong images")) << sections.substr(0, 2000);
+  EXPECT_EQ(evaluation_sections(d / "st.html"), sections);
+
+  // cam of split samples: the same panels and lines, the streamed split decoding only those.
+  Result cr =
+      sh(fmt::format("cam {} --samples 3 -o {}", (d / "run").string(), (d / "cam_ram").string()));
+  ASSERT_EQ(cr.status, 0) << cr.out;
+  Result cs = sh(fmt::format("cam {} --samples 3 -o {} --data-memory 0 --no-dct-scale",
+                             (d / "run").string(), (d / "cam_st").string()));
+  ASSERT_EQ(cs.status, 0) << cs.out;
+  EXPECT_TRUE(has(cs.out, "data: streaming 42 images")) << cs.out;
+  int panels = 0;
+  for (const auto& f : fs::directory_iterator(d / "cam_ram")) {
+    ++panels;
+    EXPECT_EQ(slurp(f.path()), slurp(d / "cam_st" / f.path().filename())) << f.path();
+  }
+  EXPECT_EQ(panels, 3);
+  EXPECT_TRUE(fs::exists(d / "cam_ram" / "sample-2.cam.png"));  // rows 2, 6, 10 of 12
+  auto lines = [](const std::string& out, const std::string& dir) {
+    std::string s = std::regex_replace(out, std::regex("data: [^\n]*\n"), "");
+    return std::regex_replace(s, std::regex(dir), "DIR");
+  };
+  EXPECT_EQ(lines(cs.out, (d / "cam_st").string()), lines(cr.out, (d / "cam_ram").string()));
+  Result both = sh(fmt::format("cam {} --samples 2 {}", (d / "run").string(),
+                               (d / "data" / "val" / "c0" / "00.png").string()));
+  EXPECT_EQ(both.status, 2) << both.out;
+}
+
+// A task whose evaluation reads its split's tensors whole (segmentation here: the same weights
+// under a per-pixel loss) is refused on a streamed split, naming --data-memory.
+TEST(StreamEvalCli, ATaskThatCannotStreamIsRefused) {
+  fs::path d = temp_dir("ns_seval_", "refuse");
+  write_tree(d / "data");
+  ASSERT_EQ(train(d, "run", "").status, 0);
+  const fs::path seg = d / "seg.json";
+  std::ofstream(seg) << R"({"name": "tiny-stream", "inputChannels": 3, "inputHeight": 12,
+ "inputWidth": 12, "layers": [{"kind": "flatten"}, {"kind": "dense", "in": 432, "out": 3}],
+ "train": {"dataset": "folder", "lossKind": "perPixelCE"}})";
+  Result r = sh(fmt::format("eval {} --checkpoint {} --data {} --data-memory 0", seg.string(),
+                            (d / "run" / "last.safetensors").string(), (d / "data").string()));
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "the segmentation task's evaluation reads the whole split")) << r.out;
+  EXPECT_TRUE(has(r.out, "--data-memory")) << r.out;
+}
+
+}  // namespace
+}  // namespace netspec::cli_test
