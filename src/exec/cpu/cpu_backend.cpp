@@ -46,10 +46,8 @@ std::shared_ptr<uint8_t[]> aligned_storage(size_t bytes, bool arena) {
   return std::shared_ptr<uint8_t[]>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
 }
 
-}  // namespace
+std::atomic<int64_t> kept_refresh_count{0};  // KeptCopy::refreshed calls, process-wide
 
-namespace {
-std::atomic<int64_t> kept_refresh_count{0};
 }  // namespace
 
 void KeptCopy::refreshed(uint64_t g) {
@@ -167,14 +165,14 @@ void run_ref_step(const Plan& P, State& S, const Step& st, ref::RunContext& ctx,
         in_arena(P, S, out_t[i]) ? out_t[i].clone() : std::move(out_t[i]);
 }
 
-}  // namespace
-
 // The kept number of value `id` for a step's RunArgs::in_gen (0: may change between calls).
 uint64_t kept_gen(const Plan& P, int id, const uint64_t* arg_gens) {
   const ValInfo& V = P.vals[static_cast<size_t>(id)];
   if (V.src == Src::kConst) return P.const_gen;
   return V.src == Src::kArg && arg_gens ? arg_gens[V.arg] : 0;
 }
+
+}  // namespace
 
 void run_steps(const Plan& P, State& S, const Tensor* const* inputs, ref::RunContext& ctx,
                const ref::Scope* outer, const uint64_t* arg_gens) {
