@@ -238,7 +238,8 @@ void time_session(const BenchOpts& o, exec::Backend& backend,
 }
 
 // --module eval: the eval module on one random batch, called warmup + steps times through a
-// session (parameters as initialised, BN running means 0 and variances 1); prints latency, images/s and max RSS.
+// session (parameters as initialised, BN running means 0 and variances 1); prints latency,
+// images/s and max RSS.
 void time_eval(const BenchOpts& o, const SpecFile& spec, const ParamTable& table,
                const TrainConfig& c, exec::Backend& backend, std::mt19937& rng) {
   const int64_t rows = c.batchSize * losses::rows_per_sample(c);  // net rows (nerf: points)
