@@ -4,10 +4,12 @@
 // `--samples N` instead explains N samples of the run's evaluation split (evenly strided, as
 // `report --limit`; --split, --data as for `eval`), written as sample-<index>.cam.png; an image
 // folder over the data memory budget streams (--data-memory, pipeline_flags.h) and only those N
-// samples are decoded. Classifiers and segmenters (which explain class K over the pixels they
-// predict as K, by default the most predicted non-background class, and print pixel shares); the
-// other tasks make no class decision to explain and are refused.
+// samples are decoded; with --skip-bad-images an unreadable one is left out, counted.
+// Classifiers and segmenters (which explain class K over the pixels they predict as K, by
+// default the most predicted non-background class, and print pixel shares); the other tasks make
+// no class decision to explain and are refused.
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 
@@ -16,9 +18,11 @@
 #include "cli/run_target.h"
 #include "core/error.h"
 #include "data/loader.h"
+#include "data/sample_source.h"
 #include "layers/param_table.h"
 #include "report/pictures.h"
 #include "tasks/task.h"
+#include "train/evaluate.h"
 #include "viz/cam.h"
 
 namespace netspec::cli {
@@ -70,13 +74,23 @@ CamInputs split_inputs(const CamOpts& o, CLI::App* cmd, const std::string& targe
   for (int64_t i = 0; i < k; ++i) rows.push_back((2 * i + 1) * n / (2 * k));
   const data::Dataset sub = data::take_rows(ds, rows);
   data::Loader ld(sub, k, false, 0);
+  ld.set_skip_bad(sub.streamed() && data::pipeline_options().skip_bad);  // left out, counted
   ld.start_epoch(0);
   CamInputs in;
-  Tensor y;
-  ld.batch(0, in.x, y);
-  for (int64_t j = 0; j < k; ++j) {
-    const int64_t i = rows[static_cast<size_t>(j)];
-    in.pictures.push_back(viz::sample_picture(sub, j, m.train.dataset));
+  Tensor x, y;
+  std::vector<int64_t> read;  // the rows of sub read (all but the unreadable ones)
+  const int64_t kept = ld.batch(0, x, y, &read);
+  if (const data::Loader::Skipped sk = ld.skipped(); sk.count > 0) {
+    std::cout << train::skipped_eval_line("cam", sk.count, sk.first, kept) << "\n";
+    if (kept == 0) fail("cam", "--samples: none of the {} samples could be read", k);
+  }
+  Shape xs = x.shape();  // the Grad-CAM module's batch: the samples read
+  xs[0] = kept;
+  in.x = Tensor(x.dtype(), xs);
+  std::memcpy(in.x.raw(), x.raw(), in.x.nbytes());
+  for (int64_t j = 0; j < kept; ++j) {
+    const int64_t r = read[static_cast<size_t>(j)], i = rows[static_cast<size_t>(r)];
+    in.pictures.push_back(viz::sample_picture(sub, r, m.train.dataset));
     in.names.push_back(
         fmt::format("sample {} ({}, label {})", i, e.what, m.class_name(y.data<int32_t>()[j])));
     in.stems.push_back(fmt::format("sample-{}", i));

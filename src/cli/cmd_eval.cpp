@@ -1,16 +1,19 @@
 // `netspec eval NET|FILE.json|RUN_DIR [--checkpoint PATH] [--dataset NAME] [--data DIR]
-// [--batch B] [--backend cpu|ref|xla] [--data-memory MB] [--data-threads N] [--no-dct-scale]`:
+// [--batch B] [--backend cpu|ref|xla] [--data-memory MB] [--data-threads N] [--no-dct-scale]
+// [--skip-bad-images]`:
 // loads the parameters and BN running statistics from a checkpoint (last or best) and prints the
 // test split's loss, top-1, top-5 (when classes > 5) and sample count. A run dir (or its
 // config.json) gives the net, dataset, data, limit, vocabulary and checkpoint (its best); flags
 // given override them. A run trained with --val-split F is scored on the validation split it held
 // out (the same seeded permutation), and the output says so (--split test: the test split
 // instead). Image folders and packs over the data memory budget stream through the Loader, as in
-// `train`, and the "data: ..." line says which path was taken. Segmentation runs print mIoU, Dice
-// and pixel accuracy; DDPM runs the noise-prediction MSE on the first 1024 test images, as
-// training's validation does; protein-fold runs (af2Fold) FAPE, lDDT-Cα and distogram CE; NeRF
-// runs render every held-out ray and print PSNR. Started by `netspec launch` (WORLD_SIZE > 1),
-// each process evaluates its share of the test batches and rank 0 prints the whole split's metrics.
+// `train`, and the "data: ..." line says which path was taken; with --skip-bad-images a streamed
+// sample that cannot be read is left out of the scores, counted in one line. Segmentation runs
+// print mIoU, Dice and pixel accuracy; DDPM runs the noise-prediction MSE on the first 1024 test
+// images, as training's validation does; protein-fold runs (af2Fold) FAPE, lDDT-Cα and
+// distogram CE; NeRF runs render every held-out ray and print PSNR. Started by `netspec launch`
+// (WORLD_SIZE > 1), each process evaluates its share of the test batches and rank 0 prints the
+// whole split's metrics.
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -85,6 +88,7 @@ void register_eval_command(CLI::App& app) {
       fp["checkpoint"] = std::filesystem::absolute(t.checkpoint).string();
       fp["batch"] = c.batchSize;
       fp["test_samples"] = data.test.size();
+      fp["skip_bad_images"] = data::pipeline_options().skip_bad;  // one policy for every rank
       group = dist::ProcessGroup::join(*env, fp.dump());
     }
     const train::RankSplit split{group ? &group->comm() : nullptr, group ? env->rank : 0};
@@ -115,6 +119,8 @@ void register_eval_command(CLI::App& app) {
             ? tasks::fold_evaluate(ev, s.params, s.running, data.test, split)
             : ev.run(s.params, s.running, data.test, {}, split.group, split.rank);
     if (split.rank != 0) return;
+    if (m.skipped > 0)  // --skip-bad-images: the metrics below are over the samples read
+      std::cout << train::skipped_eval_line("eval", m.skipped, m.skipped_first, m.count) << "\n";
     // Text: the corpus's validation windows (no --val-split), named by the dataset alone.
     std::cout << fmt::format("eval {} ({} epochs, step {}) on {}{}: loss {:.4f}", t.spec.net.name,
                              s.epoch, s.step, enum_name(c.dataset), data.text ? "" : ", " + es.what,

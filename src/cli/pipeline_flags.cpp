@@ -12,11 +12,13 @@ void PipelineFlags::add(CLI::App* cmd, bool train) {
                   "(default: a quarter of RAM; 0: always stream)");
   cmd->add_option("--data-threads", threads,
                   "decode threads of a streamed image folder (default: the cores less one)");
-  if (train)
-    cmd->add_flag("--skip-bad-images")
-        ->description(
-            "a streamed training image that cannot be read is replaced by the next sample of "
-            "the epoch's order and counted (default: the run stops, naming the file)");
+  cmd->add_flag("--skip-bad-images")
+      ->description(
+          train ? "a streamed training image that cannot be read is replaced by the next sample "
+                  "of the epoch's order, a streamed test image left out of the scores; both "
+                  "counted (default: the run stops, naming the file)"
+                : "a streamed image that cannot be read is left out of the scores and counted "
+                  "(default: the command stops, naming the file)");
   cmd->add_flag("--no-dct-scale")
       ->description(
           "decode streamed JPEGs at full resolution (else at 1/2, 1/4, 1/8 where the view keeps "
@@ -31,8 +33,7 @@ void PipelineFlags::apply(CLI::App* cmd, std::string_view where) const {
   if (cmd->count("--data-threads"))
     p.threads = static_cast<int>(number_flag(where, "--data-threads", threads, 1, 1024));
   if (cmd->count("--no-dct-scale")) p.dct_scale = false;
-  p.skip_bad = cmd->get_option_no_throw("--skip-bad-images") != nullptr &&
-               cmd->count("--skip-bad-images") > 0;
+  p.skip_bad = cmd->count("--skip-bad-images") > 0;
 }
 
 }  // namespace netspec::cli

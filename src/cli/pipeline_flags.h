@@ -1,7 +1,7 @@
 // The data-pipeline flags every command that reads a dataset split through the Loader shares
-// (train, eval, report, cam --samples): --data-memory MB, --data-threads N, --no-dct-scale, and
-// for train --skip-bad-images. Image folders and packs whose decoded size is over the budget then
-// stream from disk (data/sample_source.h); the command prints the one-line choice.
+// (train, eval, report, cam --samples): --data-memory MB, --data-threads N, --no-dct-scale and
+// --skip-bad-images. Image folders and packs whose decoded size is over the budget then stream
+// from disk (data/sample_source.h); the command prints the one-line choice.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>
@@ -11,7 +11,7 @@ namespace netspec::cli {
 
 struct PipelineFlags {
   std::string memory_mb, threads;
-  // Adds the flags to cmd; `train` also adds --skip-bad-images (a training-split policy).
+  // Adds the flags to cmd (train: --skip-bad-images's help names both of its splits).
   void add(CLI::App* cmd, bool train = false);
   // Checks the values given (number_flag, naming `where`), sets data::pipeline_options() and
   // allows streaming for this command.

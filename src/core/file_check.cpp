@@ -130,12 +130,28 @@ void ensure_writable_dir(std::string_view where, const std::string& path, std::s
 }
 
 void write_file_atomic(const std::string& path, std::string_view bytes, std::string_view where) {
+  write_file_atomic(
+      path, [bytes](const ChunkSink& sink) { sink(bytes); }, where);
+}
+
+void write_file_atomic(const std::string& path,
+                       const std::function<void(const ChunkSink&)>& produce,
+                       std::string_view where) {
   static std::atomic<uint64_t> counter{0};
   const std::string tmp = fmt::format("{}.{}.{}.tmp", path, ::getpid(), counter++);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd < 0) fail(where, "cannot create '{}' ({})", tmp, std::strerror(errno));
-  if (!write_all(fd, bytes)) {
-    int e = errno;
+  int e = 0;
+  try {  // the producer may throw too: the temp file never stays behind
+    produce([&](std::string_view bytes) {
+      if (e == 0 && !write_all(fd, bytes)) e = errno;
+    });
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  if (e != 0) {
     ::close(fd);
     ::unlink(tmp.c_str());
     fail(where, "write to '{}' failed ({})", tmp, std::strerror(e));

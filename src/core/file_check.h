@@ -5,6 +5,7 @@
 // the target, so readers never see a partial file and a planted link is never followed.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -45,6 +46,12 @@ void ensure_writable_dir(std::string_view where, const std::string& path,
 // symlink is refused, never followed), then renames it over PATH. Errors name the file and carry
 // errno's text.
 void write_file_atomic(const std::string& path, std::string_view bytes,
+                       std::string_view where = "write");
+// The same, the content given piece by piece: `produce` calls its sink with each chunk in order
+// (a long file is rewritten without holding it whole).
+using ChunkSink = std::function<void(std::string_view)>;
+void write_file_atomic(const std::string& path,
+                       const std::function<void(const ChunkSink&)>& produce,
                        std::string_view where = "write");
 
 // True for the temp names write_file_atomic uses for `name` (NAME.<pid>.<n>.tmp, and NAME.tmp of

@@ -69,44 +69,26 @@ Tensor decode_png(const std::string& bytes, const std::string& path, int out = 3
   return to_chw(px.data(), im.height, im.width, 4, out);
 }
 
-// Only C objects live in this frame across setjmp, so the longjmp skips no destructor. Returns
-// an empty string on success, else libjpeg's message.
-// A header over `max_pixels` returns "" with px empty and h, w set, before any allocation.
+// libjpeg's message, or "" on success (with_jpeg: px and the outputs are references). A header
+// over `max_pixels` returns "" with px empty and h, w set, before any allocation.
 std::string decode_jpeg_raw(const std::string& bytes, std::vector<uint8_t>& px, int64_t& h,
                             int64_t& w, int& channels, bool& inverted, int64_t max_pixels) {
-  jpeg_decompress_struct cinfo;
-  JpegErr err;
-  use_jpeg_err(cinfo, err);
-  if (setjmp(err.jump)) {
-    jpeg_destroy_decompress(&cinfo);
-    return err.msg[0] ? err.msg : "unknown libjpeg error";
-  }
-  jpeg_create_decompress(&cinfo);
-  jpeg_mem_src(&cinfo, reinterpret_cast<const unsigned char*>(bytes.data()),
-               static_cast<unsigned long>(bytes.size()));
-  jpeg_read_header(&cinfo, TRUE);
-  h = cinfo.image_height;
-  w = cinfo.image_width;
-  if (h * w > max_pixels) {
-    jpeg_destroy_decompress(&cinfo);
-    return "";
-  }
-  // YCbCr and grayscale convert to RGB in libjpeg; CMYK/YCCK come out as CMYK (see cmyk_to_rgb).
-  const bool cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
-  cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_RGB;
-  inverted = cmyk && cinfo.saw_Adobe_marker;
-  jpeg_start_decompress(&cinfo);
-  h = cinfo.output_height;
-  w = cinfo.output_width;
-  channels = cinfo.output_components;
-  px.resize(static_cast<size_t>(h * w * channels));
-  while (cinfo.output_scanline < cinfo.output_height) {
-    JSAMPROW row = px.data() + static_cast<size_t>(cinfo.output_scanline) * w * channels;
-    jpeg_read_scanlines(&cinfo, &row, 1);
-  }
-  jpeg_finish_decompress(&cinfo);
-  jpeg_destroy_decompress(&cinfo);
-  return "";
+  return with_jpeg(bytes, [&](jpeg_decompress_struct& cinfo) {
+    h = cinfo.image_height;
+    w = cinfo.image_width;
+    if (h * w > max_pixels) return;
+    inverted = set_rgb_output(cinfo);
+    jpeg_start_decompress(&cinfo);
+    h = cinfo.output_height;
+    w = cinfo.output_width;
+    channels = cinfo.output_components;
+    px.resize(static_cast<size_t>(h * w * channels));
+    while (cinfo.output_scanline < cinfo.output_height) {
+      JSAMPROW row = px.data() + static_cast<size_t>(cinfo.output_scanline) * w * channels;
+      jpeg_read_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_decompress(&cinfo);
+  });
 }
 
 }  // namespace

@@ -231,9 +231,8 @@ void Loader::write_image(int64_t s, const uint8_t* px, float* dst) const {
 }
 
 template <class Write>
-int64_t Loader::read_sample(int64_t pos, const Write& write) const {
+int64_t Loader::read_sample(int64_t pos, const Write& write, std::string& error) const {
   const auto size = static_cast<int64_t>(order_.size());
-  std::string error;
   for (int64_t t = 0; t < size; ++t) {
     const int64_t s = order_[static_cast<size_t>((pos + t) % size)];
     try {
@@ -241,6 +240,7 @@ int64_t Loader::read_sample(int64_t pos, const Write& write) const {
     } catch (const Error& e) {
       if (!skip_bad_) throw;
       if (t == 0) error = e.what();
+      if (!train_) return -1;  // evaluation: left out, the caller drops the row
       continue;
     }
     if (t > 0) {  // counted once, at the bad sample's own position
@@ -251,6 +251,33 @@ int64_t Loader::read_sample(int64_t pos, const Write& write) const {
   }
   fail("loader", "--skip-bad-images: no sample of the {} could be read (the first: {})",
        ds_.source->describe(), error);
+}
+
+int64_t Loader::drop_unread(int64_t n, const std::vector<std::string>& error, Tensor& x, Tensor& y,
+                            std::vector<int64_t>& samples) const {
+  const size_t xrow = x.nbytes() / static_cast<size_t>(x.shape()[0]);
+  const size_t yrow = y.nbytes() / static_cast<size_t>(y.shape()[0]);
+  auto* xd = static_cast<uint8_t*>(x.raw());
+  auto* yd = static_cast<uint8_t*>(y.raw());
+  int64_t kept = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    const auto ks = static_cast<size_t>(k);
+    if (!error[ks].empty()) {
+      std::lock_guard<std::mutex> lk(skipped_mu_);
+      if (skipped_.count++ == 0) skipped_.first = error[ks];
+      continue;
+    }
+    if (kept != k) {
+      std::memcpy(xd + kept * xrow, xd + k * xrow, xrow);
+      std::memcpy(yd + kept * yrow, yd + k * yrow, yrow);
+      samples[static_cast<size_t>(kept)] = samples[ks];
+    }
+    ++kept;
+  }
+  std::memset(xd + kept * xrow, 0, static_cast<size_t>(n - kept) * xrow);  // as the padded tail
+  std::memset(yd + kept * yrow, 0, static_cast<size_t>(n - kept) * yrow);
+  samples.resize(static_cast<size_t>(kept));
+  return kept;
 }
 
 bool Loader::mask_labels() const {
@@ -275,7 +302,7 @@ void Loader::write_mask(int64_t s, int32_t* dst) const {
     }
 }
 
-int64_t Loader::batch(int64_t i, Tensor& x, Tensor& y) const {
+int64_t Loader::batch(int64_t i, Tensor& x, Tensor& y, std::vector<int64_t>* samples) const {
   if (i < 0 || i >= num_batches())
     fail("loader", "batch index out of range (got {}, expected < {})", i, num_batches());
   const bool u8 = ds_.x.dtype() == DType::kUI8;
@@ -300,25 +327,36 @@ int64_t Loader::batch(int64_t i, Tensor& x, Tensor& y) const {
     // rows of x: the bytes do not depend on which thread or how many. Rows another process
     // feeds (set_shard) get their label only.
     const auto [lo, hi] = own_rows(i);
+    std::vector<int64_t> rows(order_.begin() + i * batch_, order_.begin() + i * batch_ + n);
     for (int64_t k = 0; k < n; ++k)
-      std::memcpy(yd + k * yrow, ysrc + order_[static_cast<size_t>(i * batch_ + k)] * yrow, yrow);
+      std::memcpy(yd + k * yrow, ysrc + rows[static_cast<size_t>(k)] * yrow, yrow);
+    std::vector<std::string> error(static_cast<size_t>(n));  // per row: why it was not read
     decode_pool_->parallel_for(hi - lo, 1, [&](int64_t b, int64_t e) {
       std::vector<uint8_t> px(xrow);
       for (int64_t k = lo + b; k < lo + e; ++k) {
         auto* dst = reinterpret_cast<float*>(xd + k * orow);
-        const int64_t s = read_sample(i * batch_ + k, [&](int64_t s) {
-          if (rrc) {
-            write_rrc(s, dst);
-          } else {
-            ds_.source->read(s, px.data());
-            write_image(s, px.data(), dst);
-          }
-        });
+        const auto ks = static_cast<size_t>(k);
+        const int64_t s = read_sample(
+            i * batch_ + k,
+            [&](int64_t s) {
+              if (rrc) {
+                write_rrc(s, dst);
+              } else {
+                ds_.source->read(s, px.data());
+                write_image(s, px.data(), dst);
+              }
+            },
+            error[ks]);
+        if (s < 0) continue;  // evaluation: left out below
+        rows[ks] = s;
         std::memcpy(yd + k * yrow, ysrc + s * yrow, yrow);
       }
     });
-    return n;
+    const int64_t kept = train_ || !skip_bad_ ? n : drop_unread(n, error, x, y, rows);
+    if (samples) *samples = std::move(rows);
+    return kept;
   }
+  if (samples) samples->assign(order_.begin() + i * batch_, order_.begin() + i * batch_ + n);
   for (int64_t k = 0; k < n; ++k) {
     const int64_t s = order_[static_cast<size_t>(i * batch_ + k)];
     if (rrc)

@@ -79,8 +79,10 @@ class Loader {
   // Train: x [n, ...], y [n, ...]. Eval: x [B, ...], y [B, ...] with rows n.. zero-filled
   // (the eval module has a fixed batch). x is f32 for image data
   // (ui8 storage normalised here), else the stored dtype. Safe to call from another thread as
-  // long as start_epoch is not running.
-  int64_t batch(int64_t i, Tensor& x, Tensor& y) const;
+  // long as start_epoch is not running. samples (optional): the dataset index of each row.
+  // Eval with skip_bad: the unreadable samples are left out, the rows after them move up, and
+  // the count returned is that of the samples read (< batch_rows(i) then).
+  int64_t batch(int64_t i, Tensor& x, Tensor& y, std::vector<int64_t>* samples = nullptr) const;
   const std::vector<int64_t>& order() const { return order_; }
   // A streamed split (Dataset::source) is decoded on this many threads of the Loader's own pool
   // (default: data::decode_threads()); batches are the same for any count.
@@ -94,11 +96,14 @@ class Loader {
   void set_shard(int first, int count, int replicas);
   // Rows [lo, hi) of batch i that this process decodes (every row without a shard).
   std::pair<int64_t, int64_t> own_rows(int64_t i) const;
-  // --skip-bad-images (streamed splits): a sample whose read fails is replaced by the next
-  // sample of the epoch's order that reads (positions p+1, p+2, ... wrapping), with that
-  // sample's label and augmentation draw; the batch keeps its size. Off: the read's error.
+  // --skip-bad-images (streamed splits). Training: a sample whose read fails is replaced by the
+  // next sample of the epoch's order that reads (positions p+1, p+2, ... wrapping), with that
+  // sample's label and augmentation draw; the batch keeps its size. Evaluation: it is left out
+  // (never replaced: no sample may be scored twice); batch() returns the samples read. Off: the
+  // read's error.
   void set_skip_bad(bool on) { skip_bad_ = on; }
-  // Samples replaced since start_epoch (by this process) and the first one's error.
+  // Samples replaced or left out since start_epoch (by this process) and the first one's error
+  // (evaluation: the first by position when batches are assembled in order).
   struct Skipped {
     int64_t count = 0;
     std::string first;
@@ -110,9 +115,14 @@ class Loader {
   // Train with rrc: sample s's random-resized crop, flipped, normalised into dst (f32 [C, H, W]).
   void write_rrc(int64_t s, float* dst) const;
   // Streamed: write(s) for the sample at position pos of the order; with skip_bad_, on a read
-  // error the next positions' samples in turn (counted in skipped_). Returns the sample written.
+  // error: training, the next positions' samples in turn (counted in skipped_); evaluation, -1
+  // with the error in `error`. Returns the sample written.
   template <class Write>
-  int64_t read_sample(int64_t pos, const Write& write) const;
+  int64_t read_sample(int64_t pos, const Write& write, std::string& error) const;
+  // Evaluation with skip_bad_: drops the rows of batch rows [0, n) whose `error` is set (moving
+  // the later rows, labels and samples up, zeroing the freed rows), counts them; the rows kept.
+  int64_t drop_unread(int64_t n, const std::vector<std::string>& error, Tensor& x, Tensor& y,
+                      std::vector<int64_t>& samples) const;
   // Segmentation: labels i32 [N, H, W] matching the images' H, W follow their augmentation.
   bool mask_labels() const;
   void write_mask(int64_t s, int32_t* dst) const;

@@ -26,93 +26,73 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // Chroma upsampling (4:2:0's fancy filter reads one chroma sample, 2 pixels, either side).
 constexpr int64_t kMargin = 2;
 
-// Only C objects and references live in this frame across setjmp (the longjmp skips no
-// destructor); `choose` must not throw. Returns libjpeg's message, or "" on success. A header
-// over max_pixels returns "" with out.h == 0 and ih, iw set; a partial decode of a stream without
-// an end-of-image marker returns "" with out.h == 0 (the caller decodes it whole).
+// libjpeg's message, or "" on success (with_jpeg: only C objects and references in its body;
+// `choose` must not throw). A header over max_pixels returns "" with out.h == 0 and ih, iw set;
+// a partial decode of a stream without an end-of-image marker returns "" with out.h == 0 (the
+// caller decodes it whole).
 std::string jpeg_region(const std::string& bytes, const RegionChooser& choose, bool dct_scale,
                         int64_t max_pixels, Region& out, int64_t& ih, int64_t& iw) {
-  jpeg_decompress_struct cinfo;
-  JpegErr err;
-  use_jpeg_err(cinfo, err);
-  if (setjmp(err.jump)) {
-    jpeg_destroy_decompress(&cinfo);
-    return err.msg[0] ? err.msg : "unknown libjpeg error";
-  }
-  jpeg_create_decompress(&cinfo);
-  jpeg_mem_src(&cinfo, reinterpret_cast<const unsigned char*>(bytes.data()),
-               static_cast<unsigned long>(bytes.size()));
-  jpeg_read_header(&cinfo, TRUE);
-  ih = cinfo.image_height;
-  iw = cinfo.image_width;
-  out.h = 0;
-  if (ih * iw > max_pixels) {
-    jpeg_destroy_decompress(&cinfo);
-    return "";
-  }
-  const RegionRequest rq = clamped(choose(ih, iw), ih, iw);
-  int d = 1;
-  if (dct_scale && rq.out_h > 0 && rq.out_w > 0)
-    while (d < 8 && rq.height >= rq.out_h * 2 * d && rq.width >= rq.out_w * 2 * d) d *= 2;
-  // The window's rows must end the stream's data or be followed by an end-of-image marker:
-  // stopping early would otherwise hide a truncated file.
-  const int64_t y1_full = std::min(ceil_div(rq.top + rq.height, d), ceil_div(ih, d));
-  bool has_eoi = false;
-  for (size_t k = bytes.size(); k >= 2 && k + 64 >= bytes.size() && !has_eoi; --k)
-    has_eoi =
-        static_cast<uint8_t>(bytes[k - 2]) == 0xFF && static_cast<uint8_t>(bytes[k - 1]) == 0xD9;
-  if (y1_full < ceil_div(ih, d) && !has_eoi) {
-    jpeg_destroy_decompress(&cinfo);
-    return "";
-  }
-  // YCbCr and grayscale convert to RGB in libjpeg; CMYK/YCCK come out as CMYK, converted below.
-  const bool cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
-  cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_RGB;
-  const bool inverted = cmyk && cinfo.saw_Adobe_marker;
-  cinfo.scale_num = 1;
-  cinfo.scale_denom = static_cast<unsigned>(d);
-  jpeg_start_decompress(&cinfo);
-  const int64_t fh = cinfo.output_height, fw = cinfo.output_width;
-  const int64_t y0 = std::min(rq.top / d, fh - 1),
-                y1 = std::min(ceil_div(rq.top + rq.height, d), fh);
-  const int64_t x0 = std::min(rq.left / d, fw - 1),
-                x1 = std::min(ceil_div(rq.left + rq.width, d), fw);
-  // Chroma upsampling treats the decoded columns' edges as the image's: a margin keeps the
-  // window's own pixels equal to a full decode's (rows are: libjpeg keeps their context).
-  const int64_t mx0 = std::max<int64_t>(x0 - kMargin, 0), mx1 = std::min(x1 + kMargin, fw);
-  JDIMENSION xoff = static_cast<JDIMENSION>(mx0), xw = static_cast<JDIMENSION>(mx1 - mx0);
-  if (mx1 - mx0 < fw) jpeg_crop_scanline(&cinfo, &xoff, &xw);  // xoff rounds down to an iMCU
-  const int ch = cinfo.output_components;
-  if (y0 > 0) jpeg_skip_scanlines(&cinfo, static_cast<JDIMENSION>(y0));
-  const int64_t rows = y1 - y0;
-  uint8_t* buf = out.scratch(static_cast<size_t>(rows * xw * ch));
-  while (static_cast<int64_t>(cinfo.output_scanline) < y1) {
-    JSAMPROW row = buf + static_cast<size_t>(cinfo.output_scanline - y0) * xw * ch;
-    jpeg_read_scanlines(&cinfo, &row, 1);
-  }
-  if (y1 == fh)
-    jpeg_finish_decompress(&cinfo);
-  else
-    jpeg_abort_decompress(&cinfo);
-  jpeg_destroy_decompress(&cinfo);
-  if (ch == 4) cmyk_to_rgb_inplace(buf, static_cast<size_t>(rows * xw), inverted);
-  const int oc = ch == 4 ? 3 : ch;
-  out.denom = d;
-  out.image_h = ih;
-  out.image_w = iw;
-  out.full_h = fh;
-  out.full_w = fw;
-  out.oy = y0;
-  out.ox = xoff;
-  out.h = rows;
-  out.w = xw;
-  out.channels = oc;
-  out.xs = oc;
-  out.ys = static_cast<int64_t>(xw) * oc;
-  out.cs = 1;
-  out.px = buf;
-  out.request = rq;
-  return "";
+  return with_jpeg(bytes, [&](jpeg_decompress_struct& cinfo) {
+    ih = cinfo.image_height;
+    iw = cinfo.image_width;
+    out.h = 0;
+    if (ih * iw > max_pixels) return;
+    const RegionRequest rq = clamped(choose(ih, iw), ih, iw);
+    int d = 1;
+    if (dct_scale && rq.out_h > 0 && rq.out_w > 0)
+      while (d < 8 && rq.height >= rq.out_h * 2 * d && rq.width >= rq.out_w * 2 * d) d *= 2;
+    // The window's rows must end the stream's data or be followed by an end-of-image marker:
+    // stopping early would otherwise hide a truncated file.
+    const int64_t y1_full = std::min(ceil_div(rq.top + rq.height, d), ceil_div(ih, d));
+    bool has_eoi = false;
+    for (size_t k = bytes.size(); k >= 2 && k + 64 >= bytes.size() && !has_eoi; --k)
+      has_eoi =
+          static_cast<uint8_t>(bytes[k - 2]) == 0xFF && static_cast<uint8_t>(bytes[k - 1]) == 0xD9;
+    if (y1_full < ceil_div(ih, d) && !has_eoi) return;
+    const bool inverted = set_rgb_output(cinfo);  // CMYK/YCCK converted below
+    cinfo.scale_num = 1;
+    cinfo.scale_denom = static_cast<unsigned>(d);
+    jpeg_start_decompress(&cinfo);
+    const int64_t fh = cinfo.output_height, fw = cinfo.output_width;
+    const int64_t y0 = std::min(rq.top / d, fh - 1),
+                  y1 = std::min(ceil_div(rq.top + rq.height, d), fh);
+    const int64_t x0 = std::min(rq.left / d, fw - 1),
+                  x1 = std::min(ceil_div(rq.left + rq.width, d), fw);
+    // Chroma upsampling treats the decoded columns' edges as the image's: a margin keeps the
+    // window's own pixels equal to a full decode's (rows are: libjpeg keeps their context).
+    const int64_t mx0 = std::max<int64_t>(x0 - kMargin, 0), mx1 = std::min(x1 + kMargin, fw);
+    JDIMENSION xoff = static_cast<JDIMENSION>(mx0), xw = static_cast<JDIMENSION>(mx1 - mx0);
+    if (mx1 - mx0 < fw) jpeg_crop_scanline(&cinfo, &xoff, &xw);  // xoff rounds down to an iMCU
+    const int ch = cinfo.output_components;
+    if (y0 > 0) jpeg_skip_scanlines(&cinfo, static_cast<JDIMENSION>(y0));
+    const int64_t rows = y1 - y0;
+    uint8_t* buf = out.scratch(static_cast<size_t>(rows * xw * ch));
+    while (static_cast<int64_t>(cinfo.output_scanline) < y1) {
+      JSAMPROW row = buf + static_cast<size_t>(cinfo.output_scanline - y0) * xw * ch;
+      jpeg_read_scanlines(&cinfo, &row, 1);
+    }
+    if (y1 == fh)
+      jpeg_finish_decompress(&cinfo);
+    else
+      jpeg_abort_decompress(&cinfo);
+    if (ch == 4) cmyk_to_rgb_inplace(buf, static_cast<size_t>(rows * xw), inverted);
+    const int oc = ch == 4 ? 3 : ch;
+    out.denom = d;
+    out.image_h = ih;
+    out.image_w = iw;
+    out.full_h = fh;
+    out.full_w = fw;
+    out.oy = y0;
+    out.ox = xoff;
+    out.h = rows;
+    out.w = xw;
+    out.channels = oc;
+    out.xs = oc;
+    out.ys = static_cast<int64_t>(xw) * oc;
+    out.cs = 1;
+    out.px = buf;
+    out.request = rq;
+  });
 }
 
 }  // namespace

@@ -73,21 +73,45 @@ std::string MetricsLog::jsonl_path() const {
   return (fs::path(dir_) / (stem_ + ".jsonl")).string();
 }
 
-std::vector<Row> read_jsonl(const std::string& path) {
+DecimatedRows::DecimatedRows(size_t cap) : cap_(cap) {
+  if (cap != 0 && cap < 4) fail("metrics", "a row cap must be 0 or >= 4 (got {})", cap);
+}
+
+void DecimatedRows::add(Row row) {
+  if (off_grid_) rows_.pop_back();  // the previous latest row was kept only as the latest
+  off_grid_ = added_++ % stride_ != 0;
+  rows_.push_back(std::move(row));
+  if (cap_ == 0 || rows_.size() <= cap_) return;
+  // Over the cap: keep grid rows 0, 2s, 4s, ... (every second one) and the latest row.
+  const size_t grid = rows_.size() - (off_grid_ ? 1 : 0);
+  std::vector<Row> kept;
+  kept.reserve(cap_ / 2 + 2);
+  for (size_t j = 0; j < grid; j += 2) kept.push_back(std::move(rows_[j]));
+  const bool dropped_last = (grid - 1) % 2 == 1;  // the latest grid row is off the new grid
+  if (off_grid_ || dropped_last) {
+    kept.push_back(std::move(rows_.back()));
+    off_grid_ = true;
+  }
+  rows_ = std::move(kept);
+  stride_ *= 2;
+}
+
+void for_each_jsonl(const std::string& path, const std::function<void(Row&&)>& f) {
   std::error_code ec;
-  if (!fs::exists(fs::symlink_status(path, ec))) return {};
-  const std::string text = read_regular_file("metrics", path);  // never blocks on a FIFO
-  std::vector<Row> rows;
+  if (!fs::exists(fs::symlink_status(path, ec))) return;
+  const MappedFile file("metrics", path);  // never blocks on a FIFO; pages, not a copy
+  const std::string_view text = file.bytes();
   size_t line_no = 0;
   for (size_t at = 0; at < text.size();) {
     const size_t nl = text.find('\n', at);
-    const bool last = nl == std::string::npos;
-    const std::string line = text.substr(at, last ? std::string::npos : nl - at);
+    const bool last = nl == std::string_view::npos;
+    const std::string line(text.substr(at, last ? std::string_view::npos : nl - at));
     at = last ? text.size() : nl + 1;
     ++line_no;
     if (line.empty()) continue;
+    Row r;
     try {
-      rows.push_back(parse_json_line(line));
+      r = parse_json_line(line);
     } catch (const Error& e) {
       // Rows are appended whole, newline last: only an unterminated last line can be torn (the
       // writer was killed mid-append). Any other bad line is refused, not skipped with its rows.
@@ -97,31 +121,51 @@ std::vector<Row> read_jsonl(const std::string& path) {
            "are valid), or start over with --overwrite",
            path, line_no, e.what());
     }
+    f(std::move(r));
   }
-  return rows;
 }
 
-MetricsLog::MetricsLog(std::string dir, int64_t keep_through, std::string stem, std::string key)
-    : dir_(std::move(dir)), stem_(std::move(stem)) {
+std::vector<Row> read_jsonl(const std::string& path, size_t max_rows) {
+  DecimatedRows rows(max_rows);
+  for_each_jsonl(path, [&](Row&& r) { rows.add(std::move(r)); });
+  return rows.rows();
+}
+
+MetricsLog::MetricsLog(std::string dir, int64_t keep_through, std::string stem, std::string key,
+                       size_t max_rows)
+    : dir_(std::move(dir)), stem_(std::move(stem)), rows_(max_rows) {
   if (dir_.empty()) return;
-  std::string jsonl;
-  for (Row& r : read_jsonl(jsonl_path())) {
+  if (!fs::exists(jsonl_path()) && !fs::exists(csv_path())) return;
+  // Rewrite both files from the kept rows (atomic), so they always agree; streamed in chunks
+  // (a long steps.jsonl is never held whole), the jsonl read twice rather than kept.
+  auto keep = [&](const Row& r) {
     auto e = get(r, key);
-    if (!e || *e > static_cast<double>(keep_through)) continue;
-    rows_.push_back(r);
-    jsonl += json_line(r) + "\n";
-  }
-  // Rewrite both files from the kept rows (atomic), so they always agree.
-  std::string csv;
-  if (!rows_.empty()) {
-    for (size_t i = 0; i < rows_[0].size(); ++i) csv += (i ? "," : "") + rows_[0][i].first;
-    csv += "\n";
-    for (const Row& r : rows_) csv += csv_line(r) + "\n";
-  }
-  if (fs::exists(jsonl_path()) || fs::exists(csv_path())) {
-    write_file_atomic(jsonl_path(), jsonl);
-    write_file_atomic(csv_path(), csv);
-  }
+    return e && *e <= static_cast<double>(keep_through);
+  };
+  auto rewrite = [&](const std::string& path, bool csv) {
+    write_file_atomic(path, [&](const ChunkSink& sink) {
+      std::string buf;
+      bool header = !csv;
+      for_each_jsonl(jsonl_path(), [&](Row&& r) {
+        if (!keep(r)) return;
+        if (!header) {
+          for (size_t i = 0; i < r.size(); ++i) buf += (i ? "," : "") + r[i].first;
+          buf += "\n";
+          header = true;
+        }
+        buf += (csv ? csv_line(r) : json_line(r)) + "\n";
+        if (buf.size() >= (1u << 20)) {
+          sink(buf);
+          buf.clear();
+        }
+        if (csv) rows_.add(std::move(r));  // once, on the second reading
+      });
+      sink(buf);
+    });
+  };
+  // The csv first: it is written from the jsonl as it still is; then the jsonl itself.
+  rewrite(csv_path(), true);
+  rewrite(jsonl_path(), false);
 }
 
 MetricsLog::~MetricsLog() {
@@ -132,7 +176,7 @@ MetricsLog::~MetricsLog() {
 }
 
 void MetricsLog::append(const Row& row, bool write) {
-  rows_.push_back(row);
+  rows_.add(row);
   if (dir_.empty()) return;
   std::error_code ec;
   if (!header_written_ && (!fs::exists(csv_path(), ec) || fs::file_size(csv_path(), ec) == 0)) {

@@ -12,6 +12,7 @@
 #include "core/hash.h"
 #include "core/safetensors.h"
 #include "data/loader.h"
+#include "data/sample_source.h"
 #include "emit/emit.h"
 
 namespace netspec::train {
@@ -128,12 +129,13 @@ std::vector<Tensor> BnRecompute::run(const std::vector<Tensor>& params,
   for (const Tensor& r : running) acc.emplace_back(r.dtype(), r.shape());  // zeros
   if (running.empty()) return acc;
   data::Loader ld(ds, batch_, false, 0);
+  ld.set_skip_bad(ds.streamed() && data::pipeline_options().skip_bad);  // (train's flag)
   ld.start_epoch(0);
   int64_t batches = 0;
   for (int64_t b = 0; b < ld.num_batches(); ++b) {
     if (ld.batch_rows(b) != batch_) continue;  // full batches only (fixed-batch module)
     Tensor x, y;
-    ld.batch(b, x, y);
+    if (ld.batch(b, x, y) != batch_) continue;  // one left out unreadable: not full any more
     if (prepare) prepare(b, x);
     std::vector<Tensor> in;
     size_t pi = 0;

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "data/loader.h"
+#include "data/sample_source.h"
 #include "emit/emit.h"
 #include "tasks/segmentation/seg_metrics.h"
 
@@ -44,6 +45,7 @@ double Scorer::score(const Tensor& logits, const Tensor& labels, int64_t n) {
 EvalMetrics Scorer::result() const {
   EvalMetrics m;
   m.count = count;
+  m.skipped = skipped;
   m.has_top5 = classes > 5;
   if (count == 0) return m;
   const double n = static_cast<double>(count);
@@ -73,11 +75,12 @@ void RankSplit::sum(std::vector<double>& values, std::vector<int64_t>& counts,
 }
 
 EvalMetrics fold_split(Scorer& s, std::vector<double>& batch_loss, const RankSplit& split) {
-  std::vector<int64_t> counts = {s.top1, s.top5, s.count};
+  std::vector<int64_t> counts = {s.top1, s.top5, s.count, s.skipped};
   split.sum(batch_loss, counts, "eval");
   s.top1 = counts[0];
   s.top5 = counts[1];
   s.count = counts[2];
+  s.skipped = counts[3];
   s.loss_sum = 0;
   for (double l : batch_loss) s.loss_sum += l;  // batch order, as a single process
   return s.result();
@@ -117,6 +120,7 @@ EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<
                            const data::Dataset& ds, const std::function<bool()>& stop,
                            exec::Communicator* group, int rank) const {
   data::Loader ld(ds, batch_, false, 0);
+  ld.set_skip_bad(ds.streamed() && data::pipeline_options().skip_bad);  // left out, counted
   ld.start_epoch(0);
   // Parameters and running statistics are session state, set once per evaluation (on xla they
   // stay on the device); only the batches go in.
@@ -184,12 +188,26 @@ EvalMetrics Evaluator::run(const std::vector<Tensor>& params, const std::vector<
     EvalMetrics m;
     ss.fill(m);
     m.interrupted = interrupted;
+    m.skipped = ld.skipped().count;  // (label maps never stream today)
+    m.skipped_first = ld.skipped().first;
     return m;
   }
   s.classes = manifest_.outputs.at(0).shape.back();  // also on a rank that scored no batch
+  s.skipped = ld.skipped().count;
   EvalMetrics m = fold_split(s, batch_loss, split);
   m.interrupted = interrupted;
+  m.skipped_first = ld.skipped().first;
   return m;
+}
+
+std::string skipped_eval_line(const std::string& who, int64_t skipped, const std::string& first,
+                              int64_t read) {
+  if (skipped == 0) return "";
+  return fmt::format(
+      "{}: skipped {} unreadable image{} (--skip-bad-images: left out of the scores, which count "
+      "the {} sample{} read){}",
+      who, skipped, skipped > 1 ? "s" : "", read, read == 1 ? "" : "s",
+      first.empty() ? "" : "; the first: " + first);
 }
 
 std::vector<std::vector<double>> softmax_rows(const Tensor& logits, int64_t n) {

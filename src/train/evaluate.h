@@ -22,6 +22,10 @@ struct EvalMetrics {
   int64_t count = 0;                    // scored rows: samples (tokens for text, pixels for seg)
   bool has_top5 = false;                // classes > 5
   bool interrupted = false;             // `stop` said yes before the last batch
+  // --skip-bad-images: streamed samples left out as unreadable (summed over the ranks; count
+  // holds the samples read) and the first one's error on this rank ("" if none here).
+  int64_t skipped = 0;
+  std::string skipped_first;
   // Segmentation (logits [B, C, H, W], seg_metrics.h): top1 is the pixel accuracy.
   bool seg = false;
   double miou = 0, dice = 0;            // means over the classes present
@@ -41,6 +45,7 @@ struct EvalMetrics {
 struct Scorer {
   double loss_sum = 0;
   int64_t top1 = 0, top5 = 0, count = 0, classes = 0;
+  int64_t skipped = 0;  // unreadable samples left out (Loader::skipped), summed by fold_split
   void add(const Tensor& logits, const Tensor& labels, int64_t n) {
     loss_sum += score(logits, labels, n);
   }
@@ -93,6 +98,11 @@ class Evaluator {
   emit::Manifest manifest_;
   std::unique_ptr<exec::Executable> exe_;
 };
+
+// The one line an evaluation that left out unreadable samples prints (`who` begins it: "eval",
+// "epoch 3 evaluation"): "" when none was left out.
+std::string skipped_eval_line(const std::string& who, int64_t skipped, const std::string& first,
+                              int64_t read);
 
 // Row-wise softmax (max subtracted) of logits [B, C] in f64.
 std::vector<std::vector<double>> softmax_rows(const Tensor& logits, int64_t n);

@@ -11,6 +11,7 @@
 #include "report/metrics_log.h"
 #include "report/progress.h"
 #include "train/divergence.h"
+#include "train/evaluate.h"
 #include "train/signals.h"
 #include "train/tta.h"
 
@@ -80,6 +81,10 @@ class EvaluationHook final : public Hook {
     if (m.val.interrupted && ctx.o.log)
       *ctx.o.log << fmt::format("interrupted during the evaluation of epoch {}; it is skipped\n",
                                 ctx.epoch);
+    else if (m.val.skipped > 0 && ctx.o.log)  // --skip-bad-images: left out of the scores
+      *ctx.o.log << skipped_eval_line(fmt::format("epoch {} evaluation", ctx.epoch), m.val.skipped,
+                                      m.val.skipped_first, m.val.count)
+                 << "\n";
   }
   void after_epoch(LoopContext&, const EpochMetrics& m) override {
     if (m.best) best_ = m.val.score();
@@ -151,7 +156,7 @@ class RunDirHook final : public Hook {
   RunDirHook(const LoopContext& ctx, Averages& a)
       : a_(a),
         mlog_(ctx.o.run_dir, ctx.s.epoch),
-        slog_(ctx.o.run_dir, ctx.s.step, "steps", "step") {}
+        slog_(ctx.o.run_dir, ctx.s.step, "steps", "step", report::kPlotRows) {}
   void before_epoch(LoopContext&) override { saved_ = false; }
   void after_step(LoopContext& ctx, const StepEnd& e) override {
     const double at = ctx.epoch - 1 + double(e.update + 1) / double(ctx.steps_per_epoch);

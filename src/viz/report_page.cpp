@@ -60,6 +60,8 @@ table.cm td { min-width: 34px; text-align: center; }
 struct Scored {
   std::vector<std::vector<double>> probs;
   std::vector<int32_t> labels;
+  std::vector<int64_t> samples;   // the split index of each (--skip-bad-images leaves some out)
+  data::Loader::Skipped skipped;  // the samples left out as unreadable
   double seconds = 0;
 };
 
@@ -69,6 +71,7 @@ Scored score(const Model& m, const data::Dataset& ds, exec::Backend& be, const R
   const int64_t batch = std::min<int64_t>(m.train.batchSize, std::max<int64_t>(1, ds.size()));
   train::Evaluator ev(m.spec.net, batch, be, &m.table);
   data::Loader ld(ds, batch, false, 0);
+  ld.set_skip_bad(ds.streamed() && data::pipeline_options().skip_bad);  // left out, counted
   ld.start_epoch(0);
   Scored s;
   report::EvalProgress bar({o.log, o.tty}, ds.size(), ld.num_batches(), batch, "samples",
@@ -77,18 +80,26 @@ Scored score(const Model& m, const data::Dataset& ds, exec::Backend& be, const R
   int64_t right = 0;
   for (int64_t b = 0; b < ld.num_batches(); ++b) {
     Tensor x, y;
-    const int64_t n = ld.batch(b, x, y);
+    std::vector<int64_t> rows;
+    const int64_t n = ld.batch(b, x, y, &rows);
     auto p = train::softmax_rows(ev.logits(m.params, m.running, x), n);
     for (int64_t i = 0; i < n; ++i) {
       const int32_t label = y.data<int32_t>()[i];
       right += std::max_element(p[i].begin(), p[i].end()) - p[i].begin() == label ? 1 : 0;
       s.probs.push_back(std::move(p[i]));
       s.labels.push_back(label);
+      s.samples.push_back(rows[static_cast<size_t>(i)]);
     }
-    bar.batch_done(static_cast<double>(right) / static_cast<double>(s.labels.size()));
+    bar.batch_done(static_cast<double>(right) /
+                   static_cast<double>(std::max<size_t>(1, s.labels.size())));
   }
   bar.finish();
   s.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  s.skipped = ld.skipped();
+  if (s.skipped.count > 0 && o.log)
+    *o.log << train::skipped_eval_line("report", s.skipped.count, s.skipped.first,
+                                       static_cast<int64_t>(s.labels.size()))
+           << "\n";
   return s;
 }
 
@@ -110,6 +121,10 @@ std::string evaluation_sections(const Model& m, const data::Dataset& ds, const s
   h += fmt::format("<p class=\"big\">top-1 <b>{:.2f}%</b> on {} of {} ({:.2f} s)</p>\n",
                    100.0 * right / std::max<size_t>(n, 1), html_escape(what),
                    enum_name(m.train.dataset), s.seconds);
+  if (s.skipped.count > 0)
+    h += fmt::format("<p class=\"note\">{}</p>\n",
+                     html_escape(train::skipped_eval_line("evaluation", s.skipped.count,
+                                                          s.skipped.first, int64_t(n))));
   // Confusion matrix: rows = label, columns = prediction; cells shaded by row share.
   h += "<h2 id=\"confusion\">Confusion matrix</h2>\n<p class=\"note\">rows: label, columns: "
        "prediction; shading: share of the row</p>\n<table class=\"cm\"><tr><th></th>";
@@ -153,8 +168,8 @@ std::string evaluation_sections(const Model& m, const data::Dataset& ds, const s
   } else {
     std::vector<report::Tile> tiles;
     for (size_t i : wrong)
-      tiles.push_back({sample_picture(ds, static_cast<int64_t>(i), m.train.dataset),
-                       fmt::format("sample {}", i), top_k(m, s.probs[i], 3),
+      tiles.push_back({sample_picture(ds, s.samples[i], m.train.dataset),
+                       fmt::format("sample {}", s.samples[i]), top_k(m, s.probs[i], 3),
                        m.class_name(s.labels[i])});
     h += img_tag(report::grid_png(tiles, 6, 140), "most confidently wrong images") + "\n";
   }
@@ -177,16 +192,16 @@ std::string evaluation_sections(const Model& m, const data::Dataset& ds, const s
     ld.start_epoch(0);
     for (int64_t j = 0; j < b; ++j) {
       Tensor one, y;
-      ld.batch(static_cast<int64_t>(pick[j]), one, y);
+      ld.batch(s.samples[pick[j]], one, y);
       std::memcpy(static_cast<uint8_t*>(x.raw()) + j * one.nbytes(), one.raw(), one.nbytes());
     }
     std::vector<CamOut> cams = gc.run(x, b);
     for (int64_t j = 0; j < b; ++j) {
       const size_t i = pick[j];
-      h += img_tag(
-               cam_panel(m, sample_picture(ds, static_cast<int64_t>(i), m.train.dataset), cams[j],
-                         fmt::format("sample {} (label {})", i, m.class_name(s.labels[i]))),
-               fmt::format("Grad-CAM of sample {}", i)) +
+      const int64_t si = s.samples[i];  // the split's index
+      h += img_tag(cam_panel(m, sample_picture(ds, si, m.train.dataset), cams[j],
+                             fmt::format("sample {} (label {})", si, m.class_name(s.labels[i]))),
+                   fmt::format("Grad-CAM of sample {}", si)) +
            "\n";
     }
   } catch (const Error& e) {
@@ -315,7 +330,8 @@ std::string write_report(const ReportOptions& o, const ReportData& d) {
   const tasks::TaskKind task = tasks::task_kind(m.spec.net, m.train);
   auto be = exec::make_backend(o.backend);
   const std::vector<report::Row> epochs = report::read_jsonl((dir / "metrics.jsonl").string());
-  const std::vector<report::Row> steps = report::read_jsonl((dir / "steps.jsonl").string());
+  const std::vector<report::Row> steps =
+      report::read_jsonl((dir / "steps.jsonl").string(), report::kPlotRows);  // thinned
 
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
   h += fmt::format("<title>netspec run {}</title>\n<style>{}</style></head><body>\n",

@@ -3,7 +3,9 @@
 // and 2 % of the loss with DCT-scaled decodes), the same report sections (confusion, per-class
 // accuracy, pictures), the same Grad-CAM panels of split samples; a streamed run's own final test
 // accuracy is what `eval --data-memory 0` reproduces; a task that reads its split whole is
-// refused, exit 2.
+// refused, exit 2; an unreadable test image stops train's evaluation, eval, report and cam naming
+// it (exit 2), or with --skip-bad-images is left out of the scores, which then equal those of the
+// split without it.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -184,6 +186,103 @@ TEST(StreamEvalCli, ATaskThatCannotStreamIsRefused) {
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(has(r.out, "the segmentation task's evaluation reads the whole split")) << r.out;
   EXPECT_TRUE(has(r.out, "--data-memory")) << r.out;
+}
+
+// The part of a line from `key` on ("" when absent).
+std::string from(const std::string& line, const std::string& key) {
+  const size_t k = line.find(key);
+  return k == std::string::npos ? "" : line.substr(k);
+}
+
+// A section of a report page: from `a`'s heading to `b`'s.
+std::string section(const fs::path& html, const std::string& a, const std::string& b) {
+  const std::string page = slurp(html);
+  const size_t i = page.find("<h2 id=\"" + a + "\">"), j = page.find("<h2 id=\"" + b + "\">");
+  return i == std::string::npos || j == std::string::npos ? "" : page.substr(i, j - i);
+}
+
+TEST(StreamEvalCli, UnreadableTestImageStopsOrIsLeftOut) {
+  fs::path d = temp_dir("ns_seval_", "bad");
+  write_tree(d / "data", 3);
+  // The pooled net after one epoch gets some samples wrong (the dense net scores them all).
+  Result tr =
+      sh(fmt::format("train {} --dataset folder --data {} --epochs 1 --batch 8 --run-dir {}",
+                     pooled_spec(d).string(), (d / "data").string(), (d / "run").string()));
+  ASSERT_EQ(tr.status, 0) << tr.out;
+  // The reference: the same tree without val/c1/01.jpg (the split's 6th sample). Then that file
+  // is truncated mid-scan in the tree itself.
+  fs::copy(d / "data", d / "less", fs::copy_options::recursive);
+  ASSERT_TRUE(fs::remove(d / "less" / "val" / "c1" / "01.jpg"));
+  const fs::path bad = d / "data" / "val" / "c1" / "01.jpg";
+  fs::resize_file(bad, fs::file_size(bad) / 2);
+  const std::string stream = "--data-memory 0 --data-threads 2";
+
+  // Without the flag: eval, report, cam and train's evaluation stop naming the file, exit 2.
+  Result e = eval(d / "run", stream);
+  EXPECT_EQ(e.status, 2) << e.out;
+  EXPECT_TRUE(has(e.out, bad.string())) << e.out;
+  Result r =
+      sh(fmt::format("report {} -o {} {}", (d / "run").string(), (d / "r.html").string(), stream));
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(has(r.out, bad.string())) << r.out;
+  Result c = sh(fmt::format("cam {} --samples 12 -o {} {}", (d / "run").string(),
+                            (d / "cam").string(), stream));
+  EXPECT_EQ(c.status, 2) << c.out;
+  EXPECT_TRUE(has(c.out, bad.string())) << c.out;
+  const std::string tr2 =
+      fmt::format("train {} --dataset folder --data {} --epochs 1 --batch 8 --run-dir {} {}",
+                  pooled_spec(d).string(), (d / "data").string(), (d / "run2").string(), stream);
+  Result t = sh(tr2);
+  EXPECT_EQ(t.status, 2) << t.out;
+  EXPECT_TRUE(has(t.out, bad.string())) << t.out;
+
+  // With it: left out and counted; the scores are those of the split without the file (top-1
+  // and count to the digit; the loss folds its batch sums in another grouping).
+  Result es = eval(d / "run", stream + " --skip-bad-images");
+  ASSERT_EQ(es.status, 0) << es.out;
+  EXPECT_TRUE(has(es.out,
+                  "eval: skipped 1 unreadable image (--skip-bad-images: left out of the "
+                  "scores, which count the 11 samples read); the first: [image] " +
+                      bad.string()))
+      << es.out;
+  Result ref =
+      sh(fmt::format("eval {} --checkpoint {} --data {} {}", (d / "run").string(),
+                     (d / "run" / "last.safetensors").string(), (d / "less").string(), stream));
+  ASSERT_EQ(ref.status, 0) << ref.out;
+  const std::string sl = line_of(es.out, "eval tiny-gap"), rl = line_of(ref.out, "eval tiny-gap");
+  ASSERT_TRUE(has(rl, "count 11")) << ref.out;
+  EXPECT_EQ(from(sl, "top-1"), from(rl, "top-1")) << sl << "\n" << rl;
+  EXPECT_NEAR(number_after(sl, "loss "), number_after(rl, "loss "), 1e-4) << sl << "\n" << rl;
+
+  // report: the same confusion matrix and per-class accuracy as the reduced split's report.
+  Result rs = sh(fmt::format("report {} -o {} {} --skip-bad-images", (d / "run").string(),
+                             (d / "rs.html").string(), stream));
+  ASSERT_EQ(rs.status, 0) << rs.out;
+  EXPECT_TRUE(has(rs.out, "report: skipped 1 unreadable image")) << rs.out;
+  Result rr = sh(fmt::format("report {} -o {} --data {} {}", (d / "run").string(),
+                             (d / "rr.html").string(), (d / "less").string(), stream));
+  ASSERT_EQ(rr.status, 0) << rr.out;
+  const std::string cm = section(d / "rr.html", "confusion", "wrong");
+  ASSERT_TRUE(has(cm, "Per-class accuracy")) << cm;
+  EXPECT_EQ(section(d / "rs.html", "confusion", "wrong"), cm);
+  EXPECT_TRUE(has(slurp(d / "rs.html"), "evaluation: skipped 1 unreadable image")) << rs.out;
+
+  // cam --samples 12 (every sample): 11 panels, the bad one's (sample 5) missing.
+  Result cs = sh(fmt::format("cam {} --samples 12 -o {} {} --skip-bad-images", (d / "run").string(),
+                             (d / "cam").string(), stream));
+  ASSERT_EQ(cs.status, 0) << cs.out;
+  EXPECT_TRUE(has(cs.out, "cam: skipped 1 unreadable image")) << cs.out;
+  int panels = 0;
+  for (const auto& f : fs::directory_iterator(d / "cam")) panels += f.path().extension() == ".png";
+  EXPECT_EQ(panels, 11);
+  EXPECT_FALSE(fs::exists(d / "cam" / "sample-5.cam.png"));
+  EXPECT_TRUE(fs::exists(d / "cam" / "sample-6.cam.png"));
+
+  // train: each evaluation leaves it out, saying so; the final accuracy is over 11 samples.
+  Result ts = sh(tr2 + " --skip-bad-images");
+  ASSERT_EQ(ts.status, 0) << ts.out;
+  EXPECT_TRUE(has(ts.out, "epoch 1 evaluation: skipped 1 unreadable image")) << ts.out;
+  EXPECT_TRUE(has(ts.out, "on 11 samples")) << ts.out;
 }
 
 }  // namespace

@@ -2,10 +2,12 @@
 // same for 1, 2 and 4 processes (each decoding only its rows, set_shard) and 1, 2 or 3 decode
 // threads, with each sample decoded once per epoch over all processes; a Prefetcher started at
 // batch b (a mid-epoch resume) gives the uninterrupted run's batches from b on and decodes nothing
-// before it; --skip-bad-images replaces an unreadable sample by the next one of the order,
-// deterministically, and counts it.
+// before it; --skip-bad-images replaces an unreadable training sample by the next one of the
+// order, deterministically, and counts it; an unreadable evaluation sample is left out (the rows
+// read equal those of the split without it), counted.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -225,6 +227,86 @@ TEST(StreamOrder, BadSampleStopsOrIsReplacedByTheNextOne) {
     ld.start_epoch(2);
     EXPECT_EQ(ld.skipped().count, 0);
   }
+}
+
+// Evaluation with --skip-bad-images: an unreadable sample is left out, never replaced; the rows
+// after it move up, the freed rows are zero, and every row read is the sample the split without
+// the bad ones has (pixels and label), for 1 and 3 decode threads.
+TEST(StreamOrder, EvaluationLeavesUnreadableSamplesOut) {
+  const std::set<int64_t> bad = {3, 10, 11, 29, 32, 33, 34, 35};  // 32..35: a whole batch's rows
+  auto src = std::make_shared<PatternSource>(38, bad);
+  Dataset ds = streamed(src);
+  auto good_src = std::make_shared<PatternSource>(38);
+  std::vector<int64_t> keep;
+  for (int64_t i = 0; i < 38; ++i)
+    if (!bad.count(i)) keep.push_back(i);
+  Dataset ref_ds = take_rows(streamed(good_src), keep);  // the split with the bad files removed
+  Loader ref(ref_ds, 1, false, 0);                       // batch j: the j-th good sample
+  ref.set_decode_threads(1);
+  ref.start_epoch(0);
+  // Off: the first batch fails naming sample 3's file.
+  {
+    Loader ld(ds, 8, false, 0);
+    ld.start_epoch(0);
+    Tensor x, y;
+    try {
+      ld.batch(0, x, y);
+      ADD_FAILURE() << "an unreadable sample was scored";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("img3.jpg: corrupt JPEG data"), std::string::npos)
+          << e.what();
+    }
+  }
+  const int64_t row = kC * kH * kW;
+  for (int threads : {1, 3}) {
+    Loader ld(ds, 8, false, 0);
+    ld.set_decode_threads(threads);
+    ld.set_skip_bad(true);
+    ld.start_epoch(0);
+    ASSERT_EQ(ld.num_batches(), 5);
+    std::vector<int64_t> seen;
+    for (int64_t b = 0; b < ld.num_batches(); ++b) {
+      Tensor x, y, rx, ry;
+      std::vector<int64_t> rows;
+      const int64_t n = ld.batch(b, x, y, &rows);
+      std::vector<int64_t> want;  // the good samples of positions [8b, 8b + 8)
+      for (int64_t s = 8 * b; s < std::min<int64_t>(38, 8 * b + 8); ++s)
+        if (!bad.count(s)) want.push_back(s);
+      ASSERT_EQ(n, static_cast<int64_t>(want.size())) << "batch " << b;
+      EXPECT_EQ(rows, want) << "batch " << b;
+      ASSERT_EQ(x.shape()[0], 8);  // the eval module's fixed batch
+      for (int64_t k = 0; k < n; ++k) {
+        const auto j = std::find(keep.begin(), keep.end(), want[size_t(k)]) - keep.begin();
+        ref.batch(j, rx, ry);
+        EXPECT_EQ(y.data<int32_t>()[k], ry.data<int32_t>()[0]) << "batch " << b << " row " << k;
+        EXPECT_EQ(y.data<int32_t>()[k], static_cast<int32_t>(want[size_t(k)] % 10));
+        EXPECT_EQ(std::memcmp(x.data<float>() + k * row, rx.data<float>(), row * 4), 0)
+            << "batch " << b << " row " << k;
+      }
+      for (int64_t k = n; k < 8; ++k) {  // freed and padded rows: zero, as a padded tail
+        EXPECT_EQ(y.data<int32_t>()[k], 0) << "batch " << b << " row " << k;
+        for (int64_t e = 0; e < row; ++e) ASSERT_EQ(x.data<float>()[k * row + e], 0.f);
+      }
+      seen.insert(seen.end(), rows.begin(), rows.end());
+    }
+    EXPECT_EQ(seen, keep);  // each readable sample once, none twice
+    const Loader::Skipped sk = ld.skipped();
+    EXPECT_EQ(sk.count, 8);
+    EXPECT_NE(sk.first.find("img3.jpg"), std::string::npos) << sk.first;  // the first by position
+  }
+  // In RAM (no source): the rows are the order's, and nothing is left out.
+  Dataset ram = ref_ds;
+  std::vector<uint8_t> px(static_cast<size_t>(keep.size() * row));
+  for (size_t j = 0; j < keep.size(); ++j) good_src->read(keep[j], px.data() + j * row);
+  ram.x = Tensor::from<uint8_t>(DType::kUI8, {int64_t(keep.size()), kC, kH, kW}, px);
+  ram.source = nullptr;
+  Loader in_ram(ram, 8, false, 0);
+  in_ram.set_skip_bad(true);
+  in_ram.start_epoch(0);
+  Tensor x, y;
+  std::vector<int64_t> rows;
+  EXPECT_EQ(in_ram.batch(3, x, y, &rows), 6);
+  EXPECT_EQ(rows, (std::vector<int64_t>{24, 25, 26, 27, 28, 29}));
 }
 
 }  // namespace
