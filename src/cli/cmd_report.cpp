@@ -89,7 +89,8 @@ void register_report_command(CLI::App& app) {
     a->page.log = &std::cout;
     a->page.tty = report::is_terminal(STDOUT_FILENO);
     const viz::ReportData data = report_data(*a, t);  // prints the data line first
-    std::cout << "wrote " << viz::write_report(a->page, data) << "\n";
+    const std::string page = viz::write_report(a->page, data);  // (its lines come first)
+    std::cout << "wrote " << page << "\n";
   });
 }
 

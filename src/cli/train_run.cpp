@@ -9,6 +9,7 @@
 
 #include "cli/train_flags.h"
 #include "core/error.h"
+#include "data/sample_source.h"
 #include "layers/param_table.h"
 #include "optim/optimizer.h"
 #include "spec/summary.h"
@@ -141,6 +142,16 @@ void size_head_from_data(train::RunRecord& rec, std::ostream& log) {
   // A folder's class names are its folder names: one sample is enough. A table's label column is
   // read as training reads it (--limit): names, or class indices counting max label + 1.
   const bool folder = c.dataset == DatasetKind::folder;
+  // A folder is only listed (both splits streamed: nothing decoded, so neither a large val split
+  // is read into RAM nor a bad image in it stops the run before --skip-bad-images applies).
+  struct Restore {
+    data::PipelineOptions saved = data::pipeline_options();
+    ~Restore() { data::pipeline_options() = saved; }
+  } restore;
+  if (folder) {
+    data::pipeline_options().stream_allowed = true;
+    data::pipeline_options().memory_mb = 0;
+  }
   const data::Splits s =
       train::load_for_net(c, build_param_table(rec.spec.net), rec.data, folder ? 1 : rec.limit);
   auto n = static_cast<int>(s.class_names.size());

@@ -373,6 +373,7 @@ std::string write_report(const ReportOptions& o, const ReportData& d) {
       h += fmt::format(
           "<h2 id=\"evaluation\">Evaluation</h2>\n<p class=\"note\">not available: {}</p>\n",
           html_escape(e.what()));
+      if (o.log) *o.log << "report: the evaluation is not available: " << e.what() << "\n";
     }
   }
   h += timings_section(epochs, eval_s, task);
