@@ -1,12 +1,12 @@
 // `netspec report RUN_DIR [--data DIR] [--split val|test] [--limit N] [-o FILE] [--data-memory MB]
-// [--data-threads N] [--no-dct-scale]`: writes RUN_DIR/report.html, one self-contained page
-// (viz/report_page.h): config, net summary, curves, the task's evaluation sections (classification:
-// confusion matrix, per-class accuracy, most confidently wrong images, Grad-CAM; segmentation:
-// mIoU, Dice, per-class IoU, image | truth | prediction panels, worst-IoU images; detection: mAP
-// overall and per class, box panels), timings. The data location, --limit and --val-split hold-out
-// come from RUN_DIR/config.json, as for `eval`; image folders over the data memory budget stream
-// (every section reads the split through the Loader or, for its few pictures, the split's
-// SampleSource).
+// [--data-threads N] [--no-dct-scale] [--skip-bad-images]`: writes RUN_DIR/report.html, one
+// self-contained page (viz/report_page.h): config, net summary, curves, the task's evaluation
+// sections (classification: confusion matrix, per-class accuracy, most confidently wrong images,
+// Grad-CAM; segmentation: mIoU, Dice, per-class IoU, image | truth | prediction panels, worst-IoU
+// images; detection: mAP overall and per class, box panels), timings. The data location, --limit
+// and --val-split hold-out come from RUN_DIR/config.json, as for `eval`; image folders over the
+// data memory budget stream (every section reads the split through the Loader or, for its few
+// pictures, the split's SampleSource; --skip-bad-images leaves unreadable samples out).
 #include <unistd.h>
 
 #include <filesystem>
@@ -89,7 +89,8 @@ void register_report_command(CLI::App& app) {
     a->page.log = &std::cout;
     a->page.tty = report::is_terminal(STDOUT_FILENO);
     const viz::ReportData data = report_data(*a, t);  // prints the data line first
-    const std::string page = viz::write_report(a->page, data);  // (its lines come first)
+    // The page's own lines (progress, a failed section) come before "wrote".
+    const std::string page = viz::write_report(a->page, data);
     std::cout << "wrote " << page << "\n";
   });
 }

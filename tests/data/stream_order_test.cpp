@@ -249,13 +249,13 @@ TEST(StreamOrder, EvaluationLeavesUnreadableSamplesOut) {
     Loader ld(ds, 8, false, 0);
     ld.start_epoch(0);
     Tensor x, y;
+    std::string what = "(scored)";
     try {
       ld.batch(0, x, y);
-      ADD_FAILURE() << "an unreadable sample was scored";
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("img3.jpg: corrupt JPEG data"), std::string::npos)
-          << e.what();
+      what = e.what();
     }
+    EXPECT_NE(what.find("img3.jpg: corrupt JPEG data"), std::string::npos) << what;
   }
   const int64_t row = kC * kH * kW;
   for (int threads : {1, 3}) {
