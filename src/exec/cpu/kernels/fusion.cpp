@@ -232,6 +232,18 @@ void blocked_channels(float* d, const float* src, int64_t off, int64_t n, int64_
   }
 }
 
+// `runs` runs of K copies of src[q], src[q + 1], ... (wrapping at size): a per-row value spread
+// over a short last dim (Mamba's Δ and x over the state dim of 16, row maxima over short rows).
+// K fixed at compile time makes each run one vector store instead of a loop with a tail.
+template <int K>
+void fill_runs(float* d, const float* src, int64_t q, int64_t size, int64_t runs) {
+  for (int64_t j = 0; j < runs; ++j) {
+    const float v = src[q];
+    for (int k = 0; k < K; ++k) d[j * K + k] = v;
+    if (++q == size) q = 0;
+  }
+}
+
 // Elements [off, off + n) of a one-run broadcast (BcastMap) of src into d.
 void broadcast_run(float* d, const float* src, int64_t off, int64_t n, int64_t inner,
                    int64_t size) {
@@ -252,6 +264,10 @@ void broadcast_run(float* d, const float* src, int64_t off, int64_t n, int64_t i
   }
   // runs of `inner` copies of each operand element
   int64_t q = (off / inner) % size, r = off % inner;
+  if (r == 0 && n % inner == 0) {  // whole runs (tiles start at multiples of short runs)
+    if (inner == 16) return fill_runs<16>(d, src, q, size, n / 16);
+    if (inner == 8) return fill_runs<8>(d, src, q, size, n / 8);
+  }
   for (int64_t j = 0; j < n;) {
     int64_t len = std::min(n - j, inner - r);
     std::fill(d + j, d + j + len, src[q]);
