@@ -78,6 +78,20 @@ std::shared_ptr<hlo::Module> conv_bn_relu_module() {
   return m;
 }
 
+// relu(x * s[c] + t[c] + r) over resnet50's [16, 256, 56, 56] (51 MiB per tensor, far beyond
+// the caches): a bandwidth-bound group, 3 x 51 MiB of traffic per call.
+std::shared_ptr<hlo::Module> bn_add_relu_module() {
+  auto m = std::make_shared<hlo::Module>();
+  Type xt = Type::tensor(DType::kF32, {16, 256, 56, 56}), ct = Type::tensor(DType::kF32, {256});
+  hlo::Func* f = m->add_func("main", {xt, xt, ct, ct});
+  Builder b(f->body.get());
+  auto per_channel = [&](Value* v) { return b.broadcast_in_dim(v, xt.shape(), {1}); };
+  Value* z = b.add(b.add(b.multiply(f->arg(0), per_channel(f->arg(2))), per_channel(f->arg(3))),
+                   f->arg(1));
+  b.func_return({b.maximum(z, b.constant_splat(0.0, xt))});
+  return m;
+}
+
 // User + system CPU seconds of the process (all threads): the machine is shared, wall time is not.
 double cpu_seconds() {
   timespec t{};
@@ -118,5 +132,6 @@ int main(int argc, char** argv) {
   time_module("gelu forward+backward", gelu_module(act, true), n);
   time_module("adam-like update", adam_module({256, 1024}), 256 * 1024);
   time_module("conv, BN+ReLU, conv", conv_bn_relu_module(), 32 * 64 * 32 * 32);
+  time_module("BN+add+ReLU 51 MiB", bn_add_relu_module(), 16 * 256 * 56 * 56);
   return 0;
 }

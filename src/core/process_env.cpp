@@ -9,10 +9,13 @@
 namespace netspec {
 
 namespace {
-// libgomp's spin before a worker sleeps: ~3000 polls (a few microseconds) bridge the gap
-// between one kernel and the next; libgomp's own default (300000 polls, or unbounded with
-// OMP_WAIT_POLICY=active) held the cores long after the work on a shared machine.
-constexpr const char* kSpinCount = "3000";
+// libgomp's spin before a worker sleeps: 30000 polls (well under a millisecond) bridge the gap
+// between one kernel and the next, also the many small ones of a scan's loop body (quiet Intel
+// host, session 21: mamba-lm 635 -> 580-616 ms, vit-cifar-tiny 50.3-50.8 -> 48.5-49.8 ms against
+// 3000 polls; mnist-cnn unchanged); libgomp's own default (300000 polls, or unbounded with
+// OMP_WAIT_POLICY=active) held the cores long after the work on a shared machine, and a machine
+// others keep busy gets no spin at all (passive, below).
+constexpr const char* kSpinCount = "30000";
 // Passive (no spin) when other processes kept at least half the CPUs busy over the sample.
 constexpr double kBusyForPassive = 0.5;
 constexpr int kBusySampleMs = 30;

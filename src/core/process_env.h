@@ -1,6 +1,6 @@
 // Process environment that libraries read only when they load. netspec's kernels and oneDNN's
 // primitives share libgomp's threads (core/thread_pool.cpp); a short active spin between them
-// (OMP_WAIT_POLICY=active, GOMP_SPINCOUNT=3000) made the mlp step ~25 % faster on an idle
+// (OMP_WAIT_POLICY=active, a GOMP_SPINCOUNT of 3000, now 30000) made the mlp step ~25 % faster on an idle
 // machine, while libgomp's default long spin had cost 2-6x on a loaded one when a second pool
 // fought it (docs/performance.md). netspec's main() re-executes itself once with them set;
 // On a machine that other processes already keep busy it picks passive instead (no spin); an
@@ -30,7 +30,7 @@ double machine_busy_fraction(int ms);
 const char* wait_policy_for(double busy_fraction);
 
 // Sets OMP_WAIT_POLICY (wait_policy_for the machine's load, sampled for 30 ms; with "active" also
-// GOMP_SPINCOUNT=3000) and, with `openblas`, exports openblas_coretype(), when absent, and
+// GOMP_SPINCOUNT=30000) and, with `openblas`, exports openblas_coretype(), when absent, and
 // re-executes /proc/self/exe with argv; returns normally when nothing had to be set, when
 // NETSPEC_NO_REEXEC is set, or when exec fails. User-set values are kept.
 void ensure_library_environment(char** argv, bool openblas = false);

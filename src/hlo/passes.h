@@ -47,6 +47,11 @@ struct RematOptions {
 };
 int rematerialize(Block& b, const RematOptions& opt = {});
 
+// Transposes read by dot_general folded into its dimension numbers where the dot's free dims keep
+// their order (dot_fold.cpp), then dce: for executors whose matmul reads strided operands (the
+// cpu planner runs it on its own copy). Returns the number of operands folded.
+int fold_transposes_into_dots(Func& f);
+
 // --- cloning ---
 // Appends a deep copy of `op` (regions included) to `into`, operands remapped through `map`;
 // records old result -> new result in `map`. No re-verification (the copy has the same types).

@@ -217,18 +217,24 @@ TEST(CpuConvAlgorithm, OwnWinogradPaddings) {
 }
 
 // Where netspec's own kernels are taken by default: 3x3 stride-1 f32 convs with >= 32 channels
-// on CPUs whose oneDNN has no Winograd (no AVX-512; ONEDNN_MAX_CPU_ISA=AVX2 stands in).
+// on CPUs whose oneDNN has no Winograd (no AVX-512; ONEDNN_MAX_CPU_ISA=AVX2 stands in), and with
+// AVX-512 where oneDNN's choice is direct and there are at least 32 output tiles.
 TEST(CpuConvAlgorithm, OwnWinogradWhereOneDnnHasNone) {
   using exec::cpu::own_winograd;
   const auto f32 = dnnl::memory::data_type::f32;
   const bool avx512 = exec::cpu::layout_block_size() == 16;
-  const bool expect = !avx512 && exec::cpu::winograd_avx2_runs();
+  const bool runs = exec::cpu::winograd_avx2_runs();
   auto own = [&](dims src, dims w, dims dst, dims st = {1, 1}, dims dil = {0, 0}) {
     return own_winograd(f32, src, w, dst, st, dil);
   };
-  EXPECT_EQ(own({32, 64, 32, 32}, {64, 64, 3, 3}, {32, 64, 32, 32}), expect);
-  EXPECT_EQ(own({32, 512, 4, 4}, {512, 512, 3, 3}, {32, 512, 4, 4}), expect);
-  EXPECT_EQ(own({128, 32, 28, 28}, {32, 32, 3, 3}, {128, 32, 28, 28}), expect);
+  EXPECT_EQ(own({32, 64, 32, 32}, {64, 64, 3, 3}, {32, 64, 32, 32}), runs && !avx512);
+  EXPECT_EQ(own({32, 512, 4, 4}, {512, 512, 3, 3}, {32, 512, 4, 4}), runs);  // 32 tiles
+  EXPECT_EQ(own({1, 512, 4, 4}, {512, 512, 3, 3}, {1, 512, 4, 4}), runs && !avx512);  // 1 tile
+  EXPECT_EQ(own({128, 32, 28, 28}, {32, 32, 3, 3}, {128, 32, 28, 28}), runs);
+  {
+    ScopedEnv onednn("NETSPEC_CPU_WINOGRAD", "onednn");
+    EXPECT_FALSE(own({32, 512, 4, 4}, {512, 512, 3, 3}, {32, 512, 4, 4}));
+  }
   EXPECT_FALSE(own({32, 16, 32, 32}, {32, 16, 3, 3}, {32, 32, 32, 32}));  // few channels
   EXPECT_FALSE(own({32, 64, 32, 32}, {128, 64, 3, 3}, {32, 128, 16, 16}, {2, 2}));
   EXPECT_FALSE(own({32, 64, 32, 32}, {64, 64, 3, 3}, {32, 64, 32, 32}, {1, 1}, {1, 1}));

@@ -131,6 +131,43 @@ TEST(CpuFusion, TwoRunBroadcastsJoinTheGroup) {
   for (size_t i = 0; i < want.size(); ++i) expect_near(got[i], want[i], 1e-6, 1e-6);
 }
 
+// Per-row values spread over a short last dim of 16 or 8 (Mamba's Δ and x over its state dim)
+// fill whole runs per tile; a last dim of 12 takes the general path; [B, D] over the last dim of
+// [B, D, 16] with a domain (7 * 301 * 16) that the tiles do not divide. Bit for bit with ref.
+TEST(CpuFusion, ShortRunBroadcastsEqualRef) {
+  BodyFn body = [](Builder& b, const Values& a) {
+    Value* y = b.multiply(a[0], b.exponential(b.broadcast_in_dim(a[1], {7, 301, 16}, {0, 1})));
+    Value* z = b.add(a[2], b.broadcast_in_dim(a[3], {9, 64, 8}, {0, 1}));
+    Value* w = b.subtract(a[4], b.broadcast_in_dim(a[5], {5, 33, 12}, {0, 1}));
+    return Values{y, z, w};
+  };
+  std::vector<Tensor> in{rnd({7, 301, 16}, 31), rnd({7, 301}, 32), rnd({9, 64, 8}, 33),
+                         rnd({9, 64}, 34),      rnd({5, 33, 12}, 35), rnd({5, 33}, 36)};
+  std::vector<Type> ts;
+  for (const Tensor& t : in) ts.push_back(type_of(t));
+  EXPECT_EQ(stats_of(ts, body).steps, 3);  // one group per output, broadcasts inside
+  auto want = run_fn("ref", in, body);
+  auto got = run_fn("cpu", in, body);
+  for (size_t i = 0; i < want.size(); ++i) expect_near(got[i], want[i], 1e-6, 1e-6);
+}
+
+// A group over more than 32 MiB (fusion.cpp's kStreamBytes) writes its outputs with streaming
+// stores from the tile slots and prefetches its inputs; the domain (8.4M elements) is not a
+// multiple of the tile, one output is also the input of another group. Bit for bit with ref.
+TEST(CpuFusion, LargeGroupsStreamTheirOutputsAndEqualRef) {
+  BodyFn body = [](Builder& b, const Values& a) {
+    const Shape s{2, 4, 1024, 1025};
+    Value* y = b.add(b.multiply(a[0], b.broadcast_in_dim(a[1], s, {1})), a[0]);
+    Value* zero = b.broadcast_in_dim(b.constant_splat(0, Type::tensor(DType::kF32, {})), s, {});
+    Value* r = b.maximum(y, zero);
+    return Values{r, b.reduce(r, b.scalar(0.0, DType::kF32), {0, 1, 2, 3}, hlo::OpKind::kMaximum), y};
+  };
+  std::vector<Tensor> in{rnd({2, 4, 1024, 1025}, 41), rnd({4}, 42)};
+  auto want = run_fn("ref", in, body);
+  auto got = run_fn("cpu", in, body);
+  for (size_t i = 0; i < want.size(); ++i) expect_equal(got[i], want[i]);
+}
+
 TEST(CpuFusion, ClampAndMaskLogicJoinTheGroup) {
   // clamp with splat bounds (scalar and full-tensor), its VJP's masks combined by or/and/not,
   // and an i1 argument: one group, the ref values bit for bit (NaN and the bounds included).

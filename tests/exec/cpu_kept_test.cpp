@@ -1,9 +1,11 @@
 // Kept operands on the cpu executor (Executable::run_kept, a session's kKeep state, module
 // constants): a convolution reorders its weights into the kernel's layout once per set_state and
 // reuses that copy, with results equal to a plain run bit for bit; new weights (set_state again)
-// are never served from the old copy.
+// are never served from the old copy. netspec's own Winograd keeps its transformed weights the
+// same way.
 #include <cstring>
 
+#include "exec/cpu/conv/winograd.h"
 #include "exec/cpu/cpu_backend.h"
 #include "exec/cpu/kernels.h"
 #include "tests/exec/test_util.h"
@@ -54,6 +56,36 @@ TEST(CpuKept, SessionReordersKeptWeightsOncePerSetState) {
   EXPECT_TRUE(same_bits(got, exe->run("main", {x, w2}).at(0)));
   EXPECT_FALSE(same_bits(got, exe->run("main", {x, w1}).at(0)));
   EXPECT_EQ(refreshes(*be) - r0, 2 * expected_refresh());
+}
+
+// netspec's own Winograd (NETSPEC_CPU_WINOGRAD=own: taken wherever it applies, as the default
+// takes it for training-sized batches) transforms kept weights once (U = G g G^T) per set_state.
+TEST(CpuKept, OwnWinogradTransformsKeptWeightsOncePerSetState) {
+  if (!exec::cpu::winograd_avx2_runs()) GTEST_SKIP() << "no AVX2 + FMA: no own Winograd here";
+  ::setenv("NETSPEC_CPU_WINOGRAD", "own", 1);
+  auto be = exec::make_backend("cpu");
+  BodyFn body = [](Builder& b, const Values& a) { return Values{conv3x3(b, a[0], a[1])}; };
+  auto exe = be->load(
+      make_module({Type::tensor(DType::kF32, kX), Type::tensor(DType::kF32, kW)}, body));
+  const Tensor w1 = random_f32(kW, 31), w2 = random_f32(kW, 32);
+  auto session = exe->open_session("main", {{1, exec::Feedback::kKeep}});
+  session->set_state(1, w1);
+  const int64_t r0 = refreshes(*be);
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    const Tensor x = random_f32(kX, seed);
+    const Tensor got = session->step({x, Tensor()}).at(0);
+    EXPECT_TRUE(same_bits(got, exe->run("main", {x, w1}).at(0))) << "step " << seed;
+    const Tensor want = run_fn("ref", {x, w1}, body).at(0);
+    expect_near(got, want, 1e-4, 1e-4, "against ref");  // Winograd's rounding, not bits
+  }
+  EXPECT_EQ(refreshes(*be) - r0, 1) << "three steps, one set_state: one transform";
+  session->set_state(1, w2);
+  const Tensor x = random_f32(kX, 9);
+  const Tensor got = session->step({x, Tensor()}).at(0);
+  EXPECT_TRUE(same_bits(got, exe->run("main", {x, w2}).at(0)));
+  EXPECT_FALSE(same_bits(got, exe->run("main", {x, w1}).at(0)));
+  EXPECT_EQ(refreshes(*be) - r0, 2);
+  ::unsetenv("NETSPEC_CPU_WINOGRAD");
 }
 
 TEST(CpuKept, PlainRunsKeepNothing) {

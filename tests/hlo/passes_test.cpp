@@ -206,6 +206,40 @@ TEST(Passes, TransposeCompositionAndNonIdentityStay) {
   EXPECT_EQ(op->result(0)->type.shape(), (Shape{4, 2, 3}));
 }
 
+// dot(transpose(x, p)) reads x with its batching/contracting dims mapped through p, when the
+// free dims keep their order (the result's layout); otherwise the transpose stays.
+TEST(Passes, TransposesFoldIntoDotsWhenFreeDimsKeepTheirOrder) {
+  Module m;
+  Func* f = m.add_func("main", {f32({2, 5, 3, 4}), f32({2, 5, 3, 4}), f32({6, 7, 8})});
+  Builder b(f->body.get());
+  DotDims d;  // [B, H, T, D] x [B, H, T', D] -> [B, H, T, T']
+  d.lhs_batching = d.rhs_batching = {0, 1};
+  d.lhs_contracting = d.rhs_contracting = {3};
+  Value* q = b.transpose(f->arg(0), {0, 2, 1, 3});
+  Value* k = b.transpose(f->arg(1), {0, 2, 1, 3});
+  Value* s = b.dot_general(q, k, d);
+  DotDims e;  // contract dim 0 of [8, 7, 6] (= x's dim 2) with nothing batched: free 7, 6 swap
+  e.lhs_contracting = {0};
+  e.rhs_contracting = {0};
+  Value* xt = b.transpose(f->arg(2), {2, 1, 0});
+  Value* y = b.dot_general(xt, xt, e);  // [7, 6, 7, 6]
+  b.func_return({s, y});
+  EXPECT_EQ(fold_transposes_into_dots(*f), 2);
+  verify_module(m);
+  EXPECT_EQ(count(*f, OpKind::kTranspose), 1);  // xt's free dims (7, 6) are reversed in x: kept
+  const Op* dot = f->body->terminator()->operand(0)->def;
+  EXPECT_EQ(dot->operand(0), f->arg(0));
+  EXPECT_EQ(dot->operand(1), f->arg(1));
+  const auto& nd = dot->attrs.get<DotDims>("dot_dimension_numbers");
+  EXPECT_EQ(nd.lhs_batching, (I64s{0, 2}));
+  EXPECT_EQ(nd.rhs_batching, (I64s{0, 2}));
+  EXPECT_EQ(nd.lhs_contracting, (I64s{3}));
+  EXPECT_EQ(nd.rhs_contracting, (I64s{3}));
+  EXPECT_EQ(dot->result(0)->type.shape(), (Shape{2, 3, 5, 5}));
+  const Op* kept = f->body->terminator()->operand(1)->def;
+  EXPECT_EQ(kept->operand(0)->def->kind, OpKind::kTranspose);
+}
+
 // Folding a broadcast of a splat into a literal must not grow the module: above 256 elements
 // the scalar + broadcast_in_dim stays, and x * broadcast(1) still folds to x.
 TEST(Passes, LargeSplatBroadcastStaysCompact) {

@@ -46,6 +46,7 @@ struct PlanStats {
   NETSPEC_SUMMED_PLAN_STATS(NETSPEC_PLAN_STAT)
 #undef NETSPEC_PLAN_STAT
   int remat_clones = 0;                // ops recomputed near a late use (hlo/remat.cpp)
+  int dot_transposes_folded = 0;       // dot operands read through a transpose's strides
   int donated = 0;                     // results written in place into a donated argument
   bool whole_function_on_ref = false;  // the planner gave the whole function to ref
   std::string fallback_ops;            // mnemonics that use the ref kernel, comma separated

@@ -70,6 +70,10 @@ void register_window(Compiler* table);  // reduce_window (2-D pooling, else the 
 // itself and flip it while preparing its weights (the planner then skips the reverse: the
 // input-gradient VJP's flipped kernels cost no pass of their own). nullopt: no such fast path.
 std::optional<Compiled> compile_conv_rhs_reversed(const hlo::Op& conv);
+// An f32 dot_general writing its result straight in the layout of transpose(result, perm), its
+// only reader (the planner then skips the transpose: vit's head merge and the VJP's transposed
+// gradients). nullopt when oneDNN has no non-reference matmul for those strides.
+std::optional<Compiled> compile_dot_transposed_out(const hlo::Op& op, const hlo::I64s& perm);
 // reduce.cpp's reduce_window for any rank (the pooling kernels fall back to it).
 std::optional<Compiled> compile_reduce_window_generic(const hlo::Op& op);
 

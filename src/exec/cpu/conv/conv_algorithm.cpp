@@ -10,14 +10,15 @@ namespace netspec::exec::cpu {
 
 namespace {
 // NETSPEC_CPU_WINOGRAD: unset = by shape, 0 = never, 1 = wherever oneDNN implements it, own =
-// netspec's own kernels wherever they apply. Read at each plan (not per run), so a test can
-// switch it between plans.
-constexpr int kOwn = 2;
+// netspec's own kernels wherever they apply, onednn = oneDNN's by shape and never the own ones
+// (A/B: the default before session 21 on AVX-512). Read at each plan (not per run), so a test
+// can switch it between plans.
+constexpr int kOwn = 2, kOneDnn = 3;
 int winograd_mode() {
   const char* e = std::getenv("NETSPEC_CPU_WINOGRAD");
   if (!e || !*e) return -1;
   const std::string_view v(e);
-  return v == "0" ? 0 : v == "own" ? kOwn : 1;
+  return v == "0" ? 0 : v == "own" ? kOwn : v == "onednn" ? kOneDnn : 1;
 }
 
 // f32, 2-D, ungrouped (weights O, I, kh, kw), 3x3, stride 1, no dilation.
@@ -49,12 +50,24 @@ bool own_winograd(dnnl::memory::data_type type, const dnnl::memory::dims& src,
                   const dnnl::memory::dims& weights, const dnnl::memory::dims& dst,
                   const dnnl::memory::dims& strides, const dnnl::memory::dims& dilation) {
   const int mode = winograd_mode();
-  if (mode == 0 || !winograd_form(type, src, weights, dst, strides, dilation) ||
+  if (mode == 0 || mode == kOneDnn || !winograd_form(type, src, weights, dst, strides, dilation) ||
       !winograd_avx2_runs() || src[1] % 8 != 0 || dst[1] % 16 != 0)
     return false;
   if (mode == kOwn) return true;
-  if (onednn_has_isa(dnnl::cpu_isa::avx512_core)) return false;  // oneDNN's own Winograd there
-  return src[1] >= 32 && dst[1] >= 32;
+  if (src[1] < 32 || dst[1] < 32) return false;
+  // With AVX-512, oneDNN's Winograd where conv_algorithm picks it (64-128 channels on maps of
+  // 16+), these kernels where oneDNN would run direct: resnet18-cifar's 256 and 512 channel
+  // convs, resnet50's 14x14 and 7x7 stages (Intel kind A, session 21: resnet18 train step
+  // 316-319 -> 283-285 ms, resnet50 1625 -> 1524 ms; oneDNN-only was 10 % slower than all-own,
+  // whose Winograd weight transforms cost more at 64-128 channels). Not with fewer than 32 4x4
+  // output tiles (batch 1 inference): the transformed weights, 4x the kernel's size, are then read
+  // for next to no products (resnet18-cifar eval b1: 3.5 ms direct, 8.0 ms with these kernels).
+  if (onednn_has_isa(dnnl::cpu_isa::avx512_core)) {
+    const int64_t tiles = dst[0] * ((dst[2] + 3) / 4) * ((dst[3] + 3) / 4);
+    return tiles >= 32 && conv_algorithm(type, src, weights, dst, strides, dilation) ==
+                              dnnl::algorithm::convolution_direct;
+  }
+  return true;
 }
 
 bool bwd_weights_channels_last(dnnl::memory::data_type type, const dnnl::memory::dims& dst,

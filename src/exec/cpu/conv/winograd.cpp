@@ -53,12 +53,20 @@ WinogradPlan plan_winograd(const WinogradShape& s, const WinogradWeights& w, int
   return p;
 }
 
-void WinogradPlan::run(const float* x, const float* w, float* y, uint8_t* scratch) const {
+void WinogradPlan::transform_weights(const float* w, float* u) const {
+  parallel_for(s.C, std::max<int64_t>(1, s.C / (4 * threads)),
+               [&](int64_t b, int64_t e) { wino_avx2::weights(w, this->w, s.C, s.O, b, e, u); });
+}
+
+void WinogradPlan::run(const float* x, const float* w, float* y, uint8_t* scratch,
+                       const float* u) const {
   const int64_t C = s.C, O = s.O, OB = O / 16, T = s.tiles();
-  float* U = reinterpret_cast<float*>(scratch);
   uint8_t* work = scratch + floats(36 * C * O);
-  parallel_for(C, std::max<int64_t>(1, C / (4 * threads)),
-               [&](int64_t b, int64_t e) { wino_avx2::weights(w, this->w, C, O, b, e, U); });
+  if (!u) {
+    transform_weights(w, reinterpret_cast<float*>(scratch));
+    u = reinterpret_cast<const float*>(scratch);
+  }
+  const float* U = u;
   const size_t v_bytes = floats(36 * chunk * C), m_bytes = floats(36 * chunk * O);
   if (per_chunk) {
     const int64_t n_chunks = (T + chunk - 1) / chunk;

@@ -35,7 +35,12 @@ struct WinogradPlan {
   int64_t chunk = 0;      // tiles per task (each worker transforms, multiplies, writes its own)
   bool per_chunk = true;  // false: one pass over all tiles, each phase split over the workers
   size_t scratch_bytes = 0;
-  void run(const float* x, const float* w, float* y, uint8_t* scratch) const;
+  // u: the weights already transformed (transform_weights, kept between calls while the weight
+  // operand is unchanged), or null to transform w into scratch first.
+  void run(const float* x, const float* w, float* y, uint8_t* scratch,
+           const float* u = nullptr) const;
+  size_t u_bytes() const { return static_cast<size_t>(36 * s.C * s.O) * sizeof(float); }
+  void transform_weights(const float* w, float* u) const;  // U = G g G^T, u_bytes() of them
 };
 
 // The weight gradient of that convolution, dW[o, c, ky, kx] = sum over n, oy, ox of

@@ -1,6 +1,7 @@
 // dot_general: operands are viewed as [B, M, K] x [B, K, N] (batch, free and contracting dims
 // flattened); a view that is already contiguous (or its transpose) goes to oneDNN's matmul
-// directly, anything else is first copied into that layout in scratch. The result's
+// directly, one whose batch dims alone do not collapse goes with a stride per batch dim
+// (StridedViews), anything else is first copied into that layout in scratch. The result's
 // [batch, lhs free, rhs free] row-major order is exactly [B, M, N]. f32 runs on oneDNN; f64 on
 // a straightforward i-k-j loop (the gradient checker needs it correct, not fast). bf16 x bf16 ->
 // f32 (mixed precision) runs on oneDNN's bf16 matmul, or widened to f32 (bf16_emulated, no
@@ -120,6 +121,124 @@ void copy_padded(float* dst, const float* src, const RowPad& p) {
   });
 }
 
+// Operands whose dims do not collapse to [B, M, K] x [B, K, N] (a transpose folded into the dot,
+// hlo/dot_fold.cpp: q as [B, T, H, D] read with batch (B, H)), or a result written in another
+// layout (compile_dot_transposed_out), go to oneDNN's matmul as they lie when each of M, K and N
+// still collapses to one stride: the batch dims stay apart, each with its own strides in all
+// three tensors (consecutive ones merged where all three allow).
+struct StridedViews {
+  dnnl::memory::dims a_dims, a_st, b_dims, b_st, c_dims, c_st;
+  bool swapped = false;  // a is the dot's rhs, b its lhs (the result stored transposed)
+};
+
+// (size, stride) of dims `g` (strides `st`) read in the listed order as one dim; nullopt when
+// they are not consecutive in memory in that order. Size-1 dims are skipped.
+std::optional<std::pair<int64_t, int64_t>> collapse(const Shape& shape,
+                                                    const std::vector<int64_t>& st, const I64s& g) {
+  int64_t size = 1, stride = 1, prev = -1;
+  for (int64_t d : g) {
+    const int64_t n = shape[static_cast<size_t>(d)], s = st[static_cast<size_t>(d)];
+    if (n == 1) continue;
+    if (prev >= 0 && st[static_cast<size_t>(prev)] != s * n) return std::nullopt;
+    size *= n, stride = s, prev = d;
+  }
+  return std::make_pair(size, stride);
+}
+
+// `ost`: the stride of each result dim where the result is written (row-major: dense).
+std::optional<StridedViews> strided_views(const hlo::Op& op, const std::vector<int64_t>& ost) {
+  const auto& d = op.attrs.get<hlo::DotDims>("dot_dimension_numbers");
+  const Shape& ls = op.operand_type(0).shape();
+  const Shape& rs = op.operand_type(1).shape();
+  const Shape& os = op.result(0)->type.shape();
+  const I64s lf = hlo::free_dims(static_cast<int64_t>(ls.size()), d.lhs_batching,
+                                 d.lhs_contracting);
+  const I64s rf = hlo::free_dims(static_cast<int64_t>(rs.size()), d.rhs_batching,
+                                 d.rhs_contracting);
+  const std::vector<int64_t> lst = row_major_strides(ls), rst = row_major_strides(rs);
+  const int64_t nb = static_cast<int64_t>(d.lhs_batching.size());
+  I64s om(lf.size()), on(rf.size());  // the result's M and N dims
+  std::iota(om.begin(), om.end(), nb);
+  std::iota(on.begin(), on.end(), nb + static_cast<int64_t>(lf.size()));
+  auto m = collapse(ls, lst, lf), kl = collapse(ls, lst, d.lhs_contracting);
+  auto kr = collapse(rs, rst, d.rhs_contracting), n = collapse(rs, rst, rf);
+  auto cm = collapse(os, ost, om), cn = collapse(os, ost, on);
+  if (!m || !kl || !kr || !n || !cm || !cn || kl->first != kr->first) return std::nullopt;
+  StridedViews v;
+  for (size_t j = 0; j < d.lhs_batching.size(); ++j) {
+    const auto li = static_cast<size_t>(d.lhs_batching[j]);
+    const auto ri = static_cast<size_t>(d.rhs_batching[j]);
+    const int64_t size = ls[li];
+    if (size == 1) continue;
+    if (!v.a_dims.empty() && v.a_st.back() == lst[li] * size && v.b_st.back() == rst[ri] * size &&
+        v.c_st.back() == ost[j] * size) {
+      v.a_dims.back() *= size, v.b_dims.back() *= size, v.c_dims.back() *= size;
+      v.a_st.back() = lst[li], v.b_st.back() = rst[ri], v.c_st.back() = ost[j];
+      continue;
+    }
+    v.a_dims.push_back(size), v.b_dims.push_back(size), v.c_dims.push_back(size);
+    v.a_st.push_back(lst[li]), v.b_st.push_back(rst[ri]), v.c_st.push_back(ost[j]);
+  }
+  if (v.a_dims.size() > 8) return std::nullopt;  // oneDNN: at most 12 dims
+  v.a_dims.insert(v.a_dims.end(), {m->first, kl->first});
+  v.a_st.insert(v.a_st.end(), {m->second, kl->second});
+  v.b_dims.insert(v.b_dims.end(), {kr->first, n->first});
+  v.b_st.insert(v.b_st.end(), {kr->second, n->second});
+  v.c_dims.insert(v.c_dims.end(), {cm->first, cn->first});
+  v.c_st.insert(v.c_st.end(), {cm->second, cn->second});
+  // A size-1 dim's stride is arbitrary: give it the dense one (oneDNN checks them anyway).
+  for (auto* t : {&v.a_dims, &v.b_dims, &v.c_dims}) {
+    dnnl::memory::dims& st = t == &v.a_dims ? v.a_st : t == &v.b_dims ? v.b_st : v.c_st;
+    for (size_t i = t->size(); i-- > 0;)
+      if ((*t)[i] == 1) st[i] = i + 1 < t->size() ? st[i + 1] * (*t)[i + 1] : 1;
+  }
+  const size_t r = v.c_dims.size();
+  if (v.c_st[r - 1] != 1 && v.c_st[r - 2] == 1) {  // a column-major result: C^T = B^T A^T
+    std::swap(v.a_dims, v.b_dims), std::swap(v.a_st, v.b_st);
+    std::swap(v.a_dims[r - 1], v.a_dims[r - 2]), std::swap(v.a_st[r - 1], v.a_st[r - 2]);
+    std::swap(v.b_dims[r - 1], v.b_dims[r - 2]), std::swap(v.b_st[r - 1], v.b_st[r - 2]);
+    std::swap(v.c_dims[r - 1], v.c_dims[r - 2]), std::swap(v.c_st[r - 1], v.c_st[r - 2]);
+    v.swapped = true;
+  }
+  return v;
+}
+
+// f32 matmul on the strided views; nullopt where oneDNN has no brgemm kernel for them.
+std::optional<Compiled> compile_strided_dot(const StridedViews& v) {
+  using dt = dnnl::memory::data_type;
+  dnnl::matmul::primitive_desc pd;
+  try {
+    dnnl::memory::desc a_md(v.a_dims, dt::f32, v.a_st), b_md(v.b_dims, dt::f32, v.b_st),
+        c_md(v.c_dims, dt::f32, v.c_st);
+    pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md),
+                                      dnnl_user_scratchpad_attr(), dnnl_engine());
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+  // Only the brgemm kernels (AVX-512) are taken on strides: oneDNN 2.6's gemm-based matmul
+  // accepted some of these descriptors and then failed to execute them (a [1024, 1, 32] result
+  // stored with its size-1 dim innermost).
+  if (std::string(pd.impl_info_str()).rfind("brg", 0) != 0) return std::nullopt;
+  auto prim = std::make_shared<dnnl::matmul>(pd);
+  Compiled c;
+  const size_t pad_bytes = pd.scratchpad_desc().get_size();
+  c.scratch_bytes = pad_bytes;
+  auto a_md = pd.src_desc(), b_md = pd.weights_desc(), c_md = pd.dst_desc();
+  const size_t src = v.swapped ? 1 : 0;
+  c.run = [=](const RunArgs& a) {
+    auto& eng = dnnl_engine();
+    std::unordered_map<int, dnnl::memory> args{
+        {DNNL_ARG_SRC, dnnl::memory(a_md, eng, const_cast<void*>(a.in[src]->raw()))},
+        {DNNL_ARG_WEIGHTS, dnnl::memory(b_md, eng, const_cast<void*>(a.in[1 - src]->raw()))},
+        {DNNL_ARG_DST, dnnl::memory(c_md, eng, a.out[0]->raw())}};
+    if (pad_bytes)
+      args.insert({DNNL_ARG_SCRATCHPAD, dnnl::memory(pd.scratchpad_desc(), eng, a.scratch)});
+    prim->execute(dnnl_stream(), args);
+    dnnl_stream().wait();
+  };
+  return c;
+}
+
 template <typename T>
 void gemm_loop(const T* a, const T* b, T* c, int64_t B, int64_t M, int64_t K, int64_t N) {
   // c[b, i, :] = sum_k a[b, i, k] * b[b, k, :]
@@ -160,6 +279,9 @@ std::optional<Compiled> compile_dot(const hlo::Op& op) {
   OperandView rv = analyse(rs, dims->rhs_batching, dims->rhs_contracting, rf);     // [B, K, N]
   const int64_t B = lv.g[0], M = lv.g[1], K = lv.g[2], N = rv.g[2];
   if (rv.g[0] != B || rv.g[1] != K) return std::nullopt;
+  if (t == DType::kF32 && rt == DType::kF32 && (lv.copy || rv.copy))
+    if (auto v = strided_views(op, row_major_strides(op.result(0)->type.shape())))
+      if (auto c = compile_strided_dot(*v)) return c;
   if (t == DType::kF64) lv.copy = lv.copy || lv.transposed, rv.copy = rv.copy || rv.transposed;
   if (lv.copy) lv.transposed = false;
   if (rv.copy) rv.transposed = false;
@@ -282,6 +404,24 @@ std::optional<Compiled> compile_dot(const hlo::Op& op) {
 }
 
 }  // namespace
+
+std::optional<Compiled> compile_dot_transposed_out(const hlo::Op& op, const hlo::I64s& perm) {
+  if (op.operands.size() != 2 || !all_tensors(op) || !op.attrs.get_if<hlo::DotDims>("dot_dimension_numbers"))
+    return std::nullopt;
+  for (size_t i = 0; i < 2; ++i)
+    if (op.operand_type(i).dtype() != DType::kF32) return std::nullopt;
+  const hlo::Type& rt = op.result(0)->type;
+  if (rt.dtype() != DType::kF32 || rt.numel() == 0 || perm.size() != rt.shape().size())
+    return std::nullopt;
+  // transpose(r, perm)[i] is dim perm[i] of r: r's dim perm[i] steps by the transpose's stride i.
+  Shape ts(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) ts[i] = rt.shape()[static_cast<size_t>(perm[i])];
+  const std::vector<int64_t> tst = row_major_strides(ts);
+  std::vector<int64_t> ost(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) ost[static_cast<size_t>(perm[i])] = tst[i];
+  auto v = strided_views(op, ost);
+  return v ? compile_strided_dot(*v) : std::nullopt;
+}
 
 void register_dot(Compiler* t) {
   hlo::FamilyTable<Compiler> ft(t, "dot.cpp", {"dot"});

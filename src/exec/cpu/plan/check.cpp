@@ -101,7 +101,10 @@ std::vector<Tensor> Checker::ref_outputs(const Step& st, const std::vector<Tenso
   ctx.scope = scope;  // a while / if / case reads the plan's values from its regions
   if (st.absorbed_reverse)
     in_t[1] = ref::kernel_for(OpKind::kReverse)(*st.absorbed_reverse, {in_t[1]}, ctx).at(0);
-  return k(*st.op, in_t, ctx);
+  std::vector<Tensor> out = k(*st.op, in_t, ctx);
+  if (st.absorbed_transpose)
+    out = ref::kernel_for(OpKind::kTranspose)(*st.absorbed_transpose, {out.at(0)}, ctx);
+  return out;
 }
 
 void Checker::compare(const Step& st, size_t index, const std::vector<Tensor>& want,

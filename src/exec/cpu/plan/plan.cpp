@@ -38,10 +38,13 @@ int id_of(const Plan& P, const hlo::Value* v) {
   return it == P.ids.end() ? -1 : it->second;
 }
 
-// Kernel reverses read only by one convolution are folded into it (the VJP's flipped weights):
-// conv -> kernel reading w directly; the reverse ops get no step of their own.
+// Ops folded into the op that reads or feeds them, and given no step of their own: kernel
+// reverses read only by one convolution (the VJP's flipped weights: the conv reads w directly),
+// and transposes that are the only reader of a dot_general (the dot writes the transposed layout
+// itself: vit's head merge [B, H, T, D] -> [B, T, H, D] and the VJP's transposed gradients).
 struct ConvFolds {
   std::unordered_map<const hlo::Op*, Compiled> conv_rev;
+  std::unordered_map<const hlo::Op*, std::pair<Compiled, const hlo::Op*>> dot_out;  // + transpose
   std::unordered_set<const hlo::Op*> absorbed;
 };
 ConvFolds fold_conv_reverses(const hlo::Block& b) {
@@ -50,8 +53,19 @@ ConvFolds fold_conv_reverses(const hlo::Block& b) {
   hlo::walk(b, [&](const hlo::Op& o) {
     for (auto* v : o.operands) ++uses[v];
   });
+  const bool dot_fold = !env_on("NETSPEC_NO_DOT_FOLD");
   for (const auto& up : b.ops) {
     const hlo::Op& op = *up;
+    if (dot_fold && op.kind == OpKind::kTranspose && op.operands.size() == 1) {
+      const hlo::Op* dot = op.operand(0)->def;
+      if (dot && dot->kind == OpKind::kDotGeneral && dot->parent == &b &&
+          uses[op.operand(0)] == 1 && all_tensors(op))
+        if (auto c = compile_dot_transposed_out(*dot, op.attrs.get_i64s("permutation"))) {
+          r.dot_out.emplace(dot, std::make_pair(std::move(*c), &op));
+          r.absorbed.insert(&op);
+        }
+      continue;
+    }
     if (op.kind != OpKind::kConvolution || op.operands.size() != 2) continue;
     if (uses[op.operand(1)] != 1 || !all_tensors(op)) continue;
     if (auto c = compile_conv_rhs_reversed(op)) {  // nullopt unless operand 1 is a reverse
@@ -187,7 +201,13 @@ bool add_op_step(Plan& P, const hlo::Op& op, ConvFolds& folds) {
   for (const auto& r : op.results)
     if (!r->type.is_tensor()) tensors_only = false;
   if (!tensors_only && op.kind != OpKind::kAllReduce) return false;
-  for (const auto& r : op.results) st.outs.push_back(new_val(P, r.get()));
+  auto dot_out = folds.dot_out.find(&op);
+  if (dot_out != folds.dot_out.end()) {  // the result exists only as the folded transpose's
+    st.absorbed_transpose = dot_out->second.second;
+    st.outs.push_back(new_val(P, st.absorbed_transpose->result(0)));
+  } else {
+    for (const auto& r : op.results) st.outs.push_back(new_val(P, r.get()));
+  }
   // Ops without operands or regions (constant, iota) are evaluated once, here.
   if ((op.kind == OpKind::kConstant || op.kind == OpKind::kIota) && ref::kernel_for(op.kind)) {
     ref::RunContext ctx;
@@ -199,6 +219,8 @@ bool add_op_step(Plan& P, const hlo::Op& op, ConvFolds& folds) {
   std::optional<Compiled> c;
   if (folded != folds.conv_rev.end()) {
     c = std::move(folded->second);
+  } else if (dot_out != folds.dot_out.end()) {
+    c = std::move(dot_out->second.first);
   } else if (Compiler comp = table[static_cast<size_t>(op.kind)]; comp && all_tensors(op)) {
     c = comp(op);
   }
@@ -211,7 +233,8 @@ bool add_op_step(Plan& P, const hlo::Op& op, ConvFolds& folds) {
     st.kind = StepKind::kRef;
     st.ref_kernel = ref::kernel_for(op.kind);
   }
-  if (P.profile) st.label = step_label(op, st.kind);
+  if (P.profile)
+    st.label = step_label(op, st.kind) + (st.absorbed_transpose ? " {writes its transpose}" : "");
   P.steps.push_back(std::move(st));
   return true;
 }
@@ -490,16 +513,21 @@ int use_of(Plan& P, const hlo::Value* v) {
 }
 
 std::unique_ptr<Plan> build_plan(const hlo::Func& f, const std::vector<bool>& donated) {
-  // Recompute cheap forward values near their backward uses (smaller arena); on a copy, since
-  // the module is shared and the other backends schedule memory themselves.
-  if (f.module && !env_on("NETSPEC_NO_REMAT")) {
+  // On a copy, since the module is shared and the other backends schedule memory and layouts
+  // themselves: recompute cheap forward values near their backward uses (smaller arena), and
+  // let dots read transposed operands through strides (no transposed copy).
+  const bool remat = !env_on("NETSPEC_NO_REMAT"), dot_fold = !env_on("NETSPEC_NO_DOT_FOLD");
+  if (f.module && (remat || dot_fold)) {
     auto copy = hlo::clone_module(*f.module);
     hlo::Func* g = copy->find(f.name);
     if (g) {
-      if (const int n = hlo::rematerialize(*g->body); n > 0) {
+      const int folded = dot_fold ? hlo::fold_transposes_into_dots(*g) : 0;
+      const int n = remat ? hlo::rematerialize(*g->body) : 0;
+      if (n > 0 || folded > 0) {
         auto plan = build_block_plan(*g->body, nullptr, donated);
         plan->func = g;
         plan->stats.remat_clones = n;
+        plan->stats.dot_transposes_folded = folded;
         plan->remat_module = std::move(copy);
         return plan;
       }

@@ -67,6 +67,9 @@ struct Step {
   // A convolution reading its kernel's reverse op operand directly (compile_conv_rhs_reversed):
   // operand 1 is that op's input; check mode reverses it before running the ref kernel.
   const hlo::Op* absorbed_reverse = nullptr;
+  // A dot_general writing the layout of its only reader, this transpose (compile_dot_transposed_
+  // out): outs[0] is the transpose's result; check mode transposes the ref kernel's result.
+  const hlo::Op* absorbed_transpose = nullptr;
   std::vector<int> subs;  // kRegion: Plan::subplans index of each region, in region order
   // A layout reorder inserted by the planner (op = the op it serves, for labels): +B plain ->
   // blocked, -B blocked -> plain (layout.cpp).
