@@ -259,6 +259,17 @@ TEST(StreamEvalCli, UnreadableTestImageStopsOrIsLeftOut) {
   ASSERT_TRUE(has(rl, "count 11")) << ref.out;
   EXPECT_EQ(from(sl, "top-1"), from(rl, "top-1")) << sl << "\n" << rl;
   EXPECT_NEAR(number_after(sl, "loss "), number_after(rl, "loss "), 1e-4) << sl << "\n" << rl;
+  // Two processes (batch 4: the bad sample is in batch 1, rank 1's): the count is summed, the
+  // line the one process prints.
+  const std::string four = stream + " --skip-bad-images --batch 4";
+  const std::string one = line_of(eval(d / "run", four).out, "eval tiny-gap");
+  Result two =
+      sh(fmt::format("launch --nproc 2 -- eval {} --checkpoint {} {}", (d / "run").string(),
+                     (d / "run" / "last.safetensors").string(), four));
+  ASSERT_EQ(two.status, 0) << two.out;
+  EXPECT_TRUE(has(one, "count 11")) << one;
+  EXPECT_TRUE(has(two.out, one + "  (2 processes)")) << one << "\n" << two.out;
+  EXPECT_TRUE(has(two.out, "eval: skipped 1 unreadable image")) << two.out;
 
   // report: the same confusion matrix and per-class accuracy as the reduced split's report.
   Result rs = sh(fmt::format("report {} -o {} {} --skip-bad-images", (d / "run").string(),
