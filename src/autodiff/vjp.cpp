@@ -3,6 +3,9 @@
 // and accumulating cotangents with add. See docs/autodiff.md.
 #include "autodiff/vjp.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <array>
 #include <cstring>
 #include <functional>
@@ -98,6 +101,22 @@ std::vector<Value*> call_with_custom_vjp(Builder& b, const std::string& name,
   }
   register_custom_vjp(name, std::move(backward));
   return b.call(*callee, args);
+}
+
+Value* stop_gradient(Builder& b, Value* x) {
+  // Also under the prefix, so a module printed and parsed again keeps the zero backward.
+  static std::once_flag once;
+  std::call_once(once, [] {
+    register_custom_vjp("stop_gradient", [](Builder&, const CustomVjpArgs&) {
+      return std::vector<Value*>{nullptr};
+    });
+  });
+  return call_with_custom_vjp(
+      b, fmt::format("stop_gradient__{}{}", fmt::join(x->type.shape(), "x"),
+                     dtype_name(x->type.dtype())),
+      {x},
+      [](Builder&, const std::vector<Value*>& a) { return a; },
+      [](Builder&, const CustomVjpArgs&) { return std::vector<Value*>{nullptr}; })[0];
 }
 
 bool is_differentiable_type(const Type& t) {

@@ -41,6 +41,11 @@ std::vector<hlo::Value*> call_with_custom_vjp(hlo::Builder& b, const std::string
                                               const std::vector<hlo::Value*>& args,
                                               const hlo::RegionFn& forward, CustomVjpFn backward);
 
+// x with a zero cotangent (JAX's stop_gradient): an identity call to @stop_gradient__<type>
+// whose custom VJP returns none. For values whose gradient cancels exactly, like the max a
+// softmax subtracts (softmax(s - m) does not depend on m), so the backward skips its path.
+hlo::Value* stop_gradient(hlo::Builder& b, hlo::Value* x);
+
 struct VjpOptions {
   std::string name;     // name of the generated function; default "<f>_vjp"
   bool cleanup = true;  // run hlo::run_cleanup on the generated function

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "autodiff/vjp.h"
 #include "layers/attention.h"
 
 namespace netspec::layers::af2 {
@@ -71,7 +72,9 @@ Value* softmax_last(hlo::Builder& b, Value* s) {
   hlo::I64s keep;
   for (int64_t i = 0; i < last; ++i) keep.push_back(i);
   DType dt = s->type.dtype();
-  Value* m = b.reduce(s, b.scalar(-INFINITY, dt), {last}, hlo::OpKind::kMaximum);
+  // p / Σp does not depend on the max m subtracted for range: its gradient path is stopped.
+  Value* m = autodiff::stop_gradient(
+      b, b.reduce(s, b.scalar(-INFINITY, dt), {last}, hlo::OpKind::kMaximum));
   Value* p = b.exponential(b.subtract(s, b.broadcast_in_dim(m, s->type.shape(), keep)));
   Value* l = b.reduce(p, b.scalar(0, dt), {last}, hlo::OpKind::kAdd);
   return b.divide(p, b.broadcast_in_dim(l, s->type.shape(), keep));

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "autodiff/vjp.h"
 #include "core/error.h"
 
 namespace netspec::layers {
@@ -24,9 +25,11 @@ Value* attention_scores(hlo::Builder& b, Value* q, Value* k) {
 }
 
 Value* attention_softmax_v(hlo::Builder& b, Value* s, Value* v) {
-  // softmax over keys, max subtracted: p = exp(s - m), out = (p·v) / Σp
+  // softmax over keys, max subtracted: p = exp(s - m), out = (p·v) / Σp. The output does not
+  // depend on m, so m's gradient path (argmax mask, select, a sum) is stopped, not computed.
   DType dt = s->type.dtype();
-  Value* m = b.reduce(s, b.scalar(-INFINITY, dt), {3}, hlo::OpKind::kMaximum);
+  Value* m = autodiff::stop_gradient(
+      b, b.reduce(s, b.scalar(-INFINITY, dt), {3}, hlo::OpKind::kMaximum));
   Value* p = b.exponential(b.subtract(s, b.broadcast_in_dim(m, s->type.shape(), {0, 1, 2})));
   Value* l = b.reduce(p, b.scalar(0, dt), {3}, hlo::OpKind::kAdd);
   Value* o = b.dot_general(p, v, {{0, 1}, {0, 1}, {3}, {2}});

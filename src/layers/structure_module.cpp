@@ -97,15 +97,6 @@ Value* ipa(Builder& b, const Ipa& w, Value* s, Value* z, const Frames& f) {
   return w.out(b, b.concatenate(cat, 2));
 }
 
-// x with a zero gradient: an identity call whose custom VJP returns no cotangent.
-Value* stop_gradient(Builder& b, Value* x) {
-  std::string name = fmt::format("af2_stop_gradient__{}{}", fmt::join(x->type.shape(), "x"),
-                                 dtype_name(x->type.dtype()));
-  return autodiff::call_with_custom_vjp(
-      b, name, {x}, [](Builder&, const std::vector<Value*>& a) { return a; },
-      [](Builder&, const autodiff::CustomVjpArgs&) { return std::vector<Value*>{nullptr}; })[0];
-}
-
 // The rotation of the unit quaternion (a, b, c, d), each [B, L] -> [B, L, 3, 3].
 Value* quat_to_rot(Builder& b, Value* qa, Value* qb, Value* qc, Value* qd) {
   auto mul = [&](Value* x, Value* y) { return b.multiply(x, y); };
@@ -188,7 +179,7 @@ Value* lower_structure_module(LowerCtx& c, const Layer& layer, Value* x) {
     u = t3(b, activation(b, t2(b, u), Activation::relu));
     s = ln_t(c, b.add(s, u));
     fr = backbone_update(b, bb, s, fr);
-    if (i + 1 < l.nBlocks) fr.r = stop_gradient(b, fr.r);
+    if (i + 1 < l.nBlocks) fr.r = autodiff::stop_gradient(b, fr.r);
   }
   Value* t = scale(b, fr.t, kTransScale);
   if (!l.frames) return t;

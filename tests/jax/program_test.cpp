@@ -63,7 +63,7 @@ TEST(JaxProgram, ProteinFoldKeepsItsStopGradient) {
   EXPECT_NE(py.find("def layer1_pairTile(params, h0):"), std::string::npos);
   EXPECT_NE(py.find("def layer2_evoformerBlock(params, h0, h1):"), std::string::npos);
   EXPECT_NE(py.find("def layer3_structureModule(params, h0, h2):"), std::string::npos);
-  const std::string fn = "fn_af2_stop_gradient__1x64x3x3f32";
+  const std::string fn = "fn_stop_gradient__1x64x3x3f32";
   EXPECT_NE(py.find("def " + fn + "(a0):\n    return a0\n"), std::string::npos) << py;
   EXPECT_NE(py.find("def " + fn + "_bwd(a0, a1, a2):\n    return (None,)\n"), std::string::npos);
   EXPECT_NE(py.find(fn + "_vjp = _custom_vjp(" + fn + ", " + fn + "_bwd)"), std::string::npos);
