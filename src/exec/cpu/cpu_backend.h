@@ -12,6 +12,8 @@
 // NETSPEC_SCALAR_MATH=1 keeps f32 exp/log/tanh/logistic on scalar loops (vmath.h).
 // NETSPEC_NO_REMAT=1 keeps forward values alive for the backward pass instead of recomputing
 // cheap elementwise ones from what is alive anyway (hlo::rematerialize, applied to a copy).
+// NETSPEC_NO_DOT_FOLD=1 keeps transposes around dots as their own steps (hlo/dot_fold.cpp and
+// the planner fold them into strided matmul operands and results).
 // NETSPEC_CPU_LAYOUT=plain|8|16 overrides the channel-blocked layout the planner propagates
 // between convolutions (layout.cpp; default by the CPU found: 16 with AVX-512, 8 with AVX2).
 #pragma once

@@ -163,7 +163,8 @@ std::optional<StridedViews> strided_views(const hlo::Op& op, const std::vector<i
   auto m = collapse(ls, lst, lf), kl = collapse(ls, lst, d.lhs_contracting);
   auto kr = collapse(rs, rst, d.rhs_contracting), n = collapse(rs, rst, rf);
   auto cm = collapse(os, ost, om), cn = collapse(os, ost, on);
-  if (!m || !kl || !kr || !n || !cm || !cn || kl->first != kr->first) return std::nullopt;
+  if (!m || !kl || !kr || !n || !cm || !cn || kl->first != kr->first || kl->first == 0)
+    return std::nullopt;  // (an empty contraction: the plain path writes its zeros)
   StridedViews v;
   for (size_t j = 0; j < d.lhs_batching.size(); ++j) {
     const auto li = static_cast<size_t>(d.lhs_batching[j]);
@@ -406,7 +407,8 @@ std::optional<Compiled> compile_dot(const hlo::Op& op) {
 }  // namespace
 
 std::optional<Compiled> compile_dot_transposed_out(const hlo::Op& op, const hlo::I64s& perm) {
-  if (op.operands.size() != 2 || !all_tensors(op) || !op.attrs.get_if<hlo::DotDims>("dot_dimension_numbers"))
+  if (op.operands.size() != 2 || !all_tensors(op) ||
+      !op.attrs.get_if<hlo::DotDims>("dot_dimension_numbers"))
     return std::nullopt;
   for (size_t i = 0; i < 2; ++i)
     if (op.operand_type(i).dtype() != DType::kF32) return std::nullopt;

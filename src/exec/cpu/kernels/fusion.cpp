@@ -414,15 +414,16 @@ std::vector<bool> direct_outputs(const Program& p, const RunArgs& args) {
 // Outputs of groups whose domain is at least this many bytes go to memory with streaming
 // (non-temporal) stores from the tile slots: such a tensor does not stay in the caches until its
 // reader anyway, and plain stores first read every line they write (resnet50's [16,256,56,56]
-// BN+add+ReLU: 15.6 -> 8.6 ms on one thread, session 21).
+// BN+add+ReLU, bench_fusion: 15.6 -> 14.4 ms on one thread, 7.8 -> 6.8 ms on two; session 21).
 constexpr int64_t kStreamBytes = int64_t{32} << 20;
-// Groups over at least this many bytes prefetch their element-wise inputs two tiles ahead:
-// resnet50's BN+add+ReLU above 6.8 -> 4.6 ms on two threads; vit-cifar-tiny's step (2 MiB
-// tensors) -3 %, resnet18-cifar's -3 % (back-to-back A/B, session 21).
+// Groups over at least this many bytes prefetch their element-wise inputs two tiles ahead: the
+// same BN+add+ReLU 14.4 -> 10.0 ms on one thread, 6.8 -> 4.6 ms on two; vit-cifar-tiny's step
+// (2 MiB tensors) -3 %, resnet18-cifar's -3 % (back-to-back A/B, session 21).
 constexpr int64_t kPrefetchBytes = int64_t{256} << 10;
 
-// d[0, n) = s[0, n) with non-temporal stores where d is 16-byte aligned (the arena's and the
-// tiles' are 64); an _mm_sfence after a thread's last one orders them before the step ends.
+// d[0, n) = s[0, n) with non-temporal stores where d is 64-byte aligned (arena and result
+// buffers are, and tiles start 2 KiB apart); an _mm_sfence after a thread's last one orders them
+// before the step ends.
 void stream_copy(float* d, const float* s, int64_t n) {
   int64_t j = 0;
   if (reinterpret_cast<uintptr_t>(d) % 64 == 0) {
