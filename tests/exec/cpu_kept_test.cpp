@@ -33,12 +33,15 @@ int64_t refreshes(const exec::Backend& be) { return be.counters().at("kept_refre
 // kept step makes one copy; without it (plain layout) there is nothing to keep.
 int64_t expected_refresh() { return exec::cpu::layout_block_size() > 0 ? 1 : 0; }
 
-TEST(CpuKept, SessionReordersKeptWeightsOncePerSetState) {
+// A session keeping the conv's weights (seeds w_seed, w_seed + 1): three steps on w1 equal plain
+// runs bit for bit (and, with against_ref, the ref executor within Winograd's rounding) with
+// `per_set` refreshes; after set_state(w2) the step uses w2, not the copy of w1.
+void expect_kept_once_per_set_state(uint32_t w_seed, int64_t per_set, bool against_ref) {
   auto be = exec::make_backend("cpu");
   BodyFn body = [](Builder& b, const Values& a) { return Values{conv3x3(b, a[0], a[1])}; };
-  auto m = make_module({Type::tensor(DType::kF32, kX), Type::tensor(DType::kF32, kW)}, body);
-  auto exe = be->load(m);
-  const Tensor w1 = random_f32(kW, 11), w2 = random_f32(kW, 12);
+  auto exe = be->load(
+      make_module({Type::tensor(DType::kF32, kX), Type::tensor(DType::kF32, kW)}, body));
+  const Tensor w1 = random_f32(kW, w_seed), w2 = random_f32(kW, w_seed + 1);
   auto session = exe->open_session("main", {{1, exec::Feedback::kKeep}});
   session->set_state(1, w1);
   const int64_t r0 = refreshes(*be);
@@ -47,15 +50,20 @@ TEST(CpuKept, SessionReordersKeptWeightsOncePerSetState) {
     const Tensor got = session->step({x, Tensor()}).at(0);
     const Tensor want = exe->run("main", {x, w1}).at(0);  // plain run: nothing kept
     EXPECT_TRUE(same_bits(got, want)) << "step " << seed;
+    if (against_ref) expect_near(got, run_fn("ref", {x, w1}, body).at(0), 1e-4, 1e-4, "ref");
   }
-  EXPECT_EQ(refreshes(*be) - r0, expected_refresh()) << "three steps, one set_state";
+  EXPECT_EQ(refreshes(*be) - r0, per_set) << "three steps, one set_state";
   // New weights: the next step uses them, not the copy of w1.
   session->set_state(1, w2);
   const Tensor x = random_f32(kX, 9);
   const Tensor got = session->step({x, Tensor()}).at(0);
   EXPECT_TRUE(same_bits(got, exe->run("main", {x, w2}).at(0)));
   EXPECT_FALSE(same_bits(got, exe->run("main", {x, w1}).at(0)));
-  EXPECT_EQ(refreshes(*be) - r0, 2 * expected_refresh());
+  EXPECT_EQ(refreshes(*be) - r0, 2 * per_set);
+}
+
+TEST(CpuKept, SessionReordersKeptWeightsOncePerSetState) {
+  expect_kept_once_per_set_state(11, expected_refresh(), false);
 }
 
 // netspec's own Winograd (NETSPEC_CPU_WINOGRAD=own: taken wherever it applies, as the default
@@ -63,28 +71,7 @@ TEST(CpuKept, SessionReordersKeptWeightsOncePerSetState) {
 TEST(CpuKept, OwnWinogradTransformsKeptWeightsOncePerSetState) {
   if (!exec::cpu::winograd_avx2_runs()) GTEST_SKIP() << "no AVX2 + FMA: no own Winograd here";
   ::setenv("NETSPEC_CPU_WINOGRAD", "own", 1);
-  auto be = exec::make_backend("cpu");
-  BodyFn body = [](Builder& b, const Values& a) { return Values{conv3x3(b, a[0], a[1])}; };
-  auto exe = be->load(
-      make_module({Type::tensor(DType::kF32, kX), Type::tensor(DType::kF32, kW)}, body));
-  const Tensor w1 = random_f32(kW, 31), w2 = random_f32(kW, 32);
-  auto session = exe->open_session("main", {{1, exec::Feedback::kKeep}});
-  session->set_state(1, w1);
-  const int64_t r0 = refreshes(*be);
-  for (uint32_t seed = 1; seed <= 3; ++seed) {
-    const Tensor x = random_f32(kX, seed);
-    const Tensor got = session->step({x, Tensor()}).at(0);
-    EXPECT_TRUE(same_bits(got, exe->run("main", {x, w1}).at(0))) << "step " << seed;
-    const Tensor want = run_fn("ref", {x, w1}, body).at(0);
-    expect_near(got, want, 1e-4, 1e-4, "against ref");  // Winograd's rounding, not bits
-  }
-  EXPECT_EQ(refreshes(*be) - r0, 1) << "three steps, one set_state: one transform";
-  session->set_state(1, w2);
-  const Tensor x = random_f32(kX, 9);
-  const Tensor got = session->step({x, Tensor()}).at(0);
-  EXPECT_TRUE(same_bits(got, exe->run("main", {x, w2}).at(0)));
-  EXPECT_FALSE(same_bits(got, exe->run("main", {x, w1}).at(0)));
-  EXPECT_EQ(refreshes(*be) - r0, 2);
+  expect_kept_once_per_set_state(31, 1, true);
   ::unsetenv("NETSPEC_CPU_WINOGRAD");
 }
 
