@@ -42,13 +42,13 @@ int id_of(const Plan& P, const hlo::Value* v) {
 // reverses read only by one convolution (the VJP's flipped weights: the conv reads w directly),
 // and transposes that are the only reader of a dot_general (the dot writes the transposed layout
 // itself: vit's head merge [B, H, T, D] -> [B, T, H, D] and the VJP's transposed gradients).
-struct ConvFolds {
+struct StepFolds {
   std::unordered_map<const hlo::Op*, Compiled> conv_rev;
   std::unordered_map<const hlo::Op*, std::pair<Compiled, const hlo::Op*>> dot_out;  // + transpose
   std::unordered_set<const hlo::Op*> absorbed;
 };
-ConvFolds fold_conv_reverses(const hlo::Block& b) {
-  ConvFolds r;
+StepFolds find_step_folds(const hlo::Block& b) {
+  StepFolds r;
   std::unordered_map<const hlo::Value*, int> uses;
   hlo::walk(b, [&](const hlo::Op& o) {
     for (auto* v : o.operands) ++uses[v];
@@ -179,7 +179,7 @@ void add_fused_step(Plan& P, const hlo::Op& op, const FusedGroup& g) {
 
 // The step of one op: a folded convolution, the op's fast kernel, a view, or its ref kernel.
 // Constants and iota are evaluated here instead. False: the function must run on ref.
-bool add_op_step(Plan& P, const hlo::Op& op, ConvFolds& folds) {
+bool add_op_step(Plan& P, const hlo::Op& op, StepFolds& folds) {
   const Compiler* table = compiler_table();
   Step st;
   st.op = &op;
@@ -242,7 +242,7 @@ bool add_op_step(Plan& P, const hlo::Op& op, ConvFolds& folds) {
 // One step per op of f's body (tuples resolved to their elements, fused members skipped until
 // their group's last op). False: something only ref can run (tuple-typed values).
 bool plan_steps(Plan& P, const hlo::Block& b) {
-  ConvFolds folds = fold_conv_reverses(b);
+  StepFolds folds = find_step_folds(b);
   for (const auto& up : b.ops) {
     const hlo::Op& op = *up;
     if (folds.absorbed.count(&op)) continue;
