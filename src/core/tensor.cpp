@@ -64,6 +64,20 @@ Tensor Tensor::reshaped(Shape s) const {
   return t;
 }
 
+Tensor Tensor::view_at(int64_t offset, Shape s) const {
+  const int64_t n = num_elements(s);
+  if (offset < 0 || offset + n > numel_)
+    throw Error(fmt::format("[Tensor::view_at] elements [{}, {}) outside a tensor of {}", offset,
+                            offset + n, numel_));
+  Tensor t;
+  t.dtype_ = dtype_;
+  t.shape_ = std::move(s);
+  t.numel_ = n;
+  // shared_ptr's aliasing constructor: owns what data_ owns, points at the offset element
+  t.data_ = std::shared_ptr<uint8_t[]>(data_, data_.get() + offset * int64_t(dtype_size(dtype_)));
+  return t;
+}
+
 double Tensor::as_double(int64_t i) const {
   if (dtype_ == DType::kBF16) return bf16_to_f32(data<uint16_t>()[i]);
   return visit_dtype(dtype_, "Tensor::as_double",

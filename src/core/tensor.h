@@ -52,6 +52,9 @@ class Tensor {
   static Tensor wrap(DType dtype, Shape shape, std::shared_ptr<uint8_t[]> data);
   // Same bytes, new shape with equal element count.
   Tensor reshaped(Shape s) const;
+  // The elements [offset, offset + numel(s)) of this tensor's storage with shape s, no copy (a
+  // contiguous slice: the storage stays alive while the view does).
+  Tensor view_at(int64_t offset, Shape s) const;
   // Element i converted to double / int64 (for printing and tests; slow).
   double as_double(int64_t i) const;
   int64_t as_int64(int64_t i) const;

@@ -201,8 +201,15 @@ void run_steps(const Plan& P, State& S, const Tensor* const* inputs, ref::RunCon
     switch (st.kind) {
       case StepKind::kView: {
         const Tensor& src = S.vals[static_cast<size_t>(st.ins[0])];
-        S.vals[static_cast<size_t>(st.outs[0])] =
-            src.reshaped(P.vals[static_cast<size_t>(st.outs[0])].type.shape());
+        const Shape& shape = P.vals[static_cast<size_t>(st.outs[0])].type.shape();
+        if (st.compiled.view_offset) {  // a contiguous slice at a (run-time) offset
+          ins.clear();
+          for (int id : st.ins) ins.push_back(&S.vals[static_cast<size_t>(id)]);
+          S.vals[static_cast<size_t>(st.outs[0])] =
+              src.view_at(st.compiled.view_offset(RunArgs{ins.data(), nullptr, nullptr}), shape);
+        } else {
+          S.vals[static_cast<size_t>(st.outs[0])] = src.reshaped(shape);
+        }
         break;
       }
       case StepKind::kFast: {

@@ -48,8 +48,11 @@ struct Compiled {
   // on operands' element j), so the planner may run it in place.
   bool pointwise = false;
   std::vector<int> no_alias;  // operands that must not share storage with a result anyway
-  // Result 0 is operand 0 reinterpreted with the result's shape (reshape): no kernel runs.
+  // Result 0 is operand 0 reinterpreted with the result's shape (reshape): no kernel runs. With
+  // view_offset, it is the contiguous run of operand 0 from that element on (a dynamic_slice or
+  // slice of whole trailing dims); `run` stays a copying kernel for where a view cannot be used.
   bool view = false;
+  std::function<int64_t(const RunArgs&)> view_offset;
   bool winograd = false;  // a convolution on a Winograd kernel (oneDNN's or netspec's own)
   bool padded_dot = false;  // a dot_general copying an operand to padded rows (dot.cpp RowPad)
   // run may keep a form derived from kept operands in RunArgs::kept (the planner passes in_gen).
@@ -190,6 +193,9 @@ void strided_copy(void* dst, const void* src, const std::vector<int64_t>& dims,
 // Strides (in elements) that view a row-major tensor of `shape` through permutation `perm`:
 // view dim i walks shape dim perm[i].
 std::vector<int64_t> permuted_strides(const Shape& shape, const std::vector<int64_t>& perm);
+// Is a block of extents `sizes` of a row-major `shape` one contiguous run wherever it starts:
+// size 1 in every dim before some dim k, whole in every dim after it?
+bool contiguous_block(const Shape& shape, const Shape& sizes);
 
 // bf16 contractions (mixed precision): true when NETSPEC_BF16_EMULATE is set (not "0"): dot and
 // convolution then widen bf16 operands to f32 and run the f32 primitives, the path a CPU without

@@ -151,6 +151,14 @@ void widen_bf16(const uint16_t* src, float* dst, int64_t n) {
                [&](int64_t b, int64_t e) { bf16_to_f32_n(src + b, dst + b, e - b); });
 }
 
+bool contiguous_block(const Shape& shape, const Shape& sizes) {
+  size_t k = 0;  // the first dim with a size other than 1
+  while (k < sizes.size() && sizes[k] == 1) ++k;
+  for (size_t d = k + 1; d < sizes.size(); ++d)
+    if (sizes[d] != shape[d]) return false;
+  return true;
+}
+
 std::vector<int64_t> permuted_strides(const Shape& shape, const std::vector<int64_t>& perm) {
   std::vector<int64_t> rs = row_major_strides(shape), out;
   for (int64_t p : perm) out.push_back(rs[static_cast<size_t>(p)]);

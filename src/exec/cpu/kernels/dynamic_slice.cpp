@@ -1,6 +1,7 @@
 // dynamic_slice and dynamic_update_slice: start indices read at run time and clamped to
-// [0, dim - size] as the spec says; the slice is one strided copy, the update copies contiguous
-// rows into the result (in place when the planner gives the result the operand's buffer).
+// [0, dim - size] as the spec says; the slice is a view when contiguous, else one strided copy;
+// the update copies contiguous rows into the result (in place when the planner gives the result
+// the operand's buffer).
 #include <algorithm>
 #include <cstring>
 
@@ -38,6 +39,12 @@ std::optional<Compiled> compile_dynamic_slice(const hlo::Op& op) {
     const auto* src = static_cast<const uint8_t*>(a.in[0]->raw()) + off * int64_t(elem);
     strided_copy(a.out[0]->raw(), src, out, strides, elem);
   };
+  // A contiguous block (a step [1, ...] of stacked states: Mamba's backward scan reads one per
+  // iteration) is a view at the run-time offset; the planner keeps `run` where it cannot be one.
+  if (num_elements(out) > 0 && contiguous_block(in, out)) {
+    c.view = true;
+    c.view_offset = [=](const RunArgs& a) { return start_offset(a, 1, in, out, strides); };
+  }
   return c;
 }
 

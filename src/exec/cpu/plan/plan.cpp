@@ -370,6 +370,13 @@ bool claim_operand_buffer(Plan& P, const Step& st, int s, ValInfo& R, size_t byt
     if (!owns || type_bytes(O.type) != bytes) continue;
     Buffer& b = P.buffers[static_cast<size_t>(O.buffer)];
     if (b.end != s || std::count(claimed.begin(), claimed.end(), O.buffer)) continue;
+    // Another operand reading the same buffer through a view (a slice at an offset, a
+    // broadcast reshape) would see the result's writes at other positions than its own.
+    bool shared = false;
+    for (int other : st.ins)
+      shared = shared || (other >= 0 && other != o && P.vals[other].buffer == O.buffer &&
+                          (P.vals[other].src == Src::kView || O.src == Src::kView));
+    if (shared) continue;
     R.buffer = O.buffer;
     b.end = end;
     claimed.push_back(O.buffer);
@@ -386,10 +393,11 @@ int view_root(const Plan& P, int id) {
   return id;
 }
 
-// Is some view (or view of a view) of value `a` planned so far? It would see a write into a.
-bool has_view(const Plan& P, int a) {
+// Is some view (or view of a view) of value `a` planned so far still read at step s or later?
+// It would see a write into a at s. (A view read only before s is done with a's old contents.)
+bool has_live_view(const Plan& P, int a, int s) {
   for (const ValInfo& V : P.vals)
-    if (V.src == Src::kView && view_root(P, V.view_of) == a) return true;
+    if (V.src == Src::kView && V.last_use >= s && view_root(P, V.view_of) == a) return true;
   return false;
 }
 
@@ -408,7 +416,7 @@ bool loop_state_in_place(Plan& P, const Step& st, int s, int r) {
       A.arg >= static_cast<int>(P.results.size()) || P.results[static_cast<size_t>(A.arg)] != r ||
       std::count(P.results.begin(), P.results.end(), r) != 1)
     return false;
-  if (has_view(P, a)) return false;
+  if (has_live_view(P, a, s)) return false;
   P.vals[r].src = Src::kArg;
   P.vals[r].arg = A.arg;
   ++P.stats.inplace;
@@ -433,7 +441,7 @@ bool claim_donated_arg(Plan& P, const Step& st, int s, int r, std::vector<int>& 
         !P.donated[static_cast<size_t>(A.arg)] || A.last_use != s || A.block != 0 ||
         !(A.type == P.vals[r].type) || std::count(taken.begin(), taken.end(), A.arg))
       continue;
-    if (has_view(P, a)) continue;  // a view made earlier may still be read (at s or later)
+    if (has_live_view(P, a, s)) continue;
     P.vals[r].src = Src::kArg;
     P.vals[r].arg = A.arg;
     taken.push_back(A.arg);
@@ -462,6 +470,11 @@ void plan_buffers(Plan& P) {
     ++P.stats.fast_steps;
     if (st.compiled.winograd) ++P.stats.winograd_convs;
     if (st.compiled.padded_dot) ++P.stats.padded_dots;
+    // A slice view returned from the function stays a copy: a region's results are copied into
+    // its state slots one by one, and a view could read a slot already overwritten.
+    if (st.kind == StepKind::kView && st.compiled.view_offset &&
+        std::count(P.results.begin(), P.results.end(), st.outs[0]))
+      st.kind = StepKind::kFast;
     if (st.kind == StepKind::kView) {
       int r = st.outs[0], src = st.ins[0];
       P.vals[r].src = Src::kView;
