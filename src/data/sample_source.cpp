@@ -305,9 +305,10 @@ PipelineChoice choose_pipeline(int64_t bytes, int64_t samples) {
   PipelineChoice c;
   if (!pipeline_options().stream_allowed) return c;  // this command holds its data in RAM
   c.stream = bytes > budget;
+  const int threads = decode_threads();
   c.line = c.stream ? fmt::format("data: streaming {} images ({} decoded, over the {}), {} "
-                                  "decode threads",
-                                  samples, mib_text(bytes), why, decode_threads())
+                                  "decode thread{}",
+                                  samples, mib_text(bytes), why, threads, threads == 1 ? "" : "s")
                     : fmt::format("data: in RAM, {} images ({} decoded, within the {})", samples,
                                   mib_text(bytes), why);
   return c;

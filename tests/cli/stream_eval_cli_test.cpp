@@ -68,7 +68,9 @@ TEST(StreamEvalCli, EvalStreamsAsInRam) {
   // Two processes (`netspec launch`), each decoding only its batches (0, 2 and 1 of 3): the
   // one-process line.
   const std::string four = "--data-memory 0 --no-dct-scale --batch 4";
-  const std::string one = line_of(eval(d / "run", four).out, "eval tiny-stream");
+  const Result single = eval(d / "run", four + " --data-threads 1");
+  EXPECT_TRUE(has(single.out, "1 decode thread (")) << single.out;  // singular
+  const std::string one = line_of(single.out, "eval tiny-stream");
   Result two =
       sh(fmt::format("launch --nproc 2 -- eval {} --checkpoint {} {}", (d / "run").string(),
                      (d / "run" / "last.safetensors").string(), four));

@@ -15,11 +15,6 @@ Tensor rnd(Shape s, uint32_t seed, double lo = -2, double hi = 2) {
   return random_f32(s, seed, lo, hi);
 }
 
-exec::cpu::PlanStats stats_of(const std::vector<Type>& ts, const BodyFn& body) {
-  auto m = make_module(ts, body);
-  return exec::cpu::plan_stats(*m->funcs[0]);
-}
-
 // An Adam-like update over a [37, 1000] tensor (tiles do not divide it) with scalar broadcasts of
 // arguments and constants, a row broadcast (bias [1000]) and a column broadcast ([37]).
 Values adam_like(Builder& b, const Values& a) {
@@ -48,7 +43,7 @@ TEST(CpuFusion, AdamLikeChainMatchesRefAndFusesIntoFewSteps) {
   std::vector<Tensor> in = adam_inputs();
   std::vector<Type> ts;
   for (const Tensor& t : in) ts.push_back(type_of(t));
-  auto st = stats_of(ts, adam_like);
+  auto st = cpu_plan_stats(ts, adam_like);
   // Constants fold at plan time; every elementwise op and broadcast joins one group.
   EXPECT_EQ(st.steps, 1) << st.fallback_ops;
   EXPECT_EQ(st.fast_steps, 1);
@@ -82,7 +77,7 @@ TEST(CpuFusion, NonFusableReaderSplitsTheChain) {
     return Values{u, q, t};
   };
   std::vector<Tensor> in{rnd({64, 96}, 7), rnd({64, 96}, 8)};
-  auto st = stats_of({type_of(in[0]), type_of(in[1])}, body);
+  auto st = cpu_plan_stats({type_of(in[0]), type_of(in[1])}, body);
   EXPECT_EQ(st.steps, 4);  // {exp, mul}, dot, {neg, add}, mul
   auto want = run_fn("ref", in, body);
   auto got = run_fn("cpu", in, body);
@@ -124,7 +119,7 @@ TEST(CpuFusion, TwoRunBroadcastsJoinTheGroup) {
                          rnd({3, 4}, 24),      rnd({301, 7}, 25), rnd({11, 37}, 26)};
   std::vector<Type> ts;
   for (const Tensor& t : in) ts.push_back(type_of(t));
-  auto st = stats_of(ts, body);
+  auto st = cpu_plan_stats(ts, body);
   EXPECT_EQ(st.steps, 4) << st.fallback_ops;  // y's group, z's group, w's broadcast, w's add
   auto want = run_fn("ref", in, body);
   auto got = run_fn("cpu", in, body);
@@ -145,7 +140,7 @@ TEST(CpuFusion, ShortRunBroadcastsEqualRef) {
                          rnd({9, 64}, 34),      rnd({5, 33, 12}, 35), rnd({5, 33}, 36)};
   std::vector<Type> ts;
   for (const Tensor& t : in) ts.push_back(type_of(t));
-  EXPECT_EQ(stats_of(ts, body).steps, 3);  // one group per output, broadcasts inside
+  EXPECT_EQ(cpu_plan_stats(ts, body).steps, 3);  // one group per output, broadcasts inside
   auto want = run_fn("ref", in, body);
   auto got = run_fn("cpu", in, body);
   for (size_t i = 0; i < want.size(); ++i) expect_near(got[i], want[i], 1e-6, 1e-6);
@@ -194,7 +189,7 @@ TEST(CpuFusion, ClampAndMaskLogicJoinTheGroup) {
   }
   std::vector<Type> ts;
   for (const Tensor& t : in) ts.push_back(type_of(t));
-  auto st = stats_of(ts, body);
+  auto st = cpu_plan_stats(ts, body);
   EXPECT_EQ(st.steps, 1) << st.fallback_ops;
   auto want = run_fn("ref", in, body);
   auto got = run_fn("cpu", in, body);

@@ -32,13 +32,6 @@ bool runs_here(const char* layout) {
   return std::string_view(layout) != "16" || exec::cpu::layout_block_size() == 16;
 }
 
-exec::cpu::PlanStats stats_of(const std::vector<Tensor>& in, const BodyFn& body) {
-  std::vector<Type> ts;
-  for (const Tensor& t : in) ts.push_back(type_of(t));
-  auto m = make_module(ts, body);
-  return exec::cpu::plan_stats(*m->funcs[0]);
-}
-
 // cpu == ref (plain and in check mode).
 void expect_like_ref(const std::vector<Tensor>& in, const BodyFn& body, const std::string& what) {
   auto want = run_fn("ref", in, body);
@@ -117,7 +110,7 @@ TEST(CpuLayout, ConvAffineReluPoolConvStaysBlocked) {
     if (!runs_here(layout)) continue;
     LayoutEnv e(layout);
     std::vector<Tensor> in = chain_inputs(3, 16, 32);
-    auto st = stats_of(in, chain);
+    auto st = cpu_plan_stats(in, chain);
     EXPECT_EQ(st.ref_steps, 0) << layout << ": " << st.fallback_ops;
     // y is read only by the affine+relu: they run as the conv's post-ops (one blocked value);
     // that, the pool and z are blocked; z goes back row-major once.
@@ -152,7 +145,7 @@ TEST(CpuLayout, PoolingAndItsVjpOnBlockedValues) {
       Value* cmax = b.reduce(y, b.scalar(-1e30, DType::kF32), {0, 2, 3}, hlo::OpKind::kMaximum);
       return Values{dx, per_sample, cmax};
     };
-    auto st = stats_of({x, w, g}, body);
+    auto st = cpu_plan_stats({x, w, g}, body);
     EXPECT_EQ(st.ref_steps, 0) << st.fallback_ops;
     EXPECT_GE(st.blocked_values, 4) << layout;  // y, p, -p, g*(-p) (via g's reorder), dx
     expect_like_ref({x, w, g}, body, std::string("pool VJP nChw") + layout + "c");
@@ -172,7 +165,7 @@ TEST(CpuLayout, OddChannelCountsFallBackToRowMajor) {
                         Case{"8", 24, 12, 2, 2}, Case{"plain", 16, 32, 0, 0}}) {
     LayoutEnv e(c.layout);
     std::vector<Tensor> in = chain_inputs(5, c.c1, c.c2);
-    auto st = stats_of(in, chain);
+    auto st = cpu_plan_stats(in, chain);
     const std::string what = fmt::format("{}/{} channels, layout {}", c.c1, c.c2, c.layout);
     EXPECT_GE(st.blocked_values, c.min_blocked) << what;
     EXPECT_LE(st.blocked_values, c.max_blocked) << what;
@@ -201,7 +194,7 @@ TEST(CpuLayout, GradientConvsShareTheDyReorder) {
     Value* dw = b.convolution(a[0], a[2], dw_o, DType::kF32);
     return Values{dx, dw};
   };
-  auto st = stats_of({x, w, dy}, body);
+  auto st = cpu_plan_stats({x, w, dy}, body);
   EXPECT_EQ(st.ref_steps, 0) << st.fallback_ops;
   EXPECT_EQ(st.reorders, 3);  // dy (shared), x, and dx back to row-major
   EXPECT_EQ(st.steps, 5);     // 3 reorders + 2 convs (the reverse folds into the dx conv)
@@ -241,7 +234,7 @@ TEST(CpuLayout, ChannelSumsFoldIntoTheirFusedGroup) {
     // One channel block per thread at least (fewer tasks than threads stay unfused).
     const int64_t c = 16 * std::max(2, ThreadPool::global().num_threads());
     std::vector<Tensor> in = {rnd({3, 5, 7, 6}, 21), rnd({c, 5, 3, 3}, 22), rnd({c, 5, 3, 3}, 23)};
-    auto st = stats_of(in, body);
+    auto st = cpu_plan_stats(in, body);
     EXPECT_EQ(st.ref_steps, 0) << layout << ": " << st.fallback_ops;
     EXPECT_EQ(st.fused_sums, 4) << layout;  // var, s1, s2, per_sample (mean reads y directly)
     expect_like_ref(in, body, std::string("fused sums nChw") + layout + "c");

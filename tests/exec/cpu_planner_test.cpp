@@ -20,11 +20,6 @@ struct NoFusion {
   ~NoFusion() { ::unsetenv("NETSPEC_NO_FUSION"); }
 };
 
-exec::cpu::PlanStats stats_of(const std::vector<Type>& ts, const BodyFn& body) {
-  auto m = make_module(ts, body);
-  return exec::cpu::plan_stats(*m->funcs[0]);
-}
-
 Tensor iota_f32(int64_t n, double scale) {
   std::vector<double> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = scale * static_cast<double>(i);
@@ -40,7 +35,7 @@ TEST(CpuPlanner, ChainOfHundredAddsRunsInBoundedArena) {
     return Values{b.negate(x)};
   };
   Type t = Type::tensor(DType::kF32, {n});
-  auto st = stats_of({t, t}, body);
+  auto st = cpu_plan_stats({t, t}, body);
   EXPECT_EQ(st.steps, 102);
   EXPECT_EQ(st.fast_steps, 102);
   EXPECT_EQ(st.ref_steps, 0);
@@ -69,7 +64,7 @@ TEST(CpuPlanner, InPlaceOnlyWhenOperandDies) {
     expect_equal(r.at(0), f32({4}, {4, 12, 12, 1.5}), be);
     expect_equal(r.at(1), f32({4}, {-1, -2, 3, -0.5}), be);
   }
-  auto st = stats_of({type_of(x)}, body);
+  auto st = cpu_plan_stats({type_of(x)}, body);
   EXPECT_EQ(st.inplace, 1);  // only w may reuse v's buffer (u and t are read later or returned)
 }
 
@@ -86,7 +81,7 @@ TEST(CpuPlanner, ReshapeViewKeepsItsBufferAlive) {
   Tensor want = run_fn("ref", {x}, body).at(0);
   Tensor got = run_fn("cpu", {x}, body).at(0);
   expect_equal(got, want);
-  auto st = stats_of({type_of(x)}, body);
+  auto st = cpu_plan_stats({type_of(x)}, body);
   EXPECT_EQ(st.views, 2);
   EXPECT_EQ(st.inplace, 1);  // only the final add (into s's buffer)
 }
@@ -105,7 +100,7 @@ TEST(CpuPlanner, ViewOfViewKeepsItsRootBufferAlive) {
   Tensor x = f64({2, 2}, {1, 2, 3, 4}), y = f64({2, 2}, {10, 20, 30, 40});
   // (x^2)ᵀ - y = {1-10, 9-20, 4-30, 16-40}
   expect_equal(run_fn("cpu", {x, y}, body).at(0), f64({2, 2}, {-9, -11, -26, -24}));
-  auto st = stats_of({type_of(x), type_of(y)}, body);
+  auto st = cpu_plan_stats({type_of(x), type_of(y)}, body);
   EXPECT_EQ(st.views, 2);
   EXPECT_EQ(st.arena_bytes, 2u * 64);  // t and -y live together (the add reuses tᵀ's buffer)
 }
@@ -179,7 +174,7 @@ TEST(CpuPlanner, FallsBackToRefKernelsAndReportsThem) {
     return Values{b.add(r, a[1]), f};
   };
   Tensor x = i32({3}, {7, -7, 5}), y = i32({3}, {3, 3, 0x7fffffff});
-  auto st = stats_of({type_of(x), type_of(y)}, body);
+  auto st = cpu_plan_stats({type_of(x), type_of(y)}, body);
   EXPECT_EQ(st.ref_steps, 1);
   EXPECT_EQ(st.fallback_ops, "reduce_precision");
   // 7 % 3 = 1, -7 % 3 = -1 (sign of the dividend), 5 % big = 5; then + y wraps for the last.

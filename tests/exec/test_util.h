@@ -13,6 +13,7 @@
 
 #include "core/tensor.h"
 #include "exec/backend.h"
+#include "exec/cpu/cpu_backend.h"
 #include "hlo/builder.h"
 #include "hlo/ir.h"
 
@@ -36,6 +37,16 @@ inline std::shared_ptr<hlo::Module> make_module(const std::vector<Type>& arg_typ
   for (size_t i = 0; i < f->num_args(); ++i) args.push_back(f->arg(i));
   b.func_return(body(b, args));
   return m;
+}
+
+// The cpu planner's counters for @main taking ts (or the tensors' types) with `body`.
+inline exec::cpu::PlanStats cpu_plan_stats(const std::vector<Type>& ts, const BodyFn& body) {
+  return exec::cpu::plan_stats(*make_module(ts, body)->funcs[0]);
+}
+inline exec::cpu::PlanStats cpu_plan_stats(const std::vector<Tensor>& in, const BodyFn& body) {
+  std::vector<Type> ts;
+  for (const Tensor& t : in) ts.push_back(type_of(t));
+  return cpu_plan_stats(ts, body);
 }
 
 inline std::vector<Tensor> run_module(const std::string& backend, std::shared_ptr<hlo::Module> m,

@@ -39,6 +39,7 @@ namespace netspec::exec::cpu {
   X(int, reorders)       /* layout reorder steps the planner inserted */                   \
   X(int, conv_postops)   /* eval BN (+ ReLU) groups folded into their conv's post-ops */   \
   X(int, fused_sums)     /* channel sums computed inside their operand's fused group */    \
+  X(int, fused_row_reduces) /* row reductions (LayerNorm, softmax) inside their operand's group */ \
   X(int, winograd_convs) /* convolutions on a Winograd kernel (oneDNN's or own) */         \
   X(int, padded_dots)    /* dot_generals copying an operand to padded rows (dot.cpp) */
 // clang-format on

@@ -10,6 +10,7 @@
 #include <string>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/tensor.h"
@@ -111,6 +112,29 @@ std::optional<Compiled> compile_fused_reduce(const FusedGroup& g, int block,
                                              const std::vector<std::optional<float>>& init,
                                              bool over_n);
 
+// Row folds (fusion_reduce.cpp, plan.cpp): a reduce of a plain group's output over the value's
+// trailing dims (LayerNorm's mean and variance, softmax's max and sum) runs inside the group's
+// loop on whole rows, so the reduced value is never written and read back (or not read back,
+// when it has other readers: `written`). `kind` is add, maximum or minimum from `init`.
+struct RowFold {
+  hlo::OpKind kind = hlo::OpKind::kAdd;
+  float init = 0;
+  bool written = false;
+};
+// (combiner, row length) of an f32 reduce over its operand's trailing dims (size-1 dims aside)
+// with add / maximum / minimum and a scalar init, else nullopt (reduce.cpp).
+std::optional<std::pair<hlo::OpKind, int64_t>> row_fold_of(const hlo::Op& reduce);
+// acc folded with p[0, n) exactly as the fast reduce folds a contiguous f32 row (add, maximum,
+// minimum; NETSPEC_FAST_SUM=0 keeps the in-order sum).
+float fold_f32_row(hlo::OpKind k, float acc, const float* p, int64_t n);
+// Plain group g with output k also reduced by folds[k] over rows of `row` elements (row <= 512):
+// outputs = the written ones (no fold, or fold.written) in group order, then the reductions
+// [numel / row] in group order, each equal to the fast reduce of the materialised output bit
+// for bit. nullopt when a folded output is not f32 or the rows do not fit a tile.
+std::optional<Compiled> compile_fused_rows(const FusedGroup& g,
+                                           const std::vector<std::optional<RowFold>>& folds,
+                                           int64_t row);
+
 // The channel block size for this CPU, read when a plan is built: 16 with AVX-512, 8 with AVX2,
 // else 0 (row-major only); NETSPEC_CPU_LAYOUT=plain|8|16 overrides (8 = the AVX2 machines'
 // choice, so that path runs and is tested on any CPU). NETSPEC_CONV_PLAIN=1 implies plain.
@@ -136,6 +160,8 @@ std::optional<Compiled> compile_reduce_blocked(const hlo::Op& op, int B);
 // For a sum that compile_reduce_blocked takes with a constant init: that init, and whether it
 // runs over {0, 2, 3} (over_n) rather than {2, 3}; nullopt otherwise.
 std::optional<std::pair<float, bool>> blocked_sum_init(const hlo::Op& reduce, int B);
+// The value of a one-element f32-convertible constant (the init of a reduce), else nullopt.
+std::optional<float> scalar_constant(const hlo::Value& v);
 // reduce_window / select_and_scatter pooling over H, W of blocked operands (result blocked).
 std::optional<Compiled> compile_pool_blocked(const hlo::Op& op, int B);
 

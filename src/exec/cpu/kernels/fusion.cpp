@@ -10,7 +10,8 @@
 // Grouping (greedy, in program order): an op joins the most recent unsealed group that produced
 // one of its operands with the same domain size; a group is sealed as soon as an op outside it
 // reads one of its values (the group runs at its last member's position, so nothing may join
-// after an outside reader). Groups of one op keep the ordinary kernels.
+// after an outside reader). Groups of one op keep the ordinary kernels. Groups whose outputs are
+// reduced (BN's sums, LayerNorm's and softmax's rows) run in fusion_reduce.cpp.
 // sqrt vectorises because the cpu executor is built with -fno-math-errno (CMakeLists.txt).
 #pragma GCC target("prefer-vector-width=512")
 #include <immintrin.h>
@@ -23,16 +24,15 @@
 
 #include "core/thread_pool.h"
 #include "exec/cpu/kernels.h"
+#include "exec/cpu/kernels/fusion_program.h"
 #include "exec/cpu/kernels/vmath.h"
 #include "exec/scalar_ops.h"
 
 namespace netspec::exec::cpu {
-namespace {
+namespace fused {
 
 using hlo::OpKind;
 using hlo::Value;
-
-constexpr int64_t kTile = 512;
 
 // The kinds a group may hold besides compare, select, clamp, convert, broadcast_in_dim and the i1
 // and/or/not: their math is Scalar<K>::apply on f32 (exec/scalar_ops.h), the same inline code as
@@ -44,17 +44,6 @@ constexpr int64_t kTile = 512;
 #define FUSED_BINARY_KINDS(X) X(kAdd) X(kSubtract) X(kMultiply) X(kDivide) X(kMaximum) X(kMinimum)
 // clang-format on
 
-// Broadcast of an operand whose kept dims are one consecutive run of the result's dims:
-// result element i reads operand element (i / inner) % size. Or two ordered runs (a [B, N] row
-// broadcast over the middle dim of [B, D, N]): the outer run picks the block
-// ((i / outer_inner) % outer_size) · size of the operand, the inner run reads within it as above.
-// In a channel-blocked group (block B > 0) a channel broadcast reads operand element
-// ((i / B / inner) % (size / B)) * B + i % B, inner = H * W.
-struct BcastMap {
-  int64_t inner = 1, size = 1;
-  int64_t outer_inner = 0, outer_size = 1;  // outer_inner 0: one run
-  int64_t block = 0;
-};
 
 std::optional<BcastMap> bcast_map(const hlo::Op& op) {
   const Shape& in = op.operand_type(0).shape();
@@ -142,32 +131,6 @@ bool fusable(const hlo::Op& op) {
   }
 }
 
-// One step of a group program, keyed by the member's OpKind. kConvert copies its operand, or
-// loads an external i1 input as 0/1 floats; kBroadcastInDim reads external input `a` through map.
-struct Instr {
-  OpKind op = OpKind::kConvert;
-  CmpDir dir = CmpDir::kEq;    // kCompare
-  int dst = -1;                // slot
-  int a = -1, b = -1, c = -1;  // operand refs: slot >= 0, external input k as -(k + 1)
-  BcastMap map;                // kBroadcastInDim
-  // Binary ops: operand a / b is a pinned scalar broadcast, read as one register value instead
-  // of streaming its constant slot (keeps the tile's working set in L1 on long chains).
-  bool scalar_a = false, scalar_b = false, scalar_c = false;  // scalar_c: clamp's hi
-  VecUnaryFn vec = nullptr;  // exp, log, tanh, logistic: the vector kernel (vmath.h)
-};
-
-struct Program {
-  std::vector<Instr> code;
-  int slots = 0;
-  std::vector<int> pinned;                 // slots filled once per chunk (scalar broadcasts)
-  std::vector<std::pair<int, bool>> outs;  // (slot, is_i1) per group output
-  std::vector<bool> in_is_i1;
-  int64_t n = 0;
-  // Direct outputs (run_program): output k's slot may live in its output buffer when nothing
-  // reads an input sharing that buffer after the slot's first write (first_write[k]); last_read[j]
-  // is the last instruction reading external input j (-1: none).
-  std::vector<int> first_write, last_read;
-};
 
 // Slots are whole tiles, so d and an operand either coincide (in place) or do not overlap:
 // ivdep tells GCC the vector loop is safe in both cases (no runtime overlap check needed).
@@ -279,9 +242,7 @@ void broadcast_run(float* d, const float* src, int64_t off, int64_t n, int64_t i
   }
 }
 
-// Runs p's code on the tile [off, off + n) of the domain into the slots at slot_ptr (a tile
-// buffer's, or an output's own memory at off). Pinned scalar broadcasts are filled on a thread's
-// first tile only (pinned_done).
+// (fusion_program.h)
 void run_tile(const Program& p, const RunArgs& args, const std::vector<const float*>& in_f,
               float* const* slot_ptr, int64_t off, int64_t n, bool& pinned_done) {
   auto slot = [&](int s) { return slot_ptr[s]; };
@@ -480,61 +441,11 @@ void run_program(const Program& p, const RunArgs& args) {
   });
 }
 
-// A channel-blocked group with some outputs folded into the sums that are their only readers:
-// for reduced output k, out[n?, c] = init[k] + the group's values over (n?, h, w), per lane in
-// row-major (n, hw) order, exactly as make_reduce_blocked (layout.cpp) folds a materialised
-// output, so results equal the unfused steps bit for bit; reduced outputs never go to memory.
-// args.out: the written outputs in group order, then the sums in group order.
-template <int B>
-void run_program_reduced(const Program& p, const RunArgs& args,
-                         const std::vector<std::optional<float>>& init, int64_t N, int64_t C,
-                         int64_t HW, bool over_n) {
-  const std::vector<const float*> in_f = f32_inputs(p, args);
-  const int64_t CB = C / B, tasks = over_n ? CB : N * CB, seg = HW * B;
-  std::vector<std::pair<int, float*>> written, summed;  // (slot, destination)
-  std::vector<float> inits;
-  for (size_t k = 0; k < p.outs.size(); ++k)
-    if (!init[k]) written.push_back({p.outs[k].first, nullptr});
-  for (size_t k = 0; k < p.outs.size(); ++k)
-    if (init[k]) {
-      summed.push_back({p.outs[k].first, nullptr});
-      inits.push_back(*init[k]);
-    }
-  for (size_t k = 0; k < written.size(); ++k) written[k].second = args.out[k]->data<float>();
-  for (size_t k = 0; k < summed.size(); ++k)
-    summed[k].second = args.out[written.size() + k]->data<float>();
-  parallel_for(tasks, 1, [&](int64_t tb, int64_t te) {
-    std::vector<float> buf = tile_buffer(p);
-    const std::vector<float*> slot_ptr = slot_pointers(p, buf);
-    std::vector<float> acc(summed.size() * B);
-    bool pinned_done = false;
-    for (int64_t t = tb; t < te; ++t) {
-      for (size_t k = 0; k < summed.size(); ++k)
-        std::fill(acc.begin() + static_cast<int64_t>(k) * B,
-                  acc.begin() + static_cast<int64_t>(k + 1) * B, inits[k]);
-      const int64_t n0 = over_n ? 0 : t / CB, n1 = over_n ? N : n0 + 1, cb = t % CB;
-      for (int64_t n = n0; n < n1; ++n)
-        for (int64_t j0 = 0; j0 < seg; j0 += kTile) {
-          const int64_t len = std::min(kTile, seg - j0), off = (n * CB + cb) * seg + j0;
-          run_tile(p, args, in_f, slot_ptr.data(), off, len, pinned_done);
-          for (const auto& [slot, dst] : written)
-            std::memcpy(dst + off, buf.data() + static_cast<int64_t>(slot) * kTile,
-                        static_cast<size_t>(len) * sizeof(float));
-          for (size_t k = 0; k < summed.size(); ++k) {
-            const float* s = buf.data() + static_cast<int64_t>(summed[k].first) * kTile;
-            float a[B];  // a local array stays in registers (acc may alias s for the compiler)
-            std::copy_n(acc.data() + static_cast<int64_t>(k) * B, B, a);
-            for (int64_t j = 0; j < len; j += B)
-              for (int l = 0; l < B; ++l) a[l] = Scalar<OpKind::kAdd>::apply(a[l], s[j + l]);
-            std::copy_n(a, B, acc.data() + static_cast<int64_t>(k) * B);
-          }
-        }
-      for (size_t k = 0; k < summed.size(); ++k)
-        std::copy_n(acc.data() + static_cast<int64_t>(k) * B, B,
-                    summed[k].second + (over_n ? cb * B : (n0 * CB + cb) * B));
-    }
-  });
-}
+}  // namespace fused
+
+namespace {
+
+using namespace fused;
 
 // Candidate groups before pruning: each with its domain size and whether an outside reader has
 // sealed it; group_of maps non-broadcast member results to their group.
@@ -720,6 +631,8 @@ FusionPlan find_fusion_groups(const hlo::Block& body) {
   return plan;
 }
 
+using namespace fused;
+
 bool fused_blockable(const FusedGroup& g, int block) {
   if (block <= 0 || g.ops.empty()) return false;
   const hlo::Type& dom = g.ops.back()->result(0)->type;
@@ -736,7 +649,7 @@ bool fused_blockable(const FusedGroup& g, int block) {
   return true;
 }
 
-namespace {
+namespace fused {
 
 Program build_program(const FusedGroup& g, int block) {
   Program p;
@@ -839,36 +752,18 @@ Program build_program(const FusedGroup& g, int block) {
   return p;
 }
 
-}  // namespace
-
-std::optional<Compiled> compile_fused_reduce(const FusedGroup& g, int block,
-                                             const std::vector<std::optional<float>>& init,
-                                             bool over_n) {
-  if (init.size() != g.outs.size() || !fused_blockable(g, block) || (block != 8 && block != 16))
-    return std::nullopt;
-  for (size_t k = 0; k < init.size(); ++k)
-    if (g.outs[k]->type.dtype() != DType::kF32) return std::nullopt;
-  const hlo::Type& dom = g.ops.back()->result(0)->type;
-  const int64_t N = dom.dim(0), C = dom.dim(1), HW = dom.dim(2) * dom.dim(3);
-  const Program p = build_program(g, block);
-  Compiled c;
-  c.pointwise = true;  // written outputs may take a dying input's buffer, as in compile_fused
+void broadcast_inputs_no_alias(const Program& p, Compiled& c) {
   for (const Instr& in : p.code)
     if (in.op == OpKind::kBroadcastInDim && in.map.size > 1) c.no_alias.push_back(-in.a - 1);
-  if (block == 16)
-    c.run = [=](const RunArgs& a) { run_program_reduced<16>(p, a, init, N, C, HW, over_n); };
-  else
-    c.run = [=](const RunArgs& a) { run_program_reduced<8>(p, a, init, N, C, HW, over_n); };
-  return c;
 }
+
+}  // namespace fused
 
 Compiled compile_fused(const FusedGroup& g, int block) {
   const Program p = build_program(g, block);
   Compiled c;
   c.pointwise = true;
-  // Non-scalar broadcasts read other positions than the tile being written: never in place.
-  for (const Instr& in : p.code)
-    if (in.op == OpKind::kBroadcastInDim && in.map.size > 1) c.no_alias.push_back(-in.a - 1);
+  broadcast_inputs_no_alias(p, c);
   c.run = [p](const RunArgs& a) { run_program(p, a); };
   return c;
 }

@@ -178,6 +178,50 @@ Compiled make_reduce(const Shape& in, const I64s& red_dims) {
   return c;
 }
 
+}  // namespace
+
+float fold_f32_row(OpKind k, float acc, const float* p, int64_t n) {
+  static const bool lanes = [] {
+    const char* fs = std::getenv("NETSPEC_FAST_SUM");
+    return !(fs && std::string_view(fs) == "0");
+  }();
+  switch (k) {
+    case OpKind::kAdd:
+      return fold_contiguous<float, OpKind::kAdd>(acc, p, n, lanes);
+    case OpKind::kMaximum:
+      return fold_contiguous<float, OpKind::kMaximum>(acc, p, n, lanes);
+    case OpKind::kMinimum:
+      return fold_contiguous<float, OpKind::kMinimum>(acc, p, n, lanes);
+    default:
+      fail("cpu reduce", "no row fold for {}", op_name(k));
+  }
+}
+
+std::optional<std::pair<OpKind, int64_t>> row_fold_of(const hlo::Op& reduce) {
+  if (reduce.kind != OpKind::kReduce || reduce.operands.size() != 2 ||
+      reduce.regions.size() != 1 || !all_tensors(reduce))
+    return std::nullopt;
+  auto k = combiner_of(*reduce.region(0));
+  if (!k || (*k != OpKind::kAdd && *k != OpKind::kMaximum && *k != OpKind::kMinimum))
+    return std::nullopt;
+  if (reduce.operand_type(0).dtype() != DType::kF32 ||
+      reduce.result(0)->type.dtype() != DType::kF32 || reduce.operand_type(1).numel() != 1)
+    return std::nullopt;
+  const Shape& in = reduce.operand_type(0).shape();
+  std::vector<bool> red(in.size(), false);
+  for (int64_t d : i64s_attr(reduce, "dimensions")) red[static_cast<size_t>(d)] = true;
+  int64_t row = 1;
+  bool in_row = false;  // past the first reduced dim of size > 1: every later one is reduced
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (in[d] == 1) continue;
+    if (red[d]) in_row = true, row *= in[d];
+    else if (in_row) return std::nullopt;
+  }
+  return std::pair{*k, row};
+}
+
+namespace {
+
 template <template <typename, OpKind> class Maker, typename... Args>
 std::optional<Compiled> dispatch(DType t, OpKind k, Args&&... args) {
   auto by_kind = [&](auto z) -> std::optional<Compiled> {

@@ -81,10 +81,12 @@ std::vector<Tensor> Checker::ref_outputs(const Step& st, const std::vector<Tenso
       env[op->result(0)] = ref::kernel_for(op->kind)(*op, in_t, ctx).at(0);
     }
     std::vector<Tensor> out;
-    std::unordered_map<const hlo::Value*, const hlo::Op*> summed;  // folded sums (plan.cpp)
+    std::unordered_map<const hlo::Value*, const hlo::Op*> summed;  // folded reduces (plan.cpp)
     for (const hlo::Op* r : st.fused_reduces) summed[r->operand(0)] = r;
+    const auto& both = st.reduced_and_written;
     for (const hlo::Value* v : st.fused->outs)
-      if (!summed.count(v)) out.push_back(env.at(v));
+      if (!summed.count(v) || std::find(both.begin(), both.end(), v) != both.end())
+        out.push_back(env.at(v));
     for (const hlo::Value* v : st.fused->outs)
       if (auto it = summed.find(v); it != summed.end()) {
         const hlo::Op& r = *it->second;

@@ -297,17 +297,22 @@ std::optional<Compiled> compile_reduce_blocked(const hlo::Op& op, int B) {
                  : reduce_blocked_for<8>(*k, N, C, HW, over_n);
 }
 
+std::optional<float> scalar_constant(const hlo::Value& v) {
+  const hlo::Op* def = v.def;
+  ref::Kernel k = ref::kernel_for(OpKind::kConstant);
+  if (!def || def->kind != OpKind::kConstant || !k || v.type.numel() != 1) return std::nullopt;
+  ref::RunContext ctx;
+  return static_cast<float>(k(*def, {}, ctx).at(0).as_double(0));
+}
+
 std::optional<std::pair<float, bool>> blocked_sum_init(const hlo::Op& reduce, int B) {
   if (!compile_reduce_blocked(reduce, B) || reduce_body(reduce) != OpKind::kAdd)
     return std::nullopt;
-  const hlo::Op* init = reduce.operand(1)->def;
-  ref::Kernel k = ref::kernel_for(OpKind::kConstant);
-  if (!init || init->kind != OpKind::kConstant || !k) return std::nullopt;
-  ref::RunContext ctx;
-  const Tensor v = k(*init, {}, ctx).at(0);
+  const std::optional<float> init = scalar_constant(*reduce.operand(1));
+  if (!init) return std::nullopt;
   hlo::I64s dims = i64s_attr(reduce, "dimensions");
   std::sort(dims.begin(), dims.end());
-  return std::pair{static_cast<float>(v.as_double(0)), dims == hlo::I64s{0, 2, 3}};
+  return std::pair{*init, dims == hlo::I64s{0, 2, 3}};
 }
 
 Tensor unblocked(const Tensor& t, int b) {

@@ -142,6 +142,59 @@ bool add_fused_reduce_step(Plan& P, const hlo::Op& op, const FusedGroup& g, Step
   return true;
 }
 
+// Folds the row reductions (row_fold_of) of outputs of plain group g into its step
+// (compile_fused_rows): a reduce of P's block over an output's trailing dims with a constant init
+// runs on the group's tiles; the output is still written when it has readers besides the reduce.
+// All folded reduces share one row length. False when none qualifies (NETSPEC_NO_REDUCE_FUSION=1:
+// never).
+bool add_fused_row_step(Plan& P, const hlo::Op& op, const FusedGroup& g, Step& st) {
+  if (env_on("NETSPEC_NO_REDUCE_FUSION")) return false;
+  std::vector<std::optional<RowFold>> folds(g.outs.size());
+  std::vector<const hlo::Op*> red(g.outs.size(), nullptr);
+  int64_t row = 0;
+  for (size_t k = 0; k < g.outs.size(); ++k) {
+    const hlo::Value* v = g.outs[k];
+    const hlo::Op* r = nullptr;
+    for (const auto& o : P.block->ops)
+      if (o->kind == OpKind::kReduce && o->operands.size() == 2 && o->operand(0) == v &&
+          !P.absorbed_reduces.count(o.get())) {
+        r = o.get();
+        break;
+      }
+    if (!r) continue;
+    const auto rf = row_fold_of(*r);
+    const std::optional<float> init = scalar_constant(*r->operand(1));
+    if (!rf || !init || (row && rf->second != row)) continue;
+    int uses = 0;
+    hlo::walk(*P.block, [&](const hlo::Op& o) {
+      if (std::find(g.ops.begin(), g.ops.end(), &o) != g.ops.end()) return;
+      for (auto* u : o.operands) uses += u == v;
+    });
+    row = rf->second;
+    folds[k] = RowFold{rf->first, *init, uses > 1};
+    red[k] = r;
+  }
+  if (!row) return false;
+  auto c = compile_fused_rows(g, folds, row);
+  if (!c) return false;
+  for (size_t k = 0; k < g.outs.size(); ++k)
+    if (!folds[k] || folds[k]->written) {
+      st.outs.push_back(new_val(P, g.outs[k]));
+      if (folds[k]) st.reduced_and_written.push_back(g.outs[k]);
+    }
+  for (size_t k = 0; k < g.outs.size(); ++k)
+    if (red[k]) {
+      st.outs.push_back(new_val(P, red[k]->result(0)));
+      st.fused_reduces.push_back(red[k]);
+      P.absorbed_reduces.insert(red[k]);
+      ++P.stats.fused_row_reduces;
+    }
+  st.compiled = std::move(*c);
+  if (P.profile) st.label = fused_label(g, op) + " +row folds";
+  P.steps.push_back(std::move(st));
+  return true;
+}
+
 // The step of fused group g (it runs at its last op).
 void add_fused_step(Plan& P, const hlo::Op& op, const FusedGroup& g) {
   if (fold_conv_affine(P, op, g)) return;
@@ -165,6 +218,7 @@ void add_fused_step(Plan& P, const hlo::Op& op, const FusedGroup& g) {
     st.ins.push_back(id);
   }
   if (blocked && add_fused_reduce_step(P, op, g, st)) return;
+  if (!blocked && add_fused_row_step(P, op, g, st)) return;
   for (const hlo::Value* v : g.outs) {
     st.outs.push_back(new_val(P, v));
     if (blocked) {

@@ -78,9 +78,13 @@ struct Step {
   // group, fused_conv = the conv; ins = x, w, then fold_ins (s, t and the group's other inputs).
   const hlo::Op* fused_conv = nullptr;
   std::vector<const hlo::Value*> fold_ins;
-  // Sums folded into the fused group's step, each the only reader of one group output (in
-  // group order): outs = the other outputs, then these reduces' results (plan.cpp).
+  // Reduces folded into the fused group's step, each reading one group output (in group order):
+  // blocked groups' sums (the output's only reader) and plain groups' row folds; outs = the
+  // outputs written, then these reduces' results (plan.cpp).
   std::vector<const hlo::Op*> fused_reduces;
+  // Group outputs among the fused reduces' operands that are written too (row folds of a value
+  // with other readers); they stay in the other outputs' place in group order.
+  std::vector<const hlo::Value*> reduced_and_written;
   std::string label;  // NETSPEC_PROFILE: "mnemonic [fast|ref|view] operand types -> result"
 };
 

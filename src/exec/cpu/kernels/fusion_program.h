@@ -1,0 +1,74 @@
+// The program form of a fused elementwise group (fusion.cpp builds and runs it), shared with
+// fusion_reduce.cpp, whose steps fold reductions of a group's outputs into the group's loop.
+// Internal to kernels/: the planner sees only kernels.h.
+#pragma once
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "exec/cpu/kernels.h"
+#include "exec/cpu/kernels/vmath.h"
+#include "exec/scalar_ops.h"
+
+namespace netspec::exec::cpu::fused {
+
+using hlo::OpKind;
+
+// Elements per tile: a group runs its ops one after another on tiles of this many elements.
+constexpr int64_t kTile = 512;
+
+// Broadcast of an operand whose kept dims are one consecutive run of the result's dims:
+// result element i reads operand element (i / inner) % size. Or two ordered runs (a [B, N] row
+// broadcast over the middle dim of [B, D, N]): the outer run picks the block
+// ((i / outer_inner) % outer_size) · size of the operand, the inner run reads within it as above.
+// In a channel-blocked group (block B > 0) a channel broadcast reads operand element
+// ((i / B / inner) % (size / B)) * B + i % B, inner = H * W.
+struct BcastMap {
+  int64_t inner = 1, size = 1;
+  int64_t outer_inner = 0, outer_size = 1;  // outer_inner 0: one run
+  int64_t block = 0;
+};
+
+// One step of a group program, keyed by the member's OpKind. kConvert copies its operand, or
+// loads an external i1 input as 0/1 floats; kBroadcastInDim reads external input `a` through map.
+struct Instr {
+  OpKind op = OpKind::kConvert;
+  CmpDir dir = CmpDir::kEq;    // kCompare
+  int dst = -1;                // slot
+  int a = -1, b = -1, c = -1;  // operand refs: slot >= 0, external input k as -(k + 1)
+  BcastMap map;                // kBroadcastInDim
+  // Binary ops: operand a / b is a pinned scalar broadcast, read as one register value instead
+  // of streaming its constant slot (keeps the tile's working set in L1 on long chains).
+  bool scalar_a = false, scalar_b = false, scalar_c = false;  // scalar_c: clamp's hi
+  VecUnaryFn vec = nullptr;  // exp, log, tanh, logistic: the vector kernel (vmath.h)
+};
+
+struct Program {
+  std::vector<Instr> code;
+  int slots = 0;
+  std::vector<int> pinned;                 // slots filled once per chunk (scalar broadcasts)
+  std::vector<std::pair<int, bool>> outs;  // (slot, is_i1) per group output
+  std::vector<bool> in_is_i1;
+  int64_t n = 0;
+  // Direct outputs (run_program): output k's slot may live in its output buffer when nothing
+  // reads an input sharing that buffer after the slot's first write (first_write[k]); last_read[j]
+  // is the last instruction reading external input j (-1: none).
+  std::vector<int> first_write, last_read;
+};
+
+// The program of group g (block > 0: channel-blocked, fused_blockable holds).
+Program build_program(const FusedGroup& g, int block);
+// Runs p's code on the tile [off, off + n) of the domain into the slots at slot_ptr (a tile
+// buffer's, or an output's own memory at off). Pinned scalar broadcasts are filled on a thread's
+// first tile only (pinned_done).
+void run_tile(const Program& p, const RunArgs& args, const std::vector<const float*>& in_f,
+              float* const* slot_ptr, int64_t off, int64_t n, bool& pinned_done);
+// The f32 inputs' data (null for i1 inputs), a per-thread tile buffer and its slot pointers.
+std::vector<const float*> f32_inputs(const Program& p, const RunArgs& args);
+std::vector<float> tile_buffer(const Program& p);
+std::vector<float*> slot_pointers(const Program& p, std::vector<float>& buf);
+// Inputs read through non-scalar broadcasts are read at other positions than the tile being
+// written: they never share an output's buffer (Compiled::no_alias).
+void broadcast_inputs_no_alias(const Program& p, Compiled& c);
+
+}  // namespace netspec::exec::cpu::fused
