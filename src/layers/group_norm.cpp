@@ -23,7 +23,7 @@ Value* group_norm(LowerCtx& c, Value* x, Value* gamma, Value* beta, int64_t grou
   Value* zero = b.scalar(0, x->type.dtype());
   Value* sum = b.reduce(g, zero, {2}, hlo::OpKind::kAdd);  // [B, G]
   Value* inv_n = b.constant_splat(1.0 / double(n), sum->type);
-  Value* mean = b.multiply(sum, inv_n);                    // μ [B, G]
+  Value* mean = b.multiply(sum, inv_n);  // μ [B, G]
   Value* cen = b.subtract(g, b.broadcast_in_dim(mean, g->type.shape(), {0, 1}));
   Value* var = b.multiply(b.reduce(b.multiply(cen, cen), zero, {2}, hlo::OpKind::kAdd), inv_n);
   Value* inv_std = b.rsqrt(b.add(var, b.constant_splat(kGroupNormEps, var->type)));
@@ -34,8 +34,8 @@ Value* group_norm(LowerCtx& c, Value* x, Value* gamma, Value* beta, int64_t grou
     return b.reshape(b.broadcast_in_dim(v, {s[0], groups, s[1] / groups}, {0, 1}), bc);
   };
   Value* scale = b.multiply(per_channel(inv_std), b.broadcast_in_dim(gamma, bc, {1}));
-  Value* shift = b.subtract(b.broadcast_in_dim(beta, bc, {1}),
-                            b.multiply(per_channel(mean), scale));
+  Value* shift =
+      b.subtract(b.broadcast_in_dim(beta, bc, {1}), b.multiply(per_channel(mean), scale));
   return b.add(b.multiply(x, b.broadcast_in_dim(scale, s, {0, 1})),
                b.broadcast_in_dim(shift, s, {0, 1}));
 }
