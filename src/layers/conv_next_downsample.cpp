@@ -6,6 +6,7 @@ namespace netspec::layers {
 
 Value* channel_norm(LowerCtx& c, const std::string& name, Value* x, Norm n) {
   if (n == Norm::ln) return layer_norm(c, name, x, 1);
+  c.check(n == Norm::bn, "norm must be ln or bn (got {})", enum_name(n));
   return batch_norm(c, x, c.bn(name, x->type.dim(1)));
 }
 

@@ -57,6 +57,13 @@ struct DropPath {
   size_t used = 0;
 };
 
+// The norm conv_bn_act applies in this layer: BatchNorm (every kind's default) or, for kinds with
+// a `norm` field set to gn, GroupNorm with `groups` groups (set by set_conv_norm, conv_bn.cpp).
+struct ConvNorm {
+  Norm kind = Norm::bn;
+  int64_t groups = 32;
+};
+
 // A feature map [c, h, w] (per sample): shape arithmetic of the kinds not lowered yet.
 struct Fm {
   int64_t c, h, w;
@@ -144,6 +151,7 @@ struct LowerCtx {
   void finish() const;
 
   size_t param_pos = 0, bn_pos = 0;
+  ConvNorm conv_norm{};  // see ConvNorm
 };
 
 // RAII name scope: Scope s(c, "block0") makes c.param("conv1.weight") "layers.i.block0.conv1...".
@@ -249,6 +257,14 @@ Value* batch_norm(LowerCtx& c, Value* x, const Bn& bn);
 // c.bn_sync_replicas > 1, else itself), and the element count it then covers (count·replicas).
 Value* bn_replica_sum(LowerCtx& c, Value* partial_sum);
 int64_t bn_replica_count(const LowerCtx& c, int64_t local_count);
+// GroupNorm of x [B, C, H, W] (group_norm.cpp), torch.nn.GroupNorm: `groups` groups of C/groups
+// channels, each normalised per sample over its (C/groups)·H·W values (biased variance, eps
+// 1e-5), then γ_c·y + β_c. `field` names the groups field in the error when groups ∤ C. The
+// declaring form adds "<name>.weight" (ones) / ".bias" (zeros) [C]. No running statistics.
+Value* group_norm(LowerCtx& c, Value* x, Value* gamma, Value* beta, int64_t groups,
+                  const char* field);
+Value* group_norm(LowerCtx& c, const std::string& name, Value* x, int64_t groups,
+                  const char* field);
 // LayerNorm of x over dim `fd` (biased variance, eps NetSpec::lnEps), γ/β of x's size along fd
 // (layer_norm.cpp). The declaring form adds "<name>.weight" / ".bias".
 Value* layer_norm(LowerCtx& c, Value* x, Value* gamma, Value* beta, int64_t fd);
@@ -260,9 +276,12 @@ Value* linear(LowerCtx& c, const std::string& name, Value* x, int64_t out, bool 
 // order): x·Wᵀ (+ bias) over the last dim.
 Value* linear_apply(hlo::Builder& b, Value* x, Value* w, Value* bias = nullptr);
 // conv "<name>.conv" (no bias) + BN "<name>.bn" + activation, the torchvision
-// Conv2dNormActivation unit (conv_bn.cpp); `conv` and `bn` name the two parts.
+// Conv2dNormActivation unit (conv_bn.cpp); `conv` and `bn` name the two parts. With
+// c.conv_norm = gn the norm is GroupNorm under the same name (weight/bias, no running stats).
+// set_conv_norm: a kind's `norm` / `normGroups` fields (bn or gn; ln refused) into c.conv_norm.
 Value* conv_bn_act(LowerCtx& c, const std::string& name, Value* x, const ConvSpec& s, Activation a,
                    const char* conv = "conv", const char* bn = "bn");
+void set_conv_norm(LowerCtx& c, Norm n, int64_t groups);
 // Nearest 2x upsampling [B, C, H, W] -> [B, C, 2H, 2W] (fpn_detect.cpp).
 Value* up2(hlo::Builder& b, Value* x);
 // Bilinear x s upsampling, PyTorch align_corners=False (bilinear_upsample.cpp).

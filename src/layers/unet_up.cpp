@@ -2,7 +2,7 @@
 // [skip, up] on channels (Pytorch-UNet's torch.cat([x2, x1])), DoubleConv ic -> oc. The skip is
 // the input of the matching unetDown and must be [ic/2, 2H, 2W]. The kernel-2 stride-2 transpose
 // conv has no overlap: y[b, o, 2i+a, 2j+e] = Σ_c x[b, c, i, j]·W[c, o, a, e] + bias[o], one
-// dot_general + reshape.
+// dot_general + reshape. norm = gn: GroupNorm(normGroups) for DoubleConv's BNs.
 #include "layers/lower.h"
 
 namespace netspec::layers {
@@ -25,6 +25,7 @@ Value* lower_unet_up(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<UnetUp>(layer);
   c.check(l.ic % 2 == 0, "ic must be even (got {})", l.ic);
   Fm f = c.image(l.ic);
+  set_conv_norm(c, l.norm, l.normGroups);
   Value* skip = unet_skip(c);
   const Shape& ss = skip->type.shape();
   Shape want{l.ic / 2, 2 * f.h, 2 * f.w};

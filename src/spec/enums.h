@@ -25,7 +25,8 @@ struct EnumTraits;
 // swish = SiLU x·σ(x); hSwish = x·relu6(x+3)/6; gelu uses the tanh approximation.
 #define NETSPEC_ACTIVATIONS(X) X(relu) X(relu6) X(identity) X(swish) X(hSwish) X(gelu) X(geluTanh)
 NETSPEC_ENUM(Activation, NETSPEC_ACTIVATIONS)
-#define NETSPEC_NORMS(X) X(bn) X(ln)
+// gn = GroupNorm (groups from the kind's normGroups field; only kinds that say so accept it).
+#define NETSPEC_NORMS(X) X(bn) X(ln) X(gn)
 NETSPEC_ENUM(Norm, NETSPEC_NORMS)
 #define NETSPEC_PADDINGS(X) X(same) X(valid)
 NETSPEC_ENUM(Padding, NETSPEC_PADDINGS)
@@ -52,6 +53,9 @@ NETSPEC_ENUM(Schedule, NETSPEC_SCHEDULES)
 NETSPEC_ENUM(DatasetKind, NETSPEC_DATASETS)
 // Network-wide init family: he (kaiming fan_out convs, PyTorch-default linears), vit (trunc
 // normal 0.02 linears/tokens, zero biases), convnext (trunc normal 0.02 convs and linears).
+// DDPM β_t: linear (Ho et al.) or cosine (Nichol & Dhariwal 2021, ᾱ from a squared cosine).
+#define NETSPEC_BETA_SCHEDULES(X) X(linear) X(cosine)
+NETSPEC_ENUM(BetaSchedule, NETSPEC_BETA_SCHEDULES)
 #define NETSPEC_INIT_KINDS(X) X(he) X(vit) X(convnext)
 NETSPEC_ENUM(InitKind, NETSPEC_INIT_KINDS)
 // Per-parameter init rule recorded in the ParamTable; the trainer maps it to a distribution

@@ -110,6 +110,7 @@ using DoubleList = std::vector<double>;
   F(int, ddpmSteps, 1000, "DDPM: diffusion steps T") \
   F(double, betaStart, 1e-4, "DDPM: linear beta schedule, beta_1") \
   F(double, betaEnd, 0.02, "DDPM: linear beta schedule, beta_T") \
+  F(BetaSchedule, betaSchedule, BetaSchedule::linear, "DDPM: beta_t linear (betaStart..betaEnd) or cosine (Nichol & Dhariwal 2021, s = 0.008, beta <= 0.999)") \
   F(int, nerfSamples, 64, "NeRF: points sampled along each ray (nerfRenderMse)") \
   F(double, nerfNear, 2.0, "NeRF: ray distance where sampling starts") \
   F(double, nerfFar, 6.0, "NeRF: ray distance where sampling ends") \

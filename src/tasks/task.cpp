@@ -60,7 +60,7 @@ const std::vector<TaskFields>& task_owned_fields() {
        {"detPriorPi", "useDiouBox", "anchors", "fpnScales", "fpnAffineScale", "fpnAffineTranslate",
         "fpnAffineProb", "fpnAffineWhThrPx", "fpnAffineAreaThr", "yoloClsWeights",
         "yoloClsFocalGamma", "yoloObjFocalGamma"}},
-      {TaskKind::diffusion, {"ddpmSteps", "betaStart", "betaEnd"}},
+      {TaskKind::diffusion, {"ddpmSteps", "betaStart", "betaEnd", "betaSchedule"}},
       {TaskKind::nerf, {"nerfSamples", "nerfNear", "nerfFar", "nerfBackground"}},
   };
   return kOwned;

@@ -30,7 +30,7 @@ light=linear,mlp,mnist-cnn,cifar-bn,cifar-cnn,cifar-hybrid,vit-cifar-tiny,tiny-g
 light+=,mamba-lm,mamba-lm@_jaxgrad=1
 # Causal flash attention over 3 key blocks (its query-tiled loops), both gradients.
 light+=,$here/gpt-causal-384.json,$here/gpt-causal-384.json@_jaxgrad=1
-more=mobilevit-small,nerf,ddpm-unet,protein-fold
+more=mobilevit-small,nerf,ddpm-unet,ddpm-unet-gn,protein-fold
 # The optimizers and their options on the mlp (Shampoo's L, R state slots must be PSD).
 opts='mlp@optimizer="sgd";momentum=0.9;nesterov=true;weightDecay=0.0005,mlp@optimizer="sgd";momentum=0,mlp@optimizer="rmsprop";momentum=0.9;weightDecay=0.001,mlp@optimizer="lamb";weightDecay=0.01,mlp@optimizer="adam";weightDecay=0.05;gradClipNorm=0.5;headLrMult=0.1,mlp@optimizer="muon",mlp@optimizer="shampoo";_state=psd'
 heavy=convnext-tiny,swin-tiny,vit-tiny,mobilenet-v3-small,squeezenet

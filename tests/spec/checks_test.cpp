@@ -231,8 +231,8 @@ TEST(SpecFile, UnknownKindMissingFieldBadEnumBadTypeSyntax) {
             "plateauPatience, plateauCooldown, plateauMinLr, plateauThreshold, bootstrapBackbone, bootstrapRanges, freeze, headPriorBias, "
             "detPriorPi, useDiouBox, anchors, fpnScales, fpnAffineScale, fpnAffineTranslate, "
             "fpnAffineProb, fpnAffineWhThrPx, fpnAffineAreaThr, yoloClsWeights, "
-            "yoloClsFocalGamma, yoloObjFocalGamma, ddpm, ddpmSteps, betaStart, betaEnd, nerfSamples, "
-            "nerfNear, nerfFar, nerfBackground)");
+            "yoloClsFocalGamma, yoloObjFocalGamma, ddpm, ddpmSteps, betaStart, betaEnd, "
+            "betaSchedule, nerfSamples, nerfNear, nerfFar, nerfBackground)");
 }
 
 TEST(SpecFile, BuilderRoundTripWithTrainConfig) {

@@ -107,6 +107,28 @@ TEST(Zoo, EveryLayerKindAppearsInSomeNet) {
   EXPECT_EQ(layer_kind_names().size(), kNumLayerKinds);
 }
 
+// ddpm-unet-gn (issue 45 item 6): ddpm-unet with GroupNorm for every BN (same parameter names
+// and shapes) plus a final groupNorm(32) before the 1x1 output conv; cosine β in its train block.
+TEST(Zoo, DdpmUnetGnIsDdpmUnetWithGroupNorm) {
+  SpecFile bn = zoo("ddpm-unet"), gn = zoo("ddpm-unet-gn");
+  ParamTable tb = build_param_table(bn.net), tg = build_param_table(gn.net);
+  EXPECT_EQ(tb.total_params(), 1343937);
+  EXPECT_EQ(tg.total_params(), 1343937 + 2 * 32);  // + the final groupNorm's weight and bias
+  EXPECT_EQ(tb.bns.size(), 17u);
+  EXPECT_TRUE(tg.bns.empty());
+  EXPECT_EQ(tg.total_flops(), tb.total_flops());
+  ASSERT_EQ(tg.params.size(), tb.params.size() + 2);
+  for (size_t i = 0; i + 2 < tb.params.size(); ++i) {  // up to the output conv
+    EXPECT_EQ(tg.params[i].name, tb.params[i].name);
+    EXPECT_EQ(tg.params[i].shape, tb.params[i].shape);
+  }
+  EXPECT_EQ(tg.params[tg.params.size() - 4].name, "layers.21.weight");
+  ASSERT_TRUE(gn.train);
+  EXPECT_EQ(gn.train->betaSchedule, BetaSchedule::cosine);
+  EXPECT_TRUE(gn.train->ddpm);
+  EXPECT_EQ(bn.train->betaSchedule, BetaSchedule::linear);
+}
+
 TEST(Zoo, ResolveByNameAndPathAndMiss) {
   setenv("NETSPEC_MODELS_DIR", models().c_str(), 1);
   EXPECT_EQ(resolve_net("mlp").net.name, "mlp");

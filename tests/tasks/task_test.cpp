@@ -107,6 +107,8 @@ TEST(TaskFields, AFieldOfAnotherTaskIsRefusedByName) {
           v = {1.0, 2.0};
         else if constexpr (std::is_arithmetic_v<T>)
           v = v + 1;
+        else if constexpr (std::is_enum_v<T>)  // the next name (betaSchedule: cosine)
+          v = static_cast<T>(static_cast<int>(v) + 1);
       });
       ASSERT_TRUE(found) << f << " is not a TrainConfig field";
       const TaskKind other =

@@ -17,6 +17,7 @@
 #include "data/datasets.h"
 #include "exec/backend.h"
 #include "layers/param_table.h"
+#include "spec/spec_json.h"
 #include "train/trainer.h"
 #include "train_test_util.h"
 
@@ -49,6 +50,62 @@ TEST(Ddpm, LinearScheduleByHand) {
   EXPECT_EQ(d.steps(), 1000);
   EXPECT_NEAR(d.beta.back(), 0.02, 1e-15);
   EXPECT_LT(d.alpha_bar.back(), 1e-4);
+}
+
+// Cosine β (Nichol & Dhariwal 2021): ᾱ(u) = f(u)/f(0), f(u) = cos²((u + 0.008)/1.008·π/2); index t
+// takes β_t = min(1 - ᾱ((t+1)/T)/ᾱ(t/T), 0.999), so ᾱ_t = ᾱ((t+1)/T) until the clip at t = T-1.
+TEST(Ddpm, CosineScheduleClosedForm) {
+  auto abar = [](double u) {
+    const double f = std::cos((u + 0.008) / 1.008 * M_PI / 2);
+    const double f0 = std::cos(0.008 / 1.008 * M_PI / 2);
+    return f * f / (f0 * f0);
+  };
+  TrainConfig c;
+  c.betaSchedule = BetaSchedule::cosine;
+  c.ddpmSteps = 4;
+  DdpmSchedule s(c);
+  ASSERT_EQ(s.steps(), 4);
+  // Python's math module, improved-diffusion's betas_for_alpha_bar(4, ...).
+  const double want[] = {0.1529878386730953, 0.41695808751199426, 0.7078587123971634, 0.999};
+  for (int t = 0; t < 4; ++t) EXPECT_NEAR(s.beta[size_t(t)], want[t], 1e-14) << t;
+  for (int t = 0; t < 3; ++t) EXPECT_NEAR(s.alpha_bar[size_t(t)], abar((t + 1) / 4.0), 1e-14) << t;
+  EXPECT_NEAR(s.alpha_bar[3], s.alpha_bar[2] * 0.001, 1e-15);  // ᾱ(1) = 0: β clipped to 0.999
+  c.ddpmSteps = 1000;
+  DdpmSchedule d(c);
+  ASSERT_EQ(d.steps(), 1000);
+  for (size_t t = 0; t < 1000; ++t) {
+    EXPECT_GT(d.beta[t], 0) << t;
+    EXPECT_LE(d.beta[t], 0.999) << t;
+    if (t > 0) {
+      EXPECT_LT(d.alpha_bar[t], d.alpha_bar[t - 1]) << t;
+    }
+    if (t < 999) {
+      EXPECT_NEAR(d.alpha_bar[t], abar(double(t + 1) / 1000), 1e-12) << t;
+    }
+  }
+  EXPECT_EQ(d.beta[999], 0.999);
+  EXPECT_NEAR(d.alpha_bar[499], abar(0.5), 1e-12);  // about 0.49: half the signal at T/2
+  EXPECT_GT(d.alpha_bar[499], 0.45);
+  EXPECT_LT(d.alpha_bar[499], 0.52);
+  // The linear default is unchanged by the new field: ᾱ_499 of Ho's schedule is ~0.078.
+  EXPECT_LT(DdpmSchedule(TrainConfig{}).alpha_bar[499], 0.1);
+}
+
+TEST(Ddpm, UnknownBetaScheduleIsRefusedByName) {
+  std::string e;
+  try {
+    parse_spec(R"({"name": "n", "inputChannels": 1, "layers": [{"kind": "flatten"}],
+                   "train": {"ddpm": true, "betaSchedule": "quadratic"}})");
+  } catch (const Error& x) {
+    e = x.what();
+  }
+  EXPECT_NE(e.find("[train] unknown BetaSchedule 'quadratic' for field 'betaSchedule' (expected "
+                   "one of linear, cosine)"),
+            std::string::npos)
+      << e;
+  SpecFile ok = parse_spec(R"({"name": "n", "inputChannels": 1, "layers": [{"kind": "flatten"}],
+                   "train": {"ddpm": true, "betaSchedule": "cosine"}})");
+  EXPECT_EQ(ok.train->betaSchedule, BetaSchedule::cosine);
 }
 
 TEST(Ddpm, TrainingPairNoisesTheImage) {

@@ -1,6 +1,7 @@
 // DDPM training pairs, evaluation and sampling (see ddpm.h).
 #include "tasks/diffusion/ddpm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -61,9 +62,19 @@ Tensor noised_input(const DdpmSchedule& s, DatasetKind dataset, const Tensor& x,
 
 DdpmSchedule::DdpmSchedule(const TrainConfig& c) {
   const int64_t T = c.ddpmSteps;
+  // Cosine (Nichol & Dhariwal 2021, eq. 17): ᾱ(u) = f(u)/f(0), f(u) = cos²((u + s)/(1 + s)·π/2),
+  // s = 0.008; index t (Ho's t+1) takes β_t = min(1 - ᾱ((t+1)/T)/ᾱ(t/T), 0.999), as their code.
+  auto f = [](double u) {
+    const double v = std::cos((u + 0.008) / 1.008 * M_PI / 2);
+    return v * v;
+  };
   double ab = 1;
   for (int64_t t = 0; t < T; ++t) {
-    const double b = T == 1 ? c.betaStart : c.betaStart + (c.betaEnd - c.betaStart) * t / (T - 1);
+    double b = 0;
+    if (c.betaSchedule == BetaSchedule::cosine)
+      b = std::min(1 - f(double(t + 1) / double(T)) / f(double(t) / double(T)), 0.999);
+    else
+      b = T == 1 ? c.betaStart : c.betaStart + (c.betaEnd - c.betaStart) * t / (T - 1);
     ab *= 1 - b;
     beta.push_back(b);
     alpha_bar.push_back(ab);

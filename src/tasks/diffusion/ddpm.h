@@ -1,5 +1,6 @@
 // DDPM (Ho et al. 2020) around a net whose input carries the timestep in its last channel
-// (timeCondAdd reads it): linear β_t from betaStart to betaEnd over T = ddpmSteps, ᾱ_t = Π(1-β).
+// (timeCondAdd reads it): linear β_t from betaStart to betaEnd over T = ddpmSteps (or, with
+// betaSchedule = cosine, Nichol & Dhariwal's cosine ᾱ), ᾱ_t = Π(1-β).
 // Training batch: x0 (the dataset's images mapped to [-1, 1]), t ~ U{0..T-1}, ε ~ N(0, 1):
 //   input = [sqrt(ᾱ_t) x0 + sqrt(1-ᾱ_t) ε, t/T plane], target = ε (loss floatTargetMse).
 // Sampling from x_T ~ N(0, 1): ancestral x_{t-1} = μ̃(x_t, x̂0) + sqrt(β_t) z with x̂0 = (x_t -
