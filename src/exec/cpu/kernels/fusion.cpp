@@ -349,17 +349,14 @@ std::vector<float*> slot_pointers(const Program& p, std::vector<float>& buf) {
   return ptr;
 }
 
-// Which f32 outputs run_program computes in their own buffers (no copy out of a tile slot):
-// one per slot, not pinned, and no input sharing memory with it read after the slot's first
-// write (a dying input may donate its buffer to an output: c.pointwise).
-std::vector<bool> direct_outputs(const Program& p, const RunArgs& args) {
+std::vector<bool> direct_outputs(const Program& p, const RunArgs& args, Tensor* const* out) {
   std::vector<bool> direct(p.outs.size(), false);
   std::vector<bool> slot_taken(static_cast<size_t>(p.slots), false);
   for (int s : p.pinned) slot_taken[static_cast<size_t>(s)] = true;
   for (size_t k = 0; k < p.outs.size(); ++k) {
     const auto [s, is_i1] = p.outs[k];
-    if (is_i1 || slot_taken[static_cast<size_t>(s)]) continue;
-    const char* o = static_cast<const char*>(args.out[k]->raw());
+    if (is_i1 || !out[k] || slot_taken[static_cast<size_t>(s)]) continue;
+    const char* o = static_cast<const char*>(out[k]->raw());
     const size_t bytes = static_cast<size_t>(p.n) * sizeof(float);
     bool ok = true;
     for (size_t j = 0; j < p.last_read.size() && ok; ++j) {
@@ -399,27 +396,34 @@ void stream_copy(float* d, const float* s, int64_t n) {
   for (; j < n; ++j) d[j] = s[j];
 }
 
+std::vector<const float*> prefetched_inputs(const Program& p, const RunArgs& args,
+                                           const std::vector<const float*>& in_f) {
+  std::vector<const float*> full;
+  if (p.n * static_cast<int64_t>(sizeof(float)) >= kPrefetchBytes)
+    for (size_t k = 0; k < in_f.size(); ++k)
+      if (in_f[k] && args.in[k]->numel() == p.n) full.push_back(in_f[k]);
+  return full;
+}
+
+void prefetch_tile(const std::vector<const float*>& full, int64_t off, int64_t n) {
+  for (const float* f : full)
+    for (int64_t j = 0; j < n; j += 16) __builtin_prefetch(f + off + j);
+}
+
 void run_program(const Program& p, const RunArgs& args) {
   const int64_t n_tiles = (p.n + kTile - 1) / kTile;
   const std::vector<const float*> in_f = f32_inputs(p, args);
   const bool stream = p.n * static_cast<int64_t>(sizeof(float)) >= kStreamBytes;
   const std::vector<bool> direct =
-      stream ? std::vector<bool>(p.outs.size(), false) : direct_outputs(p, args);
-  // Inputs read element for element (not broadcasts): their next tiles are prefetched, as a
-  // tile's ops read them only briefly between passes over the tile slots (kPrefetchBytes).
-  std::vector<const float*> full;
-  if (p.n * static_cast<int64_t>(sizeof(float)) >= kPrefetchBytes)
-    for (size_t k = 0; k < in_f.size(); ++k)
-      if (in_f[k] && args.in[k]->numel() == p.n) full.push_back(in_f[k]);
+      stream ? std::vector<bool>(p.outs.size(), false) : direct_outputs(p, args, args.out);
+  const std::vector<const float*> full = prefetched_inputs(p, args, in_f);
   parallel_for(n_tiles, 8, [&](int64_t tb, int64_t te) {
     std::vector<float> buf = tile_buffer(p);
     std::vector<float*> slot_ptr = slot_pointers(p, buf);
     bool pinned_done = false;
     for (int64_t t = tb; t < te; ++t) {
       const int64_t off = t * kTile, n = std::min(kTile, p.n - off);
-      if (t + 2 < te)
-        for (const float* f : full)
-          for (int64_t j = 0; j < kTile; j += 16) __builtin_prefetch(f + off + 2 * kTile + j);
+      if (t + 2 < te) prefetch_tile(full, off + 2 * kTile, kTile);
       for (size_t k = 0; k < p.outs.size(); ++k)
         if (direct[k])
           slot_ptr[static_cast<size_t>(p.outs[k].first)] = args.out[k]->data<float>() + off;

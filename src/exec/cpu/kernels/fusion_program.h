@@ -67,6 +67,16 @@ void run_tile(const Program& p, const RunArgs& args, const std::vector<const flo
 std::vector<const float*> f32_inputs(const Program& p, const RunArgs& args);
 std::vector<float> tile_buffer(const Program& p);
 std::vector<float*> slot_pointers(const Program& p, std::vector<float>& buf);
+// Which f32 outputs k (out[k]: its tensor, null when not written) are computed in their own
+// buffers, no copy out of a tile slot: one per slot, not pinned, and no input sharing memory with
+// it read after the slot's first write (a dying input may donate its buffer: c.pointwise).
+std::vector<bool> direct_outputs(const Program& p, const RunArgs& args, Tensor* const* out);
+// Inputs read element for element (not through broadcasts) in groups of at least 256 KiB: their
+// next tiles are prefetched (prefetch_tile: elements [off, off + n) of each), as a tile's ops read
+// them only briefly between passes over the tile slots.
+std::vector<const float*> prefetched_inputs(const Program& p, const RunArgs& args,
+                                           const std::vector<const float*>& in_f);
+void prefetch_tile(const std::vector<const float*>& full, int64_t off, int64_t n);
 // Inputs read through non-scalar broadcasts are read at other positions than the tile being
 // written: they never share an output's buffer (Compiled::no_alias).
 void broadcast_inputs_no_alias(const Program& p, Compiled& c);

@@ -90,22 +90,40 @@ void run_program_rows(const Program& p, const RunArgs& args,
   };
   std::vector<Written> written;
   std::vector<Folded> folded;
+  std::vector<Tensor*> out_of(p.outs.size(), nullptr);  // per group output: its tensor if written
   for (size_t k = 0; k < p.outs.size(); ++k)
-    if (!folds[k] || folds[k]->written)
-      written.push_back({p.outs[k].first, p.outs[k].second, args.out[written.size()]->raw()});
+    if (!folds[k] || folds[k]->written) {
+      out_of[k] = args.out[written.size()];
+      written.push_back({p.outs[k].first, p.outs[k].second, out_of[k]->raw()});
+    }
   for (size_t k = 0; k < p.outs.size(); ++k)
     if (folds[k])
       folded.push_back({p.outs[k].first, *folds[k],
                         args.out[written.size() + folded.size()]->data<float>()});
+  // Written outputs computed straight in their buffers where run_program would (no copy).
+  const std::vector<bool> direct = direct_outputs(p, args, out_of.data());
+  std::vector<std::pair<int, float*>> direct_slots;  // (slot, output data)
+  for (size_t k = 0, w = 0; k < p.outs.size(); ++k) {
+    if (!out_of[k]) continue;
+    if (direct[k]) {
+      direct_slots.push_back({p.outs[k].first, out_of[k]->data<float>()});
+      written.erase(written.begin() + static_cast<int64_t>(w));
+    } else {
+      ++w;
+    }
+  }
+  const std::vector<const float*> full = prefetched_inputs(p, args, in_f);
   const int64_t rows = p.n / row, per_tile = kTile / row;
   const int64_t n_tiles = (rows + per_tile - 1) / per_tile;
   parallel_for(n_tiles, 8, [&](int64_t tb, int64_t te) {
     std::vector<float> buf = tile_buffer(p);
-    const std::vector<float*> slot_ptr = slot_pointers(p, buf);
+    std::vector<float*> slot_ptr = slot_pointers(p, buf);
     bool pinned_done = false;
     for (int64_t t = tb; t < te; ++t) {
       const int64_t r0 = t * per_tile, nr = std::min(per_tile, rows - r0);
       const int64_t off = r0 * row, len = nr * row;
+      if (t + 2 < te) prefetch_tile(full, off + 2 * len, len);
+      for (const auto& [slot, data] : direct_slots) slot_ptr[static_cast<size_t>(slot)] = data + off;
       run_tile(p, args, in_f, slot_ptr.data(), off, len, pinned_done);
       for (const Written& w : written) {
         const float* s = slot_ptr[static_cast<size_t>(w.slot)];
