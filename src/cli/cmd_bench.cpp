@@ -141,7 +141,11 @@ TrainConfig bench_config(const BenchOpts& o, SpecFile& spec) {
     spec.net.inputWidth = in[2];
   }
   validate(c);
-  apply_sets(c, o.sets, "bench");
+  // Judged once every --set is in, as train does: `--set bf16=false --set bf16Conv=false` is a
+  // valid end state even though its first assignment alone is not.
+  PendingCheck pending;
+  apply_sets(c, o.sets, "bench", &pending);
+  check_applied(c, "bench", pending);
   return c;
 }
 

@@ -37,6 +37,19 @@ TEST(BenchCli, RefBackendAndOptimizerOverride) {
   EXPECT_NE(r.out.find("sgd on ref"), std::string::npos) << r.out;
 }
 
+// --set values are judged together once all are in (as train does): turning bf16 on with its
+// conv half in either order works; an end state that is invalid is refused naming the setting.
+TEST(BenchCli, SetValuesAreCheckedTogether) {
+  const std::string base = "bench linear --steps 1 --warmup 0 --batch 4 --backend ref ";
+  Result r = sh(base + "--set bf16Conv=true --set bf16=true");
+  EXPECT_EQ(r.status, 0) << r.out;
+  r = sh(base + "--set bf16=true --set bf16Conv=true --set bf16Conv=false --set bf16=false");
+  EXPECT_EQ(r.status, 0) << r.out;
+  r = sh(base + "--set bf16Conv=true");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--set bf16Conv=true: bf16Conv needs bf16"), std::string::npos) << r.out;
+}
+
 // --module eval times inference (the eval module, no update); every run prints the first-step
 // latency and the achieved GFLOP/s, a train step counting 3x the forward FLOPs of an eval call.
 TEST(BenchCli, EvalModuleLatencyAndFlops) {
