@@ -247,6 +247,7 @@ std::string Averages::end_epoch(int epoch, const TrainState& s, const data::Data
       // Logits averaged over swagSamples samples, each with its own BN statistics; each rank
       // scores its share of the batches (the BN recompute runs on every rank).
       data::Loader ld(test, ev_.batch(), false, 0);
+      ld.set_skip_bad(test.streamed() && data::pipeline_options().skip_bad);  // left out
       ld.start_epoch(0);
       const int64_t nb = ld.num_batches();
       std::vector<Tensor> sum(static_cast<size_t>(nb));

@@ -302,6 +302,11 @@ TEST(StreamEvalCli, UnreadableTestImageStopsOrIsLeftOut) {
   ASSERT_EQ(ts.status, 0) << ts.out;
   EXPECT_TRUE(has(ts.out, "epoch 1 evaluation: skipped 1 unreadable image")) << ts.out;
   EXPECT_TRUE(has(ts.out, "on 11 samples")) << ts.out;
+  // SWAG's evaluation (logits averaged over sampled weights) leaves it out too.
+  Result sw = train_streamed(
+      "run4", "--skip-bad-images --set useSWA=true --set useSWAG=true --set swaStartEpoch=0");
+  ASSERT_EQ(sw.status, 0) << sw.out;
+  EXPECT_TRUE(has(sw.out, "swag top-1")) << sw.out;
 }
 
 }  // namespace
