@@ -1,7 +1,11 @@
 // Benchmark (not a test): the cpu executor's dot_general at 1024x1024x1024 f32, in GFLOP/s,
 // beside the best sgemm of this machine measured in the same run. Target: >= 70 % of it.
-// Run: build/<dir>/bench/bench_dot
+// `bench_dot shapes`: the 2-D GEMMs of vit-cifar-tiny's train step (M = 32·64 tokens, K and N
+// from dim 128 / mlp 256 / qkv 384; "tn": Aᵀ·B, the weight gradients) on the executor beside
+// OpenBLAS's cblas_sgemm and oneDNN's dnnl_sgemm, ms per call.
+// Run: build/<dir>/bench/bench_dot [shapes]
 #include <memory>
+#include <string>
 
 #include "bench/bench_util.h"
 #include "exec/backend.h"
@@ -9,8 +13,55 @@
 
 using namespace netspec;
 
-int main(int, char** argv) {
+namespace {
+
+// C[m, n] = A·B (A [m, k]) or Aᵀ·B (A [k, m], ta) on the executor, OpenBLAS and oneDNN, ms.
+void time_shape(int64_t m, int64_t k, int64_t n, bool ta) {
+  auto mod = std::make_shared<hlo::Module>();
+  const Shape as = ta ? Shape{k, m} : Shape{m, k};
+  hlo::Func* f = mod->add_func("main", {hlo::Type::tensor(DType::kF32, as),
+                                        hlo::Type::tensor(DType::kF32, {k, n})});
+  hlo::Builder b(f->body.get());
+  hlo::DotDims d;
+  d.lhs_contracting = {ta ? 0 : 1};
+  d.rhs_contracting = {0};
+  b.func_return({b.dot_general(f->arg(0), f->arg(1), d)});
+  auto exe = exec::make_backend("cpu")->load(mod);
+  Tensor x(DType::kF32, as), y(DType::kF32, {k, n});
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i % 7) * 0.1f;
+  for (int64_t i = 0; i < y.numel(); ++i) y.data<float>()[i] = static_cast<float>(i % 5) * 0.2f;
+  std::vector<Tensor> in{x, y};
+  std::vector<float> c(static_cast<size_t>(m * n));
+  const int im = static_cast<int>(m), ik = static_cast<int>(k), in_ = static_cast<int>(n);
+  const double ns = bench::time_median([&] { exe->run("main", in); }, 5, 41);
+  const double ob = bench::time_median([&] {
+    cblas_sgemm(101, ta ? 112 : 111, 111, im, in_, ik, 1.0f, x.data<float>(), ta ? im : ik,
+                y.data<float>(), in_, 0.0f, c.data(), in_);
+  }, 5, 41);
+  const double dn = bench::time_median([&] {
+    dnnl_sgemm(ta ? 'T' : 'N', 'N', m, n, k, 1.0f, x.data<float>(), ta ? m : k, y.data<float>(), n,
+               0.0f, c.data(), n);
+  }, 5, 41);
+  const double gf = 2.0 * double(m * k * n) / 1e9;
+  std::printf("%-3s m %5lld k %5lld n %5lld   executor %6.3f ms (%5.1f GFLOP/s)   OpenBLAS %6.3f ms "
+              "(%5.1f)   dnnl_sgemm %6.3f ms (%5.1f)\n",
+              ta ? "tn" : "nn", static_cast<long long>(m), static_cast<long long>(k),
+              static_cast<long long>(n), ns * 1e3, gf / ns, ob * 1e3, gf / ob, dn * 1e3, gf / dn);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
   netspec::ensure_library_environment(argv, /*openblas=*/true);
+  if (argc > 1 && std::string(argv[1]) == "shapes") {
+    const int64_t t = 32 * 64;
+    for (auto [k, n] : {std::pair<int64_t, int64_t>{128, 384}, {384, 128}, {128, 256}, {256, 128},
+                        {128, 128}})
+      time_shape(t, k, n, false);
+    for (auto [m, n] : {std::pair<int64_t, int64_t>{384, 128}, {256, 128}, {128, 256}, {128, 128}})
+      time_shape(m, t, n, true);  // weight gradients: Xᵀ·dY over the tokens
+    return 0;
+  }
   const int64_t n = 1024;
   auto m = std::make_shared<hlo::Module>();
   hlo::Type t = hlo::Type::tensor(DType::kF32, {n, n});
