@@ -240,7 +240,7 @@ int64_t Loader::read_sample(int64_t pos, const Write& write, std::string& error)
     } catch (const Error& e) {
       if (!skip_bad_) throw;
       if (t == 0) error = e.what();
-      if (!train_) return -1;  // evaluation: left out, the caller drops the row
+      if (leave_out_) return -1;  // evaluation: left out, the caller drops the row
       continue;
     }
     if (t > 0) {  // counted once, at the bad sample's own position
@@ -352,7 +352,7 @@ int64_t Loader::batch(int64_t i, Tensor& x, Tensor& y, std::vector<int64_t>* sam
         std::memcpy(yd + k * yrow, ysrc + s * yrow, yrow);
       }
     });
-    const int64_t kept = train_ || !skip_bad_ ? n : drop_unread(n, error, x, y, rows);
+    const int64_t kept = !leave_out_ || !skip_bad_ ? n : drop_unread(n, error, x, y, rows);
     if (samples) *samples = std::move(rows);
     return kept;
   }

@@ -101,7 +101,13 @@ class Loader {
   // sample's label and augmentation draw; the batch keeps its size. Evaluation: it is left out
   // (never replaced: no sample may be scored twice); batch() returns the samples read. Off: the
   // read's error.
-  void set_skip_bad(bool on) { skip_bad_ = on; }
+  void set_skip_bad(bool on) { set_skip_bad(on, !train_); }
+  // leave_out: evaluation's rule (left out, never replaced) also for a training-mode loader whose
+  // augmented, shuffled batches are scored (test-time augmentation's views).
+  void set_skip_bad(bool on, bool leave_out) {
+    skip_bad_ = on;
+    leave_out_ = leave_out;
+  }
   // Samples replaced or left out since start_epoch (by this process) and the first one's error
   // (evaluation: the first by position when batches are assembled in order).
   struct Skipped {
@@ -138,7 +144,7 @@ class Loader {
   std::shared_ptr<ThreadPool> decode_pool_;  // streamed splits only
   bool dct_scale_ = true;                     // pipeline_options().dct_scale at construction
   int shard_first_ = 0, shard_count_ = 1, shard_replicas_ = 1;
-  bool skip_bad_ = false;
+  bool skip_bad_ = false, leave_out_ = false;
   mutable std::mutex skipped_mu_;
   mutable Skipped skipped_;
 };

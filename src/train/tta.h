@@ -6,6 +6,7 @@
 // and then over the views in order, so every rank gets one process's result bit for bit.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "data/loader.h"
@@ -13,6 +14,21 @@
 
 namespace netspec::train {
 
+// Every sample's logits averaged over the views that read it ([n, per] in dataset order, per =
+// the floats of one output row). With --skip-bad-images on a streamed split an unreadable sample
+// is left out of each view (never replaced); views_read[s] = 0 then and its row stays 0.
+struct TtaLogits {
+  std::vector<double> mean;
+  std::vector<int64_t> views_read;
+  int64_t per = 1, classes = 0;
+  std::string skipped_first;  // the first unreadable sample's error (view 0, this rank)
+};
+TtaLogits tta_logits(const Evaluator& ev, const std::vector<Tensor>& params,
+                     const std::vector<Tensor>& running, const data::Dataset& ds,
+                     const data::Augment& aug, int views, uint64_t seed,
+                     const RankSplit& split = {});
+
+// The mean logits scored: samples no view read are left out (EvalMetrics::skipped).
 EvalMetrics evaluate_tta(const Evaluator& ev, const std::vector<Tensor>& params,
                          const std::vector<Tensor>& running, const data::Dataset& ds,
                          const data::Augment& aug, int views, uint64_t seed,

@@ -121,6 +121,14 @@ TEST(SegTrain, WeightedCeTrainsAndAllOnesEqualsCe) {
               1e-3 * ce.epochs[e].train_loss)
         << e;
   }
+  // useTTA averages class logits of cropped/flipped views: refused for per-pixel logits.
+  try {
+    run(R"("lossKind": "perPixelCE", "useTTA": true, "augment": true)");
+    ADD_FAILURE() << "useTTA was accepted for segmentation";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("set useTTA off for segmentation"), std::string::npos)
+        << e.what();
+  }
   try {
     run(R"("lossKind": "perPixelWeightedCE", "lossWeights": [1, 2])");
     ADD_FAILURE() << "two weights for three classes were accepted";

@@ -28,6 +28,11 @@ class Segmentation final : public Task {
            "lossKind {} (segmentation) needs per-pixel logits [C, {}, {}] (got the net's output "
            "{})",
            enum_name(env_.c.lossKind), y[1], y[2], shape_str(out));
+    // Views are cropped and flipped: their per-pixel logits would need each draw undone.
+    if (env_.c.useTTA)
+      fail("train",
+           "useTTA averages the class logits of augmented views of an image; per-pixel logits of "
+           "cropped and flipped views do not line up (set useTTA off for segmentation)");
   }
 
   int64_t classes() const { return env_.table.output.at(0); }
