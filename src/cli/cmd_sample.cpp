@@ -19,6 +19,7 @@
 #include "core/npy.h"
 #include "data/datasets.h"
 #include "data/image_write.h"
+#include "data/loader.h"
 #include "layers/param_table.h"
 #include "spec/spec_json.h"
 #include "tasks/diffusion/ddpm.h"
@@ -110,13 +111,25 @@ void register_sample_command(CLI::App& app) {
         train::make_state(train::init_params(table, c.init, 0), {}, ev.manifest());
     train::load_checkpoint(ckpt, table, s, false);
     train::DdpmSchedule sched(c);
-    Tensor x, test;  // test: the first n test images (--from-test)
+    Tensor x, test;  // test: the first n test images, normalised f32 (--from-test)
     if (o->from_test >= 0) {
       data::LoadOptions lo;
       lo.dir = cfg.value("data", std::string());
-      test = data::load_dataset(c.dataset, lo).test.x;
-      if (test.rank() != 4 || test.shape()[0] < o->n)
-        fail("sample", "--from-test needs {} test images (got {})", o->n, test.type_str());
+      const data::Dataset split = data::load_dataset(c.dataset, lo).test;
+      if (split.x.rank() != 4 || split.size() < o->n)
+        fail("sample", "--from-test needs {} test images (got {})", o->n, split.x.type_str());
+      // Through the evaluation loader: image sets are held as bytes and normalised per batch.
+      data::Loader ld(split, chunk, false, 0);
+      ld.start_epoch(0);
+      const Shape& xs = split.x.shape();
+      test = Tensor(DType::kF32, {o->n, xs[1], xs[2], xs[3]});
+      const int64_t per = xs[1] * xs[2] * xs[3];
+      for (int64_t i0 = 0, b = 0; i0 < o->n; i0 += chunk, ++b) {
+        Tensor xb, yb;
+        ld.batch(b, xb, yb);
+        std::copy_n(xb.data<float>(), std::min(chunk, o->n - i0) * per,
+                    test.data<float>() + i0 * per);
+      }
     }
     for (int64_t i0 = 0, j = 0; i0 < o->n; i0 += chunk, ++j) {
       Tensor start;

@@ -2,9 +2,12 @@
 // and saved as ema.safetensors) and a small mnist-cnn run on Fashion-MNIST as the judge.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <regex>
 
 #include "cli_util.h"
+#include "core/npy.h"
+#include "data/idx.h"
 
 namespace netspec::cli_test {
 namespace {
@@ -60,6 +63,21 @@ TEST(DdpmJudgeCli, SamplesFromTheEmaAndJudgesThem) {
   };
   EXPECT_EQ(be32(16), 171u);  // IHDR width
   EXPECT_EQ(be32(20), 171u);  // IHDR height
+  // --from-test 0: the first 3 test images noised to t = 0 and denoised: the samples are those
+  // images (bytes read apart here, scaled to [-1, 1]), within the one step's noise.
+  r = sh("sample " + (dir / "ddpm").string() + " --checkpoint ema --n 3 --chunk 2 --from-test 0 " +
+         "--npy " + (dir / "t.npy").string() + " -o " + (dir / "t.png").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("mean squared error ([0-9.]+)"))) << r.out;
+  EXPECT_LT(std::stod(m[1]), 0.02) << r.out;
+  const Tensor got = read_npy((dir / "t.npy").string());
+  const Tensor want = data::read_idx_bytes(std::string(data::kFashionMnistDir) +
+                                           "/t10k-images-idx3-ubyte.gz");
+  ASSERT_EQ(got.numel(), 3 * 784);
+  double diff = 0;
+  for (int64_t i = 0; i < got.numel(); ++i)
+    diff += std::abs(got.data<float>()[i] - (want.data<uint8_t>()[i] / 127.5 - 1));
+  EXPECT_LT(diff / double(got.numel()), 0.05);
   r = sh("sample " + (dir / "ddpm").string() + " --n 2 --grid 3 -o " + (dir / "x.png").string());
   EXPECT_EQ(r.status, 2) << r.out;
   r = sh("sample " + (dir / "ddpm").string() + " --n 2 --scale 0 -o " + (dir / "x.png").string());
