@@ -159,6 +159,31 @@ TEST(CpuDot, Layouts) {
   check_dot({2, 3, 4, 5}, {3, 5, 6}, multi, DType::kF32, "multi contract");
 }
 
+// One free side of size 1 runs on matvec.cpp's loops: the matrix stored k-innermost ("rows") or
+// free-innermost ("columns"), as lhs (N = 1) or rhs (M = 1), with k tails (not a multiple of 16)
+// and more than one 512-column block.
+TEST(CpuDot, MatVecForms) {
+  DotDims scan_y;  // mamba's y_t = h_t · C_t: [1, 32, 256, 16] x [1, 32, 16] -> [1, 32, 256]
+  scan_y.lhs_batching = {0, 1}, scan_y.rhs_batching = {0, 1};
+  scan_y.lhs_contracting = {3}, scan_y.rhs_contracting = {2};
+  check_dot({1, 32, 256, 16}, {1, 32, 16}, scan_y, DType::kF32, "rows, lhs matrix");
+  DotDims scan_c;  // its VJP for C: [1, 32, 256, 16] x [1, 32, 256] -> [1, 32, 16]
+  scan_c.lhs_batching = {0, 1}, scan_c.rhs_batching = {0, 1};
+  scan_c.lhs_contracting = {2}, scan_c.rhs_contracting = {2};
+  check_dot({1, 32, 256, 16}, {1, 32, 256}, scan_c, DType::kF32, "columns, lhs matrix");
+  DotDims vm;  // [4, 37] x [4, 37, 600] -> [4, 600]
+  vm.lhs_batching = {0}, vm.rhs_batching = {0};
+  vm.lhs_contracting = {1}, vm.rhs_contracting = {1};
+  check_dot({4, 37}, {4, 37, 600}, vm, DType::kF32, "columns, rhs matrix, 2 blocks");
+  DotDims vmt = vm;  // [4, 37] x [4, 600, 37] -> [4, 600]
+  vmt.rhs_contracting = {2};
+  check_dot({4, 37}, {4, 600, 37}, vmt, DType::kF32, "rows, rhs matrix, k tail");
+  DotDims mv;  // [300, 45] x [45] -> [300]
+  mv.lhs_contracting = {1}, mv.rhs_contracting = {0};
+  check_dot({300, 45}, {45}, mv, DType::kF32, "plain matvec");
+  check_dot({300, 45}, {45}, mv, DType::kF64, "plain matvec f64");
+}
+
 // oneDNN's AVX2 sgemm (gemm:jit) is 1.3-2x slower on operands stored contraction-dim-outermost
 // with rows of a multiple of 256 floats; dot.cpp copies those to padded rows when each element
 // is reused >= 64 times. Where that kernel runs (no AVX-512: exec_capped_avx2 runs this test),

@@ -78,6 +78,11 @@ std::optional<Compiled> compile_conv_rhs_reversed(const hlo::Op& conv);
 // only reader (the planner then skips the transpose: vit's head merge and the VJP's transposed
 // gradients). nullopt when oneDNN has no non-reference matmul for those strides.
 std::optional<Compiled> compile_dot_transposed_out(const hlo::Op& op, const hlo::I64s& perm);
+// Batched f32 matrix-vector products (matvec.cpp), y [B, L]: rows = A [B, L, K], columns =
+// A [B, K, L], x [B, K]. matvec_enabled(): NETSPEC_DOT_MATVEC is not "0".
+bool matvec_enabled();
+void matvec_rows(const float* A, const float* x, float* y, int64_t B, int64_t L, int64_t K);
+void matvec_columns(const float* A, const float* x, float* y, int64_t B, int64_t L, int64_t K);
 // reduce.cpp's reduce_window for any rank (the pooling kernels fall back to it).
 std::optional<Compiled> compile_reduce_window_generic(const hlo::Op& op);
 

@@ -280,6 +280,26 @@ std::optional<Compiled> compile_dot(const hlo::Op& op) {
   OperandView rv = analyse(rs, dims->rhs_batching, dims->rhs_contracting, rf);     // [B, K, N]
   const int64_t B = lv.g[0], M = lv.g[1], K = lv.g[2], N = rv.g[2];
   if (rv.g[0] != B || rv.g[1] != K) return std::nullopt;
+  // One free side of size 1 (matvec.cpp): lhs [B, M, K] with N = 1, or rhs [B, K, N] with M = 1,
+  // is the matrix; stored with k innermost it runs as rows, else as columns.
+  if (t == DType::kF32 && rt == DType::kF32 && !lv.copy && !rv.copy && (N == 1 || M == 1) &&
+      matvec_enabled()) {
+    const bool lhs_matrix = N == 1;
+    const bool rows = lhs_matrix ? !lv.transposed : rv.transposed;
+    const int64_t L = lhs_matrix ? M : N;
+    const int mi = lhs_matrix ? 0 : 1;
+    Compiled c;
+    c.run = [=](const RunArgs& a) {
+      const float* A = a.in[mi]->data<float>();
+      const float* x = a.in[1 - mi]->data<float>();
+      float* y = a.out[0]->data<float>();
+      if (rows)
+        matvec_rows(A, x, y, B, L, K);
+      else
+        matvec_columns(A, x, y, B, L, K);
+    };
+    return c;
+  }
   if (t == DType::kF32 && rt == DType::kF32 && (lv.copy || rv.copy))
     if (auto v = strided_views(op, row_major_strides(op.result(0)->type.shape())))
       if (auto c = compile_strided_dot(*v)) return c;

@@ -1,0 +1,120 @@
+// Batched matrix-vector products of dot_general (one free side of size 1: N = 1 or M = 1), f32.
+// oneDNN's matmul pays a fixed cost per call (~tens of µs) that dominates the tiny products of a
+// selective scan's loop body (mamba: [32, 256, 16] · [32, 16] per time step); these loops are
+// memory-bound and run in one pass. Two storage forms of the matrix operand A:
+//   rows:    A [B, L, K] (k contiguous):  y[b, l] = Σ_k A[b, l, k] · x[b, k]
+//   columns: A [B, K, L] (l contiguous):  y[b, l] = Σ_k A[b, k, l] · x[b, k]
+// Sums run in k order per output lane group (rows: 16 partial sums, then a halving tree), so
+// results differ from oneDNN's by f32 rounding only. NETSPEC_DOT_MATVEC=0 leaves every product to oneDNN.
+#pragma GCC target("prefer-vector-width=512")
+// GCC 12 flags the _mm256_undefined_ps() inside _mm512_reduce_add_ps as maybe-uninitialized.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string_view>
+
+#include "core/thread_pool.h"
+#include "exec/cpu/kernels.h"
+
+namespace netspec::exec::cpu {
+
+bool matvec_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("NETSPEC_DOT_MATVEC");
+    return !(e && std::string_view(e) == "0");
+  }();
+  return on;
+}
+
+namespace {
+
+constexpr int64_t kLanes = 16;
+
+// One output of the rows form: 16 partial sums over k, then their sum.
+inline float row_dot(const float* a, const float* x, int64_t K) {
+#ifdef __AVX512F__
+  if (K % kLanes == 0) {  // one register of partial sums, reduced by the shuffle tree
+    __m512 acc = _mm512_setzero_ps();
+    for (int64_t k = 0; k < K; k += kLanes)
+      acc = _mm512_fmadd_ps(_mm512_loadu_ps(a + k), _mm512_loadu_ps(x + k), acc);
+    return _mm512_reduce_add_ps(acc);
+  }
+#endif
+  float acc[kLanes] = {};
+  int64_t k = 0;
+  for (; k + kLanes <= K; k += kLanes)
+    for (int64_t j = 0; j < kLanes; ++j) acc[j] += a[k + j] * x[k + j];
+  for (int64_t j = 0; k + j < K; ++j) acc[j] += a[k + j] * x[k + j];
+  // A halving tree (vector adds of the upper half onto the lower), not a serial chain.
+  for (int64_t w = kLanes / 2; w > 0; w /= 2)
+    for (int64_t j = 0; j < w; ++j) acc[j] += acc[j + w];
+  return acc[0];
+}
+
+}  // namespace
+
+void matvec_rows(const float* A, const float* x, float* y, int64_t B, int64_t L, int64_t K) {
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(K, 1));
+  parallel_for(B * L, grain, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) y[r] = row_dot(A + r * K, x + (r / L) * K, K);
+  });
+}
+
+namespace {
+
+#ifdef __AVX512F__
+// 16 columns [l0, l0 + 16) of batch b: four accumulators over k (k, k+1, k+2, k+3) so the FMAs
+// do not wait on each other, added at the end.
+inline void columns16(const float* A, const float* xb, float* yb, int64_t L, int64_t K) {
+  __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
+                   _mm512_setzero_ps()};
+  int64_t k = 0;
+  for (; k + 4 <= K; k += 4)
+    for (int u = 0; u < 4; ++u)
+      acc[u] = _mm512_fmadd_ps(_mm512_set1_ps(xb[k + u]), _mm512_loadu_ps(A + (k + u) * L),
+                               acc[u]);
+  for (; k < K; ++k)
+    acc[0] = _mm512_fmadd_ps(_mm512_set1_ps(xb[k]), _mm512_loadu_ps(A + k * L), acc[0]);
+  _mm512_storeu_ps(yb, _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
+}
+#endif
+
+}  // namespace
+
+void matvec_columns(const float* A, const float* x, float* y, int64_t B, int64_t L, int64_t K) {
+#ifdef __AVX512F__
+  if (L % kLanes == 0 && L <= 256) {  // tasks: (batch, 16 columns), accumulated in registers
+    const int64_t groups = L / kLanes;
+    parallel_for(B * groups, std::max<int64_t>(1, 4096 / std::max<int64_t>(K, 1)),
+                 [&](int64_t lo, int64_t hi) {
+                   for (int64_t t = lo; t < hi; ++t) {
+                     const int64_t b = t / groups, l0 = (t % groups) * kLanes;
+                     columns16(A + b * K * L + l0, x + b * K, y + b * L + l0, L, K);
+                   }
+                 });
+    return;
+  }
+#endif
+  // Tasks: (batch, a block of up to 512 columns); each sweeps k over its block.
+  constexpr int64_t kBlock = 512;
+  const int64_t blocks = (L + kBlock - 1) / kBlock;
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(K * std::min(L, kBlock), 1));
+  parallel_for(B * blocks, grain, [&](int64_t lo, int64_t hi) {
+    for (int64_t t = lo; t < hi; ++t) {
+      const int64_t b = t / blocks, l0 = (t % blocks) * kBlock, l1 = std::min(L, l0 + kBlock);
+      float* yb = y + b * L;
+      std::fill(yb + l0, yb + l1, 0.f);
+      const float* xb = x + b * K;
+      for (int64_t k = 0; k < K; ++k) {
+        const float xv = xb[k];
+        const float* ak = A + (b * K + k) * L;
+#pragma GCC ivdep
+        for (int64_t l = l0; l < l1; ++l) yb[l] += xv * ak[l];
+      }
+    }
+  });
+}
+
+}  // namespace netspec::exec::cpu
