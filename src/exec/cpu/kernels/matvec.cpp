@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "core/thread_pool.h"
+#include "exec/cpu/dnnl_util.h"
 #include "exec/cpu/kernels.h"
 
 namespace netspec::exec::cpu {
@@ -32,10 +33,17 @@ namespace {
 
 constexpr int64_t kLanes = 16;
 
+// The AVX-512 forms only where oneDNN's effective ISA has it (ONEDNN_MAX_CPU_ISA=AVX2 caps them,
+// as every run-time ISA choice of the executor).
+bool wide() {
+  static const bool on = onednn_has_isa(dnnl::cpu_isa::avx512_core);
+  return on;
+}
+
 // One output of the rows form: 16 partial sums over k, then their sum.
 inline float row_dot(const float* a, const float* x, int64_t K) {
 #ifdef __AVX512F__
-  if (K % kLanes == 0) {  // one register of partial sums, reduced by the shuffle tree
+  if (K % kLanes == 0 && wide()) {  // one register of partial sums, reduced by the shuffle tree
     __m512 acc = _mm512_setzero_ps();
     for (int64_t k = 0; k < K; k += kLanes)
       acc = _mm512_fmadd_ps(_mm512_loadu_ps(a + k), _mm512_loadu_ps(x + k), acc);
@@ -85,7 +93,7 @@ inline void columns16(const float* A, const float* xb, float* yb, int64_t L, int
 
 void matvec_columns(const float* A, const float* x, float* y, int64_t B, int64_t L, int64_t K) {
 #ifdef __AVX512F__
-  if (L % kLanes == 0 && L <= 256) {  // tasks: (batch, 16 columns), accumulated in registers
+  if (L % kLanes == 0 && L <= 256 && wide()) {  // tasks: (batch, 16 columns), accumulated in registers
     const int64_t groups = L / kLanes;
     parallel_for(B * groups, std::max<int64_t>(1, 4096 / std::max<int64_t>(K, 1)),
                  [&](int64_t lo, int64_t hi) {
