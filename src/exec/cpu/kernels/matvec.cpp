@@ -35,7 +35,7 @@ constexpr int64_t kLanes = 16;
 
 // The AVX-512 forms only where oneDNN's effective ISA has it (ONEDNN_MAX_CPU_ISA=AVX2 caps them,
 // as every run-time ISA choice of the executor).
-bool wide() {
+[[maybe_unused]] bool wide() {  // unused where the compiler targets no AVX-512
   static const bool on = onednn_has_isa(dnnl::cpu_isa::avx512_core);
   return on;
 }
