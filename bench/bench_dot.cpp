@@ -3,7 +3,9 @@
 // `bench_dot shapes`: the 2-D GEMMs of vit-cifar-tiny's train step (M = 32·64 tokens, K and N
 // from dim 128 / mlp 256 / qkv 384; "tn": Aᵀ·B, the weight gradients) on the executor beside
 // OpenBLAS's cblas_sgemm and oneDNN's dnnl_sgemm, ms per call.
-// Run: build/<dir>/bench/bench_dot [shapes]
+// `bench_dot mlp`: the mlp zoo net's products at batch 128 ("nt": A·Bᵀ, weights stored [out, in]).
+// `bench_dot attention`: vit-cifar-tiny's batched attention products, operands read in place.
+// Run: build/<dir>/bench/bench_dot [shapes|mlp|attention]
 #include <memory>
 #include <string>
 
@@ -15,19 +17,21 @@ using namespace netspec;
 
 namespace {
 
-// C[m, n] = A·B (A [m, k]) or Aᵀ·B (A [k, m], ta) on the executor, OpenBLAS and oneDNN, ms.
-void time_shape(int64_t m, int64_t k, int64_t n, bool ta) {
+// C[m, n] = A·B (A [m, k]), Aᵀ·B (A [k, m], ta) or A·Bᵀ (B [n, k], tb) on the executor,
+// OpenBLAS and oneDNN, ms.
+void time_shape(int64_t m, int64_t k, int64_t n, bool ta, bool tb = false) {
   auto mod = std::make_shared<hlo::Module>();
   const Shape as = ta ? Shape{k, m} : Shape{m, k};
+  const Shape bs = tb ? Shape{n, k} : Shape{k, n};
   hlo::Func* f = mod->add_func("main", {hlo::Type::tensor(DType::kF32, as),
-                                        hlo::Type::tensor(DType::kF32, {k, n})});
+                                        hlo::Type::tensor(DType::kF32, bs)});
   hlo::Builder b(f->body.get());
   hlo::DotDims d;
   d.lhs_contracting = {ta ? 0 : 1};
-  d.rhs_contracting = {0};
+  d.rhs_contracting = {tb ? 1 : 0};
   b.func_return({b.dot_general(f->arg(0), f->arg(1), d)});
   auto exe = exec::make_backend("cpu")->load(mod);
-  Tensor x(DType::kF32, as), y(DType::kF32, {k, n});
+  Tensor x(DType::kF32, as), y(DType::kF32, bs);
   for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i % 7) * 0.1f;
   for (int64_t i = 0; i < y.numel(); ++i) y.data<float>()[i] = static_cast<float>(i % 5) * 0.2f;
   std::vector<Tensor> in{x, y};
@@ -35,18 +39,60 @@ void time_shape(int64_t m, int64_t k, int64_t n, bool ta) {
   const int im = static_cast<int>(m), ik = static_cast<int>(k), in_ = static_cast<int>(n);
   const double ns = bench::time_median([&] { exe->run("main", in); }, 5, 41);
   const double ob = bench::time_median([&] {
-    cblas_sgemm(101, ta ? 112 : 111, 111, im, in_, ik, 1.0f, x.data<float>(), ta ? im : ik,
-                y.data<float>(), in_, 0.0f, c.data(), in_);
+    cblas_sgemm(101, ta ? 112 : 111, tb ? 112 : 111, im, in_, ik, 1.0f, x.data<float>(),
+                ta ? im : ik, y.data<float>(), tb ? ik : in_, 0.0f, c.data(), in_);
   }, 5, 41);
   const double dn = bench::time_median([&] {
-    dnnl_sgemm(ta ? 'T' : 'N', 'N', m, n, k, 1.0f, x.data<float>(), ta ? m : k, y.data<float>(), n,
-               0.0f, c.data(), n);
+    dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, x.data<float>(), ta ? m : k,
+               y.data<float>(), tb ? k : n, 0.0f, c.data(), n);
   }, 5, 41);
   const double gf = 2.0 * double(m * k * n) / 1e9;
   std::printf("%-3s m %5lld k %5lld n %5lld   executor %6.3f ms (%5.1f GFLOP/s)   OpenBLAS %6.3f ms "
               "(%5.1f)   dnnl_sgemm %6.3f ms (%5.1f)\n",
-              ta ? "tn" : "nn", static_cast<long long>(m), static_cast<long long>(k),
+              ta ? "tn" : tb ? "nt" : "nn", static_cast<long long>(m), static_cast<long long>(k),
               static_cast<long long>(n), ns * 1e3, gf / ns, ob * 1e3, gf / ob, dn * 1e3, gf / dn);
+}
+
+// One dot_general on the executor, ms per call (median): attention's batched products.
+void time_dot(const char* what, const Shape& ls, const Shape& rs, const hlo::DotDims& d) {
+  auto mod = std::make_shared<hlo::Module>();
+  hlo::Func* f = mod->add_func("main", {hlo::Type::tensor(DType::kF32, ls),
+                                        hlo::Type::tensor(DType::kF32, rs)});
+  hlo::Builder b(f->body.get());
+  hlo::Value* r = b.dot_general(f->arg(0), f->arg(1), d);
+  b.func_return({r});
+  auto exe = exec::make_backend("cpu")->load(mod);
+  Tensor x(DType::kF32, ls), y(DType::kF32, rs);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i % 7) * 0.1f;
+  for (int64_t i = 0; i < y.numel(); ++i) y.data<float>()[i] = static_cast<float>(i % 5) * 0.2f;
+  std::vector<Tensor> in{x, y};
+  const double s = bench::time_median([&] { exe->run("main", in); }, 5, 41);
+  int64_t k = 1;
+  for (int64_t c : d.lhs_contracting) k *= ls[static_cast<size_t>(c)];
+  const double gf = 2.0 * double(r->type.numel() * k) / 1e9;
+  std::printf("%-34s %7.3f ms (%5.1f GFLOP/s)\n", what, s * 1e3, gf / s);
+}
+
+// vit-cifar-tiny's attention products at batch 32 (4 heads of 32 over 64 tokens), operands as
+// the train step holds them: q, k, v [B, T, H, D], scores and probabilities [B, H, T, T].
+void attention_dots() {
+  const Shape bthd{32, 64, 4, 32}, bhtt{32, 4, 64, 64}, bhtd{32, 4, 64, 32};
+  hlo::DotDims qk;  // s = q·kᵀ: [B, T, H, D] x [B, T, H, D] -> [B, H, T, T]
+  qk.lhs_batching = {0, 2}, qk.rhs_batching = {0, 2};
+  qk.lhs_contracting = {3}, qk.rhs_contracting = {3};
+  time_dot("q.kT  (bthd, bthd -> bhtt)", bthd, bthd, qk);
+  hlo::DotDims pv;  // o = p·v: [B, H, T, T] x [B, T, H, D] -> [B, H, T, D]
+  pv.lhs_batching = {0, 1}, pv.rhs_batching = {0, 2};
+  pv.lhs_contracting = {3}, pv.rhs_contracting = {1};
+  time_dot("p.v   (bhtt, bthd -> bhtd)", bhtt, bthd, pv);
+  hlo::DotDims dp;  // dp = do·vᵀ: [B, H, T, D] x [B, T, H, D] -> [B, H, T, T]
+  dp.lhs_batching = {0, 1}, dp.rhs_batching = {0, 2};
+  dp.lhs_contracting = {3}, dp.rhs_contracting = {3};
+  time_dot("do.vT (bhtd, bthd -> bhtt)", bhtd, bthd, dp);
+  hlo::DotDims dv;  // dv = pᵀ·do: [B, H, T, T] x [B, H, T, D] -> [B, H, T, D]
+  dv.lhs_batching = {0, 1}, dv.rhs_batching = {0, 1};
+  dv.lhs_contracting = {2}, dv.rhs_contracting = {2};
+  time_dot("pT.do (bhtt, bhtd -> bhtd)", bhtt, bhtd, dv);
 }
 
 }  // namespace
@@ -60,6 +106,18 @@ int main(int argc, char** argv) {
       time_shape(t, k, n, false);
     for (auto [m, n] : {std::pair<int64_t, int64_t>{384, 128}, {256, 128}, {128, 256}, {128, 128}})
       time_shape(m, t, n, true);  // weight gradients: Xᵀ·dY over the tokens
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "attention") {
+    attention_dots();
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "mlp") {  // the mlp zoo net at batch 128: 784-512-512-10
+    time_shape(128, 784, 512, false, true);  // forward, weights [out, in]
+    time_shape(128, 512, 512, false, true);
+    time_shape(128, 512, 512, false);         // input gradient dY·W
+    time_shape(784, 128, 512, true);          // weight gradient Xᵀ·dY
+    time_shape(512, 128, 512, true);
     return 0;
   }
   const int64_t n = 1024;

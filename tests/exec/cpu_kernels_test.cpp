@@ -10,6 +10,7 @@
 
 #include "exec/cpu/cpu_backend.h"
 #include "exec/cpu/dnnl_util.h"
+#include "exec/cpu/kernels.h"
 #include "tests/exec/test_util.h"
 
 namespace netspec::testing {
@@ -182,6 +183,63 @@ TEST(CpuDot, MatVecForms) {
   mv.lhs_contracting = {1}, mv.rhs_contracting = {0};
   check_dot({300, 45}, {45}, mv, DType::kF32, "plain matvec");
   check_dot({300, 45}, {45}, mv, DType::kF64, "plain matvec f64");
+}
+
+// small_gemm (the per-batch kernel of strided products without AVX-512) against a double loop:
+// A row- and column-major, B with contiguous columns, contiguous k (the 8x8 transposed pack) or
+// neither; row tails (M % 4), column tails (N % 16), k tails (K % 8), a padded C.
+TEST(CpuDot, SmallGemmStrides) {
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (int64_t M : {1, 4, 13}) for (int64_t N : {1, 16, 19, 37}) for (int64_t K : {1, 8, 21}) {
+    std::vector<float> a(static_cast<size_t>(M * K * 3)), b(static_cast<size_t>(K * N * 3));
+    for (auto& x : a) x = u(gen);
+    for (auto& x : b) x = u(gen);
+    const int64_t ldc = N + 3;
+    // (am, ak): row-major with padded rows, column-major; (bk, bn): columns contiguous with
+    // padded rows, k contiguous (bn = K + 2), both strided (bk = 2, bn = 2K + 1).
+    for (auto [am, ak] : {std::pair<int64_t, int64_t>{K + 2, 1}, {1, M}})
+      for (auto [bk, bn] : {std::pair<int64_t, int64_t>{N + 1, 1}, {1, K + 2}, {2, 2 * K + 1}}) {
+        std::vector<float> c(static_cast<size_t>(M * ldc), -7.f);
+        exec::cpu::small_gemm(M, N, K, a.data(), am, ak, b.data(), bk, bn, c.data(), ldc);
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t j = 0; j < ldc; ++j) {
+            const float got = c[static_cast<size_t>(i * ldc + j)];
+            if (j >= N) {  // the padding of C's rows is left alone
+              ASSERT_EQ(got, -7.f);
+              continue;
+            }
+            double want = 0;
+            for (int64_t k = 0; k < K; ++k)
+              want += double(a[static_cast<size_t>(i * am + k * ak)]) *
+                      double(b[static_cast<size_t>(k * bk + j * bn)]);
+            ASSERT_NEAR(got, want, 1e-5 * (1 + K)) << "M " << M << " N " << N << " K " << K
+                                                  << " am " << am << " bk " << bk << " bn " << bn
+                                                  << " at " << i << "," << j;
+          }
+      }
+  }
+}
+
+// Attention's products with q, k, v read in place as [B, T, H, D] (batch dims B and H apart):
+// on AVX-512 oneDNN's strided brgemm matmul, without it (exec_capped_avx2) one product per batch
+// on small_gemm, and an sgemm per batch for larger ones. Odd sizes give every tail.
+TEST(CpuDot, AttentionFormsInPlace) {
+  for (auto [T, D] : {std::pair<int64_t, int64_t>{13, 5}, {21, 19}, {150, 140}}) {
+    const Shape bthd{3, T, 2, D}, bhtt{3, 2, T, T};
+    DotDims qk;  // q·kᵀ
+    qk.lhs_batching = {0, 2}, qk.rhs_batching = {0, 2};
+    qk.lhs_contracting = {3}, qk.rhs_contracting = {3};
+    check_dot(bthd, bthd, qk, DType::kF32, "q.kT T " + std::to_string(T));
+    DotDims pv;  // p·v
+    pv.lhs_batching = {0, 1}, pv.rhs_batching = {0, 2};
+    pv.lhs_contracting = {3}, pv.rhs_contracting = {1};
+    check_dot(bhtt, bthd, pv, DType::kF32, "p.v T " + std::to_string(T));
+    DotDims dv;  // pᵀ·do with do [B, T, H, D]
+    dv.lhs_batching = {0, 1}, dv.rhs_batching = {0, 2};
+    dv.lhs_contracting = {2}, dv.rhs_contracting = {1};
+    check_dot(bhtt, bthd, dv, DType::kF32, "pT.do T " + std::to_string(T));
+  }
 }
 
 // oneDNN's AVX2 sgemm (gemm:jit) is 1.3-2x slower on operands stored contraction-dim-outermost

@@ -204,6 +204,76 @@ std::optional<StridedViews> strided_views(const hlo::Op& op, const std::vector<i
   return v;
 }
 
+bool per_batch_dot_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("NETSPEC_DOT_PER_BATCH");
+    return !(e && std::string_view(e) == "0");
+  }();
+  return on;
+}
+
+// The strided views as one product per batch, read in place: small ones (<= 128³ multiply-adds)
+// on small_gemm.cpp's kernel, larger ones on oneDNN's dnnl_sgemm where each operand has a
+// unit-stride dim. Without AVX-512 oneDNN 2.6 has no matmul on such strides, and copying both
+// operands of attention's many small products (q·kᵀ, p·v per batch and head: 64x64 by 32) first
+// ran them at 30-50 GFLOP/s of the AVX2 EPYC's 78. Batches run in parallel where there are at
+// least two per thread, else one after another (each sgemm threaded). The result's rows must be
+// dense. NETSPEC_DOT_PER_BATCH=0: the copies.
+std::optional<Compiled> compile_per_batch_dot(const StridedViews& v) {
+  if (!per_batch_dot_enabled()) return std::nullopt;
+  const size_t r = v.c_dims.size();
+  const int64_t M = v.a_dims[r - 2], K = v.a_dims[r - 1], N = v.b_dims[r - 1];
+  const int64_t am = v.a_st[r - 2], ak = v.a_st[r - 1], bk = v.b_st[r - 2], bn = v.b_st[r - 1];
+  const int64_t ldc = v.c_st[r - 2];
+  if (v.c_st[r - 1] != 1 || (M > 1 && ldc < N)) return std::nullopt;
+  const int64_t nbd = static_cast<int64_t>(r) - 2;
+  int64_t nb = 1;
+  for (int64_t i = 0; i < nbd; ++i) nb *= v.a_dims[static_cast<size_t>(i)];
+  const bool parallel = nb >= 2 * ThreadPool::global().num_threads();
+  const bool small = parallel && M * N * K <= (int64_t{1} << 21);
+  // dnnl_sgemm's form of a rows x cols matrix with strides (rs, cs): ('N' | 'T', leading dim).
+  auto form = [](int64_t rows, int64_t cols, int64_t rs, int64_t cs)
+      -> std::optional<std::pair<char, int64_t>> {
+    if (cs == 1 && (rows == 1 || rs >= cols)) return std::make_pair('N', rows == 1 ? cols : rs);
+    if (rs == 1 && (cols == 1 || cs >= rows)) return std::make_pair('T', cols == 1 ? rows : cs);
+    return std::nullopt;
+  };
+  auto fa = form(M, K, am, ak), fb = form(K, N, bk, bn);
+  if (!small && (!fa || !fb)) return std::nullopt;
+  const std::vector<int64_t> dims(v.c_dims.begin(), v.c_dims.begin() + nbd);
+  const std::vector<int64_t> ast(v.a_st.begin(), v.a_st.begin() + nbd),
+      bst(v.b_st.begin(), v.b_st.begin() + nbd), cst(v.c_st.begin(), v.c_st.begin() + nbd);
+  const size_t src = v.swapped ? 1 : 0;
+  const char ta = fa ? fa->first : 'N', tb = fb ? fb->first : 'N';
+  const int64_t lda = fa ? fa->second : 0, ldb = fb ? fb->second : 0;
+  Compiled c;
+  c.run = [=](const RunArgs& a) {
+    const float* A = a.in[src]->data<float>();
+    const float* B = a.in[1 - src]->data<float>();
+    float* C = a.out[0]->data<float>();
+    auto run = [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) {
+        int64_t oa = 0, ob = 0, oc = 0;
+        for (int64_t d = nbd - 1, rest = i; d >= 0; --d) {
+          const auto du = static_cast<size_t>(d);
+          const int64_t idx = rest % dims[du];
+          rest /= dims[du];
+          oa += idx * ast[du], ob += idx * bst[du], oc += idx * cst[du];
+        }
+        if (small)
+          small_gemm(M, N, K, A + oa, am, ak, B + ob, bk, bn, C + oc, ldc);
+        else
+          dnnl_sgemm(ta, tb, M, N, K, 1.f, A + oa, lda, B + ob, ldb, 0.f, C + oc, ldc);
+      }
+    };
+    if (parallel)
+      parallel_for(nb, 1, run);
+    else
+      run(0, nb);
+  };
+  return c;
+}
+
 // f32 matmul on the strided views; nullopt where oneDNN has no brgemm kernel for them.
 std::optional<Compiled> compile_strided_dot(const StridedViews& v) {
   using dt = dnnl::memory::data_type;
@@ -218,8 +288,8 @@ std::optional<Compiled> compile_strided_dot(const StridedViews& v) {
   }
   // Only the brgemm kernels (AVX-512) are taken on strides: oneDNN 2.6's gemm-based matmul
   // accepted some of these descriptors and then failed to execute them (a [1024, 1, 32] result
-  // stored with its size-1 dim innermost).
-  if (std::string(pd.impl_info_str()).rfind("brg", 0) != 0) return std::nullopt;
+  // stored with its size-1 dim innermost). Elsewhere: one product per batch (compile_per_batch_dot).
+  if (std::string(pd.impl_info_str()).rfind("brg", 0) != 0) return compile_per_batch_dot(v);
   auto prim = std::make_shared<dnnl::matmul>(pd);
   Compiled c;
   const size_t pad_bytes = pd.scratchpad_desc().get_size();
