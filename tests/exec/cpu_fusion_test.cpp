@@ -206,5 +206,22 @@ TEST(CpuFusion, OffSwitchGivesTheSameValues) {
   for (size_t i = 0; i < fused.size(); ++i) expect_equal(fused[i], plain[i], std::to_string(i));
 }
 
+// Pairs of binary ops run as one pass (fusion.cpp chain_pairs: g's multiply by the row scale
+// after the bias add, the moments' `β·m + (1-β)·g`, ...) give the unchained values bit for bit:
+// a multiply feeding an add is not contracted into an FMA. NETSPEC_FUSED_CHAINS=0 turns it off.
+TEST(CpuFusion, ChainedPairsEqualUnchainedBitForBit) {
+  std::vector<Tensor> in = adam_inputs();
+  std::vector<Type> ts;
+  for (const Tensor& t : in) ts.push_back(type_of(t));
+  EXPECT_GE(cpu_plan_stats(ts, adam_like).fused_chains, 3);
+  auto chained = run_fn("cpu", in, adam_like);
+  ::setenv("NETSPEC_FUSED_CHAINS", "0", 1);
+  EXPECT_EQ(cpu_plan_stats(ts, adam_like).fused_chains, 0);
+  auto plain = run_fn("cpu", in, adam_like);
+  ::unsetenv("NETSPEC_FUSED_CHAINS");
+  for (size_t i = 0; i < chained.size(); ++i)
+    expect_equal(chained[i], plain[i], std::to_string(i));
+}
+
 }  // namespace
 }  // namespace netspec::testing

@@ -41,7 +41,8 @@ namespace netspec::exec::cpu {
   X(int, fused_sums)     /* channel sums computed inside their operand's fused group */    \
   X(int, fused_row_reduces) /* row reductions (LayerNorm, softmax) inside their operand's group */ \
   X(int, winograd_convs) /* convolutions on a Winograd kernel (oneDNN's or own) */         \
-  X(int, padded_dots)    /* dot_generals copying an operand to padded rows (dot.cpp) */
+  X(int, padded_dots)    /* dot_generals copying an operand to padded rows (dot.cpp) */   \
+  X(int, fused_chains)   /* pairs of binary ops run as one pass in fused groups */
 // clang-format on
 
 struct PlanStats {

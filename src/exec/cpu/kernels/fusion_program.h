@@ -41,6 +41,13 @@ struct Instr {
   // of streaming its constant slot (keeps the tile's working set in L1 on long chains).
   bool scalar_a = false, scalar_b = false, scalar_c = false;  // scalar_c: clamp's hi
   VecUnaryFn vec = nullptr;  // exp, log, tanh, logistic: the vector kernel (vmath.h)
+  // A chained pair (chain_pairs): this binary op reads the result t of the binary op just before
+  // it, which is read nowhere else and is not stored: t = pre(pa, pb) is computed in the same
+  // loop, as operand b (pre_on_b) or a. The earlier instruction is then `skip`ped. Scalar flags
+  // do not apply to a chained pair: pinned scalars are read as their filled slots.
+  OpKind pre = OpKind::kConvert;  // kConvert: no chained op
+  int pa = -1, pb = -1;
+  bool pre_on_b = false, skip = false;
 };
 
 struct Program {
@@ -54,6 +61,7 @@ struct Program {
   // reads an input sharing that buffer after the slot's first write (first_write[k]); last_read[j]
   // is the last instruction reading external input j (-1: none).
   std::vector<int> first_write, last_read;
+  int chained = 0;  // instructions with a chained op (Instr::pre)
 };
 
 // The program of group g (block > 0: channel-blocked, fused_blockable holds).
