@@ -1,7 +1,8 @@
 // dot_general: operands are viewed as [B, M, K] x [B, K, N] (batch, free and contracting dims
 // flattened); a view that is already contiguous (or its transpose) goes to oneDNN's matmul
 // directly, one whose batch dims alone do not collapse goes with a stride per batch dim
-// (StridedViews), anything else is first copied into that layout in scratch. The result's
+// (StridedViews: oneDNN's brgemm matmul on AVX-512, else one product per batch in place,
+// compile_per_batch_dot), anything else is first copied into that layout in scratch. The result's
 // [batch, lhs free, rhs free] row-major order is exactly [B, M, N]. f32 runs on oneDNN; f64 on
 // a straightforward i-k-j loop (the gradient checker needs it correct, not fast). bf16 x bf16 ->
 // f32 (mixed precision) runs on oneDNN's bf16 matmul, or widened to f32 (bf16_emulated, no
