@@ -721,7 +721,9 @@ bool chains_enabled() {
 // so last_read only moves to the chained op.
 void chain_pairs(Program& p) {
   if (!chains_enabled()) return;
-  auto reads = [](const Instr& in, int s) { return in.a == s || in.b == s || in.c == s; };
+  auto reads = [](const Instr& in, int s) {
+    return in.a == s || in.b == s || in.c == s || in.pa == s || in.pb == s;
+  };
   auto binary_plain = [&](const Instr& in) {
     return chainable(in.op) && !in.skip && in.pre == OpKind::kConvert;
   };

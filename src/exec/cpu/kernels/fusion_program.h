@@ -41,8 +41,8 @@ struct Instr {
   // of streaming its constant slot (keeps the tile's working set in L1 on long chains).
   bool scalar_a = false, scalar_b = false, scalar_c = false;  // scalar_c: clamp's hi
   VecUnaryFn vec = nullptr;  // exp, log, tanh, logistic: the vector kernel (vmath.h)
-  // A chained pair (chain_pairs): this binary op reads the result t of the binary op just before
-  // it, which is read nowhere else and is not stored: t = pre(pa, pb) is computed in the same
+  // A chained pair (chain_pairs): this binary op reads the result t of the binary op before it
+  // (only broadcasts between them), which is read nowhere else and is not stored: t = pre(pa, pb) is computed in the same
   // loop, as operand b (pre_on_b) or a. The earlier instruction is then `skip`ped. Scalar flags
   // do not apply to a chained pair: pinned scalars are read as their filled slots.
   OpKind pre = OpKind::kConvert;  // kConvert: no chained op
