@@ -1,4 +1,4 @@
-// Vector vs scalar f32 exp, log, tanh, logistic (exec/cpu/kernels/vmath.h vs exec/scalar_ops.h) on
+// Vector vs scalar f32 exp, log, tanh, logistic, erf (exec/cpu/kernels/vmath.h vs exec/scalar_ops.h) on
 // one thread: ns per element over 64 Ki values (L2-resident), best of 20 passes, for every variant
 // this CPU runs. Usage: bench_vmath
 #include <algorithm>
@@ -66,5 +66,6 @@ int main() {
   row<OpKind::kLog>("log", xp, y, {{"avx512", a5.log}, {"avx2", a2.log}});
   row<OpKind::kTanh>("tanh", x, y, {{"avx512", a5.tanh}, {"avx2", a2.tanh}});
   row<OpKind::kLogistic>("logistic", x, y, {{"avx512", a5.logistic}, {"avx2", a2.logistic}});
+  row<OpKind::kErf>("erf", x, y, {{"avx512", a5.erf}, {"avx2", a2.erf}});
   return 0;
 }

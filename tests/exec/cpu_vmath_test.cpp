@@ -109,6 +109,35 @@ TEST(CpuVecMath, Avx2WithinTwoUlpOfScalar) {
   check_variant("avx2", vec_math_avx2());
 }
 
+// The AVX2 exp adds n to y's exponent where every lane of a block has a normal result and takes
+// the two-halves product otherwise; both, and its scalar tail, must give the same bits. Blocks of
+// 32 and 8 mixing normal, denormal, overflowing and NaN lanes against one call per value.
+TEST(CpuVecMath, Avx2ExpBlocksEqualOneValueAtATime) {
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+    GTEST_SKIP() << "this CPU has no AVX2 + FMA";
+  const VecUnaryFn f = vec_math_avx2().exp;
+  ASSERT_NE(f, nullptr);
+  std::vector<float> xs;
+  for (int i = 0; i < 4000; ++i) xs.push_back(-120.f + 0.0571f * float(i));  // [-120, 108]
+  for (size_t i = 0; i < xs.size(); i += 401) xs[i] = std::numeric_limits<float>::quiet_NaN();
+  for (size_t i = 5; i < xs.size(); i += 53) xs[i] = -xs[i];  // normal lanes beside edge ones
+  std::vector<float> got(xs.size());
+  f(got.data(), xs.data(), static_cast<int64_t>(xs.size()));
+  int64_t fast = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    float one;
+    f(&one, &xs[i], 1);
+    if (std::isnan(one)) {
+      EXPECT_TRUE(std::isnan(got[i])) << xs[i];
+    } else {
+      EXPECT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(one)) << "exp(" << xs[i] << ")";
+      fast += std::fabs(xs[i]) < 80.f;
+    }
+  }
+  EXPECT_GT(fast, 2000);  // most blocks take the exponent-add path
+}
+
 TEST(CpuVecMath, VariantFollowsTheCpuFound) {
   const char* off = std::getenv("NETSPEC_SCALAR_MATH");
   if (off && *off && std::string(off) != "0") GTEST_SKIP() << "NETSPEC_SCALAR_MATH is set";

@@ -1,16 +1,88 @@
 // vmath.h's kernels compiled for AVX2 + FMA without AVX-512 (this file's flags: CMakeLists.txt),
-// the variant for CPUs without AVX-512 (AMD EPYC of kind B).
+// the variant for CPUs without AVX-512 (AMD EPYC of kind B). exp is written with intrinsics
+// here: the auto-vectorised vm_exp of vmath_impl.h ran at 2.7 ns per value on a Zen 1 (one
+// 4-lane vector at a time, its ~20-op dependency chain filling the out-of-order window, and
+// 2^n applied in two halves for every value); exp_avx2 below runs four 8-lane vectors
+// interleaved and adds n to y's exponent bits where the result is a normal float: ~1 ns.
+#include <immintrin.h>
+
 #include "exec/cpu/kernels/vmath.h"
 #include "exec/erf_f32.h"
 
 namespace netspec::exec::cpu {
 namespace {
 #include "exec/cpu/kernels/vmath_impl.h"
+
+#if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
+
+// vm_exp's sequence on U vectors of 8 at d[0, 8U) from a[0, 8U): clamp to [-104, 89], fn =
+// round(x / ln2), r = x - fn·ln2 in two steps, y = 1 + r + r²·P(r), then y·2^n. Where every
+// n is in [-125, 127], y·2^n is a normal float and exact, so adding n to y's exponent field
+// gives the same bits as vm_exp's y·2^n1·2^n2; otherwise (a result near the denormal or
+// overflow edge, a NaN) those vectors take the two-halves product. NaN in: x + x out.
+template <int U>
+[[gnu::always_inline]] inline void exp_block(float* d, const float* a) {
+  const __m256 lo = _mm256_set1_ps(-104.f), hi = _mm256_set1_ps(89.f);
+  const __m256 magic = _mm256_set1_ps(12582912.f);  // 1.5·2^23: adding it rounds to integer
+  __m256 x[U], fn[U], r[U], p[U], y[U];
+  for (int u = 0; u < U; ++u) x[u] = _mm256_loadu_ps(a + 8 * u);
+  for (int u = 0; u < U; ++u) {
+    // max/min put a NaN lane at -104 (its result is replaced at the end).
+    const __m256 c = _mm256_min_ps(_mm256_max_ps(x[u], lo), hi);
+    fn[u] = _mm256_sub_ps(_mm256_fmadd_ps(c, _mm256_set1_ps(1.44269504088896341f), magic), magic);
+    r[u] = _mm256_fmadd_ps(fn[u], _mm256_set1_ps(-0.693359375f), c);
+  }
+  for (int u = 0; u < U; ++u) r[u] = _mm256_fmadd_ps(fn[u], _mm256_set1_ps(2.12194440e-4f), r[u]);
+  for (int u = 0; u < U; ++u)
+    p[u] = _mm256_fmadd_ps(_mm256_set1_ps(1.9875691500e-4f), r[u], _mm256_set1_ps(1.3981999507e-3f));
+  for (int u = 0; u < U; ++u) p[u] = _mm256_fmadd_ps(p[u], r[u], _mm256_set1_ps(8.3334519073e-3f));
+  for (int u = 0; u < U; ++u) p[u] = _mm256_fmadd_ps(p[u], r[u], _mm256_set1_ps(4.1665795894e-2f));
+  for (int u = 0; u < U; ++u) p[u] = _mm256_fmadd_ps(p[u], r[u], _mm256_set1_ps(1.6666665459e-1f));
+  for (int u = 0; u < U; ++u) p[u] = _mm256_fmadd_ps(p[u], r[u], _mm256_set1_ps(5.0000001201e-1f));
+  for (int u = 0; u < U; ++u)
+    y[u] = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(p[u], r[u]), r[u], r[u]),
+                         _mm256_set1_ps(1.f));
+  __m256i n[U], in = _mm256_set1_epi32(-1);
+  const __m256i top = _mm256_set1_epi32(252);
+  for (int u = 0; u < U; ++u) {
+    n[u] = _mm256_cvttps_epi32(fn[u]);
+    // n in [-125, 127] <=> n + 125 in [0, 252] as unsigned.
+    const __m256i off = _mm256_add_epi32(n[u], _mm256_set1_epi32(125));
+    in = _mm256_and_si256(in, _mm256_cmpeq_epi32(_mm256_max_epu32(off, top), top));
+  }
+  if (_mm256_movemask_ps(_mm256_castsi256_ps(in)) == 0xff) {
+    for (int u = 0; u < U; ++u)
+      _mm256_storeu_ps(d + 8 * u, _mm256_castsi256_ps(_mm256_add_epi32(
+                                      _mm256_castps_si256(y[u]), _mm256_slli_epi32(n[u], 23))));
+    return;
+  }
+  const __m256i bias = _mm256_set1_epi32(127);
+  for (int u = 0; u < U; ++u) {
+    const __m256i n1 = _mm256_srai_epi32(n[u], 1), n2 = _mm256_sub_epi32(n[u], n1);
+    const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
+    const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
+    const __m256 e = _mm256_mul_ps(_mm256_mul_ps(y[u], s1), s2);
+    _mm256_storeu_ps(d + 8 * u, _mm256_blendv_ps(e, _mm256_add_ps(x[u], x[u]),
+                                                 _mm256_cmp_ps(x[u], x[u], _CMP_UNORD_Q)));
+  }
+}
+
+void exp_avx2(float* d, const float* a, int64_t n) {
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) exp_block<4>(d + i, a + i);
+  for (; i + 8 <= n; i += 8) exp_block<1>(d + i, a + i);
+  for (; i < n; ++i) d[i] = vm_exp(a[i]);
+}
+
+#endif
+
 }  // namespace
 
 VecMath vec_math_avx2() {
 #if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
-  return vm_table();
+  VecMath m = vm_table();
+  m.exp = exp_avx2;
+  return m;
 #else
   return {};
 #endif
