@@ -5,7 +5,8 @@
 // OpenBLAS's cblas_sgemm and oneDNN's dnnl_sgemm, ms per call.
 // `bench_dot mlp`: the mlp zoo net's products at batch 128 ("nt": A·Bᵀ, weights stored [out, in]).
 // `bench_dot attention`: vit-cifar-tiny's batched attention products, operands read in place.
-// Run: build/<dir>/bench/bench_dot [shapes|mlp|attention]
+// `bench_dot scan`: mamba-lm's per-time-step matrix-vector products (kernels/matvec.cpp).
+// Run: build/<dir>/bench/bench_dot [shapes|mlp|attention|scan]
 #include <memory>
 #include <string>
 
@@ -95,6 +96,18 @@ void attention_dots() {
   time_dot("pT.do (bhtt, bhtd -> bhtd)", bhtt, bhtd, dv);
 }
 
+// mamba-lm's selective-scan products per time step (matvec.cpp): y_t = h_t·C_t and its VJP for C.
+void scan_dots() {
+  hlo::DotDims y;  // [1, 32, 256, 16] x [1, 32, 16] -> [1, 32, 256]: rows (k innermost)
+  y.lhs_batching = {0, 1}, y.rhs_batching = {0, 1};
+  y.lhs_contracting = {3}, y.rhs_contracting = {2};
+  time_dot("h.C   (rows, k = 16)", {1, 32, 256, 16}, {1, 32, 16}, y);
+  hlo::DotDims c;  // [1, 32, 256, 16] x [1, 32, 256] -> [1, 32, 16]: columns (free innermost)
+  c.lhs_batching = {0, 1}, c.rhs_batching = {0, 1};
+  c.lhs_contracting = {2}, c.rhs_contracting = {2};
+  time_dot("hT.dy (columns, l = 16)", {1, 32, 256, 16}, {1, 32, 256}, c);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -106,6 +119,10 @@ int main(int argc, char** argv) {
       time_shape(t, k, n, false);
     for (auto [m, n] : {std::pair<int64_t, int64_t>{384, 128}, {256, 128}, {128, 256}, {128, 128}})
       time_shape(m, t, n, true);  // weight gradients: Xᵀ·dY over the tokens
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "scan") {
+    scan_dots();
     return 0;
   }
   if (argc > 1 && std::string(argv[1]) == "attention") {

@@ -161,8 +161,8 @@ TEST(CpuDot, Layouts) {
 }
 
 // One free side of size 1 runs on matvec.cpp's loops: the matrix stored k-innermost ("rows") or
-// free-innermost ("columns"), as lhs (N = 1) or rhs (M = 1), with k tails (not a multiple of 16)
-// and more than one 512-column block.
+// free-innermost ("columns"), as lhs (N = 1) or rhs (M = 1), with k tails (not a multiple of 16),
+// the AVX2 groups of 8 rows / 8 columns, and more than one 512-column block.
 TEST(CpuDot, MatVecForms) {
   DotDims scan_y;  // mamba's y_t = h_t · C_t: [1, 32, 256, 16] x [1, 32, 16] -> [1, 32, 256]
   scan_y.lhs_batching = {0, 1}, scan_y.rhs_batching = {0, 1};
@@ -172,6 +172,12 @@ TEST(CpuDot, MatVecForms) {
   scan_c.lhs_batching = {0, 1}, scan_c.rhs_batching = {0, 1};
   scan_c.lhs_contracting = {2}, scan_c.rhs_contracting = {2};
   check_dot({1, 32, 256, 16}, {1, 32, 256}, scan_c, DType::kF32, "columns, lhs matrix");
+  // Without AVX-512 (and in exec_capped_avx2): rows in groups of 8 (K % 8 == 0, K % 16 != 0
+  // here), columns in groups of 8 (L = 24, a k tail of 37 % 4).
+  DotDims rows8 = scan_y;
+  check_dot({1, 3, 24, 40}, {1, 3, 40}, rows8, DType::kF32, "rows, 8-row groups, k = 40");
+  DotDims cols8 = scan_c;
+  check_dot({1, 3, 37, 24}, {1, 3, 37}, cols8, DType::kF32, "columns, 8-column groups, k = 37");
   DotDims vm;  // [4, 37] x [4, 37, 600] -> [4, 600]
   vm.lhs_batching = {0}, vm.rhs_batching = {0};
   vm.lhs_contracting = {1}, vm.rhs_contracting = {1};

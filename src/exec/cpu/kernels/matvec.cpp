@@ -4,8 +4,9 @@
 // memory-bound and run in one pass. Two storage forms of the matrix operand A:
 //   rows:    A [B, L, K] (k contiguous):  y[b, l] = Σ_k A[b, l, k] · x[b, k]
 //   columns: A [B, K, L] (l contiguous):  y[b, l] = Σ_k A[b, k, l] · x[b, k]
-// Sums run in k order per output lane group (rows: 16 partial sums, then a halving tree), so
-// results differ from oneDNN's by f32 rounding only. NETSPEC_DOT_MATVEC=0 leaves every product to oneDNN.
+// Sums run in k order per output lane group (rows: 16 partial sums, then a halving tree; without
+// AVX-512, 8 partial sums and a horizontal-add tree over 8 rows at once), so results differ from
+// oneDNN's by f32 rounding only. NETSPEC_DOT_MATVEC=0 leaves every product to oneDNN.
 #pragma GCC target("prefer-vector-width=512")
 // GCC 12 flags the _mm256_undefined_ps() inside _mm512_reduce_add_ps as maybe-uninitialized.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -61,9 +62,42 @@ inline float row_dot(const float* a, const float* x, int64_t K) {
   return acc[0];
 }
 
+#ifdef __AVX2__
+// Eight consecutive rows sharing x (K % 8 == 0): one 8-lane partial sum per row, then the eight
+// reduced together by a horizontal-add tree (3 levels) into one vector of the eight outputs. The
+// generic row_dot reduces each row alone (~10 ops per output, no 16-lane AVX2 register).
+inline void rows8(const float* a, const float* x, float* y, int64_t K) {
+  __m256 acc[8];
+  for (int j = 0; j < 8; ++j) acc[j] = _mm256_setzero_ps();
+  for (int64_t k = 0; k < K; k += 8) {
+    const __m256 xv = _mm256_loadu_ps(x + k);
+    for (int j = 0; j < 8; ++j) acc[j] = _mm256_fmadd_ps(_mm256_loadu_ps(a + j * K + k), xv, acc[j]);
+  }
+  // hadd(p, q) = [p0+p1, p2+p3, q0+q1, q2+q3 | the same for the upper halves].
+  const __m256 h01 = _mm256_hadd_ps(acc[0], acc[1]), h23 = _mm256_hadd_ps(acc[2], acc[3]);
+  const __m256 h45 = _mm256_hadd_ps(acc[4], acc[5]), h67 = _mm256_hadd_ps(acc[6], acc[7]);
+  const __m256 q0 = _mm256_hadd_ps(h01, h23), q1 = _mm256_hadd_ps(h45, h67);  // rows 0-3, 4-7
+  // Lower halves hold the rows' sums over lanes 0-3, upper halves over lanes 4-7.
+  const __m256 lo = _mm256_permute2f128_ps(q0, q1, 0x20), hi = _mm256_permute2f128_ps(q0, q1, 0x31);
+  _mm256_storeu_ps(y, _mm256_add_ps(lo, hi));
+}
+#endif
+
 }  // namespace
 
 void matvec_rows(const float* A, const float* x, float* y, int64_t B, int64_t L, int64_t K) {
+#ifdef __AVX2__
+  if (K % 8 == 0 && L % 8 == 0 && !(K % kLanes == 0 && wide())) {  // groups of 8 rows of one batch
+    // Tasks of ~32 KiB of A: finer ones cost more in hand-offs than they gain (mamba's 512 KiB).
+    parallel_for(B * L / 8, std::max<int64_t>(1, 8192 / K), [&](int64_t lo, int64_t hi) {
+      for (int64_t g = lo; g < hi; ++g) {
+        const int64_t r = g * 8;
+        rows8(A + r * K, x + (r / L) * K, y + r, K);
+      }
+    });
+    return;
+  }
+#endif
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(K, 1));
   parallel_for(B * L, grain, [&](int64_t lo, int64_t hi) {
     for (int64_t r = lo; r < hi; ++r) y[r] = row_dot(A + r * K, x + (r / L) * K, K);
@@ -89,6 +123,22 @@ inline void columns16(const float* A, const float* xb, float* yb, int64_t L, int
 }
 #endif
 
+#ifdef __AVX2__
+// Eight columns [l0, l0 + 8) of batch b, as columns16 with 8-lane registers.
+inline void columns8(const float* A, const float* xb, float* yb, int64_t L, int64_t K) {
+  __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),
+                   _mm256_setzero_ps()};
+  int64_t k = 0;
+  for (; k + 4 <= K; k += 4)
+    for (int u = 0; u < 4; ++u)
+      acc[u] = _mm256_fmadd_ps(_mm256_set1_ps(xb[k + u]), _mm256_loadu_ps(A + (k + u) * L),
+                               acc[u]);
+  for (; k < K; ++k)
+    acc[0] = _mm256_fmadd_ps(_mm256_set1_ps(xb[k]), _mm256_loadu_ps(A + k * L), acc[0]);
+  _mm256_storeu_ps(yb, _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
+}
+#endif
+
 }  // namespace
 
 void matvec_columns(const float* A, const float* x, float* y, int64_t B, int64_t L, int64_t K) {
@@ -100,6 +150,19 @@ void matvec_columns(const float* A, const float* x, float* y, int64_t B, int64_t
                    for (int64_t t = lo; t < hi; ++t) {
                      const int64_t b = t / groups, l0 = (t % groups) * kLanes;
                      columns16(A + b * K * L + l0, x + b * K, y + b * L + l0, L, K);
+                   }
+                 });
+    return;
+  }
+#endif
+#ifdef __AVX2__
+  if (L % 8 == 0 && L <= 128) {  // tasks: (batch, 8 columns), accumulated in registers
+    const int64_t groups = L / 8;
+    parallel_for(B * groups, std::max<int64_t>(1, 4096 / std::max<int64_t>(K, 1)),
+                 [&](int64_t lo, int64_t hi) {
+                   for (int64_t t = lo; t < hi; ++t) {
+                     const int64_t b = t / groups, l0 = (t % groups) * 8;
+                     columns8(A + b * K * L + l0, x + b * K, y + b * L + l0, L, K);
                    }
                  });
     return;
