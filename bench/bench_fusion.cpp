@@ -2,7 +2,7 @@
 // and forward+backward (autodiff::vjp) over vit-cifar-tiny's MLP activation [32, 64, 256], and an
 // Adam-like update over [256, 1024], and conv -> BN apply + ReLU -> conv over [32, 64, 32, 32]
 // (the BN+ReLU group runs on the channel-blocked layout the convs propagate; its own time is the
-// "fusion" row of NETSPEC_PROFILE=1): wall ms per call (median), CPU ms per call (mean, all
+// "fusion" row of NETSPEC_PROFILE=1), and one mamba selective-scan step: wall ms per call (median), CPU ms per call (mean, all
 // threads: the number to compare on a loaded machine), CPU ns per element, the plan's step count.
 // Usage: bench_fusion [NAME-SUBSTRING]   (only the cases whose name contains it; threads:
 // NETSPEC_THREADS as for netspec)
@@ -92,6 +92,24 @@ std::shared_ptr<hlo::Module> bn_add_relu_module() {
   return m;
 }
 
+// One selective-scan time step of mamba-lm (layers/mamba): h = exp(Δ ⊗ A) · h + (Δ·x) ⊗ B over
+// [32, 256, 16] (batch, channels, state): Δ and Δ·x spread over the state dim (runs of 16), A
+// repeated over the batch (a period of 4096), B over the channels (a period of 16 per batch).
+std::shared_ptr<hlo::Module> scan_step_module() {
+  auto m = std::make_shared<hlo::Module>();
+  const Shape hs{32, 256, 16};
+  Type ht = Type::tensor(DType::kF32, hs), dt = Type::tensor(DType::kF32, {32, 256});
+  hlo::Func* f = m->add_func("main", {ht, dt, Type::tensor(DType::kF32, {256, 16}), dt,
+                                      Type::tensor(DType::kF32, {32, 16})});
+  Builder b(f->body.get());
+  Value* da = b.exponential(b.multiply(b.broadcast_in_dim(f->arg(1), hs, {0, 1}),
+                                       b.broadcast_in_dim(f->arg(2), hs, {1, 2})));
+  Value* dbx = b.multiply(b.broadcast_in_dim(f->arg(3), hs, {0, 1}),
+                          b.broadcast_in_dim(f->arg(4), hs, {0, 2}));
+  b.func_return({b.add(b.multiply(da, f->arg(0)), dbx)});
+  return m;
+}
+
 // User + system CPU seconds of the process (all threads): the machine is shared, wall time is not.
 double cpu_seconds() {
   timespec t{};
@@ -133,5 +151,6 @@ int main(int argc, char** argv) {
   time_module("adam-like update", adam_module({256, 1024}), 256 * 1024);
   time_module("conv, BN+ReLU, conv", conv_bn_relu_module(), 32 * 64 * 32 * 32);
   time_module("BN+add+ReLU 51 MiB", bn_add_relu_module(), 16 * 256 * 56 * 56);
+  time_module("scan step", scan_step_module(), 32 * 256 * 16);
   return 0;
 }

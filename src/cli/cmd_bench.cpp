@@ -158,11 +158,13 @@ std::string cpu_plan_summary(const hlo::Module& mod, const emit::Manifest& m) {
   exec::cpu::PlanStats ps = exec::cpu::plan_stats(*mod.entry("main"), donated);
   return fmt::format(
       ", cpu plan: arena {:.1f} MiB ({:.1f} MiB without reuse), {} steps, "
-      "{} on ref{}{}, {} of {} state results in place, {} op pairs chained in fused groups",
+      "{} on ref{}{}, {} of {} state results in place, {} op pairs chained and {} broadcasts "
+      "read in place in fused groups",
       static_cast<double>(ps.arena_bytes) / (1 << 20),
       static_cast<double>(ps.value_bytes) / (1 << 20), ps.steps, ps.ref_steps,
       ps.fallback_ops.empty() ? "" : " (", ps.fallback_ops.empty() ? "" : ps.fallback_ops + ")",
-      ps.donated, std::count(donated.begin(), donated.end(), true), ps.fused_chains);
+      ps.donated, std::count(donated.begin(), donated.end(), true), ps.fused_chains,
+      ps.fused_bcasts);
 }
 
 // The train step's inputs by the manifest's roles: initial parameters, zero optimizer state,

@@ -179,53 +179,6 @@ void clamp(float* d, const float* lo, const float* x, const float* hi, int64_t n
   }
 }
 
-// Chained pairs (Instr::pre): d = g(f(a, b), c), or g(c, f(a, b)) when the chained result is
-// g's operand b. The two roundings of the unchained ops are kept: this file is compiled with
-// -ffp-contract=off (CMakeLists.txt), so a multiply feeding an add never becomes one FMA.
-constexpr bool chainable(OpKind k) {
-  return k == OpKind::kAdd || k == OpKind::kSubtract || k == OpKind::kMultiply ||
-         k == OpKind::kDivide;
-}
-
-template <OpKind F, OpKind G, bool OnB>
-void chained(float* d, const float* a, const float* b, const float* c, int64_t n) {
-#pragma GCC ivdep
-  for (int64_t j = 0; j < n; ++j) {
-    const float t = Scalar<F>::apply(a[j], b[j]);
-    d[j] = OnB ? Scalar<G>::apply(c[j], t) : Scalar<G>::apply(t, c[j]);
-  }
-}
-
-template <OpKind F, OpKind G>
-void chained_on(const Instr& in, float* d, const float* a, const float* b, const float* c,
-                int64_t n) {
-  if (in.pre_on_b)
-    chained<F, G, true>(d, a, b, c, n);
-  else
-    chained<F, G, false>(d, a, b, c, n);
-}
-
-template <OpKind F>
-void chained_pre(const Instr& in, float* d, const float* a, const float* b, const float* c,
-                 int64_t n) {
-  switch (in.op) {
-    case OpKind::kAdd: return chained_on<F, OpKind::kAdd>(in, d, a, b, c, n);
-    case OpKind::kSubtract: return chained_on<F, OpKind::kSubtract>(in, d, a, b, c, n);
-    case OpKind::kMultiply: return chained_on<F, OpKind::kMultiply>(in, d, a, b, c, n);
-    default: return chained_on<F, OpKind::kDivide>(in, d, a, b, c, n);
-  }
-}
-
-void run_chained(const Instr& in, float* d, const float* a, const float* b, const float* c,
-                 int64_t n) {
-  switch (in.pre) {
-    case OpKind::kAdd: return chained_pre<OpKind::kAdd>(in, d, a, b, c, n);
-    case OpKind::kSubtract: return chained_pre<OpKind::kSubtract>(in, d, a, b, c, n);
-    case OpKind::kMultiply: return chained_pre<OpKind::kMultiply>(in, d, a, b, c, n);
-    default: return chained_pre<OpKind::kDivide>(in, d, a, b, c, n);
-  }
-}
-
 // A channel broadcast into a channel-blocked tile: element i reads channel
 // ((i / B / inner) % (size / B)) * B + i % B, so each run of inner * B elements repeats the
 // B values of one channel block (tiles and runs start at multiples of B).
@@ -304,6 +257,11 @@ void run_tile(const Program& p, const RunArgs& args, const std::vector<const flo
     float* d = slot(in.dst);
     if (in.pre != OpKind::kConvert) {
       run_chained(in, d, ref(in.pa), ref(in.pb), ref(in.a), n);
+      continue;
+    }
+    if (in.fold) {
+      run_folded(in, d, ref(in.fold == 2 ? in.a : in.b),
+                 args.in[static_cast<size_t>(-in.fsrc - 1)]->data<float>(), off, n);
       continue;
     }
     switch (in.op) {
@@ -708,61 +666,6 @@ bool fused_blockable(const FusedGroup& g, int block) {
 
 namespace fused {
 
-// NETSPEC_FUSED_CHAINS=0: no chained pairs (read at plan time, for A/B runs and the tests).
-bool chains_enabled() {
-  const char* e = std::getenv("NETSPEC_FUSED_CHAINS");
-  return !(e && std::string_view(e) == "0");
-}
-
-// Chains two binary ops into one pass over the tile where the first's result feeds only the
-// second (Instr::pre): one store and one load of a tile fewer. The tile interpreter is bound by
-// its loads and stores (Zen 1 moves 256-bit vectors in halves), so an Adam update's 13 passes
-// become ~9. p.outs is set; instruction indices stay (the first op is skipped, not removed),
-// so last_read only moves to the chained op.
-void chain_pairs(Program& p) {
-  if (!chains_enabled()) return;
-  auto reads = [](const Instr& in, int s) {
-    return in.a == s || in.b == s || in.c == s || in.pa == s || in.pb == s;
-  };
-  auto binary_plain = [&](const Instr& in) {
-    return chainable(in.op) && !in.skip && in.pre == OpKind::kConvert;
-  };
-  for (size_t i = 0; i + 1 < p.code.size(); ++i) {
-    Instr& x = p.code[i];
-    if (!binary_plain(x)) continue;
-    const int t = x.dst;
-    // y: the next instruction past broadcasts that leave x's operands and t alone (the pinned
-    // scalars a chain reads are filled between them).
-    size_t yi = i + 1;
-    while (yi < p.code.size() && p.code[yi].op == OpKind::kBroadcastInDim &&
-           p.code[yi].dst != x.a && p.code[yi].dst != x.b && p.code[yi].dst != t)
-      ++yi;
-    if (yi >= p.code.size()) continue;
-    Instr& y = p.code[yi];
-    if (!binary_plain(y)) continue;
-    if ((y.a == t) == (y.b == t)) continue;  // t must be exactly one of y's operands
-    if (std::find(p.pinned.begin(), p.pinned.end(), t) != p.pinned.end()) continue;
-    bool used_later = false;
-    for (const auto& [slot, is_i1] : p.outs) used_later = used_later || slot == t;
-    for (size_t j = yi + 1; j < p.code.size() && !used_later; ++j) {
-      if (reads(p.code[j], t)) used_later = true;
-      if (p.code[j].dst == t) break;  // rewritten before any read
-    }
-    if (used_later) continue;
-    y.pre = x.op, y.pa = x.a, y.pb = x.b, y.pre_on_b = y.b == t;
-    if (y.pre_on_b)
-      y.b = -1, y.scalar_b = false;
-    else
-      y.a = y.b, y.b = -1, y.scalar_b = false;  // the other operand moves to a; pa, pb: t's
-    y.scalar_a = false;
-    x.skip = true;
-    ++p.chained;
-    for (int r : {x.a, x.b})
-      if (r < 0) p.last_read[static_cast<size_t>(-r - 1)] =
-          std::max(p.last_read[static_cast<size_t>(-r - 1)], static_cast<int>(yi));
-  }
-}
-
 Program build_program(const FusedGroup& g, int block) {
   Program p;
   p.n = g.ops.back()->result(0)->type.numel();
@@ -851,6 +754,7 @@ Program build_program(const FusedGroup& g, int block) {
   }
   for (const Value* v : g.outs) p.outs.push_back({slot_of.at(v), v->type.dtype() == DType::kI1});
   chain_pairs(p);
+  fold_broadcasts(p);
   for (const auto& [slot, is_i1] : p.outs) {
     int first = static_cast<int>(p.code.size());
     for (size_t i = 0; i < p.code.size(); ++i)
@@ -877,6 +781,7 @@ Compiled compile_fused(const FusedGroup& g, int block) {
   Compiled c;
   c.pointwise = true;
   c.chained_pairs = p.chained;
+  c.folded_broadcasts = p.folded;
   broadcast_inputs_no_alias(p, c);
   c.run = [p](const RunArgs& a) { run_program(p, a); };
   return c;

@@ -48,6 +48,10 @@ struct Instr {
   OpKind pre = OpKind::kConvert;  // kConvert: no chained op
   int pa = -1, pb = -1;
   bool pre_on_b = false, skip = false;
+  // A folded broadcast (fold_broadcasts): operand a (fold 1) or b (fold 2) of this binary op is
+  // external input fsrc (-(k + 1)) read through fmap in place; its broadcast is `skip`ped.
+  int fold = 0, fsrc = -1;
+  BcastMap fmap;
 };
 
 struct Program {
@@ -62,7 +66,19 @@ struct Program {
   // is the last instruction reading external input j (-1: none).
   std::vector<int> first_write, last_read;
   int chained = 0;  // instructions with a chained op (Instr::pre)
+  int folded = 0;   // instructions reading a folded broadcast (Instr::fold)
 };
+
+// fusion_operands.cpp: the passes that let one instruction read more than two tile slots
+// (chain_pairs before fold_broadcasts, both after the code is built), and their kernels on a tile
+// [off, off + n): run_chained reads operands a, b of the chained op and c of in; run_folded
+// reads `other` (in's operand that is not folded) and the broadcast of src.
+void chain_pairs(Program& p);
+void fold_broadcasts(Program& p);
+void run_chained(const Instr& in, float* d, const float* a, const float* b, const float* c,
+                 int64_t n);
+void run_folded(const Instr& in, float* d, const float* other, const float* src, int64_t off,
+                int64_t n);
 
 // The program of group g (block > 0: channel-blocked, fused_blockable holds).
 Program build_program(const FusedGroup& g, int block);
