@@ -8,6 +8,7 @@
 #include <limits>
 #include <random>
 
+#include "core/thread_pool.h"
 #include "exec/cpu/cpu_backend.h"
 #include "exec/cpu/dnnl_util.h"
 #include "exec/cpu/kernels.h"
@@ -189,6 +190,38 @@ TEST(CpuDot, MatVecForms) {
   mv.lhs_contracting = {1}, mv.rhs_contracting = {0};
   check_dot({300, 45}, {45}, mv, DType::kF32, "plain matvec");
   check_dot({300, 45}, {45}, mv, DType::kF64, "plain matvec f64");
+}
+
+// Large 2-D products on oneDNN's AVX2 sgemm are split between threads by netspec (dot.cpp
+// DotSplit): by rows of A (plain, B transposed, A transposed, A transposed with rows padded) and,
+// for small M x N over a long K, by blocks of K into partial results summed after (one with B's
+// rows padded). Odd sizes leave uneven blocks. Where oneDNN has an AVX-512 matmul (or one
+// thread) nothing is split; the values equal ref either way.
+TEST(CpuDot, SplitBetweenThreadsMatchesRef) {
+  DotDims nn, nt, tn;
+  nn.lhs_contracting = {1}, nn.rhs_contracting = {0};
+  nt.lhs_contracting = {1}, nt.rhs_contracting = {1};
+  tn.lhs_contracting = {0}, tn.rhs_contracting = {0};
+  struct Case {
+    Shape l, r;
+    DotDims d;
+    const char* what;
+  };
+  const std::vector<Case> cases = {
+      {{300, 130}, {130, 200}, nn, "rows, plain"},
+      {{300, 130}, {200, 130}, nt, "rows, B transposed"},
+      {{130, 300}, {130, 200}, tn, "rows, A transposed"},
+      {{2048, 256}, {2048, 128}, tn, "rows, A transposed, padded rows"},
+      {{1030, 96}, {1030, 72}, tn, "depth"},
+      {{2048, 64}, {2048, 256}, tn, "depth, B's rows padded"}};
+  const bool split = ThreadPool::global().num_threads() >= 2 &&
+                     !exec::cpu::onednn_has_isa(dnnl::cpu_isa::avx512_core);
+  for (const Case& c : cases) {
+    BodyFn body = [&](Builder& b, const Values& a) { return Values{b.dot_general(a[0], a[1], c.d)}; };
+    Tensor x = random(DType::kF32, c.l, 23), y = random(DType::kF32, c.r, 24);
+    EXPECT_EQ(cpu_plan_stats(std::vector<Tensor>{x, y}, body).split_dots, split ? 1 : 0) << c.what;
+    check_against_ref({x, y}, body, 1e-4, c.what);
+  }
 }
 
 // small_gemm (the per-batch kernel of strided products without AVX-512) against a double loop:

@@ -42,6 +42,7 @@ namespace netspec::exec::cpu {
   X(int, fused_row_reduces) /* row reductions (LayerNorm, softmax) inside their operand's group */ \
   X(int, winograd_convs) /* convolutions on a Winograd kernel (oneDNN's or own) */         \
   X(int, padded_dots)    /* dot_generals copying an operand to padded rows (dot.cpp) */   \
+  X(int, split_dots)     /* dot_generals split between threads by netspec (dot.cpp) */   \
   X(int, fused_chains)   /* pairs of binary ops run as one pass in fused groups */         \
   X(int, fused_bcasts)   /* broadcasts in fused groups read in place by their binary op */
 // clang-format on

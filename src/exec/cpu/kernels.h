@@ -55,6 +55,7 @@ struct Compiled {
   std::function<int64_t(const RunArgs&)> view_offset;
   bool winograd = false;  // a convolution on a Winograd kernel (oneDNN's or netspec's own)
   bool padded_dot = false;  // a dot_general copying an operand to padded rows (dot.cpp RowPad)
+  bool split_dot = false;   // a dot_general shared between threads by netspec (dot.cpp DotSplit)
   int chained_pairs = 0;    // a fused group's binary-op pairs run as one pass (fusion.cpp)
   int folded_broadcasts = 0;  // a fused group's broadcasts read in place by their binary op
   // run may keep a form derived from kept operands in RunArgs::kept (the planner passes in_gen).

@@ -275,6 +275,71 @@ std::optional<Compiled> compile_per_batch_dot(const StridedViews& v) {
   return c;
 }
 
+bool dot_split_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("NETSPEC_DOT_SPLIT");
+    return !(e && std::string_view(e) == "0");
+  }();
+  return on;
+}
+
+// How a large 2-D product on oneDNN's AVX2 sgemm (impl "gemm:jit") is shared between threads:
+// oneDNN 2.6 splits some shapes badly over 2 threads (vit's [2048, 128] x [128, 384] at 55 of the
+// 73 GFLOP/s that two halves of M reach on the Zen 1; weight gradients [128, 2048] x [2048, 128]
+// at 62 vs 70 with K halved). kRows: each thread one block of rows of A and C; kDepth (small
+// M x N, long K): each thread a block of K into its own partial C, summed after.
+enum class DotSplit { kNone, kRows, kDepth };
+
+DotSplit dot_split(int64_t B, int64_t M, int64_t K, int64_t N, int threads) {
+  if (!dot_split_enabled() || B != 1 || threads < 2 || M * N * K < (int64_t{1} << 22))
+    return DotSplit::kNone;
+  if (M >= 64 * threads) return DotSplit::kRows;
+  if (K >= 256 * threads && M * N <= (int64_t{1} << 18)) return DotSplit::kDepth;
+  return DotSplit::kNone;
+}
+
+// C [M, N] = A·B by `split` over `threads` single-threaded dnnl_sgemm calls (each inside the
+// pool's OpenMP region, where oneDNN runs on the calling thread). A and B as dnnl_sgemm takes
+// them (ta / tb, lda / ldb); partial: (threads - 1) x M x N floats of scratch for kDepth.
+void run_split_dot(DotSplit split, int threads, char ta, char tb, int64_t M, int64_t N, int64_t K,
+                   const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
+                   float* partial) {
+  auto block = [&](int64_t len) { return ((len + threads - 1) / threads + 7) / 8 * 8; };
+  if (split == DotSplit::kRows) {
+    const int64_t rows = block(M);
+    parallel_for(threads, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t t = lo; t < hi; ++t) {
+        const int64_t m0 = t * rows, m1 = std::min(M, m0 + rows);
+        if (m0 >= m1) continue;
+        const float* a = ta == 'T' ? A + m0 : A + m0 * lda;
+        dnnl_sgemm(ta, tb, m1 - m0, N, K, 1.f, a, lda, B, ldb, 0.f, C + m0 * N, N);
+      }
+    });
+    return;
+  }
+  const int64_t depth = block(K);
+  parallel_for(threads, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t t = lo; t < hi; ++t) {
+      const int64_t k0 = std::min(K, t * depth), k1 = std::min(K, k0 + depth);
+      float* c = t == 0 ? C : partial + (t - 1) * M * N;
+      if (k0 >= k1) {
+        std::fill(c, c + M * N, 0.f);
+        continue;
+      }
+      const float* a = ta == 'T' ? A + k0 * lda : A + k0;
+      const float* b = tb == 'T' ? B + k0 : B + k0 * ldb;
+      dnnl_sgemm(ta, tb, M, N, k1 - k0, 1.f, a, lda, b, ldb, 0.f, c, N);
+    }
+  });
+  parallel_for(M * N, 4096, [&](int64_t lo, int64_t hi) {
+    for (int64_t t = 1; t < threads; ++t) {
+      const float* p = partial + (t - 1) * M * N;
+#pragma GCC ivdep
+      for (int64_t i = lo; i < hi; ++i) C[i] += p[i];
+    }
+  });
+}
+
 // f32 matmul on the strided views; nullopt where oneDNN has no brgemm kernel for them.
 std::optional<Compiled> compile_strided_dot(const StridedViews& v) {
   using dt = dnnl::memory::data_type;
@@ -466,9 +531,21 @@ std::optional<Compiled> compile_dot(const hlo::Op& op) {
   size_t pad_bytes = pd.scratchpad_desc().get_size();
   const size_t lpad_off = w_bytes + l_bytes + r_bytes, rpad_off = lpad_off + al(lpad.bytes());
   const size_t pad_off = rpad_off + al(rpad.bytes());
-  c.scratch_bytes = pad_off + pad_bytes;
+  const int threads = ThreadPool::global().num_threads();
+  const DotSplit split = !bf16 && !lv.copy && !rv.copy && pd.impl_info_str() == std::string("gemm:jit")
+                             ? dot_split(B, M, K, N, threads)
+                             : DotSplit::kNone;
+  const size_t part_off = pad_off + al(pad_bytes);
+  c.scratch_bytes = split == DotSplit::kDepth
+                        ? part_off + static_cast<size_t>((threads - 1) * M * N) * 4
+                        : pad_off + pad_bytes;
   c.padded_dot = lpad.on() || rpad.on();
+  c.split_dot = split != DotSplit::kNone;
   auto a_md = pd.src_desc(), b_md = pd.weights_desc(), c_md = pd.dst_desc();
+  // dnnl_sgemm's form of the operands (after any row padding) for the split.
+  const char ta = lv.transposed ? 'T' : 'N', tb = rv.transposed ? 'T' : 'N';
+  const int64_t lda = lpad.on() ? lpad.ld : (lv.transposed ? M : K);
+  const int64_t ldb = rpad.on() ? rpad.ld : (rv.transposed ? K : N);
   c.run = [=](const RunArgs& a) {
     const void *lp, *rp;
     prepare(a, lp, rp);
@@ -481,6 +558,12 @@ std::optional<Compiled> compile_dot(const hlo::Op& op) {
       copy_padded(reinterpret_cast<float*>(a.scratch + rpad_off), static_cast<const float*>(rp),
                   rpad);
       rp = a.scratch + rpad_off;
+    }
+    if (split != DotSplit::kNone) {
+      run_split_dot(split, threads, ta, tb, M, N, K, static_cast<const float*>(lp), lda,
+                    static_cast<const float*>(rp), ldb, a.out[0]->data<float>(),
+                    reinterpret_cast<float*>(a.scratch + part_off));
+      return;
     }
     auto& eng = dnnl_engine();
     dnnl::memory am(a_md, eng, const_cast<void*>(lp)), bm(b_md, eng, const_cast<void*>(rp)),

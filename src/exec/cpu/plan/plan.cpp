@@ -470,6 +470,7 @@ void plan_buffers(Plan& P) {
     ++P.stats.fast_steps;
     if (st.compiled.winograd) ++P.stats.winograd_convs;
     if (st.compiled.padded_dot) ++P.stats.padded_dots;
+    if (st.compiled.split_dot) ++P.stats.split_dots;
     P.stats.fused_chains += st.compiled.chained_pairs;
     P.stats.fused_bcasts += st.compiled.folded_broadcasts;
     // A slice view returned from the function stays a copy: a region's results are copied into
