@@ -3,7 +3,8 @@
 // here: the auto-vectorised vm_exp of vmath_impl.h ran at 2.7 ns per value on a Zen 1 (one
 // 4-lane vector at a time, its ~20-op dependency chain filling the out-of-order window, and
 // 2^n applied in two halves for every value); exp_avx2 below runs four 8-lane vectors
-// interleaved and adds n to y's exponent bits where the result is a normal float: ~1 ns.
+// interleaved and adds n to y's exponent bits where the result is a normal float: ~1 ns. erf
+// too (1.42 -> 1.2-1.3 ns, the same sequence: its 13 multiplies and fmas per vector bound it).
 #include <immintrin.h>
 
 #include "exec/cpu/kernels/vmath.h"
@@ -67,6 +68,32 @@ template <int U>
   }
 }
 
+// vm_erf's sequence on U vectors of 8, interleaved: c = clamp(x, -4, 4) (NaN stays NaN: min/max
+// take their second operand, x, when it is NaN), z = c², c·P(z) / Q(z) with Horner steps as fma.
+template <int U>
+[[gnu::always_inline]] inline void erf_block(float* d, const float* a) {
+  __m256 c[U], z[U], p[U], q[U];
+  for (int u = 0; u < U; ++u) {
+    c[u] = _mm256_max_ps(_mm256_set1_ps(-4.f), _mm256_min_ps(_mm256_set1_ps(4.f), _mm256_loadu_ps(a + 8 * u)));
+    z[u] = _mm256_mul_ps(c[u], c[u]);
+    p[u] = _mm256_set1_ps(kErfP[0]);
+    q[u] = _mm256_set1_ps(kErfQ[0]);
+  }
+  for (int i = 1; i < kErfPLen; ++i)
+    for (int u = 0; u < U; ++u) p[u] = _mm256_fmadd_ps(p[u], z[u], _mm256_set1_ps(kErfP[i]));
+  for (int i = 1; i < kErfQLen; ++i)
+    for (int u = 0; u < U; ++u) q[u] = _mm256_fmadd_ps(q[u], z[u], _mm256_set1_ps(kErfQ[i]));
+  for (int u = 0; u < U; ++u)
+    _mm256_storeu_ps(d + 8 * u, _mm256_div_ps(_mm256_mul_ps(c[u], p[u]), q[u]));
+}
+
+void erf_avx2(float* d, const float* a, int64_t n) {
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) erf_block<4>(d + i, a + i);
+  for (; i + 8 <= n; i += 8) erf_block<1>(d + i, a + i);
+  for (; i < n; ++i) d[i] = vm_erf(a[i]);
+}
+
 void exp_avx2(float* d, const float* a, int64_t n) {
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) exp_block<4>(d + i, a + i);
@@ -82,6 +109,7 @@ VecMath vec_math_avx2() {
 #if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
   VecMath m = vm_table();
   m.exp = exp_avx2;
+  m.erf = erf_avx2;
   return m;
 #else
   return {};
