@@ -4,7 +4,8 @@
 // 4-lane vector at a time, its ~20-op dependency chain filling the out-of-order window, and
 // 2^n applied in two halves for every value); exp_avx2 below runs four 8-lane vectors
 // interleaved and adds n to y's exponent bits where the result is a normal float: ~1 ns. erf
-// too (1.42 -> 1.2-1.3 ns, the same sequence: its 13 multiplies and fmas per vector bound it).
+// too (1.42 -> 1.2-1.3 ns, the same sequence: its 13 multiplies and fmas per vector bound it), and
+// logistic (its double exp; 4.8 -> 2.9 ns, the same sequence).
 #include <immintrin.h>
 
 #include "exec/cpu/kernels/vmath.h"
@@ -94,6 +95,53 @@ void erf_avx2(float* d, const float* a, int64_t n) {
   for (; i < n; ++i) d[i] = vm_erf(a[i]);
 }
 
+// vm_logistic's sequence, 1 / (1 + e^-x) with e^-x from vm_exp_d (double: x = n·ln2 + r, Taylor
+// to r^10, times 2^n, one rounding to float), on U vectors of 8 floats (2U of 4 doubles),
+// interleaved. NaN in: e^-x is NaN (-x + -x), so the result is NaN as in vm_logistic.
+template <int U>
+[[gnu::always_inline]] inline void logistic_block(float* d, const float* a) {
+  constexpr int V = 2 * U;  // double vectors
+  __m256 nx[U];
+  __m256d xd[V], t[V], r[V], p[V];
+  for (int u = 0; u < U; ++u) {
+    nx[u] = _mm256_sub_ps(_mm256_setzero_ps(), _mm256_loadu_ps(a + 8 * u));  // -x
+    // exp_arg: clamp to [-104, 89] (a NaN lane becomes -104; its result is replaced below).
+    const __m256 c = _mm256_min_ps(_mm256_max_ps(nx[u], _mm256_set1_ps(-104.f)), _mm256_set1_ps(89.f));
+    xd[2 * u] = _mm256_cvtps_pd(_mm256_castps256_ps128(c));
+    xd[2 * u + 1] = _mm256_cvtps_pd(_mm256_extractf128_ps(c, 1));
+  }
+  const __m256d magic = _mm256_set1_pd(6755399441055744.0);  // 1.5·2^52
+  for (int v = 0; v < V; ++v) {
+    t[v] = _mm256_fmadd_pd(xd[v], _mm256_set1_pd(1.4426950408889634), magic);
+    r[v] = _mm256_fmadd_pd(_mm256_sub_pd(t[v], magic), _mm256_set1_pd(-0.6931471805599453), xd[v]);
+    p[v] = _mm256_set1_pd(1.0 / 3628800.0);
+  }
+  constexpr double kTaylor[] = {1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0,
+                                1.0 / 120.0,    1.0 / 24.0,    1.0 / 6.0,    0.5,
+                                1.0,            1.0};
+  for (double k : kTaylor)
+    for (int v = 0; v < V; ++v) p[v] = _mm256_fmadd_pd(p[v], r[v], _mm256_set1_pd(k));
+  __m128 e[V];
+  for (int v = 0; v < V; ++v) {
+    const __m256i n = _mm256_sub_epi64(_mm256_castpd_si256(t[v]), _mm256_castpd_si256(magic));
+    const __m256d scale =
+        _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(n, _mm256_set1_epi64x(1023)), 52));
+    e[v] = _mm256_cvtpd_ps(_mm256_mul_pd(p[v], scale));
+  }
+  for (int u = 0; u < U; ++u) {
+    __m256 ex = _mm256_set_m128(e[2 * u + 1], e[2 * u]);
+    ex = _mm256_blendv_ps(ex, _mm256_add_ps(nx[u], nx[u]), _mm256_cmp_ps(nx[u], nx[u], _CMP_UNORD_Q));
+    _mm256_storeu_ps(d + 8 * u, _mm256_div_ps(_mm256_set1_ps(1.f), _mm256_add_ps(_mm256_set1_ps(1.f), ex)));
+  }
+}
+
+void logistic_avx2(float* d, const float* a, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) logistic_block<2>(d + i, a + i);
+  for (; i + 8 <= n; i += 8) logistic_block<1>(d + i, a + i);
+  for (; i < n; ++i) d[i] = vm_logistic(a[i]);
+}
+
 void exp_avx2(float* d, const float* a, int64_t n) {
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) exp_block<4>(d + i, a + i);
@@ -110,6 +158,7 @@ VecMath vec_math_avx2() {
   VecMath m = vm_table();
   m.exp = exp_avx2;
   m.erf = erf_avx2;
+  m.logistic = logistic_avx2;
   return m;
 #else
   return {};
