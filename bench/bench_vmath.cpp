@@ -1,4 +1,4 @@
-// Vector vs scalar f32 exp, log, tanh, logistic, erf (exec/cpu/kernels/vmath.h vs exec/scalar_ops.h) on
+// Vector vs scalar f32 exp, log, tanh, logistic, erf, log1p (exec/cpu/kernels/vmath.h vs exec/scalar_ops.h) on
 // one thread: ns per element over 64 Ki values (L2-resident), best of 20 passes, for every variant
 // this CPU runs. Usage: bench_vmath
 #include <algorithm>
@@ -67,5 +67,8 @@ int main() {
   row<OpKind::kTanh>("tanh", x, y, {{"avx512", a5.tanh}, {"avx2", a2.tanh}});
   row<OpKind::kLogistic>("logistic", x, y, {{"avx512", a5.logistic}, {"avx2", a2.logistic}});
   row<OpKind::kErf>("erf", x, y, {{"avx512", a5.erf}, {"avx2", a2.erf}});
+  std::vector<float> x1(n);  // log1p: softplus's arguments e^-|x| in (0, 1]
+  for (int64_t i = 0; i < n; ++i) x1[size_t(i)] = 1e-4f + float(i) / float(n);
+  row<OpKind::kLogPlusOne>("log1p", x1, y, {{"avx512", a5.log1p}, {"avx2", a2.log1p}});
   return 0;
 }

@@ -1,7 +1,8 @@
 // exec/cpu/kernels/vmath.h: each vector variant this CPU can run (AVX-512, AVX2) against the scalar
-// functions of exec/scalar_ops.h (what the ref interpreter computes) on a sweep over the whole
-// float range (every 241st bit pattern) plus edge cases: ±0, denormals, ±inf, NaN, FLT_MAX, the
-// overflow / underflow thresholds of exp and the branch points of tanh. At most 2 ulp apart, the
+// functions of exec/scalar_ops.h (what the ref interpreter computes), for exp, log, log1p, tanh,
+// logistic and erf, on a sweep over the whole float range (every 241st bit pattern) plus edge
+// cases: ±0, denormals, ±inf, NaN, FLT_MAX, the overflow / underflow thresholds of exp, the
+// branch points of tanh and log1p's (-1, the √½ and √2 edges of 1 + x). At most 2 ulp apart, the
 // same NaN-ness, and equal infinities.
 #include <gtest/gtest.h>
 
@@ -44,7 +45,8 @@ std::vector<float> sweep_values() {
         -103.98f,    -104.f,     -200.f,      0.625f,      -0.625f,
         0.62499994f, 9.f,        9.02f,       -9.02f,      1.f,
         -1.f,        1.0000001f, 0.99999994f, 0.70710677f, 1.4142135f,
-        1e-8f,       -1e-8f,     30.f,        -30.f})
+        1e-8f,       -1e-8f,     30.f,        -30.f,       -0.99999994f,
+        -0.5f,       -0.29289323f, 0.41421354f, 6e-8f,     -6e-8f,      3e7f,  1e38f})
     v.push_back(x);
   for (float x = -110.f; x <= 110.f; x += 0.0137f) v.push_back(x);
   return v;
@@ -88,6 +90,7 @@ void check_variant(const char* isa, const VecMath& m) {
   expect_close<OpKind::kTanh>(isa, m.tanh, xs);
   expect_close<OpKind::kLogistic>(isa, m.logistic, xs);
   expect_close<OpKind::kErf>(isa, m.erf, xs);  // the scalar sequence: 0 ulp expected, 2 allowed
+  expect_close<OpKind::kLogPlusOne>(isa, m.log1p, xs);
   // In place (d == a), and lengths that end in a partial vector.
   std::vector<float> a = {0.5f, -3.f, 7.f, 1e-3f, 2.f}, b = a;
   m.exp(b.data(), b.data(), 5);
@@ -155,6 +158,7 @@ TEST(CpuVecMath, VariantFollowsTheCpuFound) {
   else
     EXPECT_EQ(isa, "scalar");
   EXPECT_EQ(vec_unary(OpKind::kExponential) != nullptr, isa != "scalar");
+  EXPECT_EQ(vec_unary(OpKind::kLogPlusOne) != nullptr, isa != "scalar");
   EXPECT_EQ(vec_unary(OpKind::kSqrt), nullptr);
 }
 

@@ -50,6 +50,8 @@ VecUnaryFn vec_unary(hlo::OpKind k) {
       return m.logistic;
     case hlo::OpKind::kErf:
       return m.erf;
+    case hlo::OpKind::kLogPlusOne:
+      return m.log1p;
     default:
       return nullptr;
   }

@@ -2,7 +2,7 @@
 // vectorises for the ISA of the including file (vmath_avx512.cpp, vmath_avx2.cpp). Only include
 // it from those files, inside an anonymous namespace (each copy is compiled for another ISA).
 // exp: f32 Cody-Waite reduction and polynomial (logistic: the same in double); log: x = m·2^e with
-// m in [√½, √2), log(m) by Cephes logf's polynomial; tanh: x + x³·P(x²) for |x| < 0.625, else 1 - 2
+// m in [√½, √2), log(m) by Cephes logf's polynomial; log1p: fdlibm's method (vm_log1p); tanh: x + x³·P(x²) for |x| < 0.625, else 1 - 2
 // / (e^2|x| + 1); logistic: 1 / (1 + e^-x) as the scalar code computes it; erf: the scalar
 // sequence.
 #include <bit>
@@ -134,6 +134,31 @@ inline float vm_erf(float x) {
   return c * p / q;
 }
 
+// log1p (fdlibm's log1pf method, branch-free): u = 1 + x rounded, c = its rounding error over u
+// (k < 25; beyond, 1 is below u's last bit), u = 2^k·(1 + f) with 1 + f in [√½, √2), log(1 + f)
+// = f - f²/2 + s·(f²/2 + R(s²)), s = f / (2 + f), plus k·ln2 in two parts and c. Tiny x come out
+// as x itself (u = 1: f = 0, c = x); -0, -1, x < -1, inf and NaN as the scalar log1p.
+inline float vm_log1p(float x) {
+  const float u = 1.f + x;
+  // Offset so that k counts from √½ (0x3f3504f3): the mantissa then lands in [√½, √2).
+  const uint32_t iu = std::bit_cast<uint32_t>(u) + (0x3f800000u - 0x3f3504f3u);
+  const int32_t k = static_cast<int32_t>(iu >> 23) - 0x7f;
+  float c = k >= 2 ? 1.f - (u - x) : x - (u - 1.f);
+  c = k < 25 ? c / u : 0.f;
+  const float f = std::bit_cast<float>((iu & 0x007fffffu) + 0x3f3504f3u) - 1.f;
+  const float s = f / (2.f + f);
+  const float z = s * s, w = z * z;
+  const float t1 = w * (0.40000972152f + w * 0.24279078841f);
+  const float t2 = z * (0.66666662693f + w * 0.28498786688f);
+  const float hfsq = 0.5f * f * f, dk = static_cast<float>(k);
+  float r = s * (hfsq + t2 + t1) + (dk * 9.0580006145e-06f + c) - hfsq + f + dk * 6.9313812256e-01f;
+  r = x == __builtin_inff() ? x : r;
+  r = x == -1.f ? -__builtin_inff() : r;
+  r = x < -1.f ? __builtin_nanf("") : r;
+  r = x == 0.f ? x : r;  // keeps -0
+  return x != x ? x + x : r;
+}
+
 template <float (*F)(float)>
 void vm_loop(float* d, const float* a, int64_t n) {
 #pragma GCC ivdep
@@ -142,6 +167,6 @@ void vm_loop(float* d, const float* a, int64_t n) {
 
 // This ISA's copies as vmath.h's table (its field order).
 inline VecMath vm_table() {
-  return {vm_loop<vm_exp>, vm_loop<vm_log>, vm_loop<vm_tanh>, vm_loop<vm_logistic>,
-          vm_loop<vm_erf>};
+  return {vm_loop<vm_exp>, vm_loop<vm_log>,     vm_loop<vm_tanh>,
+          vm_loop<vm_logistic>, vm_loop<vm_erf>, vm_loop<vm_log1p>};
 }
