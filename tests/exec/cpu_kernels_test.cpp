@@ -428,8 +428,8 @@ TEST(CpuReduce, BatchNormSumsAreVectorisedDeterministicAndAccurate) {
 }
 
 TEST(CpuShape, PadAndClamp) {
-  // pad as the slice VJP emits it (zeros around a block) plus interior padding; clamp with 0-d
-  // and full-shape bounds.
+  // pad as the slice VJP emits it (zeros around a block; each output row written once), of one
+  // dim, and with interior padding; clamp with 0-d and full-shape bounds.
   Tensor x = random(DType::kF32, {3, 5, 7}, 61), lo = random(DType::kF32, {3, 5, 7}, 62);
   check_against_ref(
       {x, lo},
@@ -437,9 +437,10 @@ TEST(CpuShape, PadAndClamp) {
         Value* z = b.scalar(0.5, DType::kF32);
         Value* p1 = b.pad(a[0], z, {0, 2, 1}, {1, 0, 3}, {0, 0, 0});
         Value* p2 = b.pad(a[0], z, {1, 0, 0}, {0, 1, 2}, {1, 2, 0});
+        Value* p3 = b.pad(b.reshape(a[0], {105}), z, {3}, {2}, {0});  // one dim
         Value* c1 = b.clamp(b.scalar(-0.3, DType::kF32), a[0], b.scalar(0.4, DType::kF32));
         Value* c2 = b.clamp(a[1], a[0], b.scalar(0.2, DType::kF32));
-        return Values{p1, p2, c1, c2};
+        return Values{p1, p2, p3, c1, c2};
       },
       0, "pad/clamp");
 }

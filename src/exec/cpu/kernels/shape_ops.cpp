@@ -138,8 +138,10 @@ std::optional<Compiled> compile_concatenate(const hlo::Op& op) {
   return c;
 }
 
-// pad with non-negative edge padding: fill with the pad value, then copy each operand row to
-// its place (dst stride interior + 1 along every dim). Negative padding stays on ref.
+// pad with non-negative edge padding: without interior padding, each output row is written once
+// (its operand row between filled edges, or all fill); with it, fill with the pad value, then
+// copy each operand row to its place (dst stride interior + 1 along every dim). Negative padding
+// stays on ref.
 std::optional<Compiled> compile_pad(const hlo::Op& op) {
   const Shape& in = op.operand_type(0).shape();
   const Shape& out = op.result(0)->type.shape();
@@ -160,6 +162,11 @@ std::optional<Compiled> compile_pad(const hlo::Op& op) {
     dst_st[d] = os[d] * (interior[d] + 1);
   }
   const int64_t inner = in[r - 1], rows = num_elements(in) / std::max<int64_t>(inner, 1);
+  // No interior padding and a non-empty operand: write each output element once (mamba's causal
+  // shifts pad [32, 125, 256] to [32, 128, 256]; filling all first wrote the output twice).
+  const bool dense_rows = inner > 0 && num_elements(in) > 0 &&
+                          std::all_of(interior.begin(), interior.end(), [](int64_t v) { return v == 0; });
+  const int64_t out_inner = out[r - 1], out_rows = num_elements(out) / std::max<int64_t>(out_inner, 1);
   Compiled c;
   c.run = [=](const RunArgs& a) {
     auto run_typed = [&](auto z) {
@@ -168,6 +175,30 @@ std::optional<Compiled> compile_pad(const hlo::Op& op) {
       const T pv = a.in[1]->data<T>()[0];
       T* o = a.out[0]->data<T>();
       const int64_t n_out = a.out[0]->numel();
+      if (dense_rows) {  // each output row once: its input row with the edges filled, or all fill
+        parallel_for(out_rows, std::max<int64_t>(1, kGrainCheap / out_inner), [&](int64_t b, int64_t e) {
+          for (int64_t row = b; row < e; ++row) {
+            T* dst = o + row * out_inner;
+            int64_t rem = row, src_row = 0, scale = 1;
+            bool inside = true;
+            for (size_t d = r - 1; d-- > 0;) {
+              const int64_t i = rem % out[d] - lo[d];
+              rem /= out[d];
+              inside = inside && i >= 0 && i < in[d];
+              src_row += i * scale;
+              scale *= in[d];
+            }
+            if (!inside) {
+              std::fill(dst, dst + out_inner, pv);
+              continue;
+            }
+            std::fill(dst, dst + lo[r - 1], pv);
+            std::memcpy(dst + lo[r - 1], x + src_row * inner, static_cast<size_t>(inner) * sizeof(T));
+            std::fill(dst + lo[r - 1] + inner, dst + out_inner, pv);
+          }
+        });
+        return;
+      }
       parallel_for(n_out, kGrainCheap, [&](int64_t b, int64_t e) { std::fill(o + b, o + e, pv); });
       if (inner == 0) return;
       parallel_for(rows, std::max<int64_t>(1, kGrainCheap / inner), [&](int64_t b, int64_t e) {
