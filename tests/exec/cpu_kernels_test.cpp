@@ -427,6 +427,41 @@ TEST(CpuReduce, BatchNormSumsAreVectorisedDeterministicAndAccurate) {
   }
 }
 
+// Sums over leading dims with few columns (bias gradients [tokens, features]) split the rows
+// between threads (reduce.cpp row_split): the init counted once, within f32 rounding of a double
+// sum, the same bits run to run; f64 too; NETSPEC_FAST_SUM=0 and max keep the ref's order.
+TEST(CpuReduce, LeadingDimSumsSplitRowsBetweenThreads) {
+  Tensor x = random(DType::kF32, {4099, 20}, 71), y = random(DType::kF32, {32, 64, 128}, 72);
+  Tensor xd = random(DType::kF64, {1500, 44}, 73);
+  BodyFn body = [](Builder& b, const Values& a) {
+    return Values{b.reduce(a[0], b.scalar(0.5, DType::kF32), {0}, OpKind::kAdd),
+                  b.reduce(a[1], b.scalar(0.0, DType::kF32), {0, 1}, OpKind::kAdd),
+                  b.reduce(a[2], b.scalar(0.0, DType::kF64), {0}, OpKind::kAdd),
+                  b.reduce(a[0], b.scalar(-kInf, DType::kF32), {0}, OpKind::kMaximum)};
+  };
+  auto got = run_fn("cpu", {x, y, xd}, body), again = run_fn("cpu", {x, y, xd}, body);
+  auto want = run_fn("ref", {x, y, xd}, body);
+  for (size_t i = 0; i < got.size(); ++i) expect_equal(got[i], again[i], "repeat");
+  expect_equal(got[3], want[3], "max: ref order");
+  const float* px = x.data<float>();
+  for (int64_t k = 0; k < 20; ++k) {
+    double s = 0.5;
+    for (int64_t r = 0; r < 4099; ++r) s += px[r * 20 + k];
+    EXPECT_NEAR(got[0].data<float>()[k], s, 3e-3) << k;  // f32 rounding of 4099 terms; a row is ~1
+  }
+  const float* py = y.data<float>();
+  for (int64_t k = 0; k < 128; k += 9) {
+    double s = 0;
+    for (int64_t r = 0; r < 2048; ++r) s += py[r * 128 + k];
+    EXPECT_NEAR(got[1].data<float>()[k], s, 2e-3) << k;
+  }
+  expect_near(got[2], want[2], 1e-12, 1e-12, "f64");
+  ::setenv("NETSPEC_FAST_SUM", "0", 1);
+  auto exact = run_fn("cpu", {x, y, xd}, body);
+  ::unsetenv("NETSPEC_FAST_SUM");
+  for (size_t i = 0; i < exact.size(); ++i) expect_equal(exact[i], want[i], "FAST_SUM=0");
+}
+
 TEST(CpuShape, PadAndClamp) {
   // pad as the slice VJP emits it (zeros around a block; each output row written once), of one
   // dim, and with interior padding; clamp with 0-d and full-shape bounds.

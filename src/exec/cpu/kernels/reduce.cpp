@@ -120,12 +120,38 @@ Compiled make_reduce(const Shape& in, const I64s& red_dims) {
   // Partial sums change the rounding (not the math): NETSPEC_FAST_SUM=0 turns them off.
   const char* fs = std::getenv("NETSPEC_FAST_SUM");
   const bool lanes = !(fs && std::string_view(fs) == "0");
+  // [R, K] sums with few columns and many rows (bias gradients: [tokens, features]) split the
+  // rows between threads, each into its own partial row, added after: over columns alone they
+  // ran on one thread. Floating-point sums in fast-sum mode only (another order of the adds).
+  const int threads = ThreadPool::global().num_threads();
+  const bool row_split = red_outer && std::is_floating_point_v<T> && K == OpKind::kAdd && lanes &&
+                         threads > 1 && dims[1] < 1024 * threads && dims[0] >= 8 * threads &&
+                         dims[0] * dims[1] >= 65536;
   Compiled c;
+  if (row_split) c.scratch_bytes = static_cast<size_t>((threads - 1) * dims[1]) * sizeof(T);
   c.run = [=](const RunArgs& a) {
     const T* x = a.in[0]->data<T>();
     const T init = a.in[1]->data<T>()[0];
     T* o = a.out[0]->data<T>();
     Combine<T, K> f;
+    if (row_split) {
+      const int64_t R = dims[0], Kn = dims[1], rows = (R + threads - 1) / threads;
+      T* part = reinterpret_cast<T*>(a.scratch);
+      parallel_for(threads, 1, [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) {
+          T* p = t == 0 ? o : part + (t - 1) * Kn;
+          std::fill(p, p + Kn, t == 0 ? init : T(0));
+          for (int64_t r = t * rows; r < std::min(R, (t + 1) * rows); ++r) {
+            const T* row = x + r * Kn;
+#pragma GCC ivdep
+            for (int64_t k = 0; k < Kn; ++k) p[k] += row[k];
+          }
+        }
+      });
+      for (int t = 1; t < threads; ++t)
+        for (int64_t k = 0; k < Kn; ++k) o[k] += part[(t - 1) * Kn + k];
+      return;
+    }
     if (n_red == 0 || reduced.empty()) {
       for (int64_t i = 0; i < n_out; ++i) o[i] = n_red == 0 ? init : f(init, x[i]);
       return;
