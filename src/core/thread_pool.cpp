@@ -27,14 +27,26 @@ bool use_openmp() {
   return on;
 }
 
-// Chunks [c * chunk, min(n, (c + 1) * chunk)), claimed dynamically by num_chunks OpenMP threads.
+// NETSPEC_POOL_DYNAMIC=1: chunks claimed by whichever thread comes first (the earlier path, A/B).
+bool dynamic_chunks() {
+  static const bool on = [] {
+    const char* e = std::getenv("NETSPEC_POOL_DYNAMIC");
+    return e && std::string_view(e) == "1";
+  }();
+  return on;
+}
+
+// Chunks [c * chunk, min(n, (c + 1) * chunk)), one per OpenMP thread of a team of num_chunks:
+// chunk c on thread c (a static schedule), so a thread works on the same part of each tensor
+// from op to op (a fused group's first tiles, then the first rows of the dot that reads them)
+// and reads what its own core's cache holds. There are never more chunks than threads, so a
+// dynamic claim balanced nothing but a late thread's start.
 void run_openmp(int64_t n, int64_t chunk, int64_t num_chunks,
                 const std::function<void(int64_t, int64_t)>& fn) {
   std::exception_ptr err;
   std::mutex err_mu;
   const int team = static_cast<int>(num_chunks);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
-  for (int64_t c = 0; c < num_chunks; ++c) {
+  auto one = [&](int64_t c) {
     const bool was = t_in_pool;
     t_in_pool = true;
     try {
@@ -44,6 +56,13 @@ void run_openmp(int64_t n, int64_t chunk, int64_t num_chunks,
       if (!err) err = std::current_exception();
     }
     t_in_pool = was;
+  };
+  if (dynamic_chunks()) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
+    for (int64_t c = 0; c < num_chunks; ++c) one(c);
+  } else {
+#pragma omp parallel for schedule(static, 1) num_threads(team)
+    for (int64_t c = 0; c < num_chunks; ++c) one(c);
   }
   if (err) std::rethrow_exception(err);
 }

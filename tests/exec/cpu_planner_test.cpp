@@ -2,6 +2,7 @@
 // legality when a value is used again, views (reshape) sharing storage, results not aliasing the
 // arena across runs, ref fallbacks, replicated runs, and the thread pool.
 #include <atomic>
+#include <thread>
 #include <numeric>
 
 #include "core/thread_pool.h"
@@ -238,6 +239,24 @@ TEST(CpuThreadPool, CoversEveryIndexOnceAndRethrows) {
       pool.parallel_for(4, 1, [&](int64_t lo, int64_t hi) { sum += hi - lo; });
   });
   EXPECT_EQ(sum.load(), 32);
+}
+
+// On libgomp's threads (the default pool) chunk c runs on team thread c every time, chunk 0 on
+// the caller: a thread keeps its part of each tensor from op to op (thread_pool.cpp run_openmp).
+TEST(CpuThreadPool, EachChunkStaysOnItsThread) {
+  for (const char* v : {"NETSPEC_POOL", "NETSPEC_POOL_DYNAMIC"})
+    if (std::getenv(v)) GTEST_SKIP() << v << " is set";
+  ThreadPool pool(3);
+  std::vector<std::thread::id> first(3);
+  for (int rep = 0; rep < 20; ++rep) {
+    std::vector<std::thread::id> ran(3);
+    pool.parallel_for(3000, 1, [&](int64_t b, int64_t) { ran[static_cast<size_t>(b / 1000)] = std::this_thread::get_id(); });
+    if (rep == 0) first = ran;
+    for (size_t c = 0; c < 3; ++c) EXPECT_EQ(ran[c], first[c]) << "chunk " << c << " rep " << rep;
+  }
+  EXPECT_EQ(first[0], std::this_thread::get_id());
+  EXPECT_NE(first[1], first[0]);
+  EXPECT_NE(first[2], first[1]);
 }
 
 }  // namespace
