@@ -283,11 +283,13 @@ bool dot_split_enabled() {
   return on;
 }
 
-// How a large 2-D product on oneDNN's AVX2 sgemm (impl "gemm:jit") is shared between threads:
-// oneDNN 2.6 splits some shapes badly over 2 threads (vit's [2048, 128] x [128, 384] at 55 of the
-// 73 GFLOP/s that two halves of M reach on the Zen 1; weight gradients [128, 2048] x [2048, 128]
-// at 62 vs 70 with K halved). kRows: each thread one block of rows of A and C; kDepth (small
-// M x N, long K): each thread a block of K into its own partial C, summed after.
+// How a large 2-D product on oneDNN's AVX2 sgemm (impl "gemm:jit") is shared between threads.
+// Warm and alone, oneDNN 2.6's own split reaches the same ~73 GFLOP/s on the Zen 1 as the two
+// below; inside a train step (operands fresh from other ops) it did not: vit-cifar-tiny's step
+// ran 2-3 % faster split here (weight gradients [128, 2048] x [2048, 128]: 41-62 GFLOP/s before).
+// kRows: each thread one block of rows of A and C (thread t the same rows as the pool's chunk t
+// of the ops around it); kDepth (small M x N, long K): each thread a block of K into its own
+// partial C, summed after.
 enum class DotSplit { kNone, kRows, kDepth };
 
 DotSplit dot_split(int64_t B, int64_t M, int64_t K, int64_t N, int threads) {
