@@ -186,6 +186,19 @@ void run_folded(const Instr& in, float* d, const float* other, const float* src,
   }
 }
 
+namespace {
+
+// Does instruction `in` read slot s (as an operand or as its chained op's)?
+bool reads_slot(const Instr& in, int s) {
+  return in.a == s || in.b == s || in.c == s || in.pa == s || in.pb == s;
+}
+
+bool is_output_slot(const Program& p, int s) {
+  return std::any_of(p.outs.begin(), p.outs.end(), [&](const auto& o) { return o.first == s; });
+}
+
+}  // namespace
+
 // NETSPEC_FUSED_CHAINS=0: no chained pairs (read at plan time, for A/B runs and the tests).
 bool chains_enabled() {
   const char* e = std::getenv("NETSPEC_FUSED_CHAINS");
@@ -193,13 +206,10 @@ bool chains_enabled() {
 }
 
 // Chains two binary ops into one pass over the tile where the first's result feeds only the
-// second (Instr::pre): an Adam update's 13 passes become ~9. p.outs is set; instruction indices stay (the first op is skipped, not removed),
-// so last_read only moves to the chained op.
+// second (Instr::pre): an Adam update's 13 passes become ~9. p.outs is set; instruction indices
+// stay (the first op is skipped, not removed), so last_read only moves to the chained op.
 void chain_pairs(Program& p) {
   if (!chains_enabled()) return;
-  auto reads = [](const Instr& in, int s) {
-    return in.a == s || in.b == s || in.c == s || in.pa == s || in.pb == s;
-  };
   auto binary_plain = [&](const Instr& in) {
     return chainable(in.op) && !in.skip && in.pre == OpKind::kConvert;
   };
@@ -218,10 +228,9 @@ void chain_pairs(Program& p) {
     if (!binary_plain(y)) continue;
     if ((y.a == t) == (y.b == t)) continue;  // t must be exactly one of y's operands
     if (std::find(p.pinned.begin(), p.pinned.end(), t) != p.pinned.end()) continue;
-    bool used_later = false;
-    for (const auto& [slot, is_i1] : p.outs) used_later = used_later || slot == t;
+    bool used_later = is_output_slot(p, t);
     for (size_t j = yi + 1; j < p.code.size() && !used_later; ++j) {
-      if (reads(p.code[j], t)) used_later = true;
+      if (reads_slot(p.code[j], t)) used_later = true;
       if (p.code[j].dst == t) break;  // rewritten before any read
     }
     if (used_later) continue;
@@ -252,9 +261,6 @@ bool folds_enabled() {
 // reads of a skipped (chained-away) instruction are its chained op's pa, pb.
 void fold_broadcasts(Program& p) {
   if (!folds_enabled()) return;
-  auto reads = [](const Instr& in, int s) {
-    return in.a == s || in.b == s || in.c == s || in.pa == s || in.pb == s;
-  };
   auto foldable_reader = [](const Instr& y) {
     switch (y.op) {
       case OpKind::kAdd: case OpKind::kSubtract: case OpKind::kMultiply: case OpKind::kDivide:
@@ -270,13 +276,11 @@ void fold_broadcasts(Program& p) {
       continue;
     if (!(bc.map.inner >= 8 || (bc.map.inner == 1 && bc.map.size >= 8))) continue;
     const int s = bc.dst;
-    bool is_out = false;
-    for (const auto& [slot, is_i1] : p.outs) is_out = is_out || slot == s;
-    if (is_out) continue;
+    if (is_output_slot(p, s)) continue;
     int reader = -1, readers = 0;
     for (size_t j = i + 1; j < p.code.size(); ++j) {
       const Instr& y = p.code[j];
-      if (!y.skip && reads(y, s)) ++readers, reader = static_cast<int>(j);
+      if (!y.skip && reads_slot(y, s)) ++readers, reader = static_cast<int>(j);
       if (!y.skip && y.dst == s) break;  // rewritten: later reads are of another value
     }
     if (readers != 1) continue;
