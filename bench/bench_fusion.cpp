@@ -8,6 +8,8 @@
 // NETSPEC_THREADS as for netspec)
 #include <time.h>
 
+#include <cmath>
+
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -110,6 +112,20 @@ std::shared_ptr<hlo::Module> scan_step_module() {
   return m;
 }
 
+// vit-cifar-tiny's attention softmax before its p·v dot (layers/attention.cpp) over its scores
+// [32, 4, 64, 64]: s·c with its row maxima folded, then p = exp(s·c - m) with its row sums folded.
+std::shared_ptr<hlo::Module> softmax_module() {
+  auto m = std::make_shared<hlo::Module>();
+  Type st = Type::tensor(DType::kF32, {32, 4, 64, 64});
+  hlo::Func* f = m->add_func("main", {st});
+  Builder b(f->body.get());
+  Value* s = b.multiply(f->arg(0), b.constant_splat(0.125, st));
+  Value* mx = b.reduce(s, b.scalar(-INFINITY, DType::kF32), {3}, hlo::OpKind::kMaximum);
+  Value* p = b.exponential(b.subtract(s, b.broadcast_in_dim(mx, st.shape(), {0, 1, 2})));
+  b.func_return({p, b.reduce(p, b.scalar(0.0, DType::kF32), {3}, hlo::OpKind::kAdd)});
+  return m;
+}
+
 // User + system CPU seconds of the process (all threads): the machine is shared, wall time is not.
 double cpu_seconds() {
   timespec t{};
@@ -152,5 +168,6 @@ int main(int argc, char** argv) {
   time_module("conv, BN+ReLU, conv", conv_bn_relu_module(), 32 * 64 * 32 * 32);
   time_module("BN+add+ReLU 51 MiB", bn_add_relu_module(), 16 * 256 * 56 * 56);
   time_module("scan step", scan_step_module(), 32 * 256 * 16);
+  time_module("softmax rows", softmax_module(), 32 * 4 * 64 * 64);
   return 0;
 }

@@ -360,25 +360,33 @@ TEST(CpuReduce, SumsMaxAndPooling) {
           1e-5, "reduce");
     }
   }
-  // Row max/min over 70 contiguous values (16-lane path): bit for bit the ref's in-order fold,
-  // with ±0 ties, a row holding a NaN, one holding two (the ref's order picks which) and ±inf.
-  Tensor r = random(DType::kF32, {6, 70}, 32);
-  float* v = r.data<float>();
-  v[3] = -0.f, v[40] = 0.f, v[41] = -0.f;  // row 0: the max may be a zero only if all are <= 0
-  for (int j = 0; j < 70; ++j) v[70 + j] = j % 2 ? -0.f : 0.f;  // row 1: +0 wins max, -0 min
-  v[140 + 50] = std::numeric_limits<float>::quiet_NaN();
-  v[210 + 20] = std::bit_cast<float>(0x7fc00001u), v[210 + 60] = std::bit_cast<float>(0x7fc00002u);
-  v[280 + 33] = kInf, v[350 + 69] = -kInf;
-  for (OpKind k : {OpKind::kMaximum, OpKind::kMinimum}) {
-    BodyFn body = [&](Builder& b, const Values& a) {
-      return Values{
-          b.reduce(a[0], b.scalar(k == OpKind::kMaximum ? -kInf : kInf, DType::kF32), {1}, k)};
-    };
-    auto want = run_fn("ref", {r}, body), got = run_fn("cpu", {r}, body);
-    for (int64_t i = 0; i < 6; ++i)
-      EXPECT_EQ(std::bit_cast<uint32_t>(got[0].data<float>()[i]),
-                std::bit_cast<uint32_t>(want[0].data<float>()[i]))
-          << op_name(k) << " row " << i;
+  // Row max/min over L contiguous values (the vector path for L >= 16: two 8-lane vectors, then
+  // a tail): bit for bit the ref's in-order fold, with ±0 ties, a row holding a NaN, one holding
+  // two (the ref's order picks which), ±inf, a row of negatives whose extremum is the init (0.5
+  // and -0.5 below) and one whose max is a zero among negatives.
+  for (int64_t L : {70, 16, 23, 48}) {
+    Tensor r = random(DType::kF32, {8, L}, 32);
+    float* v = r.data<float>();
+    auto at = [&](int64_t row, int64_t j) -> float& { return v[row * L + j % L]; };
+    at(0, 3) = -0.f, at(0, 40) = 0.f, at(0, 41) = -0.f;  // the max may be a zero only if all <= 0
+    for (int64_t j = 0; j < L; ++j) at(1, j) = j % 2 ? -0.f : 0.f;  // +0 wins max, -0 min
+    at(2, 50) = std::numeric_limits<float>::quiet_NaN();
+    at(3, 20) = std::bit_cast<float>(0x7fc00001u), at(3, 60) = std::bit_cast<float>(0x7fc00002u);
+    at(4, 33) = kInf, at(5, L - 1) = -kInf;
+    for (int64_t j = 0; j < L; ++j) at(6, j) = -1.f - std::fabs(at(6, j));  // all below -1
+    for (int64_t j = 0; j < L; ++j) at(7, j) = j == L / 2 ? -0.f : -1.f - float(j);
+    for (OpKind k : {OpKind::kMaximum, OpKind::kMinimum}) {
+      for (double init : {k == OpKind::kMaximum ? -kInf : kInf, 0.5, -0.5}) {
+        BodyFn body = [&](Builder& b, const Values& a) {
+          return Values{b.reduce(a[0], b.scalar(init, DType::kF32), {1}, k)};
+        };
+        auto want = run_fn("ref", {r}, body), got = run_fn("cpu", {r}, body);
+        for (int64_t i = 0; i < 8; ++i)
+          EXPECT_EQ(std::bit_cast<uint32_t>(got[0].data<float>()[i]),
+                    std::bit_cast<uint32_t>(want[0].data<float>()[i]))
+              << op_name(k) << " L " << L << " init " << init << " row " << i;
+      }
+    }
   }
   hlo::WindowOptions w;  // 3x3 stride-2 max pool with asymmetric padding on NCHW
   w.window_dimensions = {1, 1, 3, 3};

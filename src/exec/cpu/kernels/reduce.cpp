@@ -6,7 +6,9 @@
 // XLA's vectorised sums are). NETSPEC_FAST_SUM=0 restores the ref order exactly. Other bodies run
 // on ref.
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string_view>
 #include <type_traits>
 
@@ -54,6 +56,39 @@ struct Combine {
   T operator()(T a, T b) const { return Scalar<K>::apply(a, b); }
 };
 
+// The max (kMax) or min of p[0..n), n >= 16, by plain compares in GCC vectors (one vector
+// instruction per 8 lanes on any ISA; no function takes a vector, so no ABI depends on the ISA);
+// NaN if p holds a NaN (then the caller refolds in order).
+template <bool kMax>
+float extremum_unordered(const float* p, int64_t n) {
+  typedef float F32x8 __attribute__((vector_size(32)));
+  typedef int32_t I32x8 __attribute__((vector_size(32)));
+  F32x8 l0, l1, x0, x1;
+  std::memcpy(&l0, p, sizeof l0);
+  std::memcpy(&l1, p + 8, sizeof l1);
+  I32x8 nan = (l0 != l0) | (l1 != l1);
+  int64_t j = 16;
+  for (; j + 16 <= n; j += 16) {
+    std::memcpy(&x0, p + j, sizeof x0);
+    std::memcpy(&x1, p + j + 8, sizeof x1);
+    l0 = (kMax ? x0 > l0 : x0 < l0) ? x0 : l0;
+    l1 = (kMax ? x1 > l1 : x1 < l1) ? x1 : l1;
+    nan |= (x0 != x0) | (x1 != x1);
+  }
+  l0 = (kMax ? l1 > l0 : l1 < l0) ? l1 : l0;
+  float r = l0[0];
+  int32_t any = nan[0];
+  for (int q = 1; q < 8; ++q) {
+    r = (kMax ? l0[q] > r : l0[q] < r) ? l0[q] : r;
+    any |= nan[q];
+  }
+  for (; j < n; ++j) {
+    r = (kMax ? p[j] > r : p[j] < r) ? p[j] : r;
+    any |= p[j] != p[j];
+  }
+  return any ? NAN : r;
+}
+
 // acc folded with p[0..n) in order; f32 sums of 32+ contiguous elements use 16 partial sums
 // (vectorised; a fixed order, so still deterministic, within f32 rounding of the ref's order).
 template <typename T, OpKind K>
@@ -72,20 +107,15 @@ T fold_contiguous(T acc, const T* p, int64_t n, bool lanes) {
       return acc;
     }
   }
-  // f32 max/min (softmax's row max) in 16 lanes: without NaNs the result is order-free (-0 < +0
-  // is a total order), so it equals the in-order fold; a NaN result is recomputed in order (the
-  // ref's order picks which NaN).
+  // f32 max/min (softmax's row max) in two 8-lane vectors of plain compares, NaNs flagged aside:
+  // without NaNs the extremum of a set is one value, whatever the order, up to the sign of a zero
+  // result; rows with a NaN or a zero result are refolded in order (the ref's order picks which
+  // NaN, and -0 < +0). The exact select chain per element did not vectorise: 1.7 ns per element
+  // on a Zen 1, this 0.23.
   if constexpr (std::is_same_v<T, float> && (K == OpKind::kMaximum || K == OpKind::kMinimum)) {
-    if (n >= 32) {
-      float lane[16];
-      for (int q = 0; q < 16; ++q) lane[q] = p[q];
-      int64_t j = 16;
-      for (; j + 16 <= n; j += 16)
-        for (int q = 0; q < 16; ++q) lane[q] = f(lane[q], p[j + q]);
-      T r = acc;
-      for (int q = 0; q < 16; ++q) r = f(r, lane[q]);
-      for (; j < n; ++j) r = f(r, p[j]);
-      if (!std::isnan(r)) return r;
+    if (n >= 16) {
+      const float r = extremum_unordered<K == OpKind::kMaximum>(p, n);
+      if (r == r && r != 0.f) return f(acc, r);
     }
   }
   for (int64_t j = 0; j < n; ++j) acc = f(acc, p[j]);
