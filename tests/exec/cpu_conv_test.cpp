@@ -93,9 +93,9 @@ TEST(CpuConv, WeightGradNhwcHwio) {
   check(f, "NHWC/HWIO");
 }
 
-TEST(CpuConv, InputGradOfStridedOneByOneCropsTheHighEdge) {
+TEST(CpuConv, InputGradOfStridedOneByOneZeroesTheHighEdge) {
   // dx of a 1x1 stride-2 conv on an even size: lhs_dilation 2 and a high padding of -1 (the
-  // forward never read the last row/column, so dx is zero there).
+  // forward never read the last row/column, so dx is zero there; oneDNN takes the -1 as 0).
   ConvOptions o;
   o.dims = ConvOptions::nchw(2);
   o.lhs_dilation = {2, 2};
@@ -109,6 +109,43 @@ TEST(CpuConv, InputGradOfStridedOneByOneCropsTheHighEdge) {
   Tensor want = run_fn("ref", {dy, w}, body).at(0);
   ASSERT_EQ(want.shape(), (Shape{4, 3, 10, 10}));
   expect_near(run_fn("cpu", {dy, w}, body).at(0), want, 1e-5, 1e-5, "1x1 s2 dx");
+}
+
+// The same dx conv and the weight gradient of a 1x1 stride-2 conv between channel-blocked convs
+// (resnet50's downsample shortcut): the high padding of -1 is one unread row within the stride,
+// given to oneDNN as 0 on dense operands, so both stay on the blocked layout (no reorder step;
+// a cropped view kept them off it) and equal ref.
+TEST(CpuConv, StridedOneByOneGradientsStayChannelBlocked) {
+  ConvOptions dx, same, wg;
+  dx.dims = same.dims = ConvOptions::nchw(2);
+  dx.lhs_dilation = {2, 2};
+  dx.padding = {{0, 1}, {0, 1}};
+  same.padding = {{1, 1}, {1, 1}};
+  // dW[o, c] = Σ_n,h,w x[n, c, 2h, 2w] dy[n, o, h, w]: x and dy with batch and feature swapped
+  wg.dims.input_batch = 1, wg.dims.input_feature = 0, wg.dims.input_spatial = {2, 3};
+  wg.dims.kernel_input_feature = 0, wg.dims.kernel_output_feature = 1, wg.dims.kernel_spatial = {2, 3};
+  wg.dims.output_batch = 1, wg.dims.output_feature = 0, wg.dims.output_spatial = {2, 3};
+  wg.rhs_dilation = {2, 2};
+  wg.padding = {{0, -1}, {0, -1}};  // x's last row and column: never read by the stride-2 conv
+  BodyFn body = [&](Builder& b, const Values& a) {
+    hlo::Value* h = b.convolution(a[0], a[1], same, DType::kF32);  // dy' [2, 32, 4, 4]
+    hlo::Value* x = b.convolution(b.convolution(h, a[2], dx, DType::kF32), a[3], same,
+                                  DType::kF32);                     // [2, 16, 8, 8]
+    hlo::Value* dw = b.convolution(x, h, wg, DType::kF32);          // [32, 16, 1, 1]: [o, c]
+    return Values{x, dw};
+  };
+  Tensor dy = random_f32({2, 32, 4, 4}, 11), w1 = random_f32({32, 32, 3, 3}, 12),
+         w2 = random_f32({16, 32, 1, 1}, 13), w3 = random_f32({16, 16, 3, 3}, 14);
+  auto m = make_module({type_of(dy), type_of(w1), type_of(w2), type_of(w3)}, body);
+  auto st = exec::cpu::plan_stats(*m->funcs[0]);
+  EXPECT_EQ(st.ref_steps, 0) << st.fallback_ops;
+  EXPECT_EQ(st.reorders, 2) << "dy' in, x out (dw is plain)";
+  auto want = run_fn("ref", {dy, w1, w2, w3}, body);
+  ASSERT_EQ(want[1].shape(), (Shape{32, 16, 1, 1}));
+  auto got = run_fn("cpu", {dy, w1, w2, w3}, body);
+  expect_near(got[0], want[0], 1e-4, 1e-4, "dx between blocked convs");
+  // (dw sums products of x, itself two convs deep: each side's rounding of x moves dw by ~1e-3)
+  expect_near(got[1], want[1], 1e-2, 1e-3, "1x1 s2 weight gradient");
 }
 
 // The input-gradient VJP's conv(dy, reverse(w)): the planner folds a reverse read only by the
