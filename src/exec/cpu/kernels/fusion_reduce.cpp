@@ -122,9 +122,10 @@ void run_program_rows(const Program& p, const RunArgs& args,
     for (int64_t t = tb; t < te; ++t) {
       const int64_t r0 = t * per_tile, nr = std::min(per_tile, rows - r0);
       const int64_t off = r0 * row, len = nr * row;
-      if (t + 2 < te) prefetch_tile(full, off + 2 * len, len);
       for (const auto& [slot, data] : direct_slots) slot_ptr[static_cast<size_t>(slot)] = data + off;
-      run_tile(p, args, in_f, slot_ptr.data(), off, len, pinned_done);
+      TilePrefetch pf;
+      if (!full.empty() && t + 2 < te) pf = {&full, off + 2 * len, len};
+      run_tile(p, args, in_f, slot_ptr.data(), off, len, pinned_done, pf);
       for (const Written& w : written) {
         const float* s = slot_ptr[static_cast<size_t>(w.slot)];
         if (w.is_i1) {
