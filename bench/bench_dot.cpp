@@ -1,7 +1,8 @@
 // Benchmark (not a test): the cpu executor's dot_general at 1024x1024x1024 f32, in GFLOP/s,
 // beside the best sgemm of this machine measured in the same run. Target: >= 70 % of it.
 // `bench_dot shapes`: the 2-D GEMMs of vit-cifar-tiny's train step (M = 32·64 tokens, K and N
-// from dim 128 / mlp 256 / qkv 384; "tn": Aᵀ·B, the weight gradients) on the executor beside
+// from dim 128 / mlp 256 / qkv 384; "nt": A·Bᵀ, the forwards, "nn" the input gradients, "tn":
+// Aᵀ·B, the weight gradients) on the executor beside
 // OpenBLAS's cblas_sgemm and oneDNN's dnnl_sgemm, ms per call.
 // `bench_dot mlp`: the mlp zoo net's products at batch 128 ("nt": A·Bᵀ, weights stored [out, in]).
 // `bench_dot attention`: vit-cifar-tiny's batched attention products, operands read in place.
@@ -114,8 +115,11 @@ int main(int argc, char** argv) {
   netspec::ensure_library_environment(argv, /*openblas=*/true);
   if (argc > 1 && std::string(argv[1]) == "shapes") {
     const int64_t t = 32 * 64;
-    for (auto [k, n] : {std::pair<int64_t, int64_t>{128, 384}, {384, 128}, {128, 256}, {256, 128},
-                        {128, 128}})
+    // forwards X·Wᵀ (weights stored [out, in]): qkv, fc1, fc2, proj
+    for (auto [k, n] : {std::pair<int64_t, int64_t>{128, 384}, {128, 256}, {256, 128}, {128, 128}})
+      time_shape(t, k, n, false, true);
+    // input gradients dY·W
+    for (auto [k, n] : {std::pair<int64_t, int64_t>{384, 128}, {256, 128}, {128, 256}, {128, 128}})
       time_shape(t, k, n, false);
     for (auto [m, n] : {std::pair<int64_t, int64_t>{384, 128}, {256, 128}, {128, 256}, {128, 128}})
       time_shape(m, t, n, true);  // weight gradients: Xᵀ·dY over the tokens
