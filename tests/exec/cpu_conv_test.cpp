@@ -75,7 +75,12 @@ TEST(CpuConv, WeightGradStride1Pad1) { check(nchw(8, 5, 6, 10, 3, 1, 1, 1, 1, 1)
 TEST(CpuConv, WeightGradStride2WithSlack) {
   check(nchw(4, 3, 8, 9, 3, 2, 1, 1, 0, 1), "3x3 s2 9x9");
 }
-TEST(CpuConv, WeightGradOneByOneStride2) { check(nchw(4, 8, 16, 8, 1, 2, 1, 0, 0, 1), "1x1 s2"); }
+TEST(CpuConv, WeightGradOneByOneStride2) {
+  check(nchw(4, 8, 16, 8, 1, 2, 1, 0, 0, 1), "1x1 s2");
+  // 4 -> 8 channels: oneDNN 2.6 takes its channels-last jit_1x1 kernel, which is wrong on the
+  // uncropped 8x8 input (the last row and column unread by the stride); the cropped view is right.
+  check(nchw(4, 4, 8, 8, 1, 2, 1, 0, 0, 1), "1x1 s2 4->8");
+}
 TEST(CpuConv, WeightGradDilated) { check(nchw(3, 4, 4, 11, 3, 1, 2, 2, 2, 1), "3x3 d2"); }
 TEST(CpuConv, WeightGradGroupedAndDepthwise) {
   check(nchw(4, 8, 12, 7, 3, 1, 1, 1, 1, 4), "groups 4");

@@ -59,11 +59,13 @@ struct ConvGeom {
 
 // A negative high padding of fewer rows than the stride (a stride-2 conv on an even size never
 // reads the last row) is 0 to oneDNN, which sizes outputs by floor division: the same conv, with
-// the unread rows' gradient zero, on dense operands. A cropped view instead (the callers' fallback
-// for larger negative paddings) left resnet50's 1x1 stride-2 gradients off the channel-blocked
-// layout at ~32 GFLOP/s on a Zen 1.
-int64_t unread_rows_in_stride(int64_t pad_hi, int64_t stride) {
-  return pad_hi < 0 && pad_hi > -stride ? 0 : pad_hi;
+// the unread rows' gradient zero, on dense operands. The callers take it for channel-blocked
+// operands, where a cropped view kept resnet50's 1x1 stride-2 gradients off the blocked layout
+// (4 reorders around each, ~32 GFLOP/s on a Zen 1); plain ones keep the crop: oneDNN 2.6's
+// channels-last jit_1x1 weight gradient is wrong on the uncropped input (4 -> 8 channels, 8x8).
+void unread_rows_in_stride(dims_t& pad_hi, const dims_t& stride) {
+  for (size_t i = 0; i < pad_hi.size(); ++i)
+    if (pad_hi[i] < 0 && pad_hi[i] > -stride[i]) pad_hi[i] = 0;
 }
 
 // Weight-gradient form (what the weight-VJP emits: batch and feature roles of the input swapped,
@@ -98,7 +100,7 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
     st.push_back(s);
     dil.push_back(d - 1);
     pl.push_back(l);
-    pr.push_back(unread_rows_in_stride(r, s));
+    pr.push_back(r);
   }
   std::vector<int64_t> x_order{cd.input_feature, cd.input_batch},
       dy_order{cd.kernel_input_feature, cd.kernel_output_feature};
@@ -121,6 +123,9 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
               x_user, dy_user))
         return c;
   }
+  const bool channels_last =
+      bwd_weights_channels_last(in, dy_user.dims(), bgc) && x_user.dims().size() == 4;
+  if (blk.x && !channels_last) unread_rows_in_stride(pr, st);
   // Negative high padding (a strided conv whose last rows are never read): view a cropped x
   // (same strides, fewer rows) with zero padding instead.
   if (std::any_of(pr.begin(), pr.end(), [](int64_t v) { return v < 0; })) {
@@ -159,7 +164,7 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
     // oneDNN's choice.
     auto x_md = blk.x ? x_user : any_md(x_user.dims(), in);
     auto dy_md = blk.w ? dy_user : any_md(dy_user.dims(), in);
-    if (bwd_weights_channels_last(in, dy_user.dims(), bgc) && x_user.dims().size() == 4) {
+    if (channels_last) {
       x_md = dnnl::memory::desc(x_user.dims(), in, dnnl::memory::format_tag::nhwc);
       dy_md = dnnl::memory::desc(dy_user.dims(), in, dnnl::memory::format_tag::nhwc);
     }
@@ -519,8 +524,9 @@ std::optional<Compiled> compile_conv_transposed(const ConvGeom& g, const ConvLay
     if (l < 0 || sy + std::min<int64_t>(rr, 0) < 1) return std::nullopt;
     st.push_back(d);
     pl.push_back(l);
-    pr.push_back(unread_rows_in_stride(rr, d));
+    pr.push_back(rr);
   }
+  if (blk.y) unread_rows_in_stride(pr, st);
   // Negative high padding (dx of a strided conv that never read the input's last rows): those
   // rows of y only see padding, so they are zero; the primitive writes a cropped view of y.
   bool crop = false;
