@@ -78,6 +78,7 @@ class Remat {
             uses_[inner.operands[k]].push_back({{i, 0}, const_cast<Op*>(&inner), k, true});
         });
     }
+    for (int i = 0; i < n; ++i) keep_shared_root(b_.ops[static_cast<size_t>(i)].get());
     // Users before operands: a clone's operands are cloned afterwards where they die early too.
     for (int i = n - 1; i >= 0; --i) visit(b_.ops[static_cast<size_t>(i)].get());
     if (clones_.empty()) return 0;
@@ -101,6 +102,7 @@ class Remat {
     Pos last{-1, 0};
     if (it != uses_.end())
       for (const Use& u : it->second) last = std::max(last, u.pos);
+    if (auto k = kept_.find(v); k != kept_.end()) last = std::max(last, k->second);
     return last;
   }
 
@@ -120,19 +122,65 @@ class Remat {
     return true;
   }
 
-  void visit(Op* op) {
-    if (!cheap(*op) || bytes_of(op->result(0)) < opt_.min_bytes) return;
-    Value* v = op->result(0);
+  // The uses of v in clusters separated by more than min_gap ops, in program order.
+  std::vector<std::vector<Use>> clusters_of(const Value* v) const {
     auto it = uses_.find(v);
-    if (it == uses_.end()) return;
+    if (it == uses_.end()) return {};
     std::vector<Use> uses = it->second;
     std::sort(uses.begin(), uses.end(), [](const Use& a, const Use& b) { return a.pos < b.pos; });
-    // Clusters of uses separated by more than min_gap ops; the first stays with the original.
     std::vector<std::vector<Use>> clusters(1);
     for (size_t k = 0; k < uses.size(); ++k) {
       if (k > 0 && uses[k].pos.idx - uses[k - 1].pos.idx > opt_.min_gap) clusters.emplace_back();
       clusters.back().push_back(uses[k]);
     }
+    return clusters;
+  }
+
+  // A later cluster a clone can serve: elementwise readers only, not all of them rides.
+  static bool cloneable(const std::vector<Use>& cl) {
+    return std::none_of(cl.begin(), cl.end(),
+                        [](const Use& u) { return u.pinned || !elementwise(*u.user); }) &&
+           !std::all_of(cl.begin(), cl.end(), [](const Use& u) { return u.ride; });
+  }
+
+  // A value t read late by nobody, that several cheap values read late are computed from (GELU's
+  // x/√2 and x/2 from its pre-activation x, both read by the backward): t is kept alive to their
+  // last late cluster when that frees more bytes than it holds, so visit() recomputes them there
+  // instead of keeping each alive (one tensor kept instead of two).
+  void keep_shared_root(const Op* top) {
+    if (top->results.size() != 1) return;
+    const Value* t = top->result(0);
+    if (bytes_of(t) <= opt_.small_bytes) return;
+    const std::vector<std::vector<Use>> t_uses = clusters_of(t);
+    if (t_uses.size() != 1) return;
+    size_t freed = 0;
+    Pos until{-1, 0};
+    std::vector<const Op*> seen;  // a reader of t in two operand slots counts once
+    for (const Use& u : t_uses[0]) {
+      const Op* v = u.user;
+      if (u.pinned || std::count(seen.begin(), seen.end(), v)) continue;
+      seen.push_back(v);
+      if (!cheap(*v) || bytes_of(v->result(0)) < opt_.min_bytes) continue;
+      const std::vector<std::vector<Use>> cl = clusters_of(v->result(0));
+      if (cl.size() < 2) continue;
+      bool ok = true;
+      for (size_t c = 1; c < cl.size() && ok; ++c) {
+        ok = cloneable(cl[c]);
+        for (const Value* o : v->operands)
+          ok = ok && (o == t || available(o, cl[c].front().pos, 0));
+      }
+      if (!ok) continue;
+      freed += bytes_of(v->result(0));
+      until = std::max(until, cl.back().front().pos);
+    }
+    if (freed > bytes_of(t)) kept_[t] = until;
+  }
+
+  void visit(Op* op) {
+    if (!cheap(*op) || bytes_of(op->result(0)) < opt_.min_bytes) return;
+    Value* v = op->result(0);
+    std::vector<std::vector<Use>> clusters = clusters_of(v);
+    if (clusters.empty()) return;
     // All or nothing: v is recomputed only when every later cluster can be (otherwise it stays
     // alive to its last use anyway and a clone would only add work). A cluster made only of
     // rides keeps v: v is alive there by itself (a residual stream read by each block's clone),
@@ -142,10 +190,7 @@ class Remat {
     if (clusters.size() < 2) return;
     for (size_t c = 1; c < clusters.size(); ++c) {
       const std::vector<Use>& cl = clusters[c];
-      if (std::any_of(cl.begin(), cl.end(),
-                      [](const Use& u) { return u.pinned || !elementwise(*u.user); }))
-        return;
-      if (std::all_of(cl.begin(), cl.end(), [](const Use& u) { return u.ride; })) return;
+      if (!cloneable(cl)) return;
       for (const Value* o : op->operands)
         if (!available(o, cl.front().pos, 0)) return;
     }
@@ -156,7 +201,7 @@ class Remat {
         uses_[copy].push_back(u);
       }
     }
-    uses_[v] = clusters[0];  // (not `it`: the clones' inserts may have rehashed uses_)
+    uses_[v] = clusters[0];
   }
 
   Value* clone_before(const Op& op, Pos at) {
@@ -182,6 +227,7 @@ class Remat {
   const RematOptions& opt_;
   std::unordered_map<const Op*, Pos> pos_;
   std::unordered_map<const Value*, std::vector<Use>> uses_;
+  std::unordered_map<const Value*, Pos> kept_;  // keep_shared_root: alive up to there
   std::vector<std::pair<Pos, std::unique_ptr<Op>>> clones_;
   int next_sub_ = 0;
 };

@@ -97,6 +97,47 @@ TEST(Remat, NoCloneWhenAnOperandDiedLongBefore) {
   EXPECT_EQ(rematerialize(*f->body), 0);
 }
 
+TEST(Remat, SharedRootKeptForTwoLateValues) {
+  // GELU's backward in miniature: a = t·c1 and h = t·c2 are read early and late, t (a dot) only
+  // early. Keeping t alive and recomputing a and h late holds one tensor instead of two.
+  Module m;
+  Func* f = m.add_func("main", {f32(kBig), f32({512, 512})});
+  Builder b(f->body.get());
+  Value* t = matmul(b, f->arg(0), f->arg(1));
+  auto splat = [&](float v) {
+    return b.broadcast_in_dim(b.constant(Tensor::scalar_f32(v)), kBig, {});
+  };
+  Value* a = b.multiply(t, splat(0.5f));
+  Value* h = b.multiply(t, splat(0.7f));
+  Value* fwd = filler(b, b.add(b.tanh(a), b.tanh(h)), 20);
+  Value* late = b.add(b.multiply(fwd, a), h);
+  b.func_return({late});
+  const int n = rematerialize(*f->body);
+  verify_module(m);
+  EXPECT_GE(n, 2);
+  EXPECT_EQ(count(*f, OpKind::kMultiply), 5);  // a, h, their clones, fwd·a
+  const Value* a2 = late->def->operand(0)->def->operand(1);  // fwd·(clone of a)
+  const Value* h2 = late->def->operand(1);
+  ASSERT_NE(a2, a);
+  ASSERT_NE(h2, h);
+  EXPECT_EQ(a2->def->operand(0), t);
+  EXPECT_EQ(h2->def->operand(0), t);
+}
+
+TEST(Remat, SharedRootNotKeptForOneLateValue) {
+  // The same with only a read late: keeping t instead of a frees nothing.
+  Module m;
+  Func* f = m.add_func("main", {f32(kBig), f32({512, 512})});
+  Builder b(f->body.get());
+  Value* t = matmul(b, f->arg(0), f->arg(1));
+  Value* splat = b.broadcast_in_dim(b.constant(Tensor::scalar_f32(0.5f)), kBig, {});
+  Value* a = b.multiply(t, splat);
+  Value* h = b.multiply(t, splat);
+  Value* fwd = filler(b, b.add(b.tanh(a), b.tanh(h)), 20);
+  b.func_return({b.multiply(fwd, a)});
+  EXPECT_EQ(rematerialize(*f->body), 0);
+}
+
 TEST(Remat, ChainIsRecomputedFromAValueAliveThere) {
   // conv -> BN -> ReLU in miniature: y = x*s, r = max(y, 0) with x (a dot) read late anyway;
   // late elementwise readers of y and r get clones of the chain, built from x.
