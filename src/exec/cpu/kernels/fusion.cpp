@@ -254,7 +254,8 @@ void run_tile(const Program& p, const RunArgs& args, const std::vector<const flo
   };
   // The prefetched lines are spread over the instructions: issued all at once before the tile,
   // they stalled the passes behind them, and the memory sat idle while the passes ran on L1
-  // (bench_fusion's BN+add+ReLU over 51 MiB on a Zen 1: 23 -> 17.5 ms on one core, 13 -> 10 on two).
+  // (bench_fusion's BN+add+ReLU over 51 MiB on a Zen 1: 23 -> 17.5 ms on one core, 13 -> 10
+  // on two).
   const int64_t lines = pf.full ? (pf.n + 15) / 16 : 0, steps = std::ssize(p.code);
   int64_t fetched = 0;
   auto prefetch_upto = [&](int64_t done) {
