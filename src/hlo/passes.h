@@ -52,6 +52,11 @@ int rematerialize(Block& b, const RematOptions& opt = {});
 // cpu planner runs it on its own copy). Returns the number of operands folded.
 int fold_transposes_into_dots(Func& f);
 
+// bf16-operand convolutions with an f32 result -> f32 convolutions of converted (exact) operands,
+// one pair of converts per convolution right before it (bf16_widen.cpp): for an executor without
+// native bf16 kernels. Returns the number of convolutions rewritten.
+int widen_bf16_convolutions(Func& f);
+
 // --- cloning ---
 // Appends a deep copy of `op` (regions included) to `into`, operands remapped through `map`;
 // records old result -> new result in `map`. No re-verification (the copy has the same types).

@@ -122,11 +122,23 @@ std::vector<Tensor> vjp_inputs(const Emitted& e) {
   return in;
 }
 
-std::vector<Tensor> run_emulated(const Emitted& e, const std::vector<Tensor>& in) {
-  ::setenv("NETSPEC_BF16_EMULATE", "1", 1);
+// Runs with NETSPEC_BF16_EMULATE=`mode`: "1" widens every bf16 contraction to f32 (the planner
+// rewrites the convolutions, hlo::widen_bf16_convolutions), "0" takes oneDNN's bf16 kernels where
+// the CPU has them (else widening inside each call).
+std::vector<Tensor> run_emulated(const Emitted& e, const std::vector<Tensor>& in,
+                                 const char* mode = "1") {
+  ::setenv("NETSPEC_BF16_EMULATE", mode, 1);
   std::vector<Tensor> out = run_main(*e.module, in, "cpu");
   ::unsetenv("NETSPEC_BF16_EMULATE");
   return out;
+}
+
+// How many bf16 convolutions the cpu planner runs in f32 under NETSPEC_BF16_EMULATE=`mode`.
+int widened_convolutions(const Emitted& e, const char* mode) {
+  ::setenv("NETSPEC_BF16_EMULATE", mode, 1);
+  const int n = exec::cpu::plan_stats(*e.module->entry()).bf16_convolutions_widened;
+  ::unsetenv("NETSPEC_BF16_EMULATE");
+  return n;
 }
 
 // The bf16 contractions run on oneDNN (natively or widened), never on the ref fallback.
@@ -193,12 +205,19 @@ TEST(Bf16Grads, ConvNetAgreesAcrossExecutors) {
   std::vector<Tensor> ref = run_main(*e.module, in, "ref");
   std::vector<Tensor> cpu = run_main(*e.module, in, "cpu");
   std::vector<Tensor> emu = run_emulated(e, in);
+  std::vector<Tensor> unwidened = run_emulated(e, in, "0");
   ASSERT_EQ(ref.size(), cpu.size());
   for (size_t k = 0; k < ref.size(); ++k) {
     const std::string& name = e.manifest.outputs[k].name;
     bf16_close("cpu " + name, cpu[k], ref[k]);
     bf16_close("cpu emulated " + name, emu[k], ref[k]);
+    bf16_close("cpu unwidened " + name, unwidened[k], ref[k]);
   }
+  // Emulated, every bf16 convolution runs as an f32 one on converted operands; unemulated none.
+  const int bf16_convs = count(*e.module).conv_bf16;
+  EXPECT_GT(bf16_convs, 0);
+  EXPECT_EQ(widened_convolutions(e, "1"), bf16_convs);
+  EXPECT_EQ(widened_convolutions(e, "0"), 0);
 }
 
 // XLA (PJRT CPU plugin) runs the same bf16 module: its converts, bf16 dots and convolutions with

@@ -240,6 +240,42 @@ TEST(Passes, TransposesFoldIntoDotsWhenFreeDimsKeepTheirOrder) {
   EXPECT_EQ(kept->operand(0)->def->kind, OpKind::kTranspose);
 }
 
+// A bf16 convolution with an f32 result becomes an f32 convolution of converted operands, with
+// its own converts right before it; f32 and bf16-result ones stay.
+TEST(Passes, Bf16ConvolutionsWidenToF32WithTheirOwnConverts) {
+  Module m;
+  Func* f = m.add_func("main", {f32({1, 2, 5, 5}), f32({3, 2, 3, 3})});
+  Builder b(f->body.get());
+  ConvOptions o;
+  o.dims = ConvOptions::nchw(2);
+  Value* x = b.convert(f->arg(0), DType::kBF16);
+  Value* w = b.convert(f->arg(1), DType::kBF16);
+  Value* y1 = b.convolution(x, w, o, DType::kF32);  // rewritten
+  Value* y2 = b.convolution(x, w, o, DType::kF32);  // rewritten, with converts of its own
+  Value* y3 = b.convolution(f->arg(0), f->arg(1), o);   // f32: kept
+  Value* y4 = b.convolution(x, w, o);                   // bf16 result: kept
+  b.func_return({y1, y2, y3, y4});
+  EXPECT_EQ(widen_bf16_convolutions(*f), 2);
+  verify_module(m);
+  EXPECT_EQ(count(*f, OpKind::kConvert), 2 + 4);
+  for (int i = 0; i < 2; ++i) {
+    const Op* conv = f->body->terminator()->operand(static_cast<size_t>(i))->def;
+    for (size_t k = 0; k < 2; ++k) {
+      const Op* cv = conv->operand(k)->def;
+      ASSERT_EQ(cv->kind, OpKind::kConvert);
+      EXPECT_EQ(cv->result(0)->type.dtype(), DType::kF32);
+      EXPECT_EQ(cv->operand(0), k == 0 ? x : w);
+      // right before the convolution
+      const auto& ops = f->body->ops;
+      size_t at = 0;
+      while (ops[at].get() != conv) ++at;
+      EXPECT_TRUE(ops[at - 1].get() == cv || ops[at - 2].get() == cv);
+    }
+  }
+  EXPECT_EQ(f->body->terminator()->operand(2)->def->operand(0), f->arg(0));
+  EXPECT_EQ(f->body->terminator()->operand(3)->def->operand(0), x);
+}
+
 // Folding a broadcast of a splat into a literal must not grow the module: above 256 elements
 // the scalar + broadcast_in_dim stays, and x * broadcast(1) still folds to x.
 TEST(Passes, LargeSplatBroadcastStaysCompact) {

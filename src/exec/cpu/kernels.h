@@ -213,6 +213,12 @@ bool contiguous_block(const Shape& shape, const Shape& sizes);
 // convolution then widen bf16 operands to f32 and run the f32 primitives, the path a CPU without
 // native bf16 kernels takes (read at plan time, so tests can switch it).
 bool bf16_emulated();
+// Does the planner run bf16 convolutions as f32 ones on widened operands
+// (hlo::widen_bf16_convolutions)? Yes with NETSPEC_BF16_EMULATE, no with NETSPEC_BF16_EMULATE=0,
+// else yes unless oneDNN has native bf16 kernels here (AVX-512 BF16 or AMX): without them it
+// widened inside every call, off the planner's blocked layouts and Winograd (ddpm-unet-gn's bf16
+// step on an AVX2 EPYC: 955 ms that way, against 510 ms in f32).
+bool bf16_widened_convolutions();
 // dst[i] = f32 of bf16 src[i] (exact), parallel.
 void widen_bf16(const uint16_t* src, float* dst, int64_t n);
 

@@ -191,9 +191,9 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
   if (in == dt::bf16 && std::string_view(pd.impl_info_str()).find("amx") != std::string_view::npos)
     return std::nullopt;
   if (is_ref(pd.impl_info_str())) return std::nullopt;
-  Side xs_{x_user, pd.src_desc(), make_reorder(x_user, pd.src_desc())};
-  Side dys_{dy_user, pd.diff_dst_desc(), make_reorder(dy_user, pd.diff_dst_desc())};
-  Side ws_{w_user, pd.diff_weights_desc(), make_reorder(pd.diff_weights_desc(), w_user)};
+  Side xs_ = Side::input(x_user, pd.src_desc());
+  Side dys_ = Side::input(dy_user, pd.diff_dst_desc());
+  Side ws_ = Side::output(w_user, pd.diff_weights_desc());
   size_t off = place_sides({&xs_, &dys_, &ws_}, 0);
   size_t pad_off = off, pad_bytes = pd.scratchpad_desc().get_size();
   Compiled c;
@@ -455,9 +455,9 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
     return std::nullopt;
   }
   if ((post.affine || g.in == dt::bf16) && is_ref(pd.impl_info_str())) return std::nullopt;
-  Side xs_{x_user, pd.src_desc(), make_reorder(x_user, pd.src_desc())};
-  Side ws_{w_user, pd.weights_desc(), make_reorder(w_user, pd.weights_desc())};
-  Side ys_{y_user, pd.dst_desc(), make_reorder(pd.dst_desc(), y_user)};
+  Side xs_ = Side::input(x_user, pd.src_desc());
+  Side ws_ = Side::input(w_user, pd.weights_desc());
+  Side ys_ = Side::output(y_user, pd.dst_desc());
   size_t off = place_sides({&xs_, &ws_, &ys_}, unflip_bytes);
   size_t pad_off = off, pad_bytes = pd.scratchpad_desc().get_size();
   c.scratch_bytes = off + pad_bytes;
@@ -467,7 +467,7 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
   // Weights that stay the same between calls (an evaluation session's parameters, a module
   // constant) are reordered into the kernel's layout once and kept: at batch 1 the reorder
   // (Winograd's weight transform most of all) cost more than the convolution.
-  c.keeps = ws_.reorder != nullptr && !rhs_flipped;
+  c.keeps = ws_.staged() && !rhs_flipped;
   c.run = [=](const RunArgs& a) {
     const void* w_src = a.in[1]->raw();
     bool w_ready = false;
@@ -475,11 +475,11 @@ std::optional<Compiled> compile_conv_direct(const ConvGeom& g, const ConvLayout&
       strided_copy(a.scratch, static_cast<const uint8_t*>(a.in[1]->raw()) + unflip_base * es,
                    unflip_dims, unflip_st, es);
       w_src = a.scratch;
-    } else if (const uint64_t gen = a.gen(1); gen != 0 && a.kept && ws_.reorder) {
+    } else if (const uint64_t gen = a.gen(1); gen != 0 && a.kept && ws_.staged()) {
       KeptCopy& k = *a.kept;
       if (k.gen != gen) {
         uint8_t* d = k.get(ws_.prim.get_size());
-        run_reorder(ws_.reorder, ws_.user, a.in[1]->raw(), ws_.prim, d);
+        ws_.fill(a.in[1]->raw(), d, a.scratch);
         k.refreshed(gen);
       }
       w_src = k.data.get();
@@ -581,9 +581,9 @@ std::optional<Compiled> compile_conv_transposed(const ConvGeom& g, const ConvLay
     return std::nullopt;
   }
   if ((blk.any() || g.in == dt::bf16) && is_ref(pd.impl_info_str())) return std::nullopt;
-  Side xs_{x_user, pd.diff_dst_desc(), make_reorder(x_user, pd.diff_dst_desc())};
-  Side ws_{w_dense, pd.weights_desc(), make_reorder(w_dense, pd.weights_desc())};
-  Side ys_{y_user, pd.diff_src_desc(), make_reorder(pd.diff_src_desc(), y_user)};
+  Side xs_ = Side::input(x_user, pd.diff_dst_desc());
+  Side ws_ = Side::input(w_dense, pd.weights_desc());
+  Side ys_ = Side::output(y_user, pd.diff_src_desc());
   size_t flip_bytes = scratch_align(
       static_cast<size_t>(num_elements(std::vector<int64_t>(wd.begin(), wd.end()))) * es);
   size_t off = place_sides({&xs_, &ws_, &ys_}, flip_bytes);

@@ -11,7 +11,7 @@ namespace {
 // An operand stored as `user`, read (input) or written (output) by the kernels as nChw8c.
 Side nchw8c(const dnnl::memory::desc& user, bool input) {
   const dnnl::memory::desc b8 = blocked_md(user.dims(), 8);
-  return Side{user, b8, input ? make_reorder(user, b8) : make_reorder(b8, user)};
+  return input ? Side::input(user, b8) : Side::output(user, b8);
 }
 
 }  // namespace

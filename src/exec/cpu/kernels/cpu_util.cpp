@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string_view>
 
+#include <dnnl.hpp>
+
 #include "core/bf16.h"
 #include "core/thread_pool.h"
 #include "exec/cpu/kernels.h"
@@ -144,6 +146,16 @@ void strided_copy(void* dst, const void* src, const std::vector<int64_t>& dims_i
 bool bf16_emulated() {
   const char* e = std::getenv("NETSPEC_BF16_EMULATE");
   return e && *e && std::string_view(e) != "0";
+}
+
+bool bf16_widened_convolutions() {
+  if (bf16_emulated()) return true;
+  const char* e = std::getenv("NETSPEC_BF16_EMULATE");
+  if (e && std::string_view(e) == "0") return false;
+  // avx512_core_bf16's bits (AMX includes them): oneDNN's native bf16 kernels.
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
+  return (isa & bf16) != bf16;
 }
 
 void widen_bf16(const uint16_t* src, float* dst, int64_t n) {
