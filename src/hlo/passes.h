@@ -57,6 +57,14 @@ int fold_transposes_into_dots(Func& f);
 // native bf16 kernels. Returns the number of convolutions rewritten.
 int widen_bf16_convolutions(Func& f);
 
+// Slices moved into the op that produces their operand (slice_sink.cpp): slice(f(a, b)) =
+// f(slice(a), slice(b)) for elementwise f whose operands are broadcasts or products read by f
+// alone, slice(broadcast_in_dim(v)) = broadcast_in_dim(slice(v)), slice(dot(x, w)) = dot of the
+// operand parts the slice reads (when a product is cut in several, each slice >=
+// min_product_slice elements; operand copies no dearer than the slice copies and products saved). Only where slices are the producer's only readers and together read at
+// most its elements. Then dce; returns the number of slices rewritten.
+int sink_slices(Func& f, size_t min_product_slice = 4096);
+
 // --- cloning ---
 // Appends a deep copy of `op` (regions included) to `into`, operands remapped through `map`;
 // records old result -> new result in `map`. No re-verification (the copy has the same types).

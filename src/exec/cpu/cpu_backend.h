@@ -54,6 +54,7 @@ struct PlanStats {
   int remat_clones = 0;                // ops recomputed near a late use (hlo/remat.cpp)
   int dot_transposes_folded = 0;       // dot operands read through a transpose's strides
   int bf16_convolutions_widened = 0;   // bf16 convolutions run in f32 (hlo/bf16_widen.cpp)
+  int slices_sunk = 0;                 // slices computed by their producer's op (hlo/slice_sink.cpp)
   int donated = 0;                     // results written in place into a donated argument
   bool whole_function_on_ref = false;  // the planner gave the whole function to ref
   std::string fallback_ops;            // mnemonics that use the ref kernel, comma separated
