@@ -5,6 +5,7 @@
 // fast path (no ref fallback), so the comparison really tests the cpu kernel.
 #include <bit>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <random>
 
@@ -343,8 +344,18 @@ TEST(CpuDot, PaddedOperandRowsOnTheAvx2Gemm) {
   std::vector<Type> ts;
   for (const Tensor& t : in) ts.push_back(type_of(t));
   const bool gemm_jit = !exec::cpu::onednn_has_isa(dnnl::cpu_isa::avx512_core);
+  // Forced on (the default but on Zen 1, where the copies only cost), then off.
+  ::setenv("NETSPEC_DOT_PAD", "1", 1);
   EXPECT_EQ(exec::cpu::plan_stats(*make_module(ts, body)->funcs[0]).padded_dots, gemm_jit ? 3 : 0);
   check_against_ref(in, body, 1e-4, "padded dot rows");
+  ::setenv("NETSPEC_DOT_PAD", "0", 1);
+  EXPECT_EQ(exec::cpu::plan_stats(*make_module(ts, body)->funcs[0]).padded_dots, 0);
+  check_against_ref(in, body, 1e-4, "unpadded dot rows");
+  ::unsetenv("NETSPEC_DOT_PAD");
+  __builtin_cpu_init();
+  const bool zen1 = __builtin_cpu_is("znver1") != 0;
+  EXPECT_EQ(exec::cpu::plan_stats(*make_module(ts, body)->funcs[0]).padded_dots,
+            gemm_jit && !zen1 ? 3 : 0);
 }
 
 TEST(CpuReduce, SumsMaxAndPooling) {

@@ -93,19 +93,25 @@ dnnl::memory::dims view_strides(const OperandView& v) {
 // (measured on Zen 4 under the AVX2 cap: 512x128x512 TN 682 -> 413 us, 128x512x512 NN with a
 // 512-wide rhs 547 -> 377 us; AVX-512's brgemm matmul shows no such effect). Such an operand is
 // copied to rows padded by 16 floats when every element is reused >= 64 times, so the copy costs
-// <= ~3 % of the product. NETSPEC_DOT_PAD=0 turns it off.
+// <= ~3 % of the product. Not on Zen 1 (znver1), whose 256-bit FMAs run as two 128-bit halves:
+// its FMA-bound sgemm hides the conflicts, and the copies only cost (vit's weight gradients
+// [2048, 256]ᵀ·[2048, 128]: 2.11 -> 1.92 ms unpadded). NETSPEC_DOT_PAD=0 turns it off, =1 on.
 struct RowPad {
   int64_t rows = 0, len = 0, ld = 0;  // rows x len (all batches) -> rows x ld
   bool on() const { return ld != 0; }
   size_t bytes() const { return static_cast<size_t>(rows * ld) * 4; }
 };
 
+// Read at plan time (tests switch it).
 bool dot_pad_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("NETSPEC_DOT_PAD");
-    return !(e && std::string_view(e) == "0");
+  const char* e = std::getenv("NETSPEC_DOT_PAD");
+  if (e && std::string_view(e) == "0") return false;
+  if (e && std::string_view(e) == "1") return true;
+  static const bool zen1 = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_is("znver1") != 0;
   }();
-  return on;
+  return !zen1;
 }
 
 RowPad row_pad(int64_t batch, int64_t k, int64_t len, int64_t reuse) {
