@@ -215,7 +215,7 @@ void train_logged(TrainOpts& o, CLI::App* cmd, report::ConsoleLog& console) {
                        val ? "validation" : "test",
                        val ? fmt::format(" ({} test)", held_out_test.size()) : "", o.backend);
     out << train::format_config(c) << format_summary(spec.net, table, c.batchSize)
-        << trainable_line(table, c) << std::flush;
+        << trainable_line(table, c) << bf16_line(c, o.backend) << std::flush;
   }
   train::install_stop_handlers();
   to.run_dir = rank0 ? run_dir : "";  // rank 0 writes; the others take its state

@@ -10,6 +10,7 @@
 #include "cli/train_flags.h"
 #include "core/error.h"
 #include "data/sample_source.h"
+#include "exec/cpu/cpu_backend.h"
 #include "layers/param_table.h"
 #include "optim/optimizer.h"
 #include "spec/summary.h"
@@ -179,6 +180,13 @@ std::string trainable_line(const ParamTable& table, const TrainConfig& c) {
   return fmt::format(
       "params: {} trainable, {} frozen{}\n", group_digits(trainable), group_digits(frozen),
       prefixes.empty() ? "" : fmt::format(" (--freeze {})", fmt::join(prefixes, " ")));
+}
+
+std::string bf16_line(const TrainConfig& c, const std::string& backend) {
+  if (!c.bf16 || backend != "cpu" || !exec::cpu::bf16_products_in_f32()) return "";
+  return "bf16: this CPU has no bf16 kernels (AVX-512 BF16 or AMX): the cpu backend runs the bf16\n"
+         "      products in f32 on the bf16-rounded operands (the same rounding; bf16=false is a\n"
+         "      little faster here)\n";
 }
 
 data::Splits load_train_data(const train::RunRecord& rec, const ParamTable& table,

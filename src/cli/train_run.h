@@ -30,6 +30,8 @@ void apply_train_run_args(CLI::App* cmd, const TrainRunArgs& a, train::RunRecord
 // stored config, keeps it) and one line says so on `log`.
 void size_head_from_data(train::RunRecord& rec, std::ostream& log);
 
+// A note when a bf16 run on the cpu backend gets no bf16 kernels on this CPU ("" otherwise).
+std::string bf16_line(const TrainConfig& c, const std::string& backend);
 // Trainable and frozen (--freeze) parameter counts: "params: 669,706 trainable, 0 frozen".
 std::string trainable_line(const ParamTable& table, const TrainConfig& c);
 

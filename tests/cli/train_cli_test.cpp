@@ -202,6 +202,22 @@ TEST(TrainCli, MlpOnFashionMnistSliceBeatsChance) {
   EXPECT_GT(std::stod(r.out.substr(at + 14)), 65.0) << r.out;  // chance is 10 %
 }
 
+// A bf16 run on a CPU without bf16 kernels says that its products run in f32 (forced here with
+// NETSPEC_BF16_EMULATE=1, the path such a CPU takes); a run without bf16 says nothing of it.
+TEST(TrainCli, Bf16WithoutBf16KernelsIsSaid) {
+  const std::string note = "bf16: this CPU has no bf16 kernels";
+  for (const bool bf16 : {true, false}) {
+    const fs::path run = temp_dir("ns_train_cli_", bf16 ? "bf16_on" : "bf16_off");
+    Result r = run_netspec(
+        "NETSPEC_BF16_EMULATE=1",
+        fmt::format("train mlp --dataset fashion-mnist --data {} --batch 32 --epochs 1 --limit 256 "
+                    "--set bf16={} --overwrite --run-dir {}",
+                    data_dir().string(), bf16, run.string()));
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(r.out.find(note) != std::string::npos, bf16) << r.out;
+  }
+}
+
 // RandAugment / AutoAugment on an MNIST-format set (held as bytes since issue 45): trains and
 // learns the synthetic tiles (chance 10 %).
 TEST(TrainCli, RandAugmentAndAutoAugmentTrainOnIdxData) {

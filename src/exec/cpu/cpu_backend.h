@@ -69,4 +69,8 @@ struct PlanStats {
 // `donated`: one flag per argument the run may overwrite (Executable::run_donating).
 PlanStats plan_stats(const hlo::Func& f, const std::vector<bool>& donated = {});
 
+// Does this executor run bf16 products as f32 ones on the bf16-rounded operands (no AVX-512 BF16
+// or AMX kernels here, or NETSPEC_BF16_EMULATE=1)? The same rounding, at about f32's speed.
+bool bf16_products_in_f32();
+
 }  // namespace netspec::exec::cpu

@@ -5,10 +5,10 @@
 #include <cstring>
 #include <string_view>
 
-#include <dnnl.hpp>
-
 #include "core/bf16.h"
 #include "core/thread_pool.h"
+#include "exec/cpu/cpu_backend.h"
+#include "exec/cpu/dnnl_util.h"
 #include "exec/cpu/kernels.h"
 
 namespace netspec::exec::cpu {
@@ -152,10 +152,11 @@ bool bf16_widened_convolutions() {
   if (bf16_emulated()) return true;
   const char* e = std::getenv("NETSPEC_BF16_EMULATE");
   if (e && std::string_view(e) == "0") return false;
-  // avx512_core_bf16's bits (AMX includes them): oneDNN's native bf16 kernels.
-  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-  const auto bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
-  return (isa & bf16) != bf16;
+  return !onednn_has_isa(dnnl::cpu_isa::avx512_core_bf16);  // AMX includes its bits
+}
+
+bool bf16_products_in_f32() {
+  return bf16_emulated() || !onednn_has_isa(dnnl::cpu_isa::avx512_core_bf16);
 }
 
 void widen_bf16(const uint16_t* src, float* dst, int64_t n) {
