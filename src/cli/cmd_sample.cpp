@@ -5,6 +5,7 @@
 // the first G as a PNG grid (ceil(sqrt(G)) columns, [-1, 1] mapped to 0..255, first channels as
 // gray or RGB; --scale N draws each pixel as an N x N block).
 // --judge classifies every sample with a classifier run (sample_judge.h) and prints the result.
+// --chunk-dir keeps each finished chunk, so a long sampling stopped part way continues.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/run_target.h"
@@ -54,9 +56,63 @@ Tensor grid(const Tensor& x, int64_t n, int64_t scale) {
   return img;
 }
 
+// FNV-1a over the parameters' bytes: which weights drew a kept chunk.
+std::string params_digest(const std::vector<Tensor>& params) {
+  uint64_t h = 1469598103934665603ull;
+  for (const Tensor& t : params) {
+    const auto* b = static_cast<const uint8_t*>(t.raw());
+    for (size_t i = 0; i < t.nbytes(); ++i) h = (h ^ b[i]) * 1099511628211ull;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+// --chunk-dir DIR: chunk j (seed S + j) is kept as DIR/chunk-j.npy beside DIR/sampling.json, the
+// settings that drew it. A directory of other settings is refused, naming the first that differs.
+struct ChunkDir {
+  fs::path dir;
+  bool on() const { return !dir.empty(); }
+  void open(const nlohmann::json& settings) {
+    if (!on()) return;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) fail("sample", "--chunk-dir {}: {}", dir.string(), ec.message());
+    const fs::path meta = dir / "sampling.json";
+    if (fs::exists(meta)) {
+      nlohmann::json kept;
+      try {
+        kept = nlohmann::json::parse(std::ifstream(meta));
+      } catch (const nlohmann::json::exception& e) {
+        fail("sample", "{}: {}", meta.string(), e.what());
+      }
+      for (const auto& [key, value] : settings.items())
+        if (kept.value(key, nlohmann::json()) != value)
+          fail("sample",
+               "--chunk-dir {} holds chunks drawn with {} = {}, not {}: use another directory",
+               dir.string(), key, kept.value(key, nlohmann::json()).dump(), value.dump());
+      return;
+    }
+    std::ofstream(meta) << settings.dump(2) << "\n";
+  }
+  fs::path chunk(int64_t j) const { return dir / fmt::format("chunk-{}.npy", j); }
+  // The kept chunk j, if any; a kept chunk of another shape is an error.
+  std::optional<Tensor> load(int64_t j, int64_t rows) const {
+    if (!on() || !fs::exists(chunk(j))) return std::nullopt;
+    Tensor t = read_npy(chunk(j).string());
+    if (t.dtype() != DType::kF32 || t.rank() != 4 || t.shape()[0] != rows)
+      fail("sample", "{}: {} is not a chunk of {} samples", chunk(j).string(), t.type_str(), rows);
+    return t;
+  }
+  void keep(int64_t j, const Tensor& x) const {
+    if (!on()) return;
+    const fs::path tmp = chunk(j).string() + ".tmp";
+    write_npy(tmp.string(), x);
+    fs::rename(tmp, chunk(j));  // whole chunks only, even if stopped while writing
+  }
+};
+
 void register_sample_command(CLI::App& app) {
   struct Opts {
-    std::string run_dir, out, checkpoint = "best", backend = "cpu", npy, judge;
+    std::string run_dir, out, checkpoint = "best", backend = "cpu", npy, judge, chunk_dir;
     exec::BackendOptions engine;
     int n = 64, steps = 0, ddim = 0, chunk = 0, grid = 0, from_test = -1, scale = 1;
     double judge_p = 0.9;
@@ -81,6 +137,9 @@ void register_sample_command(CLI::App& app) {
                   "28 x 28 at --scale 4 make a 453 px square)")
       ->capture_default_str();
   cmd->add_option("--npy", o->npy, "also write all samples [n, C, H, W] in [-1, 1] as .npy");
+  cmd->add_option("--chunk-dir", o->chunk_dir,
+                  "keep each finished chunk in this directory and reuse the kept ones: a sampling "
+                  "stopped part way continues (the same run, checkpoint and settings)");
   cmd->add_option("--from-test", o->from_test,
                   "start from the first n test images noised to this t, not from x_T (a check)");
   cmd->add_option("--judge", o->judge, "a classifier's run dir: classify every sample (its best)");
@@ -131,7 +190,25 @@ void register_sample_command(CLI::App& app) {
                     test.data<float>() + i0 * per);
       }
     }
+    ChunkDir kept{o->chunk_dir};
+    kept.open({{"run_dir", fs::absolute(dir).lexically_normal().string()},
+               {"checkpoint", o->checkpoint},
+               {"params", params_digest(s.params)},
+               {"steps", c.ddpmSteps},
+               {"ddim", o->ddim},
+               {"seed", o->seed},
+               {"chunk", chunk},
+               {"from_test", o->from_test}});
+    int64_t reused = 0;
     for (int64_t i0 = 0, j = 0; i0 < o->n; i0 += chunk, ++j) {
+      if (std::optional<Tensor> k = kept.load(j, chunk)) {
+        const Tensor& xj = *k;
+        if (j == 0) x = Tensor(DType::kF32, {o->n, xj.shape()[1], xj.shape()[2], xj.shape()[3]});
+        const int64_t per = xj.numel() / chunk, m = std::min(chunk, o->n - i0);
+        std::copy_n(xj.data<float>(), m * per, x.data<float>() + i0 * per);
+        ++reused;
+        continue;
+      }
       Tensor start;
       if (o->from_test >= 0) {
         Tensor xb(DType::kF32, {chunk, test.shape()[1], test.shape()[2], test.shape()[3]});
@@ -141,10 +218,14 @@ void register_sample_command(CLI::App& app) {
       }
       Tensor xj = train::ddpm_sample(sched, ev, s.params, s.running, o->seed + uint64_t(j), o->ddim,
                                      o->from_test >= 0 ? &start : nullptr, o->from_test);
+      kept.keep(j, xj);
       if (j == 0) x = Tensor(DType::kF32, {o->n, xj.shape()[1], xj.shape()[2], xj.shape()[3]});
       const int64_t per = xj.numel() / chunk, m = std::min(chunk, o->n - i0);
       std::copy_n(xj.data<float>(), m * per, x.data<float>() + i0 * per);
     }
+    if (reused > 0)
+      std::cout << fmt::format("{} of {} chunks reused from {}\n", reused, (o->n + chunk - 1) / chunk,
+                               o->chunk_dir);
     data::write_png_rgb(o->out, grid(x, o->grid > 0 ? o->grid : o->n, o->scale));
     if (!o->npy.empty()) write_npy(o->npy, x);
     if (o->from_test >= 0) {  // mean squared distance to the test images in [-1, 1]

@@ -83,6 +83,27 @@ TEST(DdpmJudgeCli, SamplesFromTheEmaAndJudgesThem) {
   r = sh("sample " + (dir / "ddpm").string() + " --n 2 --scale 0 -o " + (dir / "x.png").string());
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("--scale must be in 1..16 (got 0)"), std::string::npos) << r.out;
+  // --chunk-dir: a sampling whose chunk 1 was lost continues from the kept chunks 0 and 2 and
+  // gives the same samples bit for bit; other settings on the same directory are refused.
+  const std::string keep = " --checkpoint ema --n 5 --chunk 2 --ddim 3 --chunk-dir " +
+                           (dir / "chunks").string() + " -o " + (dir / "c.png").string();
+  r = sh("sample " + (dir / "ddpm").string() + keep + " --npy " + (dir / "a.npy").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (int j = 0; j < 3; ++j)
+    EXPECT_TRUE(std::filesystem::exists(dir / "chunks" / ("chunk-" + std::to_string(j) + ".npy")));
+  std::filesystem::remove(dir / "chunks" / "chunk-1.npy");
+  r = sh("sample " + (dir / "ddpm").string() + keep + " --npy " + (dir / "b.npy").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("2 of 3 chunks reused from"), std::string::npos) << r.out;
+  EXPECT_EQ(slurp(dir / "a.npy"), slurp(dir / "b.npy"));
+  // Without the directory the same settings draw the same samples (chunk j: seed S + j).
+  r = sh("sample " + (dir / "ddpm").string() + " --checkpoint ema --n 5 --chunk 2 --ddim 3 --npy " +
+         (dir / "c.npy").string() + " -o " + (dir / "c.png").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(slurp(dir / "a.npy"), slurp(dir / "c.npy"));
+  r = sh("sample " + (dir / "ddpm").string() + keep + " --seed 1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("holds chunks drawn with seed = 0, not 1"), std::string::npos) << r.out;
 }
 
 }  // namespace
