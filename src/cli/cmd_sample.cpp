@@ -139,7 +139,8 @@ void register_sample_command(CLI::App& app) {
   cmd->add_option("--npy", o->npy, "also write all samples [n, C, H, W] in [-1, 1] as .npy");
   cmd->add_option("--chunk-dir", o->chunk_dir,
                   "keep each finished chunk in this directory and reuse the kept ones: a sampling "
-                  "stopped part way continues (the same run, checkpoint and settings)");
+                  "stopped part way continues (the same run, checkpoint and settings)")
+      ->type_name("DIR");
   cmd->add_option("--from-test", o->from_test,
                   "start from the first n test images noised to this t, not from x_T (a check)");
   cmd->add_option("--judge", o->judge, "a classifier's run dir: classify every sample (its best)");
