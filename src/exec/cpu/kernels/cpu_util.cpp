@@ -148,15 +148,13 @@ bool bf16_emulated() {
   return e && *e && std::string_view(e) != "0";
 }
 
-bool bf16_widened_convolutions() {
-  if (bf16_emulated()) return true;
-  const char* e = std::getenv("NETSPEC_BF16_EMULATE");
-  if (e && std::string_view(e) == "0") return false;
-  return !onednn_has_isa(dnnl::cpu_isa::avx512_core_bf16);  // AMX includes its bits
+bool bf16_products_in_f32() {
+  return bf16_emulated() || !onednn_has_isa(dnnl::cpu_isa::avx512_core_bf16);  // AMX has its bits
 }
 
-bool bf16_products_in_f32() {
-  return bf16_emulated() || !onednn_has_isa(dnnl::cpu_isa::avx512_core_bf16);
+bool bf16_widened_convolutions() {
+  const char* e = std::getenv("NETSPEC_BF16_EMULATE");
+  return !(e && std::string_view(e) == "0") && bf16_products_in_f32();
 }
 
 void widen_bf16(const uint16_t* src, float* dst, int64_t n) {
