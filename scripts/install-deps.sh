@@ -19,12 +19,12 @@ fi
 build_dir=${1:-build}
 
 # The product: g++ (not build-essential: no make or dpkg-dev needed), CMake + Ninja, the
-# libraries netspec links (oneDNN, Eigen, CLI11, nlohmann-json, fmt, zlib, libpng, libjpeg, Gloo,
+# libraries netspec links (oneDNN, Eigen, CLI11, nlohmann-json, fmt, Xbyak, zlib, libpng, libjpeg, Gloo,
 # NIfTI, libxml2 for VOC annotations, cairo + fontconfig with the DejaVu fonts for the pictures)
 # and the dataset the README's main job trains on.
 packages=(
   g++ cmake ninja-build
-  libdnnl-dev libeigen3-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+  libdnnl-dev libeigen3-dev libcli11-dev nlohmann-json3-dev libfmt-dev libxbyak-dev
   zlib1g-dev libpng-dev libjpeg62-turbo-dev libgloo-dev libnifti2-dev libxml2-dev
   pkg-config libcairo2-dev libfontconfig-dev fonts-dejavu-core
   dataset-fashion-mnist

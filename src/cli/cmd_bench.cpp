@@ -159,12 +159,12 @@ std::string cpu_plan_summary(const hlo::Module& mod, const emit::Manifest& m) {
   return fmt::format(
       ", cpu plan: arena {:.1f} MiB ({:.1f} MiB without reuse), {} steps, "
       "{} on ref{}{}, {} of {} state results in place, {} op pairs chained and {} broadcasts "
-      "read in place in fused groups{}",
+      "read in place in fused groups, {} fused instructions generated{}",
       static_cast<double>(ps.arena_bytes) / (1 << 20),
       static_cast<double>(ps.value_bytes) / (1 << 20), ps.steps, ps.ref_steps,
       ps.fallback_ops.empty() ? "" : " (", ps.fallback_ops.empty() ? "" : ps.fallback_ops + ")",
       ps.donated, std::count(donated.begin(), donated.end(), true), ps.fused_chains,
-      ps.fused_bcasts,
+      ps.fused_bcasts, ps.fused_generated,
       ps.bf16_convolutions_widened == 0
           ? std::string()
           : fmt::format(", {} bf16 convolutions run in f32 (no bf16 kernels on this CPU)",

@@ -39,6 +39,12 @@ std::vector<Tensor> adam_inputs() {
           rnd({1000}, 4),     rnd({37}, 5),       f32({}, {0.01})};
 }
 
+// Fused groups interpreted (kernels/fusion_jit.cpp's generated code off) while in scope.
+struct JitOff {
+  JitOff() { ::setenv("NETSPEC_FUSION_JIT", "0", 1); }
+  ~JitOff() { ::unsetenv("NETSPEC_FUSION_JIT"); }
+};
+
 TEST(CpuFusion, AdamLikeChainMatchesRefAndFusesIntoFewSteps) {
   std::vector<Tensor> in = adam_inputs();
   std::vector<Type> ts;
@@ -210,6 +216,7 @@ TEST(CpuFusion, OffSwitchGivesTheSameValues) {
 // after the bias add, the moments' `β·m + (1-β)·g`, ...) give the unchained values bit for bit:
 // a multiply feeding an add is not contracted into an FMA. NETSPEC_FUSED_CHAINS=0 turns it off.
 TEST(CpuFusion, ChainedPairsEqualUnchainedBitForBit) {
+  JitOff interpreted;  // chained pairs are the interpreter's (generated code needs none)
   std::vector<Tensor> in = adam_inputs();
   std::vector<Type> ts;
   for (const Tensor& t : in) ts.push_back(type_of(t));
@@ -230,6 +237,7 @@ TEST(CpuFusion, ChainedPairsEqualUnchainedBitForBit) {
 // do not divide. The same bits as with the broadcasts materialised (NETSPEC_FUSED_BCAST=0) and
 // as ref.
 TEST(CpuFusion, FoldedBroadcastsEqualMaterialisedBitForBit) {
+  JitOff interpreted;  // folded broadcasts are the interpreter's
   BodyFn body = [](Builder& b, const Values& a) {
     const Shape s{3, 37, 16}, s8{5, 13, 8}, s5{4, 29, 12};
     Value* v = b.subtract(b.broadcast_in_dim(a[1], s, {0, 1}), a[0]);  // runs of 16, on a

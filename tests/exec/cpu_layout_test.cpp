@@ -244,6 +244,14 @@ TEST(CpuLayout, ChannelSumsFoldIntoTheirFusedGroup) {
     ::unsetenv("NETSPEC_NO_REDUCE_FUSION");
     ASSERT_EQ(fused.size(), plain.size());
     for (size_t i = 0; i < fused.size(); ++i) expect_equal(fused[i], plain[i], "bit for bit");
+    // The groups as generated code (kernels/fusion_jit.cpp) and interpreted: the same bits.
+    for (const char* jit : {"0", "1"}) {
+      ::setenv("NETSPEC_FUSION_JIT", jit, 1);
+      auto other = run_fn("cpu", in, body);
+      ::unsetenv("NETSPEC_FUSION_JIT");
+      for (size_t i = 0; i < fused.size(); ++i)
+        expect_equal(other[i], fused[i], std::string("NETSPEC_FUSION_JIT=") + jit);
+    }
   }
 }
 

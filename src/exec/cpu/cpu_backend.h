@@ -44,7 +44,8 @@ namespace netspec::exec::cpu {
   X(int, padded_dots)    /* dot_generals copying an operand to padded rows (dot.cpp) */   \
   X(int, split_dots)     /* dot_generals split between threads by netspec (dot.cpp) */   \
   X(int, fused_chains)   /* pairs of binary ops run as one pass in fused groups */         \
-  X(int, fused_bcasts)   /* broadcasts in fused groups read in place by their binary op */
+  X(int, fused_bcasts)   /* broadcasts in fused groups read in place by their binary op */   \
+  X(int, fused_generated) /* fused-group instructions run as generated code (fusion_jit) */
 // clang-format on
 
 struct PlanStats {

@@ -58,6 +58,7 @@ struct Compiled {
   bool split_dot = false;   // a dot_general shared between threads by netspec (dot.cpp DotSplit)
   int chained_pairs = 0;    // a fused group's binary-op pairs run as one pass (fusion.cpp)
   int folded_broadcasts = 0;  // a fused group's broadcasts read in place by their binary op
+  int generated_instructions = 0;  // a fused group's instructions run as generated code
   // run may keep a form derived from kept operands in RunArgs::kept (the planner passes in_gen).
   bool keeps = false;
 };

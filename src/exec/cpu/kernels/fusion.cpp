@@ -245,13 +245,104 @@ void broadcast_run(float* d, const float* src, int64_t off, int64_t n, int64_t i
 }
 
 // (fusion_program.h)
+void run_instr(const Program& p, const Instr& in, const RunArgs& args,
+               const std::vector<const float*>& in_f, float* const* slot_ptr, int64_t off,
+               int64_t n) {
+  auto ref = [&](int r) -> const float* {
+    return r >= 0 ? slot_ptr[r] : in_f[static_cast<size_t>(-r - 1)] + off;
+  };
+  float* d = slot_ptr[in.dst];
+  if (in.pre != OpKind::kConvert) {
+    run_chained(in, d, ref(in.pa), ref(in.pb), ref(in.a), n);
+    return;
+  }
+  if (in.fold) {
+    run_folded(in, d, ref(in.fold == 2 ? in.a : in.b),
+               args.in[static_cast<size_t>(-in.fsrc - 1)]->data<float>(), off, n);
+    return;
+  }
+  switch (in.op) {
+#define RUN_BINARY(KIND)                                                      \
+  case OpKind::KIND:                                                          \
+    binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,              \
+           [](float x, float y) { return Scalar<OpKind::KIND>::apply(x, y); }); \
+    break;
+#define RUN_UNARY(KIND)                                                             \
+  case OpKind::KIND:                                                                \
+    if (in.vec)                                                                     \
+      in.vec(d, ref(in.a), n);                                                      \
+    else                                                                            \
+      unary(d, ref(in.a), n, [](float x) { return Scalar<OpKind::KIND>::apply(x); }); \
+    break;
+    FUSED_BINARY_KINDS(RUN_BINARY)
+    FUSED_UNARY_KINDS(RUN_UNARY)
+#undef RUN_BINARY
+#undef RUN_UNARY
+    case OpKind::kCompare:  // masks are 0/1 floats inside a group
+      with_cmp_dir(in.dir, [&](auto dir) {
+        binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
+               [](float x, float y) { return compare<decltype(dir)::value>(x, y) ? 1.f : 0.f; });
+      });
+      break;
+    case OpKind::kClamp:
+      clamp(d, ref(in.a), ref(in.b), ref(in.c), n, in.scalar_a, in.scalar_c);
+      break;
+    case OpKind::kAnd:  // 0/1 floats
+      binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
+             [](float x, float y) { return std::min(x, y); });
+      break;
+    case OpKind::kOr:
+      binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
+             [](float x, float y) { return std::max(x, y); });
+      break;
+    case OpKind::kNot:
+      unary(d, ref(in.a), n, [](float x) { return 1.f - x; });
+      break;
+    case OpKind::kSelect: {
+      const float *c = ref(in.a), *x = ref(in.b), *y = ref(in.c);
+#pragma GCC ivdep
+      for (int64_t j = 0; j < n; ++j) d[j] = c[j] != 0.f ? x[j] : y[j];
+      break;
+    }
+    case OpKind::kConvert:
+      if (in.a < 0 && p.in_is_i1[static_cast<size_t>(-in.a - 1)]) {
+        const bool* src = args.in[static_cast<size_t>(-in.a - 1)]->data<bool>() + off;
+        for (int64_t j = 0; j < n; ++j) d[j] = src[j] ? 1.f : 0.f;
+      } else {
+        std::memcpy(d, ref(in.a), static_cast<size_t>(n) * sizeof(float));
+      }
+      break;
+    case OpKind::kBroadcastInDim: {
+      const float* src = args.in[static_cast<size_t>(-in.a - 1)]->data<float>();
+      const int64_t inner = in.map.inner, size = in.map.size;
+      if (size == 1) {
+        std::fill(d, d + kTile, src[0]);
+      } else if (in.map.block == 16) {
+        blocked_channels<16>(d, src, off, n, inner, size);
+      } else if (in.map.block == 8) {
+        blocked_channels<8>(d, src, off, n, inner, size);
+      } else if (in.map.outer_inner > 0) {  // two runs: one operand block per outer stretch
+        const int64_t oi = in.map.outer_inner, os = in.map.outer_size;
+        for (int64_t j = 0; j < n;) {
+          const int64_t i = off + j, len = std::min(n - j, oi - i % oi);
+          broadcast_run(d + j, src + ((i / oi) % os) * size, i, len, inner, size);
+          j += len;
+        }
+      } else {
+        broadcast_run(d, src, off, n, inner, size);
+      }
+      break;
+    }
+    default:
+      fail("cpu fusion", "{} is not a fusable op", op_name(in.op));
+  }
+}
+
+// (fusion_program.h)
 void run_tile(const Program& p, const RunArgs& args, const std::vector<const float*>& in_f,
               float* const* slot_ptr, int64_t off, int64_t n, bool& pinned_done,
               const TilePrefetch& pf) {
-  auto slot = [&](int s) { return slot_ptr[s]; };
-  auto ref = [&](int r) -> const float* {
-    return r >= 0 ? slot(r) : in_f[static_cast<size_t>(-r - 1)] + off;
-  };
+  if (p.jit) return run_jit_tile(p, args, in_f, slot_ptr, off, n, pinned_done);
   // The prefetched lines are spread over the instructions: issued all at once before the tile,
   // they stalled the passes behind them, and the memory sat idle while the passes ran on L1
   // (bench_fusion's BN+add+ReLU over 51 MiB on a Zen 1: 23 -> 17.5 ms on one core, 13 -> 10
@@ -267,91 +358,7 @@ void run_tile(const Program& p, const RunArgs& args, const std::vector<const flo
     const Instr& in = p.code[static_cast<size_t>(k)];
     const bool pinned = in.op == OpKind::kBroadcastInDim && in.map.size == 1;
     if ((pinned && pinned_done) || in.skip) continue;
-    float* d = slot(in.dst);
-    if (in.pre != OpKind::kConvert) {
-      run_chained(in, d, ref(in.pa), ref(in.pb), ref(in.a), n);
-      continue;
-    }
-    if (in.fold) {
-      run_folded(in, d, ref(in.fold == 2 ? in.a : in.b),
-                 args.in[static_cast<size_t>(-in.fsrc - 1)]->data<float>(), off, n);
-      continue;
-    }
-    switch (in.op) {
-#define RUN_BINARY(KIND)                                                        \
-  case OpKind::KIND:                                                            \
-    binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,                \
-           [](float x, float y) { return Scalar<OpKind::KIND>::apply(x, y); }); \
-    break;
-#define RUN_UNARY(KIND)                                                               \
-  case OpKind::KIND:                                                                  \
-    if (in.vec)                                                                       \
-      in.vec(d, ref(in.a), n);                                                        \
-    else                                                                              \
-      unary(d, ref(in.a), n, [](float x) { return Scalar<OpKind::KIND>::apply(x); }); \
-    break;
-      FUSED_BINARY_KINDS(RUN_BINARY)
-      FUSED_UNARY_KINDS(RUN_UNARY)
-#undef RUN_BINARY
-#undef RUN_UNARY
-      case OpKind::kCompare:  // masks are 0/1 floats inside a group
-        with_cmp_dir(in.dir, [&](auto dir) {
-          binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
-                 [](float x, float y) { return compare<decltype(dir)::value>(x, y) ? 1.f : 0.f; });
-        });
-        break;
-      case OpKind::kClamp:
-        clamp(d, ref(in.a), ref(in.b), ref(in.c), n, in.scalar_a, in.scalar_c);
-        break;
-      case OpKind::kAnd:  // 0/1 floats
-        binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
-               [](float x, float y) { return std::min(x, y); });
-        break;
-      case OpKind::kOr:
-        binary(d, ref(in.a), ref(in.b), n, in.scalar_a, in.scalar_b,
-               [](float x, float y) { return std::max(x, y); });
-        break;
-      case OpKind::kNot:
-        unary(d, ref(in.a), n, [](float x) { return 1.f - x; });
-        break;
-      case OpKind::kSelect: {
-        const float *c = ref(in.a), *x = ref(in.b), *y = ref(in.c);
-#pragma GCC ivdep
-        for (int64_t j = 0; j < n; ++j) d[j] = c[j] != 0.f ? x[j] : y[j];
-        break;
-      }
-      case OpKind::kConvert:
-        if (in.a < 0 && p.in_is_i1[static_cast<size_t>(-in.a - 1)]) {
-          const bool* src = args.in[static_cast<size_t>(-in.a - 1)]->data<bool>() + off;
-          for (int64_t j = 0; j < n; ++j) d[j] = src[j] ? 1.f : 0.f;
-        } else {
-          std::memcpy(d, ref(in.a), static_cast<size_t>(n) * sizeof(float));
-        }
-        break;
-      case OpKind::kBroadcastInDim: {
-        const float* src = args.in[static_cast<size_t>(-in.a - 1)]->data<float>();
-        const int64_t inner = in.map.inner, size = in.map.size;
-        if (size == 1) {
-          std::fill(d, d + kTile, src[0]);
-        } else if (in.map.block == 16) {
-          blocked_channels<16>(d, src, off, n, inner, size);
-        } else if (in.map.block == 8) {
-          blocked_channels<8>(d, src, off, n, inner, size);
-        } else if (in.map.outer_inner > 0) {  // two runs: one operand block per outer stretch
-          const int64_t oi = in.map.outer_inner, os = in.map.outer_size;
-          for (int64_t j = 0; j < n;) {
-            const int64_t i = off + j, len = std::min(n - j, oi - i % oi);
-            broadcast_run(d + j, src + ((i / oi) % os) * size, i, len, inner, size);
-            j += len;
-          }
-        } else {
-          broadcast_run(d, src, off, n, inner, size);
-        }
-        break;
-      }
-      default:
-        fail("cpu fusion", "{} is not a fusable op", op_name(in.op));
-    }
+    run_instr(p, in, args, in_f, slot_ptr, off, n);
   }
   pinned_done = true;
 }
@@ -762,8 +769,12 @@ Program build_program(const FusedGroup& g, int block) {
     p.code.push_back(in);
   }
   for (const Value* v : g.outs) p.outs.push_back({slot_of.at(v), v->type.dtype() == DType::kI1});
-  chain_pairs(p);
-  fold_broadcasts(p);
+  // Generated code keeps a chain's values in registers (fusion_jit.cpp); the interpreter's
+  // passes that save tile round trips apply where it is off or has nothing to generate.
+  if (!(fusion_jit_enabled() && compile_jit(p))) {
+    chain_pairs(p);
+    fold_broadcasts(p);
+  }
   for (const auto& [slot, is_i1] : p.outs) {
     int first = static_cast<int>(p.code.size());
     for (size_t i = 0; i < p.code.size(); ++i)
@@ -791,6 +802,7 @@ Compiled compile_fused(const FusedGroup& g, int block) {
   c.pointwise = true;
   c.chained_pairs = p.chained;
   c.folded_broadcasts = p.folded;
+  c.generated_instructions = p.generated;
   broadcast_inputs_no_alias(p, c);
   c.run = [p](const RunArgs& a) { run_program(p, a); };
   return c;

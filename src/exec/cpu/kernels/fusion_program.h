@@ -2,6 +2,7 @@
 // fusion_reduce.cpp, whose steps fold reductions of a group's outputs into the group's loop.
 // Internal to kernels/: the planner sees only kernels.h.
 #pragma once
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -54,6 +55,8 @@ struct Instr {
   BcastMap fmap;
 };
 
+struct JitCode;  // fusion_jit.cpp: a group's generated kernels and the steps of its tile
+
 struct Program {
   std::vector<Instr> code;
   int slots = 0;
@@ -67,6 +70,8 @@ struct Program {
   std::vector<int> first_write, last_read;
   int chained = 0;  // instructions with a chained op (Instr::pre)
   int folded = 0;   // instructions reading a folded broadcast (Instr::fold)
+  std::shared_ptr<const JitCode> jit;  // set: run_tile runs generated code (fusion_jit.cpp)
+  int generated = 0;                   // instructions inside generated kernels
 };
 
 // fusion_operands.cpp: the passes that let one instruction read more than two tile slots
@@ -79,6 +84,24 @@ void run_chained(const Instr& in, float* d, const float* a, const float* b, cons
                  int64_t n);
 void run_folded(const Instr& in, float* d, const float* other, const float* src, int64_t off,
                 int64_t n);
+
+// fusion_jit.cpp: generated AVX2 code for runs of a group's arithmetic. A run's values stay in
+// registers across its instructions, 8 elements at a time, where the interpreter moves each
+// instruction's whole tile through L1. The math is the interpreter's, instruction for
+// instruction (no contraction into FMAs; erf as Scalar<kErf>), so results are equal bit for bit.
+// NETSPEC_FUSION_JIT=1 / 0 turns it on / off; by default it is on for CPUs with AVX2 and FMA and
+// without AVX-512 (where it was measured).
+bool fusion_jit_enabled();
+// Rewrites p for generated code (broadcasts and i1 loads first, each into a slot of its own) and
+// compiles its runs; false, p unchanged, where there is nothing to generate.
+bool compile_jit(Program& p);
+// run_tile for a program with generated code.
+void run_jit_tile(const Program& p, const RunArgs& args, const std::vector<const float*>& in_f,
+                  float* const* slot_ptr, int64_t off, int64_t n, bool& pinned_done);
+// One interpreted instruction on the tile [off, off + n) (fusion.cpp).
+void run_instr(const Program& p, const Instr& in, const RunArgs& args,
+               const std::vector<const float*>& in_f, float* const* slot_ptr, int64_t off,
+               int64_t n);
 
 // The program of group g (block > 0: channel-blocked, fused_blockable holds).
 Program build_program(const FusedGroup& g, int block);

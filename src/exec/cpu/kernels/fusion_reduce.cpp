@@ -160,6 +160,7 @@ std::optional<Compiled> compile_fused_reduce(const FusedGroup& g, int block,
   c.pointwise = true;  // written outputs may take a dying input's buffer, as in compile_fused
   c.chained_pairs = p.chained;
   c.folded_broadcasts = p.folded;
+  c.generated_instructions = p.generated;
   broadcast_inputs_no_alias(p, c);
   if (block == 16)
     c.run = [=](const RunArgs& a) { run_program_reduced<16>(p, a, init, N, C, HW, over_n); };
@@ -183,6 +184,7 @@ std::optional<Compiled> compile_fused_rows(const FusedGroup& g,
   c.pointwise = true;  // written outputs may take a dying input's buffer, as in compile_fused
   c.chained_pairs = p.chained;
   c.folded_broadcasts = p.folded;
+  c.generated_instructions = p.generated;
   broadcast_inputs_no_alias(p, c);
   c.run = [=](const RunArgs& a) { run_program_rows(p, a, folds, row); };
   return c;

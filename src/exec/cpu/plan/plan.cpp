@@ -473,6 +473,7 @@ void plan_buffers(Plan& P) {
     if (st.compiled.split_dot) ++P.stats.split_dots;
     P.stats.fused_chains += st.compiled.chained_pairs;
     P.stats.fused_bcasts += st.compiled.folded_broadcasts;
+    P.stats.fused_generated += st.compiled.generated_instructions;
     // A slice view returned from the function stays a copy: a region's results are copied into
     // its state slots one by one, and a view could read a slot already overwritten.
     if (st.kind == StepKind::kView && st.compiled.view_offset &&

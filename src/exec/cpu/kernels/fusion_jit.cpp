@@ -1,0 +1,518 @@
+// Generated code for fused elementwise groups (fusion_program.h). The interpreter of fusion.cpp
+// runs a group instruction by instruction over a tile of 512 elements, so every instruction loads
+// and stores the tile through L1: on a Zen 1, which moves 256-bit vectors in halves, that is ~7
+// cycles per element of the Adam update against ~2 for a compiled loop. Here each run of
+// arithmetic instructions becomes one AVX2 loop over 8 elements at a time whose values live in
+// ymm registers, written with Xbyak at plan time; the rest of the tile (broadcasts materialised
+// into slots, exp / log / tanh / logistic by their vector kernels) stays interpreted, between the
+// runs. Each generated instruction is the IEEE operation the interpreter performs (no FMA
+// contraction: fusion.cpp is compiled -ffp-contract=off; max / min as scalar_ops.h's selects;
+// erf as Scalar<kErf>), so results are equal bit for bit.
+#include <xbyak/xbyak.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string_view>
+
+#include "exec/cpu/kernels/fusion_program.h"
+#include "exec/erf_f32.h"
+
+namespace netspec::exec::cpu::fused {
+
+// void fn(float* const* slots, const float* const* ins, int64_t off, int64_t end): the run over
+// elements [off, end) of the domain; slots are the tile's (element off at slots[s][0]), ins the
+// whole inputs.
+using JitFn = void (*)(float* const*, const float* const*, int64_t, int64_t);
+
+struct JitCode {
+  struct Step {
+    int instr = -1;      // an interpreted instruction (p.code index), or
+    JitFn fn = nullptr;  // a generated run
+  };
+  std::vector<Step> steps;
+  std::vector<std::unique_ptr<Xbyak::CodeGenerator>> code;
+};
+
+bool fusion_jit_enabled() {
+  if (const char* e = std::getenv("NETSPEC_FUSION_JIT"); e && *e)
+    return std::string_view(e) != "0";
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+         !__builtin_cpu_supports("avx512f");
+}
+
+namespace {
+
+using namespace Xbyak;
+using namespace Xbyak::util;
+
+bool is_i1_load(const Program& p, const Instr& in) {
+  return in.op == OpKind::kConvert && in.a < 0 && p.in_is_i1[static_cast<size_t>(-in.a - 1)];
+}
+
+// Instructions a generated run holds: the arithmetic, compares, selects and erf. Broadcasts, i1
+// loads and the other transcendentals stay interpreted.
+bool generated(const Program& p, const Instr& in) {
+  switch (in.op) {
+    case OpKind::kAdd: case OpKind::kSubtract: case OpKind::kMultiply: case OpKind::kDivide:
+    case OpKind::kMaximum: case OpKind::kMinimum: case OpKind::kNegate: case OpKind::kAbs:
+    case OpKind::kSqrt: case OpKind::kRsqrt: case OpKind::kErf: case OpKind::kCompare:
+    case OpKind::kSelect: case OpKind::kClamp: case OpKind::kAnd: case OpKind::kOr:
+    case OpKind::kNot:
+      return true;
+    case OpKind::kConvert:
+      return !is_i1_load(p, in);
+    default:
+      return false;
+  }
+}
+
+int operand_count(const Instr& in) {
+  if (in.op == OpKind::kSelect || in.op == OpKind::kClamp) return 3;
+  switch (in.op) {
+    case OpKind::kNegate: case OpKind::kAbs: case OpKind::kSqrt: case OpKind::kRsqrt:
+    case OpKind::kErf: case OpKind::kNot: case OpKind::kConvert: case OpKind::kExponential:
+    case OpKind::kExponentialMinusOne: case OpKind::kLog: case OpKind::kLogPlusOne:
+    case OpKind::kLogistic: case OpKind::kTanh: case OpKind::kBroadcastInDim:
+      return 1;
+    default:
+      return 2;
+  }
+}
+
+// Broadcasts and i1 loads read only the group's inputs: each gets a slot of its own and moves to
+// the front of the program, so the arithmetic after them forms longer generated runs.
+void hoist_loads(Program& p) {
+  std::vector<Instr> front, rest;
+  for (size_t k = 0; k < p.code.size(); ++k) {
+    Instr in = p.code[k];
+    const bool bcast = in.op == OpKind::kBroadcastInDim;
+    if (!bcast && !is_i1_load(p, in)) {
+      rest.push_back(in);
+      continue;
+    }
+    if (!(bcast && in.map.size == 1)) {  // pinned scalars have slots of their own already
+      const int old = in.dst, fresh = p.slots++;
+      in.dst = fresh;
+      for (size_t r = k + 1; r < p.code.size(); ++r) {  // its readers, up to the next write
+        Instr& x = p.code[r];
+        for (int* ref : {&x.a, &x.b, &x.c})
+          if (*ref == old) *ref = fresh;
+        if (x.dst == old) break;
+      }
+    }
+    front.push_back(in);
+  }
+  p.code = std::move(front);
+  p.code.insert(p.code.end(), rest.begin(), rest.end());
+  // The reads of each input moved: last_read again from the final order.
+  p.last_read.assign(p.last_read.size(), -1);
+  for (size_t i = 0; i < p.code.size(); ++i) {
+    const Instr& in = p.code[i];
+    const int refs[3] = {in.a, in.b, in.c};
+    for (int j = 0; j < operand_count(in); ++j)
+      if (refs[j] < 0) p.last_read[static_cast<size_t>(-refs[j] - 1)] = static_cast<int>(i);
+  }
+}
+
+// Is slot s read after instruction e - 1 before it is written again (or a group output)?
+bool slot_live_after(const Program& p, size_t e, int s) {
+  for (size_t k = e; k < p.code.size(); ++k) {
+    const Instr& in = p.code[k];
+    const int refs[3] = {in.a, in.b, in.c};
+    for (int j = 0; j < operand_count(in); ++j)
+      if (refs[j] == s) return true;
+    if (in.dst == s) return false;
+  }
+  for (const auto& [slot, is_i1] : p.outs)
+    if (slot == s) return true;
+  return false;
+}
+
+// Constant vectors (8 equal lanes each) after the code, addressed from r11; lane indices first.
+class Pool {
+ public:
+  int of(float v) {
+    uint32_t b;
+    std::memcpy(&b, &v, 4);
+    return of_bits(b);
+  }
+  int of_bits(uint32_t bits) {
+    auto [it, fresh] = index_.try_emplace(bits, static_cast<int>(bits_.size()));
+    if (fresh) bits_.push_back(bits);
+    return 32 + it->second * 32;
+  }
+  static constexpr int kIota = 0;  // lanes 0..7 as int32
+  void emit(CodeGenerator& g) const {
+    for (uint32_t l = 0; l < 8; ++l) g.dd(l);
+    for (uint32_t b : bits_)
+      for (int l = 0; l < 8; ++l) g.dd(b);
+  }
+
+ private:
+  std::map<uint32_t, int> index_;
+  std::vector<uint32_t> bits_;
+};
+
+// One generated run: instructions [b, e) of p over 8 elements at a time (a masked last vector).
+// Values live in ymm0-10 (ymm11, 13-15 are scratch, ymm12 the tail's mask); a value evicted for
+// lack of registers goes to its slot and is loaded again where read. Values read after the run
+// are stored to their slots as they are computed.
+class RunGen : public CodeGenerator {
+ public:
+  RunGen(const Program& p, size_t b, size_t e)
+      : CodeGenerator(8192 + (e - b) * 1024, DontSetProtectRWE), p_(p), b_(b), e_(e) {
+    analyse();
+    generate();
+    ready();
+    setProtectModeRE();
+  }
+  JitFn fn() const { return getCode<JitFn>(); }
+
+ private:
+  enum class Kind { kDef, kSlot, kExt, kPin };
+  struct Val {
+    Kind kind;
+    int idx;  // kDef: instruction; kSlot / kPin: slot; kExt: input
+    std::vector<size_t> uses;
+    bool live_out = false;
+  };
+  static constexpr int kRegs = 11;
+
+  // Values and their uses; each operand of each instruction names one.
+  void analyse() {
+    std::map<int, int> cur, ext, pin;  // slot -> its current value; input -> value; pinned
+    opv_.assign(e_ - b_, {-1, -1, -1});
+    defv_.assign(e_ - b_, -1);
+    auto add = [&](Kind k, int idx) {
+      vals_.push_back({k, idx, {}, false});
+      return static_cast<int>(vals_.size()) - 1;
+    };
+    for (size_t i = b_; i < e_; ++i) {
+      const Instr& in = p_.code[i];
+      const int refs[3] = {in.a, in.b, in.c};
+      for (int j = 0; j < operand_count(in); ++j) {
+        const int r = refs[j];
+        int id;
+        if (r < 0) {
+          auto it = ext.find(-r - 1);
+          id = it != ext.end() ? it->second : (ext[-r - 1] = add(Kind::kExt, -r - 1));
+        } else if (std::find(p_.pinned.begin(), p_.pinned.end(), r) != p_.pinned.end()) {
+          auto it = pin.find(r);
+          id = it != pin.end() ? it->second : (pin[r] = add(Kind::kPin, r));
+        } else {
+          auto it = cur.find(r);
+          id = it != cur.end() ? it->second : (cur[r] = add(Kind::kSlot, r));
+        }
+        if (vals_[static_cast<size_t>(id)].uses.empty() ||
+            vals_[static_cast<size_t>(id)].uses.back() != i)
+          vals_[static_cast<size_t>(id)].uses.push_back(i);
+        opv_[i - b_][static_cast<size_t>(j)] = id;
+      }
+      const int d = add(Kind::kDef, static_cast<int>(i));
+      defv_[i - b_] = d;
+      cur[in.dst] = d;
+    }
+    for (const auto& [slot, id] : cur)
+      if (vals_[static_cast<size_t>(id)].kind == Kind::kDef)
+        vals_[static_cast<size_t>(id)].live_out = slot_live_after(p_, e_, slot);
+    // Pointer registers for the most used streams (slots and inputs read or written per vector).
+    std::map<std::pair<bool, int>, int> count;  // (is input, index) -> accesses
+    for (const Val& v : vals_) {
+      if (v.kind == Kind::kPin) continue;
+      const std::pair<bool, int> key = stream_of(v);
+      count[key] += static_cast<int>(v.uses.size()) + (v.live_out ? 1 : 0);
+    }
+    std::vector<std::pair<int, std::pair<bool, int>>> order;
+    for (const auto& [key, n] : count) order.push_back({-n, key});
+    std::sort(order.begin(), order.end());
+    const Reg64 gprs[] = {rbx, rbp, r8, r9, r12, r13, r14, r15};
+    for (size_t k = 0; k < order.size() && k < std::size(gprs); ++k)
+      base_reg_[order[k].second] = gprs[k].getIdx();
+  }
+
+  std::pair<bool, int> stream_of(const Val& v) const {
+    if (v.kind == Kind::kExt) return {true, v.idx};
+    if (v.kind == Kind::kDef) return {false, p_.code[static_cast<size_t>(v.idx)].dst};
+    return {false, v.idx};
+  }
+
+  // The base register of a stream (element j at [base + rdx * 4]); rax when it has none.
+  Reg64 base(std::pair<bool, int> s) {
+    auto it = base_reg_.find(s);
+    if (it != base_reg_.end()) return Reg64(it->second);
+    load_base(rax, s);
+    return rax;
+  }
+  void load_base(const Reg64& r, std::pair<bool, int> s) {
+    if (s.first) {
+      mov(r, ptr[rsi + 8 * s.second]);
+    } else {  // a tile slot holds element `off` at its start: its base is slot - off
+      mov(r, ptr[rdi + 8 * s.second]);
+      sub(r, r10);
+    }
+  }
+
+  void generate() {
+    for (const Reg64& r : {rbx, rbp, r12, r13, r14, r15}) push(r);
+    Label pool, loop, tail, done;
+    lea(r11, ptr[rip + pool]);
+    mov(r10, rdx);  // rdx: the element index j, from off to end (rcx)
+    shl(r10, 2);
+    for (const auto& [s, r] : base_reg_) load_base(Reg64(r), s);
+    L(loop);
+    lea(rax, ptr[rdx + 8]);
+    cmp(rax, rcx);
+    jg(tail, T_NEAR);
+    vector(false);
+    add(rdx, 8);
+    jmp(loop, T_NEAR);
+    L(tail);
+    cmp(rdx, rcx);
+    jge(done, T_NEAR);
+    mov(rax, rcx);  // lanes l < end - j
+    sub(rax, rdx);
+    vmovd(Xmm(12), eax);
+    vpbroadcastd(ymm12, Xmm(12));
+    vpcmpgtd(ymm12, ymm12, ptr[r11 + Pool::kIota]);
+    vector(true);
+    L(done);
+    vzeroupper();
+    for (const Reg64& r : {r15, r14, r13, r12, rbp, rbx}) pop(r);
+    ret();
+    align(32);
+    L(pool);
+    pool_.emit(*this);
+  }
+
+  Address elem(std::pair<bool, int> s) { return ptr[base(s) + rdx * 4]; }
+  void load(const Ymm& y, int id) {
+    const Val& v = vals_[static_cast<size_t>(id)];
+    if (v.kind == Kind::kPin) {
+      mov(rax, ptr[rdi + 8 * v.idx]);
+      vbroadcastss(y, dword[rax]);
+    } else if (masked_) {
+      vmaskmovps(y, ymm12, elem(stream_of(v)));
+    } else {
+      vmovups(y, elem(stream_of(v)));
+    }
+  }
+  void store(int id, const Ymm& y) {
+    if (masked_)
+      vmaskmovps(elem(stream_of(vals_[static_cast<size_t>(id)])), ymm12, y);
+    else
+      vmovups(elem(stream_of(vals_[static_cast<size_t>(id)])), y);
+    stored_[static_cast<size_t>(id)] = true;
+  }
+
+  // The next use of value id after instruction i (SIZE_MAX: none).
+  size_t next_use(int id, size_t i) const {
+    for (size_t u : vals_[static_cast<size_t>(id)].uses)
+      if (u > i) return u;
+    return SIZE_MAX;
+  }
+  // A free register, evicting the value read furthest ahead (stored first when it exists nowhere
+  // else) when none is free.
+  int alloc(size_t i) {
+    for (int r = 0; r < kRegs; ++r)
+      if (owner_[static_cast<size_t>(r)] < 0) return r;
+    int victim = -1;
+    size_t far = 0;
+    for (int r = 0; r < kRegs; ++r) {
+      const int id = owner_[static_cast<size_t>(r)];
+      if (std::find(locked_.begin(), locked_.end(), id) != locked_.end()) continue;
+      const size_t nu = next_use(id, i);
+      if (victim < 0 || nu > far) victim = r, far = nu;
+    }
+    const int id = owner_[static_cast<size_t>(victim)];
+    if (vals_[static_cast<size_t>(id)].kind == Kind::kDef && !stored_[static_cast<size_t>(id)])
+      store(id, Ymm(victim));
+    reg_of_[static_cast<size_t>(id)] = -1;
+    owner_[static_cast<size_t>(victim)] = -1;
+    return victim;
+  }
+  Ymm get(int id, size_t i) {
+    int r = reg_of_[static_cast<size_t>(id)];
+    if (r < 0) {
+      r = alloc(i);
+      load(Ymm(r), id);
+      reg_of_[static_cast<size_t>(id)] = r;
+      owner_[static_cast<size_t>(r)] = id;
+    }
+    locked_.push_back(id);
+    return Ymm(r);
+  }
+  void release(int id) {
+    const int r = reg_of_[static_cast<size_t>(id)];
+    if (r >= 0) owner_[static_cast<size_t>(r)] = -1;
+    reg_of_[static_cast<size_t>(id)] = -1;
+  }
+
+  // One vector of the run (masked: the last, partial one).
+  void vector(bool masked) {
+    masked_ = masked;
+    reg_of_.assign(vals_.size(), -1);
+    stored_.assign(vals_.size(), false);
+    owner_.fill(-1);
+    for (size_t i = b_; i < e_; ++i) {
+      const Instr& in = p_.code[i];
+      locked_.clear();
+      Ymm y[3] = {ymm11, ymm11, ymm11};
+      const int n = operand_count(in);
+      for (int j = 0; j < n; ++j) y[j] = get(opv_[i - b_][static_cast<size_t>(j)], i);
+      for (int j = 0; j < n; ++j) {  // operands read last here free their registers
+        const int id = opv_[i - b_][static_cast<size_t>(j)];
+        if (next_use(id, i) == SIZE_MAX) release(id);
+      }
+      locked_.clear();
+      const int d = alloc(i);
+      emit(in, Ymm(d), y[0], y[1], y[2]);
+      const int id = defv_[i - b_];
+      const Val& v = vals_[static_cast<size_t>(id)];
+      if (v.live_out) store(id, Ymm(d));
+      if (!v.uses.empty()) {
+        reg_of_[static_cast<size_t>(id)] = d;
+        owner_[static_cast<size_t>(d)] = id;
+      }
+    }
+  }
+
+  Address cst(float v) { return ptr[r11 + pool_.of(v)]; }
+
+  // scalar_ops.h's extremum: (a > b or a < b) ? a : b, then a == b picks by a's sign, then a
+  // NaN b, then a NaN a. d may be a or b; ymm13-15 are scratch.
+  void extremum(bool is_max, const Ymm& d, const Ymm& a, const Ymm& b) {
+    vcmpps(ymm13, a, b, is_max ? 0x1e : 0x11);  // GT_OQ / LT_OQ
+    vblendvps(ymm14, b, a, ymm13);
+    if (is_max)
+      vblendvps(ymm15, a, b, a);  // equal: sign of a set -> b
+    else
+      vblendvps(ymm15, b, a, a);  // equal: sign of a set -> a
+    vcmpps(ymm13, a, b, 0x00);    // EQ_OQ
+    vblendvps(ymm14, ymm14, ymm15, ymm13);
+    vcmpps(ymm13, b, b, 0x03);  // UNORD_Q
+    vblendvps(ymm14, ymm14, b, ymm13);
+    vcmpps(ymm13, a, a, 0x03);
+    vblendvps(d, ymm14, a, ymm13);
+  }
+
+  void emit(const Instr& in, const Ymm& d, const Ymm& a, const Ymm& b, const Ymm& c) {
+    switch (in.op) {
+      case OpKind::kAdd: vaddps(d, a, b); break;
+      case OpKind::kSubtract: vsubps(d, a, b); break;
+      case OpKind::kMultiply: vmulps(d, a, b); break;
+      case OpKind::kDivide: vdivps(d, a, b); break;
+      case OpKind::kMaximum: extremum(true, d, a, b); break;
+      case OpKind::kMinimum: extremum(false, d, a, b); break;
+      case OpKind::kNegate: vxorps(d, a, ptr[r11 + pool_.of_bits(0x80000000u)]); break;
+      case OpKind::kAbs: vandps(d, a, ptr[r11 + pool_.of_bits(0x7fffffffu)]); break;
+      case OpKind::kSqrt: vsqrtps(d, a); break;
+      case OpKind::kRsqrt:  // 1 / sqrt(x), two roundings as Scalar<kRsqrt>
+        vsqrtps(ymm13, a);
+        vmovups(ymm14, cst(1.f));
+        vdivps(d, ymm14, ymm13);
+        break;
+      case OpKind::kNot:  // 1 - x on 0/1 floats
+        vmovups(ymm13, cst(1.f));
+        vsubps(d, ymm13, a);
+        break;
+      case OpKind::kAnd: vminps(d, a, b); break;  // 0/1 floats: min, max
+      case OpKind::kOr: vmaxps(d, a, b); break;
+      case OpKind::kConvert: vmovaps(d, a); break;
+      case OpKind::kCompare: {
+        static constexpr uint8_t kPred[] = {0x00, 0x04, 0x11, 0x12, 0x1e, 0x1d};  // EQ_OQ NEQ_UQ
+        vcmpps(ymm13, a, b, kPred[static_cast<int>(in.dir)]);  // LT_OQ LE_OQ GT_OQ GE_OQ
+        vandps(d, ymm13, cst(1.f));
+        break;
+      }
+      case OpKind::kSelect:  // c != 0 ? x : y
+        vxorps(ymm13, ymm13, ymm13);
+        vcmpps(ymm13, a, ymm13, 0x04);  // NEQ_UQ
+        vblendvps(d, c, b, ymm13);
+        break;
+      case OpKind::kClamp:  // min(max(x, lo), hi)
+        extremum(true, ymm11, b, a);
+        extremum(false, d, ymm11, c);
+        break;
+      case OpKind::kErf: {  // Scalar<kErf>: x clamped to [-4, 4] (NaN kept), x·P(x²) / Q(x²)
+        vmovups(ymm14, cst(-4.f));
+        vmaxps(ymm13, ymm14, a);  // a NaN second operand is returned
+        vmovups(ymm14, cst(4.f));
+        vminps(ymm13, ymm14, ymm13);
+        vmulps(ymm14, ymm13, ymm13);
+        vmovups(ymm15, cst(kErfP[0]));
+        for (int k = 1; k < kErfPLen; ++k) vfmadd213ps(ymm15, ymm14, cst(kErfP[k]));
+        vmovups(ymm11, cst(kErfQ[0]));
+        for (int k = 1; k < kErfQLen; ++k) vfmadd213ps(ymm11, ymm14, cst(kErfQ[k]));
+        vmulps(ymm15, ymm13, ymm15);
+        vdivps(d, ymm15, ymm11);
+        break;
+      }
+      default:
+        throw Xbyak::Error(Xbyak::ERR_INTERNAL);
+    }
+  }
+
+  const Program& p_;
+  size_t b_, e_;
+  std::vector<Val> vals_;
+  std::vector<std::array<int, 3>> opv_;
+  std::vector<int> defv_;
+  std::map<std::pair<bool, int>, int> base_reg_;
+  Pool pool_;
+  bool masked_ = false;
+  std::vector<int> reg_of_;
+  std::vector<bool> stored_;
+  std::array<int, kRegs> owner_{};
+  std::vector<int> locked_;
+};
+
+}  // namespace
+
+bool compile_jit(Program& p) {
+  Program q = p;
+  hoist_loads(q);
+  auto code = std::make_shared<JitCode>();
+  int count = 0;
+  try {
+    for (size_t i = 0; i < q.code.size();) {
+      if (!generated(q, q.code[i])) {
+        code->steps.push_back({static_cast<int>(i), nullptr});
+        ++i;
+        continue;
+      }
+      size_t e = i;
+      while (e < q.code.size() && generated(q, q.code[e])) ++e;
+      auto g = std::make_unique<RunGen>(q, i, e);
+      code->steps.push_back({-1, g->fn()});
+      code->code.push_back(std::move(g));
+      count += static_cast<int>(e - i);
+      i = e;
+    }
+  } catch (const Xbyak::Error&) {
+    return false;  // no executable memory, or a run too long for its buffer: interpret
+  }
+  if (count == 0) return false;
+  q.jit = std::move(code);
+  q.generated = count;
+  p = std::move(q);
+  return true;
+}
+
+void run_jit_tile(const Program& p, const RunArgs& args, const std::vector<const float*>& in_f,
+                  float* const* slot_ptr, int64_t off, int64_t n, bool& pinned_done) {
+  for (const JitCode::Step& s : p.jit->steps) {
+    if (s.fn) {
+      s.fn(slot_ptr, in_f.data(), off, off + n);
+      continue;
+    }
+    const Instr& in = p.code[static_cast<size_t>(s.instr)];
+    if (pinned_done && in.op == OpKind::kBroadcastInDim && in.map.size == 1) continue;
+    run_instr(p, in, args, in_f, slot_ptr, off, n);
+  }
+  pinned_done = true;
+}
+
+}  // namespace netspec::exec::cpu::fused
