@@ -85,7 +85,8 @@ Values every_op(Builder& b, const Values& a) {
   Value* sel = b.select(m, cl, b.select(m2, erf, rt));
   Value* total = b.add(b.add(sel, cl2), b.multiply(rs, relu));
   return Values{total, sel, quot, erf, cl, m, m2, b.compare(total, x, "GT"), mx, mn, relu, neg,
-                rt, rs, cl2, b.not_(masks[0]), b.select(masks[4], x, y)};
+                rt, rs, cl2, b.not_(masks[0]), b.select(masks[4], x, y), e,
+                b.exponential(b.multiply(x, splat(30)))};
 }
 
 TEST(FusionJit, EveryGeneratedOpEqualsTheInterpreterBitForBit) {
@@ -178,6 +179,63 @@ TEST(FusionJit, RowFoldedGroupsEqualTheInterpreter) {
       expect_equal(r.jit[i], r.interp[i], shape_str(s) + " output " + std::to_string(i));
       expect_near(r.jit[i], want[i], 1e-5, 1e-5, shape_str(s) + " vs ref");
     }
+  }
+}
+
+// Broadcasts the generated runs read in place: rows (operand [128] over [37, 128], element i
+// reads i % 128) and runs (per-row values, 128 or 32 copies each), read by two runs that an
+// interpreted log separates (each run moves its own positions along); a last tile of 128.
+Values in_place(Builder& b, const Values& a) {
+  const Shape& s = a[0]->type.shape();
+  const int64_t r = static_cast<int64_t>(s.size()) - 1;
+  hlo::I64s lead;
+  for (int64_t k = 0; k < r; ++k) lead.push_back(k);
+  Value* row = b.broadcast_in_dim(a[1], s, {r});
+  Value* run = b.broadcast_in_dim(a[2], s, lead);
+  Value* t = b.multiply(b.subtract(a[0], run), row);
+  Value* u = b.log(b.add(b.abs(t), b.constant_splat(1, t->type)));
+  Value* v = b.add(b.multiply(u, row), run);
+  return Values{t, v};
+}
+
+TEST(FusionJit, InPlaceBroadcastsEqualTheInterpreter) {
+  if (!avx2_fma()) GTEST_SKIP() << "generated code needs AVX2 and FMA";
+  for (const Shape& s : std::vector<Shape>{{37, 128}, {5, 3, 32}}) {
+    Shape lead(s.begin(), s.end() - 1);
+    std::vector<Tensor> in{random_f32(s, 41), random_f32({s.back()}, 42), random_f32(lead, 43)};
+    ::setenv("NETSPEC_FUSION_JIT", "1", 1);
+    EXPECT_EQ(cpu_plan_stats(in, in_place).fused_bcasts, 2) << shape_str(s);
+    ::unsetenv("NETSPEC_FUSION_JIT");
+    Both r = run_both(in, in_place);
+    auto want = run_fn("ref", in, in_place);
+    for (size_t i = 0; i < r.jit.size(); ++i) {
+      expect_equal(r.jit[i], r.interp[i], shape_str(s) + " output " + std::to_string(i));
+      expect_near(r.jit[i], want[i], 1e-5, 1e-5, shape_str(s) + " vs ref");
+    }
+  }
+}
+
+// A row-folded group over rows of 24 whose tiles (21 rows, 504 values) start off the 16-value
+// grid every other time: those tiles run interpreted, the others generated, same bits.
+TEST(FusionJit, TilesOffTheGridOfInPlaceBroadcastsRunInterpreted) {
+  if (!avx2_fma()) GTEST_SKIP() << "generated code needs AVX2 and FMA";
+  BodyFn body = [](Builder& b, const Values& a) {
+    const Shape& s = a[0]->type.shape();  // [50, 2, 24]
+    Value* y = b.multiply(a[0], b.broadcast_in_dim(a[1], s, {0}));  // runs of 48
+    Value* sum = b.reduce(y, b.scalar(0, DType::kF32), {2}, OpKind::kAdd);
+    return Values{b.add(y, a[0]), sum};
+  };
+  std::vector<Tensor> in{random_f32({50, 2, 24}, 51), random_f32({50}, 52)};
+  ::setenv("NETSPEC_FUSION_JIT", "1", 1);
+  const auto st = cpu_plan_stats(in, body);
+  ::unsetenv("NETSPEC_FUSION_JIT");
+  EXPECT_EQ(st.fused_row_reduces, 1);
+  EXPECT_EQ(st.fused_bcasts, 1);
+  Both r = run_both(in, body);
+  auto want = run_fn("ref", in, body);
+  for (size_t i = 0; i < r.jit.size(); ++i) {
+    expect_equal(r.jit[i], r.interp[i], "output " + std::to_string(i));
+    expect_near(r.jit[i], want[i], 1e-5, 1e-5, "vs ref");
   }
 }
 

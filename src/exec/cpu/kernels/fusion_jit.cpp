@@ -21,10 +21,18 @@
 
 namespace netspec::exec::cpu::fused {
 
-// void fn(float* const* slots, const float* const* ins, int64_t off, int64_t end): the run over
-// elements [off, end) of the domain; slots are the tile's (element off at slots[s][0]), ins the
-// whole inputs.
-using JitFn = void (*)(float* const*, const float* const*, int64_t, int64_t);
+// void fn(float* const* slots, const float* const* ins, int64_t off, int64_t end, int64_t* ctr):
+// the run over elements [off, end) of the domain; slots are the tile's (element off at
+// slots[s][0]), ins the whole inputs, ctr the positions of the broadcasts read in place.
+using JitFn = void (*)(float* const*, const float* const*, int64_t, int64_t, int64_t*);
+
+// A broadcast the generated runs read in place (BcastMap with one run): rows (inner 1, element i
+// reads src[i % size]) or runs (element i reads src[(i / inner) % size], inner a multiple of 16).
+// Its position at element j is ctr[2c] = the operand element, ctr[2c + 1] = j % inner.
+struct InPlaceBcast {
+  int instr = -1, input = -1;
+  int64_t inner = 1, size = 1;
+};
 
 struct JitCode {
   struct Step {
@@ -32,8 +40,10 @@ struct JitCode {
     JitFn fn = nullptr;  // a generated run
   };
   std::vector<Step> steps;
+  std::vector<InPlaceBcast> bcasts;  // tiles must start at multiples of 16 to use them
   std::vector<std::unique_ptr<Xbyak::CodeGenerator>> code;
 };
+constexpr size_t kMaxInPlace = 16;
 
 bool fusion_jit_enabled() {
   if (const char* e = std::getenv("NETSPEC_FUSION_JIT"); e && *e)
@@ -64,6 +74,8 @@ bool generated(const Program& p, const Instr& in) {
       return true;
     case OpKind::kConvert:
       return !is_i1_load(p, in);
+    case OpKind::kExponential:  // exp_avx2's sequence: only where the interpreter runs it
+      return std::string_view(vec_math_isa()) == "avx2";
     default:
       return false;
   }
@@ -162,8 +174,12 @@ class Pool {
 // are stored to their slots as they are computed.
 class RunGen : public CodeGenerator {
  public:
-  RunGen(const Program& p, size_t b, size_t e)
-      : CodeGenerator(8192 + (e - b) * 1024, DontSetProtectRWE), p_(p), b_(b), e_(e) {
+  RunGen(const Program& p, size_t b, size_t e, const std::vector<InPlaceBcast>& bcasts)
+      : CodeGenerator(8192 + (e - b) * 2048, DontSetProtectRWE),
+        p_(p),
+        b_(b),
+        e_(e),
+        bcasts_(bcasts) {
     analyse();
     generate();
     ready();
@@ -172,10 +188,10 @@ class RunGen : public CodeGenerator {
   JitFn fn() const { return getCode<JitFn>(); }
 
  private:
-  enum class Kind { kDef, kSlot, kExt, kPin };
+  enum class Kind { kDef, kSlot, kExt, kPin, kBcast };
   struct Val {
     Kind kind;
-    int idx;  // kDef: instruction; kSlot / kPin: slot; kExt: input
+    int idx;  // kDef: instruction; kSlot / kPin: slot; kExt: input; kBcast: bcasts_ index
     std::vector<size_t> uses;
     bool live_out = false;
   };
@@ -202,6 +218,8 @@ class RunGen : public CodeGenerator {
         } else if (std::find(p_.pinned.begin(), p_.pinned.end(), r) != p_.pinned.end()) {
           auto it = pin.find(r);
           id = it != pin.end() ? it->second : (pin[r] = add(Kind::kPin, r));
+        } else if (int c = in_place(r); c >= 0 && !cur.count(r)) {
+          id = cur[r] = add(Kind::kBcast, c);
         } else {
           auto it = cur.find(r);
           id = it != cur.end() ? it->second : (cur[r] = add(Kind::kSlot, r));
@@ -228,13 +246,21 @@ class RunGen : public CodeGenerator {
     std::vector<std::pair<int, std::pair<bool, int>>> order;
     for (const auto& [key, n] : count) order.push_back({-n, key});
     std::sort(order.begin(), order.end());
-    const Reg64 gprs[] = {rbx, rbp, r8, r9, r12, r13, r14, r15};
+    const Reg64 gprs[] = {rbx, rbp, r9, r12, r13, r14, r15};
     for (size_t k = 0; k < order.size() && k < std::size(gprs); ++k)
       base_reg_[order[k].second] = gprs[k].getIdx();
   }
 
+  // The in-place broadcast writing slot s (bcasts_ index), or -1.
+  int in_place(int s) const {
+    for (size_t c = 0; c < bcasts_.size(); ++c)
+      if (p_.code[static_cast<size_t>(bcasts_[c].instr)].dst == s) return static_cast<int>(c);
+    return -1;
+  }
+
   std::pair<bool, int> stream_of(const Val& v) const {
     if (v.kind == Kind::kExt) return {true, v.idx};
+    if (v.kind == Kind::kBcast) return {true, bcasts_[static_cast<size_t>(v.idx)].input};
     if (v.kind == Kind::kDef) return {false, p_.code[static_cast<size_t>(v.idx)].dst};
     return {false, v.idx};
   }
@@ -251,24 +277,34 @@ class RunGen : public CodeGenerator {
       mov(r, ptr[rsi + 8 * s.second]);
     } else {  // a tile slot holds element `off` at its start: its base is slot - off
       mov(r, ptr[rdi + 8 * s.second]);
-      sub(r, r10);
+      sub(r, qword[rsp]);
     }
   }
 
   void generate() {
     for (const Reg64& r : {rbx, rbp, r12, r13, r14, r15}) push(r);
-    Label pool, loop, tail, done;
+    Label pool, pairs, single, tail, done;
     lea(r11, ptr[rip + pool]);
-    mov(r10, rdx);  // rdx: the element index j, from off to end (rcx)
-    shl(r10, 2);
+    lea(rax, ptr[rdx * 4]);  // rdx: the element index j, from off to end (rcx)
+    push(rax);               // [rsp]: off * 4 (slot bases are slot - off)
     for (const auto& [s, r] : base_reg_) load_base(Reg64(r), s);
-    L(loop);
+    // Two vectors at a time, their instructions interleaved: one vector's dependency chain
+    // (exp's is ~20 deep) leaves Zen 1's scheduler idle; two side by side fill it.
+    L(pairs);
+    lea(rax, ptr[rdx + 16]);
+    cmp(rax, rcx);
+    jg(single, T_NEAR);
+    vectors(2, false);
+    advance(16);
+    add(rdx, 16);
+    jmp(pairs, T_NEAR);
+    L(single);
     lea(rax, ptr[rdx + 8]);
     cmp(rax, rcx);
     jg(tail, T_NEAR);
-    vector(false);
+    vectors(1, false);
+    advance(8);
     add(rdx, 8);
-    jmp(loop, T_NEAR);
     L(tail);
     cmp(rdx, rcx);
     jge(done, T_NEAR);
@@ -277,9 +313,10 @@ class RunGen : public CodeGenerator {
     vmovd(Xmm(12), eax);
     vpbroadcastd(ymm12, Xmm(12));
     vpcmpgtd(ymm12, ymm12, ptr[r11 + Pool::kIota]);
-    vector(true);
+    vectors(1, true);
     L(done);
     vzeroupper();
+    pop(rax);
     for (const Reg64& r : {r15, r14, r13, r12, rbp, rbx}) pop(r);
     ret();
     align(32);
@@ -287,96 +324,145 @@ class RunGen : public CodeGenerator {
     pool_.emit(*this);
   }
 
-  Address elem(std::pair<bool, int> s) { return ptr[base(s) + rdx * 4]; }
-  void load(const Ymm& y, int id) {
-    const Val& v = vals_[static_cast<size_t>(id)];
+  // Register allocation over "lane values": value id of vector u is id * U + u. Positions in
+  // the interleaved order: instruction i of vector u is at i * U + u.
+  Address elem(std::pair<bool, int> s, int u) { return ptr[base(s) + rdx * 4 + 32 * u]; }
+  // The in-place broadcasts' positions move on by `step` elements (tiles start at multiples of
+  // 16, inner and row sizes are multiples of 16: a position wraps only at a step's end).
+  void advance(int step) {
+    for (size_t c = 0; c < bcasts_.size(); ++c) {
+      const InPlaceBcast& bc = bcasts_[c];
+      const Address q = qword[r8 + 16 * c], r = qword[r8 + 16 * c + 8];
+      Label next;
+      if (bc.inner == 1) {
+        add(q, step);
+        cmp(q, static_cast<uint32_t>(bc.size));
+        jne(next);
+        mov(q, 0);
+      } else {
+        add(r, step);
+        cmp(r, static_cast<uint32_t>(bc.inner));
+        jne(next);
+        mov(r, 0);
+        add(q, 1);
+        cmp(q, static_cast<uint32_t>(bc.size));
+        jne(next);
+        mov(q, 0);
+      }
+      L(next);
+    }
+  }
+
+  void load(const Ymm& y, int lv) {
+    const Val& v = vals_[static_cast<size_t>(lv / u_count_)];
+    const int u = lv % u_count_;
+    if (v.kind == Kind::kBcast) {  // rows: 8 operand elements from q on; runs: element q
+      const InPlaceBcast& bc = bcasts_[static_cast<size_t>(v.idx)];
+      mov(r10, qword[r8 + 16 * v.idx]);
+      const Reg64 src = base(stream_of(v));
+      if (bc.inner > 1)
+        vbroadcastss(y, dword[src + r10 * 4]);
+      else if (masked_)
+        vmaskmovps(y, ymm12, ptr[src + r10 * 4 + 32 * u]);
+      else
+        vmovups(y, ptr[src + r10 * 4 + 32 * u]);
+      return;
+    }
     if (v.kind == Kind::kPin) {
       mov(rax, ptr[rdi + 8 * v.idx]);
       vbroadcastss(y, dword[rax]);
     } else if (masked_) {
-      vmaskmovps(y, ymm12, elem(stream_of(v)));
+      vmaskmovps(y, ymm12, elem(stream_of(v), lv % u_count_));
     } else {
-      vmovups(y, elem(stream_of(v)));
+      vmovups(y, elem(stream_of(v), lv % u_count_));
     }
   }
-  void store(int id, const Ymm& y) {
+  void store(int lv, const Ymm& y) {
+    const Address at = elem(stream_of(vals_[static_cast<size_t>(lv / u_count_)]), lv % u_count_);
     if (masked_)
-      vmaskmovps(elem(stream_of(vals_[static_cast<size_t>(id)])), ymm12, y);
+      vmaskmovps(at, ymm12, y);
     else
-      vmovups(elem(stream_of(vals_[static_cast<size_t>(id)])), y);
-    stored_[static_cast<size_t>(id)] = true;
+      vmovups(at, y);
+    stored_[static_cast<size_t>(lv)] = true;
   }
 
-  // The next use of value id after instruction i (SIZE_MAX: none).
-  size_t next_use(int id, size_t i) const {
-    for (size_t u : vals_[static_cast<size_t>(id)].uses)
-      if (u > i) return u;
+  // The next position after pos that reads lane value lv (SIZE_MAX: none).
+  size_t next_use(int lv, size_t pos) const {
+    const size_t u = static_cast<size_t>(lv % u_count_);
+    for (size_t i : vals_[static_cast<size_t>(lv / u_count_)].uses)
+      if (i * u_count_ + u > pos) return i * u_count_ + u;
     return SIZE_MAX;
   }
-  // A free register, evicting the value read furthest ahead (stored first when it exists nowhere
-  // else) when none is free.
-  int alloc(size_t i) {
+  // A free register, evicting the lane value read furthest ahead (stored first when it exists
+  // nowhere else) when none is free.
+  int alloc(size_t pos) {
     for (int r = 0; r < kRegs; ++r)
       if (owner_[static_cast<size_t>(r)] < 0) return r;
     int victim = -1;
     size_t far = 0;
     for (int r = 0; r < kRegs; ++r) {
-      const int id = owner_[static_cast<size_t>(r)];
-      if (std::find(locked_.begin(), locked_.end(), id) != locked_.end()) continue;
-      const size_t nu = next_use(id, i);
+      const int lv = owner_[static_cast<size_t>(r)];
+      if (std::find(locked_.begin(), locked_.end(), lv) != locked_.end()) continue;
+      const size_t nu = next_use(lv, pos);
       if (victim < 0 || nu > far) victim = r, far = nu;
     }
-    const int id = owner_[static_cast<size_t>(victim)];
-    if (vals_[static_cast<size_t>(id)].kind == Kind::kDef && !stored_[static_cast<size_t>(id)])
-      store(id, Ymm(victim));
-    reg_of_[static_cast<size_t>(id)] = -1;
+    const int lv = owner_[static_cast<size_t>(victim)];
+    if (vals_[static_cast<size_t>(lv / u_count_)].kind == Kind::kDef &&
+        !stored_[static_cast<size_t>(lv)])
+      store(lv, Ymm(victim));
+    reg_of_[static_cast<size_t>(lv)] = -1;
     owner_[static_cast<size_t>(victim)] = -1;
     return victim;
   }
-  Ymm get(int id, size_t i) {
-    int r = reg_of_[static_cast<size_t>(id)];
+  Ymm get(int lv, size_t pos) {
+    int r = reg_of_[static_cast<size_t>(lv)];
     if (r < 0) {
-      r = alloc(i);
-      load(Ymm(r), id);
-      reg_of_[static_cast<size_t>(id)] = r;
-      owner_[static_cast<size_t>(r)] = id;
+      r = alloc(pos);
+      load(Ymm(r), lv);
+      reg_of_[static_cast<size_t>(lv)] = r;
+      owner_[static_cast<size_t>(r)] = lv;
     }
-    locked_.push_back(id);
+    locked_.push_back(lv);
     return Ymm(r);
   }
-  void release(int id) {
-    const int r = reg_of_[static_cast<size_t>(id)];
+  void release(int lv) {
+    const int r = reg_of_[static_cast<size_t>(lv)];
     if (r >= 0) owner_[static_cast<size_t>(r)] = -1;
-    reg_of_[static_cast<size_t>(id)] = -1;
+    reg_of_[static_cast<size_t>(lv)] = -1;
   }
 
-  // One vector of the run (masked: the last, partial one).
-  void vector(bool masked) {
+  // U vectors of the run at j, j + 8, ... (masked: one, the last, partial vector).
+  void vectors(int U, bool masked) {
     masked_ = masked;
-    reg_of_.assign(vals_.size(), -1);
-    stored_.assign(vals_.size(), false);
+    u_count_ = U;
+    reg_of_.assign(vals_.size() * static_cast<size_t>(U), -1);
+    stored_.assign(vals_.size() * static_cast<size_t>(U), false);
     owner_.fill(-1);
-    for (size_t i = b_; i < e_; ++i) {
-      const Instr& in = p_.code[i];
-      locked_.clear();
-      Ymm y[3] = {ymm11, ymm11, ymm11};
-      const int n = operand_count(in);
-      for (int j = 0; j < n; ++j) y[j] = get(opv_[i - b_][static_cast<size_t>(j)], i);
-      for (int j = 0; j < n; ++j) {  // operands read last here free their registers
-        const int id = opv_[i - b_][static_cast<size_t>(j)];
-        if (next_use(id, i) == SIZE_MAX) release(id);
+    for (size_t i = b_; i < e_; ++i)
+      for (int u = 0; u < U; ++u) {
+        const size_t pos = i * static_cast<size_t>(U) + static_cast<size_t>(u);
+        const Instr& in = p_.code[i];
+        locked_.clear();
+        Ymm y[3] = {ymm11, ymm11, ymm11};
+        const int n = operand_count(in);
+        int lvs[3] = {-1, -1, -1};
+        for (int j = 0; j < n; ++j) {
+          lvs[j] = opv_[i - b_][static_cast<size_t>(j)] * U + u;
+          y[j] = get(lvs[j], pos);
+        }
+        for (int j = 0; j < n; ++j)  // operands read last here free their registers
+          if (next_use(lvs[j], pos) == SIZE_MAX) release(lvs[j]);
+        locked_.clear();
+        const int d = alloc(pos);
+        emit(in, Ymm(d), y[0], y[1], y[2]);
+        const int lv = defv_[i - b_] * U + u;
+        const Val& v = vals_[static_cast<size_t>(defv_[i - b_])];
+        if (v.live_out) store(lv, Ymm(d));
+        if (!v.uses.empty()) {
+          reg_of_[static_cast<size_t>(lv)] = d;
+          owner_[static_cast<size_t>(d)] = lv;
+        }
       }
-      locked_.clear();
-      const int d = alloc(i);
-      emit(in, Ymm(d), y[0], y[1], y[2]);
-      const int id = defv_[i - b_];
-      const Val& v = vals_[static_cast<size_t>(id)];
-      if (v.live_out) store(id, Ymm(d));
-      if (!v.uses.empty()) {
-        reg_of_[static_cast<size_t>(id)] = d;
-        owner_[static_cast<size_t>(d)] = id;
-      }
-    }
   }
 
   Address cst(float v) { return ptr[r11 + pool_.of(v)]; }
@@ -396,6 +482,57 @@ class RunGen : public CodeGenerator {
     vblendvps(ymm14, ymm14, b, ymm13);
     vcmpps(ymm13, a, a, 0x03);
     vblendvps(d, ymm14, a, ymm13);
+  }
+
+  Address cst_bits(uint32_t bits) { return ptr[r11 + pool_.of_bits(bits)]; }
+
+  // vmath_avx2.cpp's exp_block on one vector: c = clamp(x, -104, 89) (a NaN lane -104), fn =
+  // round(c / ln2), r = c - fn·ln2 in two fmas, y = 1 + r + r²·P(r), then y·2^n: n added to
+  // y's exponent where every lane's result is a normal float, else y·2^n1·2^n2 (n = n1 + n2, the
+  // same bits) with NaN lanes x + x.
+  void exp(const Ymm& d, const Ymm& a) {
+    constexpr float kMagic = 12582912.f;  // 1.5·2^23
+    vmaxps(ymm13, a, cst(-104.f));
+    vminps(ymm13, ymm13, cst(89.f));
+    vmovups(ymm14, cst(kMagic));
+    vfmadd231ps(ymm14, ymm13, cst(1.44269504088896341f));
+    vsubps(ymm14, ymm14, cst(kMagic));  // fn
+    vmovaps(ymm15, ymm13);
+    vfmadd231ps(ymm15, ymm14, cst(-0.693359375f));
+    vfmadd231ps(ymm15, ymm14, cst(2.12194440e-4f));  // r
+    vmovups(ymm13, cst(1.9875691500e-4f));
+    for (float k : {1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f,
+                    5.0000001201e-1f})
+      vfmadd213ps(ymm13, ymm15, cst(k));
+    vmulps(ymm13, ymm13, ymm15);
+    vfmadd213ps(ymm13, ymm15, ymm15);
+    vaddps(ymm13, ymm13, cst(1.f));  // y
+    vcvttps2dq(ymm14, ymm14);        // n
+    // Every n in [-125, 127] (n + 125 in [0, 252] unsigned): y·2^n is a normal float, n added
+    // to y's exponent field (exp_block's fast path; a NaN lane has n = -150 and goes below).
+    Label slow, done;
+    vpaddd(ymm11, ymm14, cst_bits(125));
+    vpmaxud(ymm11, ymm11, cst_bits(252));
+    vpcmpeqd(ymm11, ymm11, cst_bits(252));
+    vmovmskps(eax, ymm11);
+    cmp(eax, 0xff);
+    jne(slow, T_NEAR);
+    vpslld(ymm11, ymm14, 23);
+    vpaddd(d, ymm13, ymm11);
+    jmp(done, T_NEAR);
+    L(slow);
+    vpsrad(ymm11, ymm14, 1);  // n1 = n >> 1, n2 = n - n1
+    vpsubd(ymm14, ymm14, ymm11);
+    vpaddd(ymm11, ymm11, cst_bits(127));
+    vpslld(ymm11, ymm11, 23);
+    vpaddd(ymm14, ymm14, cst_bits(127));
+    vpslld(ymm14, ymm14, 23);
+    vmulps(ymm13, ymm13, ymm11);
+    vmulps(ymm13, ymm13, ymm14);
+    vaddps(ymm15, a, a);
+    vcmpps(ymm14, a, a, 0x03);  // UNORD_Q
+    vblendvps(d, ymm13, ymm15, ymm14);
+    L(done);
   }
 
   void emit(const Instr& in, const Ymm& d, const Ymm& a, const Ymm& b, const Ymm& c) {
@@ -450,6 +587,7 @@ class RunGen : public CodeGenerator {
         vdivps(d, ymm15, ymm11);
         break;
       }
+      case OpKind::kExponential: exp(d, a); break;
       default:
         throw Xbyak::Error(Xbyak::ERR_INTERNAL);
     }
@@ -457,12 +595,14 @@ class RunGen : public CodeGenerator {
 
   const Program& p_;
   size_t b_, e_;
+  const std::vector<InPlaceBcast>& bcasts_;
   std::vector<Val> vals_;
   std::vector<std::array<int, 3>> opv_;
   std::vector<int> defv_;
   std::map<std::pair<bool, int>, int> base_reg_;
   Pool pool_;
   bool masked_ = false;
+  int u_count_ = 1;
   std::vector<int> reg_of_;
   std::vector<bool> stored_;
   std::array<int, kRegs> owner_{};
@@ -475,17 +615,41 @@ bool compile_jit(Program& p) {
   Program q = p;
   hoist_loads(q);
   auto code = std::make_shared<JitCode>();
+  // Broadcasts read only by generated instructions, with maps the runs read in place.
+  for (size_t k = 0; k < q.code.size() && code->bcasts.size() < kMaxInPlace; ++k) {
+    const Instr& in = q.code[k];
+    if (in.op != OpKind::kBroadcastInDim) continue;
+    const BcastMap& m = in.map;
+    if (m.size == 1 || m.block > 0 || m.outer_inner > 0 || m.size >= (int64_t{1} << 31) ||
+        m.inner >= (int64_t{1} << 31) || !(m.inner == 1 ? m.size % 16 == 0 : m.inner % 16 == 0))
+      continue;
+    bool only_generated = true;
+    for (size_t r = k + 1; r < q.code.size(); ++r) {
+      const Instr& x = q.code[r];
+      const int refs[3] = {x.a, x.b, x.c};
+      for (int j = 0; j < operand_count(x); ++j)
+        if (refs[j] == in.dst && !generated(q, x)) only_generated = false;
+    }
+    for (const auto& [slot, is_i1] : q.outs)
+      if (slot == in.dst) only_generated = false;
+    if (only_generated) code->bcasts.push_back({static_cast<int>(k), -in.a - 1, m.inner, m.size});
+  }
+  auto is_in_place = [&](size_t k) {
+    for (const InPlaceBcast& bc : code->bcasts)
+      if (bc.instr == static_cast<int>(k)) return true;
+    return false;
+  };
   int count = 0;
   try {
     for (size_t i = 0; i < q.code.size();) {
       if (!generated(q, q.code[i])) {
-        code->steps.push_back({static_cast<int>(i), nullptr});
+        if (!is_in_place(i)) code->steps.push_back({static_cast<int>(i), nullptr});
         ++i;
         continue;
       }
       size_t e = i;
       while (e < q.code.size() && generated(q, q.code[e])) ++e;
-      auto g = std::make_unique<RunGen>(q, i, e);
+      auto g = std::make_unique<RunGen>(q, i, e, code->bcasts);
       code->steps.push_back({-1, g->fn()});
       code->code.push_back(std::move(g));
       count += static_cast<int>(e - i);
@@ -495,6 +659,7 @@ bool compile_jit(Program& p) {
     return false;  // no executable memory, or a run too long for its buffer: interpret
   }
   if (count == 0) return false;
+  q.folded = static_cast<int>(code->bcasts.size());  // broadcasts read in place, as fold_broadcasts'
   q.jit = std::move(code);
   q.generated = count;
   p = std::move(q);
@@ -503,9 +668,28 @@ bool compile_jit(Program& p) {
 
 void run_jit_tile(const Program& p, const RunArgs& args, const std::vector<const float*>& in_f,
                   float* const* slot_ptr, int64_t off, int64_t n, bool& pinned_done) {
-  for (const JitCode::Step& s : p.jit->steps) {
-    if (s.fn) {
-      s.fn(slot_ptr, in_f.data(), off, off + n);
+  const JitCode& jit = *p.jit;
+  if (!jit.bcasts.empty() && off % 16 != 0) {
+    // In-place broadcasts need tiles at multiples of 16 (row folds over rows of another
+    // length): interpret the tile; every instruction, broadcasts included, is still in p.code.
+    for (const Instr& in : p.code) {
+      if (pinned_done && in.op == OpKind::kBroadcastInDim && in.map.size == 1) continue;
+      run_instr(p, in, args, in_f, slot_ptr, off, n);
+    }
+    pinned_done = true;
+    return;
+  }
+  int64_t ctr[2 * kMaxInPlace];
+  for (size_t c = 0; c < jit.bcasts.size(); ++c) {
+    const InPlaceBcast& bc = jit.bcasts[c];
+    ctr[2 * c] = (off / bc.inner) % bc.size;
+    ctr[2 * c + 1] = off % bc.inner;
+  }
+  for (const JitCode::Step& s : jit.steps) {
+    if (s.fn) {  // each run moves its own copy of the positions along
+      int64_t pos[2 * kMaxInPlace];
+      std::copy_n(ctr, 2 * jit.bcasts.size(), pos);
+      s.fn(slot_ptr, in_f.data(), off, off + n, pos);
       continue;
     }
     const Instr& in = p.code[static_cast<size_t>(s.instr)];
