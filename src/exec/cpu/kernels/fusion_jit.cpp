@@ -27,11 +27,14 @@ namespace netspec::exec::cpu::fused {
 using JitFn = void (*)(float* const*, const float* const*, int64_t, int64_t, int64_t*);
 
 // A broadcast the generated runs read in place (BcastMap with one run): rows (inner 1, element i
-// reads src[i % size]) or runs (element i reads src[(i / inner) % size], inner a multiple of 16).
-// Its position at element j is ctr[2c] = the operand element, ctr[2c + 1] = j % inner.
+// reads src[i % size]), runs (element i reads src[(i / inner) % size], inner a multiple of 16),
+// or a channel vector in nChw8c (element i reads channel block (i / 8 / hw) % (size / 8), lane
+// i % 8: runs of inner = 8·hw elements over blocks of 8 values). Its position at element j is
+// ctr[2c] = the operand element (block), ctr[2c + 1] = j % inner.
 struct InPlaceBcast {
   int instr = -1, input = -1;
-  int64_t inner = 1, size = 1;
+  int64_t inner = 1, size = 1;  // size: operand elements (blocks, for channels)
+  bool channels = false;
 };
 
 struct JitCode {
@@ -356,11 +359,17 @@ class RunGen : public CodeGenerator {
   void load(const Ymm& y, int lv) {
     const Val& v = vals_[static_cast<size_t>(lv / u_count_)];
     const int u = lv % u_count_;
-    if (v.kind == Kind::kBcast) {  // rows: 8 operand elements from q on; runs: element q
-      const InPlaceBcast& bc = bcasts_[static_cast<size_t>(v.idx)];
+    if (v.kind == Kind::kBcast) {  // rows: 8 operand elements from q on; runs: element q;
+      const InPlaceBcast& bc = bcasts_[static_cast<size_t>(v.idx)];  // channels: block q
       mov(r10, qword[r8 + 16 * v.idx]);
       const Reg64 src = base(stream_of(v));
-      if (bc.inner > 1)
+      if (bc.channels) {
+        shl(r10, 5);
+        if (masked_)
+          vmaskmovps(y, ymm12, ptr[src + r10]);
+        else
+          vmovups(y, ptr[src + r10]);
+      } else if (bc.inner > 1)
         vbroadcastss(y, dword[src + r10 * 4]);
       else if (masked_)
         vmaskmovps(y, ymm12, ptr[src + r10 * 4 + 32 * u]);
@@ -620,8 +629,11 @@ bool compile_jit(Program& p) {
     const Instr& in = q.code[k];
     if (in.op != OpKind::kBroadcastInDim) continue;
     const BcastMap& m = in.map;
-    if (m.size == 1 || m.block > 0 || m.outer_inner > 0 || m.size >= (int64_t{1} << 31) ||
-        m.inner >= (int64_t{1} << 31) || !(m.inner == 1 ? m.size % 16 == 0 : m.inner % 16 == 0))
+    InPlaceBcast bc{static_cast<int>(k), -in.a - 1, m.inner, m.size, false};
+    if (m.block == 8) bc = {bc.instr, bc.input, m.inner * 8, m.size / 8, true};
+    if (m.size == 1 || (m.block > 0 && !bc.channels) || m.outer_inner > 0 ||
+        bc.size >= (int64_t{1} << 31) || bc.inner >= (int64_t{1} << 31) ||
+        !(bc.inner == 1 ? bc.size % 16 == 0 : bc.inner % 16 == 0))
       continue;
     bool only_generated = true;
     for (size_t r = k + 1; r < q.code.size(); ++r) {
@@ -632,7 +644,7 @@ bool compile_jit(Program& p) {
     }
     for (const auto& [slot, is_i1] : q.outs)
       if (slot == in.dst) only_generated = false;
-    if (only_generated) code->bcasts.push_back({static_cast<int>(k), -in.a - 1, m.inner, m.size});
+    if (only_generated) code->bcasts.push_back(bc);
   }
   auto is_in_place = [&](size_t k) {
     for (const InPlaceBcast& bc : code->bcasts)
