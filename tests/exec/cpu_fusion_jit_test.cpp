@@ -50,8 +50,8 @@ Tensor with_specials(Tensor x) {
   return x;
 }
 
-// Each generated kind, with exp / log / tanh / logistic between them (interpreted steps that cut
-// the generated runs), scalar and row broadcasts, an i1 input and an i1 output.
+// Each generated kind (exp and logistic included), with log and tanh between them (interpreted
+// steps that cut the generated runs), scalar and row broadcasts, an i1 input and an i1 output.
 Values every_op(Builder& b, const Values& a) {
   const Shape s = a[0]->type.shape();
   auto splat = [&](double v) {
@@ -86,7 +86,8 @@ Values every_op(Builder& b, const Values& a) {
   Value* total = b.add(b.add(sel, cl2), b.multiply(rs, relu));
   return Values{total, sel, quot, erf, cl, m, m2, b.compare(total, x, "GT"), mx, mn, relu, neg,
                 rt, rs, cl2, b.not_(masks[0]), b.select(masks[4], x, y), e,
-                b.exponential(b.multiply(x, splat(30)))};
+                b.exponential(b.multiply(x, splat(30))), lo,
+                b.logistic(b.multiply(x, splat(40)))};
 }
 
 TEST(FusionJit, EveryGeneratedOpEqualsTheInterpreterBitForBit) {

@@ -11,6 +11,7 @@
 #include <xbyak/xbyak.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -77,7 +78,8 @@ bool generated(const Program& p, const Instr& in) {
       return true;
     case OpKind::kConvert:
       return !is_i1_load(p, in);
-    case OpKind::kExponential:  // exp_avx2's sequence: only where the interpreter runs it
+    case OpKind::kExponential:  // exp_avx2's, logistic_avx2's sequences: only where the
+    case OpKind::kLogistic:     // interpreter runs them
       return std::string_view(vec_math_isa()) == "avx2";
     default:
       return false;
@@ -146,7 +148,8 @@ bool slot_live_after(const Program& p, size_t e, int s) {
   return false;
 }
 
-// Constant vectors (8 equal lanes each) after the code, addressed from r11; lane indices first.
+// Constant vectors after the code, addressed from r11: lane indices first, then 32-byte
+// vectors of 8 equal 32-bit or 4 equal 64-bit lanes.
 class Pool {
  public:
   int of(float v) {
@@ -154,25 +157,34 @@ class Pool {
     std::memcpy(&b, &v, 4);
     return of_bits(b);
   }
-  int of_bits(uint32_t bits) {
-    auto [it, fresh] = index_.try_emplace(bits, static_cast<int>(bits_.size()));
-    if (fresh) bits_.push_back(bits);
-    return 32 + it->second * 32;
+  int of_bits(uint32_t bits) { return entry(bits); }
+  int of(double v) {
+    uint64_t b;
+    std::memcpy(&b, &v, 8);
+    return of_bits64(b);
   }
+  int of_bits64(uint64_t bits) { return entry(bits, true); }
   static constexpr int kIota = 0;  // lanes 0..7 as int32
   void emit(CodeGenerator& g) const {
     for (uint32_t l = 0; l < 8; ++l) g.dd(l);
-    for (uint32_t b : bits_)
-      for (int l = 0; l < 8; ++l) g.dd(b);
+    for (const auto& [bits, wide] : vecs_)
+      for (int l = 0; l < 8; ++l)
+        g.dd(wide ? static_cast<uint32_t>(l % 2 ? bits >> 32 : bits) : static_cast<uint32_t>(bits));
   }
 
  private:
-  std::map<uint32_t, int> index_;
-  std::vector<uint32_t> bits_;
+  int entry(uint64_t bits, bool wide = false) {
+    const std::pair<uint64_t, bool> key{bits, wide};
+    auto [it, fresh] = index_.try_emplace(key, static_cast<int>(vecs_.size()));
+    if (fresh) vecs_.push_back(key);
+    return 32 + it->second * 32;
+  }
+  std::map<std::pair<uint64_t, bool>, int> index_;
+  std::vector<std::pair<uint64_t, bool>> vecs_;
 };
 
 // One generated run: instructions [b, e) of p over 8 elements at a time (a masked last vector).
-// Values live in ymm0-10 (ymm11, 13-15 are scratch, ymm12 the tail's mask); a value evicted for
+// Values live in ymm0-9 (ymm10, 11, 13-15 are scratch, ymm12 the tail's mask); a value evicted for
 // lack of registers goes to its slot and is loaded again where read. Values read after the run
 // are stored to their slots as they are computed.
 class RunGen : public CodeGenerator {
@@ -198,7 +210,7 @@ class RunGen : public CodeGenerator {
     std::vector<size_t> uses;
     bool live_out = false;
   };
-  static constexpr int kRegs = 11;
+  static constexpr int kRegs = 10;
 
   // Values and their uses; each operand of each instruction names one.
   void analyse() {
@@ -330,11 +342,19 @@ class RunGen : public CodeGenerator {
   // Register allocation over "lane values": value id of vector u is id * U + u. Positions in
   // the interleaved order: instruction i of vector u is at i * U + u.
   Address elem(std::pair<bool, int> s, int u) { return ptr[base(s) + rdx * 4 + 32 * u]; }
+  // Sizes and runs that are powers of two: the position is the element index shifted and masked
+  // (a counter in memory carried from vector to vector cost mamba's scan groups 20 %).
+  static bool pow2(const InPlaceBcast& bc) {
+    return std::has_single_bit(static_cast<uint64_t>(bc.inner)) &&
+           std::has_single_bit(static_cast<uint64_t>(bc.size));
+  }
+
   // The in-place broadcasts' positions move on by `step` elements (tiles start at multiples of
   // 16, inner and row sizes are multiples of 16: a position wraps only at a step's end).
   void advance(int step) {
     for (size_t c = 0; c < bcasts_.size(); ++c) {
       const InPlaceBcast& bc = bcasts_[c];
+      if (pow2(bc)) continue;  // its position is computed from j
       const Address q = qword[r8 + 16 * c], r = qword[r8 + 16 * c + 8];
       Label next;
       if (bc.inner == 1) {
@@ -361,7 +381,13 @@ class RunGen : public CodeGenerator {
     const int u = lv % u_count_;
     if (v.kind == Kind::kBcast) {  // rows: 8 operand elements from q on; runs: element q;
       const InPlaceBcast& bc = bcasts_[static_cast<size_t>(v.idx)];  // channels: block q
-      mov(r10, qword[r8 + 16 * v.idx]);
+      if (pow2(bc)) {  // q = (j / inner) % size by a shift and a mask, no counter to carry
+        mov(r10, rdx);
+        if (bc.inner > 1) shr(r10, std::countr_zero(static_cast<uint64_t>(bc.inner)));
+        and_(r10, static_cast<uint32_t>(bc.size - 1));
+      } else {
+        mov(r10, qword[r8 + 16 * v.idx]);
+      }
       const Reg64 src = base(stream_of(v));
       if (bc.channels) {
         shl(r10, 5);
@@ -544,6 +570,45 @@ class RunGen : public CodeGenerator {
     L(done);
   }
 
+  // vmath_avx2.cpp's logistic_block on one vector: 1 / (1 + e^-x), e^-x in double (clamped
+  // argument, x = n·ln2 + r, Taylor to r^10, times 2^n, one rounding to float) per half of 4
+  // lanes, NaN lanes -x + -x. ymm10, 11, 13-15 are scratch.
+  void logistic(const Ymm& d, const Ymm& a) {
+    constexpr double kMagic = 6755399441055744.0;  // 1.5·2^52
+    vxorps(ymm10, ymm10, ymm10);
+    vsubps(ymm10, ymm10, a);  // -x
+    vmaxps(ymm11, ymm10, cst(-104.f));
+    vminps(ymm11, ymm11, cst(89.f));
+    vextractf128(Xmm(13), ymm11, 1);
+    vcvtps2pd(ymm13, Xmm(13));  // the high half's argument
+    vcvtps2pd(ymm11, Xmm(11));  // the low half's
+    // Half h: argument xd in `x` (r replaces it), t and the scale in `t`, fn and p in `p`.
+    auto half = [&](const Ymm& x, const Ymm& t, const Ymm& p) {
+      vmovups(t, ptr[r11 + pool_.of(kMagic)]);
+      vfmadd231pd(t, x, ptr[r11 + pool_.of(1.4426950408889634)]);
+      vsubpd(p, t, ptr[r11 + pool_.of(kMagic)]);
+      vfmadd231pd(x, p, ptr[r11 + pool_.of(-0.6931471805599453)]);  // r
+      vmovups(p, ptr[r11 + pool_.of(1.0 / 3628800.0)]);
+      for (double k : {1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0,
+                       1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0})
+        vfmadd213pd(p, x, ptr[r11 + pool_.of(k)]);
+      vpsubq(t, t, ptr[r11 + pool_.of(kMagic)]);  // n
+      vpaddq(t, t, ptr[r11 + pool_.of_bits64(1023)]);
+      vpsllq(t, t, 52);
+      vmulpd(p, p, t);
+      vcvtpd2ps(Xmm(p.getIdx()), p);
+    };
+    half(ymm11, ymm14, ymm15);  // low 4 lanes in xmm15
+    half(ymm13, ymm14, ymm11);  // high 4 lanes in xmm11
+    vinsertf128(ymm15, ymm15, Xmm(11), 1);
+    vaddps(ymm14, ymm10, ymm10);
+    vcmpps(ymm13, ymm10, ymm10, 0x03);  // UNORD_Q
+    vblendvps(ymm15, ymm15, ymm14, ymm13);
+    vaddps(ymm15, ymm15, cst(1.f));
+    vmovups(ymm14, cst(1.f));
+    vdivps(d, ymm14, ymm15);
+  }
+
   void emit(const Instr& in, const Ymm& d, const Ymm& a, const Ymm& b, const Ymm& c) {
     switch (in.op) {
       case OpKind::kAdd: vaddps(d, a, b); break;
@@ -597,6 +662,7 @@ class RunGen : public CodeGenerator {
         break;
       }
       case OpKind::kExponential: exp(d, a); break;
+      case OpKind::kLogistic: logistic(d, a); break;
       default:
         throw Xbyak::Error(Xbyak::ERR_INTERNAL);
     }
