@@ -2,12 +2,14 @@
 // runs a group instruction by instruction over a tile of 512 elements, so every instruction loads
 // and stores the tile through L1: on a Zen 1, which moves 256-bit vectors in halves, that is ~7
 // cycles per element of the Adam update against ~2 for a compiled loop. Here each run of
-// arithmetic instructions becomes one AVX2 loop over 8 elements at a time whose values live in
-// ymm registers, written with Xbyak at plan time; the rest of the tile (broadcasts materialised
-// into slots, exp / log / tanh / logistic by their vector kernels) stays interpreted, between the
-// runs. Each generated instruction is the IEEE operation the interpreter performs (no FMA
-// contraction: fusion.cpp is compiled -ffp-contract=off; max / min as scalar_ops.h's selects;
-// erf as Scalar<kErf>), so results are equal bit for bit.
+// arithmetic instructions becomes one AVX2 loop over 8 elements at a time (two vectors
+// interleaved) whose values live in ymm registers, written with Xbyak at plan time; broadcasts of
+// one run are read in place. The rest of the tile (other broadcasts materialised into slots, i1
+// loads, log / tanh / log1p by their vector kernels) stays interpreted, between the runs. Each
+// generated instruction is the IEEE operation the interpreter performs (no FMA contraction:
+// fusion.cpp is compiled -ffp-contract=off; max / min as scalar_ops.h's selects; erf as
+// Scalar<kErf>; exp and logistic as vmath_avx2.cpp's blocks), so results are equal bit for bit.
+// No software prefetch: a generated run streams its inputs once, in order.
 #include <xbyak/xbyak.h>
 
 #include <algorithm>
