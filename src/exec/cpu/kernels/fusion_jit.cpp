@@ -52,11 +52,11 @@ struct JitCode {
 constexpr size_t kMaxInPlace = 16;
 
 bool fusion_jit_enabled() {
-  if (const char* e = std::getenv("NETSPEC_FUSION_JIT"); e && *e)
-    return std::string_view(e) != "0";
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-         !__builtin_cpu_supports("avx512f");
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (const char* e = std::getenv("NETSPEC_FUSION_JIT"); e && *e)
+    return avx2 && std::string_view(e) != "0";  // the code is AVX2 + FMA even when forced
+  return avx2 && !__builtin_cpu_supports("avx512f");
 }
 
 namespace {
