@@ -218,18 +218,29 @@ TEST(CpuConvAlgorithm, OwnWinogradPaddings) {
 
 // Where netspec's own kernels are taken by default: 3x3 stride-1 f32 convs with >= 32 channels
 // on CPUs whose oneDNN has no Winograd (no AVX-512; ONEDNN_MAX_CPU_ISA=AVX2 stands in), and with
-// AVX-512 where oneDNN's choice is direct and there are at least 32 output tiles.
+// AVX-512 where oneDNN's choice is direct and there are at least 128 4x4 output tiles (forward
+// passes) or 32 (weight gradients).
 TEST(CpuConvAlgorithm, OwnWinogradWhereOneDnnHasNone) {
   using exec::cpu::own_winograd;
   const auto f32 = dnnl::memory::data_type::f32;
   const bool avx512 = exec::cpu::layout_block_size() == 16;
   const bool runs = exec::cpu::winograd_avx2_runs();
-  auto own = [&](dims src, dims w, dims dst, dims st = {1, 1}, dims dil = {0, 0}) {
-    return own_winograd(f32, src, w, dst, st, dil);
+  using exec::cpu::WinogradPass;
+  auto own = [&](dims src, dims w, dims dst, dims st = {1, 1}, dims dil = {0, 0},
+                 WinogradPass pass = WinogradPass::kForward) {
+    return own_winograd(f32, src, w, dst, st, dil, pass);
+  };
+  auto own_grad = [&](dims x, dims w, dims dy) {
+    return own(x, w, dy, {1, 1}, {0, 0}, WinogradPass::kWeightGradient);
   };
   EXPECT_EQ(own({32, 64, 32, 32}, {64, 64, 3, 3}, {32, 64, 32, 32}), runs && !avx512);
-  EXPECT_EQ(own({32, 512, 4, 4}, {512, 512, 3, 3}, {32, 512, 4, 4}), runs);  // 32 tiles
+  // 32 tiles: the weight gradient, not the forward pass, with AVX-512.
+  EXPECT_EQ(own({32, 512, 4, 4}, {512, 512, 3, 3}, {32, 512, 4, 4}), runs && !avx512);
+  EXPECT_EQ(own_grad({32, 512, 4, 4}, {512, 512, 3, 3}, {32, 512, 4, 4}), runs);
+  EXPECT_EQ(own({16, 512, 7, 7}, {512, 512, 3, 3}, {16, 512, 7, 7}), runs && !avx512);  // 64
+  EXPECT_EQ(own({32, 256, 8, 8}, {256, 256, 3, 3}, {32, 256, 8, 8}), runs);  // 128 tiles
   EXPECT_EQ(own({1, 512, 4, 4}, {512, 512, 3, 3}, {1, 512, 4, 4}), runs && !avx512);  // 1 tile
+  EXPECT_EQ(own_grad({1, 512, 4, 4}, {512, 512, 3, 3}, {1, 512, 4, 4}), runs && !avx512);
   EXPECT_EQ(own({128, 32, 28, 28}, {32, 32, 3, 3}, {128, 32, 28, 28}), runs);
   {
     ScopedEnv onednn("NETSPEC_CPU_WINOGRAD", "onednn");
@@ -240,7 +251,7 @@ TEST(CpuConvAlgorithm, OwnWinogradWhereOneDnnHasNone) {
   EXPECT_FALSE(own({32, 64, 32, 32}, {64, 64, 3, 3}, {32, 64, 32, 32}, {1, 1}, {1, 1}));
   EXPECT_FALSE(own({32, 64, 32, 32}, {64, 64, 1, 1}, {32, 64, 32, 32}));
   EXPECT_FALSE(own_winograd(dnnl::memory::data_type::bf16, {32, 64, 32, 32}, {64, 64, 3, 3},
-                            {32, 64, 32, 32}, {1, 1}, {0, 0}));
+                            {32, 64, 32, 32}, {1, 1}, {0, 0}, WinogradPass::kForward));
   {
     ScopedEnv off("NETSPEC_CPU_WINOGRAD", "0");
     EXPECT_FALSE(own({32, 64, 32, 32}, {64, 64, 3, 3}, {32, 64, 32, 32}));

@@ -115,7 +115,7 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
     const std::vector<int64_t> wrs = row_major_strides(ws);
     auto w_st = [&](int64_t d) { return wrs[static_cast<size_t>(d)]; };
     if (own_winograd(in, xd, {O, C, dim(ws, cd.output_spatial[0]), dim(ws, cd.output_spatial[1])},
-                     dyd, st, dil))
+                     dyd, st, dil, WinogradPass::kWeightGradient))
       if (auto c = compile_own_winograd_grad(
               WinogradShape{N, C, xd[2], xd[3], O, dyd[2], dyd[3], pl[0], pl[1]},
               WinogradWeights{w_st(cd.output_feature), w_st(cd.output_batch),
@@ -315,7 +315,8 @@ std::optional<Compiled> compile_conv_own_winograd(const ConvGeom& g, const ConvL
   if (g.in != dt::f32 || g.user != dt::f32 || L.G != 1 || g.ns != 2) return std::nullopt;
   const dims_t xd = L.x_user.dims(), yd = L.y_user.dims();
   const dims_t wd{L.O, L.KI, L.ksz[0], L.ksz[1]};
-  if (!own_winograd(g.in, xd, wd, yd, dims_t(g.strides.begin(), g.strides.end()), L.dil))
+  if (!own_winograd(g.in, xd, wd, yd, dims_t(g.strides.begin(), g.strides.end()), L.dil,
+                    WinogradPass::kForward))
     return std::nullopt;
   for (size_t i = 0; i < 2; ++i)
     if (g.pad_lo[i] < 0 || g.pad_hi[i] < 0) return std::nullopt;

@@ -48,7 +48,8 @@ dnnl::algorithm conv_algorithm(dnnl::memory::data_type type, const dnnl::memory:
 
 bool own_winograd(dnnl::memory::data_type type, const dnnl::memory::dims& src,
                   const dnnl::memory::dims& weights, const dnnl::memory::dims& dst,
-                  const dnnl::memory::dims& strides, const dnnl::memory::dims& dilation) {
+                  const dnnl::memory::dims& strides, const dnnl::memory::dims& dilation,
+                  WinogradPass pass) {
   const int mode = winograd_mode();
   if (mode == 0 || mode == kOneDnn || !winograd_form(type, src, weights, dst, strides, dilation) ||
       !winograd_avx2_runs() || src[1] % 8 != 0 || dst[1] % 16 != 0)
@@ -62,10 +63,17 @@ bool own_winograd(dnnl::memory::data_type type, const dnnl::memory::dims& src,
   // whose Winograd weight transforms cost more at 64-128 channels). Not with fewer than 32 4x4
   // output tiles (batch 1 inference): the transformed weights, 4x the kernel's size, are then read
   // for next to no products (resnet18-cifar eval b1: 3.5 ms direct, 8.0 ms with these kernels).
+  // A forward pass transforms the kernel on every call (36 values per input-output channel pair,
+  // written and read back) and, on 8-lane kernels, saves products only where at least 128 tiles
+  // share them (AMD Zen 5, session 31: 512 channels at 4x4 (32 tiles) 9.5 ms vs 6.1 direct, at
+  // 7x7 batch 16 (64 tiles) 11.8 vs 9.4; 256 at 8x8 batch 32 (128 tiles) 5.2 vs 5.7). The weight
+  // gradient (F(3x3, 4x4), no kernel transform in) stays ahead from 32 tiles (512 at 4x4: 6.0
+  // vs 8.3 ms).
   if (onednn_has_isa(dnnl::cpu_isa::avx512_core)) {
     const int64_t tiles = dst[0] * ((dst[2] + 3) / 4) * ((dst[3] + 3) / 4);
-    return tiles >= 32 && conv_algorithm(type, src, weights, dst, strides, dilation) ==
-                              dnnl::algorithm::convolution_direct;
+    const int64_t fewest = pass == WinogradPass::kWeightGradient ? 32 : 128;
+    return tiles >= fewest && conv_algorithm(type, src, weights, dst, strides, dilation) ==
+                                  dnnl::algorithm::convolution_direct;
   }
   return true;
 }

@@ -28,14 +28,19 @@ dnnl::algorithm conv_algorithm(dnnl::memory::data_type type, const dnnl::memory:
 // netspec's own Winograd (winograd.h: AVX2 kernels, nChw8c) for f32 3x3 stride-1 ungrouped 2-D
 // convs with input channels % 8 == 0 and output channels % 16 == 0, both >= 32: on CPUs whose
 // oneDNN has no Winograd (no AVX-512) every such conv, and with AVX-512 those conv_algorithm
-// leaves direct (session 21); the forward and input-gradient convs by F(4x4, 3x3) (both are
-// forward convs here), the weight gradient by F(3x3, 4x4) (also input channels % 16). Every such
-// conv of resnet18-cifar, resnet50 and mnist-cnn ran 1.0-2.7x faster than oneDNN's jit:avx2
-// direct kernels, most 1.7-2.7x (`bench_conv winograd`, docs/performance.md session 14).
+// leaves direct with enough 4x4 output tiles (sessions 21, 31); the forward and input-gradient
+// convs by F(4x4, 3x3) (both are forward convs here), the weight gradient by F(3x3, 4x4) (also
+// input channels % 16). Every such conv of resnet18-cifar, resnet50 and mnist-cnn ran 1.0-2.7x
+// faster than oneDNN's jit:avx2 direct kernels, most 1.7-2.7x (`bench_conv winograd`,
+// docs/performance.md session 14).
 // NETSPEC_CPU_WINOGRAD=0 never takes it; =own takes it on any CPU with AVX2 wherever it applies.
+// `pass`: a forward conv (the forward and input-gradient products) or a weight gradient (src = x,
+// dst = dy); with AVX-512 they need different numbers of 4x4 output tiles (conv_algorithm.cpp).
+enum class WinogradPass { kForward, kWeightGradient };
 bool own_winograd(dnnl::memory::data_type type, const dnnl::memory::dims& src,
                   const dnnl::memory::dims& weights, const dnnl::memory::dims& dst,
-                  const dnnl::memory::dims& strides, const dnnl::memory::dims& dilation);
+                  const dnnl::memory::dims& strides, const dnnl::memory::dims& dilation,
+                  WinogradPass pass);
 
 bool bwd_weights_channels_last(dnnl::memory::data_type type, const dnnl::memory::dims& dst,
                                int64_t groups);
