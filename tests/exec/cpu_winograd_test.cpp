@@ -210,5 +210,44 @@ TEST(CpuWinograd, WeightGradientMatchesF64) {
   }
 }
 
+// The 16-lane products (winograd_avx512.cpp) run the AVX2 kernel's FMAs in its order: the same
+// plan gives the same bits either way, forward (per chunk, in passes, a last group of fewer than
+// 12 rows) and weight gradient (per thread, in passes).
+TEST(CpuWinograd, Avx512ProductsGiveTheAvx2Bits) {
+  if (!exec::cpu::winograd_avx2_runs() || !exec::cpu::winograd_avx512_products())
+    GTEST_SKIP() << "no AVX-512 products on this CPU";
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  auto filled = [&](int64_t n) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float& f : v) f = u(rng);
+    return v;
+  };
+  struct Shape {
+    int64_t N, C, H, W, O, pass_bytes;
+  };
+  for (const Shape& k : {Shape{8, 64, 16, 16, 64, 32 << 20}, Shape{2, 128, 10, 12, 256, 32 << 20},
+                         Shape{3, 32, 9, 9, 48, 5 * 36 * (32 + 48) * 4}}) {
+    const WinogradShape s{k.N, k.C, k.H, k.W, k.O, k.H, k.W, 1, 1};
+    const std::vector<float> x = filled(k.N * k.C * k.H * k.W), w = filled(k.O * k.C * 9),
+                             dy = filled(k.N * k.O * k.H * k.W);
+    WinogradPlan plan = exec::cpu::plan_winograd(s, {k.C * 9, 9, 3, 1}, 2, k.pass_bytes);
+    exec::cpu::WinogradGradPlan grad =
+        exec::cpu::plan_winograd_grad(s, {k.C * 9, 9, 3, 1}, 2, k.pass_bytes);
+    auto scratch = aligned_bytes(std::max(plan.scratch_bytes, grad.scratch_bytes));
+    std::vector<float> y[2], dw[2];
+    for (int wide = 0; wide < 2; ++wide) {
+      plan.avx512_products = grad.avx512_products = wide == 1;
+      y[wide].assign(static_cast<size_t>(k.N * k.O * k.H * k.W), 0.f);
+      dw[wide].assign(w.size(), 0.f);
+      plan.run(x.data(), w.data(), y[wide].data(), scratch.get());
+      grad.run(x.data(), dy.data(), dw[wide].data(), scratch.get());
+    }
+    EXPECT_EQ(y[0], y[1]) << "forward C " << k.C << " O " << k.O;
+    EXPECT_EQ(dw[0], dw[1]) << "weight gradient C " << k.C << " O " << k.O;
+    EXPECT_NE(y[0], std::vector<float>(y[0].size(), 0.f));
+  }
+}
+
 }  // namespace
 }  // namespace netspec::testing

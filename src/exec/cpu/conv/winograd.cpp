@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <string_view>
 
 #include "core/thread_pool.h"
 
@@ -34,12 +36,23 @@ bool winograd_avx2_runs() {
   return runs;
 }
 
+bool winograd_avx512_products() {
+  static const bool runs = [] {
+    const char* e = std::getenv("NETSPEC_WINO_AVX512");
+    if (e && std::string_view(e) == "0") return false;
+    __builtin_cpu_init();
+    return wino_avx512::built() && __builtin_cpu_supports("avx512f");
+  }();
+  return runs;
+}
+
 WinogradPlan plan_winograd(const WinogradShape& s, const WinogradWeights& w, int threads,
                            int64_t pass_bytes) {
   WinogradPlan p;
   p.s = s;
   p.w = w;
   p.threads = std::max(1, threads);
+  p.avx512_products = winograd_avx512_products();
   const int64_t T = s.tiles(), per_tile = 36 * (s.C + s.O) * 4;
   int64_t chunk = std::max<int64_t>(6, kChunkBytes / per_tile / 6 * 6);
   const int64_t u_bytes = 36 * s.C * s.O * 4;
@@ -67,6 +80,7 @@ void WinogradPlan::run(const float* x, const float* w, float* y, uint8_t* scratc
     u = reinterpret_cast<const float*>(scratch);
   }
   const float* U = u;
+  const auto multiply = avx512_products ? wino_avx512::multiply : wino_avx2::multiply;
   const size_t v_bytes = floats(36 * chunk * C), m_bytes = floats(36 * chunk * O);
   if (per_chunk) {
     const int64_t n_chunks = (T + chunk - 1) / chunk;
@@ -78,7 +92,7 @@ void WinogradPlan::run(const float* x, const float* w, float* y, uint8_t* scratc
         for (int64_t k; (k = next.fetch_add(1)) < n_chunks;) {
           const int64_t t0 = k * chunk, nt = std::min(chunk, T - t0);
           wino_avx2::input(s, x, t0, nt, V, chunk * C);
-          wino_avx2::multiply(V, chunk * C, U, M, chunk * O, nt, C, O, 0, 36, 0, OB);
+          multiply(V, chunk * C, U, M, chunk * O, nt, C, O, 0, 36, 0, OB);
           wino_avx2::output(s, M, chunk * O, t0, nt, y);
         }
       }
@@ -94,8 +108,7 @@ void WinogradPlan::run(const float* x, const float* w, float* y, uint8_t* scratc
     });
     parallel_for(36 * OB, 1, [&](int64_t b, int64_t e) {
       for (int64_t j = b; j < e; ++j)
-        wino_avx2::multiply(V, chunk * C, U, M, chunk * O, nt, C, O, j / OB, j / OB + 1, j % OB,
-                            j % OB + 1);
+        multiply(V, chunk * C, U, M, chunk * O, nt, C, O, j / OB, j / OB + 1, j % OB, j % OB + 1);
     });
     parallel_for(nt, grain, [&](int64_t b, int64_t e) {
       wino_avx2::output(s, M + b * O, chunk * O, t0 + b, e - b, y);
@@ -109,6 +122,7 @@ WinogradGradPlan plan_winograd_grad(const WinogradShape& s, const WinogradWeight
   p.s = s;
   p.dw = dw;
   p.threads = std::max(1, threads);
+  p.avx512_products = winograd_avx512_products();
   const int64_t T = s.tiles(), per_tile = 36 * (s.C + s.O) * 4, p_bytes = 36 * s.O * s.C * 4;
   const int64_t small = std::max<int64_t>(6, kChunkBytes / per_tile / 6 * 6);
   p.per_thread = p_bytes <= kMaxChunkU && T >= 2 * p.threads * small;
@@ -134,6 +148,8 @@ void WinogradGradPlan::run(const float* x, const float* dy, float* dw_out, uint8
     return reinterpret_cast<float*>(scratch + id * area + p_bytes + x_bytes);
   };
   float* P = P_of(0);
+  const auto grad_multiply =
+      avx512_products ? wino_avx512::grad_multiply : wino_avx2::grad_multiply;
   if (per_thread) {
     const int64_t n_chunks = (T + chunk - 1) / chunk;
     parallel_for(threads, 1, [&](int64_t b, int64_t e) {
@@ -142,8 +158,8 @@ void WinogradGradPlan::run(const float* x, const float* dy, float* dw_out, uint8
           const int64_t t0 = k * chunk, nt = std::min(chunk, T - t0);
           wino_avx2::input(s, x, t0, nt, X_of(id), chunk * C);
           wino_avx2::grad_input(s, dy, t0, nt, D_of(id), chunk * O);
-          wino_avx2::grad_multiply(D_of(id), chunk * O, X_of(id), chunk * C, P_of(id), nt, C, O, 0,
-                                   36, 0, CB, k >= threads);
+          grad_multiply(D_of(id), chunk * O, X_of(id), chunk * C, P_of(id), nt, C, O, 0, 36, 0, CB,
+                        k >= threads);
         }
     });
     const int64_t used = std::min<int64_t>(threads, n_chunks), n = 36 * O * C;
@@ -163,8 +179,8 @@ void WinogradGradPlan::run(const float* x, const float* dy, float* dw_out, uint8
       });
       parallel_for(36 * CB, 1, [&](int64_t b, int64_t e) {
         for (int64_t j = b; j < e; ++j)
-          wino_avx2::grad_multiply(D, chunk * O, X, chunk * C, P, nt, C, O, j / CB, j / CB + 1,
-                                   j % CB, j % CB + 1, t0 > 0);
+          grad_multiply(D, chunk * O, X, chunk * C, P, nt, C, O, j / CB, j / CB + 1, j % CB,
+                        j % CB + 1, t0 > 0);
       });
     }
   }

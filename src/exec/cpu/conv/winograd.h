@@ -34,6 +34,7 @@ struct WinogradPlan {
   int threads = 1;
   int64_t chunk = 0;      // tiles per task (each worker transforms, multiplies, writes its own)
   bool per_chunk = true;  // false: one pass over all tiles, each phase split over the workers
+  bool avx512_products = false;  // the 36 products by wino_avx512 (same bits, 16 lanes)
   size_t scratch_bytes = 0;
   // u: the weights already transformed (transform_weights, kept between calls while the weight
   // operand is unchanged), or null to transform w into scratch first.
@@ -52,9 +53,10 @@ struct WinogradGradPlan {
   WinogradShape s;
   WinogradWeights dw;
   int threads = 1;
-  int64_t chunk = 0;       // tiles per chunk or pass (products accumulate over them)
-  bool per_thread = true;  // each worker sums its chunks into its own P (small weights, many
-                           // tiles); false: passes over all tiles, each phase split
+  int64_t chunk = 0;             // tiles per chunk or pass (products accumulate over them)
+  bool per_thread = true;        // each worker sums its chunks into its own P (small weights, many
+                                 // tiles); false: passes over all tiles, each phase split
+  bool avx512_products = false;  // as in WinogradPlan
   size_t scratch_bytes = 0;
   void run(const float* x, const float* dy, float* dw_out, uint8_t* scratch) const;
 };
@@ -63,6 +65,9 @@ WinogradGradPlan plan_winograd_grad(const WinogradShape& s, const WinogradWeight
 
 // Whether the AVX2 kernels exist in this build and this CPU runs them (AVX2 and FMA).
 bool winograd_avx2_runs();
+// Whether the plans take wino_avx512's products: built, the CPU has AVX-512F, and
+// NETSPEC_WINO_AVX512 is not 0 (read once).
+bool winograd_avx512_products();
 // pass_bytes: the most V and M of one pass hold (the schedule for large weights; tests make it
 // small to run several passes).
 WinogradPlan plan_winograd(const WinogradShape& s, const WinogradWeights& w, int threads,
@@ -95,5 +100,16 @@ void grad_multiply(const float* D, int64_t ldd, const float* X, int64_t ldx, flo
 void grad_output(const float* P, int64_t C, int64_t O, int64_t o0, int64_t o1,
                  const WinogradWeights& ws, float* dw);
 }  // namespace wino_avx2
+
+// multiply and grad_multiply of wino_avx2 with 16-lane vectors (winograd_avx512.cpp): the same
+// FMAs in the same order, so the same results.
+namespace wino_avx512 {
+bool built();
+void multiply(const float* V, int64_t ldv, const float* U, float* M, int64_t ldm, int64_t nt,
+              int64_t C, int64_t O, int64_t x0, int64_t x1, int64_t b0, int64_t b1);
+void grad_multiply(const float* D, int64_t ldd, const float* X, int64_t ldx, float* P, int64_t nt,
+                   int64_t C, int64_t O, int64_t x0, int64_t x1, int64_t b0, int64_t b1,
+                   bool accumulate);
+}  // namespace wino_avx512
 
 }  // namespace netspec::exec::cpu

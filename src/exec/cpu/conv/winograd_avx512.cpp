@@ -1,0 +1,99 @@
+// The 36 products of winograd.h's kernels in AVX-512 (this file's flags: CMakeLists.txt), for
+// CPUs that have it: one 16-lane vector holds a whole 16-channel block of U (forward) or X (weight
+// gradient), so a row of a product is one FMA per k instead of two. The transforms stay in
+// winograd_avx2.cpp (8 channels of nChw8c per vector: bound by memory, not by FMAs). Each output
+// is the same chain of FMAs over k in the same order as there, so both files give the same bits.
+#include "exec/cpu/conv/winograd.h"
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define NETSPEC_WINO_AVX512 1
+#endif
+
+namespace netspec::exec::cpu::wino_avx512 {
+
+#ifdef NETSPEC_WINO_AVX512
+namespace {
+
+using V16 = __m512;
+
+// 12 rows x 16 columns of one plane's product: m[r][0..16) (+)= sum_k v[r][k * vk] u[k * uk +
+// 0..16). Per k one vector of u and 12 broadcasts feed 12 FMAs (Zen 5 and Intel cores issue two
+// 512-bit FMAs a cycle and load the broadcasts beside them). Named accumulators, as in the AVX2
+// kernel: GCC keeps an array of them on the stack.
+inline void micro12(const float* const* v, int64_t vk, const float* u, int64_t uk, int64_t K,
+                    float* const* m, bool accumulate) {
+  V16 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
+  V16 a6 = a0, a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0;
+  const float *v0 = v[0], *v1 = v[1], *v2 = v[2], *v3 = v[3], *v4 = v[4], *v5 = v[5];
+  const float *v6 = v[6], *v7 = v[7], *v8 = v[8], *v9 = v[9], *v10 = v[10], *v11 = v[11];
+  for (int64_t k = 0, kv = 0; k < K; ++k, kv += vk, u += uk) {
+    const V16 w = _mm512_loadu_ps(u);
+    a0 = _mm512_fmadd_ps(_mm512_set1_ps(v0[kv]), w, a0);
+    a1 = _mm512_fmadd_ps(_mm512_set1_ps(v1[kv]), w, a1);
+    a2 = _mm512_fmadd_ps(_mm512_set1_ps(v2[kv]), w, a2);
+    a3 = _mm512_fmadd_ps(_mm512_set1_ps(v3[kv]), w, a3);
+    a4 = _mm512_fmadd_ps(_mm512_set1_ps(v4[kv]), w, a4);
+    a5 = _mm512_fmadd_ps(_mm512_set1_ps(v5[kv]), w, a5);
+    a6 = _mm512_fmadd_ps(_mm512_set1_ps(v6[kv]), w, a6);
+    a7 = _mm512_fmadd_ps(_mm512_set1_ps(v7[kv]), w, a7);
+    a8 = _mm512_fmadd_ps(_mm512_set1_ps(v8[kv]), w, a8);
+    a9 = _mm512_fmadd_ps(_mm512_set1_ps(v9[kv]), w, a9);
+    a10 = _mm512_fmadd_ps(_mm512_set1_ps(v10[kv]), w, a10);
+    a11 = _mm512_fmadd_ps(_mm512_set1_ps(v11[kv]), w, a11);
+  }
+  const V16 acc[12] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11};
+  for (int r = 0; r < 12; ++r)
+    _mm512_storeu_ps(m[r], accumulate ? _mm512_add_ps(_mm512_loadu_ps(m[r]), acc[r]) : acc[r]);
+}
+
+// Rows [0, n) of a product in groups of 12; a last group of fewer rows repeats row `first`
+// (its extra results go to `sink`). Row r of v starts at v + r * vr, of m at m + r * mr.
+inline void rows12(const float* v, int64_t vr, int64_t vk, const float* u, int64_t uk, int64_t K,
+                   float* m, int64_t mr, int64_t n, bool accumulate) {
+  alignas(64) float sink[16];
+  for (int64_t t = 0; t < n; t += 12) {
+    const float* vp[12];
+    float* mp[12];
+    for (int64_t r = 0; r < 12; ++r) {
+      const bool real = t + r < n;
+      vp[r] = v + (real ? t + r : t) * vr;
+      mp[r] = real ? m + (t + r) * mr : sink;
+    }
+    micro12(vp, vk, u, uk, K, mp, accumulate);
+  }
+}
+
+}  // namespace
+
+bool built() { return true; }
+
+void multiply(const float* V, int64_t ldv, const float* U, float* M, int64_t ldm, int64_t nt,
+              int64_t C, int64_t O, int64_t x0, int64_t x1, int64_t b0, int64_t b1) {
+  const int64_t OB = O / 16;
+  for (int64_t xi = x0; xi < x1; ++xi)
+    for (int64_t b = b0; b < b1; ++b)
+      rows12(V + xi * ldv, C, 1, U + (xi * OB + b) * C * 16, 16, C, M + xi * ldm + b * 16, O, nt,
+             false);
+}
+
+void grad_multiply(const float* D, int64_t ldd, const float* X, int64_t ldx, float* P, int64_t nt,
+                   int64_t C, int64_t O, int64_t x0, int64_t x1, int64_t b0, int64_t b1,
+                   bool accumulate) {
+  for (int64_t xi = x0; xi < x1; ++xi)
+    for (int64_t b = b0; b < b1; ++b)  // P[xi][o][16 b ..] over rows o, summing tiles
+      rows12(D + xi * ldd, 1, O, X + xi * ldx + b * 16, C, nt, P + (xi * O) * C + b * 16, C, O,
+             accumulate);
+}
+
+#else  // not an AVX-512 build of this file: the AVX2 products run instead
+
+bool built() { return false; }
+void multiply(const float*, int64_t, const float*, float*, int64_t, int64_t, int64_t, int64_t,
+              int64_t, int64_t, int64_t, int64_t) {}
+void grad_multiply(const float*, int64_t, const float*, int64_t, float*, int64_t, int64_t, int64_t,
+                   int64_t, int64_t, int64_t, int64_t, bool) {}
+
+#endif
+
+}  // namespace netspec::exec::cpu::wino_avx512
