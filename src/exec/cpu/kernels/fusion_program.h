@@ -89,8 +89,8 @@ void run_folded(const Instr& in, float* d, const float* other, const float* src,
 // registers across its instructions, 8 elements at a time, where the interpreter moves each
 // instruction's whole tile through L1. The math is the interpreter's, instruction for
 // instruction (no contraction into FMAs; erf as Scalar<kErf>), so results are equal bit for bit.
-// NETSPEC_FUSION_JIT=1 / 0 turns it on / off; by default it is on for CPUs with AVX2 and FMA and
-// without AVX-512 (where it was measured).
+// NETSPEC_FUSION_JIT=1 / 0 turns it on / off; by default it is on for CPUs with AVX2 and FMA
+// (measured faster on AVX2-only Zen 1 and, on every peer net, on AVX-512 Zen 5).
 bool fusion_jit_enabled();
 // Rewrites p for generated code (broadcasts and i1 loads first, each into a slot of its own) and
 // compiles its runs; false, p unchanged, where there is nothing to generate.
