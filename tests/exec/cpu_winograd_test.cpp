@@ -150,6 +150,9 @@ TEST(CpuWinograd, WeightGradientMatchesF64) {
       {2, 16, 9, 7, 8, 1, 1, 1, 1},
       {3, 32, 4, 4, 16, 0, 2, 1, 1, true},
       {1, 16, 6, 5, 24, 2, 0, 0, 2},
+      // One pass in blocks of 48 output rows: 104 = 48 + 48 + 8, over 3 workers.
+      {2, 32, 6, 7, 104, 1, 1, 1, 1, false, 0, 3},
+      {2, 48, 6, 6, 104, 0, 2, 1, 1, true},
       {4, 64, 12, 12, 64, 1, 1, 1, 1, false, 7},
       {4, 64, 12, 12, 64, 1, 1, 1, 1, true, 6},
       // Per thread: 128 tiles in chunks of 30 over 2 workers; 192 over 3 (uneven: 3, 2, 2).
@@ -179,6 +182,8 @@ TEST(CpuWinograd, WeightGradientMatchesF64) {
     const int64_t pass = k.pass_tiles ? k.pass_tiles * 36 * (k.C + k.O) * 4 : 32 << 20;
     const exec::cpu::WinogradGradPlan plan = exec::cpu::plan_winograd_grad(s, dw, k.threads, pass);
     EXPECT_EQ(plan.per_thread, k.per_thread) << "N " << k.N << " C " << k.C;
+    // One pass over every tile: the products and dW per block, no P of all 36 planes.
+    EXPECT_EQ(plan.blocks, !k.per_thread && !k.pass_tiles) << "N " << k.N << " C " << k.C;
     if (k.pass_tiles) {
       EXPECT_LT(plan.chunk, s.tiles());  // several passes
     }

@@ -53,9 +53,11 @@ struct WinogradGradPlan {
   WinogradShape s;
   WinogradWeights dw;
   int threads = 1;
-  int64_t chunk = 0;             // tiles per chunk or pass (products accumulate over them)
-  bool per_thread = true;        // each worker sums its chunks into its own P (small weights, many
-                                 // tiles); false: passes over all tiles, each phase split
+  int64_t chunk = 0;       // tiles per chunk or pass (products accumulate over them)
+  bool per_thread = true;  // each worker sums its chunks into its own P (small weights, many
+                           // tiles); false: passes over all tiles, each phase split
+  bool blocks = false;     // one pass of few tiles: products and dW per (48 output rows, 64
+                           // input channels) block, whose 36 planes stay in the worker's L2
   bool avx512_products = false;  // as in WinogradPlan
   size_t scratch_bytes = 0;
   void run(const float* x, const float* dy, float* dw_out, uint8_t* scratch) const;
@@ -99,6 +101,15 @@ void grad_multiply(const float* D, int64_t ldd, const float* X, int64_t ldx, flo
                    bool accumulate);
 void grad_output(const float* P, int64_t C, int64_t O, int64_t o0, int64_t o1,
                  const WinogradWeights& ws, float* dw);
+// One (output rows, input channels) block of the single-pass schedule: Pb[xi][o - o0][c - c0]
+// = sum over rows t < nt of D[xi][t][o] X[xi][t][c] for all 36 planes, o in [o0, o1), c in
+// [c0, c1) (multiples of 16; Pb's planes `ldp` floats apart, its rows `ldr`), then dW for the
+// block from Pb.
+void grad_multiply_block(const float* D, int64_t ldd, const float* X, int64_t ldx, int64_t nt,
+                         int64_t C, int64_t O, int64_t o0, int64_t o1, int64_t c0, int64_t c1,
+                         float* Pb, int64_t ldp, int64_t ldr);
+void grad_output_block(const float* Pb, int64_t ldp, int64_t ldr, int64_t o0, int64_t o1,
+                       int64_t c0, int64_t c1, const WinogradWeights& ws, float* dw);
 }  // namespace wino_avx2
 
 // multiply and grad_multiply of wino_avx2 with 16-lane vectors (winograd_avx512.cpp): the same
@@ -110,6 +121,9 @@ void multiply(const float* V, int64_t ldv, const float* U, float* M, int64_t ldm
 void grad_multiply(const float* D, int64_t ldd, const float* X, int64_t ldx, float* P, int64_t nt,
                    int64_t C, int64_t O, int64_t x0, int64_t x1, int64_t b0, int64_t b1,
                    bool accumulate);
+void grad_multiply_block(const float* D, int64_t ldd, const float* X, int64_t ldx, int64_t nt,
+                         int64_t C, int64_t O, int64_t o0, int64_t o1, int64_t c0, int64_t c1,
+                         float* Pb, int64_t ldp, int64_t ldr);
 }  // namespace wino_avx512
 
 }  // namespace netspec::exec::cpu

@@ -264,29 +264,50 @@ void grad_multiply(const float* D, int64_t ldd, const float* X, int64_t ldx, flo
             accumulate);
 }
 
+namespace {
+// dW[o, c..c+8) from m_at: m_at + q * plane holds the 8 channels' value of plane q (of 36).
+inline void grad_output_at(const float* m_at, int64_t plane, int64_t o, int64_t c,
+                           const WinogradWeights& ws, float* dw) {
+  V8 m[6][6], r[3][6], col[6], out[3];
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) m[i][j] = _mm256_loadu_ps(m_at + (i * 6 + j) * plane);
+  for (int j = 0; j < 6; ++j) {  // columns: A'^T m
+    for (int i = 0; i < 6; ++i) col[i] = m[i][j];
+    at3(col, out);
+    for (int i = 0; i < 3; ++i) r[i][j] = out[i];
+  }
+  alignas(32) float k[3][3][8];
+  for (int i = 0; i < 3; ++i) {  // rows: (A'^T m) A'
+    at3(r[i], out);
+    for (int j = 0; j < 3; ++j) _mm256_store_ps(k[i][j], out[j]);
+  }
+  for (int64_t l = 0; l < 8; ++l)
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        dw[o * ws.o + (c + l) * ws.c + i * ws.ky + j * ws.kx] = k[i][j][l];
+}
+}  // namespace
+
 void grad_output(const float* P, int64_t C, int64_t O, int64_t o0, int64_t o1,
                  const WinogradWeights& ws, float* dw) {
-  const int64_t plane = O * C;
   for (int64_t o = o0; o < o1; ++o)
-    for (int64_t c = 0; c < C; c += 8) {
-      V8 m[6][6], r[3][6], col[6], out[3];
-      for (int i = 0; i < 6; ++i)
-        for (int j = 0; j < 6; ++j) m[i][j] = _mm256_loadu_ps(P + (i * 6 + j) * plane + o * C + c);
-      for (int j = 0; j < 6; ++j) {  // columns: A'^T m
-        for (int i = 0; i < 6; ++i) col[i] = m[i][j];
-        at3(col, out);
-        for (int i = 0; i < 3; ++i) r[i][j] = out[i];
-      }
-      alignas(32) float k[3][3][8];
-      for (int i = 0; i < 3; ++i) {  // rows: (A'^T m) A'
-        at3(r[i], out);
-        for (int j = 0; j < 3; ++j) _mm256_store_ps(k[i][j], out[j]);
-      }
-      for (int64_t l = 0; l < 8; ++l)
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j)
-            dw[o * ws.o + (c + l) * ws.c + i * ws.ky + j * ws.kx] = k[i][j][l];
-    }
+    for (int64_t c = 0; c < C; c += 8) grad_output_at(P + o * C + c, O * C, o, c, ws, dw);
+}
+
+void grad_output_block(const float* P, int64_t ldp, int64_t ldr, int64_t o0, int64_t o1, int64_t c0,
+                       int64_t c1, const WinogradWeights& ws, float* dw) {
+  for (int64_t o = o0; o < o1; ++o)
+    for (int64_t c = c0; c < c1; c += 8)
+      grad_output_at(P + (o - o0) * ldr + c - c0, ldp, o, c, ws, dw);
+}
+
+void grad_multiply_block(const float* D, int64_t ldd, const float* X, int64_t ldx, int64_t nt,
+                         int64_t C, int64_t O, int64_t o0, int64_t o1, int64_t c0, int64_t c1,
+                         float* P, int64_t ldp, int64_t ldr) {
+  for (int64_t xi = 0; xi < 36; ++xi)
+    for (int64_t c = c0; c < c1; c += 16)
+      rows6(D + xi * ldd + o0, 1, O, X + xi * ldx + c, C, nt, P + xi * ldp + c - c0, ldr, o1 - o0,
+            false);
 }
 
 #else  // not an AVX2 build of this file: nothing runs (winograd_avx2_runs() is false)
@@ -302,6 +323,10 @@ void grad_multiply(const float*, int64_t, const float*, int64_t, float*, int64_t
                    int64_t, int64_t, int64_t, int64_t, bool) {}
 void grad_output(const float*, int64_t, int64_t, int64_t, int64_t, const WinogradWeights&, float*) {
 }
+void grad_output_block(const float*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                       const WinogradWeights&, float*) {}
+void grad_multiply_block(const float*, int64_t, const float*, int64_t, int64_t, int64_t, int64_t,
+                         int64_t, int64_t, int64_t, int64_t, float*, int64_t, int64_t) {}
 
 #endif
 

@@ -86,6 +86,15 @@ void grad_multiply(const float* D, int64_t ldd, const float* X, int64_t ldx, flo
              accumulate);
 }
 
+void grad_multiply_block(const float* D, int64_t ldd, const float* X, int64_t ldx, int64_t nt,
+                         int64_t C, int64_t O, int64_t o0, int64_t o1, int64_t c0, int64_t c1,
+                         float* P, int64_t ldp, int64_t ldr) {
+  for (int64_t xi = 0; xi < 36; ++xi)
+    for (int64_t c = c0; c < c1; c += 16)
+      rows12(D + xi * ldd + o0, 1, O, X + xi * ldx + c, C, nt, P + xi * ldp + c - c0, ldr, o1 - o0,
+             false);
+}
+
 #else  // not an AVX-512 build of this file: the AVX2 products run instead
 
 bool built() { return false; }
@@ -93,6 +102,8 @@ void multiply(const float*, int64_t, const float*, float*, int64_t, int64_t, int
               int64_t, int64_t, int64_t, int64_t) {}
 void grad_multiply(const float*, int64_t, const float*, int64_t, float*, int64_t, int64_t, int64_t,
                    int64_t, int64_t, int64_t, int64_t, bool) {}
+void grad_multiply_block(const float*, int64_t, const float*, int64_t, int64_t, int64_t, int64_t,
+                         int64_t, int64_t, int64_t, int64_t, float*, int64_t, int64_t) {}
 
 #endif
 
