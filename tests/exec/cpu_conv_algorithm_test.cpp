@@ -233,23 +233,30 @@ TEST(CpuConvAlgorithm, OwnWinogradWhereOneDnnHasNone) {
   auto own_grad = [&](dims x, dims w, dims dy) {
     return own(x, w, dy, {1, 1}, {0, 0}, WinogradPass::kWeightGradient);
   };
-  EXPECT_EQ(own({32, 64, 32, 32}, {64, 64, 3, 3}, {32, 64, 32, 32}), runs && !avx512);
+  // With AVX-512 and the 16-lane kernels: every such conv from 64 tiles (forward passes) or 32
+  // (weight gradients); with AVX-512 and 8-lane kernels: where oneDNN has no Winograd, from 128
+  // or 32 tiles; with AVX2 only: every such conv.
+  const bool wide = avx512 && exec::cpu::winograd_avx512_products();
+  EXPECT_EQ(own({32, 64, 32, 32}, {64, 64, 3, 3}, {32, 64, 32, 32}), runs && (!avx512 || wide));
+  EXPECT_EQ(own_grad({32, 64, 32, 32}, {64, 64, 3, 3}, {32, 64, 32, 32}),
+            runs && (!avx512 || wide));
   // 32 tiles: the weight gradient, not the forward pass, with AVX-512.
   EXPECT_EQ(own({32, 512, 4, 4}, {512, 512, 3, 3}, {32, 512, 4, 4}), runs && !avx512);
   EXPECT_EQ(own_grad({32, 512, 4, 4}, {512, 512, 3, 3}, {32, 512, 4, 4}), runs);
-  EXPECT_EQ(own({16, 512, 7, 7}, {512, 512, 3, 3}, {16, 512, 7, 7}), runs && !avx512);  // 64
+  EXPECT_EQ(own({16, 512, 7, 7}, {512, 512, 3, 3}, {16, 512, 7, 7}),  // 64 tiles
+            runs && (!avx512 || wide));
   EXPECT_EQ(own({32, 256, 8, 8}, {256, 256, 3, 3}, {32, 256, 8, 8}), runs);  // 128 tiles
   EXPECT_EQ(own({1, 512, 4, 4}, {512, 512, 3, 3}, {1, 512, 4, 4}), runs && !avx512);  // 1 tile
   EXPECT_EQ(own_grad({1, 512, 4, 4}, {512, 512, 3, 3}, {1, 512, 4, 4}), runs && !avx512);
-  // With AVX-512: never under 64 channels (mnist-cnn's convs ran faster direct on a Zen 5).
-  EXPECT_EQ(own({128, 32, 28, 28}, {32, 32, 3, 3}, {128, 32, 28, 28}), runs && !avx512);
-  EXPECT_EQ(own_grad({128, 32, 28, 28}, {32, 32, 3, 3}, {128, 32, 28, 28}), runs && !avx512);
-  EXPECT_EQ(own({128, 64, 14, 14}, {64, 64, 3, 3}, {128, 64, 14, 14}), runs);
-  // 128 channels where oneDNN has Winograd: the forward passes take the own kernels with
-  // 16-lane products, the weight gradient stays on oneDNN's.
+  EXPECT_EQ(own({128, 32, 28, 28}, {32, 32, 3, 3}, {128, 32, 28, 28}), runs);
+  EXPECT_EQ(own_grad({128, 32, 28, 28}, {32, 32, 3, 3}, {128, 32, 28, 28}), runs);
   EXPECT_EQ(own({32, 128, 16, 16}, {128, 128, 3, 3}, {32, 128, 16, 16}),
-            runs && (!avx512 || exec::cpu::winograd_avx512_products()));
-  EXPECT_EQ(own_grad({32, 128, 16, 16}, {128, 128, 3, 3}, {32, 128, 16, 16}), runs && !avx512);
+            runs && (!avx512 || wide));
+  EXPECT_EQ(own_grad({32, 128, 16, 16}, {128, 128, 3, 3}, {32, 128, 16, 16}),
+            runs && (!avx512 || wide));
+  // 40 input channels: no 16-channel blocks, so the 8-lane rule (oneDNN has no Winograd there).
+  EXPECT_EQ(own({32, 40, 16, 16}, {32, 40, 3, 3}, {32, 32, 16, 16}), runs);
+  EXPECT_EQ(own({2, 40, 16, 16}, {32, 40, 3, 3}, {2, 32, 16, 16}), runs && !avx512);  // 32 tiles
   {
     ScopedEnv onednn("NETSPEC_CPU_WINOGRAD", "onednn");
     EXPECT_FALSE(own({32, 512, 4, 4}, {512, 512, 3, 3}, {32, 512, 4, 4}));

@@ -27,6 +27,14 @@ std::unique_ptr<uint8_t, FreeDeleter> aligned_bytes(size_t n) {
       static_cast<uint8_t*>(std::aligned_alloc(64, (n + 63) / 64 * 64 + 64)));
 }
 
+// n values uniform in [-1, 1).
+std::vector<float> uniform_floats(std::mt19937& rng, int64_t n) {
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& f : v) f = u(rng);
+  return v;
+}
+
 enum class WeightView { kOihw, kFlipped, kSwapped };
 
 struct Case {
@@ -222,12 +230,7 @@ TEST(CpuWinograd, Avx512ProductsGiveTheAvx2Bits) {
   if (!exec::cpu::winograd_avx2_runs() || !exec::cpu::winograd_avx512_products())
     GTEST_SKIP() << "no AVX-512 products on this CPU";
   std::mt19937 rng(7);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  auto filled = [&](int64_t n) {
-    std::vector<float> v(static_cast<size_t>(n));
-    for (float& f : v) f = u(rng);
-    return v;
-  };
+  auto filled = [&](int64_t n) { return uniform_floats(rng, n); };
   struct Shape {
     int64_t N, C, H, W, O, pass_bytes;
   };
@@ -251,6 +254,66 @@ TEST(CpuWinograd, Avx512ProductsGiveTheAvx2Bits) {
     EXPECT_EQ(y[0], y[1]) << "forward C " << k.C << " O " << k.O;
     EXPECT_EQ(dw[0], dw[1]) << "weight gradient C " << k.C << " O " << k.O;
     EXPECT_NE(y[0], std::vector<float>(y[0].size(), 0.f));
+  }
+}
+
+// The 16-lane transforms on nChw16c (WinogradShape::block = 16, winograd_transforms.h compiled for
+// AVX-512) give the 8-lane ones' bits on nChw8c: forward per chunk and in passes, with
+// cut edge tiles and asymmetric padding, and the weight gradient in every schedule.
+TEST(CpuWinograd, Block16GivesTheBlock8Results) {
+  if (!exec::cpu::winograd_avx2_runs() || !exec::cpu::winograd_avx512_products())
+    GTEST_SKIP() << "no AVX-512 transforms on this CPU";
+  std::mt19937 rng(11);
+  auto filled = [&](int64_t n) { return uniform_floats(rng, n); };
+  // plain [N, C, HW] <-> nChw{B}c
+  auto blocked = [](const std::vector<float>& a, int64_t N, int64_t C, int64_t HW, int64_t B) {
+    std::vector<float> b(a.size());
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t i = 0; i < HW; ++i)
+          b[((n * (C / B) + c / B) * HW + i) * B + c % B] = a[(n * C + c) * HW + i];
+    return b;
+  };
+  auto plain = [](const std::vector<float>& b, int64_t N, int64_t C, int64_t HW, int64_t B) {
+    std::vector<float> a(b.size());
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t i = 0; i < HW; ++i)
+          a[(n * C + c) * HW + i] = b[((n * (C / B) + c / B) * HW + i) * B + c % B];
+    return a;
+  };
+  struct Shape {
+    int64_t N, C, H, W, O, pt, pb, pl, pr, pass_bytes;
+  };
+  for (const Shape& k : {Shape{8, 64, 16, 16, 64, 1, 1, 1, 1, 32 << 20},
+                         Shape{2, 128, 10, 12, 256, 2, 0, 1, 1, 32 << 20},
+                         Shape{3, 32, 9, 7, 48, 0, 2, 2, 0, 5 * 36 * (32 + 48) * 4},
+                         Shape{2, 16, 6, 6, 16, 1, 1, 1, 1, 32 << 20}}) {
+    const int64_t OH = k.H + k.pt + k.pb - 2, OW = k.W + k.pl + k.pr - 2;
+    const std::vector<float> x = filled(k.N * k.C * k.H * k.W), w = filled(k.O * k.C * 9),
+                             dy = filled(k.N * k.O * OH * OW);
+    std::vector<float> y[2], dw[2];
+    for (int wide = 0; wide < 2; ++wide) {
+      const int64_t B = wide ? 16 : 8;
+      WinogradShape s{k.N, k.C, k.H, k.W, k.O, OH, OW, k.pt, k.pl};
+      s.block = B;
+      const WinogradPlan plan = exec::cpu::plan_winograd(s, {k.C * 9, 9, 3, 1}, 2, k.pass_bytes);
+      const exec::cpu::WinogradGradPlan grad =
+          exec::cpu::plan_winograd_grad(s, {k.C * 9, 9, 3, 1}, 2, k.pass_bytes);
+      auto scratch = aligned_bytes(std::max(plan.scratch_bytes, grad.scratch_bytes));
+      const std::vector<float> xb = blocked(x, k.N, k.C, k.H * k.W, B),
+                               db = blocked(dy, k.N, k.O, OH * OW, B);
+      std::vector<float> yb(static_cast<size_t>(k.N * k.O * OH * OW), std::nanf(""));
+      dw[wide].assign(w.size(), std::nanf(""));
+      plan.run(xb.data(), w.data(), yb.data(), scratch.get());
+      grad.run(xb.data(), db.data(), dw[wide].data(), scratch.get());
+      y[wide] = plain(yb, k.N, k.O, OH * OW, B);
+    }
+    // The same operations lane by lane, in the same order: the same bits.
+    for (size_t i = 0; i < y[0].size(); ++i) ASSERT_TRUE(std::isfinite(y[1][i])) << i;
+    for (size_t i = 0; i < dw[0].size(); ++i) ASSERT_TRUE(std::isfinite(dw[1][i])) << i;
+    EXPECT_EQ(y[0], y[1]) << "forward C " << k.C << " O " << k.O;
+    EXPECT_EQ(dw[0], dw[1]) << "weight gradient C " << k.C << " O " << k.O;
   }
 }
 

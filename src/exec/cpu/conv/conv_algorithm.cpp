@@ -1,6 +1,5 @@
 #include "exec/cpu/conv/conv_algorithm.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <string_view>
 
@@ -70,20 +69,21 @@ bool own_winograd(dnnl::memory::data_type type, const dnnl::memory::dims& src,
   // 7x7 batch 16 (64 tiles) 11.8 vs 9.4; 256 at 8x8 batch 32 (128 tiles) 5.2 vs 5.7). The weight
   // gradient (F(3x3, 4x4), no kernel transform in) stays ahead from 32 tiles (512 at 4x4: 6.0
   // vs 8.3 ms).
-  // With 16-lane products (winograd_avx512_products) the forward passes at 128 channels also
-  // beat oneDNN's Winograd (AMD Zen 5, session 32: 128@16 b32 3.99 vs 7.70 ms, 128@28 b16 5.50
-  // vs 8.89), while at 64 channels and for their weight gradients oneDNN's stays ahead (64@32
-  // 4.77 vs 5.61, 128@16 dW 3.81 vs 4.74).
+  // With the 16-lane kernels (winograd_avx512_products: products, and transforms on the
+  // planner's nChw16c with no reorders around them; session 32) they beat or tie oneDNN's
+  // Winograd and direct kernels wherever they apply from 64 tiles for forward passes and 32 for
+  // weight gradients (AMD Zen 5, `bench_conv winograd`, ms: 128@16 b32 forward 2.85 vs oneDNN's
+  // Winograd 7.70 before; 64@56 b16 dW 7.39 vs 8.94; 512@7 b16 (64 tiles) forward 8.13 vs 8.54
+  // direct, input gradient 8.42 vs 9.68; mnist-cnn's 32@28 b128 forward 4.52 vs 5.77 direct; 64@32
+  // b32 forward even, 4.46 vs 4.52). At 32 tiles direct still wins the forward (512@4 b32: 6.35
+  // vs 5.76).
   if (onednn_has_isa(dnnl::cpu_isa::avx512_core)) {
-    // Under 64 channels the transforms outweigh the saved products (Zen 5, session 32: mnist-cnn
-    // step 56 -> 53 ms direct; 32@28 b128 forward 6.9 vs 5.8 ms).
-    if (std::min(src[1], dst[1]) < 64) return false;
     const int64_t tiles = dst[0] * ((dst[2] + 3) / 4) * ((dst[3] + 3) / 4);
+    if (winograd_avx512_products() && src[1] % 16 == 0 && dst[1] % 16 == 0)
+      return tiles >= (pass == WinogradPass::kWeightGradient ? 32 : 64);
     const bool onednn_winograd = conv_algorithm(type, src, weights, dst, strides, dilation) ==
                                  dnnl::algorithm::convolution_winograd;
-    if (pass == WinogradPass::kWeightGradient) return tiles >= 32 && !onednn_winograd;
-    return tiles >= 128 &&
-           (!onednn_winograd || (winograd_avx512_products() && std::min(src[1], dst[1]) >= 128));
+    return !onednn_winograd && tiles >= (pass == WinogradPass::kWeightGradient ? 32 : 128);
   }
   return true;
 }

@@ -1,5 +1,6 @@
 // netspec's own Winograd convolutions (winograd.h) as compiled steps: the operands reordered to
-// nChw8c where they are not stored so (conv_sides.h), the plan's scratch after them.
+// the kernels' channel blocks where they are not stored so (conv_sides.h), the plan's scratch
+// after them.
 #include <cstdlib>
 
 #include "core/thread_pool.h"
@@ -8,10 +9,17 @@
 namespace netspec::exec::cpu {
 namespace {
 
-// An operand stored as `user`, read (input) or written (output) by the kernels as nChw8c.
-Side nchw8c(const dnnl::memory::desc& user, bool input) {
-  const dnnl::memory::desc b8 = blocked_md(user.dims(), 8);
-  return input ? Side::input(user, b8) : Side::output(user, b8);
+// An operand stored as `user`, read (input) or written (output) by the kernels as nChw{B}c.
+Side blocked_side(const dnnl::memory::desc& user, bool input, int B) {
+  const dnnl::memory::desc b = blocked_md(user.dims(), B);
+  return input ? Side::input(user, b) : Side::output(user, b);
+}
+
+// nChw16c where the 16-lane transforms run and both channel counts divide into 16 blocks (the
+// planner's AVX-512 layout: no reorders around the kernels), else nChw8c.
+WinogradShape with_block(WinogradShape s) {
+  s.block = winograd_avx512_products() && s.C % 16 == 0 && s.O % 16 == 0 ? 16 : 8;
+  return s;
 }
 
 }  // namespace
@@ -20,8 +28,9 @@ std::optional<Compiled> compile_own_winograd(const WinogradShape& s, const Winog
                                              int64_t w_base, const dnnl::memory::desc& x_user,
                                              const dnnl::memory::desc& y_user) {
   if (std::abs(w.o) * 7 > INT32_MAX) return std::nullopt;  // the gathers' 32-bit lane offsets
-  const WinogradPlan plan = plan_winograd(s, w, ThreadPool::global().num_threads());
-  Side xs = nchw8c(x_user, true), ys = nchw8c(y_user, false);
+  const WinogradPlan plan = plan_winograd(with_block(s), w, ThreadPool::global().num_threads());
+  const int B = static_cast<int>(plan.s.block);
+  Side xs = blocked_side(x_user, true, B), ys = blocked_side(y_user, false, B);
   const size_t plan_off = place_sides({&xs, &ys}, 0);
   Compiled c;
   c.scratch_bytes = plan_off + plan.scratch_bytes;
@@ -55,8 +64,10 @@ std::optional<Compiled> compile_own_winograd_grad(const WinogradShape& s, const 
                                                   const dnnl::memory::desc& x_user,
                                                   const dnnl::memory::desc& dy_user) {
   if (s.C % 16 != 0 || s.O % 8 != 0) return std::nullopt;
-  const WinogradGradPlan plan = plan_winograd_grad(s, dw, ThreadPool::global().num_threads());
-  Side xs = nchw8c(x_user, true), ds = nchw8c(dy_user, true);
+  const WinogradGradPlan plan =
+      plan_winograd_grad(with_block(s), dw, ThreadPool::global().num_threads());
+  const int B = static_cast<int>(plan.s.block);
+  Side xs = blocked_side(x_user, true, B), ds = blocked_side(dy_user, true, B);
   const size_t plan_off = place_sides({&xs, &ds}, 0);
   Compiled c;
   c.scratch_bytes = plan_off + plan.scratch_bytes;

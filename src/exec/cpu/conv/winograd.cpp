@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "core/thread_pool.h"
+#include "exec/cpu/dnnl_util.h"
 
 namespace netspec::exec::cpu {
 namespace {
@@ -27,6 +28,18 @@ constexpr int64_t kMaxChunkU = 4 << 20;
 constexpr int64_t kGrainSum = 1 << 15;
 // Output rows of a weight-gradient block (a multiple of both kernels' row groups, 6 and 12).
 constexpr int64_t kBlockRows = 48, kBlockCols = 64, kBlockSlicesBytes = 768 << 10;
+
+// The data transforms for the activations' channel block (WinogradShape::block).
+struct DataTransforms {
+  decltype(&wino_avx2::input) input;
+  decltype(&wino_avx2::output) output;
+  decltype(&wino_avx2::grad_input) grad_input;
+};
+DataTransforms transforms_for(const WinogradShape& s) {
+  if (s.block == 16)
+    return {wino_avx512::input16, wino_avx512::output16, wino_avx512::grad_input16};
+  return {wino_avx2::input, wino_avx2::output, wino_avx2::grad_input};
+}
 
 }  // namespace
 
@@ -42,8 +55,8 @@ bool winograd_avx512_products() {
   static const bool runs = [] {
     const char* e = std::getenv("NETSPEC_WINO_AVX512");
     if (e && std::string_view(e) == "0") return false;
-    __builtin_cpu_init();
-    return wino_avx512::built() && __builtin_cpu_supports("avx512f");
+    // oneDNN's ISA: ONEDNN_MAX_CPU_ISA=AVX2 caps these kernels as it caps the channel blocks.
+    return wino_avx512::built() && onednn_has_isa(dnnl::cpu_isa::avx512_core);
   }();
   return runs;
 }
@@ -76,6 +89,7 @@ void WinogradPlan::transform_weights(const float* w, float* u) const {
 void WinogradPlan::run(const float* x, const float* w, float* y, uint8_t* scratch,
                        const float* u) const {
   const int64_t C = s.C, O = s.O, OB = O / 16, T = s.tiles();
+  const DataTransforms tf = transforms_for(s);
   uint8_t* work = scratch + floats(36 * C * O);
   if (!u) {
     transform_weights(w, reinterpret_cast<float*>(scratch));
@@ -93,9 +107,9 @@ void WinogradPlan::run(const float* x, const float* w, float* y, uint8_t* scratc
         auto* M = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(V) + v_bytes);
         for (int64_t k; (k = next.fetch_add(1)) < n_chunks;) {
           const int64_t t0 = k * chunk, nt = std::min(chunk, T - t0);
-          wino_avx2::input(s, x, t0, nt, V, chunk * C);
+          tf.input(s, x, t0, nt, V, chunk * C);
           multiply(V, chunk * C, U, M, chunk * O, nt, C, O, 0, 36, 0, OB);
-          wino_avx2::output(s, M, chunk * O, t0, nt, y);
+          tf.output(s, M, chunk * O, t0, nt, y);
         }
       }
     });
@@ -106,14 +120,14 @@ void WinogradPlan::run(const float* x, const float* w, float* y, uint8_t* scratc
   for (int64_t t0 = 0; t0 < T; t0 += chunk) {
     const int64_t nt = std::min(chunk, T - t0), grain = std::max<int64_t>(1, nt / (4 * threads));
     parallel_for(nt, grain, [&](int64_t b, int64_t e) {
-      wino_avx2::input(s, x, t0 + b, e - b, V + b * C, chunk * C);
+      tf.input(s, x, t0 + b, e - b, V + b * C, chunk * C);
     });
     parallel_for(36 * OB, 1, [&](int64_t b, int64_t e) {
       for (int64_t j = b; j < e; ++j)
         multiply(V, chunk * C, U, M, chunk * O, nt, C, O, j / OB, j / OB + 1, j % OB, j % OB + 1);
     });
     parallel_for(nt, grain, [&](int64_t b, int64_t e) {
-      wino_avx2::output(s, M + b * O, chunk * O, t0 + b, e - b, y);
+      tf.output(s, M + b * O, chunk * O, t0 + b, e - b, y);
     });
   }
 }
@@ -133,8 +147,8 @@ WinogradGradPlan plan_winograd_grad(const WinogradShape& s, const WinogradWeight
   // Blocks re-read their X and D slices per block instead of writing and reading P: they pay
   // where P is large and a block's slices fit in L2 with room to spare (AMD Zen 5, session 32:
   // 512 channels at 4x4 b32, 32 tiles, 4.9 -> 4.0 ms; 256 at 14x14 b16, 256 tiles, 6.9 -> 9.5).
-  p.blocks = !p.per_thread && p.chunk >= T &&
-             36 * T * (kBlockRows + kBlockCols) * 4 <= kBlockSlicesBytes;
+  p.blocks =
+      !p.per_thread && p.chunk >= T && 36 * T * (kBlockRows + kBlockCols) * 4 <= kBlockSlicesBytes;
   p.scratch_bytes =
       p.blocks ? xd + static_cast<size_t>(p.threads) * floats(36 * kBlockRows * kBlockCols)
                : (floats(36 * s.O * s.C) + xd) * static_cast<size_t>(p.per_thread ? p.threads : 1);
@@ -148,14 +162,15 @@ WinogradGradPlan plan_winograd_grad(const WinogradShape& s, const WinogradWeight
 // (split over output channels).
 void WinogradGradPlan::run(const float* x, const float* dy, float* dw_out, uint8_t* scratch) const {
   const int64_t C = s.C, O = s.O, CB = C / 16, T = s.tiles();
+  const DataTransforms tf = transforms_for(s);
   if (blocks) {  // X and D of every tile, then each block's products and dW (no P of 36 O C)
     auto* X = reinterpret_cast<float*>(scratch);
     auto* D = reinterpret_cast<float*>(scratch + floats(36 * chunk * C));
     uint8_t* pb = scratch + floats(36 * chunk * C) + floats(36 * chunk * O);
     const int64_t grain = std::max<int64_t>(1, T / (4 * threads));
     parallel_for(T, grain, [&](int64_t b, int64_t e) {
-      wino_avx2::input(s, x, b, e - b, X + b * C, chunk * C);
-      wino_avx2::grad_input(s, dy, b, e - b, D + b * O, chunk * O);
+      tf.input(s, x, b, e - b, X + b * C, chunk * C);
+      tf.grad_input(s, dy, b, e - b, D + b * O, chunk * O);
     });
     const auto multiply =
         avx512_products ? wino_avx512::grad_multiply_block : wino_avx2::grad_multiply_block;
@@ -192,8 +207,8 @@ void WinogradGradPlan::run(const float* x, const float* dy, float* dw_out, uint8
       for (int64_t id = b; id < e; ++id)
         for (int64_t k = id; k < n_chunks; k += threads) {
           const int64_t t0 = k * chunk, nt = std::min(chunk, T - t0);
-          wino_avx2::input(s, x, t0, nt, X_of(id), chunk * C);
-          wino_avx2::grad_input(s, dy, t0, nt, D_of(id), chunk * O);
+          tf.input(s, x, t0, nt, X_of(id), chunk * C);
+          tf.grad_input(s, dy, t0, nt, D_of(id), chunk * O);
           grad_multiply(D_of(id), chunk * O, X_of(id), chunk * C, P_of(id), nt, C, O, 0, 36, 0, CB,
                         k >= threads);
         }
@@ -210,8 +225,8 @@ void WinogradGradPlan::run(const float* x, const float* dy, float* dw_out, uint8
     for (int64_t t0 = 0; t0 < T; t0 += chunk) {
       const int64_t nt = std::min(chunk, T - t0), grain = std::max<int64_t>(1, nt / (4 * threads));
       parallel_for(nt, grain, [&](int64_t b, int64_t e) {
-        wino_avx2::input(s, x, t0 + b, e - b, X + b * C, chunk * C);
-        wino_avx2::grad_input(s, dy, t0 + b, e - b, D + b * O, chunk * O);
+        tf.input(s, x, t0 + b, e - b, X + b * C, chunk * C);
+        tf.grad_input(s, dy, t0 + b, e - b, D + b * O, chunk * O);
       });
       parallel_for(36 * CB, 1, [&](int64_t b, int64_t e) {
         for (int64_t j = b; j < e; ++j)

@@ -15,6 +15,9 @@ namespace netspec::exec::cpu {
 // w[o, c, ky, kx], positions outside x reading zero. C % 8 == 0, O % 16 == 0.
 struct WinogradShape {
   int64_t N = 0, C = 0, H = 0, W = 0, O = 0, OH = 0, OW = 0, pad_top = 0, pad_left = 0;
+  // x, y and dy as nChw8c, or nChw16c (C and O % 16, winograd_avx512_products()): the transforms
+  // then run 16 lanes wide on the planner's AVX-512 layout, with no reorders around them.
+  int64_t block = 8;
   int64_t tiles_h() const { return (OH + 3) / 4; }
   int64_t tiles_w() const { return (OW + 3) / 4; }
   int64_t tiles() const { return N * tiles_h() * tiles_w(); }
@@ -53,11 +56,11 @@ struct WinogradGradPlan {
   WinogradShape s;
   WinogradWeights dw;
   int threads = 1;
-  int64_t chunk = 0;       // tiles per chunk or pass (products accumulate over them)
-  bool per_thread = true;  // each worker sums its chunks into its own P (small weights, many
-                           // tiles); false: passes over all tiles, each phase split
-  bool blocks = false;     // one pass of few tiles: products and dW per (48 output rows, 64
-                           // input channels) block, whose 36 planes stay in the worker's L2
+  int64_t chunk = 0;             // tiles per chunk or pass (products accumulate over them)
+  bool per_thread = true;        // each worker sums its chunks into its own P (small weights, many
+                                 // tiles); false: passes over all tiles, each phase split
+  bool blocks = false;           // one pass of few tiles: products and dW per (48 output rows, 64
+                                 // input channels) block, whose 36 planes stay in the worker's L2
   bool avx512_products = false;  // as in WinogradPlan
   size_t scratch_bytes = 0;
   void run(const float* x, const float* dy, float* dw_out, uint8_t* scratch) const;
@@ -67,8 +70,8 @@ WinogradGradPlan plan_winograd_grad(const WinogradShape& s, const WinogradWeight
 
 // Whether the AVX2 kernels exist in this build and this CPU runs them (AVX2 and FMA).
 bool winograd_avx2_runs();
-// Whether the plans take wino_avx512's products: built, the CPU has AVX-512F, and
-// NETSPEC_WINO_AVX512 is not 0 (read once).
+// Whether the plans take wino_avx512's products and nChw16c transforms: built, oneDNN runs
+// avx512_core here (so ONEDNN_MAX_CPU_ISA caps it), and NETSPEC_WINO_AVX512 is not 0 (read once).
 bool winograd_avx512_products();
 // pass_bytes: the most V and M of one pass hold (the schedule for large weights; tests make it
 // small to run several passes).
@@ -124,6 +127,11 @@ void grad_multiply(const float* D, int64_t ldd, const float* X, int64_t ldx, flo
 void grad_multiply_block(const float* D, int64_t ldd, const float* X, int64_t ldx, int64_t nt,
                          int64_t C, int64_t O, int64_t o0, int64_t o1, int64_t c0, int64_t c1,
                          float* Pb, int64_t ldp, int64_t ldr);
+// wino_avx2's input, output and grad_input on nChw16c (winograd_transforms.h, 16 lanes).
+void input16(const WinogradShape& s, const float* x, int64_t t0, int64_t nt, float* V, int64_t ld);
+void output16(const WinogradShape& s, const float* M, int64_t ld, int64_t t0, int64_t nt, float* y);
+void grad_input16(const WinogradShape& s, const float* dy, int64_t t0, int64_t nt, float* D,
+                  int64_t ld);
 }  // namespace wino_avx512
 
 }  // namespace netspec::exec::cpu

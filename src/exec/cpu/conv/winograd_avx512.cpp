@@ -1,12 +1,15 @@
 // The 36 products of winograd.h's kernels in AVX-512 (this file's flags: CMakeLists.txt), for
 // CPUs that have it: one 16-lane vector holds a whole 16-channel block of U (forward) or X (weight
-// gradient), so a row of a product is one FMA per k instead of two. The transforms stay in
-// winograd_avx2.cpp (8 channels of nChw8c per vector: bound by memory, not by FMAs). Each output
-// is the same chain of FMAs over k in the same order as there, so both files give the same bits.
+// gradient), so a row of a product is one FMA per k instead of two. Each output is the same chain
+// of FMAs over k in the same order as there, so both files give the same bits. The data
+// transforms (winograd_transforms.h) run here 16 lanes wide on nChw16c activations; the kernel's
+// transform and dW's stay in winograd_avx2.cpp.
 #include "exec/cpu/conv/winograd.h"
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
+
+#include "exec/cpu/conv/winograd_transforms.h"
 #define NETSPEC_WINO_AVX512 1
 #endif
 
@@ -47,57 +50,65 @@ inline void micro12(const float* const* v, int64_t vk, const float* u, int64_t u
     _mm512_storeu_ps(m[r], accumulate ? _mm512_add_ps(_mm512_loadu_ps(m[r]), acc[r]) : acc[r]);
 }
 
-// Rows [0, n) of a product in groups of 12; a last group of fewer rows repeats row `first`
-// (its extra results go to `sink`). Row r of v starts at v + r * vr, of m at m + r * mr.
-inline void rows12(const float* v, int64_t vr, int64_t vk, const float* u, int64_t uk, int64_t K,
-                   float* m, int64_t mr, int64_t n, bool accumulate) {
-  alignas(64) float sink[16];
-  for (int64_t t = 0; t < n; t += 12) {
-    const float* vp[12];
-    float* mp[12];
-    for (int64_t r = 0; r < 12; ++r) {
-      const bool real = t + r < n;
-      vp[r] = v + (real ? t + r : t) * vr;
-      mp[r] = real ? m + (t + r) * mr : sink;
-    }
-    micro12(vp, vk, u, uk, K, mp, accumulate);
+struct Avx512 {  // winograd_transforms.h's vector: 16 channels of nChw16c
+  using V = V16;
+  static constexpr int64_t kLanes = 16;
+  static V load(const float* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
+  static V zero() { return _mm512_setzero_ps(); }
+  static V set1(float v) { return _mm512_set1_ps(v); }
+  static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V sub(V a, V b) { return _mm512_sub_ps(a, b); }
+  static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V fnma(V a, V b, V c) { return _mm512_fnmadd_ps(a, b, c); }
+  static constexpr int kRows = 12;  // the products' micro-kernel
+  static void micro(const float* const* v, int64_t vk, const float* u, int64_t uk, int64_t K,
+                    float* const* m, bool accumulate) {
+    micro12(v, vk, u, uk, K, m, accumulate);
   }
-}
+};
+using Transforms = WinogradTransforms<Avx512>;
 
 }  // namespace
 
 bool built() { return true; }
 
+void input16(const WinogradShape& s, const float* x, int64_t t0, int64_t nt, float* V, int64_t ld) {
+  Transforms::input(s, x, t0, nt, V, ld);
+}
+void output16(const WinogradShape& s, const float* M, int64_t ld, int64_t t0, int64_t nt,
+              float* y) {
+  Transforms::output(s, M, ld, t0, nt, y);
+}
+void grad_input16(const WinogradShape& s, const float* dy, int64_t t0, int64_t nt, float* D,
+                  int64_t ld) {
+  Transforms::grad_input(s, dy, t0, nt, D, ld);
+}
+
 void multiply(const float* V, int64_t ldv, const float* U, float* M, int64_t ldm, int64_t nt,
               int64_t C, int64_t O, int64_t x0, int64_t x1, int64_t b0, int64_t b1) {
-  const int64_t OB = O / 16;
-  for (int64_t xi = x0; xi < x1; ++xi)
-    for (int64_t b = b0; b < b1; ++b)
-      rows12(V + xi * ldv, C, 1, U + (xi * OB + b) * C * 16, 16, C, M + xi * ldm + b * 16, O, nt,
-             false);
+  Transforms::multiply(V, ldv, U, M, ldm, nt, C, O, x0, x1, b0, b1);
 }
 
 void grad_multiply(const float* D, int64_t ldd, const float* X, int64_t ldx, float* P, int64_t nt,
                    int64_t C, int64_t O, int64_t x0, int64_t x1, int64_t b0, int64_t b1,
                    bool accumulate) {
-  for (int64_t xi = x0; xi < x1; ++xi)
-    for (int64_t b = b0; b < b1; ++b)  // P[xi][o][16 b ..] over rows o, summing tiles
-      rows12(D + xi * ldd, 1, O, X + xi * ldx + b * 16, C, nt, P + (xi * O) * C + b * 16, C, O,
-             accumulate);
+  Transforms::grad_multiply(D, ldd, X, ldx, P, nt, C, O, x0, x1, b0, b1, accumulate);
 }
 
 void grad_multiply_block(const float* D, int64_t ldd, const float* X, int64_t ldx, int64_t nt,
                          int64_t C, int64_t O, int64_t o0, int64_t o1, int64_t c0, int64_t c1,
                          float* P, int64_t ldp, int64_t ldr) {
-  for (int64_t xi = 0; xi < 36; ++xi)
-    for (int64_t c = c0; c < c1; c += 16)
-      rows12(D + xi * ldd + o0, 1, O, X + xi * ldx + c, C, nt, P + xi * ldp + c - c0, ldr, o1 - o0,
-             false);
+  Transforms::grad_multiply_block(D, ldd, X, ldx, nt, C, O, o0, o1, c0, c1, P, ldp, ldr);
 }
 
 #else  // not an AVX-512 build of this file: the AVX2 products run instead
 
 bool built() { return false; }
+void input16(const WinogradShape&, const float*, int64_t, int64_t, float*, int64_t) {}
+void output16(const WinogradShape&, const float*, int64_t, int64_t, int64_t, float*) {}
+void grad_input16(const WinogradShape&, const float*, int64_t, int64_t, float*, int64_t) {}
 void multiply(const float*, int64_t, const float*, float*, int64_t, int64_t, int64_t, int64_t,
               int64_t, int64_t, int64_t, int64_t) {}
 void grad_multiply(const float*, int64_t, const float*, int64_t, float*, int64_t, int64_t, int64_t,
