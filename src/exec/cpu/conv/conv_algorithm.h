@@ -25,11 +25,11 @@ dnnl::algorithm conv_algorithm(dnnl::memory::data_type type, const dnnl::memory:
 // mb32 512->512 3x3 at 4x4 (AMD EPYC Zen 4, 2 threads), 1 MiB reorders each side. At 8x8 the
 // two were within 7 %; at 16x16 and 32x32 the Winograd kernels taken there are faster than
 // either (docs/performance.md, session 12). NETSPEC_CPU_BWDW_NHWC=0 off.
-// netspec's own Winograd (winograd.h: AVX2 kernels, nChw8c) for f32 3x3 stride-1 ungrouped 2-D
-// convs with input channels % 8 == 0 and output channels % 16 == 0, both >= 32: on CPUs whose
-// oneDNN has no Winograd (no AVX-512) every such conv, and with AVX-512 those of 64 channels and
-// more that conv_algorithm leaves direct with enough 4x4 output tiles, plus the 128-channel
-// forward passes oneDNN's Winograd took (sessions 21, 31, 32); the forward and input-gradient
+// netspec's own Winograd (winograd.h: AVX2 kernels on nChw8c, AVX-512 ones on nChw16c) for f32
+// 3x3 stride-1 ungrouped 2-D convs with input channels % 8 == 0 and output channels % 16 == 0,
+// both >= 32: on CPUs whose oneDNN has no Winograd (no AVX-512) every such conv; with AVX-512
+// and 16-channel blocks every such conv with enough 4x4 output tiles, otherwise those
+// conv_algorithm leaves direct (sessions 21, 31, 32); the forward and input-gradient
 // convs by F(4x4, 3x3) (both are forward convs here), the weight gradient by F(3x3, 4x4) (also
 // input channels % 16). Every such conv of resnet18-cifar, resnet50 and mnist-cnn ran 1.0-2.7x
 // faster than oneDNN's jit:avx2 direct kernels, most 1.7-2.7x (`bench_conv winograd`,
