@@ -58,8 +58,8 @@ inline dnnl::memory::desc widened_bf16_md(const dnnl::memory::desc& d) {
   if (d.data_type() != dt::bf16 || c.format_kind != dnnl_blocked ||
       c.format_desc.blocking.inner_nblks != 0)
     return {};
-  dnnl::memory::dims dims(c.dims, c.dims + c.ndims),
-      strides(c.format_desc.blocking.strides, c.format_desc.blocking.strides + c.ndims);
+  dnnl::memory::dims dims(c.dims, c.dims + c.ndims), strides(c.format_desc.blocking.strides,
+                                                             c.format_desc.blocking.strides + c.ndims);
   if (d.get_size() != static_cast<size_t>(num_elements(dims)) * 2) return {};  // padded or strided
   return dnnl::memory::desc(dims, dt::f32, strides);
 }
@@ -103,8 +103,7 @@ struct Side {
   void fill(const void* src, void* dst, uint8_t* scratch) const {
     if (!widening()) return run_reorder(reorder, user, src, prim, dst);
     const int64_t n = static_cast<int64_t>(widened.get_size() / 4);
-    float* w =
-        reorder ? reinterpret_cast<float*>(scratch + widen_offset) : static_cast<float*>(dst);
+    float* w = reorder ? reinterpret_cast<float*>(scratch + widen_offset) : static_cast<float*>(dst);
     widen_bf16(static_cast<const uint16_t*>(src), w, n);
     if (reorder) run_reorder(reorder, widened, w, prim, dst);
   }

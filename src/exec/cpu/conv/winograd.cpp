@@ -26,7 +26,8 @@ size_t floats(int64_t n) { return al(static_cast<size_t>(n) * sizeof(float)); }
 constexpr int64_t kChunkBytes = 640 << 10;
 constexpr int64_t kMaxChunkU = 4 << 20;
 constexpr int64_t kGrainSum = 1 << 15;
-// Output rows of a weight-gradient block (a multiple of both kernels' row groups, 6 and 12).
+// A weight-gradient block (WinogradGradPlan::blocks): its output rows (a multiple of both
+// kernels' row groups, 6 and 12), its input channels, and the most bytes its X and D slices take.
 constexpr int64_t kBlockRows = 48, kBlockCols = 64, kBlockSlicesBytes = 768 << 10;
 
 // The data transforms for the activations' channel block (WinogradShape::block).

@@ -1,10 +1,12 @@
-// netspec's own Winograd F(4x4, 3x3) convolution for CPUs where oneDNN has none (it implements
-// Winograd for AVX-512 only): 3x3, stride 1, f32, channel-blocked nChw8c activations. Each 4x4
-// output tile comes from a 6x6 input tile: y = A^T [ (G g G^T) . (B^T d B) ] A, the elementwise
-// product summed over input channels as 36 matrix products (tiles x C times C x O), so a tile
-// costs 36 multiply-adds per channel pair instead of direct's 144 (Lavin & Gray, 2016; the
-// interpolation points are in winograd_avx2.cpp). The kernels are AVX2 + FMA
-// (winograd_avx2.cpp, compiled for that ISA); winograd.cpp plans and threads them.
+// netspec's own Winograd F(4x4, 3x3) convolution (first for CPUs where oneDNN has none; with
+// 16-lane kernels it also beats oneDNN's on AVX-512): 3x3, stride 1, f32, channel-blocked
+// nChw8c or nChw16c activations. Each 4x4 output tile comes from a 6x6 input tile:
+// y = A^T [ (G g G^T) . (B^T d B) ] A, the elementwise product summed over input channels as 36
+// matrix products (tiles x C times C x O), so a tile costs 36 multiply-adds per channel pair
+// instead of direct's 144 (Lavin & Gray, 2016; the interpolation points are in
+// winograd_transforms.h). The kernels are AVX2 + FMA
+// (winograd_avx2.cpp) and AVX-512 (winograd_avx512.cpp), each file compiled for its ISA;
+// winograd.cpp plans and threads them.
 #pragma once
 #include <cstddef>
 #include <cstdint>
