@@ -69,18 +69,16 @@ bool own_winograd(dnnl::memory::data_type type, const dnnl::memory::dims& src,
   // 7x7 batch 16 (64 tiles) 11.8 vs 9.4; 256 at 8x8 batch 32 (128 tiles) 5.2 vs 5.7). The weight
   // gradient (F(3x3, 4x4), no kernel transform in) stays ahead from 32 tiles (512 at 4x4: 6.0
   // vs 8.3 ms).
-  // With the 16-lane kernels (winograd_avx512_products: products, and transforms on the
-  // planner's nChw16c with no reorders around them; session 32) they beat or tie oneDNN's
-  // Winograd and direct kernels wherever they apply from 64 tiles for forward passes and 32 for
-  // weight gradients (AMD Zen 5, `bench_conv winograd`, ms: 128@16 b32 forward 2.85 vs oneDNN's
-  // Winograd 7.70 before; 64@56 b16 dW 7.39 vs 8.94; 512@7 b16 (64 tiles) forward 8.13 vs 8.54
-  // direct, input gradient 8.42 vs 9.68; mnist-cnn's 32@28 b128 forward 4.52 vs 5.77 direct; 64@32
-  // b32 forward even, 4.46 vs 4.52). At 32 tiles direct still wins the forward (512@4 b32: 6.35
-  // vs 5.76).
+  // With the 16-lane kernels (winograd_avx512_products: products, transforms on the planner's
+  // nChw16c with no reorders around them, the kernel's transform 16 output channels at a time;
+  // session 32) they beat or tie oneDNN's Winograd and direct kernels wherever they apply from
+  // 32 tiles (AMD Zen 5, `bench_conv winograd`, ms: 128@16 b32 forward 2.27 vs oneDNN's Winograd
+  // 7.70 before; 64@56 b16 dW 7.39 vs 8.94; 512@4 b32 (32 tiles) forward 4.64 vs 5.32 direct,
+  // input gradient 5.03 vs 6.59; mnist-cnn's 32@28 b128 forward 4.52 vs 5.77 direct; 64@32 b32
+  // forward even).
   if (onednn_has_isa(dnnl::cpu_isa::avx512_core)) {
     const int64_t tiles = dst[0] * ((dst[2] + 3) / 4) * ((dst[3] + 3) / 4);
-    if (winograd_avx512_products() && src[1] % 16 == 0 && dst[1] % 16 == 0)
-      return tiles >= (pass == WinogradPass::kWeightGradient ? 32 : 64);
+    if (winograd_avx512_products() && src[1] % 16 == 0 && dst[1] % 16 == 0) return tiles >= 32;
     const bool onednn_winograd = conv_algorithm(type, src, weights, dst, strides, dilation) ==
                                  dnnl::algorithm::convolution_winograd;
     return !onednn_winograd && tiles >= (pass == WinogradPass::kWeightGradient ? 32 : 128);

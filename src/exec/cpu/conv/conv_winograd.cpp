@@ -27,7 +27,7 @@ WinogradShape with_block(WinogradShape s) {
 std::optional<Compiled> compile_own_winograd(const WinogradShape& s, const WinogradWeights& w,
                                              int64_t w_base, const dnnl::memory::desc& x_user,
                                              const dnnl::memory::desc& y_user) {
-  if (std::abs(w.o) * 7 > INT32_MAX) return std::nullopt;  // the gathers' 32-bit lane offsets
+  if (std::abs(w.o) * 15 > INT32_MAX) return std::nullopt;  // the gathers' 32-bit lane offsets
   const WinogradPlan plan = plan_winograd(with_block(s), w, ThreadPool::global().num_threads());
   const int B = static_cast<int>(plan.s.block);
   Side xs = blocked_side(x_user, true, B), ys = blocked_side(y_user, false, B);

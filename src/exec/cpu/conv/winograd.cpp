@@ -83,8 +83,9 @@ WinogradPlan plan_winograd(const WinogradShape& s, const WinogradWeights& w, int
 }
 
 void WinogradPlan::transform_weights(const float* w, float* u) const {
+  const auto weights = avx512_products ? wino_avx512::weights : wino_avx2::weights;
   parallel_for(s.C, std::max<int64_t>(1, s.C / (4 * threads)),
-               [&](int64_t b, int64_t e) { wino_avx2::weights(w, this->w, s.C, s.O, b, e, u); });
+               [&](int64_t b, int64_t e) { weights(w, this->w, s.C, s.O, b, e, u); });
 }
 
 void WinogradPlan::run(const float* x, const float* w, float* y, uint8_t* scratch,

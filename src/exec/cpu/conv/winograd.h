@@ -26,7 +26,7 @@ struct WinogradShape {
 };
 
 // Where weight w[o, c, ky, kx] lies: w + o*o + c*c + ky*ky + kx*kx (in floats; negative strides
-// read a flipped kernel). |o| * 7 fits in 32 bits (the 8 lanes of a gather).
+// read a flipped kernel). |o| * 15 fits in 32 bits (the 16 lanes of a gather).
 struct WinogradWeights {
   int64_t o = 0, c = 0, ky = 0, kx = 0;
 };
@@ -129,7 +129,10 @@ void grad_multiply(const float* D, int64_t ldd, const float* X, int64_t ldx, flo
 void grad_multiply_block(const float* D, int64_t ldd, const float* X, int64_t ldx, int64_t nt,
                          int64_t C, int64_t O, int64_t o0, int64_t o1, int64_t c0, int64_t c1,
                          float* Pb, int64_t ldp, int64_t ldr);
-// wino_avx2's input, output and grad_input on nChw16c (winograd_transforms.h, 16 lanes).
+// wino_avx2's weights (16 output channels per vector; same bits), and its input, output and
+// grad_input on nChw16c (winograd_transforms.h, 16 lanes).
+void weights(const float* w, const WinogradWeights& ws, int64_t C, int64_t O, int64_t c0,
+             int64_t c1, float* U);
 void input16(const WinogradShape& s, const float* x, int64_t t0, int64_t nt, float* V, int64_t ld);
 void output16(const WinogradShape& s, const float* M, int64_t ld, int64_t t0, int64_t nt, float* y);
 void grad_input16(const WinogradShape& s, const float* dy, int64_t t0, int64_t nt, float* D,

@@ -16,35 +16,6 @@ namespace netspec::exec::cpu::wino_avx2 {
 namespace {
 
 using V8 = __m256;
-inline V8 set1(float v) { return _mm256_set1_ps(v); }
-inline V8 add(V8 a, V8 b) { return _mm256_add_ps(a, b); }
-inline V8 sub(V8 a, V8 b) { return _mm256_sub_ps(a, b); }
-inline V8 mul(V8 a, V8 b) { return _mm256_mul_ps(a, b); }
-inline V8 fma(V8 a, V8 b, V8 c) { return _mm256_fmadd_ps(a, b, c); }    // a*b + c
-inline V8 fnma(V8 a, V8 b, V8 c) { return _mm256_fnmadd_ps(a, b, c); }  // c - a*b
-
-// The transforms' points and B^T, A^T: winograd_transforms.h. G g (the kernel's transform, here
-// only: its gathers are AVX2's):
-// G g: rows [1 0 0], [1 1 1] / 3, [1 -1 1] / -3, [1 1/2 1/4] / (-15/16), [1 -2 4] / 15, [0 0 1].
-inline void g3(const V8* g, V8* u) {
-  const V8 s02 = add(g[0], g[2]);
-  u[0] = g[0];
-  u[1] = mul(set1(1.f / 3), add(s02, g[1]));
-  u[2] = mul(set1(-1.f / 3), sub(s02, g[1]));
-  u[3] = mul(set1(-4.f / 15), fma(set1(4.f), g[0], fma(set1(2.f), g[1], g[2])));
-  u[4] = mul(set1(1.f / 15), fma(set1(4.f), g[2], fnma(set1(2.f), g[1], g[0])));
-  u[5] = g[2];
-}
-
-// The weight gradient's A'^T (G' is winograd_transforms.h's g4): rows [1 1 1 1 1 0],
-// [0 1 -1 1/2 -2 0], [0 1 1 1/4 4 1].
-inline void at3(const V8* m, V8* o) {
-  const V8 s12 = add(m[1], m[2]), d12 = sub(m[1], m[2]);
-  o[0] = add(add(m[0], s12), add(m[3], m[4]));
-  o[1] = fma(set1(0.5f), m[3], fnma(set1(2.f), m[4], d12));
-  o[2] = add(fma(set1(0.25f), m[3], fma(set1(4.f), m[4], s12)), m[5]);
-}
-
 // 6 rows x 16 columns of one plane's product: m[r][0..16) (+)= sum_k v[r][k * vk] u[k * uk +
 // 0..16). Twelve named accumulators: with an array GCC 12 kept a copy of them on the stack, storing
 // all twelve every step (a third of the speed).
@@ -56,23 +27,24 @@ inline void micro6(const float* const* v, int64_t vk, const float* u, int64_t uk
   for (int64_t k = 0, kv = 0; k < K; ++k, kv += vk, u += uk) {
     const V8 u0 = _mm256_loadu_ps(u), u1 = _mm256_loadu_ps(u + 8);
     V8 b = _mm256_broadcast_ss(v0 + kv);
-    a00 = fma(b, u0, a00), a01 = fma(b, u1, a01);
+    a00 = _mm256_fmadd_ps(b, u0, a00), a01 = _mm256_fmadd_ps(b, u1, a01);
     b = _mm256_broadcast_ss(v1 + kv);
-    a10 = fma(b, u0, a10), a11 = fma(b, u1, a11);
+    a10 = _mm256_fmadd_ps(b, u0, a10), a11 = _mm256_fmadd_ps(b, u1, a11);
     b = _mm256_broadcast_ss(v2 + kv);
-    a20 = fma(b, u0, a20), a21 = fma(b, u1, a21);
+    a20 = _mm256_fmadd_ps(b, u0, a20), a21 = _mm256_fmadd_ps(b, u1, a21);
     b = _mm256_broadcast_ss(v3 + kv);
-    a30 = fma(b, u0, a30), a31 = fma(b, u1, a31);
+    a30 = _mm256_fmadd_ps(b, u0, a30), a31 = _mm256_fmadd_ps(b, u1, a31);
     b = _mm256_broadcast_ss(v4 + kv);
-    a40 = fma(b, u0, a40), a41 = fma(b, u1, a41);
+    a40 = _mm256_fmadd_ps(b, u0, a40), a41 = _mm256_fmadd_ps(b, u1, a41);
     b = _mm256_broadcast_ss(v5 + kv);
-    a50 = fma(b, u0, a50), a51 = fma(b, u1, a51);
+    a50 = _mm256_fmadd_ps(b, u0, a50), a51 = _mm256_fmadd_ps(b, u1, a51);
   }
   const V8 acc[6][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31}, {a40, a41}, {a50, a51}};
   for (int r = 0; r < 6; ++r)
     for (int h = 0; h < 2; ++h) {
       float* dst = m[r] + 8 * h;
-      _mm256_storeu_ps(dst, accumulate ? add(_mm256_loadu_ps(dst), acc[r][h]) : acc[r][h]);
+      _mm256_storeu_ps(dst,
+                       accumulate ? _mm256_add_ps(_mm256_loadu_ps(dst), acc[r][h]) : acc[r][h]);
     }
 }
 
@@ -102,29 +74,10 @@ bool built() { return true; }
 
 void weights(const float* w, const WinogradWeights& ws, int64_t C, int64_t O, int64_t c0,
              int64_t c1, float* U) {
-  const int64_t plane = O / 16 * C * 16;
   const __m256i lanes = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
                                            _mm256_set1_epi32(static_cast<int>(ws.o)));
-  // Output blocks outermost: each of the 36 planes is then written 64 bytes after the last.
-  for (int64_t ob = 0; ob < O / 16; ++ob)
-    for (int64_t c = c0; c < c1; ++c)
-      for (int64_t o = ob * 16; o < ob * 16 + 16; o += 8) {
-        V8 g[3][3], t[6][3], u[6], col[3];
-        const float* wc = w + c * ws.c + o * ws.o;
-        for (int ky = 0; ky < 3; ++ky)
-          for (int kx = 0; kx < 3; ++kx)
-            g[ky][kx] = _mm256_i32gather_ps(wc + ky * ws.ky + kx * ws.kx, lanes, 4);
-        for (int kx = 0; kx < 3; ++kx) {  // columns: G g
-          for (int ky = 0; ky < 3; ++ky) col[ky] = g[ky][kx];
-          g3(col, u);
-          for (int i = 0; i < 6; ++i) t[i][kx] = u[i];
-        }
-        float* dst = U + (ob * C + c) * 16 + o % 16;
-        for (int i = 0; i < 6; ++i) {  // rows: (G g) G^T
-          g3(t[i], u);
-          for (int j = 0; j < 6; ++j) _mm256_store_ps(dst + (i * 6 + j) * plane, u[j]);
-        }
-      }
+  Transforms::weights(w, ws, C, O, c0, c1, U,
+                      [&](const float* p) { return _mm256_i32gather_ps(p, lanes, 4); });
 }
 
 void input(const WinogradShape& s, const float* x, int64_t t0, int64_t nt, float* V, int64_t ld) {
@@ -160,12 +113,12 @@ inline void grad_output_at(const float* m_at, int64_t plane, int64_t o, int64_t 
     for (int j = 0; j < 6; ++j) m[i][j] = _mm256_loadu_ps(m_at + (i * 6 + j) * plane);
   for (int j = 0; j < 6; ++j) {  // columns: A'^T m
     for (int i = 0; i < 6; ++i) col[i] = m[i][j];
-    at3(col, out);
+    Transforms::at3(col, out);
     for (int i = 0; i < 3; ++i) r[i][j] = out[i];
   }
   alignas(32) float k[3][3][8];
   for (int i = 0; i < 3; ++i) {  // rows: (A'^T m) A'
-    at3(r[i], out);
+    Transforms::at3(r[i], out);
     for (int j = 0; j < 3; ++j) _mm256_store_ps(k[i][j], out[j]);
   }
   for (int64_t l = 0; l < 8; ++l)

@@ -2,8 +2,8 @@
 // CPUs that have it: one 16-lane vector holds a whole 16-channel block of U (forward) or X (weight
 // gradient), so a row of a product is one FMA per k instead of two. Each output is the same chain
 // of FMAs over k in the same order as there, so both files give the same bits. The data
-// transforms (winograd_transforms.h) run here 16 lanes wide on nChw16c activations; the kernel's
-// transform and dW's stay in winograd_avx2.cpp.
+// transforms and the kernel's (winograd_transforms.h) run here 16 lanes wide, the data ones on
+// nChw16c activations; dW's output transform stays in winograd_avx2.cpp.
 #include "exec/cpu/conv/winograd.h"
 
 #if defined(__AVX512F__)
@@ -74,6 +74,18 @@ using Transforms = WinogradTransforms<Avx512>;
 
 bool built() { return true; }
 
+void weights(const float* w, const WinogradWeights& ws, int64_t C, int64_t O, int64_t c0,
+             int64_t c1, float* U) {
+  const __m512i lanes =
+      _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                         _mm512_set1_epi32(static_cast<int>(ws.o)));
+  Transforms::weights(
+      w, ws, C, O, c0, c1, U,
+      [&](const float* p) {  // masked: GCC 12 warns on the unmasked form's undefined source
+        return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), 0xffff, lanes, p, 4);
+      });
+}
+
 void input16(const WinogradShape& s, const float* x, int64_t t0, int64_t nt, float* V, int64_t ld) {
   Transforms::input(s, x, t0, nt, V, ld);
 }
@@ -106,6 +118,7 @@ void grad_multiply_block(const float* D, int64_t ldd, const float* X, int64_t ld
 #else  // not an AVX-512 build of this file: the AVX2 products run instead
 
 bool built() { return false; }
+void weights(const float*, const WinogradWeights&, int64_t, int64_t, int64_t, int64_t, float*) {}
 void input16(const WinogradShape&, const float*, int64_t, int64_t, float*, int64_t) {}
 void output16(const WinogradShape&, const float*, int64_t, int64_t, int64_t, float*) {}
 void grad_input16(const WinogradShape&, const float*, int64_t, int64_t, float*, int64_t) {}

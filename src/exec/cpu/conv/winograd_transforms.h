@@ -35,6 +35,45 @@ struct WinogradTransforms {
     t[5] = K::fma(h3, f, K::fnma(two, d[3], K::add(d[1], d[5])));
   }
 
+  // G g: rows [1 0 0], [1 1 1] / 3, [1 -1 1] / -3, [1 1/2 1/4] / (-15/16), [1 -2 4] / 15,
+  // [0 0 1].
+  static void g3(const V* g, V* u) {
+    const V s02 = K::add(g[0], g[2]);
+    u[0] = g[0];
+    u[1] = K::mul(K::set1(1.f / 3), K::add(s02, g[1]));
+    u[2] = K::mul(K::set1(-1.f / 3), K::sub(s02, g[1]));
+    u[3] = K::mul(K::set1(-4.f / 15), K::fma(K::set1(4.f), g[0], K::fma(K::set1(2.f), g[1], g[2])));
+    u[4] = K::mul(K::set1(1.f / 15), K::fma(K::set1(4.f), g[2], K::fnma(K::set1(2.f), g[1], g[0])));
+    u[5] = g[2];
+  }
+
+  // U (G g G^T) for input channels [c0, c1), one vector of K::kLanes output channels at a time:
+  // g's 9 taps gathered from w through its strides (lane offsets `lanes`, ws.o apart).
+  template <class Gather>
+  static void weights(const float* w, const WinogradWeights& ws, int64_t C, int64_t O, int64_t c0,
+                      int64_t c1, float* U, Gather gather) {
+    const int64_t plane = O / 16 * C * 16;
+    // Output blocks outermost: each of the 36 planes is then written 64 bytes after the last.
+    for (int64_t ob = 0; ob < O / 16; ++ob)
+      for (int64_t c = c0; c < c1; ++c)
+        for (int64_t o = ob * 16; o < ob * 16 + 16; o += B) {
+          V g[3][3], t[6][3], u[6], col[3];
+          const float* wc = w + c * ws.c + o * ws.o;
+          for (int ky = 0; ky < 3; ++ky)
+            for (int kx = 0; kx < 3; ++kx) g[ky][kx] = gather(wc + ky * ws.ky + kx * ws.kx);
+          for (int kx = 0; kx < 3; ++kx) {  // columns: G g
+            for (int ky = 0; ky < 3; ++ky) col[ky] = g[ky][kx];
+            g3(col, u);
+            for (int i = 0; i < 6; ++i) t[i][kx] = u[i];
+          }
+          float* dst = U + (ob * C + c) * 16 + o % 16;
+          for (int i = 0; i < 6; ++i) {  // rows: (G g) G^T
+            g3(t[i], u);
+            for (int j = 0; j < 6; ++j) K::store(dst + (i * 6 + j) * plane, u[j]);
+          }
+        }
+  }
+
   // A^T m: rows [1 1 1 1 1 0], [0 1 -1 1/2 -2 0], [0 1 1 1/4 4 0], [0 1 -1 1/8 -8 1].
   static void at6(const V* m, V* o) {
     const V s12 = K::add(m[1], m[2]), d12 = K::sub(m[1], m[2]);
@@ -59,6 +98,15 @@ struct WinogradTransforms {
         K::fma(K::set1(4.f), g[2], K::fnma(K::set1(8.f), g[3], K::fnma(K::set1(2.f), g[1], g[0])));
     u[4] = K::mul(K::set1(1.f / 15), q);
     u[5] = g[3];
+  }
+
+  // The weight gradient's A'^T (G' is g4 above): rows [1 1 1 1 1 0], [0 1 -1 1/2 -2 0],
+  // [0 1 1 1/4 4 1].
+  static void at3(const V* m, V* o) {
+    const V s12 = K::add(m[1], m[2]), d12 = K::sub(m[1], m[2]);
+    o[0] = K::add(K::add(m[0], s12), K::add(m[3], m[4]));
+    o[1] = K::fma(K::set1(0.5f), m[3], K::fnma(K::set1(2.f), m[4], d12));
+    o[2] = K::add(K::fma(K::set1(0.25f), m[3], K::fma(K::set1(4.f), m[4], s12)), m[5]);
   }
 
   // Rows [0, n) of a product in groups of kRows; a last group of fewer rows repeats row `first`
