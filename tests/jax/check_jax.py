@@ -14,7 +14,8 @@ are compared. A test option `_jaxgrad=1` (NET@_jaxgrad=1) sets the program's CUS
 JAX differentiates flash attention's forward itself. --zoo: every zoo net is in the given sets and
 emits a program that Python compiles. --jax-text: JAX's own
 lowering of train_step (`jax.jit(train_step).lower(...).as_text()`) run through `netspec run`
-must equal JAX's result: the two systems read each other's output. --reference: the eval
+must equal JAX's result, judged as check_net judges (compare()'s scale floor per result group,
+tol widened to 3x JAX's own sensitivity): the two systems read each other's output. --reference: the eval
 forward against torchvision's logits (tools/torchvision_reference.py).
 """
 import argparse
@@ -120,10 +121,11 @@ def net_arg(net, root, work, shrink):
     return path
 
 
-def rel_err(a, b):
+def rel_err(a, b, floor=0.0):
+    """max|a - b| over max|b| floored at `floor`."""
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    scale = np.max(np.abs(b)) if b.size else 0.0
-    d = np.max(np.abs(a - b)) if b.size else 0.0
+    scale = max(float(np.max(np.abs(b))) if b.size else 0.0, floor)
+    d = float(np.max(np.abs(a - b))) if b.size else 0.0
     return d / scale if scale > 0 else d
 
 
@@ -258,12 +260,27 @@ def check_jax_text(args, work, net, batch):
         inputs += ["--input", p]
     out_dir = os.path.join(work, f"text_out_{net}")
     sh([args.netspec, "run", path, "--output-dir", out_dir] + inputs)
-    want = jax.tree_util.tree_leaves(jax.jit(m.train_step)(*call))
-    worst = max(rel_err(np.load(os.path.join(out_dir, f"result{k}.npy")), w)
-                for k, w in enumerate(want))
-    ok = worst <= args.tol and len(os.listdir(out_dir)) == len(want)
+    step_fn = jax.jit(m.train_step)
+    # Per top-level result (params, optimizer state, loss, batch statistics) as check_net's roles:
+    # each tensor against its own scale floored at 1% of its group's largest (compare()).
+    groups = [jax.tree_util.tree_leaves(g) for g in step_fn(*call)]
+    want = [w for g in groups for w in g]
+    ours = [np.load(os.path.join(out_dir, f"result{k}.npy")) for k in range(len(want))]
+    floors = [0.01 * max(float(np.max(np.abs(w))) for w in g) for g in groups for _ in g]
+    errs = [rel_err(o, w, f) for o, w, f in zip(ours, want, floors)]
+    # And as check_net: within args.tol, or within 3x JAX's own change when every parameter moves
+    # by 1e-6 relative (BN nets at batch 2 are ill-conditioned in f32).
+    rng = np.random.default_rng(5)
+    moved = jax.tree_util.tree_map(
+        lambda v: np.asarray(v) * (1 + 1e-6 * rng.standard_normal(np.shape(v))).astype(
+            np.asarray(v).dtype), params)
+    self_moved = jax.tree_util.tree_leaves(step_fn(moved, *call[1:]))
+    tols = [max(args.tol, 3 * rel_err(s, w, f)) for s, w, f in zip(self_moved, want, floors)]
+    ok = all(e <= t for e, t in zip(errs, tols)) and len(os.listdir(out_dir)) == len(want)
+    k = int(np.argmax([e / t for e, t in zip(errs, tols)]))
     print(f"{'ok  ' if ok else 'FAIL'} jax-lowered {net} train_step through `netspec run`: "
-          f"{len(want)} results, worst rel {worst:.1e}", flush=True)
+          f"{len(want)} results, worst rel {max(errs):.1e} (result {k}: {errs[k]:.1e} "
+          f"of {tols[k]:.1e} allowed)", flush=True)
     return ok
 
 

