@@ -94,5 +94,22 @@ TEST(BenchCli, BadInputExits2) {
   EXPECT_EQ(r.status, 2) << r.out;
 }
 
+// NETSPEC_PROFILE=1 leaves each plan's first run out where it ran again (4 runs: 3 counted), and
+// NETSPEC_PROFILE_TOP=N lists N steps.
+TEST(BenchCli, ProfileCountsWarmRunsAndListsTopSteps) {
+  Result r = run_netspec("NETSPEC_PROFILE=1 NETSPEC_PROFILE_TOP=2",
+                         "bench linear --steps 3 --warmup 1 --batch 8");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("first run left out where it ran again"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("function main: 3 runs"), std::string::npos) << r.out;
+  const size_t top = r.out.find("top steps:\n");
+  ASSERT_NE(top, std::string::npos) << r.out;
+  const std::string listed = r.out.substr(top);
+  const std::regex row(R"(\n +[0-9.]+ ms +[0-9.]+% +3 calls  )");
+  const auto n = std::distance(std::sregex_iterator(listed.begin(), listed.end(), row),
+                               std::sregex_iterator());
+  EXPECT_EQ(n, 2) << r.out;
+}
+
 }  // namespace
 }  // namespace netspec::cli_test

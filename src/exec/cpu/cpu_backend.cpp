@@ -250,8 +250,10 @@ void run_steps(const Plan& P, State& S, const Tensor* const* inputs, ref::RunCon
   }
   if (P.profile) {
     std::lock_guard<std::mutex> lk(P.prof_mu);
-    for (size_t i = 0; i < prof_ms.size(); ++i) P.prof_ms[i] += prof_ms[i];
-    ++P.prof_runs;
+    if (P.prof_runs++ == 0)
+      P.prof_first_ms = prof_ms;
+    else
+      for (size_t i = 0; i < prof_ms.size(); ++i) P.prof_ms[i] += prof_ms[i];
   }
 }
 

@@ -122,10 +122,11 @@ struct Plan {
   // The kept number (RunArgs::in_gen) of this plan's module constants: fixed for its life.
   const uint64_t const_gen = next_kept_generation();
   // NETSPEC_PROFILE=1: wall time per step summed over runs; merged into the process-wide
-  // profile when the plan dies (printed to stderr at exit).
+  // profile when the plan dies (printed to stderr at exit). The first run (page faults on fresh
+  // arenas, oneDNN primitive creation) is kept apart and counted only if it was the only one.
   bool profile = false;
   mutable std::mutex prof_mu;
-  mutable std::vector<double> prof_ms;
+  mutable std::vector<double> prof_ms, prof_first_ms;
   mutable int64_t prof_runs = 0;
   ~Plan();
 };

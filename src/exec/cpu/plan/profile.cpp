@@ -1,10 +1,13 @@
 // NETSPEC_PROFILE=1: wall time per step summed over a plan's runs, merged into one process-wide
-// profile when the plan dies and printed to stderr at exit (per function, op kind and step).
+// profile when the plan dies and printed to stderr at exit (per function, op kind and step;
+// NETSPEC_PROFILE_TOP=N lists N steps, default 40). A plan's first run is left out where it ran
+// again: its page faults on fresh arenas would skew the shares.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 
@@ -18,6 +21,7 @@ struct Profile {
   std::mutex mu;
   std::map<std::string, std::pair<double, int64_t>> by_kind, by_step;  // ms, calls
   std::map<std::string, std::pair<double, int64_t>> by_func;           // ms, runs
+  int64_t first_runs_left_out = 0;  // plans that ran more than once
   ~Profile() {
     if (by_kind.empty()) return;
     auto top = [](const std::map<std::string, std::pair<double, int64_t>>& m, size_t n) {
@@ -29,7 +33,8 @@ struct Profile {
     };
     double total = 0;
     for (auto& [k, v] : by_kind) total += v.first;
-    std::fprintf(stderr, "NETSPEC_PROFILE (cpu executor, wall ms summed over runs)\n");
+    std::fprintf(stderr, "NETSPEC_PROFILE (cpu executor, wall ms summed over runs%s)\n",
+                 first_runs_left_out ? "; each plan's first run left out where it ran again" : "");
     for (auto& [k, v] : by_func)
       std::fprintf(stderr, "  function %s: %lld runs, %.3f ms/run\n", k.c_str(),
                    static_cast<long long>(v.second),
@@ -39,7 +44,9 @@ struct Profile {
       std::fprintf(stderr, "  %10.2f ms %5.1f%% %8lld calls  %s\n", v.first, 100 * v.first / total,
                    static_cast<long long>(v.second), k.c_str());
     std::fprintf(stderr, "  top steps:\n");
-    for (auto& [k, v] : top(by_step, 40))
+    const char* top_env = std::getenv("NETSPEC_PROFILE_TOP");  // steps listed (default 40)
+    const size_t top_steps = top_env ? std::strtoul(top_env, nullptr, 10) : 40;
+    for (auto& [k, v] : top(by_step, top_steps))
       std::fprintf(stderr, "  %10.2f ms %5.1f%% %8lld calls  %s\n", v.first, 100 * v.first / total,
                    static_cast<long long>(v.second), k.c_str());
   }
@@ -55,6 +62,10 @@ Plan::~Plan() {
   if (!profile || prof_runs == 0) return;
   Profile& pr = global_profile();
   std::lock_guard<std::mutex> lk(pr.mu);
+  // Warm runs only, where there were any (the first run's page faults skew the shares).
+  const int64_t runs = prof_runs > 1 ? prof_runs - 1 : 1;
+  const std::vector<double>& ms = prof_runs > 1 ? prof_ms : prof_first_ms;
+  if (prof_runs > 1) ++pr.first_runs_left_out;
   double sum = 0;
   for (size_t i = 0; i < steps.size(); ++i) {
     const Step& st = steps[i];
@@ -66,18 +77,18 @@ Plan::~Plan() {
                                          : st.kind == StepKind::kView ? " [view]"
                                                                       : "");
     auto& s = pr.by_step[st.label];
-    s.first += prof_ms[i];
-    s.second += prof_runs;
-    sum += prof_ms[i];
+    s.first += ms[i];
+    s.second += runs;
+    sum += ms[i];
     if (st.kind == StepKind::kRegion) continue;  // its regions' steps are counted themselves
     auto& k = pr.by_kind[kind];
-    k.first += prof_ms[i];
-    k.second += prof_runs;
+    k.first += ms[i];
+    k.second += runs;
   }
   if (!func) return;  // a region's sub-plan: its time is part of the enclosing function's
   auto& f = pr.by_func[func->name];
   f.first += sum;
-  f.second += prof_runs;
+  f.second += runs;
 }
 
 std::string step_label(const hlo::Op& op, StepKind kind) {
