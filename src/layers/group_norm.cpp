@@ -3,6 +3,7 @@
 // values: y = (x - μ_g)·rsqrt(σ²_g + eps)·γ_c + β_c, σ² biased, eps 1e-5 (PyTorch's default).
 // No running statistics: train and eval compute the same thing. Also the norm of conv_bn_act
 // when a kind's `norm` is gn (conv_bn.cpp).
+#include "autodiff/vjp.h"
 #include "layers/lower.h"
 
 namespace netspec::layers {
@@ -23,8 +24,12 @@ Value* group_norm(LowerCtx& c, Value* x, Value* gamma, Value* beta, int64_t grou
   Value* zero = b.scalar(0, x->type.dtype());
   Value* sum = b.reduce(g, zero, {2}, hlo::OpKind::kAdd);  // [B, G]
   Value* inv_n = b.constant_splat(1.0 / double(n), sum->type);
-  Value* mean = b.multiply(sum, inv_n);  // μ [B, G]
-  Value* cen = b.subtract(g, b.broadcast_in_dim(mean, g->type.shape(), {0, 1}));
+  // μ [B, G] = Σx / n, a division as batch_norm (exact enough for stop_gradient below).
+  Value* mean = b.divide(sum, b.constant_splat(static_cast<double>(n), sum->type));
+  // σ²'s gradient through μ is exactly zero (Σ(x - μ) = 0): stop_gradient spares the backward a
+  // reduction pass for it (as batch_norm).
+  Value* cen =
+      b.subtract(g, b.broadcast_in_dim(autodiff::stop_gradient(b, mean), g->type.shape(), {0, 1}));
   Value* var = b.multiply(b.reduce(b.multiply(cen, cen), zero, {2}, hlo::OpKind::kAdd), inv_n);
   Value* inv_std = b.rsqrt(b.add(var, b.constant_splat(kGroupNormEps, var->type)));
   // Folded into one per-(sample, channel) affine map: y = x·scale + shift with
