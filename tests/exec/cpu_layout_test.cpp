@@ -5,6 +5,7 @@
 // channel counts stay row-major, and every case equals the ref executor, also in check mode.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <string_view>
 
@@ -149,6 +150,52 @@ TEST(CpuLayout, PoolingAndItsVjpOnBlockedValues) {
     EXPECT_EQ(st.ref_steps, 0) << st.fallback_ops;
     EXPECT_GE(st.blocked_values, 4) << layout;  // y, p, -p, g*(-p) (via g's reorder), dx
     expect_like_ref({x, w, g}, body, std::string("pool VJP nChw") + layout + "c");
+  }
+}
+
+// The blocked pooling kernels fold B lanes as one vector: NaN (the first one propagates), -0 < +0,
+// ±inf and ties (select's first-candidate rule, GE / GT / LE), padded borders (init folded in)
+// give the ref's bits, for max and sum pools and max-pool's VJP. x reaches
+// the pool blocked through select(conv > -inf, x, conv), which is x exactly.
+TEST(CpuLayout, BlockedPoolingSpecialValuesEqualRef) {
+  const float nan = std::nanf(""), inf = INFINITY;
+  const float pick[] = {0.f, -0.f, nan, -inf, inf, 1.f, -1.f, -0.f, 1.f, 2.f, 0.f};
+  for (const char* layout : {"16", "8"}) {
+    if (!runs_here(layout)) continue;
+    LayoutEnv e(layout);
+    const Shape xs{2, 16, 7, 7};
+    std::vector<double> v;
+    for (int64_t i = 0; i < 2 * 16 * 7 * 7; ++i) v.push_back(pick[(i * 7 + i / 5) % 11]);
+    Tensor x = f32(xs, v), x2 = rnd({2, 4, 7, 7}, 21), w = rnd({16, 4, 3, 3}, 22);
+    Tensor g = rnd({2, 16, 4, 4}, 23);
+    for (const char* dir : {"GE", "GT", "LE"}) {
+      BodyFn body = [dir](Builder& b, const Values& a) {
+        Value* y = b.convolution(a[1], a[2], same3x3(), DType::kF32);
+        Value* finite = b.compare(y, b.broadcast_in_dim(b.scalar(-INFINITY, DType::kF32),
+                                                        y->type.shape(), {}),
+                                  "GT");
+        Value* xb = b.select(finite, a[0], y);
+        hlo::WindowOptions wo;
+        wo.window_dimensions = {1, 1, 3, 3};
+        wo.window_strides = {1, 1, 2, 2};
+        wo.padding = {{0, 0}, {0, 0}, {1, 1}, {1, 1}};
+        Value* p =
+            b.reduce_window(xb, b.scalar(-INFINITY, DType::kF32), wo, hlo::OpKind::kMaximum);
+        Value* dx = b.select_and_scatter(
+            xb, a[3], b.scalar(0, DType::kF32), wo,
+            [dir](Builder& r, const Values& q) { return Values{r.compare(q[0], q[1], dir)}; },
+            [](Builder& r, const Values& q) { return Values{r.add(q[0], q[1])}; });
+        Value* sum = b.reduce_window(xb, b.scalar(0.25, DType::kF32), wo, hlo::OpKind::kAdd);
+        return Values{p, dx, sum};
+      };
+      EXPECT_GE(cpu_plan_stats({x, x2, w, g}, body).blocked_values, 3) << layout;
+      auto want = run_fn("ref", {x, x2, w, g}, body);
+      auto got = run_fn("cpu", {x, x2, w, g}, body);
+      const std::string what = std::string("nChw") + layout + "c " + dir;
+      expect_equal(got.at(0), want.at(0), what + " max pool");
+      expect_equal(got.at(1), want.at(1), what + " select_and_scatter");
+      expect_equal(got.at(2), want.at(2), what + " sum pool (init 0.25)");
+    }
   }
 }
 

