@@ -40,7 +40,11 @@ run() { exec "$py" "$here/check_jax.py" --netspec "$netspec" --work "$work" "$@"
 case $set in
   light) run --nets "$light,$opts" --jax-text --reference resnet18=resnet18 \
     --zoo "$light,$more,$heavy,$f64" ;;
-  more) run --nets "$more" ;;
+  # Direct convolutions for `more`: at batch 2 ddpm-unet's BN layers amplify Winograd's own
+  # rounding (F(4x4, 3x3), checked against f64 in CpuWinograd) to 1.2e-4 in layers.6.conv1's
+  # weight (3.3e-5 allowed; 7.3e-6 with direct convs, session 33), on the 8- and 16-lane kernels
+  # alike. These checks are about the emitter's semantics.
+  more) NETSPEC_CPU_WINOGRAD=0 run --nets "$more" ;;
   heavy) run --nets "$heavy" --batch 2 --shrink "$shrink" --reference \
     mobilenet-v2=mobilenet_v2,convnext-tiny=convnext_tiny,shufflenet-v2=shufflenet_v2_x1_0,resnet50=resnet50,squeezenet=squeezenet1_1,mobilenet-v3-large=mobilenet_v3_large,efficientnet-b0=efficientnet_b0,densenet121=densenet121,mobilenet-v4-conv-medium=timm:mobilenetv4_conv_medium,mobilevit-s=timm:mobilevit_s,vit-tiny=timm:vit_tiny_patch16_224 ;;
   f64) run --nets "$f64" --batch 2 --shrink "$shrink" --dtype f64 ;;
