@@ -30,16 +30,32 @@ constexpr int64_t kGrainSum = 1 << 15;
 // kernels' row groups, 6 and 12), its input channels, and the most bytes its X and D slices take.
 constexpr int64_t kBlockRows = 48, kBlockCols = 64, kBlockSlicesBytes = 768 << 10;
 
-// The data transforms for the activations' channel block (WinogradShape::block).
-struct DataTransforms {
-  decltype(&wino_avx2::input) input;
-  decltype(&wino_avx2::output) output;
-  decltype(&wino_avx2::grad_input) grad_input;
+// The kernels a plan runs, chosen in this one place: the kernel's transform and the products
+// 16 lanes wide with `avx512_products` (same bits either way), the data transforms for the
+// activations' channel block (WinogradShape::block: nChw16c or nChw8c).
+struct Kernels {
+  decltype(&wino_avx2::weights) weights = wino_avx2::weights;
+  decltype(&wino_avx2::multiply) multiply = wino_avx2::multiply;
+  decltype(&wino_avx2::grad_multiply) grad_multiply = wino_avx2::grad_multiply;
+  decltype(&wino_avx2::grad_multiply_block) grad_multiply_block = wino_avx2::grad_multiply_block;
+  decltype(&wino_avx2::input) input = wino_avx2::input;
+  decltype(&wino_avx2::output) output = wino_avx2::output;
+  decltype(&wino_avx2::grad_input) grad_input = wino_avx2::grad_input;
 };
-DataTransforms transforms_for(const WinogradShape& s) {
-  if (s.block == 16)
-    return {wino_avx512::input16, wino_avx512::output16, wino_avx512::grad_input16};
-  return {wino_avx2::input, wino_avx2::output, wino_avx2::grad_input};
+Kernels kernels_for(const WinogradShape& s, bool avx512_products) {
+  Kernels k;
+  if (avx512_products) {
+    k.weights = wino_avx512::weights;
+    k.multiply = wino_avx512::multiply;
+    k.grad_multiply = wino_avx512::grad_multiply;
+    k.grad_multiply_block = wino_avx512::grad_multiply_block;
+  }
+  if (s.block == 16) {
+    k.input = wino_avx512::input16;
+    k.output = wino_avx512::output16;
+    k.grad_input = wino_avx512::grad_input16;
+  }
+  return k;
 }
 
 }  // namespace
@@ -83,7 +99,7 @@ WinogradPlan plan_winograd(const WinogradShape& s, const WinogradWeights& w, int
 }
 
 void WinogradPlan::transform_weights(const float* w, float* u) const {
-  const auto weights = avx512_products ? wino_avx512::weights : wino_avx2::weights;
+  const auto weights = kernels_for(s, avx512_products).weights;
   parallel_for(s.C, std::max<int64_t>(1, s.C / (4 * threads)),
                [&](int64_t b, int64_t e) { weights(w, this->w, s.C, s.O, b, e, u); });
 }
@@ -91,14 +107,13 @@ void WinogradPlan::transform_weights(const float* w, float* u) const {
 void WinogradPlan::run(const float* x, const float* w, float* y, uint8_t* scratch,
                        const float* u) const {
   const int64_t C = s.C, O = s.O, OB = O / 16, T = s.tiles();
-  const DataTransforms tf = transforms_for(s);
+  const Kernels k = kernels_for(s, avx512_products);
   uint8_t* work = scratch + floats(36 * C * O);
   if (!u) {
     transform_weights(w, reinterpret_cast<float*>(scratch));
     u = reinterpret_cast<const float*>(scratch);
   }
   const float* U = u;
-  const auto multiply = avx512_products ? wino_avx512::multiply : wino_avx2::multiply;
   const size_t v_bytes = floats(36 * chunk * C), m_bytes = floats(36 * chunk * O);
   if (per_chunk) {
     const int64_t n_chunks = (T + chunk - 1) / chunk;
@@ -107,11 +122,11 @@ void WinogradPlan::run(const float* x, const float* w, float* y, uint8_t* scratc
       for (int64_t id = b; id < e; ++id) {
         auto* V = reinterpret_cast<float*>(work + static_cast<size_t>(id) * (v_bytes + m_bytes));
         auto* M = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(V) + v_bytes);
-        for (int64_t k; (k = next.fetch_add(1)) < n_chunks;) {
-          const int64_t t0 = k * chunk, nt = std::min(chunk, T - t0);
-          tf.input(s, x, t0, nt, V, chunk * C);
-          multiply(V, chunk * C, U, M, chunk * O, nt, C, O, 0, 36, 0, OB);
-          tf.output(s, M, chunk * O, t0, nt, y);
+        for (int64_t c; (c = next.fetch_add(1)) < n_chunks;) {
+          const int64_t t0 = c * chunk, nt = std::min(chunk, T - t0);
+          k.input(s, x, t0, nt, V, chunk * C);
+          k.multiply(V, chunk * C, U, M, chunk * O, nt, C, O, 0, 36, 0, OB);
+          k.output(s, M, chunk * O, t0, nt, y);
         }
       }
     });
@@ -122,14 +137,15 @@ void WinogradPlan::run(const float* x, const float* w, float* y, uint8_t* scratc
   for (int64_t t0 = 0; t0 < T; t0 += chunk) {
     const int64_t nt = std::min(chunk, T - t0), grain = std::max<int64_t>(1, nt / (4 * threads));
     parallel_for(nt, grain, [&](int64_t b, int64_t e) {
-      tf.input(s, x, t0 + b, e - b, V + b * C, chunk * C);
+      k.input(s, x, t0 + b, e - b, V + b * C, chunk * C);
     });
     parallel_for(36 * OB, 1, [&](int64_t b, int64_t e) {
       for (int64_t j = b; j < e; ++j)
-        multiply(V, chunk * C, U, M, chunk * O, nt, C, O, j / OB, j / OB + 1, j % OB, j % OB + 1);
+        k.multiply(V, chunk * C, U, M, chunk * O, nt, C, O, j / OB, j / OB + 1, j % OB,
+                   j % OB + 1);
     });
     parallel_for(nt, grain, [&](int64_t b, int64_t e) {
-      tf.output(s, M + b * O, chunk * O, t0 + b, e - b, y);
+      k.output(s, M + b * O, chunk * O, t0 + b, e - b, y);
     });
   }
 }
@@ -164,18 +180,16 @@ WinogradGradPlan plan_winograd_grad(const WinogradShape& s, const WinogradWeight
 // (split over output channels).
 void WinogradGradPlan::run(const float* x, const float* dy, float* dw_out, uint8_t* scratch) const {
   const int64_t C = s.C, O = s.O, CB = C / 16, T = s.tiles();
-  const DataTransforms tf = transforms_for(s);
+  const Kernels k = kernels_for(s, avx512_products);
   if (blocks) {  // X and D of every tile, then each block's products and dW (no P of 36 O C)
     auto* X = reinterpret_cast<float*>(scratch);
     auto* D = reinterpret_cast<float*>(scratch + floats(36 * chunk * C));
     uint8_t* pb = scratch + floats(36 * chunk * C) + floats(36 * chunk * O);
     const int64_t grain = std::max<int64_t>(1, T / (4 * threads));
     parallel_for(T, grain, [&](int64_t b, int64_t e) {
-      tf.input(s, x, b, e - b, X + b * C, chunk * C);
-      tf.grad_input(s, dy, b, e - b, D + b * O, chunk * O);
+      k.input(s, x, b, e - b, X + b * C, chunk * C);
+      k.grad_input(s, dy, b, e - b, D + b * O, chunk * O);
     });
-    const auto multiply =
-        avx512_products ? wino_avx512::grad_multiply_block : wino_avx2::grad_multiply_block;
     const int64_t col_blocks = (C + kBlockCols - 1) / kBlockCols;
     const int64_t n_blocks = (O + kBlockRows - 1) / kBlockRows * col_blocks;
     const int64_t ldp = kBlockRows * kBlockCols;
@@ -183,10 +197,11 @@ void WinogradGradPlan::run(const float* x, const float* dy, float* dw_out, uint8
     parallel_for(threads, 1, [&](int64_t b, int64_t e) {
       for (int64_t id = b; id < e; ++id) {
         auto* Pb = reinterpret_cast<float*>(pb + static_cast<size_t>(id) * floats(36 * ldp));
-        for (int64_t k; (k = next.fetch_add(1)) < n_blocks;) {  // each block's sums are its own
-          const int64_t o0 = k / col_blocks * kBlockRows, o1 = std::min(O, o0 + kBlockRows);
-          const int64_t c0 = k % col_blocks * kBlockCols, c1 = std::min(C, c0 + kBlockCols);
-          multiply(D, chunk * O, X, chunk * C, T, C, O, o0, o1, c0, c1, Pb, ldp, kBlockCols);
+        for (int64_t q; (q = next.fetch_add(1)) < n_blocks;) {  // each block's sums are its own
+          const int64_t o0 = q / col_blocks * kBlockRows, o1 = std::min(O, o0 + kBlockRows);
+          const int64_t c0 = q % col_blocks * kBlockCols, c1 = std::min(C, c0 + kBlockCols);
+          k.grad_multiply_block(D, chunk * O, X, chunk * C, T, C, O, o0, o1, c0, c1, Pb, ldp,
+                                kBlockCols);
           wino_avx2::grad_output_block(Pb, ldp, kBlockCols, o0, o1, c0, c1, dw, dw_out);
         }
       }
@@ -201,18 +216,16 @@ void WinogradGradPlan::run(const float* x, const float* dy, float* dw_out, uint8
     return reinterpret_cast<float*>(scratch + id * area + p_bytes + x_bytes);
   };
   float* P = P_of(0);
-  const auto grad_multiply =
-      avx512_products ? wino_avx512::grad_multiply : wino_avx2::grad_multiply;
   if (per_thread) {
     const int64_t n_chunks = (T + chunk - 1) / chunk;
     parallel_for(threads, 1, [&](int64_t b, int64_t e) {
       for (int64_t id = b; id < e; ++id)
-        for (int64_t k = id; k < n_chunks; k += threads) {
-          const int64_t t0 = k * chunk, nt = std::min(chunk, T - t0);
-          tf.input(s, x, t0, nt, X_of(id), chunk * C);
-          tf.grad_input(s, dy, t0, nt, D_of(id), chunk * O);
-          grad_multiply(D_of(id), chunk * O, X_of(id), chunk * C, P_of(id), nt, C, O, 0, 36, 0, CB,
-                        k >= threads);
+        for (int64_t c = id; c < n_chunks; c += threads) {
+          const int64_t t0 = c * chunk, nt = std::min(chunk, T - t0);
+          k.input(s, x, t0, nt, X_of(id), chunk * C);
+          k.grad_input(s, dy, t0, nt, D_of(id), chunk * O);
+          k.grad_multiply(D_of(id), chunk * O, X_of(id), chunk * C, P_of(id), nt, C, O, 0, 36, 0,
+                          CB, c >= threads);
         }
     });
     const int64_t used = std::min<int64_t>(threads, n_chunks), n = 36 * O * C;
@@ -227,13 +240,13 @@ void WinogradGradPlan::run(const float* x, const float* dy, float* dw_out, uint8
     for (int64_t t0 = 0; t0 < T; t0 += chunk) {
       const int64_t nt = std::min(chunk, T - t0), grain = std::max<int64_t>(1, nt / (4 * threads));
       parallel_for(nt, grain, [&](int64_t b, int64_t e) {
-        tf.input(s, x, t0 + b, e - b, X + b * C, chunk * C);
-        tf.grad_input(s, dy, t0 + b, e - b, D + b * O, chunk * O);
+        k.input(s, x, t0 + b, e - b, X + b * C, chunk * C);
+        k.grad_input(s, dy, t0 + b, e - b, D + b * O, chunk * O);
       });
       parallel_for(36 * CB, 1, [&](int64_t b, int64_t e) {
         for (int64_t j = b; j < e; ++j)
-          grad_multiply(D, chunk * O, X, chunk * C, P, nt, C, O, j / CB, j / CB + 1, j % CB,
-                        j % CB + 1, t0 > 0);
+          k.grad_multiply(D, chunk * O, X, chunk * C, P, nt, C, O, j / CB, j / CB + 1, j % CB,
+                          j % CB + 1, t0 > 0);
       });
     }
   }
