@@ -233,8 +233,10 @@ void pool_lanes(const Pool2d& g, const float* xp, float* op_, float init,
         int64_t lo = 0, hi = 0;
         if (row_in) inside_columns(g, j, lo, hi);
         for (int64_t xo = 0; xo < lo; ++xo) fold(xo, vinit);
-        const float* at = xp + hh * g.xs_h + (lo * g.sw + j - g.pw) * g.xs_w;
-        for (int64_t xo = lo; xo < hi; ++xo, at += g.sw * g.xs_w) fold(xo, L::load(at));
+        if (lo < hi) {  // (the pointer is formed only where it points into the plane)
+          const float* at = xp + hh * g.xs_h + (lo * g.sw + j - g.pw) * g.xs_w;
+          for (int64_t xo = lo; xo < hi; ++xo, at += g.sw * g.xs_w) fold(xo, L::load(at));
+        }
         for (int64_t xo = hi; xo < g.ow; ++xo) fold(xo, vinit);
       }
     }
@@ -353,6 +355,7 @@ void scatter_vector(const Pool2d& g, const float* xp, const float* sp, float* op
         const int32_t c = static_cast<int32_t>(i * g.kw + j);
         int64_t lo, hi;
         inside_columns(g, j, lo, hi);
+        if (lo == hi) continue;
         const float* at = xp + hh * g.xs_h + (lo * g.sw + j - g.pw) * g.xs_w;
         for (int64_t xo = lo; xo < hi; ++xo, at += g.sw * g.xs_w) {
           const F cand = L::load(at);
