@@ -18,6 +18,9 @@ using hlo::OpKind;
 // Elements per tile: a group runs its ops one after another on tiles of this many elements.
 constexpr int64_t kTile = 512;
 
+// Can `op` be a group member (f32 values, i1 masks)? (fusion.cpp; fusion_groups.cpp groups them)
+bool fusable(const hlo::Op& op);
+
 // Broadcast of an operand whose kept dims are one consecutive run of the result's dims:
 // result element i reads operand element (i / inner) % size. Or two ordered runs (a [B, N] row
 // broadcast over the middle dim of [B, D, N]): the outer run picks the block
