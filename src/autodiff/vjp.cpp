@@ -103,14 +103,19 @@ std::vector<Value*> call_with_custom_vjp(Builder& b, const std::string& name,
   return b.call(*callee, args);
 }
 
-Value* stop_gradient(Builder& b, Value* x) {
-  // Also under the prefix, so a module printed and parsed again keeps the zero backward.
-  static std::once_flag once;
-  std::call_once(once, [] {
-    register_custom_vjp("stop_gradient", [](Builder&, const CustomVjpArgs&) {
-      return std::vector<Value*>{nullptr};
-    });
+namespace {
+// stop_gradient's zero backward under its prefix, registered at load: a module parsed from text
+// (a process that never called stop_gradient()) must not differentiate through the identity.
+const bool kStopGradientRegistered = [] {
+  register_custom_vjp("stop_gradient", [](Builder&, const CustomVjpArgs&) {
+    return std::vector<Value*>{nullptr};
   });
+  return true;
+}();
+}  // namespace
+
+Value* stop_gradient(Builder& b, Value* x) {
+  (void)kStopGradientRegistered;
   return call_with_custom_vjp(
       b, fmt::format("stop_gradient__{}{}", fmt::join(x->type.shape(), "x"),
                      dtype_name(x->type.dtype())),

@@ -112,6 +112,33 @@ TEST(CustomVjp, WhileLoopWithHandWrittenBackward) {
   EXPECT_EQ(find_custom_vjp("pow8__f32_3"), nullptr);
 }
 
+// gtest_discover_tests runs each test in its own process, and nothing here calls
+// autodiff::stop_gradient(): the zero backward of a parsed @stop_gradient__* must be known anyway.
+TEST(CustomVjp, ParsedStopGradientHasAZeroBackwardInAFreshProcess) {
+  const std::string text = R"(module @m {
+  func.func private @stop_gradient__4f32(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    return %arg0 : tensor<4xf32>
+  }
+  func.func public @main(%arg0: tensor<4xf32>) -> tensor<f32> {
+    %0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %1 = call @stop_gradient__4f32(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+    %2 = stablehlo.multiply %1, %arg0 : tensor<4xf32>
+    %3 = stablehlo.reduce(%2 init: %0) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+    return %3 : tensor<f32>
+  }
+}
+)";
+  std::shared_ptr<hlo::Module> m = hlo::parse_module(text, "sg.mlir");
+  hlo::Func* gf = vjp(*m->find("main"), {0});
+  std::vector<float> x{1.5f, -2.f, 0.25f, 3.f};
+  auto out = exec::make_backend("ref")
+                 ->load(std::shared_ptr<const hlo::Module>(m))
+                 ->run(gf->name, {Tensor::from<float>(DType::kF32, {4}, x), Tensor::scalar_f32(1)});
+  ASSERT_EQ(out.size(), 2u);
+  // d/dx Σ sg(x)·x = sg(x) = x; differentiating through the identity would give 2x.
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(out[1].as_double(i), x[i]) << i;
+}
+
 TEST(CustomVjp, SoftmaxCrossEntropySeedReplacesTheOpsInside) {
   // loss = -Σ t·log softmax(z) per row; custom backward dz = (softmax(z) - t)·dy.
   auto m = make_module({f32({2, 3}), f32({2, 3})}, [&](Builder& b, auto a) {
