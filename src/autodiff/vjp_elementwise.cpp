@@ -61,7 +61,12 @@ V tanh(VjpCtx& c) {  // dx = dy·(1-y²)
 V erf(VjpCtx& c) {  // dx = dy·(2/√π)·e^(−x²)
   E e(c);
   Value* x = e.x();
-  return {e.mul(e.dy(), e.mul(e.k(M_2_SQRTPI), e.b.exponential(e.b.negate(e.mul(x, x)))))};
+  Value* t = e.b.exponential(e.b.negate(e.mul(x, x)));
+  if (c.y()->type.dtype() != DType::kF32) return {e.mul(e.dy(), e.mul(e.k(M_2_SQRTPI), t))};
+  // In f32, 2/√π as hi + lo (hi its f32 rounding): an f32 module widened to f64 (emit --dtype
+  // f64, gradcheck) keeps the constant to f64 precision, as JAX's own f64 gradient has it.
+  const double hi = static_cast<float>(M_2_SQRTPI);
+  return {e.mul(e.dy(), e.b.add(e.mul(e.k(hi), t), e.mul(e.k(M_2_SQRTPI - hi), t)))};
 }
 V sqrt(VjpCtx& c) {
   E e(c);

@@ -99,6 +99,26 @@ TEST(ElementwiseVjp, ClosedFormSumOfSquares) {
     EXPECT_FLOAT_EQ(out[1].data<float>()[j], want[static_cast<size_t>(j)]);
 }
 
+// An f32 module widened to f64 (emit --dtype f64, gradcheck) must carry erf's 2/√π to f64
+// precision: its f32 rounding alone is off by 1.6e-8, which JAX's own f64 gradient of the
+// widened forward (the f64 JAX set, detr's GELU) showed as 2.3e-9 in the conv weights.
+TEST(ElementwiseVjp, ErfBackwardWidenedToF64KeepsItsConstantExact) {
+  auto m = make_module({f32({4})}, [&](Builder& b, auto a) {
+    return std::vector<Value*>{b.reduce(b.erf(a[0]), b.scalar(0, DType::kF32), {0}, OpKind::kAdd)};
+  });
+  hlo::Func* g = vjp(*m->find("main"), {0});
+  const std::string name = g->name;
+  hlo::convert_float_types(*m, DType::kF32, DType::kF64);
+  auto exe = exec::make_backend("ref")->load(std::shared_ptr<const hlo::Module>(std::move(m)));
+  const std::vector<double> xs{0.3, -1.25, 0.0, 2.0};
+  auto out = exe->run(name, {Tensor::from<double>(DType::kF64, {4}, xs), Tensor::from<double>(DType::kF64, {}, {1.0})});
+  ASSERT_EQ(out.size(), 2u);
+  for (size_t j = 0; j < xs.size(); ++j) {
+    const double want = M_2_SQRTPI * std::exp(-xs[j] * xs[j]);
+    EXPECT_NEAR(out[1].as_double(j), want, 1e-15 * want) << j;
+  }
+}
+
 // At a kink FD has no answer, so the convention is asserted: relu = max(x, 0) and relu6 =
 // min(max(x, 0), 6) give 0 at x = 0 and x = 6 (PyTorch's threshold/hardtanh backward), 1 inside.
 TEST(ElementwiseVjp, ReluAndRelu6KinksGiveZeroAsPyTorch) {
