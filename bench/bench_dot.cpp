@@ -7,12 +7,15 @@
 // `bench_dot mlp`: the mlp zoo net's products at batch 128 ("nt": A·Bᵀ, weights stored [out, in]).
 // `bench_dot attention`: vit-cifar-tiny's batched attention products, operands read in place.
 // `bench_dot scan`: mamba-lm's per-time-step matrix-vector products (kernels/matvec.cpp).
-// Run: build/<dir>/bench/bench_dot [shapes|mlp|attention|scan]
+// Run: build/<dir>/bench/bench_dot [shapes|mlp|attention|small|scan]
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "bench/bench_util.h"
 #include "exec/backend.h"
+#include "exec/cpu/kernels.h"
 #include "hlo/builder.h"
 
 using namespace netspec;
@@ -97,6 +100,41 @@ void attention_dots() {
   time_dot("pT.do (bhtt, bhtd -> bhtd)", bhtt, bhtd, dv);
 }
 
+// small_gemm alone on one thread, its AVX2 tiles against its AVX-512 ones (where the CPU has
+// them), alternating: attention's four per-(batch, head) forms with the train step's strides.
+void small_gemm_tiles() {
+  constexpr int64_t B = 32, T = 64, H = 4, D = 32;
+  struct Form {
+    const char* what;
+    int64_t M, N, K, am, ak, bk, bn;
+  };
+  const Form forms[] = {{"q.kT  (bk = 1: packed)", T, T, D, H * D, 1, 1, H * D},
+                        {"p.v   (B in place)", T, D, T, T, 1, H * D, 1},
+                        {"do.vT (bk = 1: packed)", T, T, D, D, 1, 1, H * D},
+                        {"pT.do (A's k strided)", T, D, T, 1, T, D, 1}};
+  std::vector<float> a(B * H * T * T), b(B * H * T * T), c(T * T);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 7) * 0.1f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 5) * 0.2f;
+  for (const Form& f : forms) {
+    double best[2] = {1e9, 1e9};
+    for (int round = 0; round < 10; ++round)
+      for (int wide = 0; wide < 2; ++wide) {
+        if (wide && !exec::cpu::small_gemm_avx512_runs()) continue;
+        const double s = bench::time_median(
+            [&] {
+              for (int64_t p = 0; p < B * H; ++p)
+                exec::cpu::small_gemm(f.M, f.N, f.K, a.data() + p * 8, f.am, f.ak, b.data() + p * 8,
+                                      f.bk, f.bn, c.data(), f.N, wide != 0);
+            },
+            2, 9);
+        best[wide] = std::min(best[wide], s);
+      }
+    const double gf = 2.0 * double(B * H * f.M * f.N * f.K) / 1e9;
+    std::printf("%-24s AVX2 tiles %6.3f ms (%5.1f GFLOP/s)  AVX-512 tiles %6.3f ms (%5.1f)\n",
+                f.what, best[0] * 1e3, gf / best[0], best[1] * 1e3, gf / best[1]);
+  }
+}
+
 // mamba-lm's selective-scan products per time step (matvec.cpp): y_t = h_t·C_t and its VJP for C.
 void scan_dots() {
   hlo::DotDims y;  // [1, 32, 256, 16] x [1, 32, 16] -> [1, 32, 256]: rows (k innermost)
@@ -127,6 +165,10 @@ int main(int argc, char** argv) {
   }
   if (argc > 1 && std::string(argv[1]) == "scan") {
     scan_dots();
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "small") {
+    small_gemm_tiles();
     return 0;
   }
   if (argc > 1 && std::string(argv[1]) == "attention") {

@@ -225,13 +225,15 @@ TEST(CpuDot, SplitBetweenThreadsMatchesRef) {
   }
 }
 
-// small_gemm (the per-batch kernel of strided products without AVX-512) against a double loop:
+// small_gemm (the per-batch kernel of small strided products) against a double loop, on its
+// AVX2 tiles and, where the CPU has them, its AVX-512 ones (the same bits as the AVX2 ones):
 // A row- and column-major, B with contiguous columns, contiguous k (the 8x8 transposed pack) or
-// neither; row tails (M % 4), column tails (N % 16), k tails (K % 8), a padded C.
+// neither; row tails (M % 4, M % 8), column tails (N % 16, N % 32), k tails (K % 8), a padded C.
 TEST(CpuDot, SmallGemmStrides) {
   std::mt19937 gen(5);
   std::uniform_real_distribution<float> u(-1, 1);
-  for (int64_t M : {1, 4, 13}) for (int64_t N : {1, 16, 19, 37}) for (int64_t K : {1, 8, 21}) {
+  const bool wide = exec::cpu::small_gemm_avx512_runs();
+  for (int64_t M : {1, 4, 13, 16}) for (int64_t N : {1, 16, 19, 32, 37, 64}) for (int64_t K : {1, 8, 21}) {
     std::vector<float> a(static_cast<size_t>(M * K * 3)), b(static_cast<size_t>(K * N * 3));
     for (auto& x : a) x = u(gen);
     for (auto& x : b) x = u(gen);
@@ -241,7 +243,14 @@ TEST(CpuDot, SmallGemmStrides) {
     for (auto [am, ak] : {std::pair<int64_t, int64_t>{K + 2, 1}, {1, M}})
       for (auto [bk, bn] : {std::pair<int64_t, int64_t>{N + 1, 1}, {1, K + 2}, {2, 2 * K + 1}}) {
         std::vector<float> c(static_cast<size_t>(M * ldc), -7.f);
-        exec::cpu::small_gemm(M, N, K, a.data(), am, ak, b.data(), bk, bn, c.data(), ldc);
+        exec::cpu::small_gemm(M, N, K, a.data(), am, ak, b.data(), bk, bn, c.data(), ldc, false);
+        if (wide) {
+          std::vector<float> c512(c.size(), -7.f);
+          exec::cpu::small_gemm(M, N, K, a.data(), am, ak, b.data(), bk, bn, c512.data(), ldc, true);
+          for (size_t i = 0; i < c.size(); ++i)
+            ASSERT_EQ(c512[i], c[i]) << "AVX-512 tiles: M " << M << " N " << N << " K " << K
+                                     << " am " << am << " bk " << bk << " bn " << bn << " at " << i;
+        }
         for (int64_t i = 0; i < M; ++i)
           for (int64_t j = 0; j < ldc; ++j) {
             const float got = c[static_cast<size_t>(i * ldc + j)];
@@ -262,8 +271,9 @@ TEST(CpuDot, SmallGemmStrides) {
 }
 
 // Attention's products with q, k, v read in place as [B, T, H, D] (batch dims B and H apart):
-// on AVX-512 oneDNN's strided brgemm matmul, without it (exec_capped_avx2) one product per batch
-// on small_gemm, and an sgemm per batch for larger ones. Odd sizes give every tail.
+// one product per batch on small_gemm (its AVX-512 tiles where the CPU has them, the AVX2 ones
+// in exec_capped_avx2); larger ones on oneDNN's strided brgemm matmul with AVX-512, else an
+// sgemm per batch. Odd sizes give every tail.
 TEST(CpuDot, AttentionFormsInPlace) {
   for (auto [T, D] : {std::pair<int64_t, int64_t>{13, 5}, {21, 19}, {150, 140}}) {
     const Shape bthd{3, T, 2, D}, bhtt{3, 2, T, T};

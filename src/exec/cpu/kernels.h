@@ -85,10 +85,21 @@ std::optional<Compiled> compile_dot_transposed_out(const hlo::Op& op, const hlo:
 // Batched f32 matrix-vector products (matvec.cpp), y [B, L]: rows = A [B, L, K], columns =
 // A [B, K, L], x [B, K]. matvec_enabled(): NETSPEC_DOT_MATVEC is not "0".
 bool matvec_enabled();
+// small_gemm's AVX-512 tiles (small_gemm_avx512.cpp): B's columns contiguous, row stride ldb.
+// small_gemm_avx512_runs(): built with AVX-512, oneDNN's ISA has it (ONEDNN_MAX_CPU_ISA=AVX2 caps
+// it) and NETSPEC_SMALL_GEMM_AVX512 is not "0".
+namespace small_gemm_avx512 {
+bool built();
+void tiles(int64_t M, int64_t N, int64_t K, const float* A, int64_t am, int64_t ak,
+           const float* B, int64_t ldb, float* C, int64_t ldc);
+}  // namespace small_gemm_avx512
+bool small_gemm_avx512_runs();
 // C [M, N] (row stride ldc) = A·B for one batch (small_gemm.cpp): A's element (i, k) at
 // A[i·am + k·ak], B's (k, n) at B[k·bk + n·bn]; any strides. For small products (attention's).
+// avx512: the AVX-512 tiles (only where small_gemm_avx512_runs(); the same bits either way).
 void small_gemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t am, int64_t ak,
-                const float* B, int64_t bk, int64_t bn, float* C, int64_t ldc);
+                const float* B, int64_t bk, int64_t bn, float* C, int64_t ldc,
+                bool avx512 = small_gemm_avx512_runs());
 void matvec_rows(const float* A, const float* x, float* y, int64_t B, int64_t L, int64_t K);
 void matvec_columns(const float* A, const float* x, float* y, int64_t B, int64_t L, int64_t K);
 // reduce.cpp's reduce_window for any rank (the pooling kernels fall back to it).
