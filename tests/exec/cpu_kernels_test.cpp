@@ -275,7 +275,8 @@ TEST(CpuDot, SmallGemmStrides) {
 // in exec_capped_avx2); larger ones on oneDNN's strided brgemm matmul with AVX-512, else an
 // sgemm per batch. Odd sizes give every tail.
 TEST(CpuDot, AttentionFormsInPlace) {
-  for (auto [T, D] : {std::pair<int64_t, int64_t>{13, 5}, {21, 19}, {150, 140}}) {
+  // T 150: past the AVX2 tiles' 128³ multiply-adds; T 260: past the AVX-512 tiles' 256³.
+  for (auto [T, D] : {std::pair<int64_t, int64_t>{13, 5}, {21, 19}, {150, 140}, {260, 140}}) {
     const Shape bthd{3, T, 2, D}, bhtt{3, 2, T, T};
     DotDims qk;  // q·kᵀ
     qk.lhs_batching = {0, 2}, qk.rhs_batching = {0, 2};

@@ -219,8 +219,8 @@ bool per_batch_dot_enabled() {
   return on;
 }
 
-// The strided views as one product per batch, read in place: small ones (<= 128³ multiply-adds)
-// on small_gemm.cpp's kernel, larger ones on oneDNN's dnnl_sgemm where each operand has a
+// The strided views as one product per batch, read in place: small ones (<= 128³ multiply-adds,
+// 256³ on AVX-512 tiles) on small_gemm.cpp's kernel, larger ones on oneDNN's dnnl_sgemm where each operand has a
 // unit-stride dim. Without AVX-512 oneDNN 2.6 has no matmul on such strides, and copying both
 // operands of attention's many small products (q·kᵀ, p·v per batch and head: 64x64 by 32) first
 // ran them at 30-50 GFLOP/s of the AVX2 EPYC's 78. Batches run in parallel where there are at
@@ -237,7 +237,10 @@ std::optional<Compiled> compile_per_batch_dot(const StridedViews& v, bool small_
   int64_t nb = 1;
   for (int64_t i = 0; i < nbd; ++i) nb *= v.a_dims[static_cast<size_t>(i)];
   const bool parallel = nb >= 2 * ThreadPool::global().num_threads();
-  const bool small = parallel && M * N * K <= (int64_t{1} << 21);
+  // AVX-512 tiles up to 2^23 multiply-adds: vit-tiny's 197x197 by 64 (2.5M) ran ~10 % faster
+  // on them than on oneDNN's brgemm (its eval step at b64 -2 %, Zen 5).
+  const int64_t small_max = int64_t{1} << (small_gemm_avx512_runs() ? 23 : 21);
+  const bool small = parallel && M * N * K <= small_max;
   if (small_only && !small) return std::nullopt;
   // dnnl_sgemm's form of a rows x cols matrix with strides (rs, cs): ('N' | 'T', leading dim).
   auto form = [](int64_t rows, int64_t cols, int64_t rs, int64_t cs)
