@@ -63,7 +63,7 @@ Value* gated_attention(LowerCtx& c, const std::string& name, Value* x, int64_t h
     s = b.reshape(b.add(b.reshape(s, s5), b.broadcast_in_dim(bias, s5, {0, 2, 3, 4})),
                   {bt * r, heads, t, t});
   }
-  Value* att = b.reshape(head_merge(b, attention_softmax_v(b, s, heads_of(v))), {bt, r, t, hc});
+  Value* att = b.reshape(attention_softmax_v_merged(b, s, heads_of(v)), {bt, r, t, hc});
   return o(b, b.multiply(att, b.logistic(g(b, x))));
 }
 

@@ -24,31 +24,60 @@ Value* attention_scores(hlo::Builder& b, Value* q, Value* k) {
   return b.multiply(s, b.constant_splat(1.0 / std::sqrt(double(q->type.dim(3))), s->type));
 }
 
-Value* attention_softmax_v(hlo::Builder& b, Value* s, Value* v) {
-  // softmax over keys, max subtracted: p = exp(s - m), out = (p·v) / Σp. The output does not
-  // depend on m, so m's gradient path (argmax mask, select, a sum) is stopped, not computed.
+namespace {
+
+// The unnormalised p·v [B, H, Tq, dh] and the row sums l = Σp [B, H, Tq] of softmax over keys
+// with the max subtracted: p = exp(s - m). The output does not depend on m, so m's gradient
+// path (argmax mask, select, a sum) is stopped, not computed.
+std::pair<Value*, Value*> softmax_v_parts(hlo::Builder& b, Value* s, Value* v) {
   DType dt = s->type.dtype();
   Value* m = autodiff::stop_gradient(
       b, b.reduce(s, b.scalar(-INFINITY, dt), {3}, hlo::OpKind::kMaximum));
   Value* p = b.exponential(b.subtract(s, b.broadcast_in_dim(m, s->type.shape(), {0, 1, 2})));
   Value* l = b.reduce(p, b.scalar(0, dt), {3}, hlo::OpKind::kAdd);
-  Value* o = b.dot_general(p, v, {{0, 1}, {0, 1}, {3}, {2}});
+  return {b.dot_general(p, v, {{0, 1}, {0, 1}, {3}, {2}}), l};
+}
+
+Value* masked_scores(hlo::Builder& b, Value* q, Value* k, bool causal) {
+  Value* s = attention_scores(b, q, k);
+  if (!causal) return s;
+  // key j is visible from query i iff j <= i; masked scores get a large finite negative so
+  // exp(s - max) underflows to 0 without -inf - -inf = NaN.
+  int64_t n = q->type.dim(2);
+  hlo::Type it = hlo::Type::tensor(DType::kI32, {n, n});
+  Value* keep = b.compare(b.iota(it, 0), b.iota(it, 1), "GE");
+  keep = b.broadcast_in_dim(keep, s->type.shape(), {2, 3});
+  return b.select(keep, s, b.constant_splat(-1e30, s->type));
+}
+
+}  // namespace
+
+Value* attention_softmax_v(hlo::Builder& b, Value* s, Value* v) {
+  auto [o, l] = softmax_v_parts(b, s, v);  // out = (p·v) / Σp
   return b.divide(o, b.broadcast_in_dim(l, o->type.shape(), {0, 1, 2}));
+}
+
+Value* attention_softmax_v_merged(hlo::Builder& b, Value* s, Value* v) {
+  // The same values as head_merge(attention_softmax_v(s, v)), the division after the merge's
+  // transpose: p·v then writes [B, Tq, H, dh] directly (the cpu executor folds a dot's only
+  // transpose into its output), and the VJP's transposes land on the products' operands, read
+  // in place, instead of two copies of a [B, H, Tq, dh] tensor per layer.
+  auto [o, l] = softmax_v_parts(b, s, v);
+  Value* ot = b.transpose(o, {0, 2, 1, 3});            // [B, Tq, H, dh]
+  Value* lt = b.transpose(l, {0, 2, 1});               // [B, Tq, H], small
+  Value* y = b.divide(ot, b.broadcast_in_dim(lt, ot->type.shape(), {0, 1, 2}));
+  const Shape& sh = ot->type.shape();
+  return b.reshape(y, {sh[0], sh[1], sh[2] * sh[3]});
 }
 
 Value* dense_attention(hlo::Builder& b, Value* q, Value* k, Value* v, bool causal) {
   check_qkv(q, k, v);
-  int64_t n = q->type.dim(2);
-  Value* s = attention_scores(b, q, k);
-  if (causal) {
-    // key j is visible from query i iff j <= i; masked scores get a large finite negative so
-    // exp(s - max) underflows to 0 without -inf - -inf = NaN.
-    hlo::Type it = hlo::Type::tensor(DType::kI32, {n, n});
-    Value* keep = b.compare(b.iota(it, 0), b.iota(it, 1), "GE");
-    keep = b.broadcast_in_dim(keep, s->type.shape(), {2, 3});
-    s = b.select(keep, s, b.constant_splat(-1e30, s->type));
-  }
-  return attention_softmax_v(b, s, v);
+  return attention_softmax_v(b, masked_scores(b, q, k, causal), v);
+}
+
+Value* dense_attention_merged(hlo::Builder& b, Value* q, Value* k, Value* v, bool causal) {
+  check_qkv(q, k, v);
+  return attention_softmax_v_merged(b, masked_scores(b, q, k, causal), v);
 }
 
 Value* head_split(hlo::Builder& b, Value* qkv, int64_t s, int64_t parts, int64_t heads) {

@@ -7,14 +7,17 @@
 
 namespace netspec::layers {
 
-// q, k, v: [B, H, T, dh] -> [B, H, T, dh]; softmax(q·kᵀ/√dh + causal mask)·v
+// q, k, v: [B, H, T, dh] -> [B, H, T, dh]; softmax(q·kᵀ/√dh + causal mask)·v. _merged: the
+// same values head-merged, [B, T, H·dh] (= head_merge of the other; fewer copies, see .cpp).
 Value* dense_attention(hlo::Builder& b, Value* q, Value* k, Value* v, bool causal);
+Value* dense_attention_merged(hlo::Builder& b, Value* q, Value* k, Value* v, bool causal);
 Value* flash_attention(LowerCtx& c, Value* q, Value* k, Value* v, bool causal);
 // The two halves of dense attention, for callers that add a bias or mask to the scores in
 // between (Swin's relative position bias, DETR's cross attention with Tq != Tk):
 // s = q·kᵀ/√dh [B, H, Tq, Tk]; softmax(s)·v over keys (max subtracted) [B, H, Tq, dh].
 Value* attention_scores(hlo::Builder& b, Value* q, Value* k);
 Value* attention_softmax_v(hlo::Builder& b, Value* s, Value* v);
+Value* attention_softmax_v_merged(hlo::Builder& b, Value* s, Value* v);  // [B, Tq, H·dh]
 // Part s of `parts` packed projections [B, T, parts·D] as heads [B, H, T, dh] (timm's
 // reshape(B, T, parts, H, dh): channel s·D + h·dh + j); head_merge is [B, H, T, dh] -> [B, T, D].
 Value* head_split(hlo::Builder& b, Value* qkv, int64_t s, int64_t parts, int64_t heads);

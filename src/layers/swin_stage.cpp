@@ -115,7 +115,7 @@ Value* swin_block(LowerCtx& c, Value* x, const SwinBlock& o, int block) {
     sc = b.reshape(b.add(b.reshape(sc, per), b.broadcast_in_dim(m, per, {1, 3, 4})),
                    sc->type.shape());
   }
-  Value* out = linear_apply(b, head_merge(b, attention_softmax_v(b, sc, v)), pw, pb);
+  Value* out = linear_apply(b, attention_softmax_v_merged(b, sc, v), pw, pb);
   out = window_reverse(b, out, s, w);
   out = roll(b, roll(b, out, o.shift_h, 1), o.shift_w, 2);
   x = b.add(x, c.drop_path(out, block, 0));

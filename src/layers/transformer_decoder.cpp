@@ -40,8 +40,9 @@ Value* mha(hlo::Builder& b, const Mha& m, Value* q, Value* kv, int64_t heads) {
     Value* bs = b.slice(m.in.b, {s * d}, {(s + 1) * d});
     return head_split(b, linear_apply(b, x, ws, bs), 0, 1, heads);
   };
-  Value* o = attention_softmax_v(b, attention_scores(b, proj(q, 0), proj(kv, 1)), proj(kv, 2));
-  return linear_apply(b, head_merge(b, o), m.out.w, m.out.b);
+  Value* o =
+      attention_softmax_v_merged(b, attention_scores(b, proj(q, 0), proj(kv, 1)), proj(kv, 2));
+  return linear_apply(b, o, m.out.w, m.out.b);
 }
 
 }  // namespace

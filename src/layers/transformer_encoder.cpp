@@ -23,9 +23,8 @@ Value* self_attention(LowerCtx& c, const VitOptions& o, Value* h) {
     q = apply_rope(b, q);
     k = apply_rope(b, k);
   }
-  Value* out =
-      o.flash ? flash_attention(c, q, k, v, o.causal) : dense_attention(b, q, k, v, o.causal);
-  out = head_merge(b, out);
+  Value* out = o.flash ? head_merge(b, flash_attention(c, q, k, v, o.causal))
+                       : dense_attention_merged(b, q, k, v, o.causal);
   return linear(c, "attn.proj", out, sh[2]);
 }
 
