@@ -13,6 +13,7 @@
 #include "exec/cpu/cpu_backend.h"
 #include "exec/cpu/dnnl_util.h"
 #include "exec/cpu/kernels.h"
+#include "exec/cpu/kernels/vmath.h"
 #include "tests/exec/test_util.h"
 
 namespace netspec::testing {
@@ -191,6 +192,36 @@ TEST(CpuDot, MatVecForms) {
   mv.lhs_contracting = {1}, mv.rhs_contracting = {0};
   check_dot({300, 45}, {45}, mv, DType::kF32, "plain matvec");
   check_dot({300, 45}, {45}, mv, DType::kF64, "plain matvec f64");
+}
+
+// The rows form on AVX-512 reduces 16 rows at once (matvec.cpp rows16): each output must be
+// the sum row_dot forms for one row, bit for bit: 16 lane sums (an FMA chain over k), then the
+// halving tree j + 8, j + 4, j + 2, j + 1. Elsewhere (AVX2 groups of 8) within f32 rounding.
+TEST(CpuDot, MatVecRowsOfSixteenEqualOneRowAtATime) {
+  std::mt19937 gen(11);
+  std::uniform_real_distribution<float> u(-2, 2);
+  const bool avx512 = std::string_view(exec::cpu::vec_math_isa()) == "avx512";
+  for (int64_t K : {16, 48}) {
+    const int64_t B = 3, L = 32;
+    std::vector<float> a(static_cast<size_t>(B * L * K)), x(static_cast<size_t>(B * K));
+    for (auto& v : a) v = u(gen);
+    for (auto& v : x) v = u(gen);
+    std::vector<float> y(static_cast<size_t>(B * L), -7.f);
+    exec::cpu::matvec_rows(a.data(), x.data(), y.data(), B, L, K);
+    for (int64_t r = 0; r < B * L; ++r) {
+      const float* ar = a.data() + r * K;
+      const float* xb = x.data() + (r / L) * K;
+      float acc[16] = {};
+      for (int64_t k = 0; k < K; k += 16)
+        for (int j = 0; j < 16; ++j) acc[j] = std::fmaf(ar[k + j], xb[k + j], acc[j]);
+      for (int w = 8; w > 0; w /= 2)
+        for (int j = 0; j < w; ++j) acc[j] += acc[j + w];
+      if (avx512)
+        ASSERT_EQ(y[static_cast<size_t>(r)], acc[0]) << "K " << K << " row " << r;
+      else
+        ASSERT_NEAR(y[static_cast<size_t>(r)], acc[0], 1e-5f * (1 + std::fabs(acc[0])));
+    }
+  }
 }
 
 // Large 2-D products on oneDNN's AVX2 sgemm are split between threads by netspec (dot.cpp
