@@ -106,15 +106,21 @@ std::vector<Value*> scan_backward(Builder& b, const autodiff::CustomVjpArgs& a) 
                             bb.broadcast_in_dim(first, g.state(), {}));
     Value* gt = bb.add(bb.multiply(dyt, g.over_d(bb, g.step(bb, in[4], at))), s[1]);
     Value* e = bb.multiply(bb.multiply(gt, hp), decay);
+    // The elementwise products before the first sum: the cpu executor's fusion grouping seals
+    // a group at its first outside reader, so built here they join e's group (the next carry
+    // and e·Δ_t were steps of their own, re-reading e, decay and g_t: mamba-lm -2 %).
+    Value* carry = bb.multiply(decay, gt);
+    Value* e_a = bb.multiply(e, a_full);
+    Value* e_dl = bb.multiply(e, dl);
     // The sums over N and B with A and Δ_t as reductions (a dot with di as its batch dim ran
     // slower: the kernel transposes it), the rest as batched matvecs.
-    Value* d_dl = g.sum(bb, bb.multiply(e, a_full), {3});
-    Value* d_a = bb.add(s[2], g.sum(bb, bb.multiply(e, dl), {0, 1}));
+    Value* d_dl = g.sum(bb, e_a, {3});
+    Value* d_a = bb.add(s[2], g.sum(bb, e_dl, {0, 1}));
     Value* d_v = g.contract(bb, gt, g.step(bb, in[3], at), 3, 2);
     Value* d_b = g.contract(bb, gt, g.step(bb, in[1], at), 2, 2);
     Value* d_c = g.contract(bb, ht, g.step(bb, dy, at), 2, 2);
     return {bb.add(s[0], i32(bb, 1)),
-            bb.multiply(decay, gt),
+            carry,
             d_a,
             put_block_along(bb, s[3], d_dl, 0, at),
             put_block_along(bb, s[4], d_v, 0, at),
