@@ -108,7 +108,7 @@ std::vector<Value*> scan_backward(Builder& b, const autodiff::CustomVjpArgs& a) 
     Value* e = bb.multiply(bb.multiply(gt, hp), decay);
     // The elementwise products before the first sum: the cpu executor's fusion grouping seals
     // a group at its first outside reader, so built here they join e's group (the next carry
-    // and e·Δ_t were steps of their own, re-reading e, decay and g_t: mamba-lm -2 %).
+    // and e·Δ_t were steps of their own, re-reading e, decay and g_t: mamba-lm -2.8 %).
     Value* carry = bb.multiply(decay, gt);
     Value* e_a = bb.multiply(e, a_full);
     Value* e_dl = bb.multiply(e, dl);

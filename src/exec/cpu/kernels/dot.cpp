@@ -220,8 +220,8 @@ bool per_batch_dot_enabled() {
 }
 
 // The strided views as one product per batch, read in place: small ones (<= 128³ multiply-adds,
-// 256³ on AVX-512 tiles) on small_gemm.cpp's kernel, larger ones on oneDNN's dnnl_sgemm where each operand has a
-// unit-stride dim. Without AVX-512 oneDNN 2.6 has no matmul on such strides, and copying both
+// 256³ on AVX-512 tiles) on small_gemm.cpp's kernel, larger ones on oneDNN's dnnl_sgemm where
+// each operand has a unit-stride dim. Without AVX-512 oneDNN 2.6 has no matmul on such strides, and copying both
 // operands of attention's many small products (q·kᵀ, p·v per batch and head: 64x64 by 32) first
 // ran them at 30-50 GFLOP/s of the AVX2 EPYC's 78. Batches run in parallel where there are at
 // least two per thread, else one after another (each sgemm threaded). The result's rows must be
