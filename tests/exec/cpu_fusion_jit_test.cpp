@@ -1,7 +1,8 @@
 // Generated code for fused groups (exec/cpu/kernels/fusion_jit.cpp): every op it generates, on
-// special values (NaN, ±0, ±inf, denormals), over domains the 8-lane vectors and the 512-value
-// tiles do not divide, with more live values than registers and more streams than pointer
-// registers, gives the interpreter's bits (NETSPEC_FUSION_JIT=0) and ref's values.
+// special values (NaN, ±0, ±inf, denormals), over domains the 8- and 16-lane vectors and the
+// 512-value tiles do not divide, with more live values than registers and more streams than
+// pointer registers, gives the interpreter's bits (NETSPEC_FUSION_JIT=0) and ref's values, at
+// both widths (the 16-lane AVX-512 code where the CPU has it, and NETSPEC_FUSION_JIT_LANES=8).
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -10,6 +11,8 @@
 #include <utility>
 
 #include "exec/cpu/cpu_backend.h"
+#include "exec/cpu/kernels.h"
+#include "exec/cpu/kernels/fusion_program.h"
 #include "tests/exec/test_util.h"
 
 namespace netspec::testing {
@@ -22,10 +25,16 @@ bool avx2_fma() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
-// The module's outputs with generated code forced on and off, and the planner's counts of
-// generated instructions in each.
+bool avx512() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+}
+
+// The module's outputs with generated code forced on (the CPU's widest vectors, and 8 lanes) and
+// off, and the planner's counts of generated instructions in each.
 struct Both {
-  std::vector<Tensor> jit, interp;
+  std::vector<Tensor> jit, jit8, interp;
   int generated_on = 0, generated_off = 0;
 };
 Both run_both(const std::vector<Tensor>& in, const BodyFn& body) {
@@ -33,11 +42,28 @@ Both run_both(const std::vector<Tensor>& in, const BodyFn& body) {
   ::setenv("NETSPEC_FUSION_JIT", "1", 1);
   r.generated_on = cpu_plan_stats(in, body).fused_generated;
   r.jit = run_fn("cpu", in, body);
+  ::setenv("NETSPEC_FUSION_JIT_LANES", "8", 1);
+  r.jit8 = run_fn("cpu", in, body);
+  ::unsetenv("NETSPEC_FUSION_JIT_LANES");
   ::setenv("NETSPEC_FUSION_JIT", "0", 1);
   r.generated_off = cpu_plan_stats(in, body).fused_generated;
   r.interp = run_fn("cpu", in, body);
   ::unsetenv("NETSPEC_FUSION_JIT");
   return r;
+}
+
+// Both widths of generated code give the interpreter's bits.
+void expect_jit_equal(const Both& r, size_t i, const std::string& what) {
+  expect_equal(r.jit[i], r.interp[i], what);
+  expect_equal(r.jit8[i], r.interp[i], what + " (8 lanes)");
+}
+
+TEST(FusionJit, SixteenLanesWhereTheCpuHasAvx512AndEightWhenAsked) {
+  if (!avx2_fma()) GTEST_SKIP() << "generated code needs AVX2 and FMA";
+  EXPECT_EQ(exec::cpu::fused::fusion_jit_lanes(), avx512() ? 16 : 8);
+  ::setenv("NETSPEC_FUSION_JIT_LANES", "8", 1);
+  EXPECT_EQ(exec::cpu::fused::fusion_jit_lanes(), 8);
+  ::unsetenv("NETSPEC_FUSION_JIT_LANES");
 }
 
 // x with special values spread over it (every 13th element one of them).
@@ -92,9 +118,10 @@ Values every_op(Builder& b, const Values& a) {
 
 TEST(FusionJit, EveryGeneratedOpEqualsTheInterpreterBitForBit) {
   if (!avx2_fma()) GTEST_SKIP() << "generated code needs AVX2 and FMA";
-  // 37 x 131: 4847 values, not a multiple of 8 (a masked last vector) nor of 512 (a short tile);
-  // 3 x 8: one tile of 24 (3 full vectors); 1 x 5: a masked vector alone.
-  for (const Shape& s : std::vector<Shape>{{37, 131}, {3, 8}, {1, 5}}) {
+  // 37 x 131: 4847 values, not a multiple of 8 or 16 (a masked last vector) nor of 512 (a short
+  // tile); 3 x 8: one tile of 24 (3 full vectors of 8; 16 lanes: one and a masked one); 2 x 16:
+  // two full vectors of 16; 1 x 5: a masked vector alone.
+  for (const Shape& s : std::vector<Shape>{{37, 131}, {3, 8}, {2, 16}, {1, 5}}) {
     const std::string what = shape_str(s);
     Tensor m(DType::kI1, s);
     for (int64_t i = 0; i < m.numel(); ++i) m.data<bool>()[i] = (i * 7919) % 3 != 0;
@@ -114,7 +141,7 @@ TEST(FusionJit, EveryGeneratedOpEqualsTheInterpreterBitForBit) {
     auto want = run_fn("ref", in, every_op);
     ASSERT_EQ(r.jit.size(), r.interp.size());
     for (size_t i = 0; i < r.jit.size(); ++i) {
-      expect_equal(r.jit[i], r.interp[i], what + " output " + std::to_string(i));
+      expect_jit_equal(r, i, what + " output " + std::to_string(i));
       if (r.jit[i].dtype() == DType::kF32)
         expect_near(r.jit[i], want[i], 1e-5, 1e-5, what + " vs ref, output " + std::to_string(i));
     }
@@ -146,7 +173,7 @@ TEST(FusionJit, SpillsAndStreamsBeyondTheRegistersEqualTheInterpreter) {
   EXPECT_GE(r.generated_on, 30);
   auto want = run_fn("ref", in, wide);
   for (size_t i = 0; i < r.jit.size(); ++i) {
-    expect_equal(r.jit[i], r.interp[i], "output " + std::to_string(i));
+    expect_jit_equal(r, i, "output " + std::to_string(i));
     expect_equal(r.jit[i], want[i], "ref, output " + std::to_string(i));
   }
 }
@@ -177,7 +204,7 @@ TEST(FusionJit, RowFoldedGroupsEqualTheInterpreter) {
     EXPECT_GE(r.generated_on, 3) << shape_str(s);
     auto want = run_fn("ref", in, norm_rows);
     for (size_t i = 0; i < r.jit.size(); ++i) {
-      expect_equal(r.jit[i], r.interp[i], shape_str(s) + " output " + std::to_string(i));
+      expect_jit_equal(r, i, shape_str(s) + " output " + std::to_string(i));
       expect_near(r.jit[i], want[i], 1e-5, 1e-5, shape_str(s) + " vs ref");
     }
   }
@@ -210,7 +237,7 @@ TEST(FusionJit, InPlaceBroadcastsEqualTheInterpreter) {
     Both r = run_both(in, in_place);
     auto want = run_fn("ref", in, in_place);
     for (size_t i = 0; i < r.jit.size(); ++i) {
-      expect_equal(r.jit[i], r.interp[i], shape_str(s) + " output " + std::to_string(i));
+      expect_jit_equal(r, i, shape_str(s) + " output " + std::to_string(i));
       expect_near(r.jit[i], want[i], 1e-5, 1e-5, shape_str(s) + " vs ref");
     }
   }
@@ -235,8 +262,46 @@ TEST(FusionJit, TilesOffTheGridOfInPlaceBroadcastsRunInterpreted) {
   Both r = run_both(in, body);
   auto want = run_fn("ref", in, body);
   for (size_t i = 0; i < r.jit.size(); ++i) {
-    expect_equal(r.jit[i], r.interp[i], "output " + std::to_string(i));
+    expect_jit_equal(r, i, "output " + std::to_string(i));
     expect_near(r.jit[i], want[i], 1e-5, 1e-5, "vs ref");
+  }
+}
+
+// Channel vectors over channel-blocked values (a 1x1 conv's nChw16c or nChw8c result, then a
+// BN-like affine and ReLU): the generated runs read them in place, 16-channel blocks at 16 lanes
+// and 8-channel blocks where the spatial size is even (7x5 keeps those in slots).
+TEST(FusionJit, ChannelVectorsOverBlockedValuesEqualTheInterpreter) {
+  if (!avx2_fma()) GTEST_SKIP() << "generated code needs AVX2 and FMA";
+  BodyFn body = [](Builder& b, const Values& a) {
+    hlo::ConvOptions o;
+    o.dims = hlo::ConvOptions::nchw(2);
+    Value* y = b.convolution(a[0], a[1], o, DType::kF32);
+    const Shape& ys = y->type.shape();
+    auto per_c = [&](Value* v) { return b.broadcast_in_dim(v, ys, {1}); };
+    Value* z = b.add(b.multiply(b.subtract(y, per_c(a[2])), per_c(a[3])), y);
+    return Values{b.maximum(z, b.broadcast_in_dim(b.scalar(0, DType::kF32), ys, {}))};
+  };
+  const bool has16 = exec::cpu::layout_block_size() == 16;
+  for (const char* layout : {"16", "8"}) {
+    if (std::string(layout) == "16" && !has16) continue;  // no nChw16c kernels on this CPU
+    for (const auto& [h, w] : std::vector<std::pair<int64_t, int64_t>>{{6, 7}, {7, 5}}) {
+      const std::string what = std::string("nChw") + layout + "c " + std::to_string(h) + "x" +
+                               std::to_string(w);
+      ::setenv("NETSPEC_CPU_LAYOUT", layout, 1);
+      std::vector<Tensor> in{random_f32({2, 8, h, w}, 61), random_f32({32, 8, 1, 1}, 62),
+                             random_f32({32}, 63), random_f32({32}, 64)};
+      ::setenv("NETSPEC_FUSION_JIT", "1", 1);
+      const bool in_place = std::string(layout) == "16"
+                                ? exec::cpu::fused::fusion_jit_lanes() == 16
+                                : (h * w) % 2 == 0;
+      EXPECT_EQ(cpu_plan_stats(in, body).fused_bcasts, in_place ? 2 : 0) << what;
+      ::unsetenv("NETSPEC_FUSION_JIT");
+      Both r = run_both(in, body);
+      auto want = run_fn("ref", in, body);
+      ::unsetenv("NETSPEC_CPU_LAYOUT");
+      expect_jit_equal(r, 0, what);
+      expect_near(r.jit[0], want[0], 1e-5, 1e-5, what + " vs ref");
+    }
   }
 }
 

@@ -58,8 +58,10 @@ Values layer_norm(Builder& b, const Values& a) {
 
 TEST(CpuRowFold, LayerNormSumsFoldIntoTheirGroups) {
   // Rows of 128 (4 per tile), 100 (not a multiple of 16: a tail after the lanes), 24 (< 32: the
-  // in-order sum), 512 (one row per tile) and 8 x 1 x 64 (a size-1 dim inside the kept ones).
-  for (const Shape& s : std::vector<Shape>{{3, 7, 128}, {5, 100}, {9, 24}, {3, 512}, {8, 1, 64}}) {
+  // in-order sum), 512 (one row per tile), 8 x 1 x 64 (a size-1 dim inside the kept ones), and
+  // 37 and 40 short rows (in-order sums 16 rows side by side, then the rest one by one).
+  for (const Shape& s : std::vector<Shape>{{3, 7, 128}, {5, 100}, {9, 24}, {3, 512}, {8, 1, 64},
+                                           {37, 16}, {40, 24}}) {
     const std::string what = "layer norm " + shape_str(s);
     std::vector<Tensor> in = {random_f32(s, 1), random_f32(s, 2), random_f32({s.back()}, 3)};
     auto st = cpu_plan_stats(in, layer_norm);

@@ -154,6 +154,9 @@ std::optional<std::pair<hlo::OpKind, int64_t>> row_fold_of(const hlo::Op& reduce
 // acc folded with p[0, n) exactly as the fast reduce folds a contiguous f32 row (add, maximum,
 // minimum; NETSPEC_FAST_SUM=0 keeps the in-order sum).
 float fold_f32_row(hlo::OpKind k, float acc, const float* p, int64_t n);
+// dst[r] = fold_f32_row(k, init, p + r * row, row) for rows r in [0, nr), the same bits, short
+// in-order sums run side by side.
+void fold_f32_rows(hlo::OpKind k, float init, const float* p, int64_t row, int64_t nr, float* dst);
 // Plain group g with output k also reduced by folds[k] over rows of `row` elements (row <= 512):
 // outputs = the written ones (no fold, or fold.written) in group order, then the reductions
 // [numel / row] in group order, each equal to the fast reduce of the materialised output bit

@@ -368,12 +368,17 @@ std::vector<const float*> f32_inputs(const Program& p, const RunArgs& args) {
 }
 
 std::vector<float> tile_buffer(const Program& p) {
-  return std::vector<float>(static_cast<size_t>(std::max(p.slots, 1)) * kTile + 16);
+  return std::vector<float>(static_cast<size_t>(std::max(p.slots, 1)) * kTile + 32);
 }
 
+// Slots start on 64-byte lines (a vector's malloc gives 16): a 16-lane vector at an aligned tile
+// position then never splits over two cache lines (every one did, costing resnet50's BN groups
+// ~10 % with the 16-lane generated code).
 std::vector<float*> slot_pointers(const Program& p, std::vector<float>& buf) {
   std::vector<float*> ptr(static_cast<size_t>(std::max(p.slots, 1)));
-  for (size_t s = 0; s < ptr.size(); ++s) ptr[s] = buf.data() + static_cast<int64_t>(s) * kTile;
+  const uintptr_t at = reinterpret_cast<uintptr_t>(buf.data());
+  float* base = buf.data() + ((64 - at % 64) % 64) / sizeof(float);
+  for (size_t s = 0; s < ptr.size(); ++s) ptr[s] = base + static_cast<int64_t>(s) * kTile;
   return ptr;
 }
 

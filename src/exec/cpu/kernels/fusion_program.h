@@ -88,13 +88,17 @@ void run_chained(const Instr& in, float* d, const float* a, const float* b, cons
 void run_folded(const Instr& in, float* d, const float* other, const float* src, int64_t off,
                 int64_t n);
 
-// fusion_jit.cpp: generated AVX2 code for runs of a group's arithmetic. A run's values stay in
-// registers across its instructions, 8 elements at a time, where the interpreter moves each
-// instruction's whole tile through L1. The math is the interpreter's, instruction for
+// fusion_jit.cpp: generated code for runs of a group's arithmetic. A run's values stay in
+// registers across its instructions, a vector of elements at a time, where the interpreter moves
+// each instruction's whole tile through L1. The math is the interpreter's, instruction for
 // instruction (no contraction into FMAs; erf as Scalar<kErf>), so results are equal bit for bit.
 // NETSPEC_FUSION_JIT=1 / 0 turns it on / off; by default it is on for CPUs with AVX2 and FMA
 // (measured faster on AVX2-only Zen 1 and, on every peer net, on AVX-512 Zen 5).
 bool fusion_jit_enabled();
+// Lanes of the generated vectors: 16 (AVX-512 zmm) where oneDNN's effective ISA has avx512_core
+// (ONEDNN_MAX_CPU_ISA=AVX2 caps it), else 8 (AVX2 ymm); NETSPEC_FUSION_JIT_LANES=8 forces 8.
+// Read when a group is planned.
+int fusion_jit_lanes();
 // Rewrites p for generated code (broadcasts and i1 loads first, each into a slot of its own) and
 // compiles its runs; false, p unchanged, where there is nothing to generate.
 bool compile_jit(Program& p);

@@ -54,10 +54,10 @@ void run_program_reduced(const Program& p, const RunArgs& args,
           const int64_t len = std::min(kTile, seg - j0), off = (n * CB + cb) * seg + j0;
           run_tile(p, args, in_f, slot_ptr.data(), off, len, pinned_done);
           for (const auto& [slot, dst] : written)
-            std::memcpy(dst + off, buf.data() + static_cast<int64_t>(slot) * kTile,
+            std::memcpy(dst + off, slot_ptr[static_cast<size_t>(slot)],
                         static_cast<size_t>(len) * sizeof(float));
           for (size_t k = 0; k < summed.size(); ++k) {
-            const float* s = buf.data() + static_cast<int64_t>(summed[k].first) * kTile;
+            const float* s = slot_ptr[static_cast<size_t>(summed[k].first)];
             float a[B];  // a local array stays in registers (acc may alias s for the compiler)
             std::copy_n(acc.data() + static_cast<int64_t>(k) * B, B, a);
             for (int64_t j = 0; j < len; j += B)
@@ -73,7 +73,7 @@ void run_program_reduced(const Program& p, const RunArgs& args,
 }
 
 // A plain group with outputs reduced over rows of `row` elements (kernels.h compile_fused_rows):
-// each tile holds whole rows, and every row of a folded output is folded by fold_f32_row, the
+// each tile holds whole rows, and every row of a folded output is folded by fold_f32_rows, the
 // fast reduce's own loop, from the tile slot. args.out: written outputs, then the reductions.
 void run_program_rows(const Program& p, const RunArgs& args,
                       const std::vector<std::optional<RowFold>>& folds, int64_t row) {
@@ -137,8 +137,7 @@ void run_program_rows(const Program& p, const RunArgs& args,
       }
       for (const Folded& f : folded) {
         const float* s = slot_ptr[static_cast<size_t>(f.slot)];
-        for (int64_t r = 0; r < nr; ++r)
-          f.dst[r0 + r] = fold_f32_row(f.f.kind, f.f.init, s + r * row, row);
+        fold_f32_rows(f.f.kind, f.f.init, s, row, nr, f.dst + r0);
       }
     }
   });

@@ -253,6 +253,28 @@ float fold_f32_row(OpKind k, float acc, const float* p, int64_t n) {
   }
 }
 
+void fold_f32_rows(OpKind k, float init, const float* p, int64_t row, int64_t nr, float* dst) {
+  static const bool lanes = [] {
+    const char* fs = std::getenv("NETSPEC_FAST_SUM");
+    return !(fs && std::string_view(fs) == "0");
+  }();
+  int64_t r = 0;
+  // Sums fold_contiguous adds in order (rows under 32, or NETSPEC_FAST_SUM=0): 16 rows side by
+  // side, each its own chain of adds in its order, where one row at a time waits on every add
+  // (mamba's rows of 16: 64 cycles of latency a row).
+  if (k == OpKind::kAdd && (row < 32 || !lanes)) {
+    for (; r + 16 <= nr; r += 16) {
+      const float* q = p + r * row;
+      float acc[16];
+      for (int l = 0; l < 16; ++l) acc[l] = init;
+      for (int64_t j = 0; j < row; ++j)
+        for (int l = 0; l < 16; ++l) acc[l] += q[l * row + j];
+      for (int l = 0; l < 16; ++l) dst[r + l] = acc[l];
+    }
+  }
+  for (; r < nr; ++r) dst[r] = fold_f32_row(k, init, p + r * row, row);
+}
+
 std::optional<std::pair<OpKind, int64_t>> row_fold_of(const hlo::Op& reduce) {
   if (reduce.kind != OpKind::kReduce || reduce.operands.size() != 2 ||
       reduce.regions.size() != 1 || !all_tensors(reduce))
