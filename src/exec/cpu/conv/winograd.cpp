@@ -10,8 +10,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
-#include <string_view>
 
 #include "core/thread_pool.h"
 #include "exec/cpu/dnnl_util.h"
@@ -69,12 +67,7 @@ bool winograd_avx2_runs() {
 }
 
 bool winograd_avx512_products() {
-  static const bool runs = [] {
-    const char* e = std::getenv("NETSPEC_WINO_AVX512");
-    if (e && std::string_view(e) == "0") return false;
-    // oneDNN's ISA: ONEDNN_MAX_CPU_ISA=AVX2 caps these kernels as it caps the channel blocks.
-    return wino_avx512::built() && onednn_has_isa(dnnl::cpu_isa::avx512_core);
-  }();
+  static const bool runs = own_avx512_kernels("NETSPEC_WINO_AVX512", wino_avx512::built());
   return runs;
 }
 

@@ -12,9 +12,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
-#include <string_view>
 #include <vector>
 
 #include "exec/cpu/dnnl_util.h"
@@ -88,11 +86,8 @@ void rows_tile(int64_t rows, int64_t K, const float* a, int64_t am, int64_t ak, 
 }  // namespace
 
 bool small_gemm_avx512_runs() {
-  static const bool runs = [] {
-    const char* e = std::getenv("NETSPEC_SMALL_GEMM_AVX512");
-    if (e && std::string_view(e) == "0") return false;
-    return small_gemm_avx512::built() && onednn_has_isa(dnnl::cpu_isa::avx512_core);
-  }();
+  static const bool runs =
+      own_avx512_kernels("NETSPEC_SMALL_GEMM_AVX512", small_gemm_avx512::built());
   return runs;
 }
 
