@@ -1,5 +1,6 @@
 // Parameter init and LR schedules (see trainer.h).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <numbers>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/thread_pool.h"
 #include "train/trainer.h"
 
 namespace netspec::train {
@@ -15,10 +17,16 @@ namespace {
 // Uniform [0, 1) from 53 random bits (portable, unlike std::uniform_real_distribution).
 double uniform01(std::mt19937_64& r) { return static_cast<double>(r() >> 11) * 0x1.0p-53; }
 
-// Standard normal by Box-Muller.
-double normal(std::mt19937_64& r) {
-  double u1 = uniform01(r), u2 = uniform01(r);
+// Standard normal by Box-Muller from two raw draws.
+double normal_of(uint64_t a, uint64_t b) {
+  const double u1 = static_cast<double>(a >> 11) * 0x1.0p-53;
+  const double u2 = static_cast<double>(b >> 11) * 0x1.0p-53;
   return std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(2 * std::numbers::pi * u2);
+}
+
+double normal(std::mt19937_64& r) {
+  const uint64_t a = r();
+  return normal_of(a, r());
 }
 
 // torch.nn.init.trunc_normal_(std=sd, a=-2, b=2): the bounds are ABSOLUTE values, not multiples
@@ -28,6 +36,30 @@ double trunc_normal(std::mt19937_64& r, double sd) {
     double x = sd * normal(r);
     if (std::abs(x) <= 2.0) return x;
   }
+}
+
+// d[i] = sd · normal(r) for i in [0, n), drawn in order, the same values as one draw at a time:
+// the raw numbers come from r in order (cheap), Box-Muller's log, cos and sqrt (most of a large
+// net's init: ~0.8 s of resnet50's) run on the thread pool. `bound` > 0: trunc_normal's
+// resampling, which the draws here take only if no value needs it (at sd 0.02 and bound 2 none
+// ever does); otherwise r is rewound and the tensor drawn one value at a time.
+void fill_normal(std::mt19937_64& r, float* d, int64_t n, double sd, double bound = 0) {
+  const std::mt19937_64 start = r;
+  std::vector<uint64_t> raw(static_cast<size_t>(2 * n));
+  for (uint64_t& x : raw) x = r();
+  std::atomic<bool> resample = false;
+  parallel_for(n, 4096, [&](int64_t b, int64_t e) {
+    bool out = false;
+    for (int64_t i = b; i < e; ++i) {
+      const double x = sd * normal_of(raw[static_cast<size_t>(2 * i)], raw[static_cast<size_t>(2 * i + 1)]);
+      out |= bound > 0 && !(std::abs(x) <= bound);
+      d[i] = static_cast<float>(x);
+    }
+    if (out) resample = true;
+  });
+  if (!resample) return;
+  r = start;
+  for (int64_t i = 0; i < n; ++i) d[i] = static_cast<float>(trunc_normal(r, sd));
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -89,24 +121,23 @@ std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t see
           default_bias_name = kind == InitKind::he ? std::string() : bias_name_for(p.name);
           default_bias_fan_in = p.shape[1] * rf;
         } else if (kind != InitKind::he) {
-          fill([&] { return trunc_normal(rng, 0.02); });
+          fill_normal(rng, d, n, 0.02, 2.0);
         } else {
-          double sd = std::sqrt(2.0 / static_cast<double>(p.shape[0] * rf));
-          fill([&] { return sd * normal(rng); });
+          fill_normal(rng, d, n, std::sqrt(2.0 / static_cast<double>(p.shape[0] * rf)));
         }
         break;
       }
       case ParamInit::embedding:
       case ParamInit::posEmbed:
       case ParamInit::classToken:
-        fill([&] { return trunc_normal(rng, 0.02); });
+        fill_normal(rng, d, n, 0.02, 2.0);
         break;
       case ParamInit::layerScale:
         fill([] { return 1e-6; });  // torchvision CNBlock layer_scale = 1e-6
         break;
       case ParamInit::relPosBias:
         // torchvision Swin: trunc_normal_(relative_position_bias_table, std=0.02)
-        fill([&] { return trunc_normal(rng, 0.02); });
+        fill_normal(rng, d, n, 0.02, 2.0);
         break;
       case ParamInit::ssmALog:
         // Mamba: A = -[1..N] per channel, stored as A_log[d, n] = ln(n + 1)

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <numbers>
+#include <random>
 #include <sstream>
 
 #include "core/error.h"
@@ -50,6 +52,33 @@ TEST(Init, HeLinearWeightAndBiasArePytorchUniform) {
   // Deterministic per seed, different across seeds.
   EXPECT_EQ(init_params(t, InitKind::he, 3)[0].data<float>()[7], p[0].data<float>()[7]);
   EXPECT_NE(init_params(t, InitKind::he, 4)[0].data<float>()[7], p[0].data<float>()[7]);
+}
+
+// Normal inits draw their raw numbers in order and run Box-Muller on the thread pool: the values
+// equal drawing one at a time from the seeded mt19937_64 (the documented order), for tensors past
+// the pool's grain, under he (N(0, 2/fan_out)) and vit (trunc_normal 0.02), the stream going on
+// across tensors.
+TEST(Init, ParallelNormalDrawsEqualOneAtATime) {
+  for (InitKind kind : {InitKind::he, InitKind::vit}) {
+    ParamTable t;  // he: a conv weight N(0, 2 / (64·9)); vit: a linear weight, trunc_normal 0.02
+    if (kind == InitKind::he)
+      t.params.push_back({"conv.weight", {64, 32, 3, 3}, ParamInit::convWeight, false, 0});
+    else
+      t.params.push_back({"fc.weight", {64, 288}, ParamInit::linearWeight, false, 0});
+    t.params.push_back({"pos_embed", {1, 65, 192}, ParamInit::posEmbed, false, 1});
+    std::vector<Tensor> p = init_params(t, kind, 11);
+    std::mt19937_64 r(11 * 0x2545F4914F6CDD1Dull + 0x9E3779B97F4A7C15ull);
+    auto normal = [&] {
+      const double u1 = static_cast<double>(r() >> 11) * 0x1.0p-53;
+      const double u2 = static_cast<double>(r() >> 11) * 0x1.0p-53;
+      return std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(2 * std::numbers::pi * u2);
+    };
+    const double sd0 = kind == InitKind::he ? std::sqrt(2.0 / (64 * 9)) : 0.02;
+    int64_t diffs = 0;
+    for (float v : p[0].span<float>()) diffs += v != static_cast<float>(sd0 * normal());
+    for (float v : p[1].span<float>()) diffs += v != static_cast<float>(0.02 * normal());
+    EXPECT_EQ(diffs, 0) << (kind == InitKind::he ? "he" : "vit");
+  }
 }
 
 TEST(Schedule, ConstantWarmupCosineExponential) {
