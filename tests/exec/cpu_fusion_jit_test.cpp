@@ -243,6 +243,32 @@ TEST(FusionJit, InPlaceBroadcastsEqualTheInterpreter) {
   }
 }
 
+// Rows of N repeated within outer stretches (mamba's B_t over [B, di, N]: broadcast dims
+// {0, 2}): read in place as blocks of one vector's values, N = 8 at both widths and N = 16 at
+// 16 lanes; di = 41 with N = 8 puts stretches off the 16-value grid (kept in slots).
+TEST(FusionJit, RowsWithinOuterStretchesEqualTheInterpreter) {
+  if (!avx2_fma()) GTEST_SKIP() << "generated code needs AVX2 and FMA";
+  BodyFn body = [](Builder& b, const Values& a) {
+    const Shape& s = a[0]->type.shape();
+    Value* y = b.add(b.multiply(a[0], b.broadcast_in_dim(a[1], s, {0, 2})), a[0]);
+    return Values{y, b.exponential(b.negate(b.abs(y)))};
+  };
+  for (const auto& [di, n] : std::vector<std::pair<int64_t, int64_t>>{{40, 16}, {40, 8}, {41, 8}}) {
+    const std::string what = "di " + std::to_string(di) + " N " + std::to_string(n);
+    std::vector<Tensor> in{random_f32({8, di, n}, 71), random_f32({8, n}, 72)};
+    ::setenv("NETSPEC_FUSION_JIT", "1", 1);
+    const bool in_place = di == 40 && (n == 8 || exec::cpu::fused::fusion_jit_lanes() == 16);
+    EXPECT_EQ(cpu_plan_stats(in, body).fused_bcasts, in_place ? 1 : 0) << what;
+    ::unsetenv("NETSPEC_FUSION_JIT");
+    Both r = run_both(in, body);
+    auto want = run_fn("ref", in, body);
+    for (size_t i = 0; i < r.jit.size(); ++i) {
+      expect_jit_equal(r, i, what + " output " + std::to_string(i));
+      expect_near(r.jit[i], want[i], 1e-5, 1e-5, what + " vs ref");
+    }
+  }
+}
+
 // A row-folded group over rows of 24 whose tiles (21 rows, 504 values) start off the 16-value
 // grid every other time: those tiles run interpreted, the others generated, same bits.
 TEST(FusionJit, TilesOffTheGridOfInPlaceBroadcastsRunInterpreted) {

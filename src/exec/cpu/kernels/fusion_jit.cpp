@@ -32,7 +32,8 @@ using JitFn = void (*)(float* const*, const float* const*, int64_t, int64_t, int
 // A broadcast the generated runs read in place (BcastMap with one run): rows (inner 1, element i
 // reads src[i % size]), runs (element i reads src[(i / inner) % size], inner a multiple of 16),
 // or a channel vector in nChwBc, B = 8, or 16 with 16 lanes (element i reads channel block
-// (i / B / hw) % (size / B), lane i % B: runs of inner = B·hw elements over blocks of B values).
+// (i / B / hw) % (size / B), lane i % B: runs of inner = B·hw elements over blocks of B values;
+// rows of B within outer stretches, below, are read the same way).
 // Its position at element j is ctr[2c] = the operand element (block), ctr[2c + 1] = j % inner.
 struct InPlaceBcast {
   int instr = -1, input = -1;
@@ -511,7 +512,13 @@ bool compile_jit(Program& p) {
     InPlaceBcast bc{static_cast<int>(k), -in.a - 1, m.inner, m.size, 0};
     if (m.block == 8 || (m.block == 16 && lanes == 16))
       bc = {bc.instr, bc.input, m.inner * m.block, m.size / m.block, static_cast<int>(m.block)};
-    if (m.size == 1 || (m.block > 0 && !bc.channels) || m.outer_inner > 0 ||
+    // Rows of 8 (or 16 at 16 lanes) repeated within each outer stretch (mamba's B_t, C_t
+    // [B, N] over [B, di, N]): element i reads src[((i / oi) % os)·size + i % size], a block of
+    // one vector's values per stretch, read as channel blocks are.
+    else if (m.block == 0 && m.outer_inner > 0 && m.inner == 1 &&
+             (m.size == 8 || (m.size == 16 && lanes == 16)))
+      bc = {bc.instr, bc.input, m.outer_inner, m.outer_size, static_cast<int>(m.size)};
+    if (m.size == 1 || (m.block > 0 && !bc.channels) || (m.outer_inner > 0 && !bc.channels) ||
         bc.size >= (int64_t{1} << 31) || bc.inner >= (int64_t{1} << 31) ||
         !(bc.inner == 1 ? bc.size % 16 == 0 : bc.inner % 16 == 0))
       continue;
