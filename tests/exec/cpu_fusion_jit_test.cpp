@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "exec/cpu/cpu_backend.h"
+#include "exec/cpu/dnnl_util.h"
 #include "exec/cpu/kernels.h"
 #include "exec/cpu/kernels/fusion_program.h"
 #include "tests/exec/test_util.h"
@@ -25,11 +26,8 @@ bool avx2_fma() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
-bool avx512() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
-}
+// oneDNN's effective ISA (the CPU, capped by ONEDNN_MAX_CPU_ISA) has AVX-512: 16 lanes.
+bool avx512() { return exec::cpu::onednn_has_isa(dnnl::cpu_isa::avx512_core); }
 
 // The module's outputs with generated code forced on (the CPU's widest vectors, and 8 lanes) and
 // off, and the planner's counts of generated instructions in each.
@@ -248,8 +246,9 @@ TEST(FusionJit, InPlaceBroadcastsEqualTheInterpreter) {
 }
 
 // Rows of N repeated within outer stretches (mamba's B_t over [B, di, N]: broadcast dims
-// {0, 2}): read in place as blocks of one vector's values, N = 8 at both widths and N = 16 at
-// 16 lanes; di = 41 with N = 8 puts stretches off the 16-value grid (kept in slots).
+// {0, 2}): read in place as channel blocks are, N = 8 and 16 at both widths (16 at 8 lanes: the
+// half of the block at the vector's position); di = 41 with N = 8 puts stretches off the
+// 16-value grid (kept in slots).
 TEST(FusionJit, RowsWithinOuterStretchesEqualTheInterpreter) {
   if (!avx2_fma()) GTEST_SKIP() << "generated code needs AVX2 and FMA";
   BodyFn body = [](Builder& b, const Values& a) {
@@ -261,7 +260,7 @@ TEST(FusionJit, RowsWithinOuterStretchesEqualTheInterpreter) {
     const std::string what = "di " + std::to_string(di) + " N " + std::to_string(n);
     std::vector<Tensor> in{random_f32({8, di, n}, 71), random_f32({8, n}, 72)};
     ::setenv("NETSPEC_FUSION_JIT", "1", 1);
-    const bool in_place = di == 40 && (n == 8 || exec::cpu::fused::fusion_jit_lanes() == 16);
+    const bool in_place = di == 40;
     EXPECT_EQ(cpu_plan_stats(in, body).fused_bcasts, in_place ? 1 : 0) << what;
     ::unsetenv("NETSPEC_FUSION_JIT");
     Both r = run_both(in, body);
@@ -298,8 +297,9 @@ TEST(FusionJit, TilesOffTheGridOfInPlaceBroadcastsRunInterpreted) {
 }
 
 // Channel vectors over channel-blocked values (a 1x1 conv's nChw16c or nChw8c result, then a
-// BN-like affine and ReLU): the generated runs read them in place, 16-channel blocks at 16 lanes
-// and 8-channel blocks where the spatial size is even (7x5 keeps those in slots).
+// BN-like affine and ReLU): the generated runs read them in place, 16-channel blocks always (at 8
+// lanes, half a block a vector) and 8-channel blocks where the spatial size is even (7x5 keeps
+// those in slots).
 TEST(FusionJit, ChannelVectorsOverBlockedValuesEqualTheInterpreter) {
   if (!avx2_fma()) GTEST_SKIP() << "generated code needs AVX2 and FMA";
   BodyFn body = [](Builder& b, const Values& a) {
@@ -321,9 +321,7 @@ TEST(FusionJit, ChannelVectorsOverBlockedValuesEqualTheInterpreter) {
       std::vector<Tensor> in{random_f32({2, 8, h, w}, 61), random_f32({32, 8, 1, 1}, 62),
                              random_f32({32}, 63), random_f32({32}, 64)};
       ::setenv("NETSPEC_FUSION_JIT", "1", 1);
-      const bool in_place = std::string(layout) == "16"
-                                ? exec::cpu::fused::fusion_jit_lanes() == 16
-                                : (h * w) % 2 == 0;
+      const bool in_place = std::string(layout) == "16" || (h * w) % 2 == 0;
       EXPECT_EQ(cpu_plan_stats(in, body).fused_bcasts, in_place ? 2 : 0) << what;
       ::unsetenv("NETSPEC_FUSION_JIT");
       Both r = run_both(in, body);

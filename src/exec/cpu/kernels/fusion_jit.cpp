@@ -366,8 +366,8 @@ class RunGen : public VecGen {
     const int u = lv % u_count_;
     if (v.kind == Kind::kBcast) {  // rows: a vector of operand elements from q on; runs:
       const InPlaceBcast& bc = bcasts_[static_cast<size_t>(v.idx)];  // element q; channels:
-      // block q (B = 8 at 16 lanes: its 8 values twice; inner a multiple of 16 keeps a vector
-      // in one block)
+      // block q (B = 8 at 16 lanes: its 8 values twice; B = 16 at 8 lanes: the half at
+      // (j + 8u) % 16; inner a multiple of 16 keeps a vector in one block)
       if (pow2(bc)) {  // q = (j / inner) % size by a shift and a mask, no counter to carry
         mov(r10, rdx);
         if (bc.inner > 1) shr(r10, std::countr_zero(static_cast<uint64_t>(bc.inner)));
@@ -375,9 +375,16 @@ class RunGen : public VecGen {
       } else {
         mov(r10, qword[r8 + 16 * v.idx]);
       }
-      const Reg64 src = base(stream_of(v));
-      if (bc.channels == 16) {  // 16 lanes only: the block is the vector (all there: no mask)
+      if (bc.channels == 16) {
         shl(r10, 6);
+        if (!wide()) {  // r10 += ((j + 8u) % 16) · 4 bytes (rax: before base() may claim it)
+          lea(rax, ptr[rdx + 8 * u]);
+          and_(rax, 15);
+          lea(r10, ptr[r10 + rax * 4]);
+        }
+      }
+      const Reg64 src = base(stream_of(v));
+      if (bc.channels == 16) {  // the block is the vector, or holds it: all there, no mask
         vmovups(y, ptr[src + r10]);
       } else if (bc.channels) {
         shl(r10, 5);
@@ -510,13 +517,12 @@ bool compile_jit(Program& p) {
     if (in.op != OpKind::kBroadcastInDim) continue;
     const BcastMap& m = in.map;
     InPlaceBcast bc{static_cast<int>(k), -in.a - 1, m.inner, m.size, 0};
-    if (m.block == 8 || (m.block == 16 && lanes == 16))
+    if (m.block == 8 || m.block == 16)
       bc = {bc.instr, bc.input, m.inner * m.block, m.size / m.block, static_cast<int>(m.block)};
-    // Rows of 8 (or 16 at 16 lanes) repeated within each outer stretch (mamba's B_t, C_t
-    // [B, N] over [B, di, N]): element i reads src[((i / oi) % os)·size + i % size], a block of
-    // one vector's values per stretch, read as channel blocks are.
-    else if (m.block == 0 && m.outer_inner > 0 && m.inner == 1 &&
-             (m.size == 8 || (m.size == 16 && lanes == 16)))
+    // Rows of 8 or 16 repeated within each outer stretch (mamba's B_t, C_t [B, N] over
+    // [B, di, N]): element i reads src[((i / oi) % os)·size + i % size], a block of 8 or 16
+    // values per stretch, read as channel blocks are.
+    else if (m.block == 0 && m.outer_inner > 0 && m.inner == 1 && (m.size == 8 || m.size == 16))
       bc = {bc.instr, bc.input, m.outer_inner, m.outer_size, static_cast<int>(m.size)};
     if (m.size == 1 || (m.block > 0 && !bc.channels) || (m.outer_inner > 0 && !bc.channels) ||
         bc.size >= (int64_t{1} << 31) || bc.inner >= (int64_t{1} << 31) ||
