@@ -31,19 +31,20 @@ double normal(std::mt19937_64& r) {
 
 // torch.nn.init.trunc_normal_(std=sd, a=-2, b=2): the bounds are ABSOLUTE values, not multiples
 // of sd, so at sd = 0.02 they sit at ±100 sd and this is plain N(0, sd²) (resampled otherwise).
+constexpr double kTruncBound = 2.0;
 double trunc_normal(std::mt19937_64& r, double sd) {
   for (;;) {
     double x = sd * normal(r);
-    if (std::abs(x) <= 2.0) return x;
+    if (std::abs(x) <= kTruncBound) return x;
   }
 }
 
 // d[i] = sd · normal(r) for i in [0, n), drawn in order, the same values as one draw at a time:
 // the raw numbers come from r in order (cheap), Box-Muller's log, cos and sqrt (most of a large
-// net's init: ~0.8 s of resnet50's) run on the thread pool. `bound` > 0: trunc_normal's
-// resampling, which the draws here take only if no value needs it (at sd 0.02 and bound 2 none
-// ever does); otherwise r is rewound and the tensor drawn one value at a time.
-void fill_normal(std::mt19937_64& r, float* d, int64_t n, double sd, double bound = 0) {
+// net's init: ~0.8 s of resnet50's) run on the thread pool. `truncated`: trunc_normal's
+// resampling, which the draws here take only if no value needs it (at sd 0.02 none ever does);
+// otherwise r is rewound and the tensor drawn one value at a time.
+void fill_normal(std::mt19937_64& r, float* d, int64_t n, double sd, bool truncated = false) {
   const std::mt19937_64 start = r;
   std::vector<uint64_t> raw(static_cast<size_t>(2 * n));
   for (uint64_t& x : raw) x = r();
@@ -52,7 +53,7 @@ void fill_normal(std::mt19937_64& r, float* d, int64_t n, double sd, double boun
     bool out = false;
     for (int64_t i = b; i < e; ++i) {
       const double x = sd * normal_of(raw[static_cast<size_t>(2 * i)], raw[static_cast<size_t>(2 * i + 1)]);
-      out |= bound > 0 && !(std::abs(x) <= bound);
+      out |= truncated && !(std::abs(x) <= kTruncBound);
       d[i] = static_cast<float>(x);
     }
     if (out) resample = true;
@@ -121,7 +122,7 @@ std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t see
           default_bias_name = kind == InitKind::he ? std::string() : bias_name_for(p.name);
           default_bias_fan_in = p.shape[1] * rf;
         } else if (kind != InitKind::he) {
-          fill_normal(rng, d, n, 0.02, 2.0);
+          fill_normal(rng, d, n, 0.02, true);
         } else {
           fill_normal(rng, d, n, std::sqrt(2.0 / static_cast<double>(p.shape[0] * rf)));
         }
@@ -130,14 +131,14 @@ std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t see
       case ParamInit::embedding:
       case ParamInit::posEmbed:
       case ParamInit::classToken:
-        fill_normal(rng, d, n, 0.02, 2.0);
+        fill_normal(rng, d, n, 0.02, true);
         break;
       case ParamInit::layerScale:
         fill([] { return 1e-6; });  // torchvision CNBlock layer_scale = 1e-6
         break;
       case ParamInit::relPosBias:
         // torchvision Swin: trunc_normal_(relative_position_bias_table, std=0.02)
-        fill_normal(rng, d, n, 0.02, 2.0);
+        fill_normal(rng, d, n, 0.02, true);
         break;
       case ParamInit::ssmALog:
         // Mamba: A = -[1..N] per channel, stored as A_log[d, n] = ln(n + 1)

@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <bit>
 #include <cstdlib>
-#include <cstring>
 #include <map>
 #include <string_view>
 
@@ -31,9 +30,9 @@ using JitFn = void (*)(float* const*, const float* const*, int64_t, int64_t, int
 
 // A broadcast the generated runs read in place (BcastMap with one run): rows (inner 1, element i
 // reads src[i % size]), runs (element i reads src[(i / inner) % size], inner a multiple of 16),
-// or a channel vector in nChwBc, B = 8, or 16 with 16 lanes (element i reads channel block
-// (i / B / hw) % (size / B), lane i % B: runs of inner = B·hw elements over blocks of B values;
-// rows of B within outer stretches, below, are read the same way).
+// or a channel vector in nChwBc, B = 8 or 16 (element i reads channel block (i / B / hw) %
+// (size / B), lane i % B: runs of inner = B·hw elements over blocks of B values; rows of B within
+// outer stretches, below, are read the same way).
 // Its position at element j is ctr[2c] = the operand element (block), ctr[2c + 1] = j % inner.
 struct InPlaceBcast {
   int instr = -1, input = -1;
