@@ -46,18 +46,23 @@ double trunc_normal(std::mt19937_64& r, double sd) {
 // otherwise r is rewound and the tensor drawn one value at a time.
 void fill_normal(std::mt19937_64& r, float* d, int64_t n, double sd, bool truncated = false) {
   const std::mt19937_64 start = r;
-  std::vector<uint64_t> raw(static_cast<size_t>(2 * n));
-  for (uint64_t& x : raw) x = r();
+  constexpr int64_t kChunk = int64_t{1} << 20;  // values per batch of raw draws (16 MiB)
+  std::vector<uint64_t> raw(static_cast<size_t>(2 * std::min(n, kChunk)));
   std::atomic<bool> resample = false;
-  parallel_for(n, 4096, [&](int64_t b, int64_t e) {
-    bool out = false;
-    for (int64_t i = b; i < e; ++i) {
-      const double x = sd * normal_of(raw[static_cast<size_t>(2 * i)], raw[static_cast<size_t>(2 * i + 1)]);
-      out |= truncated && !(std::abs(x) <= kTruncBound);
-      d[i] = static_cast<float>(x);
-    }
-    if (out) resample = true;
-  });
+  for (int64_t c0 = 0; c0 < n; c0 += kChunk) {
+    const int64_t len = std::min(n - c0, kChunk);
+    for (int64_t j = 0; j < 2 * len; ++j) raw[static_cast<size_t>(j)] = r();
+    parallel_for(len, 4096, [&](int64_t b, int64_t e) {
+      bool out = false;
+      for (int64_t i = b; i < e; ++i) {
+        const double x = sd * normal_of(raw[static_cast<size_t>(2 * i)],
+                                        raw[static_cast<size_t>(2 * i + 1)]);
+        out |= truncated && !(std::abs(x) <= kTruncBound);
+        d[c0 + i] = static_cast<float>(x);
+      }
+      if (out) resample = true;
+    });
+  }
   if (!resample) return;
   r = start;
   for (int64_t i = 0; i < n; ++i) d[i] = static_cast<float>(trunc_normal(r, sd));

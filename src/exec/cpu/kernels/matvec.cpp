@@ -1,6 +1,7 @@
 // Batched matrix-vector products of dot_general (one free side of size 1: N = 1 or M = 1), f32.
 // oneDNN's matmul pays a fixed cost per call (~tens of µs) that dominates the tiny products of a
-// selective scan's loop body (mamba: [32, 256, 16] · [32, 16] per time step); these loops are
+// selective scan's loop body (mamba's sums over di: [32, 256, 16] · [32, 256] per time step;
+// its sums over N fold into the state's fused group instead); these loops are
 // memory-bound and run in one pass. Two storage forms of the matrix operand A:
 //   rows:    A [B, L, K] (k contiguous):  y[b, l] = Σ_k A[b, l, k] · x[b, k]
 //   columns: A [B, K, L] (l contiguous):  y[b, l] = Σ_k A[b, k, l] · x[b, k]

@@ -236,11 +236,19 @@ Compiled make_reduce(const Shape& in, const I64s& red_dims) {
 
 }  // namespace
 
-float fold_f32_row(OpKind k, float acc, const float* p, int64_t n) {
+namespace {
+// The row folds' NETSPEC_FAST_SUM, read once.
+bool row_fold_lanes() {
   static const bool lanes = [] {
     const char* fs = std::getenv("NETSPEC_FAST_SUM");
     return !(fs && std::string_view(fs) == "0");
   }();
+  return lanes;
+}
+}  // namespace
+
+float fold_f32_row(OpKind k, float acc, const float* p, int64_t n) {
+  const bool lanes = row_fold_lanes();
   switch (k) {
     case OpKind::kAdd:
       return fold_contiguous<float, OpKind::kAdd>(acc, p, n, lanes);
@@ -254,15 +262,11 @@ float fold_f32_row(OpKind k, float acc, const float* p, int64_t n) {
 }
 
 void fold_f32_rows(OpKind k, float init, const float* p, int64_t row, int64_t nr, float* dst) {
-  static const bool lanes = [] {
-    const char* fs = std::getenv("NETSPEC_FAST_SUM");
-    return !(fs && std::string_view(fs) == "0");
-  }();
   int64_t r = 0;
   // Sums fold_contiguous adds in order (rows under 32, or NETSPEC_FAST_SUM=0): 16 rows side by
   // side, each its own chain of adds in its order, where one row at a time waits on every add
   // (mamba's rows of 16: 64 cycles of latency a row).
-  if (k == OpKind::kAdd && (row < 32 || !lanes)) {
+  if (k == OpKind::kAdd && (row < 32 || !row_fold_lanes())) {
     for (; r + 16 <= nr; r += 16) {
       const float* q = p + r * row;
       float acc[16];
