@@ -1,6 +1,5 @@
 // Parameter init and LR schedules (see trainer.h).
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <numbers>
@@ -24,48 +23,36 @@ double normal_of(uint64_t a, uint64_t b) {
   return std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(2 * std::numbers::pi * u2);
 }
 
-double normal(std::mt19937_64& r) {
-  const uint64_t a = r();
-  return normal_of(a, r());
-}
-
-// torch.nn.init.trunc_normal_(std=sd, a=-2, b=2): the bounds are ABSOLUTE values, not multiples
-// of sd, so at sd = 0.02 they sit at ±100 sd and this is plain N(0, sd²) (resampled otherwise).
+// torch.nn.init.trunc_normal_(std=sd, a=-2, b=2) at sd = 0.02: the bounds are ABSOLUTE values,
+// not multiples of sd, and Box-Muller from 53-bit uniforms never exceeds sqrt(-2 ln 2^-53) =
+// 8.58 in size, so at sd <= 0.2 no draw can reach them and the truncated normal IS N(0, sd²):
+// the inits call fill_normal (Init.BoxMullerNeverReachesTheTruncation checks the bound).
 constexpr double kTruncBound = 2.0;
-double trunc_normal(std::mt19937_64& r, double sd) {
-  for (;;) {
-    double x = sd * normal(r);
-    if (std::abs(x) <= kTruncBound) return x;
-  }
+constexpr double kBoxMullerMax = 8.5717;  // sqrt(-2 ln 2^-53) = 8.57165...
+double trunc_normal_sd(double sd) {
+  if (!(sd * kBoxMullerMax < kTruncBound))
+    fail("init",
+         "trunc_normal with sd {} could reach its ±{} bounds (a plain normal only below sd "
+         "{:.4f})",
+         sd, kTruncBound, kTruncBound / kBoxMullerMax);
+  return sd;
 }
 
-// d[i] = sd · normal(r) for i in [0, n), drawn in order, the same values as one draw at a time:
-// the raw numbers come from r in order (cheap), Box-Muller's log, cos and sqrt (most of a large
-// net's init: ~0.8 s of resnet50's) run on the thread pool. `truncated`: trunc_normal's
-// resampling, which the draws here take only if no value needs it (at sd 0.02 none ever does);
-// otherwise r is rewound and the tensor drawn one value at a time.
-void fill_normal(std::mt19937_64& r, float* d, int64_t n, double sd, bool truncated = false) {
-  const std::mt19937_64 start = r;
+// d[i] = sd · normal_of(r(), r()) for i in [0, n), drawn in order, the same values as one draw
+// at a time: the raw numbers come from r in order (cheap), Box-Muller's log, cos and sqrt (most of
+// a large net's init: ~0.8 s of resnet50's) run on the thread pool.
+void fill_normal(std::mt19937_64& r, float* d, int64_t n, double sd) {
   constexpr int64_t kChunk = int64_t{1} << 20;  // values per batch of raw draws (16 MiB)
   std::vector<uint64_t> raw(static_cast<size_t>(2 * std::min(n, kChunk)));
-  std::atomic<bool> resample = false;
   for (int64_t c0 = 0; c0 < n; c0 += kChunk) {
     const int64_t len = std::min(n - c0, kChunk);
     for (int64_t j = 0; j < 2 * len; ++j) raw[static_cast<size_t>(j)] = r();
     parallel_for(len, 4096, [&](int64_t b, int64_t e) {
-      bool out = false;
-      for (int64_t i = b; i < e; ++i) {
-        const double x = sd * normal_of(raw[static_cast<size_t>(2 * i)],
-                                        raw[static_cast<size_t>(2 * i + 1)]);
-        out |= truncated && !(std::abs(x) <= kTruncBound);
-        d[c0 + i] = static_cast<float>(x);
-      }
-      if (out) resample = true;
+      for (int64_t i = b; i < e; ++i)
+        d[c0 + i] = static_cast<float>(
+            sd * normal_of(raw[static_cast<size_t>(2 * i)], raw[static_cast<size_t>(2 * i + 1)]));
     });
   }
-  if (!resample) return;
-  r = start;
-  for (int64_t i = 0; i < n; ++i) d[i] = static_cast<float>(trunc_normal(r, sd));
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -115,8 +102,8 @@ std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t see
           fail("init", "{}: weight needs rank >= 2 (got {})", p.name, p.shape.size());
         // PyTorch's default: nn.Linear under he, every conv under vit (timm's
         // init_weights_vit_timm touches nn.Linear only, so the patch-embed conv keeps it).
-        const bool pytorch_default = p.init == ParamInit::linearWeight ? kind == InitKind::he
-                                                                       : kind == InitKind::vit;
+        const bool pytorch_default =
+            p.init == ParamInit::linearWeight ? kind == InitKind::he : kind == InitKind::vit;
         if (pytorch_default) {
           // kaiming_uniform(a=sqrt 5) == U(±1/sqrt(fan_in)).
           double b = 1.0 / std::sqrt(static_cast<double>(p.shape[1] * rf));
@@ -127,7 +114,7 @@ std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t see
           default_bias_name = kind == InitKind::he ? std::string() : bias_name_for(p.name);
           default_bias_fan_in = p.shape[1] * rf;
         } else if (kind != InitKind::he) {
-          fill_normal(rng, d, n, 0.02, true);
+          fill_normal(rng, d, n, trunc_normal_sd(0.02));
         } else {
           fill_normal(rng, d, n, std::sqrt(2.0 / static_cast<double>(p.shape[0] * rf)));
         }
@@ -136,14 +123,14 @@ std::vector<Tensor> init_params(const ParamTable& t, InitKind kind, uint64_t see
       case ParamInit::embedding:
       case ParamInit::posEmbed:
       case ParamInit::classToken:
-        fill_normal(rng, d, n, 0.02, true);
+        fill_normal(rng, d, n, trunc_normal_sd(0.02));
         break;
       case ParamInit::layerScale:
         fill([] { return 1e-6; });  // torchvision CNBlock layer_scale = 1e-6
         break;
       case ParamInit::relPosBias:
         // torchvision Swin: trunc_normal_(relative_position_bias_table, std=0.02)
-        fill_normal(rng, d, n, 0.02, true);
+        fill_normal(rng, d, n, trunc_normal_sd(0.02));
         break;
       case ParamInit::ssmALog:
         // Mamba: A = -[1..N] per channel, stored as A_log[d, n] = ln(n + 1)

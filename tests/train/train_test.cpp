@@ -81,6 +81,16 @@ TEST(Init, ParallelNormalDrawsEqualOneAtATime) {
   }
 }
 
+// vit's trunc_normal(0.02, ±2) is drawn as a plain normal because no Box-Muller draw from 53-bit
+// uniforms (the formula above, which ParallelNormalDrawsEqualOneAtATime ties to init's) reaches
+// 2 / 0.02 = 100 sd: the largest, u1 = 1 - 2^-53 and u2 = 0, is sqrt(-2 ln 2^-53) = 8.5717.
+TEST(Init, BoxMullerNeverReachesTheTruncation) {
+  const double u1 = static_cast<double>(~uint64_t{0} >> 11) * 0x1.0p-53;
+  const double largest = std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(0.0);
+  EXPECT_NEAR(largest, 8.5717, 1e-4);
+  EXPECT_LT(0.02 * largest, 0.2);  // far inside the ±2 bounds
+}
+
 TEST(Schedule, ConstantWarmupCosineExponential) {
   TrainConfig c;
   c.learningRate = 0.1;
