@@ -74,6 +74,12 @@ std::unique_ptr<Module> clone_module(const Module& m);
 // Inlines the body of `callee` into `into` with the given arguments; returns the values the
 // callee's func.return yields (nested calls inside the callee stay calls).
 std::vector<Value*> inline_call(Block* into, const Func& callee, const std::vector<Value*>& args);
+// Replaces every func.call in f (in its regions too) by its callee's ops, callees' own calls
+// included, up to max_depth levels and max_added_ops copied ops (a call past either stays a
+// call: a chain of functions each calling the next twice would grow 2^depth); the callees stay
+// in the module. For an executor that plans one function at a time: one arena, no result
+// copies. Returns the number of calls inlined.
+int inline_calls(Func& f, int max_depth = 8, size_t max_added_ops = 200000);
 
 // --- type rewriting ---
 // Rewrites every `from` element type (args, results, region args, constants) to `to` in place.

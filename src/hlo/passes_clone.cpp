@@ -83,6 +83,66 @@ std::vector<Value*> inline_call(Block* into, const Func& callee, const std::vect
 
 namespace {
 
+void remap_operands(Op& op, const ValueMap& map) {
+  for (Value*& v : op.operands) v = lookup(map, v);
+  for (auto& r : op.regions)
+    for (auto& inner : r->ops) remap_operands(*inner, map);
+}
+
+size_t count_ops(const Block& b) {
+  size_t n = 0;
+  walk(b, [&](const Op&) { ++n; });
+  return n;
+}
+
+// One sweep over `b` (and, recursively, its regions): each func.call is replaced in place by
+// its callee's ops while `budget` (ops the inlining may add) lasts. Returns the number of calls
+// inlined (calls the callees held stay calls).
+int inline_calls_once(Block& b, const Module& m, const Func& self, size_t& budget) {
+  int n = 0;
+  for (auto& op : b.ops)
+    for (auto& r : op->regions) n += inline_calls_once(*r, m, self, budget);
+  bool any = false;
+  for (const auto& op : b.ops) any |= op->kind == OpKind::kCall;
+  if (!any) return n;
+  std::vector<std::unique_ptr<Op>> old = std::move(b.ops);
+  std::vector<std::unique_ptr<Op>> inlined;  // kept alive until every use is remapped
+  b.ops.clear();
+  ValueMap results;
+  for (auto& op : old) {
+    remap_operands(*op, results);
+    const Func* callee =
+        op->kind == OpKind::kCall ? m.find(op->attrs.get<SymbolRef>("callee").name) : nullptr;
+    const size_t size = callee ? count_ops(*callee->body) : 0;
+    if (!callee || callee == &self || size > budget) {
+      b.ops.push_back(std::move(op));
+      continue;
+    }
+    budget -= size;
+    std::vector<Value*> r = inline_call(&b, *callee, op->operands);
+    for (size_t i = 0; i < r.size(); ++i) results[op->result(i)] = r[i];
+    inlined.push_back(std::move(op));
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+int inline_calls(Func& f, int max_depth, size_t max_added_ops) {
+  if (!f.module) return 0;
+  int total = 0;
+  size_t budget = max_added_ops;
+  for (int depth = 0; depth < max_depth; ++depth) {
+    const int n = inline_calls_once(*f.body, *f.module, f, budget);
+    if (n == 0) break;
+    total += n;
+  }
+  return total;
+}
+
+namespace {
+
 Type convert_type(const Type& t, DType from, DType to) {
   if (t.is_tensor()) return t.dtype() == from ? t.with_dtype(to) : t;
   if (t.is_tuple()) {

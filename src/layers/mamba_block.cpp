@@ -7,9 +7,11 @@
 //   h_t = exp(Δ_t A) ⊙ h_{t-1} + (Δ_t x_t) ⊗ B_t;  y_t = h_t·C_t + D ⊙ x_t   (selective SSM)
 //   x = x + out_proj(y ⊙ silu(z))
 // The selective scan is one `while` over t on [B, di, N] states (Scan below), called through a
-// custom VJP: the forward keeps no states; the backward recomputes them (one more forward loop,
-// [T, B, di, N] only while the backward runs) and runs the reverse recurrence of the cotangents,
-// as mamba_ssm's selective_scan kernel does.
+// custom VJP whose backward runs the reverse recurrence of the cotangents on every h_t. A train
+// step whose blocks' states [T, B, di, N] together take at most keepStatesMiB keeps them from the
+// forward loop (one loop writes y and the states); a larger one keeps no states and its backward
+// recomputes them (one more forward loop, as mamba_ssm's selective_scan kernel does), so memory
+// stays O(B·T·di) per block.
 #include <fmt/format.h>
 
 #include "autodiff/vjp.h"
@@ -57,12 +59,16 @@ Scan scan_of(const std::vector<Value*>& args) {
   return Scan{s[0], s[1], args[0]->type.dim(2), s[2], args[0]->type.dtype()};
 }
 
-// Runs the recurrence forward; returns {y [T, B, di]}, or with `states` {every h_t [T, B, di,
-// N]} instead (the backward's recomputation, which needs no y).
-std::vector<Value*> scan_forward(Builder& b, const std::vector<Value*>& in, bool states) {
+// What a forward loop returns: y [T, B, di], every h_t [T, B, di, N] (the backward's
+// recomputation, which needs no y), or both (a train step that keeps its states).
+enum class ScanOut { y, states, both };
+
+std::vector<Value*> scan_forward(Builder& b, const std::vector<Value*>& in, ScanOut what) {
   const Scan g = scan_of(in);
-  Value* out0 = states ? g.zeros(b, {g.t, g.bs, g.di, g.n}) : in[1];  // every step is written
-  std::vector<Value*> init = {i32(b, 0), g.zeros(b, g.state()), out0};
+  const bool want_y = what != ScanOut::states, want_h = what != ScanOut::y;
+  std::vector<Value*> init = {i32(b, 0), g.zeros(b, g.state())};
+  if (want_y) init.push_back(in[1]);  // a [T, B, di] buffer: every step is written
+  if (want_h) init.push_back(g.zeros(b, {g.t, g.bs, g.di, g.n}));
   auto cond = [&](Builder& cb, const std::vector<Value*>& s) -> std::vector<Value*> {
     return {cb.compare(s[0], i32(cb, g.t), "LT")};
   };
@@ -72,11 +78,16 @@ std::vector<Value*> scan_forward(Builder& b, const std::vector<Value*>& in, bool
         bb.exponential(bb.multiply(g.over_n(bb, g.step(bb, in[0], at)), g.over_b(bb, in[2])));
     Value* h = bb.add(bb.multiply(decay, s[1]), bb.multiply(g.over_n(bb, g.step(bb, in[1], at)),
                                                             g.over_d(bb, g.step(bb, in[3], at))));
-    // y_t[b, d] = Σ_n h[b, d, n] C_t[b, n]
-    Value* out = states ? h : g.sum(bb, bb.multiply(h, g.over_d(bb, g.step(bb, in[4], at))), {3});
-    return {bb.add(at, i32(bb, 1)), h, put_block_along(bb, s[2], out, 0, at)};
+    std::vector<Value*> next = {bb.add(at, i32(bb, 1)), h};
+    if (want_y) {  // y_t[b, d] = Σ_n h[b, d, n] C_t[b, n]
+      Value* y = g.sum(bb, bb.multiply(h, g.over_d(bb, g.step(bb, in[4], at))), {3});
+      next.push_back(put_block_along(bb, s[2], y, 0, at));
+    }
+    if (want_h) next.push_back(put_block_along(bb, s[next.size()], h, 0, at));
+    return next;
   };
-  return {b.while_(init, cond, body)[2]};
+  std::vector<Value*> r = b.while_(init, cond, body);
+  return {r.begin() + 2, r.end()};
 }
 
 // Backward from dy: states recomputed forward, then t = T-1 .. 0 with the carried
@@ -87,7 +98,8 @@ std::vector<Value*> scan_forward(Builder& b, const std::vector<Value*>& in, bool
 std::vector<Value*> scan_backward(Builder& b, const autodiff::CustomVjpArgs& a) {
   const std::vector<Value*>& in = a.args;
   const Scan g = scan_of(in);
-  Value* hs = scan_forward(b, in, true)[0];
+  // The states the forward kept (its second result), else recomputed.
+  Value* hs = a.results.size() > 1 ? a.results[1] : scan_forward(b, in, ScanOut::states)[0];
   Value* dy = a.result_cots[0];
   Shape td{g.t, g.bs, g.di}, tn{g.t, g.bs, g.n};
   std::vector<Value*> init = {i32(b, 0),      g.zeros(b, g.state()), g.zeros(b, {g.di, g.n}),
@@ -138,26 +150,33 @@ std::vector<Value*> scan_backward(Builder& b, const autodiff::CustomVjpArgs& a) 
   return cots;
 }
 
+// The callees: y alone, or y and the states kept for the backward (the same backward, keyed by
+// prefix, so a module parsed from text differentiates either).
 constexpr const char* kScanKey = "mamba_selective_scan";
+constexpr const char* kScanKeptKey = "mamba_selective_scan_kept";
 
 const bool kScanRegistered = [] {
   autodiff::register_custom_vjp(kScanKey, scan_backward);
+  autodiff::register_custom_vjp(kScanKeptKey, scan_backward);
   return true;
 }();
 
-// y [T, B, di] of the selective scan (see Scan) of Δ, v [T, B, di], A [di, N], B, C [T, B, N].
-Value* selective_scan(Builder& b, Value* dl, Value* v, Value* a, Value* bm, Value* cm) {
+// y [T, B, di] of the selective scan (see Scan) of Δ, v [T, B, di], A [di, N], B, C [T, B, N];
+// `keep`: the callee also returns every h_t for the backward.
+Value* selective_scan(Builder& b, Value* dl, Value* v, Value* a, Value* bm, Value* cm, bool keep) {
   (void)kScanRegistered;
   const Shape& s = bm->type.shape();  // [T, B, N]
-  std::string name = fmt::format("{}__{}x{}x{}x{}{}", kScanKey, s[0], s[1], v->type.dim(2), s[2],
-                                 dtype_name(v->type.dtype()));
+  std::string name = fmt::format("{}__{}x{}x{}x{}{}", keep ? kScanKeptKey : kScanKey, s[0], s[1],
+                                 v->type.dim(2), s[2], dtype_name(v->type.dtype()));
   return autodiff::call_with_custom_vjp(
       b, name, {dl, v, a, bm, cm},
-      [](Builder& fb, const std::vector<Value*>& in) { return scan_forward(fb, in, false); },
+      [keep](Builder& fb, const std::vector<Value*>& in) {
+        return scan_forward(fb, in, keep ? ScanOut::both : ScanOut::y);
+      },
       scan_backward)[0];
 }
 
-Value* mixer(LowerCtx& c, Value* u, int64_t di, int64_t r, int64_t n) {
+Value* mixer(LowerCtx& c, Value* u, int64_t di, int64_t r, int64_t n, bool keep_states) {
   Builder& b = c.b;
   const int64_t bt = u->type.dim(0), t = u->type.dim(1), dim = u->type.dim(2);
   Value* xz = linear(c, "mixer.in_proj", u, 2 * di, false);
@@ -184,8 +203,8 @@ Value* mixer(LowerCtx& c, Value* u, int64_t di, int64_t r, int64_t n) {
   // The scan runs on T-first operands (each step's slice is contiguous); A = -exp(A_log).
   auto t_first = [&](Value* x) { return b.transpose(x, {1, 0, 2}); };
   Value* a_mat = b.negate(b.exponential(a_log));
-  Value* y =
-      selective_scan(b, t_first(dl), t_first(b.multiply(dl, xs)), a_mat, t_first(bm), t_first(cm));
+  Value* y = selective_scan(b, t_first(dl), t_first(b.multiply(dl, xs)), a_mat, t_first(bm),
+                            t_first(cm), keep_states);
   c.add_flops(2 * t * di * 4 + 6 * t * di * n);  // the conv taps and the scan (not dot ops)
   y = t_first(y);                                // back to [B, T, di]
   y = b.add(y, b.multiply(xs, bcast(b, dd, xs, 2)));
@@ -199,13 +218,20 @@ Value* lower_mamba_block(LowerCtx& c, const Layer& layer, Value* x) {
   const auto& l = std::get<MambaBlock>(layer);
   c.tokens(l.dim);
   int64_t di = int64_t{l.expand} * l.dim, r = (l.dim + 15) / 16, n = l.stateSize;
+  // A train step keeps every block's states [B, T, di, N] from forward to backward when together
+  // they take at most keepStatesMiB (mamba-lm: 4 blocks of 64 MiB; recomputing them cost ~6 % of
+  // its step). Past it (or at 0), each backward recomputes its block's states, as mamba_ssm
+  // does: memory O(B·T·di) per block however long T is.
+  const int64_t states_bytes = l.nBlocks * x->type.dim(0) * x->type.dim(1) * di * n *
+                               static_cast<int64_t>(dtype_size(x->type.dtype()));
+  const bool keep_states = c.train && states_bytes <= int64_t{l.keepStatesMiB} << 20;
   for (int i = 0; i < l.nBlocks; ++i) {
     Scope s(c, fmt::format("blocks.{}", i));
-    x = c.b.add(x, mixer(c, layer_norm(c, "norm", x, 2), di, r, n));
+    x = c.b.add(x, mixer(c, layer_norm(c, "norm", x, 2), di, r, n, keep_states));
   }
   return layer_norm(c, "norm_f", x, 2);
 }
 
-NETSPEC_REGISTER_LAYER(mambaBlock, lower_mamba_block)
+NETSPEC_REGISTER_LAYER(mambaBlock, lower_mamba_block, {.field_min = {{"keepStatesMiB", 0}}})
 
 }  // namespace netspec::layers

@@ -119,13 +119,53 @@ TEST(EmitWaveNet, ZooNetEmitsEveryModuleAndTrains) {
 
 // ---- mambaBlock ----
 
-NetSpec tiny_mamba(int64_t t = 5, int blocks = 2) {
-  return token_net("mamba_case", t, 4, MambaBlock{.dim = 4, .stateSize = 3, .nBlocks = blocks}, 4);
+NetSpec tiny_mamba(int64_t t = 5, int blocks = 2, int keep_states_mib = 512) {
+  return token_net(
+      "mamba_case", t, 4,
+      MambaBlock{.dim = 4, .stateSize = 3, .nBlocks = blocks, .keepStatesMiB = keep_states_mib}, 4);
 }
 
 TEST(EmitMamba, TinyPassesGradcheckOnRefAndCpu) {
   expect_loss_grads(tiny_mamba(), token_opts(), "ref", 5);
   expect_loss_grads(tiny_mamba(), token_opts(), "cpu", 5);
+}
+
+// keepStatesMiB: a train step whose states fit keeps them from its forward loop (one scan loop
+// forward, one backward per block); keepStatesMiB 0 keeps none and the backward recomputes them
+// (a third loop). Both gradients pass gradcheck; eval modules never keep states.
+TEST(EmitMamba, KeptAndRecomputedStatesBothPassGradcheck) {
+  auto whiles = [](const hlo::Module& m) {
+    int n = 0;
+    for (const auto& f : m.funcs)
+      hlo::walk(*f->body, [&](const hlo::Op& op) { n += op.kind == hlo::OpKind::kWhile; });
+    return n;
+  };
+  for (int keep_mib : {512, 0}) {
+    NetSpec net = tiny_mamba(5, 2, keep_mib);
+    SCOPED_TRACE(keep_mib);
+    Emitted loss = emit_module(net, ModuleKind::loss, token_opts());
+    autodiff::VjpOptions vo;
+    vo.name = "loss_vjp";
+    autodiff::vjp(*loss.module->find("main"), {0}, vo);
+    EXPECT_EQ(whiles(*loss.module), keep_mib > 0 ? 1 + 2 : 1 + 2 * 2);  // the blocks share a callee
+    EXPECT_EQ(loss.module->find("mamba_selective_scan_kept__5x2x8x3f32") != nullptr, keep_mib > 0);
+    Emitted eval = emit_module(net, ModuleKind::eval, token_opts());
+    EXPECT_EQ(whiles(*eval.module), 1);
+    expect_loss_grads(net, token_opts(), "cpu", 5);
+  }
+  // A negative budget is refused by name.
+  EXPECT_THROW(
+      {
+        try {
+          emit_module(tiny_mamba(5, 1, -1), ModuleKind::loss, token_opts());
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("keepStatesMiB must be >= 0 (got -1)"),
+                    std::string::npos)
+              << e.what();
+          throw;
+        }
+      },
+      Error);
 }
 
 TEST(EmitMamba, IsCausal) { expect_causal(tiny_mamba(7, 1), 7); }

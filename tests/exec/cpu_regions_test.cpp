@@ -3,7 +3,8 @@
 // step with the ref kernel), the results must be equal, and the plan must have no ref step.
 // Covered: nested loops reading values two scopes out, several carried values with tuples in the
 // body, a data-dependent exit, zero iterations, swapped carries, if/case with captures, a call in
-// a loop body, and dynamic_slice / dynamic_update_slice with clamped starts.
+// a loop body, calls inlined into the caller's plan, and dynamic_slice / dynamic_update_slice
+// with clamped starts.
 #include <cstdlib>
 
 #include "exec/cpu/cpu_backend.h"
@@ -177,12 +178,65 @@ TEST(CpuRegions, CallInsideALoopBody) {
     b.func_return({r[1]});
   }
   EXPECT_EQ(exec::cpu::plan_stats(*f).ref_steps, 0);
+  EXPECT_EQ(exec::cpu::plan_stats(*f).calls_inlined, 1);  // the body runs square_plus's ops
   std::vector<Tensor> in = {f32({3}, {1, 2, -1}), f32({3}, {0, 1, 1})};
   std::vector<Tensor> want = run_module("ref", m, in);
   CheckMode check;
   std::vector<Tensor> got = run_module("cpu", m, in);
   expect_equal(got[0], want[0]);
   expect_equal(got[0], f32({3}, {1, 26, 5}));  // x² + y twice: 1 -> 1 -> 1; 2 -> 5 -> 26
+}
+
+// The planner inlines calls (hlo::inline_calls): a callee that calls another, its results read
+// by a later op and, through the scope, by a loop body; a callee called twice. Every call is
+// inlined (outer's two, then inner's in each copy), the results equal ref's, and
+// NETSPEC_NO_INLINE=1 plans the calls as sub-plans with the same results.
+TEST(CpuRegions, CallsAreInlinedIntoTheCallersPlan) {
+  auto m = std::make_shared<hlo::Module>();
+  Type t = Type::tensor(DType::kF32, {3});
+  hlo::Func* inner = m->add_func("inner", {t}, /*is_public=*/false);
+  {
+    Builder b(inner->body.get());
+    b.func_return({b.multiply(inner->arg(0), inner->arg(0))});
+  }
+  hlo::Func* outer = m->add_func("outer", {t, t}, /*is_public=*/false);
+  {
+    Builder b(outer->body.get());
+    Value* sq = b.call(*inner, {outer->arg(0)})[0];
+    b.func_return({b.add(sq, outer->arg(1)), b.subtract(sq, outer->arg(1))});
+  }
+  hlo::Func* f = m->add_func("main", {t, t});
+  {
+    Builder b(f->body.get());
+    auto r = b.call(*outer, {f->arg(0), f->arg(1)});  // x² + y, x² - y
+    Value* s = b.add(r[0], r[1]);                     // 2x²
+    auto w = b.while_(
+        {i32c(b, 0), s},
+        [](Builder& c, const Values& v) { return Values{c.compare(v[0], i32c(c, 2), "LT")}; },
+        [&](Builder& c, const Values& v) {  // acc += (x² - y) each turn, read from the scope
+          return Values{c.add(v[0], i32c(c, 1)), c.add(v[1], r[1])};
+        });
+    Value* again = b.call(*outer, {w[1], f->arg(1)})[0];  // acc² + y
+    b.func_return({again, r[0]});
+  }
+  EXPECT_EQ(exec::cpu::plan_stats(*f).calls_inlined, 4);  // outer twice, inner in each
+  std::vector<Tensor> in = {f32({3}, {1, 2, -1}), f32({3}, {0, 1, 3})};
+  std::vector<Tensor> want = run_module("ref", m, in);
+  // acc = 2x² + 2(x² - y) = {4, 14, -2}; acc² + y = {16, 197, 7}; x² + y = {1, 5, 4}
+  expect_equal(want[0], f32({3}, {16, 197, 7}));
+  expect_equal(want[1], f32({3}, {1, 5, 4}));
+  {
+    CheckMode check;
+    std::vector<Tensor> got = run_module("cpu", m, in);
+    expect_equal(got[0], want[0]);
+    expect_equal(got[1], want[1]);
+  }
+  ::setenv("NETSPEC_NO_INLINE", "1", 1);
+  EXPECT_EQ(exec::cpu::plan_stats(*f).calls_inlined, 0);
+  std::vector<Tensor> got = run_module("cpu", m, in);
+  ::unsetenv("NETSPEC_NO_INLINE");
+  expect_equal(got[0], want[0]);
+  expect_equal(got[1], want[1]);
 }
 
 TEST(CpuRegions, DynamicSliceAndUpdateClampTheirStarts) {

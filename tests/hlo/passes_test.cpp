@@ -331,5 +331,52 @@ TEST(Passes, ConvertToF64AndCloneAndInline) {
   EXPECT_EQ(count(*h, OpKind::kCall), 0);
 }
 
+// inline_calls: every call (nested ones too, and one inside a loop body) becomes its callee's
+// ops at the call's place, uses remapped, the module still verifies; a budget of added ops or a
+// depth limit leaves the calls past it in place.
+TEST(Passes, InlineCallsReplacesCallsInPlaceWithinBudgetAndDepth) {
+  auto build = [] {
+    auto m = std::make_unique<Module>();
+    Func* leaf = m->add_func("leaf", {f32({2})}, false);
+    {
+      Builder b(leaf->body.get());
+      b.func_return({b.multiply(leaf->arg(0), leaf->arg(0))});
+    }
+    Func* mid = m->add_func("mid", {f32({2})}, false);
+    {
+      Builder b(mid->body.get());
+      b.func_return({b.negate(b.call(*leaf, {mid->arg(0)})[0])});
+    }
+    Func* f = m->add_func("main", {f32({2})});
+    Builder b(f->body.get());
+    Value* y = b.call(*mid, {f->arg(0)})[0];
+    auto w = b.while_({b.scalar(0, DType::kI32), y},
+                      [](Builder& c, const std::vector<Value*>& s) {
+                        return std::vector<Value*>{c.compare(s[0], c.scalar(3, DType::kI32), "LT")};
+                      },
+                      [&](Builder& c, const std::vector<Value*>& s) {
+                        return std::vector<Value*>{c.add(s[0], c.scalar(1, DType::kI32)),
+                                                   c.add(s[1], c.call(*leaf, {y})[0])};
+                      });
+    b.func_return({b.add(w[1], y)});
+    return m;
+  };
+  auto m = build();
+  Func* f = m->find("main");
+  EXPECT_EQ(inline_calls(*f), 3);  // mid and the loop's leaf, then mid's leaf
+  verify_module(*m);
+  EXPECT_EQ(count(*f, OpKind::kCall), 0);
+  EXPECT_EQ(count(*f, OpKind::kNegate), 1);
+  const Op& ret = *f->body->ops.back();  // add(w, y): y is now the inlined negate
+  EXPECT_EQ(ret.operand(0)->def->operand(1)->def->kind, OpKind::kNegate);
+  auto shallow = build();
+  EXPECT_EQ(inline_calls(*shallow->find("main"), 1), 2);  // one level: mid's leaf stays a call
+  verify_module(*shallow);
+  EXPECT_EQ(count(*shallow->find("main"), OpKind::kCall), 1);
+  auto small = build();
+  EXPECT_EQ(inline_calls(*small->find("main"), 8, 1), 0);  // every callee has more than 1 op
+  EXPECT_EQ(count(*small->find("main"), OpKind::kCall), 2);
+}
+
 }  // namespace
 }  // namespace netspec::hlo

@@ -52,11 +52,12 @@ struct PlanStats {
 #define NETSPEC_PLAN_STAT(type, name) type name = 0;
   NETSPEC_SUMMED_PLAN_STATS(NETSPEC_PLAN_STAT)
 #undef NETSPEC_PLAN_STAT
-  int remat_clones = 0;                // ops recomputed near a late use (hlo/remat.cpp)
-  int dot_transposes_folded = 0;       // dot operands read through a transpose's strides
-  int bf16_convolutions_widened = 0;   // bf16 convolutions run in f32 (hlo/bf16_widen.cpp)
-  int slices_sunk = 0;                 // slices computed by their producer's op (hlo/slice_sink.cpp)
-  int donated = 0;                     // results written in place into a donated argument
+  int calls_inlined = 0;              // func.calls replaced by their callee's ops
+  int remat_clones = 0;               // ops recomputed near a late use (hlo/remat.cpp)
+  int dot_transposes_folded = 0;      // dot operands read through a transpose's strides
+  int bf16_convolutions_widened = 0;  // bf16 convolutions run in f32 (hlo/bf16_widen.cpp)
+  int slices_sunk = 0;                // slices computed by their producer's op (hlo/slice_sink.cpp)
+  int donated = 0;                    // results written in place into a donated argument
   bool whole_function_on_ref = false;  // the planner gave the whole function to ref
   std::string fallback_ops;            // mnemonics that use the ref kernel, comma separated
   // Adds a sub-plan's summed counters (its fallback ops are merged by the planner).

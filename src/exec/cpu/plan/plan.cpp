@@ -585,23 +585,27 @@ int use_of(Plan& P, const hlo::Value* v) {
 
 std::unique_ptr<Plan> build_plan(const hlo::Func& f, const std::vector<bool>& donated) {
   // On a copy, since the module is shared and the other backends schedule memory and layouts
-  // themselves: recompute cheap forward values near their backward uses (smaller arena), let dots
-  // read transposed operands through strides (no transposed copy), compute slices of a product
-  // as products (no slice copies), and run bf16 convolutions as f32 ones where the CPU has no
-  // bf16 kernels.
+  // themselves: inline calls (a callee's values share the caller's arena, its results are not
+  // copied out: a custom VJP's forward keeping states for its backward, mamba's), recompute
+  // cheap forward values near their backward uses (smaller arena), let dots read transposed
+  // operands through strides (no transposed copy), compute slices of a product as products (no
+  // slice copies), and run bf16 convolutions as f32 ones where the CPU has no bf16 kernels.
   const bool remat = !env_on("NETSPEC_NO_REMAT"), dot_fold = !env_on("NETSPEC_NO_DOT_FOLD");
   const bool widen = bf16_widened_convolutions(), sink = !env_on("NETSPEC_NO_SLICE_SINK");
-  if (f.module && (remat || dot_fold || widen || sink)) {
+  const bool inline_calls = !env_on("NETSPEC_NO_INLINE");
+  if (f.module && (remat || dot_fold || widen || sink || inline_calls)) {
     auto copy = hlo::clone_module(*f.module);
     hlo::Func* g = copy->find(f.name);
     if (g) {
+      const int inlined = inline_calls ? hlo::inline_calls(*g) : 0;
       const int widened = widen ? hlo::widen_bf16_convolutions(*g) : 0;
       const int sunk = sink ? hlo::sink_slices(*g) : 0;
       const int folded = dot_fold ? hlo::fold_transposes_into_dots(*g) : 0;
       const int n = remat ? hlo::rematerialize(*g->body) : 0;
-      if (n > 0 || folded > 0 || widened > 0 || sunk > 0) {
+      if (n > 0 || folded > 0 || widened > 0 || sunk > 0 || inlined > 0) {
         auto plan = build_block_plan(*g->body, nullptr, donated);
         plan->func = g;
+        plan->stats.calls_inlined = inlined;
         plan->stats.remat_clones = n;
         plan->stats.dot_transposes_folded = folded;
         plan->stats.bf16_convolutions_widened = widened;
