@@ -318,5 +318,35 @@ TEST(CpuRegions, LoopStateUpdatedInPlaceWhereNothingElseReadsIt) {
   EXPECT_GE(inplace[0], 1);
 }
 
+// A carried value computed elementwise from its old value (h = d ⊙ h + x, a fused group with a
+// row sum: mamba's scan state) is written into its state slot in place: one more in-place value
+// than a body that still reads the old h after computing the new one (variant 1, which copies).
+TEST(CpuRegions, CarriedValueComputedFromItselfIsWrittenInPlace) {
+  auto loop = [](int variant) {
+    return [variant](Builder& b, const Values& a) {
+      auto r = b.while_(
+          {i32c(b, 0), a[0], a[1]},
+          [](Builder& c, const Values& s) { return Values{c.compare(s[0], i32c(c, 3), "LT")}; },
+          [&a, variant](Builder& c, const Values& s) {
+            Value* h = c.add(c.multiply(c.exponential(a[1]), s[1]), a[0]);
+            Value* rows = c.reduce(h, c.scalar(0, DType::kF32), {1}, hlo::OpKind::kAdd);
+            Value* acc = c.add(s[2], c.broadcast_in_dim(rows, {2, 4}, {0}));
+            if (variant == 1) acc = c.add(acc, s[1]);  // the old h read after the new one
+            return Values{c.add(s[0], i32c(c, 1)), h, acc};
+          });
+      return Values{r[1], r[2]};
+    };
+  };
+  Tensor x = f32({2, 4}, {0.5f, -1, 2, 0.25f, 1, 0, -0.5f, 3});
+  Tensor d = f32({2, 4}, {-1, -0.5f, 0, -2, -0.25f, -1, -3, 0.5f});
+  std::vector<int> inplace;
+  for (int variant : {0, 1}) {
+    auto m = make_module({type_of(x), type_of(d)}, loop(variant));
+    inplace.push_back(exec::cpu::plan_stats(*m->funcs[0]).inplace);
+    cpu_equals_ref({x, d}, loop(variant));
+  }
+  EXPECT_EQ(inplace[0], inplace[1] + 1);
+}
+
 }  // namespace
 }  // namespace netspec::testing

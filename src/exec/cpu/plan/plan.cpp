@@ -423,6 +423,35 @@ bool loop_state_in_place(Plan& P, const Step& st, int s, int r) {
   return true;
 }
 
+// In a while body, result k of pointwise step s (a fused group's output included) is written
+// into argument k's storage, the while step's state slot, when argument k dies at s as one of
+// the step's operands and no view of it is read at s or later: the step reads each element of
+// the old state before writing that element, and the copy back after the iteration is skipped.
+// (Mamba's scan state h_t = exp(Δ_t A) ⊙ h_{t-1} + ...: 512 KiB a step was copied back.)
+bool loop_carry_in_place(Plan& P, const Step& st, int s, int r) {
+  const hlo::Op* owner = P.block ? P.block->parent_op : nullptr;
+  if (!owner || owner->kind != OpKind::kWhile || owner->regions.size() != 2 ||
+      P.block != owner->region(1) || std::count(P.results.begin(), P.results.end(), r) != 1)
+    return false;
+  const int k =
+      static_cast<int>(std::find(P.results.begin(), P.results.end(), r) - P.results.begin());
+  const auto& na = st.compiled.no_alias;
+  for (size_t oi = 0; oi < st.ins.size(); ++oi) {
+    const int a = st.ins[oi];
+    if (a < 0 || std::find(na.begin(), na.end(), static_cast<int>(oi)) != na.end()) continue;
+    const ValInfo& A = P.vals[static_cast<size_t>(a)];
+    if (A.src != Src::kArg || A.arg != k || A.last_use != s ||
+        type_bytes(A.type) != type_bytes(P.vals[static_cast<size_t>(r)].type) ||
+        has_live_view(P, a, s))
+      continue;
+    P.vals[static_cast<size_t>(r)].src = Src::kArg;
+    P.vals[static_cast<size_t>(r)].arg = k;
+    ++P.stats.inplace;
+    return true;
+  }
+  return false;
+}
+
 // A function result of pointwise step s written into the storage of a donated argument that
 // dies at s (same type; XLA's buffer donation): a training step's parameters and optimizer
 // state are updated in place instead of into fresh memory, which saves the write-allocate
@@ -498,6 +527,7 @@ void plan_buffers(Plan& P) {
         loop_state_in_place(P, st, s, st.outs[0]))
       continue;
     for (int r : st.outs) {
+      if (st.compiled.pointwise && loop_carry_in_place(P, st, s, r)) continue;
       if (st.compiled.pointwise && claim_donated_arg(P, st, s, r, taken)) continue;
       ValInfo& R = P.vals[r];
       R.src = Src::kBuffer;
