@@ -348,5 +348,42 @@ TEST(CpuRegions, CarriedValueComputedFromItselfIsWrittenInPlace) {
   EXPECT_EQ(inplace[0], inplace[1] + 1);
 }
 
+// A loop whose initial state (a computed buffer, here a zero stack the body fills row by row)
+// dies at the loop starts on that buffer in place; variant 1 also returns the initial value, so
+// the loop copies it in; variant 2 passes the same value for two slots (both copy).
+TEST(CpuRegions, LoopStartsOnItsDyingInitialValueInPlace) {
+  auto loop = [](int variant) {
+    return [variant](Builder& b, const Values& a) {
+      Value* zeros = b.broadcast_in_dim(b.scalar(0, DType::kF32), {3, 4}, {});
+      Value* start = b.add(zeros, b.broadcast_in_dim(b.scalar(1, DType::kF32), {3, 4}, {}));
+      Value* second = variant == 2 ? start : a[0];
+      auto r = b.while_(
+          {i32c(b, 0), start, second},
+          [](Builder& c, const Values& s) { return Values{c.compare(s[0], i32c(c, 3), "LT")}; },
+          [&a](Builder& c, const Values& s) {
+            Value* row = c.dynamic_slice(a[0], {s[0], i32c(c, 0)}, {1, 4});
+            Value* old = c.dynamic_slice(s[1], {s[0], i32c(c, 0)}, {1, 4});
+            Value* stack = c.dynamic_update_slice(s[1], c.add(row, old), {s[0], i32c(c, 0)});
+            return Values{c.add(s[0], i32c(c, 1)), stack, c.add(s[2], s[2])};
+          });
+      if (variant == 1) return Values{r[1], r[2], start};
+      return Values{r[1], r[2]};
+    };
+  };
+  Tensor x = f32({3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  std::vector<int> inplace;
+  for (int variant : {0, 1, 2}) {
+    auto m = make_module({type_of(x)}, loop(variant));
+    inplace.push_back(exec::cpu::plan_stats(*m->funcs[0]).inplace);
+    auto out = cpu_equals_ref({x}, loop(variant));
+    Tensor want = x.clone();
+    for (int64_t i = 0; i < want.numel(); ++i)
+      want.data<float>()[i] += 1.0f;
+    expect_equal(out[0], want, "variant " + std::to_string(variant));
+  }
+  EXPECT_EQ(inplace[0], inplace[1] + 1);
+  EXPECT_EQ(inplace[0], inplace[2] + 1);
+}
+
 }  // namespace
 }  // namespace netspec::testing
