@@ -4,6 +4,7 @@
 // the f32 -> f64 rewrite. All passes work in place and keep the module verifiable.
 #pragma once
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 #include "hlo/ir.h"
@@ -64,6 +65,20 @@ int widen_bf16_convolutions(Func& f);
 // min_product_slice elements; operand copies no dearer than the slice copies and products saved). Only where slices are the producer's only readers and together read at
 // most its elements. Then dce; returns the number of slices rewritten.
 int sink_slices(Func& f, size_t min_product_slice = 4096);
+
+// --- loop analysis (counted_loop.cpp) ---
+// A while whose condition is `arg_k < N` (N constant), whose carry k starts at a constant and
+// whose body adds 1 to it: `trips` = max(0, N - start) turns, exactly.
+struct CountedLoop {
+  size_t counter = 0;
+  int64_t start = 0, trips = 0;
+};
+std::optional<CountedLoop> counted_loop(const Op& w);
+// Is state k of while w written whole before anything reads it, and never read: a counted loop
+// from 0 whose body's only use of state k is result k = dynamic_update_slice(state k, a row of
+// extent 1 in dim 0 and whole in the others, at (counter, 0, ...)), with dim 0 = the trip count,
+// unread by the condition? Then the loop's initial value for it is never observed.
+bool state_written_whole_unread(const Op& w, size_t k);
 
 // --- cloning ---
 // Appends a deep copy of `op` (regions included) to `into`, operands remapped through `map`;

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "hlo/builder.h"
 #include "hlo/op_family.h"
+#include "hlo/passes.h"
 #include "jax/ops.h"
 
 namespace netspec::jax {
@@ -15,32 +16,13 @@ namespace {
 using hlo::OpKind;
 using Pack = Translator::Pack;
 
-// A while whose condition is `arg_k < N` (N constant), whose carry k starts at a constant c0 and
-// whose body adds 1 to it runs N - c0 times: JAX's fori_loop with static bounds (a scan) can be
-// reverse-differentiated, its while_loop cannot (flash attention's key loop is one of these).
-std::optional<int64_t> static_trip_count(const hlo::Op& w) {
-  const hlo::Block &cond = *w.region(0), &body = *w.region(1);
-  const hlo::Value* p = cond.terminator()->operand(0);
-  if (!p->def || p->def->kind != OpKind::kCompare ||
-      p->def->attrs.get_enum("comparison_direction") != "LT" ||
-      !p->def->operand(0)->is_block_arg() || p->def->operand(0)->block != &cond)
-    return std::nullopt;
-  const size_t k = static_cast<size_t>(p->def->operand(0)->index);
-  auto n = const_scalar(p->def->operand(1));
-  auto c0 = const_scalar(w.operand(k));
-  const hlo::Value* next = body.terminator()->operand(k);
-  if (!n || !c0 || !next->def || next->def->kind != OpKind::kAdd) return std::nullopt;
-  const hlo::Op& add = *next->def;
-  bool inc = (add.operand(0) == body.arg(k) && const_scalar(add.operand(1)) == 1.0) ||
-             (add.operand(1) == body.arg(k) && const_scalar(add.operand(0)) == 1.0);
-  if (!inc) return std::nullopt;
-  return std::max<int64_t>(0, static_cast<int64_t>(*n - *c0));
-}
-
 std::string while_loop(Translator& t, const hlo::Op& op) {
-  if (auto n = static_trip_count(op)) {  // a counted loop: fori_loop -> scan, differentiable
+  // A counted loop (hlo::counted_loop): JAX's fori_loop with static bounds (a scan) can be
+  // reverse-differentiated, its while_loop cannot (flash attention's key loop is one of these).
+  if (auto n = hlo::counted_loop(op)) {
     std::string b = t.region(*op.region(1), Pack::kOneTuple, true);
-    return fmt::format("lax.fori_loop(0, {}, lambda _, s: {}(s), ({},))", *n, b, t.operands(op));
+    return fmt::format("lax.fori_loop(0, {}, lambda _, s: {}(s), ({},))", n->trips, b,
+                       t.operands(op));
   }
   std::string c = t.region(*op.region(0), Pack::kOneTuple, false);
   std::string b = t.region(*op.region(1), Pack::kOneTuple, true);

@@ -377,12 +377,46 @@ TEST(CpuRegions, LoopStartsOnItsDyingInitialValueInPlace) {
     inplace.push_back(exec::cpu::plan_stats(*m->funcs[0]).inplace);
     auto out = cpu_equals_ref({x}, loop(variant));
     Tensor want = x.clone();
-    for (int64_t i = 0; i < want.numel(); ++i)
-      want.data<float>()[i] += 1.0f;
+    for (int64_t i = 0; i < want.numel(); ++i) want.data<float>()[i] += 1.0f;
     expect_equal(out[0], want, "variant " + std::to_string(variant));
   }
   EXPECT_EQ(inplace[0], inplace[1] + 1);
   EXPECT_EQ(inplace[0], inplace[2] + 1);
+}
+
+// A zero stack a counted loop fills row by row (the states a scan keeps) is not filled with
+// zeros first (its slot starts with whatever the arena held); with 3 turns of a 4-row stack the
+// last row keeps its zeros, so there the fill runs. (A fresh arena holds zeros anyway: the plan's
+// count is what tells the two apart.)
+TEST(CpuRegions, StackTheLoopOverwritesWholeIsNotFilledFirst) {
+  auto loop = [](int64_t turns) {
+    return [turns](Builder& b, const Values& a) {
+      Value* zeros = b.broadcast_in_dim(b.scalar(0, DType::kF32), {4, 3}, {});
+      auto r = b.while_(
+          {i32c(b, 0), zeros, a[0]},
+          [turns](Builder& c, const Values& s) {
+            return Values{c.compare(s[0], i32c(c, turns), "LT")};
+          },
+          [](Builder& c, const Values& s) {
+            Value* h = c.add(c.multiply(s[2], s[2]), s[2]);
+            return Values{c.add(s[0], i32c(c, 1)),
+                          c.dynamic_update_slice(s[1], h, {s[0], i32c(c, 0)}), h};
+          });
+      return Values{r[1]};
+    };
+  };
+  Tensor x = f32({1, 3}, {0.5f, -1, 0.25f});
+  for (int64_t turns : {4, 3}) {
+    auto m = make_module({type_of(x)}, loop(turns));
+    EXPECT_EQ(exec::cpu::plan_stats(*m->funcs[0]).unfilled_states, turns == 4 ? 1 : 0);
+    auto out = cpu_equals_ref({x}, loop(turns));
+    // column 0, x = 0.5: rows h = x² + x: 0.75, 1.3125, 3.03515625, then 12.2...
+    EXPECT_EQ(out[0].data<float>()[0], 0.75f);
+    EXPECT_EQ(out[0].data<float>()[6], 3.03515625f);
+    if (turns == 3) {
+      EXPECT_EQ(out[0].data<float>()[9], 0.0f);
+    }
+  }
 }
 
 }  // namespace

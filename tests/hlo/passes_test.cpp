@@ -378,5 +378,48 @@ TEST(Passes, InlineCallsReplacesCallsInPlaceWithinBudgetAndDepth) {
   EXPECT_EQ(count(*small->find("main"), OpKind::kCall), 2);
 }
 
+// counted_loop and state_written_whole_unread on a loop over t < 4 that writes row t of a [4, 3]
+// stack: whole and unread as built; each variant that could observe the initial stack is not.
+TEST(Passes, CountedLoopAndStatesItOverwritesWhole) {
+  // variant 0: as described; 1: the body also reads the old stack; 2: 3 turns of a 4-row stack;
+  // 3: the row lands at column 1 of a wider stack; 4: the row index is not the counter.
+  auto build = [](int variant) {
+    auto m = std::make_unique<Module>();
+    Func* f = m->add_func("main", {f32({1, 3})});
+    Builder b(f->body.get());
+    const int64_t cols = variant == 3 ? 4 : 3;
+    Value* zeros = b.broadcast_in_dim(b.scalar(0, DType::kF32), {4, cols}, {});
+    auto w = b.while_(
+        {b.scalar(0, DType::kI32), zeros},
+        [&](Builder& c, const std::vector<Value*>& s) {
+          return std::vector<Value*>{
+              c.compare(s[0], c.scalar(variant == 2 ? 3 : 4, DType::kI32), "LT")};
+        },
+        [&](Builder& c, const std::vector<Value*>& s) {
+          Value* row = f->arg(0);
+          if (variant == 1) row = c.add(row, c.slice(s[1], {0, 0}, {1, 3}));
+          Value* at = variant == 4 ? c.scalar(2, DType::kI32) : s[0];
+          Value* col = c.scalar(variant == 3 ? 1 : 0, DType::kI32);
+          return std::vector<Value*>{c.add(s[0], c.scalar(1, DType::kI32)),
+                                     c.dynamic_update_slice(s[1], row, {at, col})};
+        });
+    b.func_return({w[1]});
+    return m;
+  };
+  for (int variant = 0; variant <= 4; ++variant) {
+    auto m = build(variant);
+    verify_module(*m);
+    const Op& w = *m->find("main")->body->ops.at(3);  // constant, broadcast, constant, while
+    ASSERT_EQ(w.kind, OpKind::kWhile);
+    auto loop = counted_loop(w);
+    ASSERT_TRUE(loop.has_value()) << variant;
+    EXPECT_EQ(loop->counter, 0u);
+    EXPECT_EQ(loop->start, 0);
+    EXPECT_EQ(loop->trips, variant == 2 ? 3 : 4);
+    EXPECT_FALSE(state_written_whole_unread(w, 0)) << "the counter itself";
+    EXPECT_EQ(state_written_whole_unread(w, 1), variant == 0) << variant;
+  }
+}
+
 }  // namespace
 }  // namespace netspec::hlo

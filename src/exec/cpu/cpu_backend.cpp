@@ -190,6 +190,10 @@ void run_steps(const Plan& P, State& S, const Tensor* const* inputs, ref::RunCon
   std::vector<double> prof_ms(P.profile ? P.steps.size() : 0);
   for (size_t si = 0; si < P.steps.size(); ++si) {
     const Step& st = P.steps[si];
+    if (st.skip) {
+      for (int id : st.release) S.vals[static_cast<size_t>(id)] = Tensor();
+      continue;
+    }
     const auto prof_t0 =
         P.profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     std::vector<Tensor> want;

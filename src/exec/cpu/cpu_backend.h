@@ -45,7 +45,8 @@ namespace netspec::exec::cpu {
   X(int, split_dots)     /* dot_generals split between threads by netspec (dot.cpp) */   \
   X(int, fused_chains)   /* pairs of binary ops run as one pass in fused groups */         \
   X(int, fused_bcasts)   /* broadcasts in fused groups read in place by their binary op */   \
-  X(int, fused_generated) /* fused-group instructions run as generated code (fusion_jit) */
+  X(int, fused_generated) /* fused-group instructions run as generated code (fusion_jit) */ \
+  X(int, unfilled_states) /* while states the loop overwrites whole: their fill is skipped */
 // clang-format on
 
 struct PlanStats {

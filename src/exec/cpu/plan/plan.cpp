@@ -469,6 +469,19 @@ bool while_state_takes_init(Plan& P, const Step& st, int s, int i, ValInfo& R, s
   R.buffer = O.buffer;
   b.end = end;
   ++P.stats.inplace;
+  // A filled value (a broadcast: mamba's zero state stack, 64 MiB a block) that the loop
+  // overwrites whole before reading it is not filled at all.
+  if (hlo::state_written_whole_unread(*st.op, static_cast<size_t>(i)))
+    for (int p = s - 1; p >= 0; --p) {
+      Step& prod = P.steps[static_cast<size_t>(p)];
+      if (std::find(prod.outs.begin(), prod.outs.end(), o) == prod.outs.end()) continue;
+      if (prod.kind == StepKind::kFast && prod.outs.size() == 1 &&
+          prod.op->kind == OpKind::kBroadcastInDim) {
+        prod.skip = true;
+        ++P.stats.unfilled_states;
+      }
+      break;
+    }
   return true;
 }
 

@@ -86,6 +86,9 @@ struct Step {
   // with other readers); they stay in the other outputs' place in group order.
   std::vector<const hlo::Value*> reduced_and_written;
   std::string label;  // NETSPEC_PROFILE: "mnemonic [fast|ref|view] operand types -> result"
+  // Not run: its result is a while's initial state that the loop overwrites whole before any
+  // read (hlo::state_written_whole_unread), in that state's slot (plan.cpp).
+  bool skip = false;
 };
 
 struct Plan {
