@@ -3,7 +3,6 @@
 #include "hlo/passes.h"
 
 namespace netspec::hlo {
-namespace {
 
 std::optional<double> constant_scalar(const Value* v) {
   if (!v->def || v->def->kind != OpKind::kConstant) return std::nullopt;
@@ -11,6 +10,8 @@ std::optional<double> constant_scalar(const Value* v) {
   if (t.numel() != 1) return std::nullopt;
   return t.as_double(0);
 }
+
+namespace {
 
 int uses_in(const Block& b, const Value* v) {
   int n = 0;

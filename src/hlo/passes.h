@@ -67,6 +67,8 @@ int widen_bf16_convolutions(Func& f);
 int sink_slices(Func& f, size_t min_product_slice = 4096);
 
 // --- loop analysis (counted_loop.cpp) ---
+// The value of a one-element stablehlo.constant, else nullopt.
+std::optional<double> constant_scalar(const Value* v);
 // A while whose condition is `arg_k < N` (N constant), whose carry k starts at a constant and
 // whose body adds 1 to it: `trips` = max(0, N - start) turns, exactly.
 struct CountedLoop {

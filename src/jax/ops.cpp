@@ -27,13 +27,6 @@ std::string padding_pairs(const hlo::Op& op, size_t n) {
   return n == 1 ? fmt::format("({},)", pairs[0]) : fmt::format("({})", fmt::join(pairs, ", "));
 }
 
-std::optional<double> const_scalar(const hlo::Value* v) {
-  if (!v->def || v->def->kind != OpKind::kConstant) return std::nullopt;
-  const Tensor& t = v->def->attrs.get<hlo::DenseAttr>("value").value;
-  if (t.numel() != 1) return std::nullopt;
-  return t.as_double(0);
-}
-
 std::optional<std::string> monoid_identity(OpKind k, DType d) {
   std::string dt = "np." + np_dtype_name(d);
   bool f = is_float(d), b = is_bool(d);

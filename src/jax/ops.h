@@ -47,8 +47,6 @@ void register_control_ops(OpRule* t);        // control
 using hlo::attr_i64s_or;
 // The `padding` attribute as ((lo, hi), ...) for n dims (zeros when absent).
 std::string padding_pairs(const hlo::Op& op, size_t n);
-// The value of a one-element constant, or nullopt.
-std::optional<double> const_scalar(const hlo::Value* v);
 // The jax.lax function of a binary elementwise op ("lax.add"), or nullptr (ops_elementwise.cpp).
 const char* lax_binary(hlo::OpKind k);
 // Monoid reductions. The identity of a monoid combiner as a concrete numpy scalar (JAX then

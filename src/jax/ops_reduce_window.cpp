@@ -3,6 +3,7 @@
 // (reduce_sum, reduce_window_max ...), which jax.grad differentiates; any other body becomes a
 // nested Python function. select_and_scatter and map are refused (the reasons below).
 #include "hlo/op_family.h"
+#include "hlo/passes.h"
 #include "jax/ops.h"
 
 namespace netspec::jax {
@@ -19,7 +20,7 @@ std::string reduce(Translator& t, const hlo::Op& op) {
     DType d = op.result()->type.dtype();
     std::string r = fmt::format("lax.reduce({}, {}, {}, {})", t.name(op.operand(0)),
                                 *monoid_identity(*k, d), lax_binary(*k), dims);
-    auto c = const_scalar(op.operand(1));
+    auto c = hlo::constant_scalar(op.operand(1));
     if (c && is_identity_value(*k, *c, d)) return r;
     return fmt::format("{}({}, {})", lax_binary(*k), r, t.name(op.operand(1)));  // init once
   }
@@ -41,7 +42,7 @@ std::string reduce_window(Translator& t, const hlo::Op& op) {
                   py_tuple(attr_i64s_or(op, "window_dilations", rank, 1)));
   auto k = n == 1 ? monoid_body(*op.region(0)) : std::nullopt;
   DType d = op.result()->type.dtype();
-  auto c = n == 1 ? const_scalar(op.operand(1)) : std::nullopt;
+  auto c = n == 1 ? hlo::constant_scalar(op.operand(1)) : std::nullopt;
   if (k && c) {
     std::string r = fmt::format("lax.reduce_window({}, {}, {}, {})", t.name(op.operand(0)),
                                 *monoid_identity(*k, d), lax_binary(*k), win);
