@@ -259,12 +259,12 @@ TEST(CpuDot, SplitBetweenThreadsMatchesRef) {
 // small_gemm (the per-batch kernel of small strided products) against a double loop, on its
 // AVX2 tiles and, where the CPU has them, its AVX-512 ones (the same bits as the AVX2 ones):
 // A row- and column-major, B with contiguous columns, contiguous k (the 8x8 transposed pack) or
-// neither; row tails (M % 4, M % 8), column tails (N % 16, N % 32), k tails (K % 8), a padded C.
+// neither; row tails (M % 6 from 1 to 5, M % 8), column tails (N % 16, N % 32), k tails (K % 8), a padded C.
 TEST(CpuDot, SmallGemmStrides) {
   std::mt19937 gen(5);
   std::uniform_real_distribution<float> u(-1, 1);
   const bool wide = exec::cpu::small_gemm_avx512_runs();
-  for (int64_t M : {1, 4, 13, 16}) for (int64_t N : {1, 16, 19, 32, 37, 64}) for (int64_t K : {1, 8, 21}) {
+  for (int64_t M : {1, 4, 6, 11, 13, 14, 15, 16}) for (int64_t N : {1, 16, 19, 32, 37, 64}) for (int64_t K : {1, 8, 21}) {
     std::vector<float> a(static_cast<size_t>(M * K * 3)), b(static_cast<size_t>(K * N * 3));
     for (auto& x : a) x = u(gen);
     for (auto& x : b) x = u(gen);

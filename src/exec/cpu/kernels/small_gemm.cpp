@@ -1,14 +1,16 @@
 // One small f32 GEMM per call, C = A·B, with any strides on A and B: the per-batch products of
 // attention (q·kᵀ, p·v and their VJPs: 64x64 by 32 per batch and head) whose operands are read
 // in place from [B, T, H, D] tensors. oneDNN 2.6 has no strided matmul without AVX-512, and its
-// sgemm pays ~8 µs of packing per call at these sizes (30-50 GFLOP/s of the AVX2 EPYC's 78);
-// this kernel reaches ~70 there. Register tile: 4 rows x 16 columns (8 AVX2 accumulators), a
-// broadcast of A per row and two loads of B per k. B is read in place when its columns are
+// sgemm pays ~8 µs of packing per call at these sizes (30-50 GFLOP/s of the AVX2 EPYC's 78); a
+// 4-row tile of this kernel reached ~70 there. Register tile: 6 rows x 16 columns (12 AVX2
+// accumulators, BLIS's Haswell shape), a broadcast of A per row and two loads of B per k; 4 rows
+// (8 accumulators) left the Zen 5's two FMA pipes half idle on its AVX2 path (65 -> 121-127
+// GFLOP/s a thread, `bench_dot small`). B is read in place when its columns are
 // contiguous, else (and for a column tail) packed into [K, 16·⌈N/16⌉] with zeros. Each C element
 // sums its k terms in order from zero, so results differ from oneDNN's by f32 rounding only.
 // With AVX-512 the tiles of small_gemm_avx512.cpp run instead (8 rows x 32 columns, the same
 // bits): one thread's 128 products of 64x64 by 32 at ~225-270 GFLOP/s on the Zen 5 (AVX2 tiles
-// ~65-70, `bench_dot small`), ahead of oneDNN's strided brgemm matmul there.
+// ~120, `bench_dot small`), ahead of oneDNN's strided brgemm matmul there.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -27,23 +29,25 @@ template <int R>
 inline void tile(int64_t K, const float* a, int64_t am, int64_t ak, const float* b, int64_t ldb,
                  float* c, int64_t ldc) {
   __m256 acc[R][2];
-#pragma GCC unroll 4
+#pragma GCC unroll 6
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
   for (int64_t k = 0; k < K; ++k, b += ldb) {
     const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-#pragma GCC unroll 4
+#pragma GCC unroll 6
     for (int r = 0; r < R; ++r) {
       const __m256 x = _mm256_broadcast_ss(a + r * am + k * ak);
       acc[r][0] = _mm256_fmadd_ps(x, b0, acc[r][0]);
       acc[r][1] = _mm256_fmadd_ps(x, b1, acc[r][1]);
     }
   }
-#pragma GCC unroll 4
+#pragma GCC unroll 6
   for (int r = 0; r < R; ++r) {
     _mm256_storeu_ps(c + r * ldc, acc[r][0]);
     _mm256_storeu_ps(c + r * ldc + 8, acc[r][1]);
   }
 }
+
+constexpr int64_t kRows = 6;  // 12 accumulators, 2 loads of B and a broadcast: 15 of 16 ymm
 
 // d[c, r] = s[r, c] for an 8x8 block (row strides ls, ld).
 inline void transpose8x8(const float* s, int64_t ls, float* d, int64_t ld) {
@@ -65,13 +69,15 @@ inline void transpose8x8(const float* s, int64_t ls, float* d, int64_t ld) {
   }
 }
 
-// A tile of `rows` <= 4 rows and `ncols` <= 16 columns (a narrower one through a buffer).
+// A tile of `rows` <= kRows rows and `ncols` <= 16 columns (a narrower one through a buffer).
 void rows_tile(int64_t rows, int64_t K, const float* a, int64_t am, int64_t ak, const float* b,
                int64_t ldb, float* c, int64_t ldc, int64_t ncols) {
-  alignas(32) float t[4 * 16];
+  alignas(32) float t[kRows * 16];
   float* d = ncols == 16 ? c : t;
   const int64_t ld = ncols == 16 ? ldc : 16;
   switch (rows) {
+    case 6: tile<6>(K, a, am, ak, b, ldb, d, ld); break;
+    case 5: tile<5>(K, a, am, ak, b, ldb, d, ld); break;
     case 4: tile<4>(K, a, am, ak, b, ldb, d, ld); break;
     case 3: tile<3>(K, a, am, ak, b, ldb, d, ld); break;
     case 2: tile<2>(K, a, am, ak, b, ldb, d, ld); break;
@@ -127,8 +133,8 @@ void small_gemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t am, int
   if (wide)
     return direct == N ? small_gemm_avx512::tiles(M, N, K, A, am, ak, B, bk, C, ldc)
                        : small_gemm_avx512::tiles(M, N, K, A, am, ak, pack.data(), np, C, ldc);
-  for (int64_t i = 0; i < M; i += 4) {
-    const int64_t rows = std::min<int64_t>(4, M - i);
+  for (int64_t i = 0; i < M; i += kRows) {
+    const int64_t rows = std::min<int64_t>(kRows, M - i);
     const float* a = A + i * am;
     float* c = C + i * ldc;
     for (int64_t j = 0; j < direct; j += 16)
