@@ -384,6 +384,40 @@ TEST(CpuRegions, LoopStartsOnItsDyingInitialValueInPlace) {
   EXPECT_EQ(inplace[0], inplace[2] + 1);
 }
 
+// A value passed as a loop's initial state that the body also reads (captured) must not become
+// that state's slot: the state's writes would change what the body reads on later turns. Here
+// c = x - y starts carry 2 and is read by the body every turn while carries 2 and 3 swap (the
+// random programs of cpu_random_programs_test.cpp found it: the second turn read 0.5·(-c)).
+// Variant 1 passes a copy of c instead, which the loop may take.
+TEST(CpuRegions, LoopInitTheBodyAlsoReadsIsNotTakenAsItsState) {
+  auto loop = [](int variant) {
+    return [variant](Builder& b, const Values& a) {
+      Value* c = b.subtract(a[0], a[1]);
+      Value* init = variant == 1 ? b.multiply(c, b.broadcast_in_dim(b.scalar(1, DType::kF32), {3}, {})) : c;
+      auto r = b.while_(
+          {i32c(b, 0), a[0], b.negate(a[0]), init},
+          [](Builder& d, const Values& s) { return Values{d.compare(s[0], i32c(d, 3), "LT")}; },
+          [c](Builder& d, const Values& s) {
+            Value* half = d.broadcast_in_dim(d.scalar(0.5, DType::kF32), {3}, {});
+            return Values{d.add(s[0], i32c(d, 1)), d.add(d.multiply(s[1], half), c), s[3],
+                          d.multiply(s[2], half)};
+          });
+      return Values{r[1], r[2], r[3]};
+    };
+  };
+  Tensor x = f32({3}, {1, -2, 0.5}), y = f32({3}, {0.25, 1, -1});
+  for (int variant : {0, 1}) {
+    auto out = cpu_equals_ref({x, y}, loop(variant));
+    // x_{t+1} = x_t / 2 + c with c = x - y: after 3 turns x/8 + c·(1 + 1/2 + 1/4).
+    std::vector<double> want;
+    for (int i = 0; i < 3; ++i) {
+      const double xi = x.as_double(i), ci = xi - y.as_double(i);
+      want.push_back(xi / 8 + ci * 1.75);
+    }
+    expect_equal(out[0], f32({3}, want), "variant " + std::to_string(variant));
+  }
+}
+
 // A zero stack a counted loop fills row by row (the states a scan keeps) is not filled with
 // zeros first (its slot starts with whatever the arena held); with 3 turns of a 4-row stack the
 // last row keeps its zeros, so there the fill runs. (A fresh arena holds zeros anyway: the plan's

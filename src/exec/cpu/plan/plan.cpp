@@ -452,9 +452,24 @@ bool loop_carry_in_place(Plan& P, const Step& st, int s, int r) {
   return false;
 }
 
+// Does a region of step st read a value stored in `buffer` (the value itself or a view of it,
+// captured from the enclosing scope)?
+bool regions_read_buffer(const Plan& P, const Step& st, int buffer) {
+  bool reads = false;
+  for (const auto& r : st.op->regions)
+    hlo::walk(*r, [&](const hlo::Op& inner) {
+      for (const hlo::Value* v : inner.operands) {
+        const int id = id_of(P, v);
+        reads = reads || (id >= 0 && P.vals[static_cast<size_t>(id)].buffer == buffer);
+      }
+    });
+  return reads;
+}
+
 // A while's state slot i takes the buffer of its initial value i when that value dies at the
-// loop (nothing reads it, or a view of it, later) and is passed once: the loop starts on it in
-// place instead of copying it in (mamba-lm's [T, B, di, N] state stack: 64 MiB a block).
+// loop (nothing reads it, or a view of it, later; the loop's regions do not capture it, since
+// they would see the state's writes) and is passed once: the loop starts on it in place
+// instead of copying it in (mamba-lm's [T, B, di, N] state stack: 64 MiB a block).
 bool while_state_takes_init(Plan& P, const Step& st, int s, int i, ValInfo& R, size_t bytes,
                             int end) {
   if (st.kind != StepKind::kRegion || st.op->kind != OpKind::kWhile ||
@@ -465,7 +480,7 @@ bool while_state_takes_init(Plan& P, const Step& st, int s, int i, ValInfo& R, s
   const ValInfo& O = P.vals[static_cast<size_t>(o)];
   if (O.src != Src::kBuffer || O.buffer < 0 || type_bytes(O.type) != bytes) return false;
   Buffer& b = P.buffers[static_cast<size_t>(O.buffer)];
-  if (b.end != s) return false;
+  if (b.end != s || has_live_view(P, o, s) || regions_read_buffer(P, st, O.buffer)) return false;
   R.buffer = O.buffer;
   b.end = end;
   ++P.stats.inplace;
