@@ -1,6 +1,7 @@
 // Random programs on the cpu executor against the ref interpreter. Each seed builds a small
-// module of elementwise chains, broadcasts of reductions, transposes, slices and concatenates,
-// products, dynamic slices, calls, and while loops that carry values computed from themselves and
+// module of elementwise chains, broadcasts of reductions, softmax rows, transposes, slices and
+// concatenates, reshape views, products (attention's strided per-head ones among them), dynamic
+// slices, calls, if, and while loops that carry values computed from themselves and
 // stack them with dynamic_update_slice: the forms the planner rewrites (fused groups, in-place
 // loop carries and initial values, unfilled stacks, inlined calls, buffer reuse, donation). The
 // cpu results must match ref's (f32: to rounding from reordered sums; f64: 1e-12), on a first
@@ -28,7 +29,7 @@ class ProgramGen {
  public:
   ProgramGen(uint32_t seed, DType dt) : rng_(seed), dt_(dt) {
     const std::vector<Shape> shapes = {{16, 33}, {4, 8, 16}, {2, 3, 64}, {1, 512}, {37}, {8, 1, 7},
-                                       {64, 64}, {3, 5, 40}};
+                                       {64, 64}, {3, 5, 40}, {2, 8, 2, 16}, {4, 16, 4, 32}};
     shape_ = shapes[pick(shapes.size())];
     nargs_ = 1 + static_cast<int>(pick(3));
   }
@@ -159,8 +160,29 @@ class ProgramGen {
   }
   // x · yᵀ over the last dim (batched over the leading ones), scaled by 1/K; the product stays in
   // the pool and its row sums come back as a broadcast.
+  // Attention over [B, T, H, D] as vit writes it: s = q·kᵀ per (batch, head) read in place,
+  // softmax rows, p·v, and the head merge back to [B, T, H, D] (a transpose the product writes).
+  Value* attention(Builder& b, Value* q, Value* k) {
+    DotDims qk;
+    qk.lhs_batching = {0, 2}, qk.rhs_batching = {0, 2};
+    qk.lhs_contracting = {3}, qk.rhs_contracting = {3};
+    Value* sc = b.dot_general(q, k, qk);  // [B, H, T, T]
+    const Shape ss = sc->type.shape();
+    sc = b.multiply(sc, splat(b, 1.0 / static_cast<double>(shape_[3]), ss));
+    Value* m = b.reduce(sc, scalar(b, -1e30), {3}, OpKind::kMaximum);
+    Value* e = b.exponential(b.subtract(sc, b.broadcast_in_dim(m, ss, {0, 1, 2})));
+    Value* z = b.reduce(e, scalar(b, 0), {3}, OpKind::kAdd);
+    Value* p = b.divide(e, b.broadcast_in_dim(z, ss, {0, 1, 2}));
+    pool_.push_back(p);
+    DotDims pv;
+    pv.lhs_batching = {0, 1}, pv.rhs_batching = {0, 2};
+    pv.lhs_contracting = {3}, pv.rhs_contracting = {1};
+    Value* o = b.dot_general(p, k, pv);  // [B, H, T, D]
+    return b.add(b.transpose(o, {0, 2, 1, 3}), q);
+  }
   Value* product(Builder& b, Value* x, Value* y) {
     const int64_t r = rank(), k = shape_.back();
+    if (r == 4 && pick(2) == 0) return attention(b, x, y);
     DotDims dd;
     for (int64_t i = 0; i + 2 < r; ++i) dd.lhs_batching.push_back(i), dd.rhs_batching.push_back(i);
     dd.lhs_contracting = {r - 1}, dd.rhs_contracting = {r - 1};
