@@ -4,10 +4,12 @@
 // normalisation over [0, 2, 3] with per-channel scale; swish; residual adds; max and average
 // pooling; a global pool and a linear head), then its VJP with autodiff::vjp: the backward
 // convolutions (dilated inputs, weight gradients), select_and_scatter and the broadcast sums the
-// train steps run, on the planner's blocked layouts, Winograd, conv post-ops and fused groups.
-// The VJP's outputs (forward results and every input's gradient) must match ref's: f32 to 1e-3
-// of each result's largest magnitude (Winograd's and oneDNN's own summation orders), f64 to
-// 1e-10. A planner mistake (a buffer shared too early, a wrong layout) is off by O(1). Max pooling's ties are left to chance: a seed whose inputs tie within rounding would
+// train steps run, on the planner's blocked layouts, Winograd and fused groups. A second net per
+// seed is an inference forward with eval BatchNorm + ReLU after its convolutions (folded into
+// their post-ops). The outputs (forward results and every input's gradient) must match ref's:
+// f32 to 1e-3 of each result's largest magnitude (Winograd's and oneDNN's own summation
+// orders), f64 to 1e-10; a planner mistake (a buffer shared too early, a wrong layout) is off
+// by O(1). Max pooling's ties are left to chance: a seed whose inputs tie within rounding would
 // fail on every run, not now and then.
 #include <cmath>
 #include <cstdlib>
@@ -34,17 +36,21 @@ class NetGen {
  public:
   // `winograd_first`: the first layer is a 3x3 stride-1 convolution from 8+ to 16+ channels
   // (one the own Winograd kernels take).
-  NetGen(uint32_t seed, DType dt, bool winograd_first = false)
-      : rng_(seed), dt_(dt), winograd_first_(winograd_first) {}
+  // `eval`: an inference forward (@main only) whose layers may also be eval BatchNorm + ReLU,
+  // x · s[c] + t[c] then max(·, 0), the form the planner folds into a convolution's post-ops
+  // (ReLU's kink stays out of the gradients, where rounding could flip a derivative).
+  NetGen(uint32_t seed, DType dt, bool winograd_first = false, bool eval = false)
+      : rng_(seed), dt_(dt), winograd_first_(winograd_first), eval_(eval) {}
 
-  // @main(x, w...) -> (logits) and @main_vjp; returns the module and the argument types.
+  // @main(x, w...) -> (logits, features) and, unless eval, @main_vjp; returns the module and
+  // the argument types.
   std::shared_ptr<Module> build(std::vector<Type>& args) {
     const int64_t c0 = winograd_first_ ? std::vector<int64_t>{8, 16, 32}[pick(3)]
                                        : std::vector<int64_t>{3, 8, 16, 32}[pick(4)];
     const int64_t hw = std::vector<int64_t>{8, 9, 12, 16, 16}[pick(5)];
     // The ops and their weights' shapes are chosen first (the weights are @main's arguments).
     struct Layer {
-      int kind;  // 0 conv, 1 norm, 2 swish, 3 residual, 4 max pool, 5 avg pool
+      int kind;  // 0 conv, 1 norm, 2 swish, 3 residual, 4 max pool, 5 avg pool, 6 eval BN + ReLU
       int64_t k = 1, stride = 1, cout = 0, groups = 1;
     };
     std::vector<Layer> layers;
@@ -53,7 +59,8 @@ class NetGen {
     const int n = 3 + static_cast<int>(pick(6));
     for (int i = 0; i < n; ++i) {
       Layer l;
-      l.kind = static_cast<int>(pick(6));
+      l.kind = static_cast<int>(pick(eval_ ? 7 : 6));
+      if (eval_ && i > 0 && layers.back().kind == 0 && pick(2) == 0) l.kind = 6;
       if ((l.kind == 4 || l.kind == 5) && s[2] < 4) l.kind = 2;
       if (i == 0 && winograd_first_) {
         l.kind = 0, l.k = 3, l.cout = std::vector<int64_t>{16, 32, 48}[pick(3)];
@@ -73,6 +80,9 @@ class NetGen {
         wts.push_back(Type::tensor(dt_, {l.cout, s[1] / l.groups, l.k, l.k}));
         s = {2, l.cout, (s[2] + l.stride - 1) / l.stride, (s[3] + l.stride - 1) / l.stride};
       } else if (l.kind == 1) {
+        wts.push_back(Type::tensor(dt_, {s[1]}));
+      } else if (l.kind == 6) {
+        wts.push_back(Type::tensor(dt_, {s[1]}));
         wts.push_back(Type::tensor(dt_, {s[1]}));
       } else if (l.kind == 4 || l.kind == 5) {
         s = {2, s[1], s[2] / 2, s[3] / 2};
@@ -95,6 +105,13 @@ class NetGen {
         case 0: x = conv(b, x, f->arg(w++), l.k, l.stride, l.groups); break;
         case 1: x = norm(b, x, f->arg(w++)); break;
         case 2: x = b.multiply(x, b.logistic(x)); break;
+        case 6: {
+          const Shape& xs = x->type.shape();
+          Value* sc = b.broadcast_in_dim(f->arg(w++), xs, {1});
+          Value* sh = b.broadcast_in_dim(f->arg(w++), xs, {1});
+          x = b.maximum(b.add(b.multiply(x, sc), sh), splat(b, 0, xs));
+          break;
+        }
         case 3: {
           Value* same = nullptr;
           for (Value* e : earlier)
@@ -114,6 +131,7 @@ class NetGen {
     dd.lhs_contracting = {1}, dd.rhs_contracting = {0};
     Value* logits = b.dot_general(g, f->arg(w), dd);
     b.func_return({logits, x});
+    if (eval_) return m;
     std::vector<size_t> wrt;
     for (size_t i = 0; i < args.size(); ++i) wrt.push_back(i);
     autodiff::vjp(*f, wrt);
@@ -178,7 +196,7 @@ class NetGen {
 
   std::mt19937 rng_;
   DType dt_;
-  bool winograd_first_;
+  bool winograd_first_, eval_;
 };
 
 double max_abs(const Tensor& t) {
@@ -195,8 +213,8 @@ const int kSeeds = [] {
 class CpuRandomNets : public ::testing::TestWithParam<int> {};
 
 // Seeds kSeeds·p + 1 .. kSeeds·(p + 1) per parameter p; NETSPEC_RANDOM_NETS=N runs N each
-// (1200 nets passed by hand, also with ONEDNN_MAX_CPU_ISA=AVX2, NETSPEC_THREADS=1 and
-// NETSPEC_FUSION_JIT=0).
+// (1200 seeds passed by hand, also with ONEDNN_MAX_CPU_ISA=AVX2, NETSPEC_THREADS=1,
+// NETSPEC_FUSION_JIT=0 and NETSPEC_CPU_WINOGRAD=own).
 TEST_P(CpuRandomNets, GradientsMatchRef) {
   // Odd parameters plan their 3x3 convolutions on netspec's own Winograd kernels wherever they
   // apply (from 8 input and 16 output channels), not only where the shape rule picks them, and
@@ -205,50 +223,53 @@ TEST_P(CpuRandomNets, GradientsMatchRef) {
     explicit Winograd(bool own) { if (own) ::setenv("NETSPEC_CPU_WINOGRAD", "own", 1); }
     ~Winograd() { ::unsetenv("NETSPEC_CPU_WINOGRAD"); }
   } winograd(GetParam() % 2 == 1);
-  exec::cpu::PlanStats covered;
+  exec::cpu::PlanStats covered, covered_eval;
   std::set<std::string> fallbacks;
   for (int k = 1; k <= kSeeds && !HasFailure(); ++k)
-    for (DType dt : {DType::kF32, DType::kF64}) {
-      const uint32_t seed = static_cast<uint32_t>(kSeeds * GetParam() + k);
-      NetGen gen(seed, dt, GetParam() % 2 == 1 && k % 2 == 1);
-      std::vector<Type> args;
-      std::shared_ptr<Module> m = gen.build(args);
-      const Func* g = m->find("main_vjp");
-      ASSERT_NE(g, nullptr);
-      const std::vector<Tensor> in = gen.inputs(*g, seed * 13);
-      if (dt == DType::kF32) {
-        const exec::cpu::PlanStats st = exec::cpu::plan_stats(*g);
-        covered.add(st);
-        if (!st.fallback_ops.empty()) fallbacks.insert(st.fallback_ops);
+    for (DType dt : {DType::kF32, DType::kF64})
+      for (bool eval : {false, true}) {
+        const uint32_t seed = static_cast<uint32_t>(kSeeds * GetParam() + k);
+        NetGen gen(seed, dt, GetParam() % 2 == 1 && k % 2 == 1, eval);
+        std::vector<Type> args;
+        std::shared_ptr<Module> m = gen.build(args);
+        const char* entry = eval ? "main" : "main_vjp";
+        const Func* g = m->find(entry);
+        ASSERT_NE(g, nullptr);
+        const std::vector<Tensor> in = gen.inputs(*g, seed * 13);
+        if (dt == DType::kF32) {
+          const exec::cpu::PlanStats st = exec::cpu::plan_stats(*g);
+          (eval ? covered_eval : covered).add(st);
+          if (!st.fallback_ops.empty()) fallbacks.insert(st.fallback_ops);
+        }
+        const std::vector<Tensor> want = exec::make_backend("ref")->load(m)->run(entry, in);
+        const std::vector<Tensor> got = exec::make_backend("cpu")->load(m)->run(entry, in);
+        const std::string what = "seed " + std::to_string(seed) + " " + std::string(dtype_name(dt)) + " " + entry;
+        ASSERT_EQ(got.size(), want.size()) << what;
+        for (size_t i = 0; i < got.size(); ++i) {
+          const double tol = (dt == DType::kF64 ? 1e-10 : 1e-3) * (1 + max_abs(want[i]));
+          int64_t bad = 0, first = -1;
+          for (int64_t j = 0; j < want[i].numel(); ++j)
+            if (!(std::fabs(got[i].as_double(j) - want[i].as_double(j)) <= tol) && bad++ == 0) first = j;
+          EXPECT_EQ(bad, 0) << what << " result " << i << " " << want[i].type_str() << ": " << bad
+                            << " elements off by more than " << tol << ", the first at " << first
+                            << ": got " << (first >= 0 ? got[i].as_double(first) : 0) << ", ref "
+                            << (first >= 0 ? want[i].as_double(first) : 0);
+        }
+        if (HasFailure()) {
+          std::cerr << what << "'s module:\n" << hlo::print_module(*m) << "\n";
+          return;
+        }
       }
-      const std::vector<Tensor> want = exec::make_backend("ref")->load(m)->run("main_vjp", in);
-      const std::vector<Tensor> got = exec::make_backend("cpu")->load(m)->run("main_vjp", in);
-      const std::string what = "seed " + std::to_string(seed) + " " + std::string(dtype_name(dt));
-      ASSERT_EQ(got.size(), want.size()) << what;
-      for (size_t i = 0; i < got.size(); ++i) {
-        const double tol = (dt == DType::kF64 ? 1e-10 : 1e-3) * (1 + max_abs(want[i]));
-        int64_t bad = 0, first = -1;
-        for (int64_t j = 0; j < want[i].numel(); ++j)
-          if (!(std::fabs(got[i].as_double(j) - want[i].as_double(j)) <= tol) && bad++ == 0) first = j;
-        EXPECT_EQ(bad, 0) << what << " result " << i << " " << want[i].type_str() << ": " << bad
-                          << " elements off by more than " << tol << ", the first at " << first
-                          << ": got " << (first >= 0 ? got[i].as_double(first) : 0) << ", ref "
-                          << (first >= 0 ? want[i].as_double(first) : 0);
-      }
-      if (HasFailure()) {
-        std::cerr << what << "'s module:\n" << hlo::print_module(*m) << "\n";
-        return;
-      }
-    }
-  // What the seeds reached (the plans of the f32 gradients), so that a generator change that
-  // stops reaching the planner's layouts, Winograd or fused sums shows here.
+  // What the seeds reached (the plans of the f32 gradients and forwards), so that a generator
+  // change that stops reaching the planner's layouts, Winograd or conv post-ops shows here.
   EXPECT_GT(covered.blocked_values, 0);
   EXPECT_GT(covered.reorders, 0);
   EXPECT_GT(covered.inplace, 0);
+  EXPECT_GT(covered_eval.conv_postops, 0);
   if (GetParam() % 2 == 1) {
     EXPECT_GT(covered.winograd_convs, 0);
   }
-  EXPECT_EQ(covered.ref_steps, 0) << [&] {
+  EXPECT_EQ(covered.ref_steps + covered_eval.ref_steps, 0) << [&] {
     std::string f;
     for (const std::string& x : fallbacks) f += x + " ";
     return f;
