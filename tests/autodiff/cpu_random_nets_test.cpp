@@ -6,7 +6,8 @@
 // convolutions (dilated inputs, weight gradients), select_and_scatter and the broadcast sums the
 // train steps run, on the planner's blocked layouts, Winograd and fused groups. A second net per
 // seed is an inference forward with eval BatchNorm + ReLU after its convolutions (folded into
-// their post-ops). The outputs (forward results and every input's gradient) must match ref's:
+// their post-ops), run once and as a session that keeps the weights (and whatever the executor
+// derives from them) over three steps, the last after one weight is set anew. The outputs (forward results and every input's gradient) must match ref's:
 // f32 to 1e-3 of each result's largest magnitude (Winograd's and oneDNN's own summation
 // orders), f64 to 1e-10; a planner mistake (a buffer shared too early, a wrong layout) is off
 // by O(1). Max pooling's ties are left to chance: a seed whose inputs tie within rounding would
@@ -205,6 +206,22 @@ double max_abs(const Tensor& t) {
   return m;
 }
 
+// got against want: f64 to 1e-10, f32 to 1e-3 of each result's largest magnitude.
+void expect_close(const std::vector<Tensor>& got, const std::vector<Tensor>& want, DType dt,
+                  const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double tol = (dt == DType::kF64 ? 1e-10 : 1e-3) * (1 + max_abs(want[i]));
+    int64_t bad = 0, first = -1;
+    for (int64_t j = 0; j < want[i].numel(); ++j)
+      if (!(std::fabs(got[i].as_double(j) - want[i].as_double(j)) <= tol) && bad++ == 0) first = j;
+    EXPECT_EQ(bad, 0) << what << " result " << i << " " << want[i].type_str() << ": " << bad
+                      << " elements off by more than " << tol << ", the first at " << first
+                      << ": got " << (first >= 0 ? got[i].as_double(first) : 0) << ", ref "
+                      << (first >= 0 ? want[i].as_double(first) : 0);
+  }
+}
+
 const int kSeeds = [] {
   const char* e = std::getenv("NETSPEC_RANDOM_NETS");
   return e && std::atoi(e) > 0 ? std::atoi(e) : 16;
@@ -244,16 +261,28 @@ TEST_P(CpuRandomNets, GradientsMatchRef) {
         const std::vector<Tensor> want = exec::make_backend("ref")->load(m)->run(entry, in);
         const std::vector<Tensor> got = exec::make_backend("cpu")->load(m)->run(entry, in);
         const std::string what = "seed " + std::to_string(seed) + " " + std::string(dtype_name(dt)) + " " + entry;
-        ASSERT_EQ(got.size(), want.size()) << what;
-        for (size_t i = 0; i < got.size(); ++i) {
-          const double tol = (dt == DType::kF64 ? 1e-10 : 1e-3) * (1 + max_abs(want[i]));
-          int64_t bad = 0, first = -1;
-          for (int64_t j = 0; j < want[i].numel(); ++j)
-            if (!(std::fabs(got[i].as_double(j) - want[i].as_double(j)) <= tol) && bad++ == 0) first = j;
-          EXPECT_EQ(bad, 0) << what << " result " << i << " " << want[i].type_str() << ": " << bad
-                            << " elements off by more than " << tol << ", the first at " << first
-                            << ": got " << (first >= 0 ? got[i].as_double(first) : 0) << ", ref "
-                            << (first >= 0 ? want[i].as_double(first) : 0);
+        expect_close(got, want, dt, what);
+        if (eval && !HasFailure()) {
+          // As an inference session: the weights kept (the executor may keep forms derived from
+          // them: reordered or Winograd-transformed kernels), new images each step, then one
+          // weight set anew, whose change the next step must see.
+          std::vector<exec::Feedback> keep;
+          for (size_t i = 1; i < in.size(); ++i) keep.push_back({i, exec::Feedback::kKeep});
+          auto cpu = exec::make_backend("cpu")->load(m);
+          auto session = cpu->open_session(entry, keep);
+          for (size_t i = 1; i < in.size(); ++i) session->set_state(i, in[i]);
+          std::vector<Tensor> now = in;
+          for (int step = 0; step < 3; ++step) {
+            if (step > 0) now[0] = gen.inputs(*g, seed * 13 + 1000 * static_cast<uint32_t>(step))[0];
+            if (step == 2) {  // a new first weight
+              now[1] = gen.inputs(*g, seed * 31)[1];
+              session->set_state(1, now[1]);
+            }
+            std::vector<Tensor> feed(in.size());
+            feed[0] = now[0];
+            expect_close(session->step(feed), exec::make_backend("ref")->load(m)->run(entry, now),
+                         dt, what + " session step " + std::to_string(step));
+          }
         }
         if (HasFailure()) {
           std::cerr << what << "'s module:\n" << hlo::print_module(*m) << "\n";
