@@ -30,6 +30,17 @@ std::string broadcast_in_dim(Translator& t, const hlo::Op& op) {
                      shape, py_tuple(sorted));
 }
 
+// A dynamic (update) slice's start indices from operand `from` on, as a Python tuple's items.
+// StableHLO clamps a start into [0, dim - size]; lax.dynamic_slice first wraps a negative one
+// NumPy-style (-1 -> dim - 1), so each start is raised to 0 here first, which every JAX version
+// reads the same way (found by the random programs of tests/jax/random_cases.cpp).
+std::string clamped_starts(Translator& t, const hlo::Op& op, size_t from) {
+  std::string out;
+  for (size_t i = from; i < op.operands.size(); ++i)
+    out += fmt::format("jnp.maximum({}, 0), ", t.name(op.operand(i)));
+  return out;
+}
+
 std::string pad(Translator& t, const hlo::Op& op) {
   const auto &lo = op.attrs.get_i64s("edge_padding_low"),
              &hi = op.attrs.get_i64s("edge_padding_high");
@@ -63,12 +74,12 @@ void register_shape_ops(OpRule* t) {
                               py_tuple(attr_i64s_or(op, "strides", n, 1)));
          }));
   ft.set(K::kDynamicSlice, translated([](Translator& t, const hlo::Op& op) {
-           return fmt::format("lax.dynamic_slice({}, ({},), {})", t.name(op.operand(0)),
-                              t.operands(op, 1), py_tuple(op.attrs.get_i64s("slice_sizes")));
+           return fmt::format("lax.dynamic_slice({}, ({}), {})", t.name(op.operand(0)),
+                              clamped_starts(t, op, 1), py_tuple(op.attrs.get_i64s("slice_sizes")));
          }));
   ft.set(K::kDynamicUpdateSlice, translated([](Translator& t, const hlo::Op& op) {
-           return fmt::format("lax.dynamic_update_slice({}, {}, ({},))", t.name(op.operand(0)),
-                              t.name(op.operand(1)), t.operands(op, 2));
+           return fmt::format("lax.dynamic_update_slice({}, {}, ({}))", t.name(op.operand(0)),
+                              t.name(op.operand(1)), clamped_starts(t, op, 2));
          }));
   ft.set(K::kConcatenate, translated([](Translator& t, const hlo::Op& op) {
            return fmt::format("lax.concatenate(({},), {})", t.operands(op),
