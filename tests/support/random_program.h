@@ -1,7 +1,7 @@
 // A random program for differential tests of the executors: each seed builds a small @main of
 // elementwise chains, broadcasts of reductions, softmax rows, transposes, slices and
 // concatenates, reshape views, products (attention's strided per-head ones among them), dynamic
-// slices, calls, if, and while loops that carry values computed from themselves and stack them
+// slices, row gathers and scatter-adds at out-of-range indices too, calls, if, and while loops that carry values computed from themselves and stack them
 // with dynamic_update_slice: the forms the cpu planner rewrites (fused groups, in-place loop
 // carries and initial values, unfilled stacks, inlined calls, buffer reuse). Values stay O(1)
 // (bounded unary ops, means rather than sums) and nothing branches on a value rounding could
@@ -111,7 +111,7 @@ class RandomProgram {
       case 3: return b.exponential(b.tanh(x));
       case 4: return b.sqrt(b.add(b.abs(x), splat(b, 1, x->type.shape())));
       case 5: return b.log(b.add(b.abs(x), splat(b, 1, x->type.shape())));
-      case 6: return b.sine(x);
+      case 6: return b.sine(b.tanh(x));  // (sine of a large value would amplify its rounding)
       default: return b.erf(x);
     }
   }
@@ -349,10 +349,33 @@ class RandomProgram {
     return b.add(x, y);
   }
 
+  // For [R, C]: rows gathered at constant indices (an embedding lookup; out-of-range indices,
+  // negative ones too, clamp to the nearest row), then scatter-added back at the same indices
+  // scaled by 0.5 (its VJP; out-of-range updates are dropped, repeated rows sum).
+  Value* embed(Builder& b, Value* x) {
+    if (rank() != 2) return b.tanh(x);
+    const int64_t rows = shape_[0], k = 5;
+    std::vector<int64_t> idx;
+    for (int64_t i = 0; i < k; ++i) idx.push_back(static_cast<int64_t>(pick(static_cast<size_t>(rows + 4))) - 2);
+    Value* at = b.constant(Tensor::from<int64_t>(DType::kI32, {k, 1}, idx));
+    hlo::GatherDims g;
+    g.offset_dims = {1}, g.collapsed_slice_dims = {0}, g.start_index_map = {0}, g.index_vector_dim = 1;
+    Value* got = b.gather(x, at, g, {1, shape_[1]});  // [k, C]
+    pool_.push_back(got);
+    hlo::ScatterDims sd;
+    sd.update_window_dims = {1}, sd.inserted_window_dims = {0}, sd.scatter_dims_to_operand_dims = {0};
+    sd.index_vector_dim = 1;
+    Value* upd = b.multiply(got, splat(b, 0.5, got->type.shape()));
+    return b.scatter({x}, at, {upd}, sd, [](Builder& r, const std::vector<Value*>& a) {
+      return std::vector<Value*>{r.add(a[0], a[1])};
+    })[0];
+  }
+
   void step(Builder& b, const Func& callee) {
     Value* x = full();
     Value* v = nullptr;
-    switch (pick(17)) {
+    switch (pick(18)) {
+      case 17: v = embed(b, x); break;
       case 11: v = softmax(b, x); break;
       case 12: v = choose(b, x, full()); break;
       case 13: v = reshape_back(b, x); break;
