@@ -19,6 +19,7 @@
 
 #include "autodiff/vjp.h"
 #include "exec/cpu/cpu_backend.h"
+#include "exec/cpu/kernels.h"
 #include "hlo/text/printer.h"
 #include "tests/exec/test_util.h"
 
@@ -291,8 +292,10 @@ TEST_P(CpuRandomNets, GradientsMatchRef) {
       }
   // What the seeds reached (the plans of the f32 gradients and forwards), so that a generator
   // change that stops reaching the planner's layouts, Winograd or conv post-ops shows here.
-  EXPECT_GT(covered.blocked_values, 0);
-  EXPECT_GT(covered.reorders, 0);
+  if (exec::cpu::layout_block_size() > 0) {  // (NETSPEC_CPU_LAYOUT=0 or no AVX2: none)
+    EXPECT_GT(covered.blocked_values, 0);
+    EXPECT_GT(covered.reorders, 0);
+  }
   EXPECT_GT(covered.inplace, 0);
   EXPECT_GT(covered_eval.conv_postops, 0);
   if (GetParam() % 2 == 1) {
