@@ -7,11 +7,11 @@
 // train steps run, on the planner's blocked layouts, Winograd and fused groups. A second net per
 // seed is an inference forward with eval BatchNorm + ReLU after its convolutions (folded into
 // their post-ops), run once and as a session that keeps the weights (and whatever the executor
-// derives from them) over three steps, the last after one weight is set anew. The outputs (forward results and every input's gradient) must match ref's:
-// f32 to 1e-3 of each result's largest magnitude (Winograd's and oneDNN's own summation
-// orders), f64 to 1e-10; a planner mistake (a buffer shared too early, a wrong layout) is off
-// by O(1). Max pooling's ties are left to chance: a seed whose inputs tie within rounding would
-// fail on every run, not now and then.
+// derives from them) over three steps, the last after one weight is set anew. The outputs (forward
+// results and every input's gradient) must match ref's: f32 to 1e-3 of each result's largest
+// magnitude (Winograd's and oneDNN's own summation orders), f64 to 1e-10; a planner mistake (a
+// buffer shared too early, a wrong layout) is off by O(1). Max pooling's ties are left to chance: a
+// seed whose inputs tie within rounding would fail on every run, not now and then.
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -104,9 +104,15 @@ class NetGen {
     std::vector<Value*> earlier;  // residual candidates
     for (const Layer& l : layers) {
       switch (l.kind) {
-        case 0: x = conv(b, x, f->arg(w++), l.k, l.stride, l.groups); break;
-        case 1: x = norm(b, x, f->arg(w++)); break;
-        case 2: x = b.multiply(x, b.logistic(x)); break;
+        case 0:
+          x = conv(b, x, f->arg(w++), l.k, l.stride, l.groups);
+          break;
+        case 1:
+          x = norm(b, x, f->arg(w++));
+          break;
+        case 2:
+          x = b.multiply(x, b.logistic(x));
+          break;
         case 6: {
           const Shape& xs = x->type.shape();
           Value* sc = b.broadcast_in_dim(f->arg(w++), xs, {1});
@@ -121,7 +127,9 @@ class NetGen {
           x = same ? b.add(x, same) : b.tanh(x);
           break;
         }
-        default: x = pool(b, x, l.kind == 4); break;
+        default:
+          x = pool(b, x, l.kind == 4);
+          break;
       }
       earlier.push_back(x);
     }
@@ -170,7 +178,8 @@ class NetGen {
     o.window_strides = {stride, stride};
     const int64_t h = x->type.dim(2);
     // "SAME" padding: output ⌈h / stride⌉.
-    const int64_t out = (h + stride - 1) / stride, total = std::max<int64_t>(0, (out - 1) * stride + k - h);
+    const int64_t out = (h + stride - 1) / stride,
+                  total = std::max<int64_t>(0, (out - 1) * stride + k - h);
     o.padding = {{total / 2, total - total / 2}, {total / 2, total - total / 2}};
     o.feature_group_count = groups;
     return b.convolution(x, w, o);
@@ -179,7 +188,8 @@ class NetGen {
   Value* norm(Builder& b, Value* x, Value* scale) {
     const Shape& s = x->type.shape();
     const double n = static_cast<double>(s[0] * s[2] * s[3]);
-    Value* mean = b.multiply(b.reduce(x, b.scalar(0, dt_), {0, 2, 3}, OpKind::kAdd), splat(b, 1 / n, {s[1]}));
+    Value* mean =
+        b.multiply(b.reduce(x, b.scalar(0, dt_), {0, 2, 3}, OpKind::kAdd), splat(b, 1 / n, {s[1]}));
     Value* d = b.subtract(x, b.broadcast_in_dim(mean, s, {1}));
     Value* var = b.multiply(b.reduce(b.multiply(d, d), b.scalar(0, dt_), {0, 2, 3}, OpKind::kAdd),
                             splat(b, 1 / n, {s[1]}));
@@ -238,7 +248,9 @@ TEST_P(CpuRandomNets, GradientsMatchRef) {
   // apply (from 8 input and 16 output channels), not only where the shape rule picks them, and
   // every other net of theirs starts with such a convolution.
   struct Winograd {
-    explicit Winograd(bool own) { if (own) ::setenv("NETSPEC_CPU_WINOGRAD", "own", 1); }
+    explicit Winograd(bool own) {
+      if (own) ::setenv("NETSPEC_CPU_WINOGRAD", "own", 1);
+    }
     ~Winograd() { ::unsetenv("NETSPEC_CPU_WINOGRAD"); }
   } winograd(GetParam() % 2 == 1);
   exec::cpu::PlanStats covered, covered_eval;
@@ -261,7 +273,8 @@ TEST_P(CpuRandomNets, GradientsMatchRef) {
         }
         const std::vector<Tensor> want = exec::make_backend("ref")->load(m)->run(entry, in);
         const std::vector<Tensor> got = exec::make_backend("cpu")->load(m)->run(entry, in);
-        const std::string what = "seed " + std::to_string(seed) + " " + std::string(dtype_name(dt)) + " " + entry;
+        const std::string what =
+            "seed " + std::to_string(seed) + " " + std::string(dtype_name(dt)) + " " + entry;
         expect_close(got, want, dt, what);
         if (eval && !HasFailure()) {
           // As an inference session: the weights kept (the executor may keep forms derived from
@@ -274,7 +287,8 @@ TEST_P(CpuRandomNets, GradientsMatchRef) {
           for (size_t i = 1; i < in.size(); ++i) session->set_state(i, in[i]);
           std::vector<Tensor> now = in;
           for (int step = 0; step < 3; ++step) {
-            if (step > 0) now[0] = gen.inputs(*g, seed * 13 + 1000 * static_cast<uint32_t>(step))[0];
+            if (step > 0)
+              now[0] = gen.inputs(*g, seed * 13 + 1000 * static_cast<uint32_t>(step))[0];
             if (step == 2) {  // a new first weight
               now[1] = gen.inputs(*g, seed * 31)[1];
               session->set_state(1, now[1]);

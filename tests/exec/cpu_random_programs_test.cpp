@@ -55,63 +55,65 @@ class CpuRandomPrograms : public ::testing::TestWithParam<int> {};
 
 TEST_P(CpuRandomPrograms, MatchRef) {
   for (int k = 1; k <= kSeeds && !HasFailure(); ++k)
-  for (DType dt : {DType::kF32, DType::kF64}) {
-    const uint32_t seed = static_cast<uint32_t>(kSeeds * GetParam() + k);
-    RandomProgram gen(seed, dt);
-    auto m = std::make_shared<Module>();
-    gen.build(*m, m->add_func("main", {}));
-    const std::string what = std::string("seed ") + std::to_string(seed) + " " + std::string(dtype_name(dt));
-    auto ref = exec::make_backend("ref")->load(m);
-    auto cpu = exec::make_backend("cpu")->load(m);
-    for (uint32_t run = 0; run < 2; ++run) {  // the second run on other inputs
-      const std::vector<Tensor> in = gen.inputs(seed * 7 + run * 101);
-      const std::vector<Tensor> want = ref->run("main", in);
-      expect_close(cpu->run("main", in), want, dt, what + " run " + std::to_string(run));
-      std::vector<Tensor> donated;
-      for (const Tensor& t : in) donated.push_back(t.clone());
-      expect_close(cpu->run_donating("main", donated, std::vector<bool>(in.size(), true)), want, dt,
-                   what + " donating run " + std::to_string(run));
-    }
-    // As a session: each argument that some result of its type can replace is fed back from
-    // the first such result not taken yet (a training step's state, which the executor may
-    // update in place). Three steps; each must equal, bit for bit, a plain run on the values fed
-    // back (the first also matches ref; later inputs are fed-back values of any size, where a
-    // program's cancellations make a tolerance meaningless).
-    const hlo::Func& f = *m->find("main");
-    std::vector<exec::Feedback> fb;
-    std::vector<bool> taken(f.result_types.size(), false);
-    for (size_t i = 0; i < f.num_args(); ++i)
-      for (size_t o = 0; o < taken.size(); ++o)
-        if (!taken[o] && f.result_types[o] == f.arg(i)->type) {
-          fb.push_back({i, o});
-          taken[o] = true;
-          break;
-        }
-    if (!fb.empty() && !HasFailure()) {
-      auto session = cpu->open_session("main", fb);
-      std::vector<Tensor> now = gen.inputs(seed * 7 + 555);
-      for (const exec::Feedback& e : fb) session->set_state(e.input, now[e.input]);
-      for (int step = 0; step < 3; ++step) {
-        const std::string at = what + " session step " + std::to_string(step);
-        const std::vector<Tensor> plain = cpu->run("main", now);
-        if (step == 0) expect_close(plain, ref->run("main", now), dt, at + " (plain run against ref)");
-        std::vector<Tensor> feed = now;
-        for (const exec::Feedback& e : fb) feed[e.input] = Tensor();
-        const std::vector<Tensor> got = session->step(feed);
-        for (size_t o = 0; o < plain.size(); ++o)
-          if (!taken[o]) expect_equal(got[o], plain[o], at + " result " + std::to_string(o));
-        for (const exec::Feedback& e : fb) {
-          expect_equal(session->state(e.input), plain[e.output],
-                       at + " state " + std::to_string(e.input));
-          now[e.input] = plain[e.output];
+    for (DType dt : {DType::kF32, DType::kF64}) {
+      const uint32_t seed = static_cast<uint32_t>(kSeeds * GetParam() + k);
+      RandomProgram gen(seed, dt);
+      auto m = std::make_shared<Module>();
+      gen.build(*m, m->add_func("main", {}));
+      const std::string what =
+          std::string("seed ") + std::to_string(seed) + " " + std::string(dtype_name(dt));
+      auto ref = exec::make_backend("ref")->load(m);
+      auto cpu = exec::make_backend("cpu")->load(m);
+      for (uint32_t run = 0; run < 2; ++run) {  // the second run on other inputs
+        const std::vector<Tensor> in = gen.inputs(seed * 7 + run * 101);
+        const std::vector<Tensor> want = ref->run("main", in);
+        expect_close(cpu->run("main", in), want, dt, what + " run " + std::to_string(run));
+        std::vector<Tensor> donated;
+        for (const Tensor& t : in) donated.push_back(t.clone());
+        expect_close(cpu->run_donating("main", donated, std::vector<bool>(in.size(), true)), want,
+                     dt, what + " donating run " + std::to_string(run));
+      }
+      // As a session: each argument that some result of its type can replace is fed back from
+      // the first such result not taken yet (a training step's state, which the executor may
+      // update in place). Three steps; each must equal, bit for bit, a plain run on the values fed
+      // back (the first also matches ref; later inputs are fed-back values of any size, where a
+      // program's cancellations make a tolerance meaningless).
+      const hlo::Func& f = *m->find("main");
+      std::vector<exec::Feedback> fb;
+      std::vector<bool> taken(f.result_types.size(), false);
+      for (size_t i = 0; i < f.num_args(); ++i)
+        for (size_t o = 0; o < taken.size(); ++o)
+          if (!taken[o] && f.result_types[o] == f.arg(i)->type) {
+            fb.push_back({i, o});
+            taken[o] = true;
+            break;
+          }
+      if (!fb.empty() && !HasFailure()) {
+        auto session = cpu->open_session("main", fb);
+        std::vector<Tensor> now = gen.inputs(seed * 7 + 555);
+        for (const exec::Feedback& e : fb) session->set_state(e.input, now[e.input]);
+        for (int step = 0; step < 3; ++step) {
+          const std::string at = what + " session step " + std::to_string(step);
+          const std::vector<Tensor> plain = cpu->run("main", now);
+          if (step == 0)
+            expect_close(plain, ref->run("main", now), dt, at + " (plain run against ref)");
+          std::vector<Tensor> feed = now;
+          for (const exec::Feedback& e : fb) feed[e.input] = Tensor();
+          const std::vector<Tensor> got = session->step(feed);
+          for (size_t o = 0; o < plain.size(); ++o)
+            if (!taken[o]) expect_equal(got[o], plain[o], at + " result " + std::to_string(o));
+          for (const exec::Feedback& e : fb) {
+            expect_equal(session->state(e.input), plain[e.output],
+                         at + " state " + std::to_string(e.input));
+            now[e.input] = plain[e.output];
+          }
         }
       }
+      if (HasFailure()) {
+        std::cerr << what << "'s module:\n" << hlo::print_module(*m) << "\n";
+        return;
+      }
     }
-    if (HasFailure()) {
-      std::cerr << what << "'s module:\n" << hlo::print_module(*m) << "\n";
-      return;
-    }
-  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, CpuRandomPrograms, ::testing::Range(0, 8));

@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
   int written = 0;
   for (int seed = 1; seed <= n; ++seed)
     for (DType dt : {DType::kF32, DType::kF64}) {
-      const std::string name = std::string("random_") + std::string(dtype_name(dt)) + "_" + std::to_string(seed);
+      const std::string name =
+          std::string("random_") + std::string(dtype_name(dt)) + "_" + std::to_string(seed);
       testing::RandomProgram p(static_cast<uint32_t>(seed), dt);
       auto m = std::make_shared<hlo::Module>();
       hlo::Func* f = m->add_func("main", {});
@@ -48,7 +49,8 @@ int main(int argc, char** argv) {
         return 1;
       }
       std::ofstream py(out / (name + ".py"));
-      py << "import math\n\nimport numpy as np\nimport jax\nimport jax.numpy as jnp\nfrom jax import lax\n\n";
+      py << "import math\n\nimport numpy as np\nimport jax\nimport jax.numpy as jnp\nfrom jax "
+            "import lax\n\n";
       for (const auto& [callee, src] : callees) py << src << "\n";
       for (const std::string& d : pf.defs) py << d << "\n";
       py << "def main(" << params << "):\n";

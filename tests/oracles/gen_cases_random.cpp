@@ -24,20 +24,17 @@ void random_case(CaseCtx& c) {
     c.iree_cannot("iree-compile fails on f64 llvm.intr.tanh/exp/... (llvm-cpu)");
   } else {
     c.tol(1e-4, 1e-4);
+    // IREE (llvm-cpu, as installed) compiles these but runs some of them wrong, where ref, cpu
+    // and XLA agree: a dynamic_update_slice or scatter on an argument of @main written into the
+    // caller's buffer (a returned argument came back changed; a run refused "requested buffer usage
+    // is not supported"), an f32 -> bf16 -> f32 round trip dropped (tanh of the rounded value off
+    // by 4.5e-3), a heap corruption at run time ("free(): invalid next size": a while taking one
+    // argument as two initial values). So IREE only compiles the f32 random cases; the op cases
+    // of gen_cases.cpp and gen_cases_structured.cpp still run on it.
+    c.iree_wrong(
+        "IREE runs some random programs wrong (in-place argument updates, a dropped bf16 "
+        "round trip, a heap corruption): compiled only");
   }
-  // IREE (llvm-cpu, as installed) writes a dynamic_update_slice or scatter whose operand is an
-  // argument of @main into the caller's input buffer: one case returned that argument changed
-  // (random_f32_27: %4 = dynamic_update_slice %arg1 ..., returns %arg1), another failed at run
-  // time (random_f32_7: scatter into %arg0; "requested buffer usage is not supported"). XLA, ref
-  // and cpu agree on both. Such cases are compiled by IREE, not run.
-  bool updates_arg = false;
-  hlo::walk(*c.f->body, [&](const hlo::Op& op) {
-    if ((op.kind == OpKind::kDynamicUpdateSlice || op.kind == OpKind::kScatter) &&
-        op.operand(0)->is_block_arg() && op.operand(0)->block == c.f->body.get())
-      updates_arg = true;
-  });
-  if (updates_arg)
-    c.iree_wrong("IREE updates an argument's buffer in place (dynamic_update_slice / scatter)");
 }
 
 template <bool F64, uint32_t... Seeds>

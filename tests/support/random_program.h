@@ -1,12 +1,13 @@
 // A random program for differential tests of the executors: each seed builds a small @main of
 // elementwise chains, broadcasts of reductions, softmax rows, transposes, slices and
 // concatenates, reshape views, products (attention's strided per-head ones among them), dynamic
-// slices, row gathers and scatter-adds at out-of-range indices too, calls, if, and while loops that carry values computed from themselves and stack them
-// with dynamic_update_slice: the forms the cpu planner rewrites (fused groups, in-place loop
-// carries and initial values, unfilled stacks, inlined calls, buffer reuse). Values stay O(1)
-// (bounded unary ops, means rather than sums) and nothing branches on a value rounding could
-// move, so engines agree to rounding. Used by tests/exec/cpu_random_programs_test.cpp (cpu
-// against ref) and tests/oracles/gen_cases_random.cpp (ref against XLA and IREE).
+// slices, row gathers and scatter-adds at out-of-range indices too, calls, if, and while loops that
+// carry values computed from themselves and stack them with dynamic_update_slice: the forms the cpu
+// planner rewrites (fused groups, in-place loop carries and initial values, unfilled stacks,
+// inlined calls, buffer reuse). Values stay O(1) (bounded unary ops, means rather than sums) and
+// nothing branches on a value rounding could move, so engines agree to rounding. Used by
+// tests/exec/cpu_random_programs_test.cpp (cpu against ref) and tests/oracles/gen_cases_random.cpp
+// (ref against XLA and IREE).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -33,8 +34,9 @@ using hlo::Value;
 class RandomProgram {
  public:
   RandomProgram(uint32_t seed, DType dt) : rng_(seed), dt_(dt) {
-    const std::vector<Shape> shapes = {{16, 33}, {4, 8, 16}, {2, 3, 64}, {1, 512}, {37}, {8, 1, 7},
-                                       {64, 64}, {3, 5, 40}, {2, 8, 2, 16}, {4, 16, 4, 32}};
+    const std::vector<Shape> shapes = {{16, 33},      {4, 8, 16},    {2, 3, 64}, {1, 512},
+                                       {37},          {8, 1, 7},     {64, 64},   {3, 5, 40},
+                                       {2, 8, 2, 16}, {4, 16, 4, 32}};
     shape_ = shapes[pick(shapes.size())];
     nargs_ = 1 + static_cast<int>(pick(3));
   }
@@ -57,7 +59,8 @@ class RandomProgram {
     // Results: 1-4 values, any shape; sometimes an argument itself or one value twice.
     std::vector<Value*> outs;
     const int nout = 1 + static_cast<int>(pick(4));
-    for (int i = 0; i < nout; ++i) outs.push_back(pick(4) == 0 ? pool_[pick(pool_.size())] : recent());
+    for (int i = 0; i < nout; ++i)
+      outs.push_back(pick(4) == 0 ? pool_[pick(pool_.size())] : recent());
     b.func_return(outs);
   }
 
@@ -105,32 +108,49 @@ class RandomProgram {
   // A bounded unary chain element: values stay within a few units so sums stay well scaled.
   Value* unary(Builder& b, Value* x) {
     switch (pick(8)) {
-      case 0: return b.tanh(x);
-      case 1: return b.logistic(x);
-      case 2: return b.negate(x);
-      case 3: return b.exponential(b.tanh(x));
-      case 4: return b.sqrt(b.add(b.abs(x), splat(b, 1, x->type.shape())));
-      case 5: return b.log(b.add(b.abs(x), splat(b, 1, x->type.shape())));
-      case 6: return b.sine(b.tanh(x));  // (sine of a large value would amplify its rounding)
-      default: return b.erf(x);
+      case 0:
+        return b.tanh(x);
+      case 1:
+        return b.logistic(x);
+      case 2:
+        return b.negate(x);
+      case 3:
+        return b.exponential(b.tanh(x));
+      case 4:
+        return b.sqrt(b.add(b.abs(x), splat(b, 1, x->type.shape())));
+      case 5:
+        return b.log(b.add(b.abs(x), splat(b, 1, x->type.shape())));
+      case 6:
+        return b.sine(b.tanh(x));  // (sine of a large value would amplify its rounding)
+      default:
+        return b.erf(x);
     }
   }
   Value* binary(Builder& b, Value* x, Value* y) {
     switch (pick(6)) {
-      case 0: return b.add(x, y);
-      case 1: return b.subtract(x, y);
-      case 2: return b.multiply(b.tanh(x), y);
-      case 3: return b.maximum(x, y);
-      case 4: return b.minimum(x, y);
-      default: return b.divide(x, b.add(b.abs(y), splat(b, 1, y->type.shape())));
+      case 0:
+        return b.add(x, y);
+      case 1:
+        return b.subtract(x, y);
+      case 2:
+        return b.multiply(b.tanh(x), y);
+      case 3:
+        return b.maximum(x, y);
+      case 4:
+        return b.minimum(x, y);
+      default:
+        return b.divide(x, b.add(b.abs(y), splat(b, 1, y->type.shape())));
     }
   }
   // The mean (or max) over one dim, broadcast back and combined with the full value.
   Value* reduce_back(Builder& b, Value* x) {
     const int64_t d = static_cast<int64_t>(pick(static_cast<size_t>(rank())));
     const bool mean = pick(2) == 0;
-    Value* r = b.reduce(x, scalar(b, mean ? 0.0 : -1e30), {d}, mean ? OpKind::kAdd : OpKind::kMaximum);
-    if (mean) r = b.multiply(r, splat(b, 1.0 / static_cast<double>(shape_[static_cast<size_t>(d)]), r->type.shape()));
+    Value* r =
+        b.reduce(x, scalar(b, mean ? 0.0 : -1e30), {d}, mean ? OpKind::kAdd : OpKind::kMaximum);
+    if (mean)
+      r = b.multiply(
+          r, splat(b, 1.0 / static_cast<double>(shape_[static_cast<size_t>(d)]), r->type.shape()));
     pool_.push_back(r);
     I64s keep;
     for (int64_t i = 0; i < rank(); ++i)
@@ -159,11 +179,10 @@ class RandomProgram {
     Value* t = b.tanh(b.transpose(x, perm));
     pool_.push_back(t);
     I64s inv(perm.size());
-    for (size_t i = 0; i < perm.size(); ++i) inv[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+    for (size_t i = 0; i < perm.size(); ++i)
+      inv[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
     return b.add(b.transpose(t, inv), x);
   }
-  // x · yᵀ over the last dim (batched over the leading ones), scaled by 1/K; the product stays in
-  // the pool and its row sums come back as a broadcast.
   // Attention over [B, T, H, D] as vit writes it: s = q·kᵀ per (batch, head) read in place,
   // softmax rows, p·v, and the head merge back to [B, T, H, D] (a transpose the product writes).
   Value* attention(Builder& b, Value* q, Value* k) {
@@ -184,6 +203,8 @@ class RandomProgram {
     Value* o = b.dot_general(p, k, pv);  // [B, H, T, D]
     return b.add(b.transpose(o, {0, 2, 1, 3}), q);
   }
+  // x · yᵀ over the last dim (batched over the leading ones), scaled by 1/K, kept in the pool;
+  // then tanh of it times x, scaled by 1/M (rank 4: attention half the time).
   Value* product(Builder& b, Value* x, Value* y) {
     const int64_t r = rank(), k = shape_.back();
     if (r == 4 && pick(2) == 0) return attention(b, x, y);
@@ -202,7 +223,8 @@ class RandomProgram {
     for (int64_t i = 0; i + 2 < r; ++i) d2.lhs_batching.push_back(i), d2.rhs_batching.push_back(i);
     d2.lhs_contracting = {r - 1}, d2.rhs_contracting = {r - 2};
     Value* q = b.dot_general(b.tanh(p), x, d2);
-    return b.multiply(q, splat(b, 1.0 / static_cast<double>(shape_[static_cast<size_t>(r - 2)]), shape_));
+    return b.multiply(
+        q, splat(b, 1.0 / static_cast<double>(shape_[static_cast<size_t>(r - 2)]), shape_));
   }
   // A window of x at a clamped start (past the end on purpose half the time), written back into
   // y at another clamped start.
@@ -234,7 +256,8 @@ class RandomProgram {
     auto out = b.while_(
         init,
         [n](Builder& cb, const std::vector<Value*>& s) {
-          return std::vector<Value*>{cb.compare(s[0], cb.scalar(static_cast<double>(n), DType::kI32), "LT")};
+          return std::vector<Value*>{
+              cb.compare(s[0], cb.scalar(static_cast<double>(n), DType::kI32), "LT")};
         },
         [=](Builder& cb, const std::vector<Value*>& s) {
           std::vector<Value*> next = s;
@@ -297,8 +320,13 @@ class RandomProgram {
   Value* branch(Builder& b, Value* x, Value* y) {
     Value* pred = b.compare(i32(b, static_cast<int64_t>(pick(2))), i32(b, 0), "EQ");
     auto r = b.if_(
-        pred, [&](Builder& cb, const std::vector<Value*>&) { return std::vector<Value*>{cb.multiply(x, y), cb.tanh(x)}; },
-        [&](Builder& cb, const std::vector<Value*>&) { return std::vector<Value*>{cb.subtract(y, x), x}; });
+        pred,
+        [&](Builder& cb, const std::vector<Value*>&) {
+          return std::vector<Value*>{cb.multiply(x, y), cb.tanh(x)};
+        },
+        [&](Builder& cb, const std::vector<Value*>&) {
+          return std::vector<Value*>{cb.subtract(y, x), x};
+        });
     pool_.push_back(r[1]);
     return r[0];
   }
@@ -311,14 +339,16 @@ class RandomProgram {
     auto out = b.while_(
         {i32(b, 0), x0},
         [n](Builder& cb, const std::vector<Value*>& st) {
-          return std::vector<Value*>{cb.compare(st[0], cb.scalar(static_cast<double>(n), DType::kI32), "LT")};
+          return std::vector<Value*>{
+              cb.compare(st[0], cb.scalar(static_cast<double>(n), DType::kI32), "LT")};
         },
         [=](Builder& cb, const std::vector<Value*>& st) {
           Value* outer = st[1];
           auto in = cb.while_(
               {cb.scalar(0, DType::kI32), cb.tanh(outer)},
               [m](Builder& db, const std::vector<Value*>& t) {
-                return std::vector<Value*>{db.compare(t[0], db.scalar(static_cast<double>(m), DType::kI32), "LT")};
+                return std::vector<Value*>{
+                    db.compare(t[0], db.scalar(static_cast<double>(m), DType::kI32), "LT")};
               },
               [=](Builder& db, const std::vector<Value*>& t) {
                 Value* half = db.broadcast_in_dim(db.scalar(0.5, dt), shape, {});
@@ -331,8 +361,11 @@ class RandomProgram {
           Value* next = cb.add(outer, in[1]);
           Shape hs(hi.begin(), hi.end());
           Value* head2 = cb.add(cb.slice(next, lo, hi), head);
-          Value* padded = cb.pad(head2, cb.scalar(0, dt), I64s(shape.size(), 0),
-                                 [&] { I64s h(shape.size(), 0); h[0] = shape[0] - hs[0]; return h; }());
+          Value* padded = cb.pad(head2, cb.scalar(0, dt), I64s(shape.size(), 0), [&] {
+            I64s h(shape.size(), 0);
+            h[0] = shape[0] - hs[0];
+            return h;
+          }());
           return std::vector<Value*>{cb.add(st[0], cb.scalar(1, DType::kI32)),
                                      cb.multiply(cb.tanh(next), cb.logistic(padded))};
         });
@@ -356,14 +389,17 @@ class RandomProgram {
     if (rank() != 2) return b.tanh(x);
     const int64_t rows = shape_[0], k = 5;
     std::vector<int64_t> idx;
-    for (int64_t i = 0; i < k; ++i) idx.push_back(static_cast<int64_t>(pick(static_cast<size_t>(rows + 4))) - 2);
+    for (int64_t i = 0; i < k; ++i)
+      idx.push_back(static_cast<int64_t>(pick(static_cast<size_t>(rows + 4))) - 2);
     Value* at = b.constant(Tensor::from<int64_t>(DType::kI32, {k, 1}, idx));
     hlo::GatherDims g;
-    g.offset_dims = {1}, g.collapsed_slice_dims = {0}, g.start_index_map = {0}, g.index_vector_dim = 1;
+    g.offset_dims = {1}, g.collapsed_slice_dims = {0}, g.start_index_map = {0},
+    g.index_vector_dim = 1;
     Value* got = b.gather(x, at, g, {1, shape_[1]});  // [k, C]
     pool_.push_back(got);
     hlo::ScatterDims sd;
-    sd.update_window_dims = {1}, sd.inserted_window_dims = {0}, sd.scatter_dims_to_operand_dims = {0};
+    sd.update_window_dims = {1}, sd.inserted_window_dims = {0},
+    sd.scatter_dims_to_operand_dims = {0};
     sd.index_vector_dim = 1;
     Value* upd = b.multiply(got, splat(b, 0.5, got->type.shape()));
     return b.scatter({x}, at, {upd}, sd, [](Builder& r, const std::vector<Value*>& a) {
@@ -371,31 +407,88 @@ class RandomProgram {
     })[0];
   }
 
+  // Mixed precision (f32 programs): two arguments rounded to bf16 and their product with bf16
+  // operands and an f32 result (rank >= 2), and the first's rounding back in f32 (bf16 has no
+  // arithmetic of its own in netspec's executors: docs/design.md). Arguments, not computed
+  // values: one f32 rounding apart can be a whole bf16 step apart after the conversion.
+  Value* bf16(Builder& b, Value* other) {
+    if (dt_ != DType::kF32) return b.tanh(other);
+    Value* x = pool_[pick(static_cast<size_t>(nargs_))];
+    Value* y = pool_[pick(static_cast<size_t>(nargs_))];
+    Value* xb = b.convert(x, DType::kBF16);
+    Value* yb = b.convert(y, DType::kBF16);
+    if (rank() >= 2) {
+      DotDims dd;
+      for (int64_t i = 0; i + 2 < rank(); ++i)
+        dd.lhs_batching.push_back(i), dd.rhs_batching.push_back(i);
+      dd.lhs_contracting = {rank() - 1}, dd.rhs_contracting = {rank() - 1};
+      Value* p = b.dot_general(xb, yb, dd, {}, DType::kF32);
+      pool_.push_back(
+          b.multiply(p, splat(b, 1.0 / static_cast<double>(shape_.back()), p->type.shape())));
+    }
+    return b.convert(xb, DType::kF32);
+  }
+
   void step(Builder& b, const Func& callee) {
     Value* x = full();
     Value* v = nullptr;
-    switch (pick(18)) {
-      case 17: v = embed(b, x); break;
-      case 11: v = softmax(b, x); break;
-      case 12: v = choose(b, x, full()); break;
-      case 13: v = reshape_back(b, x); break;
-      case 14: v = branch(b, x, full()); break;
-      case 15: v = nested(b, x, full()); break;
-      case 16: v = product_t(b, x, full()); break;
-      case 0: case 1: v = unary(b, x); break;
-      case 2: case 3: v = binary(b, x, full()); break;
-      case 4: v = reduce_back(b, x); break;
-      case 5: v = rotate(b, x); break;
-      case 6: v = transpose_back(b, x); break;
-      case 7: v = product(b, x, full()); break;
-      case 8: v = window(b, x, full()); break;
+    switch (pick(19)) {
+      case 17:
+        v = embed(b, x);
+        break;
+      case 18:
+        v = bf16(b, x);
+        break;
+      case 11:
+        v = softmax(b, x);
+        break;
+      case 12:
+        v = choose(b, x, full());
+        break;
+      case 13:
+        v = reshape_back(b, x);
+        break;
+      case 14:
+        v = branch(b, x, full());
+        break;
+      case 15:
+        v = nested(b, x, full());
+        break;
+      case 16:
+        v = product_t(b, x, full());
+        break;
+      case 0:
+      case 1:
+        v = unary(b, x);
+        break;
+      case 2:
+      case 3:
+        v = binary(b, x, full());
+        break;
+      case 4:
+        v = reduce_back(b, x);
+        break;
+      case 5:
+        v = rotate(b, x);
+        break;
+      case 6:
+        v = transpose_back(b, x);
+        break;
+      case 7:
+        v = product(b, x, full());
+        break;
+      case 8:
+        v = window(b, x, full());
+        break;
       case 9: {
         auto r = b.call(callee, {x, full()});
         pool_.push_back(r[1]);
         v = r[0];
         break;
       }
-      default: v = loop(b, x, full()); break;
+      default:
+        v = loop(b, x, full());
+        break;
     }
     pool_.push_back(v);
   }
