@@ -1,8 +1,9 @@
-// Random programs (tests/support/random_program.h) as oracle cases: ref, cpu, XLA and IREE must
-// agree on them, so ref itself (the cpu executor's differential reference in
-// tests/exec/cpu_random_programs_test.cpp) is checked against independent engines on the same
-// forms: clamped dynamic slices, while loops with swapped and stacked carries, if, calls,
-// strided attention products. Cases random_f32_<seed> and random_f64_<seed>.
+// Random programs (tests/support/random_program.h) as oracle cases: ref, cpu and XLA must agree
+// on them (IREE compiles them; see below), so ref itself (the cpu executor's differential
+// reference in tests/exec/cpu_random_programs_test.cpp) is checked against an independent engine
+// on the same forms: clamped dynamic slices, while loops with swapped and stacked carries, if,
+// calls, strided attention products, gathers and scatters, bf16 products. Cases
+// random_f32_<seed> and random_f64_<seed>.
 #include <string>
 #include <utility>
 

@@ -1,13 +1,14 @@
 // A random program for differential tests of the executors: each seed builds a small @main of
 // elementwise chains, broadcasts of reductions, softmax rows, transposes, slices and
 // concatenates, reshape views, products (attention's strided per-head ones among them), dynamic
-// slices, row gathers and scatter-adds at out-of-range indices too, calls, if, and while loops that
-// carry values computed from themselves and stack them with dynamic_update_slice: the forms the cpu
-// planner rewrites (fused groups, in-place loop carries and initial values, unfilled stacks,
-// inlined calls, buffer reuse). Values stay O(1) (bounded unary ops, means rather than sums) and
-// nothing branches on a value rounding could move, so engines agree to rounding. Used by
-// tests/exec/cpu_random_programs_test.cpp (cpu against ref) and tests/oracles/gen_cases_random.cpp
-// (ref against XLA and IREE).
+// slices, row gathers and scatter-adds at out-of-range indices too, bf16 products, calls, if,
+// and while loops that carry values computed from themselves and stack them with
+// dynamic_update_slice: the forms the cpu planner rewrites (fused groups, in-place loop carries
+// and initial values, unfilled stacks, inlined calls, buffer reuse). Values stay O(1) (bounded
+// unary ops, means rather than sums) and nothing branches on a value rounding could move, so
+// engines agree to rounding. Used by tests/exec/cpu_random_programs_test.cpp (cpu against ref),
+// tests/oracles/gen_cases_random.cpp (ref against XLA) and tests/jax/random_cases.cpp (the JAX
+// translator against ref).
 #pragma once
 #include <algorithm>
 #include <cstdint>
