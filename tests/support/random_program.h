@@ -34,7 +34,11 @@ using hlo::Value;
 // One random program; every choice comes from the seed.
 class RandomProgram {
  public:
-  RandomProgram(uint32_t seed, DType dt) : rng_(seed), dt_(dt) {
+  // `differentiable`: no while loops (autodiff refuses an active while by name) and gathers and
+  // scatters at in-range indices only (gather's VJP assumes them: docs/autodiff.md), for
+  // autodiff::gradcheck.
+  RandomProgram(uint32_t seed, DType dt, bool differentiable = false)
+      : rng_(seed), dt_(dt), differentiable_(differentiable) {
     const std::vector<Shape> shapes = {{16, 33},      {4, 8, 16},    {2, 3, 64}, {1, 512},
                                        {37},          {8, 1, 7},     {64, 64},   {3, 5, 40},
                                        {2, 8, 2, 16}, {4, 16, 4, 32}};
@@ -391,7 +395,9 @@ class RandomProgram {
     const int64_t rows = shape_[0], k = 5;
     std::vector<int64_t> idx;
     for (int64_t i = 0; i < k; ++i)
-      idx.push_back(static_cast<int64_t>(pick(static_cast<size_t>(rows + 4))) - 2);
+      idx.push_back(differentiable_
+                        ? static_cast<int64_t>(pick(static_cast<size_t>(rows)))
+                        : static_cast<int64_t>(pick(static_cast<size_t>(rows + 4))) - 2);
     Value* at = b.constant(Tensor::from<int64_t>(DType::kI32, {k, 1}, idx));
     hlo::GatherDims g;
     g.offset_dims = {1}, g.collapsed_slice_dims = {0}, g.start_index_map = {0},
@@ -453,7 +459,7 @@ class RandomProgram {
         v = branch(b, x, full());
         break;
       case 15:
-        v = nested(b, x, full());
+        v = differentiable_ ? unary(b, x) : nested(b, x, full());
         break;
       case 16:
         v = product_t(b, x, full());
@@ -488,7 +494,7 @@ class RandomProgram {
         break;
       }
       default:
-        v = loop(b, x, full());
+        v = differentiable_ ? binary(b, x, full()) : loop(b, x, full());
         break;
     }
     pool_.push_back(v);
@@ -496,6 +502,7 @@ class RandomProgram {
 
   std::mt19937 rng_;
   DType dt_;
+  bool differentiable_;
   Shape shape_;
   int nargs_ = 1;
   std::vector<Value*> pool_;
