@@ -453,5 +453,35 @@ TEST(CpuRegions, StackTheLoopOverwritesWholeIsNotFilledFirst) {
   }
 }
 
+// The same stack, but a product reads the zeros before the loop starts on them: the fill must
+// run (session 36 skipped it, so from the second run on the product read the last run's stack:
+// the arena slot is reused).
+TEST(CpuRegions, StackAlsoReadBeforeTheLoopIsStillFilled) {
+  BodyFn body = [](Builder& b, const Values& a) {
+    Value* zeros = b.broadcast_in_dim(b.scalar(0, DType::kF32), {3, 4}, {});
+    hlo::DotDims d;
+    d.lhs_contracting = {0}, d.rhs_contracting = {0};
+    Value* early = b.dot_general(zeros, a[0], d);  // [4, 4] of zeros
+    auto r = b.while_(
+        {i32c(b, 0), zeros},
+        [](Builder& c, const Values& s) { return Values{c.compare(s[0], i32c(c, 3), "LT")}; },
+        [&a](Builder& c, const Values& s) {
+          Value* row = c.dynamic_slice(a[0], {s[0], i32c(c, 0)}, {1, 4});
+          return Values{c.add(s[0], i32c(c, 1)),
+                        c.dynamic_update_slice(s[1], c.multiply(row, row), {s[0], i32c(c, 0)})};
+        });
+    return Values{early, r[1]};
+  };
+  Tensor x = f32({3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  auto m = make_module({type_of(x)}, body);
+  EXPECT_EQ(exec::cpu::plan_stats(*m->funcs[0]).unfilled_states, 0);
+  auto cpu = exec::make_backend("cpu")->load(m);
+  for (int run = 0; run < 3; ++run) {
+    const std::vector<Tensor> got = cpu->run("main", {x});
+    expect_equal(got[0], f32({4, 4}, std::vector<double>(16, 0.0)), "run " + std::to_string(run));
+    EXPECT_EQ(got[1].data<float>()[11], 121.0f) << "run " << run;
+  }
+}
+
 }  // namespace
 }  // namespace netspec::testing

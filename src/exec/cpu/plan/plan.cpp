@@ -485,11 +485,17 @@ bool while_state_takes_init(Plan& P, const Step& st, int s, int i, ValInfo& R, s
   b.end = end;
   ++P.stats.inplace;
   // A filled value (a broadcast: mamba's zero state stack, 64 MiB a block) that the loop
-  // overwrites whole before reading it is not filled at all.
+  // overwrites whole before reading it, and that nothing else reads between its fill and the
+  // loop (a step reading it, or a view of it, directly or from a region), is not filled at all.
   if (hlo::state_written_whole_unread(*st.op, static_cast<size_t>(i)))
     for (int p = s - 1; p >= 0; --p) {
       Step& prod = P.steps[static_cast<size_t>(p)];
-      if (std::find(prod.outs.begin(), prod.outs.end(), o) == prod.outs.end()) continue;
+      if (std::find(prod.outs.begin(), prod.outs.end(), o) == prod.outs.end()) {
+        for (int in : prod.ins)
+          if (in >= 0 && P.vals[static_cast<size_t>(in)].buffer == O.buffer) return true;
+        if (regions_read_buffer(P, prod, O.buffer)) return true;
+        continue;
+      }
       if (prod.kind == StepKind::kFast && prod.outs.size() == 1 &&
           prod.op->kind == OpKind::kBroadcastInDim) {
         prod.skip = true;
