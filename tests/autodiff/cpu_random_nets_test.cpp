@@ -211,26 +211,10 @@ class NetGen {
   bool winograd_first_, eval_;
 };
 
-double max_abs(const Tensor& t) {
-  double m = 0;
-  for (int64_t i = 0; i < t.numel(); ++i) m = std::max(m, std::fabs(t.as_double(i)));
-  return m;
-}
-
-// got against want: f64 to 1e-10, f32 to 1e-3 of each result's largest magnitude.
+// f64 to 1e-10, f32 to 1e-3 of each result's largest magnitude (Winograd's and oneDNN's sums).
 void expect_close(const std::vector<Tensor>& got, const std::vector<Tensor>& want, DType dt,
                   const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double tol = (dt == DType::kF64 ? 1e-10 : 1e-3) * (1 + max_abs(want[i]));
-    int64_t bad = 0, first = -1;
-    for (int64_t j = 0; j < want[i].numel(); ++j)
-      if (!(std::fabs(got[i].as_double(j) - want[i].as_double(j)) <= tol) && bad++ == 0) first = j;
-    EXPECT_EQ(bad, 0) << what << " result " << i << " " << want[i].type_str() << ": " << bad
-                      << " elements off by more than " << tol << ", the first at " << first
-                      << ": got " << (first >= 0 ? got[i].as_double(first) : 0) << ", ref "
-                      << (first >= 0 ? want[i].as_double(first) : 0);
-  }
+  expect_close_to_scale(got, want, dt == DType::kF64 ? 1e-10 : 1e-3, what);
 }
 
 const int kSeeds = [] {

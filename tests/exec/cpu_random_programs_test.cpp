@@ -15,34 +15,10 @@ namespace {
 
 using hlo::Module;
 
-// The largest finite magnitude (a session's fed-back values may grow past f32's range).
-double max_abs(const Tensor& t) {
-  double m = 0;
-  for (int64_t i = 0; i < t.numel(); ++i)
-    if (std::isfinite(t.as_double(i))) m = std::max(m, std::fabs(t.as_double(i)));
-  return m;
-}
-
-// got against want: f64 to 1e-12, f32 to 2e-5 of the result's largest magnitude (sums reordered).
-// One failure per result, naming the first element off and how many are.
+// f64 to 1e-12, f32 to 2e-5 of each result's largest magnitude (sums reordered).
 void expect_close(const std::vector<Tensor>& got, const std::vector<Tensor>& want, DType dt,
                   const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_EQ(got[i].type_str(), want[i].type_str()) << what << " result " << i;
-    const double tol = (dt == DType::kF64 ? 1e-12 : 2e-5) * (1 + max_abs(want[i]));
-    int64_t bad = 0, first = -1;
-    for (int64_t j = 0; j < want[i].numel(); ++j) {
-      const double g = got[i].as_double(j), w = want[i].as_double(j);
-      if (!(std::fabs(g - w) <= tol) && g != w && !(std::isnan(g) && std::isnan(w))) {
-        if (bad++ == 0) first = j;
-      }
-    }
-    EXPECT_EQ(bad, 0) << what << " result " << i << ": " << bad << " of " << want[i].numel()
-                      << " elements off by more than " << tol << ", the first at " << first
-                      << ": got " << (first >= 0 ? got[i].as_double(first) : 0) << ", ref "
-                      << (first >= 0 ? want[i].as_double(first) : 0);
-  }
+  expect_close_to_scale(got, want, dt == DType::kF64 ? 1e-12 : 2e-5, what);
 }
 
 // Seeds kSeeds·p + 1 .. kSeeds·(p + 1) per parameter p (ctest runs the eight in parallel);

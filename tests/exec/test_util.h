@@ -4,6 +4,7 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -134,6 +135,35 @@ inline void expect_near(const Tensor& got, const Tensor& want, double atol = 1e-
     } else {
       EXPECT_NEAR(g, w, atol + rtol * std::fabs(w)) << what << " element " << i;
     }
+  }
+}
+
+// Each result of got within rel · (1 + the largest finite |element| of want's) of want's,
+// element by element (equal values, infinities included, and NaN against NaN pass): for results
+// whose sums were reordered, where an element's own size says nothing of its rounding. One
+// failure per result, naming how many elements are off and the first.
+inline void expect_close_to_scale(const std::vector<Tensor>& got, const std::vector<Tensor>& want,
+                                  double rel, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].type_str(), want[i].type_str()) << what << " result " << i;
+    double scale = 0;
+    for (int64_t j = 0; j < want[i].numel(); ++j) {
+      const double w = want[i].as_double(j);
+      if (std::isfinite(w)) scale = std::max(scale, std::fabs(w));
+    }
+    const double tol = rel * (1 + scale);
+    int64_t bad = 0, first = -1;
+    for (int64_t j = 0; j < want[i].numel(); ++j) {
+      const double g = got[i].as_double(j), w = want[i].as_double(j);
+      if (!(std::fabs(g - w) <= tol) && g != w && !(std::isnan(g) && std::isnan(w)) && bad++ == 0)
+        first = j;
+    }
+    EXPECT_EQ(bad, 0) << what << " result " << i << " " << want[i].type_str() << ": " << bad
+                      << " of " << want[i].numel() << " elements off by more than " << tol
+                      << ", the first at " << first << ": got "
+                      << (first >= 0 ? got[i].as_double(first) : 0) << ", want "
+                      << (first >= 0 ? want[i].as_double(first) : 0);
   }
 }
 
