@@ -366,8 +366,9 @@ void Engine::backprop(Builder& b, Block& blk, size_t n_ops, CotMap& cot) {
       fail("vjp", "no VJP rule for {} (it lies between the differentiated inputs and the outputs)",
            op.name());
     if (!op.regions.empty() && op.kind != OpKind::kIf && op.kind != OpKind::kCase &&
-        !active_captures(op).empty())
-      fail("vjp", "{} uses a differentiated value inside its region; only if/case support that",
+        op.kind != OpKind::kWhile && !active_captures(op).empty())
+      fail("vjp",
+           "{} uses a differentiated value inside its region; only if, case and while support that",
            op.name());
     VjpCtx c{b, op, std::move(dy), {}, *this, {}};
     for (Value* v : op.operands) c.wants.push_back(is_active(v) && is_differentiable_type(v->type));

@@ -3,9 +3,13 @@
 // 1e-12), on a first run, on a second run of the same executable with other inputs (stale arena
 // or loop state), on a run donating every input, and over three steps of a session that feeds
 // results back into the arguments of their type.
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdlib>
+#include <string_view>
 
+#include "exec/cpu/cpu_backend.h"
 #include "hlo/text/printer.h"
 #include "tests/exec/test_util.h"
 #include "tests/support/random_program.h"
@@ -93,6 +97,41 @@ TEST_P(CpuRandomPrograms, MatchRef) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, CpuRandomPrograms, ::testing::Range(0, 8));
+
+// The programs reach every planner rewrite the comparisons above are meant to check: if a change
+// to the generator (or the planner) stopped one from firing, its wrong answers would go unseen.
+// With the executor's defaults: skipped under a NETSPEC_ knob that turns a rewrite off.
+TEST(CpuRandomPrograms, ReachEveryPlannerRewrite) {
+  for (char** e = environ; *e; ++e) {
+    const std::string_view kv(*e);
+    if (kv.rfind("NETSPEC_", 0) == 0 && kv.rfind("NETSPEC_RANDOM_", 0) != 0)
+      GTEST_SKIP() << "a knob is set: " << kv;
+  }
+  exec::cpu::PlanStats sum;
+  int inlined = 0, folded = 0, sunk = 0, donated = 0, remat = 0;
+  for (uint32_t seed = 1; seed <= 200; ++seed) {
+    RandomProgram gen(seed, DType::kF32);
+    auto m = std::make_shared<Module>();
+    gen.build(*m, m->add_func("main", {}));
+    const hlo::Func& f = *m->find("main");
+    const exec::cpu::PlanStats s = exec::cpu::plan_stats(f, std::vector<bool>(f.num_args(), true));
+    sum.add(s);
+    inlined += s.calls_inlined, folded += s.dot_transposes_folded, sunk += s.slices_sunk;
+    remat += s.remat_clones;
+    donated += s.donated;
+  }
+  EXPECT_GT(sum.inplace, 0) << "results written into a dying operand's or loop state's storage";
+  EXPECT_GT(sum.views, 0) << "reshapes and slices read in place";
+  EXPECT_GT(sum.fused_row_reduces, 0) << "row reductions folded into fused groups";
+  EXPECT_GT(sum.fused_bcasts, 0) << "broadcasts read in place by fused groups";
+  EXPECT_GT(sum.fused_generated, 0) << "fused groups run as generated code";
+  EXPECT_GT(sum.unfilled_states, 0) << "zero stacks a loop overwrites whole left unfilled";
+  EXPECT_GT(inlined, 0) << "calls inlined";
+  EXPECT_GT(folded, 0) << "transposes folded into products";
+  EXPECT_GT(sunk, 0) << "slices sunk into their producers";
+  EXPECT_GT(remat, 0) << "cheap values recomputed near a late use";
+  EXPECT_GT(donated, 0) << "results written into donated arguments";
+}
 
 }  // namespace
 }  // namespace netspec::testing

@@ -34,14 +34,14 @@ using hlo::Value;
 // One random program; every choice comes from the seed.
 class RandomProgram {
  public:
-  // `differentiable`: no while loops (autodiff refuses an active while by name) and gathers and
-  // scatters at in-range indices only (gather's VJP assumes them: docs/autodiff.md), for
-  // autodiff::gradcheck.
+  // `differentiable`: gathers and scatters at in-range indices only (gather's VJP assumes them:
+  // docs/autodiff.md), for autodiff::gradcheck. (The loops are all counted ones, which autodiff
+  // differentiates.)
   RandomProgram(uint32_t seed, DType dt, bool differentiable = false)
       : rng_(seed), dt_(dt), differentiable_(differentiable) {
-    const std::vector<Shape> shapes = {{16, 33},      {4, 8, 16},    {2, 3, 64}, {1, 512},
-                                       {37},          {8, 1, 7},     {64, 64},   {3, 5, 40},
-                                       {2, 8, 2, 16}, {4, 16, 4, 32}};
+    const std::vector<Shape> shapes = {{16, 33},      {4, 8, 16},     {2, 3, 64}, {1, 512},
+                                       {37},          {8, 1, 7},      {64, 64},   {3, 5, 40},
+                                       {2, 8, 2, 16}, {4, 16, 4, 32}, {8, 32, 64}};
     shape_ = shapes[pick(shapes.size())];
     nargs_ = 1 + static_cast<int>(pick(3));
   }
@@ -59,10 +59,14 @@ class RandomProgram {
     }
     Builder b(f->body.get());
     for (int i = 0; i < nargs_; ++i) pool_.push_back(f->body->add_arg(t));
+    // A cheap value of the arguments read first and again at the end: the planner recomputes
+    // it there from the arguments when it is large (hlo/remat.cpp: 64 KiB and more).
+    Value* early = b.add(pool_[0], b.multiply(pool_.back(), splat(b, 0.5, shape_)));
+    Value* first = b.tanh(early);
     const int nops = 4 + static_cast<int>(pick(10));
     for (int i = 0; i < nops; ++i) step(b, *callee);
     // Results: 1-4 values, any shape; sometimes an argument itself or one value twice.
-    std::vector<Value*> outs;
+    std::vector<Value*> outs = {b.multiply(first, early)};
     const int nout = 1 + static_cast<int>(pick(4));
     for (int i = 0; i < nout; ++i)
       outs.push_back(pick(4) == 0 ? pool_[pick(pool_.size())] : recent());
@@ -244,20 +248,45 @@ class RandomProgram {
     Value* w = b.dynamic_slice(x, at, sz);
     return b.dynamic_update_slice(y, b.tanh(w), to);
   }
+  // The zero stack of shape `ss`: one made by an earlier loop half the time (a splat with two
+  // readers: a loop must neither start on it in place nor leave it unfilled for the other),
+  // sometimes also read before the loop or kept as a result.
+  Value* zero_stack(Builder& b, const Shape& ss) {
+    for (Value* z : zeros_)
+      if (z->type.shape() == ss && pick(2) == 0) return z;
+    Value* z = splat(b, 0.0, ss);
+    zeros_.push_back(z);
+    if (pick(4) == 0) pool_.push_back(z);
+    return z;
+  }
   // while i < n: x = f(x, c) pointwise (written in place when x dies), optionally the
   // state stacked by dynamic_update_slice (read back at i - 1 in some programs, so it must be
-  // filled first), optionally a second carry swapped each turn. Returns x; pushes the rest.
+  // filled first), optionally a second pair of carries swapped each turn (scaled, or exactly:
+  // each slot's new value is the other's old one), optionally an if in the body that reads the
+  // carry before its update. The initial x is sometimes read again after the loop. Returns x;
+  // pushes the rest.
   Value* loop(Builder& b, Value* x0, Value* c) {
     const int64_t n = static_cast<int64_t>(pick(4));  // 0..3 turns
     const bool stack = pick(2) == 0, read_back = pick(2) == 0, swap = pick(3) == 0;
+    const bool exact_swap = pick(2) == 0, branch_in_body = pick(4) == 0;
+    const bool reuse_init = pick(4) == 0;
     Shape ss = shape_;
     ss.insert(ss.begin(), std::max<int64_t>(n, 1));
     std::vector<Value*> init = {i32(b, 0), x0};
-    if (stack) init.push_back(splat(b, 0.0, ss));
+    if (stack) {
+      Value* z = zero_stack(b, ss);
+      if (pick(3) == 0) {  // x0 + z[0] (zero): a reader of the stack before the loop
+        I64s lo(ss.size(), 0), hi(ss.begin(), ss.end());
+        hi[0] = 1;
+        init[1] = b.add(x0, b.reshape(b.slice(z, lo, hi), shape_));
+      }
+      init.push_back(z);
+    }
     if (swap) init.push_back(b.negate(x0)), init.push_back(c);
     const size_t si = 2, wi = stack ? 3 : 2;
     const DType dt = dt_;
     const Shape shape = shape_;
+    const bool pred_true = pick(2) == 0;
     auto out = b.while_(
         init,
         [n](Builder& cb, const std::vector<Value*>& s) {
@@ -268,6 +297,18 @@ class RandomProgram {
           std::vector<Value*> next = s;
           Value* half = cb.broadcast_in_dim(cb.scalar(0.5, dt), shape, {});
           Value* x = cb.add(cb.multiply(s[1], half), cb.tanh(c));
+          if (branch_in_body) {  // x += (p ? tanh(s[1]) : s[1]), the carry read in a region
+            Value* p = cb.compare(cb.scalar(pred_true ? 1 : 0, DType::kI32),
+                                  cb.scalar(0, DType::kI32), "NE");
+            Value* carry = s[1];
+            auto r = cb.if_(
+                p,
+                [&](Builder& rb, const std::vector<Value*>&) {
+                  return std::vector<Value*>{rb.tanh(carry)};
+                },
+                [&](Builder&, const std::vector<Value*>&) { return std::vector<Value*>{carry}; });
+            x = cb.add(x, cb.multiply(r[0], half));
+          }
           if (stack) {
             I64s zeros(shape.size() + 1, 0);
             std::vector<Value*> at = {s[0]};
@@ -283,12 +324,14 @@ class RandomProgram {
             one.insert(one.begin(), 1);
             next[si] = cb.dynamic_update_slice(s[si], cb.reshape(x, one), at);
           }
-          if (swap) next[wi] = s[wi + 1], next[wi + 1] = cb.multiply(s[wi], half);
+          if (swap)
+            next[wi] = s[wi + 1], next[wi + 1] = exact_swap ? s[wi] : cb.multiply(s[wi], half);
           next[1] = x;
           next[0] = cb.add(s[0], cb.scalar(1, DType::kI32));
           return next;
         });
     for (size_t i = 2; i < out.size(); ++i) pool_.push_back(out[i]);
+    if (reuse_init) return b.add(out[1], b.multiply(x0, splat(b, 0.25, shape_)));
     return out[1];
   }
 
@@ -387,6 +430,66 @@ class RandomProgram {
     return b.add(x, y);
   }
 
+  // x and y transposed (leading dims swapped, the last dim kept last) and then multiplied over
+  // the last dim: the transposes fold into the product's dims (hlo/dot_fold.cpp), which reads x
+  // and y through strides (vit's head split). The [..., M, M] result scaled by 1/K.
+  Value* product_of_transposes(Builder& b, Value* x, Value* y) {
+    const int64_t r = rank();
+    if (r < 3) return b.subtract(x, y);
+    I64s perm(static_cast<size_t>(r));
+    for (int64_t i = 0; i < r; ++i) perm[static_cast<size_t>(i)] = i;
+    std::swap(perm[0], perm[static_cast<size_t>(pick(static_cast<size_t>(r - 1)))]);
+    Value* xt = b.transpose(x, perm);
+    Value* yt = b.transpose(pick(2) == 0 ? y : x, perm);
+    DotDims dd;
+    for (int64_t i = 0; i + 2 < r; ++i) dd.lhs_batching.push_back(i), dd.rhs_batching.push_back(i);
+    dd.lhs_contracting = {r - 1}, dd.rhs_contracting = {r - 1};
+    Value* p = b.dot_general(xt, yt, dd);
+    return b.multiply(p, splat(b, 1.0 / static_cast<double>(shape_.back()), p->type.shape()));
+  }
+  // A value read only by slices that cover it, concatenated back in another order: the slices
+  // sink into the producer (hlo/slice_sink.cpp): a product x·yᵀ, that product plus a broadcast
+  // bias (attention's q/k/v projection), or a broadcast.
+  Value* sliced(Builder& b, Value* x, Value* y) {
+    Value* w = nullptr;
+    const int64_t r = rank();
+    if (r >= 2 && pick(3) != 0) {
+      DotDims dd;
+      for (int64_t i = 0; i + 2 < r; ++i)
+        dd.lhs_batching.push_back(i), dd.rhs_batching.push_back(i);
+      dd.lhs_contracting = {r - 1}, dd.rhs_contracting = {r - 1};
+      w = b.dot_general(x, y, dd);  // [..., M, M], sums of K terms: scaled after the concat
+      if (pick(2) == 0) {           // + the sum of x over all but dim r - 2, along the last dim
+        I64s all;
+        for (int64_t i = 0; i < r; ++i)
+          if (i != r - 2) all.push_back(i);
+        Value* bias = b.reduce(x, scalar(b, 0), all, OpKind::kAdd);  // |.| < 2·numel / M
+        bias = b.multiply(
+            bias, splat(b,
+                        static_cast<double>(shape_[static_cast<size_t>(r - 2)] * shape_.back()) /
+                            static_cast<double>(num_elements(shape_)),
+                        bias->type.shape()));
+        w = b.add(w, b.broadcast_in_dim(bias, w->type.shape(), {r - 1}));
+      }
+    } else {  // the mean over the last dim, broadcast back
+      I64s keep;
+      for (int64_t i = 0; i + 1 < r; ++i) keep.push_back(i);
+      Value* m = b.reduce(x, scalar(b, 0), {r - 1}, OpKind::kAdd);
+      w = b.broadcast_in_dim(m, shape_, keep);  // |.| < 2K: scaled after the concat too
+    }
+    const Shape ws = w->type.shape();
+    I64s dims;
+    for (size_t i = 0; i < ws.size(); ++i)
+      if (ws[i] > 1) dims.push_back(static_cast<int64_t>(i));
+    if (dims.empty()) return b.tanh(w);
+    const int64_t d = dims[pick(dims.size())], n = ws[static_cast<size_t>(d)];
+    const int64_t cut = 1 + static_cast<int64_t>(pick(static_cast<size_t>(n - 1)));
+    I64s lo(ws.size(), 0), mid = lo, hi(ws.begin(), ws.end()), cut_hi = hi;
+    mid[static_cast<size_t>(d)] = cut, cut_hi[static_cast<size_t>(d)] = cut;
+    Value* v = b.concatenate({b.slice(w, mid, hi), b.slice(w, lo, cut_hi)}, d);
+    return b.multiply(v, splat(b, 1.0 / static_cast<double>(shape_.back()), ws));
+  }
+
   // For [R, C]: rows gathered at constant indices (an embedding lookup; out-of-range indices,
   // negative ones too, clamp to the nearest row), then scatter-added back at the same indices
   // scaled by 0.5 (its VJP; out-of-range updates are dropped, repeated rows sum).
@@ -439,7 +542,13 @@ class RandomProgram {
   void step(Builder& b, const Func& callee) {
     Value* x = full();
     Value* v = nullptr;
-    switch (pick(19)) {
+    switch (pick(21)) {
+      case 19:
+        v = product_of_transposes(b, x, full());
+        break;
+      case 20:
+        v = sliced(b, x, full());
+        break;
       case 17:
         v = embed(b, x);
         break;
@@ -459,7 +568,7 @@ class RandomProgram {
         v = branch(b, x, full());
         break;
       case 15:
-        v = differentiable_ ? unary(b, x) : nested(b, x, full());
+        v = nested(b, x, full());
         break;
       case 16:
         v = product_t(b, x, full());
@@ -494,7 +603,7 @@ class RandomProgram {
         break;
       }
       default:
-        v = differentiable_ ? binary(b, x, full()) : loop(b, x, full());
+        v = loop(b, x, full());
         break;
     }
     pool_.push_back(v);
@@ -506,6 +615,7 @@ class RandomProgram {
   Shape shape_;
   int nargs_ = 1;
   std::vector<Value*> pool_;
+  std::vector<Value*> zeros_;  // zero stacks made so far (zero_stack)
 };
 
 }  // namespace random_program_detail
