@@ -101,14 +101,18 @@ V while_(VjpCtx& c) {
   const hlo::Op& op = c.op;
   const auto loop = hlo::counted_loop(op);
   const size_t n = op.operands.size();
+  const std::string at =
+      op.loc.line > 0 ? fmt::format(" (line {}, column {})", op.loc.line, op.loc.col) : "";
   if (!loop || !is_integer(op.operand(loop->counter)->type.dtype()))
     fail("vjp",
-         "stablehlo.while is differentiable only as a counted loop (an integer counter from a "
+         "stablehlo.while{} is differentiable only as a counted loop (an integer counter from a "
          "constant, +1 a turn, `counter < constant` as its condition: a static trip count); put "
-         "other loops in a function with a custom VJP (autodiff::call_with_custom_vjp)");
+         "other loops in a function with a custom VJP (autodiff::call_with_custom_vjp)",
+         at);
   for (size_t j = 0; j < n; ++j)
     if (!op.operand(j)->type.is_tensor())
-      fail("vjp", "stablehlo.while carries a {} (state {}); only tensor states are differentiable",
+      fail("vjp",
+           "stablehlo.while{} carries a {} (state {}); only tensor states are differentiable", at,
            op.operand(j)->type.str(), j);
   const int64_t T = loop->trips;
   const DType it = op.operand(loop->counter)->type.dtype();

@@ -40,6 +40,48 @@ class GradcheckCli : public ::testing::Test {
   }
 };
 
+// A text module with an RNN loop: counted (5 turns), its gradient checks on both executors;
+// with a computed bound, the refusal names the loop's line and column and the exit status is 2.
+TEST_F(GradcheckCli, ChecksACountedLoopAndRefusesAnUncountedOneWithItsPlace) {
+  const std::string text = R"(module @rnn {
+  func.func public @main(%h0: tensor<4xf32>, %w: tensor<4x4xf32>) -> tensor<4xf32> {
+    %c0 = stablehlo.constant dense<0> : tensor<i32>
+    %r:2 = stablehlo.while(%i = %c0, %h = %h0) : tensor<i32>, tensor<4xf32>
+     cond {
+      %n = stablehlo.constant dense<5> : tensor<i32>
+      %p = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i1 = stablehlo.add %i, %one : tensor<i32>
+      %wh = stablehlo.dot_general %w, %h, contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      %t = stablehlo.tanh %wh : tensor<4xf32>
+      stablehlo.return %i1, %t : tensor<i32>, tensor<4xf32>
+    }
+    return %r#1 : tensor<4xf32>
+  }
+}
+)";
+  auto dir = std::filesystem::temp_directory_path() / "netspec_gradcheck_test";
+  std::filesystem::create_directories(dir);
+  const std::string counted = (dir / "rnn.mlir").string(), open = (dir / "rnn_open.mlir").string();
+  std::ofstream(counted) << text;
+  std::string computed = text;
+  const std::string bound = "%n = stablehlo.constant dense<5> : tensor<i32>";
+  computed.replace(computed.find(bound), bound.size(),
+                   "%n = stablehlo.multiply %i, %i : tensor<i32>");
+  std::ofstream(open) << computed;
+  for (const char* backend : {"ref", "cpu"}) {
+    auto [rc, out] = run("gradcheck " + counted + " --backend " + backend);
+    EXPECT_EQ(rc, 0) << out;
+    EXPECT_NE(out.find("gradients match"), std::string::npos) << out;
+  }
+  auto [rc, out] = run("gradcheck " + open);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("stablehlo.while (line 4, column 12)"), std::string::npos) << out;
+  EXPECT_NE(out.find("static trip count"), std::string::npos) << out;
+}
+
 TEST_F(GradcheckCli, PassesOnACorrectGradient) {
   auto m = make_module({f32({3, 4}), f32({4, 2})}, [](Builder& b, auto a) {
     hlo::DotDims mm{{}, {}, {1}, {0}};
