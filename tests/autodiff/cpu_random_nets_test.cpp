@@ -1,6 +1,6 @@
 // Random small convolutional nets and their gradients on the cpu executor against the ref
 // interpreter. Each seed builds a forward function over an image batch [2, C, H, W] and conv
-// weights (convolutions 1x1 / 3x3, strided, grouped and depthwise; batch-norm-like
+// weights (convolutions 1x1 / 3x3, strided, grouped and depthwise (also 5x5, 7x7); batch-norm-like
 // normalisation over [0, 2, 3] with per-channel scale; swish; residual adds; max and average
 // pooling; a global pool and a linear head), then its VJP with autodiff::vjp: the backward
 // convolutions (dilated inputs, weight gradients), select_and_scatter and the broadcast sums the
@@ -72,8 +72,9 @@ class NetGen {
         l.k = pick(2) ? 3 : 1;
         l.stride = s[2] >= 8 && pick(3) == 0 ? 2 : 1;
         const size_t g = pick(4);
-        if (g == 0 && s[1] % 2 == 0) {  // depthwise
+        if (g == 0 && s[1] % 2 == 0) {  // depthwise, 5x5 and 7x7 too (own gradient kernel)
           l.groups = s[1], l.cout = s[1];
+          if (pick(2) == 0) l.k = pick(2) ? 5 : 7;
         } else if (g == 1 && s[1] % 4 == 0) {  // 4 groups
           l.groups = 4, l.cout = 4 * static_cast<int64_t>(1 + pick(6));
         } else {

@@ -86,6 +86,37 @@ TEST(CpuConv, WeightGradGroupedAndDepthwise) {
   check(nchw(4, 8, 12, 7, 3, 1, 1, 1, 1, 4), "groups 4");
   check(nchw(4, 6, 6, 9, 3, 2, 1, 1, 1, 6), "depthwise s2");
 }
+// Depthwise gradients of kernels oneDNN's jit_dw does not take (5x5, 7x7, 9x9) run on netspec's
+// own kernel (conv/depthwise_grad.cpp); NETSPEC_CONV_OWN_DW=1 sends 3x3 ones there too. Strides,
+// dilation, asymmetric padding, slack at the high edge, a kernel wider than its map, NHWC.
+TEST(CpuConv, DepthwiseWeightGradOnTheOwnKernel) {
+  for (bool forced : {false, true}) {
+    if (forced)
+      setenv("NETSPEC_CONV_OWN_DW", "1", 1);
+    else
+      unsetenv("NETSPEC_CONV_OWN_DW");
+    const std::string how = forced ? " (forced)" : "";
+    check(nchw(4, 6, 6, 12, 7, 1, 1, 3, 3, 6), "dw 7x7 s1 p3" + how);
+    check(nchw(3, 5, 5, 9, 5, 2, 1, 2, 2, 5), "dw 5x5 s2 p2" + how);
+    check(nchw(2, 4, 4, 11, 5, 1, 2, 4, 4, 4), "dw 5x5 d2 p4" + how);
+    check(nchw(3, 7, 7, 10, 5, 1, 1, 1, 3, 7), "dw 5x5 p1/3" + how);
+    check(nchw(2, 3, 3, 6, 7, 1, 1, 3, 3, 3), "dw 7x7 on 6x6" + how);
+    check(nchw(2, 5, 5, 3, 7, 1, 1, 3, 3, 5), "dw 7x7 on 3x3" + how);
+    check(nchw(2, 4, 4, 10, 3, 2, 1, 1, 0, 4), "dw 3x3 s2 slack" + how);
+    check(nchw(2, 3, 3, 13, 9, 2, 1, 4, 3, 3), "dw 9x9 s2" + how);
+    Fwd f;  // NHWC / HWIO, 7x7
+    f.d.input_batch = 0, f.d.input_feature = 3, f.d.input_spatial = {1, 2};
+    f.d.kernel_input_feature = 2, f.d.kernel_output_feature = 3, f.d.kernel_spatial = {0, 1};
+    f.d.output_batch = 0, f.d.output_feature = 3, f.d.output_spatial = {1, 2};
+    f.stride = 1, f.dil = 1, f.pad_lo = 3, f.pad_hi = 3, f.groups = 6;
+    f.x = {3, 8, 8, 6};
+    f.w = {7, 7, 1, 6};
+    f.y = {3, 8, 8, 6};
+    check(f, "dw 7x7 NHWC/HWIO" + how);
+  }
+  unsetenv("NETSPEC_CONV_OWN_DW");
+}
+
 TEST(CpuConv, WeightGradNhwcHwio) {
   Fwd f;
   f.d.input_batch = 0, f.d.input_feature = 3, f.d.input_spatial = {1, 2};

@@ -123,6 +123,42 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
               x_user, dy_user))
         return c;
   }
+  // A depthwise gradient (groups = channels = outputs) on plain operands: netspec's own kernel
+  // where oneDNN would run its gemm fallback (checked below; its jit_dw takes 3x3 only).
+  std::optional<DepthwiseGradShape> dw_own;
+  if (bgc > 1 && bgc == C && O == C && ns == 2 && in == dt::f32 && user == dt::f32 && !blk.x &&
+      !blk.w) {
+    const std::vector<int64_t> xr = row_major_strides(xs), dr = row_major_strides(dys),
+                               wr = row_major_strides(ws);
+    auto at = [](const std::vector<int64_t>& r, int64_t d) { return r[static_cast<size_t>(d)]; };
+    dw_own = DepthwiseGradShape{N,
+                                C,
+                                dim(xs, cd.input_spatial[0]),
+                                dim(xs, cd.input_spatial[1]),
+                                dim(dys, cd.kernel_spatial[0]),
+                                dim(dys, cd.kernel_spatial[1]),
+                                dim(ws, cd.output_spatial[0]),
+                                dim(ws, cd.output_spatial[1]),
+                                st[0],
+                                st[1],
+                                dil[0] + 1,
+                                dil[1] + 1,
+                                pl[0],
+                                pl[1],
+                                at(xr, cd.input_feature),
+                                at(xr, cd.input_batch),
+                                at(xr, cd.input_spatial[0]),
+                                at(xr, cd.input_spatial[1]),
+                                at(dr, cd.kernel_input_feature),
+                                at(dr, cd.kernel_output_feature),
+                                at(dr, cd.kernel_spatial[0]),
+                                at(dr, cd.kernel_spatial[1]),
+                                at(wr, cd.output_feature),
+                                at(wr, cd.output_spatial[0]),
+                                at(wr, cd.output_spatial[1])};
+    if (const char* e = std::getenv("NETSPEC_CONV_OWN_DW"); e && e[0] == '1')  // tests: always
+      return compile_depthwise_weight_grad(*dw_own);
+  }
   const bool channels_last =
       bwd_weights_channels_last(in, dy_user.dims(), bgc) && x_user.dims().size() == 4;
   if (blk.x && !channels_last) unread_rows_in_stride(pr, st);
@@ -190,6 +226,8 @@ std::optional<Compiled> compile_conv_bwd_weights(const hlo::Op& op, const hlo::C
   // (resnet18-cifar, docs/performance.md): bf16 operands are widened to f32 for it instead.
   if (in == dt::bf16 && std::string_view(pd.impl_info_str()).find("amx") != std::string_view::npos)
     return std::nullopt;
+  if (dw_own && std::string_view(pd.impl_info_str()).find("gemm") != std::string_view::npos)
+    return compile_depthwise_weight_grad(*dw_own);
   if (is_ref(pd.impl_info_str())) return std::nullopt;
   Side xs_ = Side::input(x_user, pd.src_desc());
   Side dys_ = Side::input(dy_user, pd.diff_dst_desc());

@@ -185,4 +185,14 @@ std::optional<Compiled> compile_own_winograd_grad(const WinogradShape& s, const 
                                                   const dnnl::memory::desc& x_user,
                                                   const dnnl::memory::desc& dy_user);
 
+// A depthwise convolution's weight gradient dW[c, kh, kw] from x (operand 0) and dy (operand 1),
+// on netspec's own kernel (depthwise_grad.cpp): for the kernels oneDNN's jit_dw does not take.
+// Element strides of x and dy as (sample, channel, row, column), of dW as (channel, kh, kw);
+// s: the forward's stride, d: its dilation, p: its low padding (the high padding follows).
+struct DepthwiseGradShape {
+  int64_t N, C, H, W, OH, OW, KH, KW, sh, sw, dh, dw, ph, pw;
+  int64_t x_n, x_c, x_h, x_w, dy_n, dy_c, dy_h, dy_w, w_c, w_h, w_w;
+};
+std::optional<Compiled> compile_depthwise_weight_grad(const DepthwiseGradShape& s);
+
 }  // namespace netspec::exec::cpu
