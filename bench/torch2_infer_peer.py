@@ -3,7 +3,9 @@ in eval mode under torch.inference_mode(), eager or torch.compile (inductor, C++
 forward of a fixed random batch per call. Models: resnet18 (the peer's CIFAR ResNet18 of
 shared/peers/torch_train_step.py, 3x32x32), resnet50 (torchvision, 3x224x224, 1000 classes),
 vit-tiny (ViT-Ti/16 at 224 built with torchvision's VisionTransformer: 12 layers, 3 heads, width
-192, MLP 768 -- timm's vit_tiny_patch16_224 layout, 1000 classes).
+192, MLP 768 -- timm's vit_tiny_patch16_224 layout, 1000 classes), or any other torchvision
+classifier by its torchvision name, `torchvision.NAME` where NAME is one of the above (3x224x224,
+1000 classes: the zoo's ImageNet nets).
 Run with the torch 2 venv: VENV/bin/python bench/torch2_infer_peer.py MODEL --batch B --mode eager|compile
 Prints 'MODEL ... first call X s; ms/call median M min A max B; images/s I'."""
 import argparse, os, statistics, sys, time
@@ -12,7 +14,7 @@ import torch
 
 
 def build(name):
-    if name == "resnet18":
+    if name == "resnet18":  # (torchvision's own: torchvision.resnet18)
         peers = os.environ.get("NETSPEC_PEERS", os.path.join(os.path.dirname(__file__), "..", "..",
                                                              "shared", "peers"))
         sys.path.insert(0, os.path.abspath(peers))
@@ -25,7 +27,10 @@ def build(name):
         from torchvision.models.vision_transformer import VisionTransformer
         return VisionTransformer(image_size=224, patch_size=16, num_layers=12, num_heads=3,
                                  hidden_dim=192, mlp_dim=768, num_classes=1000), (3, 224, 224)
-    sys.exit(f"unknown model {name} (resnet18 | resnet50 | vit-tiny)")
+    tv = name.removeprefix("torchvision.")  # torchvision.resnet18: torchvision's, not the peer's
+    if hasattr(torchvision.models, tv):  # any other torchvision classifier, 3x224x224
+        return getattr(torchvision.models, tv)(num_classes=1000), (3, 224, 224)
+    sys.exit(f"unknown model {name} (resnet18 | resnet50 | vit-tiny | a torchvision model)")
 
 
 def main():
