@@ -122,6 +122,45 @@ TEST(CpuLayout, ConvAffineReluPoolConvStaysBlocked) {
   }
 }
 
+// DenseNet's pattern: two convs' outputs concatenated along channels and read by a conv, and
+// channel slices of a conv's output on block boundaries added to a blocked value: all stay
+// blocked (one reorder: the function result), equal to ref. A slice off the block grid, or of
+// a spatial dim, takes the row-major path.
+TEST(CpuLayout, ChannelConcatenatesAndSlicesStayBlocked) {
+  for (const char* layout : {"16", "8"}) {
+    if (!runs_here(layout)) continue;
+    LayoutEnv e(layout);
+    const int64_t B = std::string_view(layout) == "16" ? 16 : 8;
+    BodyFn body = [&](Builder& b, const Values& a) {
+      Value* f0 = b.convolution(a[0], a[1], same3x3(), DType::kF32);  // [2, 2B, 6, 6]
+      Value* f1 = b.convolution(a[0], a[2], same3x3(), DType::kF32);  // [2, B, 6, 6]
+      Value* cat = b.concatenate({f0, f1}, 1);                        // [2, 3B, 6, 6]
+      Value* z = b.convolution(cat, a[3], same3x3(), DType::kF32);    // [2, 3B, 6, 6]
+      Value* s0 = b.slice(z, {0, B, 0, 0}, {2, 3 * B, 6, 6});         // channels [B, 3B)
+      Value* s1 = b.slice(z, {0, 0, 0, 0}, {2, B, 6, 6});
+      Value* sum = b.add(b.add(s0, f0), b.concatenate({s1, s1}, 1));
+      return Values{b.convolution(sum, a[4], same3x3(), DType::kF32)};
+    };
+    // Weights of 1/fan-in scale keep every value O(1) (ref's and oneDNN's sums agree to 1e-4).
+    auto w = [](const Shape& s, uint32_t seed) {
+      const double a = 1.0 / std::sqrt(static_cast<double>(s[1] * 9));
+      return random_f32(s, seed, -a, a);
+    };
+    std::vector<Tensor> in = {rnd({2, 5, 6, 6}, 1), w({2 * B, 5, 3, 3}, 2), w({B, 5, 3, 3}, 3),
+                              w({3 * B, 3 * B, 3, 3}, 4), w({B, 2 * B, 3, 3}, 5)};
+    auto st = cpu_plan_stats(in, body);
+    EXPECT_EQ(st.ref_steps, 0) << layout << ": " << st.fallback_ops;
+    EXPECT_EQ(st.reorders, 1) << layout;  // the result, back to row-major
+    expect_like_ref(in, body, std::string("concat/slice nChw") + layout + "c");
+    BodyFn off_grid = [&](Builder& b, const Values& a) {
+      Value* z = b.convolution(a[0], a[1], same3x3(), DType::kF32);
+      return Values{b.slice(z, {0, 1, 0, 0}, {2, 2 * B - 1, 6, 6}),
+                    b.slice(z, {0, 0, 1, 0}, {2, 2 * B, 6, 6})};
+    };
+    expect_like_ref({in[0], in[1]}, off_grid, std::string("off-grid slices nChw") + layout + "c");
+  }
+}
+
 // Max-pool 3x3 stride 2 pad 1 (overlapping windows, padded borders) and its VJP
 // (select_and_scatter) on blocked values, per-sample spatial sums ({2, 3}) and the per-channel
 // max over {0, 2, 3}: all on the blocked kernels, equal to ref.
