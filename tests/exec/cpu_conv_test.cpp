@@ -71,6 +71,19 @@ Fwd nchw(int64_t N, int64_t C, int64_t O, int64_t H, int64_t K, int64_t s, int64
   return f;
 }
 
+// NHWC input and output, HWIO kernel: N x H x H x C -> N x H x H x O ("same" padding p, stride 1).
+Fwd nhwc(int64_t N, int64_t C, int64_t O, int64_t H, int64_t K, int64_t p, int64_t groups) {
+  Fwd f;
+  f.d.input_batch = 0, f.d.input_feature = 3, f.d.input_spatial = {1, 2};
+  f.d.kernel_input_feature = 2, f.d.kernel_output_feature = 3, f.d.kernel_spatial = {0, 1};
+  f.d.output_batch = 0, f.d.output_feature = 3, f.d.output_spatial = {1, 2};
+  f.stride = 1, f.dil = 1, f.pad_lo = p, f.pad_hi = p, f.groups = groups;
+  f.x = {N, H, H, C};
+  f.w = {K, K, C / groups, O};
+  f.y = {N, H, H, O};
+  return f;
+}
+
 TEST(CpuConv, WeightGradStride1Pad1) { check(nchw(8, 5, 6, 10, 3, 1, 1, 1, 1, 1), "3x3 s1 p1"); }
 TEST(CpuConv, WeightGradStride2WithSlack) {
   check(nchw(4, 3, 8, 9, 3, 2, 1, 1, 0, 1), "3x3 s2 9x9");
@@ -104,30 +117,12 @@ TEST(CpuConv, DepthwiseWeightGradOnTheOwnKernel) {
     check(nchw(2, 5, 5, 3, 7, 1, 1, 3, 3, 5), "dw 7x7 on 3x3" + how);
     check(nchw(2, 4, 4, 10, 3, 2, 1, 1, 0, 4), "dw 3x3 s2 slack" + how);
     check(nchw(2, 3, 3, 13, 9, 2, 1, 4, 3, 3), "dw 9x9 s2" + how);
-    Fwd f;  // NHWC / HWIO, 7x7
-    f.d.input_batch = 0, f.d.input_feature = 3, f.d.input_spatial = {1, 2};
-    f.d.kernel_input_feature = 2, f.d.kernel_output_feature = 3, f.d.kernel_spatial = {0, 1};
-    f.d.output_batch = 0, f.d.output_feature = 3, f.d.output_spatial = {1, 2};
-    f.stride = 1, f.dil = 1, f.pad_lo = 3, f.pad_hi = 3, f.groups = 6;
-    f.x = {3, 8, 8, 6};
-    f.w = {7, 7, 1, 6};
-    f.y = {3, 8, 8, 6};
-    check(f, "dw 7x7 NHWC/HWIO" + how);
+    check(nhwc(3, 6, 6, 8, 7, 3, 6), "dw 7x7 NHWC/HWIO" + how);
   }
   unsetenv("NETSPEC_CONV_OWN_DW");
 }
 
-TEST(CpuConv, WeightGradNhwcHwio) {
-  Fwd f;
-  f.d.input_batch = 0, f.d.input_feature = 3, f.d.input_spatial = {1, 2};
-  f.d.kernel_input_feature = 2, f.d.kernel_output_feature = 3, f.d.kernel_spatial = {0, 1};
-  f.d.output_batch = 0, f.d.output_feature = 3, f.d.output_spatial = {1, 2};
-  f.stride = 1, f.dil = 1, f.pad_lo = 1, f.pad_hi = 1, f.groups = 1;
-  f.x = {4, 8, 8, 5};
-  f.w = {3, 3, 5, 7};
-  f.y = {4, 8, 8, 7};
-  check(f, "NHWC/HWIO");
-}
+TEST(CpuConv, WeightGradNhwcHwio) { check(nhwc(4, 5, 7, 8, 3, 1, 1), "NHWC/HWIO"); }
 
 TEST(CpuConv, InputGradOfStridedOneByOneZeroesTheHighEdge) {
   // dx of a 1x1 stride-2 conv on an even size: lhs_dilation 2 and a high padding of -1 (the
