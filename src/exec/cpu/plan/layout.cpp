@@ -159,43 +159,6 @@ std::optional<Compiled> reduce_blocked_for(OpKind k, int64_t N, int64_t C, int64
   }
 }
 
-// Channel blocks of blocked [N, C/B, HW, B] tensors: each sample's run of whole blocks is one
-// contiguous chunk, so a channel slice or concatenate on block boundaries is a copy per sample.
-// A slice [c0, c0 + C) of a C_in-channel operand, or the concatenate of operands along channels.
-Compiled compile_channel_slice_blocked(int64_t N, int64_t c_in, int64_t c0, int64_t C, int64_t HW) {
-  Compiled c;
-  c.run = [=](const RunArgs& a) {
-    const auto* x = static_cast<const uint8_t*>(a.in[0]->raw());
-    auto* y = static_cast<uint8_t*>(a.out[0]->raw());
-    const auto row = static_cast<size_t>(C * HW * 4);
-    parallel_for(N, 1, [&](int64_t b, int64_t e) {
-      for (int64_t n = b; n < e; ++n)
-        std::memcpy(y + static_cast<size_t>(n) * row, x + ((n * c_in + c0) * HW) * 4, row);
-    });
-  };
-  return c;
-}
-
-Compiled compile_channel_concat_blocked(int64_t N, std::vector<int64_t> cs, int64_t HW) {
-  int64_t c_out = 0;
-  for (int64_t ci : cs) c_out += ci;
-  Compiled c;
-  c.run = [=](const RunArgs& a) {
-    auto* y = static_cast<uint8_t*>(a.out[0]->raw());
-    parallel_for(N, 1, [&](int64_t b, int64_t e) {
-      for (int64_t n = b; n < e; ++n) {
-        int64_t at = n * c_out;
-        for (size_t i = 0; i < cs.size(); ++i) {
-          const auto* x = static_cast<const uint8_t*>(a.in[i]->raw());
-          std::memcpy(y + at * HW * 4, x + n * cs[i] * HW * 4, static_cast<size_t>(cs[i] * HW * 4));
-          at += cs[i];
-        }
-      }
-    });
-  };
-  return c;
-}
-
 }  // namespace
 
 int layout_block_size() {
@@ -287,6 +250,9 @@ bool add_blocked_step(Plan& P, const hlo::Op& op, Step& st, const Compiler* tabl
       roles = {B, B, 0};
       out_block = B;
       break;
+    // A channel slice or concatenate on block boundaries moves, per sample, one contiguous run
+    // of whole channel blocks ((n·C + c0)·HW elements on, (c1 − c0)·HW long) in both layouts:
+    // the row-major kernels copy exactly those bytes.
     case OpKind::kSlice: {  // channels [c0, c1) on block boundaries, the other dims whole
       const hlo::Type& t = op.operand_type(0);
       const hlo::Type& r = op.result(0)->type;
@@ -295,25 +261,21 @@ bool add_blocked_step(Plan& P, const hlo::Op& op, Step& st, const Compiler* tabl
       for (size_t d = 0; d < 4; ++d)
         if ((!st_.empty() && st_[d] != 1) || (d != 1 && (lo[d] != 0 || r.dim(d) != t.dim(d))))
           return false;
-      if (lo[1] % B != 0 || t.dtype() != DType::kF32) return false;
-      c = compile_channel_slice_blocked(t.dim(0), t.dim(1), lo[1], r.dim(1), t.dim(2) * t.dim(3));
+      if (lo[1] % B != 0) return false;
+      c = table[static_cast<size_t>(op.kind)](op);  // the row-major kernel: see below
       roles = {B};
       out_block = B;
       break;
     }
     case OpKind::kConcatenate: {  // along channels, each operand whole blocks
-      const hlo::Type& r = op.result(0)->type;
-      if (op.attrs.get_int("dimension") != 1 || !blockable(P, r) || r.dtype() != DType::kF32)
-        return false;
+      if (op.attrs.get_int("dimension") != 1 || !blockable(P, op.result(0)->type)) return false;
       bool any_blocked = false;
-      std::vector<int64_t> cs;
       for (auto* v : op.operands) {
         if (!blockable(P, v->type)) return false;
         any_blocked = any_blocked || blocked_now(P, v);
-        cs.push_back(v->type.dim(1));
       }
       if (!any_blocked) return false;
-      c = compile_channel_concat_blocked(r.dim(0), cs, r.dim(2) * r.dim(3));
+      c = table[static_cast<size_t>(op.kind)](op);
       std::fill(roles.begin(), roles.end(), B);
       out_block = B;
       break;
